@@ -1,0 +1,104 @@
+// Package cmdutil holds what every command shares: loading pbs.conf,
+// connecting to the server (directly on the server host, through the local
+// mom elsewhere), printing errors the PBS way and turning PBSE codes into
+// exit statuses.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gopbs/internal/config"
+	"gopbs/proto"
+)
+
+// Env is one command invocation: its name, configuration and output
+// streams. Commands take an Env so that tests can run them in-process.
+type Env struct {
+	Name   string
+	Config *config.Config
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// NewEnv loads the configuration for command name. A configuration error is
+// printed and the process exits 2, as for a usage error.
+func NewEnv(name string) *Env {
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(2)
+	}
+	return &Env{Name: name, Config: cfg, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Connect dials the server's Unix socket when it exists on this host, and
+// otherwise the local mom's, which forwards the request and vouches for the
+// caller.
+func (e *Env) Connect() (*proto.Client, error) {
+	path := e.Config.ServerSocket()
+	if _, err := os.Stat(path); err != nil {
+		if mom := e.Config.MomSocket(); fileExists(mom) {
+			path = mom
+		}
+	}
+	return proto.Dial(proto.DialOptions{Network: "unix", Address: path})
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// Personality is the dialect for this call's output.
+func (e *Env) Personality() config.Personality { return e.Config.Personality }
+
+// Errorf prints "<cmd>: <message>" to stderr.
+func (e *Env) Errorf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, fmt.Sprintf(format, args...))
+}
+
+// JobError prints the PBS form of a per-job failure, "<cmd>: <message> <id>",
+// and returns the exit status for it.
+func (e *Env) JobError(err error, id string) int {
+	msg := strings.TrimRight(errText(err), " ")
+	fmt.Fprintf(e.Stderr, "%s: %s %s\n", e.Name, msg, id)
+	return ExitStatus(err)
+}
+
+// Fail prints "<cmd>: <message>" for err and returns its exit status.
+func (e *Env) Fail(err error) int {
+	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, strings.TrimRight(errText(err), " "))
+	return ExitStatus(err)
+}
+
+func errText(err error) string {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	return err.Error()
+}
+
+// ExitStatus is the exit status for err: the PBSE code modulo 256, 1 for
+// an error without a code, 0 for nil.
+func ExitStatus(err error) int {
+	if err == nil {
+		return 0
+	}
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		if s := pe.Code.ExitStatus(); s != 0 {
+			return s
+		}
+	}
+	return 1
+}
+
+// NormalizeJobID trims the surrounding whitespace tools leave on ids (Toil
+// passes a trailing newline). The server resolves bare sequence numbers and
+// other server suffixes itself.
+func NormalizeJobID(id string) string { return strings.TrimSpace(id) }

@@ -1,0 +1,238 @@
+// Package config reads pbs.conf the way every OpenPBS program does: the file
+// named by $PBS_CONF_FILE (default /etc/pbs.conf), KEY=VALUE lines, with
+// environment variables of the same names overriding the file. It also
+// knows the PBS_HOME layout, so that daemons and commands agree on paths.
+package config
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Keys of pbs.conf.
+const (
+	KeyConfFile    = "PBS_CONF_FILE"
+	KeyHome        = "PBS_HOME"
+	KeyExec        = "PBS_EXEC"
+	KeyServer      = "PBS_SERVER"
+	KeyBatchPort   = "PBS_BATCH_SERVICE_PORT"
+	KeyMomPort     = "PBS_MOM_SERVICE_PORT"
+	KeySchedPort   = "PBS_SCHEDULER_SERVICE_PORT"
+	KeyMomNodeName = "PBS_MOM_NODE_NAME"
+	KeyPersonality = "PBS_PERSONALITY"
+)
+
+// Defaults.
+const (
+	DefaultConfFile  = "/etc/pbs.conf"
+	DefaultHome      = "/var/spool/pbs"
+	DefaultBatchPort = 15001
+	DefaultMomPort   = 15002
+	DefaultSchedPort = 15004
+)
+
+// Personality selects the client dialect (DESIGN §9).
+type Personality string
+
+// Personalities.
+const (
+	PBSPro Personality = "pbspro"
+	Torque Personality = "torque"
+)
+
+// Config is the resolved configuration of one program invocation.
+type Config struct {
+	ConfFile    string // the file read, "" when none existed
+	Home        string
+	Exec        string
+	Server      string // host of pbs_server
+	BatchPort   int
+	MomPort     int
+	SchedPort   int
+	MomNodeName string
+	Personality Personality
+}
+
+// Load reads the configuration using the process environment.
+func Load() (*Config, error) { return LoadEnv(os.Getenv) }
+
+// LoadEnv reads the configuration with getenv as the environment (tests
+// pass their own). A missing default /etc/pbs.conf is not an error; a
+// missing file named by PBS_CONF_FILE is.
+func LoadEnv(getenv func(string) string) (*Config, error) {
+	path := getenv(KeyConfFile)
+	explicit := path != ""
+	if !explicit {
+		path = DefaultConfFile
+	}
+	vals := map[string]string{}
+	f, err := os.Open(path)
+	switch {
+	case err == nil:
+		defer f.Close()
+		if vals, err = Parse(f); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	case errors.Is(err, os.ErrNotExist) && !explicit:
+		path = ""
+	default:
+		return nil, fmt.Errorf("pbs.conf: %w", err)
+	}
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeyMomNodeName, KeyPersonality} {
+		if v := getenv(k); v != "" {
+			vals[k] = v
+		}
+	}
+	return resolve(path, vals)
+}
+
+// Parse reads KEY=VALUE lines. Blank lines and lines starting with # are
+// ignored; whitespace around key and value is trimmed; a value may be
+// quoted. A line without '=' is an error naming the line.
+func Parse(r io.Reader) (map[string]string, error) {
+	vals := map[string]string{}
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		k, v, ok := strings.Cut(text, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			return nil, fmt.Errorf("line %d: %q is not KEY=VALUE", line, text)
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			v = v[1 : len(v)-1]
+		}
+		vals[k] = v
+	}
+	return vals, sc.Err()
+}
+
+func resolve(path string, vals map[string]string) (*Config, error) {
+	c := &Config{
+		ConfFile:    path,
+		Home:        vals[KeyHome],
+		Exec:        vals[KeyExec],
+		Server:      vals[KeyServer],
+		MomNodeName: vals[KeyMomNodeName],
+		Personality: Personality(strings.ToLower(vals[KeyPersonality])),
+	}
+	if c.Home == "" {
+		c.Home = DefaultHome
+	}
+	if !filepath.IsAbs(c.Home) {
+		abs, err := filepath.Abs(c.Home)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", KeyHome, err)
+		}
+		c.Home = abs
+	}
+	host := ShortHostname()
+	if c.Server == "" {
+		c.Server = host
+	}
+	if c.MomNodeName == "" {
+		c.MomNodeName = host
+	}
+	switch c.Personality {
+	case "":
+		c.Personality = PBSPro
+	case PBSPro, Torque:
+	default:
+		return nil, fmt.Errorf("%s=%q: want pbspro or torque", KeyPersonality, vals[KeyPersonality])
+	}
+	var err error
+	if c.BatchPort, err = port(vals, KeyBatchPort, DefaultBatchPort); err != nil {
+		return nil, err
+	}
+	if c.MomPort, err = port(vals, KeyMomPort, DefaultMomPort); err != nil {
+		return nil, err
+	}
+	if c.SchedPort, err = port(vals, KeySchedPort, DefaultSchedPort); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func port(vals map[string]string, key string, def int) (int, error) {
+	v := vals[key]
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > 65535 {
+		return 0, fmt.Errorf("%s=%q: not a port number", key, v)
+	}
+	return n, nil
+}
+
+// ShortHostname is the host name up to the first dot ("localhost" if the
+// kernel does not say).
+func ShortHostname() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return ShortName(h)
+}
+
+// ShortName cuts a host name at its first dot.
+func ShortName(host string) string {
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		return host[:i]
+	}
+	return host
+}
+
+// ServerName is the name the server uses in job ids: the short name of
+// PBS_SERVER.
+func (c *Config) ServerName() string { return ShortName(c.Server) }
+
+// Paths under PBS_HOME.
+
+// ServerPriv is PBS_HOME/server_priv.
+func (c *Config) ServerPriv() string { return filepath.Join(c.Home, "server_priv") }
+
+// ServerLogs is PBS_HOME/server_logs.
+func (c *Config) ServerLogs() string { return filepath.Join(c.Home, "server_logs") }
+
+// Accounting is PBS_HOME/server_priv/accounting.
+func (c *Config) Accounting() string { return filepath.Join(c.ServerPriv(), "accounting") }
+
+// SchedPriv is PBS_HOME/sched_priv.
+func (c *Config) SchedPriv() string { return filepath.Join(c.Home, "sched_priv") }
+
+// SchedLogs is PBS_HOME/sched_logs.
+func (c *Config) SchedLogs() string { return filepath.Join(c.Home, "sched_logs") }
+
+// MomPriv is PBS_HOME/mom_priv.
+func (c *Config) MomPriv() string { return filepath.Join(c.Home, "mom_priv") }
+
+// MomLogs is PBS_HOME/mom_logs.
+func (c *Config) MomLogs() string { return filepath.Join(c.Home, "mom_logs") }
+
+// KeyFile is the cluster key, PBS_HOME/auth/cluster.key. The server creates
+// it on first start; moms and schedulers on other hosts read the copy the
+// admin placed at the same path in their own PBS_HOME.
+func (c *Config) KeyFile() string { return filepath.Join(c.Home, "auth", "cluster.key") }
+
+// ServerSocket is the Unix socket local commands use to reach the server.
+func (c *Config) ServerSocket() string { return filepath.Join(c.Home, "pbs_server.sock") }
+
+// MomSocket is the Unix socket local commands use to reach the mom of this
+// host, which forwards to the server.
+func (c *Config) MomSocket() string { return filepath.Join(c.Home, "pbs_mom.sock") }
+
+// ServerAddr is host:port of the server's TCP listener for daemons.
+func (c *Config) ServerAddr() string { return fmt.Sprintf("%s:%d", c.Server, c.BatchPort) }

@@ -1,0 +1,84 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    map[string]string
+		wantErr string
+	}{
+		{"empty", "", map[string]string{}, ""},
+		{"comments and blanks", "# c\n\nPBS_HOME=/x\n", map[string]string{"PBS_HOME": "/x"}, ""},
+		{"spaces and quotes", " PBS_SERVER = \"head\" \nPBS_EXEC='/opt/pbs'", map[string]string{"PBS_SERVER": "head", "PBS_EXEC": "/opt/pbs"}, ""},
+		{"value with equals", "A=b=c", map[string]string{"A": "b=c"}, ""},
+		{"no equals", "PBS_HOME\n", nil, "line 1"},
+		{"empty key", "=x", nil, "line 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(strings.NewReader(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Errorf("%s = %q, want %q", k, got[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadEnvOverridesFile(t *testing.T) {
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "pbs.conf")
+	os.WriteFile(conf, []byte("PBS_HOME=/from/file\nPBS_SERVER=head.example.org\nPBS_BATCH_SERVICE_PORT=17001\n"), 0o644)
+	env := map[string]string{KeyConfFile: conf, KeyBatchPort: "18001", KeyPersonality: "Torque"}
+	c, err := LoadEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Home != "/from/file" || c.BatchPort != 18001 || c.ServerName() != "head" || c.Personality != Torque {
+		t.Fatalf("got %+v", c)
+	}
+	if c.MomPort != DefaultMomPort || c.SchedPort != DefaultSchedPort {
+		t.Fatalf("default ports not applied: %+v", c)
+	}
+}
+
+func TestLoadEnvErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"missing explicit file", map[string]string{KeyConfFile: filepath.Join(dir, "nope")}, "pbs.conf"},
+		{"bad port", map[string]string{KeyConfFile: "", KeyMomPort: "abc"}, KeyMomPort},
+		{"port out of range", map[string]string{KeyBatchPort: "70000"}, KeyBatchPort},
+		{"bad personality", map[string]string{KeyPersonality: "slurm"}, KeyPersonality},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadEnv(func(k string) string { return tt.env[k] })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want mention of %s", err, tt.want)
+			}
+		})
+	}
+}

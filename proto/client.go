@@ -1,0 +1,243 @@
+package proto
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// DialOptions says how to reach a server (or a mom that forwards for its
+// host's users).
+type DialOptions struct {
+	Network string // "unix" or "tcp"
+	Address string
+	Role    Role   // RoleClient for commands
+	Name    string // node or scheduler name for daemons
+	Key     []byte // cluster key; required for daemon roles over TCP
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds dialing and each request when DialOptions.Timeout
+// is zero.
+const DefaultTimeout = 60 * time.Second
+
+// Client is a typed connection to pbs_server. Calls are serialised; open
+// one Client per concurrent caller.
+type Client struct {
+	mu         sync.Mutex
+	conn       *Conn
+	seq        uint64
+	timeout    time.Duration
+	serverName string
+	broken     error
+}
+
+// Dial connects and performs the Hello exchange.
+func Dial(o DialOptions) (*Client, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	nc, err := net.DialTimeout(o.Network, o.Address, o.Timeout)
+	if err != nil {
+		return nil, &Error{Code: PBSE_NOSERVER, Text: fmt.Sprintf("cannot connect to server at %s: %v", o.Address, err)}
+	}
+	c := NewConn(nc, 0)
+	nc.SetDeadline(time.Now().Add(o.Timeout))
+	reply, err := ClientHandshake(c, o.Role, o.Name, o.Key)
+	if err != nil {
+		nc.Close()
+		var pe *Error
+		if errors.As(err, &pe) {
+			return nil, pe
+		}
+		return nil, &Error{Code: PBSE_PROTOCOL, Text: fmt.Sprintf("handshake with %s: %v", o.Address, err)}
+	}
+	nc.SetDeadline(time.Time{})
+	return &Client{conn: c, timeout: o.Timeout, serverName: reply.ServerName}, nil
+}
+
+// NewClient wraps an already handshaken connection (the scheduler uses the
+// connection the server opened to it).
+func NewClient(c *Conn, serverName string, timeout time.Duration) *Client {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Client{conn: c, timeout: timeout, serverName: serverName}
+}
+
+// ServerName is the short server name the server uses in job ids.
+func (c *Client) ServerName() string { return c.serverName }
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// call sends one request and hands each reply frame's body to each (which
+// may be nil to ignore bodies). It returns the first non-zero PBSE code of
+// a reply as an *Error.
+func (c *Client) call(t MsgType, as *Identity, body any, each func(raw []byte) error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return c.broken
+	}
+	c.seq++
+	seq := c.seq
+	nc := c.conn.NetConn()
+	nc.SetDeadline(time.Now().Add(c.timeout))
+	defer nc.SetDeadline(time.Time{})
+	if err := c.conn.Send(Header{Type: t, Seq: seq, As: as}, body); err != nil {
+		return c.fail(fmt.Errorf("send %s: %w", t, err))
+	}
+	for {
+		h, raw, err := c.conn.Recv()
+		if err != nil {
+			return c.fail(fmt.Errorf("read reply to %s: %w", t, err))
+		}
+		if h.Type != MsgReply || h.Seq != seq {
+			return c.fail(fmt.Errorf("%w: reply %s seq %d to request seq %d", ErrMalformed, h.Type, h.Seq, seq))
+		}
+		if h.Code != PBSE_NONE {
+			// An error reply ends the exchange even if More was set.
+			return &Error{Code: h.Code, Text: h.Text}
+		}
+		if each != nil {
+			if err := each(raw); err != nil {
+				return c.fail(err)
+			}
+		}
+		if !h.More {
+			return nil
+		}
+		nc.SetDeadline(time.Now().Add(c.timeout))
+	}
+}
+
+// fail marks the connection unusable: after a transport or framing error
+// the stream position is unknown.
+func (c *Client) fail(err error) error {
+	c.broken = &Error{Code: PBSE_PROTOCOL, Text: err.Error()}
+	c.conn.Close()
+	return c.broken
+}
+
+// Call sends a request of type t and decodes a single-frame reply into
+// reply (nil to ignore it).
+func (c *Client) Call(t MsgType, body, reply any) error {
+	return c.CallAs(t, nil, body, reply)
+}
+
+// CallAs is Call with a vouched identity (used by a mom forwarding a
+// command for a local user).
+func (c *Client) CallAs(t MsgType, as *Identity, body, reply any) error {
+	return c.call(t, as, body, func(raw []byte) error {
+		if reply == nil {
+			return nil
+		}
+		return DecodeBody(raw, reply)
+	})
+}
+
+// Submit queues a job and returns its id.
+func (c *Client) Submit(req *SubmitRequest) (string, error) {
+	var reply SubmitReply
+	if err := c.Call(MsgSubmit, req, &reply); err != nil {
+		return "", err
+	}
+	return reply.JobID, nil
+}
+
+// status collects a possibly multi-frame status answer.
+func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError, error) {
+	var objs []Status
+	var errs []ObjectError
+	err := c.call(t, nil, req, func(raw []byte) error {
+		var part StatusReply
+		if err := DecodeBody(raw, &part); err != nil {
+			return err
+		}
+		objs = append(objs, part.Objects...)
+		errs = append(errs, part.Errors...)
+		return nil
+	})
+	return objs, errs, err
+}
+
+// StatusJobs returns the jobs named by req (all jobs the caller may see
+// when req.IDs is empty) and the operands that failed.
+func (c *Client) StatusJobs(req *StatusRequest) ([]Status, []ObjectError, error) {
+	return c.status(MsgStatusJob, req)
+}
+
+// StatusQueues returns the named queues, or all.
+func (c *Client) StatusQueues(req *StatusRequest) ([]Status, []ObjectError, error) {
+	return c.status(MsgStatusQueue, req)
+}
+
+// StatusNodes returns the named nodes, or all.
+func (c *Client) StatusNodes(req *StatusRequest) ([]Status, []ObjectError, error) {
+	return c.status(MsgStatusNode, req)
+}
+
+// StatusServer returns the server object.
+func (c *Client) StatusServer(attrs []string) (Status, error) {
+	objs, _, err := c.status(MsgStatusServer, &StatusRequest{Attrs: attrs})
+	if err != nil {
+		return Status{}, err
+	}
+	if len(objs) != 1 {
+		return Status{}, &Error{Code: PBSE_PROTOCOL, Text: fmt.Sprintf("server status returned %d objects", len(objs))}
+	}
+	return objs[0], nil
+}
+
+// jobOp sends a JobRequest of type t.
+func (c *Client) jobOp(t MsgType, id, extra string) error {
+	return c.Call(t, &JobRequest{JobID: id, Extra: extra}, nil)
+}
+
+// DeleteJob deletes (or, when running, kills) a job.
+func (c *Client) DeleteJob(id string, force bool) error {
+	extra := ""
+	if force {
+		extra = "force"
+	}
+	return c.jobOp(MsgDeleteJob, id, extra)
+}
+
+// HoldJob adds holds ("u", "o", "s" or a combination).
+func (c *Client) HoldJob(id, types string) error { return c.jobOp(MsgHoldJob, id, types) }
+
+// ReleaseJob removes holds.
+func (c *Client) ReleaseJob(id, types string) error { return c.jobOp(MsgReleaseJob, id, types) }
+
+// RunJob starts a job, optionally on the given node list.
+func (c *Client) RunJob(id, nodes string) error { return c.jobOp(MsgRunJob, id, nodes) }
+
+// SignalJob sends a signal name or number, or "suspend"/"resume".
+func (c *Client) SignalJob(id, sig string) error { return c.jobOp(MsgSignalJob, id, sig) }
+
+// AlterJob changes job attributes.
+func (c *Client) AlterJob(id string, attrs []Attr) error {
+	return c.Call(MsgAlterJob, &AlterRequest{JobID: id, Attrs: attrs}, nil)
+}
+
+// SelectJobs returns the ids of jobs matching every criterion.
+func (c *Client) SelectJobs(criteria []Attr, history bool) ([]string, error) {
+	var reply SelectReply
+	err := c.Call(MsgSelectJobs, &SelectRequest{Criteria: criteria, History: history}, &reply)
+	return reply.IDs, err
+}
+
+// Manager performs a qmgr create, delete, set or unset.
+func (c *Client) Manager(req *ManagerRequest) error {
+	return c.Call(MsgManager, req, nil)
+}
+
+// WhoAmI returns how the server sees this client.
+func (c *Client) WhoAmI() (WhoAmIReply, error) {
+	var reply WhoAmIReply
+	err := c.Call(MsgWhoAmI, struct{}{}, &reply)
+	return reply, err
+}

@@ -1,0 +1,272 @@
+package proto
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// envelopeFields is the number of msgpack array elements of an envelope:
+// type, seq, code, text, more, as, body. Decoders accept longer arrays and
+// skip what they do not know, so fields can be appended later.
+const envelopeFields = 7
+
+// Conn is one protocol connection: a buffered reader and writer, one reused
+// encoder and one reused decoder, an optional authentication session, and
+// the frame size cap. A Conn is not safe for concurrent use; callers
+// serialise Send and Recv (Client does so with a mutex, the server reads on
+// one goroutine and writes replies on the same one).
+type Conn struct {
+	nc       net.Conn
+	r        *bufio.Reader
+	w        *bufio.Writer
+	out      bytes.Buffer
+	enc      *msgpack.Encoder
+	in       bytes.Reader
+	dec      *msgpack.Decoder
+	maxFrame int
+	sess     *session
+}
+
+// NewConn wraps nc. maxFrame <= 0 selects DefaultMaxFrame.
+func NewConn(nc net.Conn, maxFrame int) *Conn {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrame
+	}
+	c := &Conn{
+		nc:       nc,
+		r:        bufio.NewReaderSize(nc, 32<<10),
+		w:        bufio.NewWriterSize(nc, 32<<10),
+		maxFrame: maxFrame,
+	}
+	c.enc = msgpack.NewEncoder(&c.out)
+	c.enc.UseCompactInts(true)
+	c.dec = msgpack.NewDecoder(&c.in)
+	return c
+}
+
+// NetConn returns the underlying connection.
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// Close closes the underlying connection.
+func (c *Conn) Close() error { return c.nc.Close() }
+
+// Authenticated reports whether frames on c carry cluster-key tags.
+func (c *Conn) Authenticated() bool { return c.sess != nil }
+
+// SetReadDeadline sets the deadline for the next Recv.
+func (c *Conn) SetReadDeadline(t time.Time) error { return c.nc.SetReadDeadline(t) }
+
+// Send writes one frame holding h and body (nil for no body) and flushes it.
+func (c *Conn) Send(h Header, body any) error {
+	c.out.Reset()
+	enc := c.enc
+	if err := enc.EncodeArrayLen(envelopeFields); err != nil {
+		return err
+	}
+	enc.EncodeUint(uint64(h.Type))
+	enc.EncodeUint(h.Seq)
+	enc.EncodeInt(int64(h.Code))
+	enc.EncodeString(h.Text)
+	enc.EncodeBool(h.More)
+	if h.As == nil {
+		enc.EncodeNil()
+	} else if err := enc.Encode(h.As); err != nil {
+		return fmt.Errorf("encode identity: %w", err)
+	}
+	if err := enc.Encode(body); err != nil {
+		return fmt.Errorf("encode %s body: %w", h.Type, err)
+	}
+	payload := c.out.Bytes()
+	n := len(payload)
+	var tag []byte
+	if c.sess != nil {
+		tag = c.sess.seal(payload)
+		n += len(tag)
+	}
+	if n > c.maxFrame {
+		return fmt.Errorf("send %s: %w: %d > %d bytes", h.Type, ErrFrameTooLarge, n, c.maxFrame)
+	}
+	var hdr [frameHeaderLen]byte
+	AppendFrameHeader(hdr[:0], n)
+	c.w.Write(hdr[:])
+	c.w.Write(payload)
+	if tag != nil {
+		c.w.Write(tag)
+	}
+	return c.w.Flush()
+}
+
+// Recv reads one frame and returns its header and raw body. The body stays
+// valid until the next Recv. A frame that fails authentication or does not
+// decode is an error after which the connection must be closed.
+func (c *Conn) Recv() (Header, msgpack.RawMessage, error) {
+	frame, err := ReadFrame(c.r, c.maxFrame)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	payload := frame
+	if c.sess != nil {
+		if len(frame) < MACSize {
+			return Header{}, nil, fmt.Errorf("%w: frame shorter than its tag", ErrBadMAC)
+		}
+		payload, tag := frame[:len(frame)-MACSize], frame[len(frame)-MACSize:]
+		if err := c.sess.open(payload, tag); err != nil {
+			return Header{}, nil, err
+		}
+		return c.decodeEnvelope(payload)
+	}
+	return c.decodeEnvelope(payload)
+}
+
+// ErrMalformed wraps every envelope decoding failure.
+var ErrMalformed = errors.New("malformed envelope")
+
+func (c *Conn) decodeEnvelope(payload []byte) (h Header, body msgpack.RawMessage, err error) {
+	c.in.Reset(payload)
+	dec := c.dec
+	dec.Reset(&c.in)
+	n, err := dec.DecodeArrayLen()
+	if err != nil || n < envelopeFields {
+		return h, nil, fmt.Errorf("%w: want an array of %d fields (got %d, %v)", ErrMalformed, envelopeFields, n, err)
+	}
+	t, err := dec.DecodeUint16()
+	if err != nil {
+		return h, nil, fmt.Errorf("%w: type: %v", ErrMalformed, err)
+	}
+	h.Type = MsgType(t)
+	if h.Seq, err = dec.DecodeUint64(); err != nil {
+		return h, nil, fmt.Errorf("%w: seq: %v", ErrMalformed, err)
+	}
+	code, err := dec.DecodeInt32()
+	if err != nil {
+		return h, nil, fmt.Errorf("%w: code: %v", ErrMalformed, err)
+	}
+	h.Code = Code(code)
+	if h.Text, err = dec.DecodeString(); err != nil {
+		return h, nil, fmt.Errorf("%w: text: %v", ErrMalformed, err)
+	}
+	if h.More, err = dec.DecodeBool(); err != nil {
+		return h, nil, fmt.Errorf("%w: more: %v", ErrMalformed, err)
+	}
+	var as *Identity
+	if err = dec.Decode(&as); err != nil {
+		return h, nil, fmt.Errorf("%w: identity: %v", ErrMalformed, err)
+	}
+	h.As = as
+	if body, err = dec.DecodeRaw(); err != nil {
+		return h, nil, fmt.Errorf("%w: body: %v", ErrMalformed, err)
+	}
+	for i := envelopeFields; i < n; i++ {
+		if err := dec.Skip(); err != nil {
+			return h, nil, fmt.Errorf("%w: trailing field: %v", ErrMalformed, err)
+		}
+	}
+	if c.in.Len() != 0 {
+		return h, nil, fmt.Errorf("%w: %d bytes after the envelope", ErrMalformed, c.in.Len())
+	}
+	return h, body, nil
+}
+
+// DecodeBody decodes a raw body into v. An empty or nil body leaves v as is.
+func DecodeBody(raw msgpack.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := msgpack.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%w: body: %v", ErrMalformed, err)
+	}
+	return nil
+}
+
+// ClientHandshake sends the Hello for role and waits for the HelloReply. With
+// a key the connection becomes authenticated: the reply must carry a valid
+// tag and every later frame is tagged.
+func ClientHandshake(c *Conn, role Role, name string, key []byte) (HelloReply, error) {
+	var reply HelloReply
+	cNonce := NewNonce()
+	if err := c.Send(Header{Type: MsgHello}, &Hello{Version: ProtocolVersion, Role: role, Name: name, Nonce: cNonce}); err != nil {
+		return reply, fmt.Errorf("send hello: %w", err)
+	}
+	frame, err := ReadFrame(c.r, c.maxFrame)
+	if err != nil {
+		return reply, fmt.Errorf("read hello reply: %w", err)
+	}
+	payload := frame
+	var tag []byte
+	if key != nil {
+		if len(frame) < MACSize {
+			return reply, fmt.Errorf("hello reply: %w", ErrBadMAC)
+		}
+		payload, tag = frame[:len(frame)-MACSize], frame[len(frame)-MACSize:]
+	}
+	h, body, err := c.decodeEnvelope(payload)
+	if err != nil {
+		return reply, fmt.Errorf("hello reply: %w", err)
+	}
+	if h.Type != MsgHelloReply {
+		return reply, fmt.Errorf("hello reply: unexpected %s", h.Type)
+	}
+	if err := DecodeBody(body, &reply); err != nil {
+		return reply, fmt.Errorf("hello reply: %w", err)
+	}
+	if key != nil {
+		c.sess = &session{key: key, role: role, sNonce: reply.Nonce, cNonce: cNonce, sendDir: dirToServer, recvDir: dirToPeer}
+		if len(reply.Nonce) != NonceSize {
+			return reply, fmt.Errorf("hello reply: %w: bad nonce", ErrBadMAC)
+		}
+		if err := c.sess.open(payload, tag); err != nil {
+			return reply, fmt.Errorf("hello reply: %w (is the cluster key the server's?)", err)
+		}
+	}
+	if h.Code != PBSE_NONE {
+		return reply, &Error{Code: h.Code, Text: h.Text}
+	}
+	return reply, nil
+}
+
+// ServerHandshake reads a peer's Hello and answers it. keyFor returns the
+// cluster key required for the peer's role, or nil when the role needs none
+// on this listener; it returns an error to refuse the role outright. On
+// success frames are authenticated from here on when a key applied.
+func ServerHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error)) (Hello, error) {
+	var hello Hello
+	h, body, err := c.Recv()
+	if err != nil {
+		return hello, fmt.Errorf("read hello: %w", err)
+	}
+	if h.Type != MsgHello {
+		return hello, fmt.Errorf("%w: first frame is %s, not Hello", ErrMalformed, h.Type)
+	}
+	if err := DecodeBody(body, &hello); err != nil {
+		return hello, err
+	}
+	refuse := func(code Code, text string) (Hello, error) {
+		c.Send(Header{Type: MsgHelloReply, Code: code, Text: text}, &HelloReply{Version: ProtocolVersion, ServerName: serverName})
+		return hello, &Error{Code: code, Text: text}
+	}
+	if hello.Version != ProtocolVersion {
+		return refuse(PBSE_PROTOCOL, fmt.Sprintf("protocol version %d not supported (this side speaks %d)", hello.Version, ProtocolVersion))
+	}
+	key, err := keyFor(hello.Role)
+	if err != nil {
+		return refuse(PBSE_PERM, err.Error())
+	}
+	reply := HelloReply{Version: ProtocolVersion, ServerName: serverName}
+	if key != nil {
+		if len(hello.Nonce) != NonceSize {
+			return refuse(PBSE_BADCRED, "hello nonce missing or of the wrong size")
+		}
+		reply.Nonce = NewNonce()
+		c.sess = &session{key: key, role: hello.Role, sNonce: reply.Nonce, cNonce: hello.Nonce, sendDir: dirToPeer, recvDir: dirToServer}
+	}
+	if err := c.Send(Header{Type: MsgHelloReply}, &reply); err != nil {
+		return hello, fmt.Errorf("send hello reply: %w", err)
+	}
+	return hello, nil
+}

@@ -1,0 +1,301 @@
+package proto
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ProtocolVersion is the wire version this build speaks. The Hello exchange
+// rejects a peer with another version with PBSE_PROTOCOL and a message naming
+// both versions.
+const ProtocolVersion = 1
+
+// MsgType identifies the body of an Envelope. Codes are append-only: a code
+// once released is never renumbered or reused.
+type MsgType uint16
+
+// Message types. Requests from commands are 10-39, mom traffic 40-59,
+// scheduler traffic 60-79.
+const (
+	MsgHello      MsgType = 1
+	MsgHelloReply MsgType = 2
+	MsgReply      MsgType = 3
+
+	MsgSubmit       MsgType = 10
+	MsgStatusJob    MsgType = 11
+	MsgStatusQueue  MsgType = 12
+	MsgStatusServer MsgType = 13
+	MsgStatusNode   MsgType = 14
+	MsgDeleteJob    MsgType = 15
+	MsgHoldJob      MsgType = 16
+	MsgReleaseJob   MsgType = 17
+	MsgAlterJob     MsgType = 18
+	MsgSelectJobs   MsgType = 19
+	MsgManager      MsgType = 20
+	MsgRunJob       MsgType = 21
+	MsgSignalJob    MsgType = 22
+	MsgShutdown     MsgType = 23
+	MsgWhoAmI       MsgType = 24
+)
+
+var msgNames = map[MsgType]string{
+	MsgHello: "Hello", MsgHelloReply: "HelloReply", MsgReply: "Reply",
+	MsgSubmit: "Submit", MsgStatusJob: "StatusJob", MsgStatusQueue: "StatusQueue",
+	MsgStatusServer: "StatusServer", MsgStatusNode: "StatusNode",
+	MsgDeleteJob: "DeleteJob", MsgHoldJob: "HoldJob", MsgReleaseJob: "ReleaseJob",
+	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
+	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
+	MsgWhoAmI: "WhoAmI",
+}
+
+func (t MsgType) String() string {
+	if n, ok := msgNames[t]; ok {
+		return n
+	}
+	return "MsgType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// Role is what a connecting peer claims to be in its Hello. Only RoleClient
+// is accepted without the cluster key.
+type Role uint8
+
+// Roles.
+const (
+	RoleClient Role = 0
+	RoleMom    Role = 1
+	RoleSched  Role = 2
+	RoleServer Role = 3
+)
+
+func (r Role) String() string {
+	switch r {
+	case RoleClient:
+		return "client"
+	case RoleMom:
+		return "mom"
+	case RoleSched:
+		return "sched"
+	case RoleServer:
+		return "server"
+	}
+	return "role(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Header is the envelope of every frame except the body: the message type, a
+// sequence number that a reply echoes, the PBSE result of a reply, and More,
+// set on all but the last frame of a multi-frame reply.
+type Header struct {
+	Type MsgType
+	Seq  uint64
+	Code Code
+	Text string
+	More bool
+	// As is the identity a mom vouches for when it forwards a command from
+	// its host. The server honours it only on an authenticated mom
+	// connection.
+	As *Identity
+}
+
+// Identity names a caller as the kernel or a vouching mom saw it.
+type Identity struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	User     string
+	UID      uint32
+	GID      uint32
+	Groups   []string
+	Host     string
+}
+
+// Hello opens every connection.
+type Hello struct {
+	Version uint32
+	Role    Role
+	Name    string // node name for a mom, scheduler name for a scheduler
+	Nonce   []byte // client nonce, 16 bytes, used by authenticated roles
+}
+
+// HelloReply answers a Hello.
+type HelloReply struct {
+	Version    uint32
+	ServerName string // the short server name used in job ids
+	Nonce      []byte // server nonce for authenticated roles
+}
+
+// Op is the operator of an attribute in a request: how qmgr and qalter
+// change it, or how qselect compares it.
+type Op uint8
+
+// Operators.
+const (
+	OpSet   Op = 0
+	OpUnset Op = 1
+	OpIncr  Op = 2 // +=
+	OpDecr  Op = 3 // -=
+	OpEQ    Op = 4
+	OpNE    Op = 5
+	OpGE    Op = 6
+	OpGT    Op = 7
+	OpLE    Op = 8
+	OpLT    Op = 9
+)
+
+// Attr is one attribute, or one resource of a resource-list attribute
+// (Name "Resource_List", Resource "ncpus"), as PBS's attropl.
+type Attr struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Resource string
+	Value    string
+	Op       Op
+}
+
+// FullName is name or name.resource.
+func (a Attr) FullName() string {
+	if a.Resource == "" {
+		return a.Name
+	}
+	return a.Name + "." + a.Resource
+}
+
+// SplitAttrName splits "Resource_List.ncpus" into its name and resource.
+func SplitAttrName(full string) (name, resource string) {
+	if i := strings.IndexByte(full, '.'); i >= 0 {
+		return full[:i], full[i+1:]
+	}
+	return full, ""
+}
+
+// Status is one object of a status reply: a job id, queue, node or server
+// name and its attributes in display order.
+type Status struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Attrs    []Attr
+}
+
+// Get returns the value of the attribute full name ("job_state",
+// "Resource_List.ncpus") and whether it is present.
+func (s *Status) Get(full string) (string, bool) {
+	name, res := SplitAttrName(full)
+	for _, a := range s.Attrs {
+		if a.Name == name && a.Resource == res {
+			return a.Value, true
+		}
+	}
+	return "", false
+}
+
+// SubmitRequest queues a new job. Attrs are what qsub set; the server
+// derives owner, times, paths and defaults itself and never trusts the
+// client for identity.
+type SubmitRequest struct {
+	Queue  string // destination as given to -q, "" for the default queue
+	Attrs  []Attr
+	Script []byte
+}
+
+// SubmitReply carries the new job's id.
+type SubmitReply struct {
+	JobID string
+}
+
+// StatusRequest asks for jobs, queues, nodes or the server. IDs empty means
+// all objects. For jobs, IDs may name queues ("workq", "@server") as qstat
+// destinations do. Attrs limits the attributes returned (empty: all).
+type StatusRequest struct {
+	IDs     []string
+	Attrs   []string
+	History bool // include finished jobs (qstat -x)
+}
+
+// StatusReply is one frame of a status answer; Header.More says more follow.
+// Errors names the operands that failed, each with its own code.
+type StatusReply struct {
+	Objects []Status
+	Errors  []ObjectError
+}
+
+// ObjectError is the failure of one operand of a multi-operand request.
+type ObjectError struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Code     Code
+	Text     string
+}
+
+// JobRequest is the body of DeleteJob, HoldJob, ReleaseJob, RunJob and
+// SignalJob. Extra holds the request's argument: hold types for hold and
+// release, the node list for run, the signal for signal, and for delete
+// "force" or "" .
+type JobRequest struct {
+	JobID string
+	Extra string
+}
+
+// AlterRequest changes job attributes (qalter).
+type AlterRequest struct {
+	JobID string
+	Attrs []Attr
+}
+
+// SelectRequest selects job ids by criteria (qselect). Criteria use the Op
+// comparison operators; Name "job_state" compares state letters.
+type SelectRequest struct {
+	Criteria []Attr
+	History  bool
+}
+
+// SelectReply lists the matching job ids in submission order.
+type SelectReply struct {
+	IDs []string
+}
+
+// ManagerCommand is the qmgr verb.
+type ManagerCommand uint8
+
+// Manager commands.
+const (
+	MgrCreate ManagerCommand = 1
+	MgrDelete ManagerCommand = 2
+	MgrSet    ManagerCommand = 3
+	MgrUnset  ManagerCommand = 4
+)
+
+// ObjectType is what a manager request operates on.
+type ObjectType uint8
+
+// Object types.
+const (
+	ObjServer ObjectType = 1
+	ObjQueue  ObjectType = 2
+	ObjNode   ObjectType = 3
+)
+
+func (o ObjectType) String() string {
+	switch o {
+	case ObjServer:
+		return "server"
+	case ObjQueue:
+		return "queue"
+	case ObjNode:
+		return "node"
+	}
+	return "object(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ManagerRequest is a qmgr create, delete, set or unset on one object.
+type ManagerRequest struct {
+	Command ManagerCommand
+	Object  ObjectType
+	Name    string // "" for the server
+	Attrs   []Attr
+}
+
+// WhoAmIReply tells a client how the server sees it (for tests and qmgr).
+type WhoAmIReply struct {
+	User       string
+	Host       string
+	Manager    bool
+	Operator   bool
+	ServerName string
+}
