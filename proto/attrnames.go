@@ -57,6 +57,10 @@ const (
 	AttrCompTime         = "comp_time"  // Torque
 	AttrHoldUntil        = "hold_until"
 	AttrInteractive      = "interactive"
+	AttrInitWorkDir      = "init_work_dir" // Torque qsub -d / -w
+	AttrArrayIndices     = "array_indices_submitted"
+	AttrStagein          = "stagein"
+	AttrStageout         = "stageout"
 )
 
 // Queue attributes.
