@@ -1,0 +1,621 @@
+package model
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopbs/internal/resc"
+	"gopbs/proto"
+)
+
+// Kind is the value type of an attribute of the server, a queue or a node.
+type Kind uint8
+
+// Attribute kinds.
+const (
+	KindString    Kind = iota
+	KindBool           // True / False
+	KindLong           // integer
+	KindList           // comma-separated list; += and -= add and remove items
+	KindResources      // name.resource = value
+	KindTime           // Unix seconds
+	KindDuration       // seconds written as HH:MM:SS or plain seconds
+	KindSize
+)
+
+// Access says who may read and write an attribute.
+type Access uint8
+
+// Access flags.
+const (
+	ReadOnly   Access = 1 << iota // only the server sets it
+	MgrSet                        // managers may set it
+	OperSet                       // operators may set it (implies managers)
+	HiddenUser                    // not shown to ordinary users
+)
+
+// Def defines one attribute of a generic object.
+type Def struct {
+	Name   string
+	Kind   Kind
+	Access Access
+	// Check validates and canonicalises a value (after the kind's own
+	// check); nil for none.
+	Check func(string) (string, error)
+}
+
+// DefTable is the ordered attribute table of one object type; the order is
+// the display order.
+type DefTable struct {
+	Object proto.ObjectType
+	Defs   []Def
+	index  map[string]int
+}
+
+func newTable(obj proto.ObjectType, defs []Def) *DefTable {
+	t := &DefTable{Object: obj, Defs: defs, index: make(map[string]int, len(defs))}
+	for i, d := range defs {
+		t.index[d.Name] = i
+	}
+	return t
+}
+
+// Lookup returns the definition of name.
+func (t *DefTable) Lookup(name string) (Def, bool) {
+	i, ok := t.index[name]
+	if !ok {
+		return Def{}, false
+	}
+	return t.Defs[i], true
+}
+
+// CanSet reports whether a caller with the given privileges may set d.
+func (d Def) CanSet(manager, operator bool) bool {
+	switch {
+	case d.Access&ReadOnly != 0:
+		return false
+	case manager:
+		return d.Access&(MgrSet|OperSet) != 0
+	case operator:
+		return d.Access&OperSet != 0
+	}
+	return false
+}
+
+// Canonical validates value for this attribute (resource names the
+// resource of a KindResources attribute).
+func (d Def) Canonical(resource, value string) (string, error) {
+	var out string
+	switch d.Kind {
+	case KindBool:
+		b, err := resc.ParseBool(value)
+		if err != nil {
+			return "", badValue(d.Name, resource, value, "want True or False")
+		}
+		out = resc.FormatBool(b)
+	case KindLong:
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return "", badValue(d.Name, resource, value, "want an integer")
+		}
+		out = strconv.FormatInt(n, 10)
+	case KindTime:
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil || n < 0 {
+			return "", badValue(d.Name, resource, value, "want Unix seconds")
+		}
+		out = strconv.FormatInt(n, 10)
+	case KindDuration:
+		secs, err := resc.ParseDuration(value)
+		if err != nil {
+			return "", badValue(d.Name, resource, value, "want [[H:]M:]S")
+		}
+		out = resc.FormatDuration(secs)
+	case KindSize:
+		c, err := resc.Canonical("mem", value)
+		if err != nil {
+			return "", badValue(d.Name, resource, value, "want a size such as 100mb")
+		}
+		out = c
+	case KindResources:
+		if resource == "" {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name (%s.<resource>)", d.Name, d.Name)
+		}
+		c, err := resc.Canonical(resource, value)
+		if err != nil {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: %v", d.Name, resource, err)
+		}
+		out = c
+	case KindList:
+		items := SplitList(value)
+		out = strings.Join(items, ",")
+	default:
+		if strings.ContainsAny(value, "\x00\n") {
+			return "", badValue(d.Name, resource, value, "contains a newline or NUL")
+		}
+		out = value
+	}
+	if d.Kind != KindResources && resource != "" {
+		return "", proto.Errorf(proto.PBSE_NOATTR, "%s.%s", d.Name, resource)
+	}
+	if d.Check != nil {
+		return d.Check(out)
+	}
+	return out, nil
+}
+
+func badValue(name, resource, value, why string) error {
+	full := name
+	if resource != "" {
+		full += "." + resource
+	}
+	return proto.Errorf(proto.PBSE_BADATVAL, "%s = %q (%s)", full, value, why)
+}
+
+// SplitList splits a comma list, trimming blanks and dropping empty items.
+func SplitList(v string) []string {
+	var out []string
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Object is a generic attribute set: the server, a queue or a node. Values
+// are canonical strings; resources live under their attribute name.
+type Object struct {
+	Name      string
+	Attrs     map[string]string
+	Resources map[string]map[string]string
+}
+
+// NewObject returns an empty object.
+func NewObject(name string) *Object {
+	return &Object{Name: name, Attrs: map[string]string{}, Resources: map[string]map[string]string{}}
+}
+
+// Clone returns a deep copy.
+func (o *Object) Clone() *Object {
+	c := NewObject(o.Name)
+	for k, v := range o.Attrs {
+		c.Attrs[k] = v
+	}
+	for k, m := range o.Resources {
+		cm := make(map[string]string, len(m))
+		for r, v := range m {
+			cm[r] = v
+		}
+		c.Resources[k] = cm
+	}
+	return c
+}
+
+// Get returns an attribute value.
+func (o *Object) Get(name string) (string, bool) {
+	v, ok := o.Attrs[name]
+	return v, ok
+}
+
+// Bool reads a boolean attribute (false when unset).
+func (o *Object) Bool(name string) bool { return o.Attrs[name] == "True" }
+
+// Long reads an integer attribute and whether it is set.
+func (o *Object) Long(name string) (int64, bool) {
+	v, ok := o.Attrs[name]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// Resource reads attr.resource.
+func (o *Object) Resource(attr, resource string) (string, bool) {
+	v, ok := o.Resources[attr][resource]
+	return v, ok
+}
+
+// Set stores a canonical value.
+func (o *Object) Set(name, resource, value string) {
+	if resource == "" {
+		o.Attrs[name] = value
+		return
+	}
+	m := o.Resources[name]
+	if m == nil {
+		m = map[string]string{}
+		o.Resources[name] = m
+	}
+	m[resource] = value
+}
+
+// Unset removes an attribute (or one resource of it).
+func (o *Object) Unset(name, resource string) {
+	if resource == "" {
+		delete(o.Attrs, name)
+		delete(o.Resources, name)
+		return
+	}
+	if m := o.Resources[name]; m != nil {
+		delete(m, resource)
+		if len(m) == 0 {
+			delete(o.Resources, name)
+		}
+	}
+}
+
+// Apply performs one manager operation (=, +=, -=, unset) on o, checking
+// the value against t. It does not check privileges.
+func (t *DefTable) Apply(o *Object, a proto.Attr) error {
+	d, ok := t.Lookup(a.Name)
+	if !ok {
+		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+	}
+	if a.Op == proto.OpUnset {
+		o.Unset(a.Name, a.Resource)
+		return nil
+	}
+	val, err := d.Canonical(a.Resource, a.Value)
+	if err != nil {
+		return err
+	}
+	switch a.Op {
+	case proto.OpSet:
+		o.Set(a.Name, a.Resource, val)
+	case proto.OpIncr, proto.OpDecr:
+		cur, _ := o.Get(a.Name)
+		if a.Resource != "" {
+			cur, _ = o.Resource(a.Name, a.Resource)
+		}
+		next, err := incr(d, a.Resource, cur, val, a.Op == proto.OpIncr)
+		if err != nil {
+			return err
+		}
+		if next == "" && d.Kind == KindList {
+			o.Unset(a.Name, a.Resource)
+		} else {
+			o.Set(a.Name, a.Resource, next)
+		}
+	default:
+		return proto.Errorf(proto.PBSE_IVALREQ, "operator %d on %s", a.Op, a.FullName())
+	}
+	return nil
+}
+
+// incr implements += and -=: list membership for lists, arithmetic for
+// numbers.
+func incr(d Def, resource, cur, val string, add bool) (string, error) {
+	switch d.Kind {
+	case KindList:
+		items := SplitList(cur)
+		for _, v := range SplitList(val) {
+			idx := -1
+			for i, it := range items {
+				if it == v {
+					idx = i
+				}
+			}
+			switch {
+			case add && idx < 0:
+				items = append(items, v)
+			case !add && idx >= 0:
+				items = append(items[:idx], items[idx+1:]...)
+			}
+		}
+		return strings.Join(items, ","), nil
+	case KindLong:
+		a, _ := strconv.ParseInt(cur, 10, 64)
+		b, _ := strconv.ParseInt(val, 10, 64)
+		if !add {
+			b = -b
+		}
+		return strconv.FormatInt(a+b, 10), nil
+	case KindResources:
+		name := resource
+		x, okx := resc.Number(name, orZero(name, cur))
+		y, oky := resc.Number(name, val)
+		if !okx || !oky {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s is not numeric; += and -= need a number", d.Name, resource)
+		}
+		if !add {
+			y = -y
+		}
+		sum := x + y
+		if sum < 0 {
+			sum = 0
+		}
+		switch resc.Lookup(name).Type {
+		case resc.TypeSize:
+			return resc.FormatSize(int64(sum)), nil
+		case resc.TypeDuration:
+			return resc.FormatDuration(int64(sum)), nil
+		case resc.TypeFloat:
+			return strconv.FormatFloat(sum, 'f', -1, 64), nil
+		}
+		return strconv.FormatInt(int64(sum), 10), nil
+	}
+	return "", proto.Errorf(proto.PBSE_IVALREQ, "%s does not support += or -=", d.Name)
+}
+
+func orZero(name, v string) string {
+	if v != "" {
+		return v
+	}
+	if resc.Lookup(name).Type == resc.TypeDuration {
+		return "0"
+	}
+	if resc.Lookup(name).Type == resc.TypeSize {
+		return "0b"
+	}
+	return "0"
+}
+
+// Status renders o in table order. Hidden attributes are skipped unless
+// privileged; want limits the attributes (nil for all).
+func (t *DefTable) Status(o *Object, privileged bool, want map[string]bool) []proto.Attr {
+	var out []proto.Attr
+	for _, d := range t.Defs {
+		if d.Access&HiddenUser != 0 && !privileged {
+			continue
+		}
+		if want != nil && !want[d.Name] {
+			continue
+		}
+		if d.Kind == KindResources {
+			m := o.Resources[d.Name]
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				out = append(out, proto.Attr{Name: d.Name, Resource: k, Value: m[k]})
+			}
+			continue
+		}
+		if v, ok := o.Attrs[d.Name]; ok {
+			out = append(out, proto.Attr{Name: d.Name, Value: v})
+		}
+	}
+	return out
+}
+
+// WantSet turns a StatusRequest's attribute list into a lookup set; nil
+// means every attribute.
+func WantSet(attrs []string) map[string]bool {
+	if len(attrs) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(attrs))
+	for _, a := range attrs {
+		name, _ := proto.SplitAttrName(a)
+		m[name] = true
+	}
+	return m
+}
+
+// mustPositive is a Check for counts that must be at least 1.
+func mustPositive(v string) (string, error) {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	if n < 1 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "value %s must be at least 1", v)
+	}
+	return v, nil
+}
+
+// mustNonNegative is a Check for limits.
+func mustNonNegative(v string) (string, error) {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	if n < 0 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "value %s must not be negative", v)
+	}
+	return v, nil
+}
+
+// queueTypeCheck accepts any case-insensitive prefix of Execution or Route
+// and stores the full word, as PBS does.
+func queueTypeCheck(v string) (string, error) {
+	l := strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case l != "" && strings.HasPrefix("execution", l):
+		return "Execution", nil
+	case l != "" && strings.HasPrefix("route", l):
+		return "Route", nil
+	}
+	return "", proto.Errorf(proto.PBSE_BADATVAL, "queue_type = %q (want Execution or Route)", v)
+}
+
+// ServerDefs is the server's attribute table.
+var ServerDefs = newTable(proto.ObjServer, []Def{
+	{Name: proto.AttrServerState, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrServerHost, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrScheduling, Kind: KindBool, Access: OperSet | MgrSet},
+	{Name: proto.AttrTotalJobs, Kind: KindLong, Access: ReadOnly},
+	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
+	{Name: proto.AttrDefaultQueue, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrLogEvents, Kind: KindLong, Access: MgrSet},
+	{Name: proto.AttrMailFrom, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrQueryOtherJobs, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesDefault, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesMax, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrDefaultChunk, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
+	{Name: proto.AttrSchedulerIteration, Kind: KindLong, Access: MgrSet, Check: mustPositive},
+	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrManagers, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrOperators, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrAclHostEnableSvr, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrAclHosts, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrAclUserEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrAclUsers, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrAclRoots, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrNodePack, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrDefaultNode, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrNodeFailRequeue, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrKillDelay, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrJobHistoryEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrJobHistoryDuration, Kind: KindDuration, Access: MgrSet},
+	{Name: proto.AttrKeepCompleted, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrEligibleTimeEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrFlatUID, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrJobscriptMaxSize, Kind: KindSize, Access: MgrSet},
+	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
+})
+
+// QueueDefs is the queue attribute table.
+var QueueDefs = newTable(proto.ObjQueue, []Def{
+	{Name: proto.AttrQueueTypeQ, Kind: KindString, Access: MgrSet, Check: queueTypeCheck},
+	{Name: proto.AttrQPriority, Kind: KindLong, Access: MgrSet},
+	{Name: proto.AttrTotalJobs, Kind: KindLong, Access: ReadOnly},
+	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrResourcesMax, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesMin, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesDefault, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrDefaultChunk, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
+	{Name: proto.AttrAclHostEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrAclHosts, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrAclUserEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrAclUsers, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrAclGroupEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrAclGroups, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrRouteDestinations, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrRouteHeldJobs, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrRouteWaitingJobs, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrRouteRetryTime, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrRouteLifetime, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrFromRouteOnly, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrKillDelay, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrKeepCompleted, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrHasNodes, Kind: KindBool, Access: ReadOnly},
+	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
+	{Name: proto.AttrEnabled, Kind: KindBool, Access: OperSet | MgrSet},
+	{Name: proto.AttrStarted, Kind: KindBool, Access: OperSet | MgrSet},
+})
+
+// NodeDefs is the node attribute table.
+var NodeDefs = newTable(proto.ObjNode, []Def{
+	{Name: proto.AttrNodeMom, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrNodePort, Kind: KindLong, Access: MgrSet, Check: portCheck},
+	{Name: proto.AttrNodeVersion, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNodeNtype, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNodeState, Kind: KindString, Access: OperSet | MgrSet, Check: nodeStateCheck},
+	{Name: proto.AttrNodeJobs, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
+	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
+	{Name: proto.AttrNodeLoadave, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNodeIdealLoad, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrNodeMaxLoad, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrNodeProperties, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
+	{Name: proto.AttrNodeResvEnable, Kind: KindBool, Access: MgrSet},
+	{Name: proto.AttrNodeSharing, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNodeLastState, Kind: KindTime, Access: ReadOnly},
+	{Name: proto.AttrNodeLastUsed, Kind: KindTime, Access: ReadOnly},
+})
+
+func portCheck(v string) (string, error) {
+	n, _ := strconv.Atoi(v)
+	if n <= 0 || n > 65535 {
+		return "", proto.Errorf(proto.PBSE_BADNDATVAL, "Port = %s (want 1-65535)", v)
+	}
+	return v, nil
+}
+
+// Node states a manager or operator may set.
+const (
+	NodeFree    = "free"
+	NodeOffline = "offline"
+	NodeDown    = "down"
+	NodeBusy    = "busy"
+	NodeUnknown = "state-unknown"
+	NodeJobBusy = "job-busy"
+	NodeJobExcl = "job-exclusive"
+)
+
+func nodeStateCheck(v string) (string, error) {
+	switch v {
+	case NodeFree, NodeOffline:
+		return v, nil
+	}
+	return "", proto.Errorf(proto.PBSE_BADNDATVAL, "state = %s (only free or offline may be set)", v)
+}
+
+// ValidName reports whether s is acceptable as a queue or node name: a
+// letter first, then letters, digits, '-', '_' or '.' (at most 64 chars).
+func ValidName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if i == 0 && !letter {
+			return false
+		}
+		if !letter && !(c >= '0' && c <= '9') && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// checkName returns PBSE_IVAL_OBJ_NAME for an unacceptable object name.
+func checkName(kind, s string) error {
+	if !ValidName(s) {
+		return proto.Errorf(proto.PBSE_IVAL_OBJ_NAME, "%s name %q (a letter, then letters, digits, '-', '_' or '.')", kind, s)
+	}
+	return nil
+}
+
+// CheckQueueName validates a queue name.
+func CheckQueueName(s string) error { return checkName("queue", s) }
+
+// CheckNodeName validates a node name.
+func CheckNodeName(s string) error { return checkName("node", s) }
+
+// DefaultServer returns the server object a fresh PBS_HOME starts with.
+func DefaultServer(name, manager string) *Object {
+	o := NewObject(name)
+	o.Set(proto.AttrScheduling, "", "True")
+	o.Set(proto.AttrDefaultQueue, "", "workq")
+	o.Set(proto.AttrLogEvents, "", "511")
+	o.Set(proto.AttrQueryOtherJobs, "", "True")
+	o.Set(proto.AttrSchedulerIteration, "", "600")
+	o.Set(proto.AttrResourcesDefault, "ncpus", "1")
+	o.Set(proto.AttrDefaultChunk, "ncpus", "1")
+	o.Set(proto.AttrJobHistoryEnable, "", "True")
+	o.Set(proto.AttrJobHistoryDuration, "", "336:00:00")
+	if manager != "" {
+		o.Set(proto.AttrManagers, "", manager)
+	}
+	return o
+}
+
+// DefaultQueue returns the execution queue workq of a fresh PBS_HOME.
+func DefaultQueue() *Object {
+	q := NewObject("workq")
+	q.Set(proto.AttrQueueTypeQ, "", "Execution")
+	q.Set(proto.AttrEnabled, "", "True")
+	q.Set(proto.AttrStarted, "", "True")
+	return q
+}
+
+// ErrNoAttr formats the error for an unknown attribute.
+func ErrNoAttr(a proto.Attr) error { return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName()) }

@@ -1,0 +1,592 @@
+package model
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopbs/internal/resc"
+	"gopbs/proto"
+)
+
+// Job is one batch job. The server owns every Job; a Job read under the
+// server's read lock must not be modified, and modifications happen under
+// its write lock inside a store transaction.
+type Job struct {
+	Seq    int64
+	ID     string // "<seq>.<server>"
+	Name   string // Job_Name
+	Owner  string // Job_Owner, user@host
+	EUser  string
+	EGroup string
+	UID    uint32
+	GID    uint32
+
+	State     JobState
+	Substate  int
+	Suspended bool
+	Queue     string
+	QueueType string // "Execution" or "Route", copied from the queue
+	QueueRank int64
+
+	Account       string
+	Checkpoint    string
+	Depend        string
+	ErrorPath     string
+	OutputPath    string
+	JoinPath      string
+	KeepFiles     string
+	ExecHost      string
+	ExecVnode     string
+	Holds         string // canonical "uos" subset, "" for none
+	MailPoints    string
+	MailUsers     string
+	Priority      int
+	Rerunable     bool
+	ShellPathList string
+	Jobdir        string
+	VariableList  string
+	Comment       string
+	RunCount      int
+	HasExit       bool
+	ExitStatus    int
+	SessionID     int
+	SubmitArgs    string
+	UserList      string
+	GroupList     string
+	Project       string
+	SubmitHost    string
+	InitWorkDir   string
+	Sandbox       string
+	Stagein       string
+	Stageout      string
+
+	Ctime         int64
+	Qtime         int64
+	Mtime         int64
+	Etime         int64
+	Stime         int64
+	ExecutionTime int64
+	Obittime      int64
+	HoldUntil     int64
+	HistoryTime   int64 // when the job became F; history expires from here
+
+	ResourceList  Resources
+	ResourcesUsed Resources
+}
+
+// Resources is a resource list kept sorted by name.
+type Resources []resc.Pair
+
+// Get returns the value of a resource.
+func (r Resources) Get(name string) (string, bool) {
+	i := sort.Search(len(r), func(i int) bool { return r[i].Name >= name })
+	if i < len(r) && r[i].Name == name {
+		return r[i].Value, true
+	}
+	return "", false
+}
+
+// Set returns r with name set to value, keeping the order.
+func (r Resources) Set(name, value string) Resources {
+	i := sort.Search(len(r), func(i int) bool { return r[i].Name >= name })
+	if i < len(r) && r[i].Name == name {
+		r[i].Value = value
+		return r
+	}
+	r = append(r, resc.Pair{})
+	copy(r[i+1:], r[i:])
+	r[i] = resc.Pair{Name: name, Value: value}
+	return r
+}
+
+// Delete returns r without name.
+func (r Resources) Delete(name string) Resources {
+	i := sort.Search(len(r), func(i int) bool { return r[i].Name >= name })
+	if i < len(r) && r[i].Name == name {
+		return append(r[:i], r[i+1:]...)
+	}
+	return r
+}
+
+// Clone returns a copy of r.
+func (r Resources) Clone() Resources { return append(Resources(nil), r...) }
+
+// Clone returns a deep copy of j.
+func (j *Job) Clone() *Job {
+	c := *j
+	c.ResourceList = j.ResourceList.Clone()
+	c.ResourcesUsed = j.ResourcesUsed.Clone()
+	return &c
+}
+
+// User is the owner's user name (Job_Owner without @host).
+func (j *Job) User() string {
+	if i := strings.IndexByte(j.Owner, '@'); i >= 0 {
+		return j.Owner[:i]
+	}
+	return j.Owner
+}
+
+// StateLetter is the state shown to users: S for a suspended running job.
+func (j *Job) StateLetter() byte {
+	if j.State == StateRunning && j.Suspended {
+		return 'S'
+	}
+	return byte(j.State)
+}
+
+// Finished reports whether the job is history.
+func (j *Job) Finished() bool { return j.State == StateFinished }
+
+// Active reports whether the job holds or is about to hold resources.
+func (j *Job) Active() bool { return j.State == StateRunning || j.State == StateExiting }
+
+// EvalState recomputes the state of a job that is neither running nor
+// finished from its holds and Execution_Time (reference §4.1): held if
+// any hold is set, waiting if Execution_Time is in the future, else queued.
+func (j *Job) EvalState(now int64) {
+	switch j.State {
+	case StateRunning, StateExiting, StateFinished:
+		return
+	}
+	switch {
+	case j.Holds != "":
+		j.State, j.Substate = StateHeld, SubHeld
+	case j.ExecutionTime > now:
+		j.State, j.Substate = StateWaiting, SubWaiting
+	default:
+		j.State, j.Substate = StateQueued, SubQueued
+	}
+}
+
+// SetExit records the exit status.
+func (j *Job) SetExit(status int) {
+	j.HasExit = true
+	j.ExitStatus = status
+}
+
+// Privilege is what a caller may do, as the server determined it.
+type Privilege struct {
+	Owner    bool // the caller owns the job
+	Operator bool
+	Manager  bool
+}
+
+// jobAccess says who may set a job attribute and when.
+type jobAccess uint8
+
+const (
+	jaUser     jobAccess = 1 << iota // the owner may set it at submit and with qalter
+	jaOper                           // operators and managers may set it
+	jaRunning                        // may change while the job runs
+	jaReadOnly                       // only the server sets it
+)
+
+// jobAttr binds an attribute name to a Job field.
+type jobAttr struct {
+	name   string
+	access jobAccess
+	get    func(j *Job) (string, bool)
+	set    func(j *Job, resource, value string) error
+	// resources marks Resource_List and resources_used.
+	resources func(j *Job) *Resources
+}
+
+func timeAttr(f func(j *Job) *int64) (func(*Job) (string, bool), func(*Job, string, string) error) {
+	get := func(j *Job) (string, bool) {
+		v := *f(j)
+		return strconv.FormatInt(v, 10), v != 0
+	}
+	set := func(j *Job, _, v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 0 {
+			return proto.Errorf(proto.PBSE_BADATVAL, "time %q (want Unix seconds)", v)
+		}
+		*f(j) = n
+		return nil
+	}
+	return get, set
+}
+
+func strAttr(f func(j *Job) *string, check func(string) (string, error)) (func(*Job) (string, bool), func(*Job, string, string) error) {
+	get := func(j *Job) (string, bool) {
+		v := *f(j)
+		return v, v != ""
+	}
+	set := func(j *Job, _, v string) error {
+		if strings.ContainsAny(v, "\x00\n") {
+			return proto.Errorf(proto.PBSE_BADATVAL, "value contains a newline or NUL")
+		}
+		if check != nil {
+			var err error
+			if v, err = check(v); err != nil {
+				return err
+			}
+		}
+		*f(j) = v
+		return nil
+	}
+	return get, set
+}
+
+func mk(name string, access jobAccess, get func(*Job) (string, bool), set func(*Job, string, string) error) jobAttr {
+	return jobAttr{name: name, access: access, get: get, set: set}
+}
+
+func mkStr(name string, access jobAccess, f func(j *Job) *string, check func(string) (string, error)) jobAttr {
+	g, s := strAttr(f, check)
+	return mk(name, access, g, s)
+}
+
+func mkTime(name string, access jobAccess, f func(j *Job) *int64) jobAttr {
+	g, s := timeAttr(f)
+	return mk(name, access, g, s)
+}
+
+func oneOf(name string, allowed ...string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		for _, a := range allowed {
+			if v == a {
+				return v, nil
+			}
+		}
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "%s = %q (want one of %s)", name, v, strings.Join(allowed, ", "))
+	}
+}
+
+func checkJobName(v string) (string, error) {
+	if v == "" {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name is empty")
+	}
+	if len(v) > 236 {
+		return "", proto.Errorf(proto.PBSE_JOBNBIG, "Job_Name is longer than 236 characters")
+	}
+	if strings.ContainsAny(v, "/ \t") {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (no '/' or blanks)", v)
+	}
+	return v, nil
+}
+
+func checkMailPoints(v string) (string, error) {
+	if v == "n" {
+		return v, nil
+	}
+	for _, c := range v {
+		if !strings.ContainsRune("abej", c) {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (want n or letters of abej)", v)
+		}
+	}
+	return v, nil
+}
+
+func checkPath(v string) (string, error) {
+	if v == "" {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "empty path")
+	}
+	return v, nil
+}
+
+// jobAttrs lists job attributes in OpenPBS's qstat -f order.
+var jobAttrs = []jobAttr{
+	mkStr(proto.AttrJobName, jaUser, func(j *Job) *string { return &j.Name }, checkJobName),
+	mkStr(proto.AttrJobOwner, jaReadOnly, func(j *Job) *string { return &j.Owner }, nil),
+	{name: proto.AttrResourcesUsed, access: jaReadOnly, resources: func(j *Job) *Resources { return &j.ResourcesUsed }},
+	mk(proto.AttrJobState, jaReadOnly, func(j *Job) (string, bool) { return string(j.StateLetter()), true }, nil),
+	mkStr(proto.AttrQueue, jaReadOnly, func(j *Job) *string { return &j.Queue }, nil),
+	mk(proto.AttrServer, jaReadOnly, func(j *Job) (string, bool) {
+		_, srv, _ := strings.Cut(j.ID, ".")
+		return srv, srv != ""
+	}, nil),
+	mkStr(proto.AttrAccountName, jaUser, func(j *Job) *string { return &j.Account }, nil),
+	mkStr(proto.AttrCheckpoint, jaUser, func(j *Job) *string { return &j.Checkpoint }, nil),
+	mkTime(proto.AttrCtime, jaReadOnly, func(j *Job) *int64 { return &j.Ctime }),
+	mkStr(proto.AttrDepend, jaUser, func(j *Job) *string { return &j.Depend }, nil),
+	mkStr(proto.AttrErrorPath, jaUser, func(j *Job) *string { return &j.ErrorPath }, checkPath),
+	mkStr(proto.AttrExecHost, jaReadOnly, func(j *Job) *string { return &j.ExecHost }, nil),
+	mkStr(proto.AttrExecVnode, jaReadOnly, func(j *Job) *string { return &j.ExecVnode }, nil),
+	mkTime(proto.AttrExecutionTime, jaUser, func(j *Job) *int64 { return &j.ExecutionTime }),
+	mk(proto.AttrHoldTypes, jaUser, func(j *Job) (string, bool) {
+		if j.Holds == "" {
+			return "n", true
+		}
+		return j.Holds, true
+	}, func(j *Job, _, v string) error {
+		h, ok := NormalizeHolds(v)
+		if !ok {
+			return proto.Errorf(proto.PBSE_BADATVAL, "Hold_Types = %q (want letters of u, o, s, or n)", v)
+		}
+		j.Holds = h
+		return nil
+	}),
+	mkStr(proto.AttrJoinPath, jaUser, func(j *Job) *string { return &j.JoinPath }, oneOf(proto.AttrJoinPath, "oe", "eo", "n")),
+	mkStr(proto.AttrKeepFiles, jaUser, func(j *Job) *string { return &j.KeepFiles }, nil),
+	mkStr(proto.AttrMailPoints, jaUser|jaRunning, func(j *Job) *string { return &j.MailPoints }, checkMailPoints),
+	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, nil),
+	mkTime(proto.AttrMtime, jaReadOnly, func(j *Job) *int64 { return &j.Mtime }),
+	mkStr(proto.AttrOutputPath, jaUser, func(j *Job) *string { return &j.OutputPath }, checkPath),
+	mk(proto.AttrPriority, jaUser|jaRunning, func(j *Job) (string, bool) { return strconv.Itoa(j.Priority), true },
+		func(j *Job, _, v string) error {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < -1024 || n > 1023 {
+				return proto.Errorf(proto.PBSE_BADATVAL, "Priority = %q (want an integer from -1024 to 1023)", v)
+			}
+			j.Priority = n
+			return nil
+		}),
+	mkTime(proto.AttrQtime, jaReadOnly, func(j *Job) *int64 { return &j.Qtime }),
+	mk(proto.AttrRerunable, jaUser, func(j *Job) (string, bool) { return resc.FormatBool(j.Rerunable), true },
+		func(j *Job, _, v string) error {
+			b, err := resc.ParseBool(v)
+			if err != nil {
+				return proto.Errorf(proto.PBSE_BADATVAL, "Rerunable = %q (want y or n)", v)
+			}
+			j.Rerunable = b
+			return nil
+		}),
+	{name: proto.AttrResourceList, access: jaUser, resources: func(j *Job) *Resources { return &j.ResourceList }},
+	mkTime(proto.AttrStime, jaReadOnly, func(j *Job) *int64 { return &j.Stime }),
+	mk(proto.AttrSessionID, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.SessionID), j.SessionID != 0 }, nil),
+	mkStr(proto.AttrShellPathList, jaUser, func(j *Job) *string { return &j.ShellPathList }, nil),
+	mkStr(proto.AttrJobdir, jaReadOnly, func(j *Job) *string { return &j.Jobdir }, nil),
+	mk(proto.AttrSubstate, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.Substate), true }, nil),
+	mk(proto.AttrVariableList, jaUser, func(j *Job) (string, bool) { return j.VariableList, j.VariableList != "" },
+		func(j *Job, _, v string) error {
+			if strings.ContainsRune(v, 0) {
+				return proto.Errorf(proto.PBSE_BADATVAL, "Variable_List contains NUL")
+			}
+			j.VariableList = v
+			return nil
+		}),
+	mkStr(proto.AttrEuser, jaReadOnly, func(j *Job) *string { return &j.EUser }, nil),
+	mkStr(proto.AttrEgroup, jaReadOnly, func(j *Job) *string { return &j.EGroup }, nil),
+	mk(proto.AttrQueueRank, jaReadOnly, func(j *Job) (string, bool) { return strconv.FormatInt(j.QueueRank, 10), true }, nil),
+	mkStr(proto.AttrQueueType, jaReadOnly, func(j *Job) *string { return &j.QueueType }, func(v string) (string, error) { return v, nil }),
+	mkStr(proto.AttrComment, jaOper|jaRunning, func(j *Job) *string { return &j.Comment }, nil),
+	mkTime(proto.AttrEtime, jaReadOnly, func(j *Job) *int64 { return &j.Etime }),
+	mk(proto.AttrRunCount, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.RunCount), j.RunCount != 0 }, nil),
+	mk(proto.AttrExitStatus, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.ExitStatus), j.HasExit }, nil),
+	mkStr(proto.AttrSubmitArguments, jaUser, func(j *Job) *string { return &j.SubmitArgs }, nil),
+	mkStr(proto.AttrUserList, jaUser, func(j *Job) *string { return &j.UserList }, nil),
+	mkStr(proto.AttrGroupList, jaUser, func(j *Job) *string { return &j.GroupList }, nil),
+	mkStr(proto.AttrInitWorkDir, jaUser, func(j *Job) *string { return &j.InitWorkDir }, func(v string) (string, error) {
+		if !strings.HasPrefix(v, "/") {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "init_work_dir = %q (want an absolute path)", v)
+		}
+		return v, nil
+	}),
+	mkStr(proto.AttrSandbox, jaUser, func(j *Job) *string { return &j.Sandbox }, oneOf(proto.AttrSandbox, "HOME", "PRIVATE")),
+	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, nil),
+	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, nil),
+	mkTime(proto.AttrHoldUntil, jaUser|jaOper, func(j *Job) *int64 { return &j.HoldUntil }),
+	mkStr(proto.AttrProject, jaUser, func(j *Job) *string { return &j.Project }, nil),
+	mkStr(proto.AttrSubmitHost, jaReadOnly, func(j *Job) *string { return &j.SubmitHost }, nil),
+	mkTime(proto.AttrObittime, jaReadOnly, func(j *Job) *int64 { return &j.Obittime }),
+	mkTime(proto.AttrHistoryTime, jaReadOnly, func(j *Job) *int64 { return &j.HistoryTime }),
+}
+
+var jobAttrIndex = func() map[string]int {
+	m := make(map[string]int, len(jobAttrs))
+	for i, a := range jobAttrs {
+		m[a.name] = i
+	}
+	return m
+}()
+
+// IsJobAttr reports whether name is a job attribute.
+func IsJobAttr(name string) bool {
+	_, ok := jobAttrIndex[name]
+	return ok
+}
+
+// JobStatus renders j's attributes in display order. want limits the
+// attributes (nil for all).
+func JobStatus(j *Job, want map[string]bool) []proto.Attr {
+	out := make([]proto.Attr, 0, 40)
+	for i := range jobAttrs {
+		a := &jobAttrs[i]
+		if want != nil && !want[a.name] {
+			continue
+		}
+		if a.resources != nil {
+			for _, p := range *a.resources(j) {
+				out = append(out, proto.Attr{Name: a.name, Resource: p.Name, Value: p.Value})
+			}
+			continue
+		}
+		if v, ok := a.get(j); ok {
+			out = append(out, proto.Attr{Name: a.name, Value: v})
+		}
+	}
+	return out
+}
+
+// JobAttrValue returns one attribute of j as status would show it.
+func JobAttrValue(j *Job, name, resource string) (string, bool) {
+	i, ok := jobAttrIndex[name]
+	if !ok {
+		return "", false
+	}
+	a := &jobAttrs[i]
+	if a.resources != nil {
+		return (*a.resources(j)).Get(resource)
+	}
+	return a.get(j)
+}
+
+// Phase distinguishes submission from later alteration.
+type Phase uint8
+
+// Phases.
+const (
+	AtSubmit Phase = iota
+	AtAlter
+)
+
+// SetJobAttr applies one client-supplied attribute to j, checking who may
+// set it and, for qalter, whether the job's state allows it. Values are
+// validated and canonicalised; Hold_Types is checked against the caller's
+// privileges.
+func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
+	i, ok := jobAttrIndex[a.Name]
+	if !ok {
+		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+	}
+	d := &jobAttrs[i]
+	privileged := priv.Operator || priv.Manager
+	switch {
+	case d.access&jaReadOnly != 0:
+		return proto.Errorf(proto.PBSE_ATTRRO, "%s", a.FullName())
+	case d.access&jaUser == 0 && !(d.access&jaOper != 0 && privileged):
+		return proto.Errorf(proto.PBSE_PERM, "%s may be set only by an operator or manager", a.FullName())
+	}
+	if phase == AtAlter && j.Active() && d.access&jaRunning == 0 {
+		return proto.Errorf(proto.PBSE_MODATRRUN, "%s", a.FullName())
+	}
+	if d.resources != nil {
+		if a.Resource == "" {
+			return proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name", a.Name)
+		}
+		list := d.resources(j)
+		if a.Op == proto.OpUnset {
+			*list = list.Delete(a.Resource)
+			return nil
+		}
+		v, err := resc.Canonical(a.Resource, a.Value)
+		if err != nil {
+			return proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: %v", a.Name, a.Resource, err)
+		}
+		*list = list.Set(a.Resource, v)
+		return nil
+	}
+	if a.Resource != "" {
+		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+	}
+	if a.Name == proto.AttrHoldTypes {
+		h, ok := NormalizeHolds(a.Value)
+		if !ok {
+			return proto.Errorf(proto.PBSE_BADATVAL, "Hold_Types = %q (want letters of u, o, s, or n)", a.Value)
+		}
+		if !HoldAllowed(h, priv.Owner, priv.Operator, priv.Manager) {
+			return proto.Errorf(proto.PBSE_PERM, "Hold_Types %s", h)
+		}
+	}
+	return d.set(j, a.Resource, a.Value)
+}
+
+// VarList helpers. Variable_List is "NAME=value,..." with ',' and '\'
+// inside values escaped by a backslash.
+
+// ParseVarList splits a Variable_List into name/value pairs in order.
+func ParseVarList(s string) []resc.Pair {
+	var out []resc.Pair
+	var cur strings.Builder
+	flush := func() {
+		item := cur.String()
+		cur.Reset()
+		if item == "" {
+			return
+		}
+		name, val, _ := strings.Cut(item, "=")
+		out = append(out, resc.Pair{Name: name, Value: val})
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+		case c == ',':
+			flush()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return out
+}
+
+// FormatVarList joins pairs into a Variable_List, escaping as needed.
+func FormatVarList(vars []resc.Pair) string {
+	var b strings.Builder
+	for i, v := range vars {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(v.Name)
+		b.WriteByte('=')
+		for k := 0; k < len(v.Value); k++ {
+			if c := v.Value[k]; c == ',' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(v.Value[k])
+		}
+	}
+	return b.String()
+}
+
+// SetVar returns the Variable_List s with name set to value (appended
+// when absent).
+func SetVar(s, name, value string) string {
+	vars := ParseVarList(s)
+	for i := range vars {
+		if vars[i].Name == name {
+			vars[i].Value = value
+			return FormatVarList(vars)
+		}
+	}
+	return FormatVarList(append(vars, resc.Pair{Name: name, Value: value}))
+}
+
+// GetVar returns one variable of a Variable_List.
+func GetVar(s, name string) (string, bool) {
+	for _, v := range ParseVarList(s) {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return "", false
+}
+
+// FormatJobID builds "<seq>.<server>".
+func FormatJobID(seq int64, server string) string {
+	return strconv.FormatInt(seq, 10) + "." + server
+}
+
+// ParseJobSeq extracts the sequence number from any accepted job id form:
+// "123", "123.server", "123.other.domain", with surrounding blanks.
+func ParseJobSeq(id string) (int64, bool) {
+	s := strings.TrimSpace(id)
+	end := 0
+	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	if end == 0 || end > 18 {
+		return 0, false
+	}
+	if end < len(s) && s[end] != '.' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[:end], 10, 64)
+	return n, err == nil
+}

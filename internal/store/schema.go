@@ -1,0 +1,35 @@
+package store
+
+// StorageVersion is the layout version written in the meta bucket. Bump it
+// when the encoding of any bucket changes incompatibly, and teach Open to
+// migrate or refuse older versions.
+const StorageVersion = 1
+
+// FileName is the store's file name inside server_priv.
+const FileName = "serverdb"
+
+// Buckets. Every bucket the store uses is named here and nowhere else.
+var (
+	// bucketMeta holds keyVersion and keyNextSeq.
+	bucketMeta = []byte("meta")
+	// bucketServer holds the server object under keyServer.
+	bucketServer = []byte("server")
+	// bucketQueues maps queue name -> msgpack model.Object.
+	bucketQueues = []byte("queues")
+	// bucketNodes maps node name -> msgpack model.Object.
+	bucketNodes = []byte("nodes")
+	// bucketJobs maps 8-byte big-endian sequence number -> msgpack model.Job.
+	bucketJobs = []byte("jobs")
+	// bucketScripts maps 8-byte big-endian sequence number -> script bytes.
+	bucketScripts = []byte("scripts")
+)
+
+// allBuckets is checked on open and created on init.
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketScripts}
+
+// Keys in bucketMeta and bucketServer.
+var (
+	keyVersion = []byte("version")
+	keyNextSeq = []byte("next_seq")
+	keyServer  = []byte("server")
+)

@@ -1,0 +1,342 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+	bolt "go.etcd.io/bbolt"
+
+	"gopbs/internal/model"
+)
+
+// Options tune a Store.
+type Options struct {
+	// SyncDelay is added to every commit to model a slower disk in
+	// benchmarks (bbolt syncs twice per commit, so pass twice the per-fsync
+	// delay you want to model). Zero in production.
+	SyncDelay time.Duration
+	// BeforeCommit, when set, runs before each commit; an error fails the
+	// commit. Tests use it to inject storage errors.
+	BeforeCommit func() error
+}
+
+// Store is the open bbolt file.
+type Store struct {
+	db   *bolt.DB
+	path string
+	opts Options
+}
+
+// Snapshot is everything Load reads at start-up.
+type Snapshot struct {
+	Server  *model.Object
+	Queues  []*model.Object
+	Nodes   []*model.Object
+	Jobs    []*model.Job // in sequence order
+	NextSeq int64
+}
+
+// Open opens the store in dir, creating a fresh one when none exists
+// (fresh is then true and the caller initialises defaults with Init).
+func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
+	path := filepath.Join(dir, FileName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := create(path); err != nil {
+			return nil, false, err
+		}
+		fresh = true
+	} else if err != nil {
+		return nil, false, fmt.Errorf("store %s: %w", path, err)
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: false})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, false, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
+		}
+		return nil, false, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
+	}
+	s = &Store{db: db, path: path, opts: opts}
+	if err := s.check(); err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	return s, fresh, nil
+}
+
+// create builds an empty store with every bucket and the version in a
+// temporary file, then renames it into place.
+func create(path string) error {
+	tmp := path + ".new"
+	os.Remove(tmp)
+	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		return fmt.Errorf("create store %s: %w", tmp, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if _, err := tx.CreateBucket(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if err := meta.Put(keyVersion, []byte(strconv.Itoa(StorageVersion))); err != nil {
+			return err
+		}
+		return meta.Put(keyNextSeq, encodeSeq(0))
+	})
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("create store %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("create store: %w", err)
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// check verifies the version and that every bucket exists.
+func (s *Store) check() error {
+	return s.db.View(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
+			}
+		}
+		v := tx.Bucket(bucketMeta).Get(keyVersion)
+		if string(v) != strconv.Itoa(StorageVersion) {
+			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
+		}
+		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
+			return fmt.Errorf("store %s: next job sequence number is damaged (%d bytes)", s.path, len(n))
+		}
+		return nil
+	})
+}
+
+// Close closes the file.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Path is the store file.
+func (s *Store) Path() string { return s.path }
+
+func encodeSeq(n int64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, uint64(n))
+	return b
+}
+
+// Load reads every object. Any record that does not decode is an error
+// naming its bucket and key.
+func (s *Store) Load() (*Snapshot, error) {
+	snap := &Snapshot{}
+	err := s.db.View(func(tx *bolt.Tx) error {
+		snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
+		if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
+			var o model.Object
+			if err := msgpack.Unmarshal(raw, &o); err != nil {
+				return fmt.Errorf("store %s: server record: %w", s.path, err)
+			}
+			snap.Server = &o
+		}
+		for _, spec := range []struct {
+			bucket []byte
+			dst    *[]*model.Object
+		}{{bucketQueues, &snap.Queues}, {bucketNodes, &snap.Nodes}} {
+			err := tx.Bucket(spec.bucket).ForEach(func(k, v []byte) error {
+				var o model.Object
+				if err := msgpack.Unmarshal(v, &o); err != nil {
+					return fmt.Errorf("store %s: %s %q: %w", s.path, spec.bucket, k, err)
+				}
+				*spec.dst = append(*spec.dst, &o)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+			var j model.Job
+			if err := msgpack.Unmarshal(v, &j); err != nil || len(k) != 8 {
+				return fmt.Errorf("store %s: job record %x: %v", s.path, k, err)
+			}
+			if j.Seq != int64(binary.BigEndian.Uint64(k)) {
+				return fmt.Errorf("store %s: job record %x holds job %d", s.path, k, j.Seq)
+			}
+			snap.Jobs = append(snap.Jobs, &j)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range snap.Jobs {
+		if j.Seq >= snap.NextSeq {
+			return nil, fmt.Errorf("store %s: job %d is at or above the next sequence number %d: damaged", s.path, j.Seq, snap.NextSeq)
+		}
+	}
+	return snap, nil
+}
+
+// Script returns a job's spooled script.
+func (s *Store) Script(seq int64) ([]byte, error) {
+	var out []byte
+	err := s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketScripts).Get(encodeSeq(seq))
+		if v == nil {
+			return fmt.Errorf("no script stored for job %d", seq)
+		}
+		out = append([]byte(nil), v...)
+		return nil
+	})
+	return out, err
+}
+
+// opKind is one buffered write.
+type opKind uint8
+
+const (
+	opPutJob opKind = iota
+	opDelJob
+	opPutScript
+	opPutQueue
+	opDelQueue
+	opPutNode
+	opDelNode
+	opPutServer
+	opNextSeq
+)
+
+type op struct {
+	kind  opKind
+	key   []byte
+	value []byte
+}
+
+// Batch buffers the writes of one mutation. Values are encoded when added,
+// so the caller may keep modifying its objects afterwards.
+type Batch struct {
+	ops []op
+	err error
+}
+
+func (b *Batch) add(kind opKind, key []byte, v any) {
+	if b.err != nil {
+		return
+	}
+	var raw []byte
+	switch x := v.(type) {
+	case nil:
+	case []byte:
+		raw = x
+	default:
+		var err error
+		if raw, err = msgpack.Marshal(v); err != nil {
+			b.err = fmt.Errorf("encode %T: %w", v, err)
+			return
+		}
+	}
+	b.ops = append(b.ops, op{kind, key, raw})
+}
+
+// PutJob writes a job.
+func (b *Batch) PutJob(j *model.Job) { b.add(opPutJob, encodeSeq(j.Seq), j) }
+
+// DeleteJob removes a job and its script.
+func (b *Batch) DeleteJob(seq int64) { b.add(opDelJob, encodeSeq(seq), nil) }
+
+// PutScript writes a job's script.
+func (b *Batch) PutScript(seq int64, script []byte) { b.add(opPutScript, encodeSeq(seq), script) }
+
+// PutQueue writes a queue.
+func (b *Batch) PutQueue(q *model.Object) { b.add(opPutQueue, []byte(q.Name), q) }
+
+// DeleteQueue removes a queue.
+func (b *Batch) DeleteQueue(name string) { b.add(opDelQueue, []byte(name), nil) }
+
+// PutNode writes a node.
+func (b *Batch) PutNode(n *model.Object) { b.add(opPutNode, []byte(n.Name), n) }
+
+// DeleteNode removes a node.
+func (b *Batch) DeleteNode(name string) { b.add(opDelNode, []byte(name), nil) }
+
+// PutServer writes the server object.
+func (b *Batch) PutServer(o *model.Object) { b.add(opPutServer, keyServer, o) }
+
+// SetNextSeq records the next job sequence number.
+func (b *Batch) SetNextSeq(n int64) { b.add(opNextSeq, keyNextSeq, encodeSeq(n)) }
+
+// Empty reports whether the batch has no writes.
+func (b *Batch) Empty() bool { return len(b.ops) == 0 }
+
+// Commit applies the batches in order in one transaction and syncs it.
+func (s *Store) Commit(batches []*Batch) error {
+	for _, b := range batches {
+		if b.err != nil {
+			return b.err
+		}
+	}
+	if s.opts.BeforeCommit != nil {
+		if err := s.opts.BeforeCommit(); err != nil {
+			return err
+		}
+	}
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, b := range batches {
+			for _, o := range b.ops {
+				if err := apply(tx, o); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if s.opts.SyncDelay > 0 {
+		time.Sleep(s.opts.SyncDelay)
+	}
+	return err
+}
+
+func apply(tx *bolt.Tx, o op) error {
+	switch o.kind {
+	case opPutJob:
+		return tx.Bucket(bucketJobs).Put(o.key, o.value)
+	case opDelJob:
+		if err := tx.Bucket(bucketJobs).Delete(o.key); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketScripts).Delete(o.key)
+	case opPutScript:
+		return tx.Bucket(bucketScripts).Put(o.key, o.value)
+	case opPutQueue:
+		return tx.Bucket(bucketQueues).Put(o.key, o.value)
+	case opDelQueue:
+		return tx.Bucket(bucketQueues).Delete(o.key)
+	case opPutNode:
+		return tx.Bucket(bucketNodes).Put(o.key, o.value)
+	case opDelNode:
+		return tx.Bucket(bucketNodes).Delete(o.key)
+	case opPutServer:
+		return tx.Bucket(bucketServer).Put(o.key, o.value)
+	case opNextSeq:
+		return tx.Bucket(bucketMeta).Put(o.key, o.value)
+	}
+	return fmt.Errorf("unknown store operation %d", o.kind)
+}

@@ -1,0 +1,140 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gopbs/internal/model"
+	"gopbs/proto"
+)
+
+func TestOpenFreshAndReload(t *testing.T) {
+	dir := t.TempDir()
+	st, fresh, err := Open(dir, Options{})
+	if err != nil || !fresh {
+		t.Fatalf("Open = %v, fresh %v", err, fresh)
+	}
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	b.PutQueue(model.DefaultQueue())
+	j := &model.Job{Seq: 7, ID: "7.srv", Name: "STDIN", State: model.StateQueued}
+	b.PutJob(j)
+	b.PutScript(7, []byte("#!/bin/sh\necho hi\n"))
+	b.SetNextSeq(8)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	st, fresh, err = Open(dir, Options{})
+	if err != nil || fresh {
+		t.Fatalf("reopen = %v, fresh %v", err, fresh)
+	}
+	defer st.Close()
+	snap, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.NextSeq != 8 || len(snap.Jobs) != 1 || snap.Jobs[0].ID != "7.srv" || len(snap.Queues) != 1 || snap.Server == nil {
+		t.Fatalf("snapshot = %+v", snap)
+	}
+	script, err := st.Script(7)
+	if err != nil || string(script) != "#!/bin/sh\necho hi\n" {
+		t.Fatalf("script = %q, %v", script, err)
+	}
+}
+
+func TestOpenRefusesDamage(t *testing.T) {
+	tests := []struct {
+		name    string
+		content []byte
+		want    string
+	}{
+		{"garbage", []byte(strings.Repeat("not a database ", 1000)), "cannot be opened"},
+		{"truncated", []byte{0, 1, 2}, "cannot be opened"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, FileName)
+			os.WriteFile(path, tt.content, 0o600)
+			_, _, err := Open(dir, Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Open = %v, want error naming %s and %q", err, path, tt.want)
+			}
+			got, _ := os.ReadFile(path)
+			if string(got) != string(tt.content) {
+				t.Fatal("damaged store was modified")
+			}
+		})
+	}
+}
+
+func TestCommitterGroupsAndFails(t *testing.T) {
+	dir := t.TempDir()
+	fail := false
+	st, _, err := Open(dir, Options{BeforeCommit: func() error {
+		if fail {
+			return errors.New("disk on fire")
+		}
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	rolledBack := 0
+	c := NewCommitter(st, &mu, func(error) { rolledBack++ })
+	defer c.Close()
+
+	var wg sync.WaitGroup
+	for i := int64(1); i <= 200; i++ {
+		wg.Add(1)
+		go func(seq int64) {
+			defer wg.Done()
+			err := c.Do(func(b *Batch) error {
+				b.PutJob(&model.Job{Seq: seq})
+				b.SetNextSeq(1000)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	snap, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Jobs) != 200 {
+		t.Fatalf("after 200 commits: %d jobs", len(snap.Jobs))
+	}
+
+	// A mutation's own error is returned and writes nothing.
+	myErr := proto.NewError(proto.PBSE_PERM)
+	if err := c.Do(func(b *Batch) error { return myErr }); err != myErr {
+		t.Fatalf("Do = %v, want %v", err, myErr)
+	}
+
+	fail = true
+	err = c.Do(func(b *Batch) error { b.PutJob(&model.Job{Seq: 500}); return nil })
+	if proto.CodeOf(err) != proto.PBSE_SAVE_ERR || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("failed commit returned %v", err)
+	}
+	if rolledBack != 1 {
+		t.Fatalf("rollback ran %d times", rolledBack)
+	}
+	fail = false
+	snap, _ = st.Load()
+	for _, j := range snap.Jobs {
+		if j.Seq == 500 {
+			t.Fatal("job of a failed commit is in the store")
+		}
+	}
+}
