@@ -1,0 +1,104 @@
+// Package accounting writes PBS accounting records to
+// server_priv/accounting/YYYYMMDD in OpenPBS's format:
+//
+//	MM/DD/YYYY HH:MM:SS;<type>;<job id>;key=value key=value ...
+//
+// Record types: Q queued, S started, E ended, D deleted, A aborted, R rerun.
+package accounting
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Record types.
+const (
+	Queued  = 'Q'
+	Started = 'S'
+	Ended   = 'E'
+	Deleted = 'D'
+	Aborted = 'A'
+	Rerun   = 'R'
+)
+
+// Writer appends records to the day's file. Records are written with one
+// write call each, after the state they describe is durable; they are
+// not fsynced (accounting follows the store, not the other way round).
+type Writer struct {
+	dir string
+	mu  sync.Mutex
+	day string
+	f   *os.File
+}
+
+// New creates the accounting directory if needed.
+func New(dir string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("accounting directory: %w", err)
+	}
+	return &Writer{dir: dir}, nil
+}
+
+// KV is one key=value of a record, in order.
+type KV struct{ Key, Value string }
+
+// Format renders one record line (with its newline).
+func Format(at time.Time, kind byte, id string, kvs []KV) string {
+	var b strings.Builder
+	b.WriteString(at.Format("01/02/2006 15:04:05"))
+	b.WriteByte(';')
+	b.WriteByte(kind)
+	b.WriteByte(';')
+	b.WriteString(id)
+	b.WriteByte(';')
+	for i, kv := range kvs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(kv.Key)
+		b.WriteByte('=')
+		v := kv.Value
+		if strings.ContainsAny(v, " \"") {
+			v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+		}
+		b.WriteString(strings.ReplaceAll(v, "\n", " "))
+	}
+	b.WriteString(" \n")
+	return b.String()
+}
+
+// Write appends a record stamped at.
+func (w *Writer) Write(at time.Time, kind byte, id string, kvs []KV) error {
+	line := Format(at, kind, id, kvs)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	day := at.Format("20060102")
+	if w.f == nil || day != w.day {
+		if w.f != nil {
+			w.f.Close()
+		}
+		f, err := os.OpenFile(filepath.Join(w.dir, day), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return fmt.Errorf("accounting: %w", err)
+		}
+		w.f, w.day = f, day
+	}
+	_, err := w.f.WriteString(line)
+	return err
+}
+
+// Close closes the current file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Close()
+	w.f = nil
+	return err
+}

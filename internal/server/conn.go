@@ -1,0 +1,449 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/user"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"gopbs/internal/model"
+	"gopbs/proto"
+)
+
+// handshakeTimeout bounds the Hello exchange.
+const handshakeTimeout = 10 * time.Second
+
+// statusChunk is how many objects one status frame carries.
+const statusChunk = 1000
+
+// caller is who sent a request, as the server determined it.
+type caller struct {
+	user   string
+	uid    uint32
+	gid    uint32
+	group  string
+	groups []string
+	home   string
+	host   string
+	role   proto.Role // the connection's role: client, mom or sched
+	name   string     // daemon name for mom and sched connections
+}
+
+// Serve starts the listeners and returns; connections are handled in the
+// background until Close.
+func (s *Server) Serve() error {
+	if s.cfg.SocketPath != "" {
+		os.Remove(s.cfg.SocketPath)
+		l, err := net.Listen("unix", s.cfg.SocketPath)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", s.cfg.SocketPath, err)
+		}
+		// Every local user may connect; identity comes from the kernel.
+		if err := os.Chmod(s.cfg.SocketPath, 0o666); err != nil {
+			l.Close()
+			return fmt.Errorf("chmod %s: %w", s.cfg.SocketPath, err)
+		}
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, true)
+	}
+	if s.cfg.TCPAddr != "" {
+		l, err := net.Listen("tcp", s.cfg.TCPAddr)
+		if err != nil {
+			for _, l := range s.listeners {
+				l.Close()
+			}
+			return fmt.Errorf("listen on %s: %w", s.cfg.TCPAddr, err)
+		}
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, false)
+	}
+	s.wg.Add(1)
+	go s.timerLoop()
+	s.log.Info("server ready", "name", s.cfg.ServerName, "socket", s.cfg.SocketPath, "tcp", s.cfg.TCPAddr, "pid", os.Getpid())
+	return nil
+}
+
+// TCPAddr returns the bound TCP address (for tests that listen on :0).
+func (s *Server) TCPAddr() string {
+	for _, l := range s.listeners {
+		if _, ok := l.Addr().(*net.TCPAddr); ok {
+			return l.Addr().String()
+		}
+	}
+	return ""
+}
+
+func (s *Server) acceptLoop(l net.Listener, local bool) {
+	defer s.wg.Done()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			select {
+			case <-s.stop:
+				return
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			s.log.Error("accept failed", "error", err)
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		select {
+		case s.connSem <- struct{}{}:
+		default:
+			s.log.Warn("connection table full; refusing", "remote", nc.RemoteAddr().String())
+			nc.Close()
+			continue
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() { <-s.connSem }()
+			s.serveConn(nc, local)
+		}()
+	}
+}
+
+func (s *Server) serveConn(nc net.Conn, local bool) {
+	defer nc.Close()
+	// Close the connection when the server stops so a blocked read ends.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-s.stop:
+			nc.Close()
+		case <-done:
+		}
+	}()
+	c := proto.NewConn(nc, 0)
+	nc.SetDeadline(time.Now().Add(handshakeTimeout))
+	hello, err := proto.ServerHandshake(c, s.cfg.ServerName, func(role proto.Role) ([]byte, error) {
+		if local {
+			if role != proto.RoleClient {
+				return nil, fmt.Errorf("daemons must connect over TCP with the cluster key")
+			}
+			return nil, nil
+		}
+		if role == proto.RoleClient {
+			return nil, fmt.Errorf("commands must use the server's local socket, or the local mom on other hosts")
+		}
+		if s.key == nil {
+			return nil, fmt.Errorf("no cluster key configured")
+		}
+		return s.key, nil
+	})
+	if err != nil {
+		s.log.Debug("handshake failed", "remote", remoteName(nc), "error", err)
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	var who caller
+	if local {
+		uid, gid, err := peerCreds(nc)
+		if err != nil {
+			s.log.Error("cannot read peer credentials", "error", err)
+			return
+		}
+		who = s.users.identify(uid, gid)
+		who.host = s.cfg.Host
+	} else {
+		who = caller{role: hello.Role, name: hello.Name, user: "root", host: hostOf(nc)}
+	}
+	who.role = hello.Role
+	for {
+		nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		h, body, err := c.Recv()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !isClosed(err) {
+				s.log.Debug("connection dropped", "remote", remoteName(nc), "error", err)
+			}
+			return
+		}
+		nc.SetReadDeadline(time.Time{})
+		if err := s.handle(c, &who, h, body); err != nil {
+			s.log.Debug("reply failed", "remote", remoteName(nc), "error", err)
+			return
+		}
+	}
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+func remoteName(nc net.Conn) string {
+	if a := nc.RemoteAddr(); a != nil && a.String() != "" {
+		return a.String()
+	}
+	return "local"
+}
+
+func hostOf(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return ""
+}
+
+// peerCreds reads SO_PEERCRED of a Unix socket.
+func peerCreds(nc net.Conn) (uid, gid uint32, err error) {
+	uc, ok := nc.(*net.UnixConn)
+	if !ok {
+		return 0, 0, fmt.Errorf("not a unix socket")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, 0, err
+	}
+	var cred *syscall.Ucred
+	var credErr error
+	err = raw.Control(func(fd uintptr) {
+		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	})
+	if err == nil {
+		err = credErr
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	return cred.Uid, cred.Gid, nil
+}
+
+// handle dispatches one request and writes its reply.
+func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpack.RawMessage) error {
+	who := conn
+	if h.As != nil {
+		if conn.role != proto.RoleMom {
+			return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "only a mom may vouch for another user"}, nil)
+		}
+		v := s.users.identifyName(h.As.User, h.As.UID, h.As.GID)
+		v.host = h.As.Host
+		v.role = proto.RoleClient
+		who = &v
+	}
+	reply, err := s.dispatch(who, h.Type, body)
+	if err != nil {
+		var pe *proto.Error
+		if !errors.As(err, &pe) {
+			s.log.Error("request failed", "type", h.Type, "error", err)
+			pe = &proto.Error{Code: proto.PBSE_SYSTEM, Text: proto.PBSE_SYSTEM.Message() + err.Error()}
+		}
+		return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
+	}
+	if st, ok := reply.(*proto.StatusReply); ok {
+		return sendStatus(c, h.Seq, st)
+	}
+	return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, reply)
+}
+
+// sendStatus splits a status answer into frames of statusChunk objects.
+func sendStatus(c *proto.Conn, seq uint64, st *proto.StatusReply) error {
+	objs := st.Objects
+	for {
+		n := min(len(objs), statusChunk)
+		part := &proto.StatusReply{Objects: objs[:n]}
+		more := n < len(objs)
+		if !more {
+			part.Errors = st.Errors
+		}
+		if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq, More: more}, part); err != nil {
+			return err
+		}
+		objs = objs[n:]
+		if !more {
+			return nil
+		}
+	}
+}
+
+func decode[T any](body msgpack.RawMessage) (*T, error) {
+	var v T
+	if err := proto.DecodeBody(body, &v); err != nil {
+		return nil, proto.Errorf(proto.PBSE_PROTOCOL, "%v", err)
+	}
+	return &v, nil
+}
+
+func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage) (any, error) {
+	switch t {
+	case proto.MsgSubmit:
+		req, err := decode[proto.SubmitRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.submit(who, req)
+		if err != nil {
+			return nil, err
+		}
+		return &proto.SubmitReply{JobID: id}, nil
+	case proto.MsgStatusJob:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusJobs(who, req)
+	case proto.MsgStatusQueue:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusQueues(who, req)
+	case proto.MsgStatusServer:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusServer(who, req), nil
+	case proto.MsgStatusNode:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusNodes(who, req)
+	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob:
+		req, err := decode[proto.JobRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.jobRequest(who, t, req)
+	case proto.MsgAlterJob:
+		req, err := decode[proto.AlterRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.alterJob(who, req)
+	case proto.MsgSelectJobs:
+		req, err := decode[proto.SelectRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.selectJobs(who, req)
+	case proto.MsgManager:
+		req, err := decode[proto.ManagerRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.manager(who, req)
+	case proto.MsgWhoAmI:
+		mgr, op := s.privileges(who)
+		return &proto.WhoAmIReply{User: who.user, Host: who.host, Manager: mgr, Operator: op, ServerName: s.cfg.ServerName}, nil
+	}
+	return nil, proto.Errorf(proto.PBSE_UNKREQ, "%s", t)
+}
+
+// privileges tells whether who is a manager and/or an operator. Root on
+// the server host and authenticated daemons are managers; otherwise the
+// server's managers and operators lists decide ("user@host", with '*'
+// wildcards in either part).
+func (s *Server) privileges(who *caller) (manager, operator bool) {
+	if who.role == proto.RoleSched || who.role == proto.RoleMom {
+		return true, true
+	}
+	if who.uid == 0 && who.host == s.cfg.Host && who.user == "root" {
+		return true, true
+	}
+	s.mu.RLock()
+	managers, _ := s.server.Get(proto.AttrManagers)
+	operators, _ := s.server.Get(proto.AttrOperators)
+	s.mu.RUnlock()
+	manager = matchesUserList(managers, who.user, who.host)
+	operator = manager || matchesUserList(operators, who.user, who.host)
+	return manager, operator
+}
+
+// matchesUserList matches user@host against a comma list of user@host
+// patterns; a pattern without @host matches any host.
+func matchesUserList(list, user, host string) bool {
+	for _, entry := range model.SplitList(list) {
+		pu, ph, hasHost := strings.Cut(entry, "@")
+		if ok, _ := path.Match(pu, user); !ok {
+			continue
+		}
+		if !hasHost || ph == "*" {
+			return true
+		}
+		if ok, _ := path.Match(ph, host); ok {
+			return true
+		}
+		if ok, _ := path.Match(ph, shortHost(host)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func shortHost(h string) string {
+	if i := strings.IndexByte(h, '.'); i > 0 {
+		return h[:i]
+	}
+	return h
+}
+
+// userCache resolves uids to names, groups and homes, caching for a
+// minute so a flood of requests does not re-read /etc/passwd each time.
+type userCache struct {
+	mu      sync.Mutex
+	entries map[uint32]cachedUser
+}
+
+type cachedUser struct {
+	c       caller
+	expires time.Time
+}
+
+func (u *userCache) init() { u.entries = map[uint32]cachedUser{} }
+
+func (u *userCache) identify(uid, gid uint32) caller {
+	u.mu.Lock()
+	e, ok := u.entries[uid]
+	u.mu.Unlock()
+	if ok && time.Now().Before(e.expires) && e.c.gid == gid {
+		return e.c
+	}
+	c := caller{uid: uid, gid: gid, user: strconv.FormatUint(uint64(uid), 10)}
+	if usr, err := user.LookupId(c.user); err == nil {
+		c.user = usr.Username
+		c.home = usr.HomeDir
+		if ids, err := usr.GroupIds(); err == nil {
+			for _, id := range ids {
+				if g, err := user.LookupGroupId(id); err == nil {
+					c.groups = append(c.groups, g.Name)
+				}
+			}
+		}
+	}
+	c.group = strconv.FormatUint(uint64(gid), 10)
+	if g, err := user.LookupGroupId(c.group); err == nil {
+		c.group = g.Name
+	}
+	u.mu.Lock()
+	u.entries[uid] = cachedUser{c: c, expires: time.Now().Add(time.Minute)}
+	u.mu.Unlock()
+	return c
+}
+
+// identifyName resolves a user a mom vouched for; the name the mom sent
+// wins over local lookups when the uid is unknown here.
+func (u *userCache) identifyName(name string, uid, gid uint32) caller {
+	c := u.identify(uid, gid)
+	if name != "" && c.user == strconv.FormatUint(uint64(uid), 10) {
+		c.user = name
+	}
+	return c
+}

@@ -1,0 +1,372 @@
+package server
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// manager performs a qmgr create, delete, set or unset.
+func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
+	mgr, op := s.privileges(who)
+	if !mgr && !op {
+		return proto.Errorf(proto.PBSE_PERM, "qmgr requests need operator or manager privilege")
+	}
+	switch req.Command {
+	case proto.MgrCreate, proto.MgrDelete:
+		if req.Object == proto.ObjServer {
+			return proto.Errorf(proto.PBSE_IVALREQ, "the server cannot be created or deleted")
+		}
+		if !mgr {
+			return proto.Errorf(proto.PBSE_PERM, "creating and deleting %ss needs manager privilege", req.Object)
+		}
+	case proto.MgrSet, proto.MgrUnset:
+		if len(req.Attrs) == 0 {
+			return proto.Errorf(proto.PBSE_IVALREQ, "no attributes given")
+		}
+	default:
+		return proto.Errorf(proto.PBSE_IVALREQ, "manager command %d", req.Command)
+	}
+	var table *model.DefTable
+	switch req.Object {
+	case proto.ObjServer:
+		table = model.ServerDefs
+	case proto.ObjQueue:
+		table = model.QueueDefs
+	case proto.ObjNode:
+		table = model.NodeDefs
+	default:
+		return proto.Errorf(proto.PBSE_IVALREQ, "object type %d", req.Object)
+	}
+	for _, a := range req.Attrs {
+		d, ok := table.Lookup(a.Name)
+		if !ok {
+			if req.Object == proto.ObjNode {
+				return proto.Errorf(proto.PBSE_UNKNODEATR, "%s", a.FullName())
+			}
+			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+		}
+		if !d.CanSet(mgr, op) {
+			if d.Access&model.ReadOnly != 0 {
+				return proto.Errorf(proto.PBSE_ATTRRO, "%s", a.FullName())
+			}
+			return proto.Errorf(proto.PBSE_PERM, "%s needs manager privilege", a.FullName())
+		}
+	}
+	if req.Command == proto.MgrUnset {
+		for i := range req.Attrs {
+			req.Attrs[i].Op = proto.OpUnset
+		}
+	}
+	err := s.commit.Do(func(b *store.Batch) error {
+		switch req.Object {
+		case proto.ObjServer:
+			return s.mgrServer(b, req)
+		case proto.ObjQueue:
+			return s.mgrQueue(b, req)
+		}
+		return s.mgrNode(b, req)
+	})
+	if err == nil {
+		s.log.Info("manager request", "command", mgrVerb(req.Command), "object", req.Object.String(), "name", req.Name, "attrs", attrsText(req.Attrs), "by", who.user+"@"+who.host)
+	}
+	return err
+}
+
+func mgrVerb(c proto.ManagerCommand) string {
+	switch c {
+	case proto.MgrCreate:
+		return "create"
+	case proto.MgrDelete:
+		return "delete"
+	case proto.MgrSet:
+		return "set"
+	}
+	return "unset"
+}
+
+func attrsText(attrs []proto.Attr) string {
+	parts := make([]string, len(attrs))
+	for i, a := range attrs {
+		parts[i] = a.FullName()
+		if a.Op != proto.OpUnset {
+			parts[i] += "=" + a.Value
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// applyAll applies attrs to a copy of o and returns it; o is unchanged on
+// error.
+func applyAll(t *model.DefTable, o *model.Object, attrs []proto.Attr) (*model.Object, error) {
+	c := o.Clone()
+	for _, a := range attrs {
+		if err := t.Apply(c, a); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
+	if req.Command != proto.MgrSet && req.Command != proto.MgrUnset {
+		return proto.NewError(proto.PBSE_IVALREQ)
+	}
+	c, err := applyAll(model.ServerDefs, s.server, req.Attrs)
+	if err != nil {
+		return err
+	}
+	if dq, ok := c.Get(proto.AttrDefaultQueue); ok && dq != "" {
+		if _, exists := s.queues[dq]; !exists {
+			return proto.Errorf(proto.PBSE_UNKQUE, "%s", dq)
+		}
+	}
+	s.server = c
+	b.PutServer(c)
+	return nil
+}
+
+func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
+	name := req.Name
+	q, exists := s.queues[name]
+	switch req.Command {
+	case proto.MgrCreate:
+		if err := model.CheckQueueName(name); err != nil {
+			return err
+		}
+		if exists {
+			return proto.NewError(proto.PBSE_QUEEXIST)
+		}
+		c, err := applyAll(model.QueueDefs, model.NewObject(name), req.Attrs)
+		if err != nil {
+			return err
+		}
+		if err := s.checkQueue(c); err != nil {
+			return err
+		}
+		s.queues[name] = c
+		b.PutQueue(c)
+		return nil
+	case proto.MgrDelete:
+		if !exists {
+			return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
+		}
+		if n := s.counts.queued(name); n > 0 {
+			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs", name, n)
+		}
+		if dq, _ := s.server.Get(proto.AttrDefaultQueue); dq == name {
+			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is the server's default_queue", name)
+		}
+		// Finished jobs of the queue stay in history under its name.
+		delete(s.queues, name)
+		b.DeleteQueue(name)
+		return nil
+	}
+	if !exists {
+		return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
+	}
+	c, err := applyAll(model.QueueDefs, q, req.Attrs)
+	if err != nil {
+		return err
+	}
+	if err := s.checkQueue(c); err != nil {
+		return err
+	}
+	if t, _ := c.Get(proto.AttrQueueTypeQ); t != "Execution" {
+		if n := s.counts.queued(name); n > 0 && t != mustGet(q, proto.AttrQueueTypeQ) {
+			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs; its type cannot change", name, n)
+		}
+	}
+	s.queues[name] = c
+	b.PutQueue(c)
+	return nil
+}
+
+func mustGet(o *model.Object, name string) string {
+	v, _ := o.Get(name)
+	return v
+}
+
+// checkQueue verifies a queue's definition is complete enough for its
+// flags: enabling or starting needs a queue_type, and route destinations
+// must name other queues of this server.
+func (s *Server) checkQueue(q *model.Object) error {
+	qtype, hasType := q.Get(proto.AttrQueueTypeQ)
+	if !hasType && (q.Bool(proto.AttrEnabled) || q.Bool(proto.AttrStarted)) {
+		return proto.Errorf(proto.PBSE_QUENOEN, "queue %s: set queue_type first", q.Name)
+	}
+	if dests, ok := q.Get(proto.AttrRouteDestinations); ok {
+		for _, d := range model.SplitList(dests) {
+			if d == q.Name {
+				return proto.Errorf(proto.PBSE_BADATVAL, "queue %s cannot route to itself", q.Name)
+			}
+			if strings.Contains(d, "@") {
+				continue
+			}
+			if _, ok := s.queues[d]; !ok {
+				return proto.Errorf(proto.PBSE_UNKQUE, "%s (in route_destinations of %s)", d, q.Name)
+			}
+		}
+	}
+	_ = qtype
+	return nil
+}
+
+func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
+	name := req.Name
+	n, exists := s.nodes[name]
+	switch req.Command {
+	case proto.MgrCreate:
+		if err := model.CheckNodeName(name); err != nil {
+			return err
+		}
+		if exists {
+			return proto.NewError(proto.PBSE_NODEEXIST)
+		}
+		o := model.NewObject(name)
+		o.Set(proto.AttrNodeMom, "", name)
+		o.Set(proto.AttrNodePort, "", strconv.Itoa(s.cfg.MomPort))
+		o.Set(proto.AttrNodeNtype, "", "PBS")
+		o.Set(proto.AttrNodeSharing, "", "default_shared")
+		o.Set(proto.AttrResourcesAvail, proto.ResHost, name)
+		o.Set(proto.AttrResourcesAvail, "vnode", name)
+		c, err := applyAll(model.NodeDefs, o, req.Attrs)
+		if err != nil {
+			return err
+		}
+		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
+		s.nodes[name] = c
+		b.PutNode(c)
+		return nil
+	case proto.MgrDelete:
+		if !exists {
+			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
+		}
+		for _, j := range s.jobList {
+			if j.Active() && nodeInExecHost(j.ExecHost, name) {
+				return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", name, j.ID)
+			}
+		}
+		delete(s.nodes, name)
+		b.DeleteNode(name)
+		return nil
+	}
+	if !exists {
+		return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
+	}
+	c, err := applyAll(model.NodeDefs, n, req.Attrs)
+	if err != nil {
+		return err
+	}
+	if st, _ := c.Get(proto.AttrNodeState); st != mustGet(n, proto.AttrNodeState) {
+		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
+	}
+	s.nodes[name] = c
+	b.PutNode(c)
+	return nil
+}
+
+// nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.
+func nodeInExecHost(execHost, node string) bool {
+	for _, part := range strings.Split(execHost, "+") {
+		h, _, _ := strings.Cut(part, "/")
+		if h == node {
+			return true
+		}
+	}
+	return false
+}
+
+// statusServer answers qstat -B and qmgr list server.
+func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.StatusReply {
+	mgr, op := s.privileges(who)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	o := s.server.Clone()
+	state := "Idle"
+	if o.Bool(proto.AttrScheduling) {
+		state = "Active"
+	}
+	o.Set(proto.AttrServerState, "", state)
+	o.Set(proto.AttrServerHost, "", s.cfg.Host)
+	counts, total := s.counts.stateCount("")
+	o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
+	o.Set(proto.AttrStateCount, "", counts)
+	o.Set(proto.AttrPbsVersion, "", Version)
+	o.Set(proto.AttrNextJobNumber, "", strconv.FormatInt(s.nextSeq, 10))
+	return &proto.StatusReply{Objects: []proto.Status{{Name: s.cfg.ServerName, Attrs: model.ServerDefs.Status(o, mgr || op, model.WantSet(req.Attrs))}}}
+}
+
+// statusQueues answers qstat -Q and qmgr list queue.
+func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	mgr, op := s.privileges(who)
+	want := model.WantSet(req.Attrs)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	reply := &proto.StatusReply{}
+	names := req.IDs
+	if len(names) == 0 {
+		for n := range s.queues {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	for _, raw := range names {
+		name, _, _ := strings.Cut(strings.TrimSpace(raw), "@")
+		q, ok := s.queues[name]
+		if !ok {
+			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKQUE, Text: proto.PBSE_UNKQUE.Message()})
+			continue
+		}
+		o := q.Clone()
+		counts, total := s.counts.stateCount(name)
+		o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
+		o.Set(proto.AttrStateCount, "", counts)
+		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: model.QueueDefs.Status(o, mgr || op, want)})
+	}
+	return reply, nil
+}
+
+// statusNodes answers pbsnodes and qmgr list node.
+func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	mgr, op := s.privileges(who)
+	want := model.WantSet(req.Attrs)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	reply := &proto.StatusReply{}
+	names := req.IDs
+	if len(names) == 0 {
+		for n := range s.nodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	for _, raw := range names {
+		name := strings.TrimSpace(raw)
+		n, ok := s.nodes[name]
+		if !ok {
+			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
+			continue
+		}
+		o := n.Clone()
+		o.Set(proto.AttrNodeState, "", s.nodeState(n))
+		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: model.NodeDefs.Status(o, mgr || op, want)})
+	}
+	return reply, nil
+}
+
+// nodeState is the state shown for a node: the admin's offline flag
+// combined with what is known of its mom. Until a mom has reported, the
+// node is state-unknown and down.
+func (s *Server) nodeState(n *model.Object) string {
+	admin, _ := n.Get(proto.AttrNodeState)
+	state := model.NodeUnknown + "," + model.NodeDown
+	if admin == model.NodeOffline {
+		state = model.NodeOffline + "," + state
+	}
+	return state
+}

@@ -1,0 +1,392 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/user"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/accounting"
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// Version is reported as pbs_version.
+const Version = "23.06.06"
+
+// Config is what the server needs from its caller.
+type Config struct {
+	Home       string // PBS_HOME
+	ServerName string // short name used in job ids
+	Host       string // this host's short name
+	// SocketPath is the Unix socket for local commands.
+	SocketPath string
+	// TCPAddr is the listen address for daemons (":15001"); "" disables.
+	TCPAddr string
+	// MomPort is the default Port of new nodes (PBS_MOM_SERVICE_PORT).
+	MomPort int
+	// KeyFile is the cluster key, created if missing.
+	KeyFile string
+	// StorePath is the directory holding the store (server_priv).
+	StorePath string
+	// AccountingDir is server_priv/accounting.
+	AccountingDir string
+	Store         store.Options
+	Logger        hclog.Logger
+	// IdleTimeout closes a client connection that sends nothing for this
+	// long; zero means 10 minutes.
+	IdleTimeout time.Duration
+	// MaxConns bounds concurrent connections; zero means 4096.
+	MaxConns int
+	// Now overrides the clock in tests.
+	Now func() time.Time
+}
+
+// Server is a running pbs_server.
+type Server struct {
+	cfg    Config
+	log    hclog.Logger
+	st     *store.Store
+	commit *store.Committer
+	acct   *accounting.Writer
+	key    []byte
+	now    func() time.Time
+
+	mu      sync.RWMutex
+	server  *model.Object
+	queues  map[string]*model.Object
+	nodes   map[string]*model.Object
+	jobs    map[int64]*model.Job
+	jobList []*model.Job // by sequence number
+	nextSeq int64
+	counts  counters
+
+	users userCache
+
+	listeners []net.Listener
+	connSem   chan struct{}
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	stopOnce  sync.Once
+}
+
+// New opens (or initialises) the store and loads the state. It does not
+// listen yet; call Serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 10 * time.Minute
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = 4096
+	}
+	s := &Server{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		now:     cfg.Now,
+		connSem: make(chan struct{}, cfg.MaxConns),
+		stop:    make(chan struct{}),
+	}
+	s.users.init()
+	for _, dir := range []string{cfg.StorePath, cfg.AccountingDir} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create %s: %w", dir, err)
+		}
+	}
+	if cfg.KeyFile != "" {
+		if err := os.MkdirAll(dirOf(cfg.KeyFile), 0o700); err != nil {
+			return nil, fmt.Errorf("create key directory: %w", err)
+		}
+		key, err := proto.LoadOrCreateKey(cfg.KeyFile)
+		if err != nil {
+			return nil, err
+		}
+		s.key = key
+	}
+	st, fresh, err := store.Open(cfg.StorePath, cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	if fresh {
+		if err := s.initFresh(); err != nil {
+			st.Close()
+			return nil, err
+		}
+	}
+	snap, err := st.Load()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if snap.Server == nil {
+		st.Close()
+		return nil, fmt.Errorf("store %s has no server record: damaged (left untouched)", st.Path())
+	}
+	s.loadSnapshot(snap)
+	acct, err := accounting.New(cfg.AccountingDir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.acct = acct
+	s.commit = store.NewCommitter(st, &s.mu, s.rollback)
+	s.log.Info("server state loaded", "store", st.Path(), "jobs", len(s.jobs), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
+	return s, nil
+}
+
+func dirOf(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[:i]
+		}
+	}
+	return "."
+}
+
+// initFresh writes the defaults of a new PBS_HOME: queue workq, scheduling
+// on, and the invoking user as a manager.
+func (s *Server) initFresh() error {
+	manager := ""
+	if u, err := user.Current(); err == nil {
+		manager = u.Username + "@*"
+	}
+	b := &store.Batch{}
+	b.PutServer(model.DefaultServer(s.cfg.ServerName, manager))
+	b.PutQueue(model.DefaultQueue())
+	b.SetNextSeq(0)
+	if err := s.st.Commit([]*store.Batch{b}); err != nil {
+		return fmt.Errorf("initialise store: %w", err)
+	}
+	s.log.Info("initialised a fresh PBS_HOME", "queue", "workq", "manager", manager)
+	return nil
+}
+
+// loadSnapshot replaces the in-memory state. Callers hold mu or have not
+// started serving.
+func (s *Server) loadSnapshot(snap *store.Snapshot) {
+	s.server = snap.Server
+	s.server.Name = s.cfg.ServerName
+	s.queues = make(map[string]*model.Object, len(snap.Queues))
+	for _, q := range snap.Queues {
+		s.queues[q.Name] = q
+	}
+	s.nodes = make(map[string]*model.Object, len(snap.Nodes))
+	for _, n := range snap.Nodes {
+		s.nodes[n.Name] = n
+	}
+	s.jobs = make(map[int64]*model.Job, len(snap.Jobs))
+	s.jobList = make([]*model.Job, 0, len(snap.Jobs))
+	s.counts.reset()
+	for _, j := range snap.Jobs {
+		s.jobs[j.Seq] = j
+		s.jobList = append(s.jobList, j)
+		s.counts.add(j)
+	}
+	sort.Slice(s.jobList, func(a, b int) bool { return s.jobList[a].Seq < s.jobList[b].Seq })
+	s.nextSeq = snap.NextSeq
+}
+
+// rollback restores memory from the store after a failed commit. It runs
+// under mu. If even the reload fails the server cannot know its state and
+// exits; a restart recovers from the last durable state.
+func (s *Server) rollback(cause error) {
+	s.log.Error("store commit failed; restoring state from the store", "error", cause)
+	snap, err := s.st.Load()
+	if err != nil {
+		s.log.Error("cannot reload the store after a failed commit; exiting", "error", err)
+		os.Exit(1)
+	}
+	next := s.nextSeq
+	s.loadSnapshot(snap)
+	// Sequence numbers handed out in the failed group are never reused.
+	if next > s.nextSeq {
+		s.nextSeq = next
+	}
+}
+
+// Close stops listening, waits for connections to end and closes the store.
+func (s *Server) Close() error {
+	s.stopOnce.Do(func() { close(s.stop) })
+	for _, l := range s.listeners {
+		l.Close()
+	}
+	s.wg.Wait()
+	s.commit.Close()
+	s.acct.Close()
+	return s.st.Close()
+}
+
+// nowUnix is the current time in Unix seconds.
+func (s *Server) nowUnix() int64 { return s.now().Unix() }
+
+// jobID formats a job id for this server.
+func (s *Server) jobID(seq int64) string { return model.FormatJobID(seq, s.cfg.ServerName) }
+
+// insertJob adds a new job (mu held).
+func (s *Server) insertJob(j *model.Job) {
+	s.jobs[j.Seq] = j
+	n := len(s.jobList)
+	if n == 0 || s.jobList[n-1].Seq < j.Seq {
+		s.jobList = append(s.jobList, j)
+	} else {
+		i := sort.Search(n, func(i int) bool { return s.jobList[i].Seq >= j.Seq })
+		s.jobList = append(s.jobList, nil)
+		copy(s.jobList[i+1:], s.jobList[i:])
+		s.jobList[i] = j
+	}
+	s.counts.add(j)
+}
+
+// removeJob drops a job from memory (mu held).
+func (s *Server) removeJob(j *model.Job) {
+	s.counts.remove(j)
+	delete(s.jobs, j.Seq)
+	i := sort.Search(len(s.jobList), func(i int) bool { return s.jobList[i].Seq >= j.Seq })
+	if i < len(s.jobList) && s.jobList[i] == j {
+		s.jobList = append(s.jobList[:i], s.jobList[i+1:]...)
+	}
+}
+
+// updateJob runs change on j keeping the counters right (mu held).
+func (s *Server) updateJob(j *model.Job, change func()) {
+	s.counts.remove(j)
+	change()
+	j.Mtime = s.nowUnix()
+	s.counts.add(j)
+}
+
+// lookupJob resolves any accepted job id form (mu held for reading).
+func (s *Server) lookupJob(id string) (*model.Job, error) {
+	seq, ok := model.ParseJobSeq(id)
+	if !ok {
+		return nil, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	j, ok := s.jobs[seq]
+	if !ok {
+		return nil, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	return j, nil
+}
+
+// counters keeps per-queue job counts by state and per-user counts of
+// unfinished jobs, so queue limits are checked without scanning all jobs.
+type counters struct {
+	byQueueState map[string]*[8]int
+	byQueueUser  map[string]map[string]int
+	byUser       map[string]int
+	unfinished   int
+}
+
+// stateSlot orders states as state_count prints them.
+func stateSlot(st model.JobState) int {
+	switch st {
+	case model.StateTransit:
+		return 0
+	case model.StateQueued:
+		return 1
+	case model.StateHeld:
+		return 2
+	case model.StateWaiting:
+		return 3
+	case model.StateRunning:
+		return 4
+	case model.StateExiting:
+		return 5
+	case model.StateFinished:
+		return 7
+	}
+	return 6
+}
+
+func (c *counters) reset() {
+	c.byQueueState = map[string]*[8]int{}
+	c.byQueueUser = map[string]map[string]int{}
+	c.byUser = map[string]int{}
+	c.unfinished = 0
+}
+
+func (c *counters) bump(j *model.Job, d int) {
+	qs := c.byQueueState[j.Queue]
+	if qs == nil {
+		qs = &[8]int{}
+		c.byQueueState[j.Queue] = qs
+	}
+	qs[stateSlot(j.State)] += d
+	if j.Finished() {
+		return
+	}
+	c.unfinished += d
+	u := j.User()
+	m := c.byQueueUser[j.Queue]
+	if m == nil {
+		m = map[string]int{}
+		c.byQueueUser[j.Queue] = m
+	}
+	m[u] += d
+	if m[u] == 0 {
+		delete(m, u)
+	}
+	c.byUser[u] += d
+	if c.byUser[u] == 0 {
+		delete(c.byUser, u)
+	}
+}
+
+func (c *counters) add(j *model.Job)    { c.bump(j, 1) }
+func (c *counters) remove(j *model.Job) { c.bump(j, -1) }
+
+// queued returns the unfinished jobs in queue q.
+func (c *counters) queued(q string) int {
+	qs := c.byQueueState[q]
+	if qs == nil {
+		return 0
+	}
+	n := 0
+	for i, v := range qs {
+		if i != 7 {
+			n += v
+		}
+	}
+	return n
+}
+
+// stateCount renders "Transit:0 Queued:1 ..." for a queue, or for the
+// server when q is "".
+func (c *counters) stateCount(q string) (string, int) {
+	var total [8]int
+	if q != "" {
+		if qs := c.byQueueState[q]; qs != nil {
+			total = *qs
+		}
+	} else {
+		for _, qs := range c.byQueueState {
+			for i, v := range qs {
+				total[i] += v
+			}
+		}
+	}
+	names := []string{"Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Begun"}
+	out := ""
+	sum := 0
+	for i, n := range names {
+		out += n + ":" + strconv.Itoa(total[i]) + " "
+		sum += total[i]
+	}
+	return out, sum
+}
+
+var errStopped = errors.New("server stopped")

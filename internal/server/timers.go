@@ -1,0 +1,163 @@
+package server
+
+import (
+	"time"
+
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// tickInterval is how often timed work runs: waiting jobs whose
+// Execution_Time passed, history expiry and route retries.
+const tickInterval = time.Second
+
+// routeRetryDefault is route_retry_time when unset (seconds).
+const routeRetryDefault = 30
+
+func (s *Server) timerLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(tickInterval)
+	defer t.Stop()
+	lastRoute := int64(0)
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		now := s.nowUnix()
+		s.releaseWaiting(now)
+		s.expireHistory(now)
+		if now-lastRoute >= 1 {
+			s.retryRoutes(now)
+			lastRoute = now
+		}
+	}
+}
+
+// releaseWaiting moves W jobs whose Execution_Time has come to Q.
+func (s *Server) releaseWaiting(now int64) {
+	s.mu.RLock()
+	var due []int64
+	for _, j := range s.jobList {
+		if j.State == model.StateWaiting && j.ExecutionTime <= now {
+			due = append(due, j.Seq)
+		}
+	}
+	s.mu.RUnlock()
+	if len(due) == 0 {
+		return
+	}
+	err := s.commit.Do(func(b *store.Batch) error {
+		for _, seq := range due {
+			j, ok := s.jobs[seq]
+			if !ok || j.State != model.StateWaiting {
+				continue
+			}
+			s.updateJob(j, func() {
+				j.EvalState(now)
+				if j.State == model.StateQueued && j.Etime == 0 {
+					j.Etime = now
+				}
+			})
+			b.PutJob(j)
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot release waiting jobs", "error", err)
+	}
+}
+
+// expireHistory purges finished jobs older than the retention.
+func (s *Server) expireHistory(now int64) {
+	s.mu.RLock()
+	keep := int64(s.retention() / time.Second)
+	var old []int64
+	for _, j := range s.jobList {
+		if j.Finished() && now-j.HistoryTime >= keep {
+			old = append(old, j.Seq)
+		}
+	}
+	s.mu.RUnlock()
+	if len(old) == 0 {
+		return
+	}
+	err := s.commit.Do(func(b *store.Batch) error {
+		for _, seq := range old {
+			if j, ok := s.jobs[seq]; ok && j.Finished() {
+				s.removeJob(j)
+				b.DeleteJob(seq)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot expire job history", "error", err)
+	} else {
+		s.log.Debug("job history expired", "jobs", len(old))
+	}
+}
+
+// retryRoutes offers jobs waiting in started route queues to their
+// destinations again, every route_retry_time seconds per job.
+func (s *Server) retryRoutes(now int64) {
+	s.mu.RLock()
+	var cands []int64
+	for _, j := range s.jobList {
+		if j.QueueType != "Route" || j.Finished() {
+			continue
+		}
+		q, ok := s.queues[j.Queue]
+		if !ok || !q.Bool(proto.AttrStarted) {
+			continue
+		}
+		retry, ok := q.Long(proto.AttrRouteRetryTime)
+		if !ok {
+			retry = routeRetryDefault
+		}
+		// A job not yet tried since it arrived goes at once; a refused one
+		// waits route_retry_time after the last try.
+		if s.routable(j, q, now) && (j.Mtime == j.Qtime || now-j.Mtime >= retry) {
+			cands = append(cands, j.Seq)
+		}
+	}
+	s.mu.RUnlock()
+	for _, seq := range cands {
+		var moved *model.Job
+		err := s.commit.Do(func(b *store.Batch) error {
+			j, ok := s.jobs[seq]
+			if !ok || j.QueueType != "Route" {
+				return nil
+			}
+			q := s.queues[j.Queue]
+			if q == nil || !s.routable(j, q, now) {
+				return nil
+			}
+			who := &caller{user: j.User(), host: j.SubmitHost, group: j.EGroup}
+			placed, permanent, err := s.route(j, q, who, now)
+			if err != nil {
+				if permanent {
+					s.finish(b, j, model.SubFailed, -1, "Job rejected by all possible destinations", now)
+					moved = j
+					return nil
+				}
+				s.updateJob(j, func() {})
+				b.PutJob(j)
+				return nil
+			}
+			s.counts.remove(j)
+			*j = *placed
+			s.counts.add(j)
+			b.PutJob(j)
+			moved = j
+			return nil
+		})
+		if err != nil {
+			s.log.Error("route retry failed", "error", err)
+		} else if moved != nil {
+			s.log.Info("job routed", "job", moved.ID, "queue", moved.Queue, "state", string(moved.State))
+		}
+	}
+}
