@@ -61,6 +61,12 @@ const (
 	AttrArrayIndices     = "array_indices_submitted"
 	AttrStagein          = "stagein"
 	AttrStageout         = "stageout"
+	AttrInitRootDir      = "init_root_dir" // Torque qsub -D
+	AttrJobArguments     = "job_arguments" // Torque qsub -F
+	AttrRemoveFiles      = "Remove_Files"  // OpenPBS qsub -R
+	AttrExtension        = "x"             // Torque qsub -W x=...
+	AttrUmask            = "umask"
+	AttrBlock            = "block" // OpenPBS qsub -W block=true
 )
 
 // Queue attributes.

@@ -73,6 +73,25 @@ type Job struct {
 
 	ResourceList  Resources
 	ResourcesUsed Resources
+
+	// Extra holds accepted attributes the server stores and shows but does
+	// not interpret (see passThrough), sorted by name.
+	Extra Resources
+}
+
+// passThrough lists job attributes of OpenPBS and Torque that are accepted
+// at submission and by qalter, kept and shown, but not acted upon, so
+// that scripts written for those systems are not refused.
+var passThrough = map[string]bool{
+	proto.AttrInitRootDir:       true,
+	proto.AttrJobArguments:      true,
+	proto.AttrRemoveFiles:       true,
+	proto.AttrExtension:         true,
+	proto.AttrUmask:             true,
+	proto.AttrBlock:             true,
+	"tolerate_node_failures":    true,
+	"release_nodes_on_stageout": true,
+	"max_run_subjobs":           true,
 }
 
 // Resources is a resource list kept sorted by name.
@@ -117,6 +136,7 @@ func (j *Job) Clone() *Job {
 	c := *j
 	c.ResourceList = j.ResourceList.Clone()
 	c.ResourcesUsed = j.ResourcesUsed.Clone()
+	c.Extra = j.Extra.Clone()
 	return &c
 }
 
@@ -262,8 +282,8 @@ func checkJobName(v string) (string, error) {
 	if len(v) > 236 {
 		return "", proto.Errorf(proto.PBSE_JOBNBIG, "Job_Name is longer than 236 characters")
 	}
-	if strings.ContainsAny(v, "/ \t") {
-		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (no '/' or blanks)", v)
+	if strings.ContainsAny(v, "/\n") {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (no '/' or newline)", v)
 	}
 	return v, nil
 }
@@ -396,7 +416,7 @@ var jobAttrIndex = func() map[string]int {
 // IsJobAttr reports whether name is a job attribute.
 func IsJobAttr(name string) bool {
 	_, ok := jobAttrIndex[name]
-	return ok
+	return ok || passThrough[name]
 }
 
 // JobStatus renders j's attributes in display order. want limits the
@@ -418,6 +438,11 @@ func JobStatus(j *Job, want map[string]bool) []proto.Attr {
 			out = append(out, proto.Attr{Name: a.name, Value: v})
 		}
 	}
+	for _, p := range j.Extra {
+		if want == nil || want[p.Name] {
+			out = append(out, proto.Attr{Name: p.Name, Value: p.Value})
+		}
+	}
 	return out
 }
 
@@ -425,7 +450,7 @@ func JobStatus(j *Job, want map[string]bool) []proto.Attr {
 func JobAttrValue(j *Job, name, resource string) (string, bool) {
 	i, ok := jobAttrIndex[name]
 	if !ok {
-		return "", false
+		return j.Extra.Get(name)
 	}
 	a := &jobAttrs[i]
 	if a.resources != nil {
@@ -450,7 +475,18 @@ const (
 func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	i, ok := jobAttrIndex[a.Name]
 	if !ok {
-		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+		if !passThrough[a.Name] || a.Resource != "" {
+			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+		}
+		if strings.ContainsAny(a.Value, "\x00\n") {
+			return proto.Errorf(proto.PBSE_BADATVAL, "%s contains a newline or NUL", a.Name)
+		}
+		if a.Op == proto.OpUnset {
+			j.Extra = j.Extra.Delete(a.Name)
+		} else {
+			j.Extra = j.Extra.Set(a.Name, a.Value)
+		}
+		return nil
 	}
 	d := &jobAttrs[i]
 	privileged := priv.Operator || priv.Manager
@@ -482,6 +518,9 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	if a.Resource != "" {
 		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
 	}
+	if a.Name == proto.AttrVariableList && a.Op == proto.OpIncr {
+		a.Value = proto.MergeVariableList(j.VariableList, a.Value)
+	}
 	if a.Name == proto.AttrHoldTypes {
 		h, ok := NormalizeHolds(a.Value)
 		if !ok {
@@ -494,73 +533,15 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	return d.set(j, a.Resource, a.Value)
 }
 
-// VarList helpers. Variable_List is "NAME=value,..." with ',' and '\'
-// inside values escaped by a backslash.
-
-// ParseVarList splits a Variable_List into name/value pairs in order.
-func ParseVarList(s string) []resc.Pair {
-	var out []resc.Pair
-	var cur strings.Builder
-	flush := func() {
-		item := cur.String()
-		cur.Reset()
-		if item == "" {
-			return
-		}
-		name, val, _ := strings.Cut(item, "=")
-		out = append(out, resc.Pair{Name: name, Value: val})
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-		case c == ',':
-			flush()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
-	return out
-}
-
-// FormatVarList joins pairs into a Variable_List, escaping as needed.
-func FormatVarList(vars []resc.Pair) string {
-	var b strings.Builder
-	for i, v := range vars {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(v.Name)
-		b.WriteByte('=')
-		for k := 0; k < len(v.Value); k++ {
-			if c := v.Value[k]; c == ',' || c == '\\' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(v.Value[k])
-		}
-	}
-	return b.String()
-}
-
 // SetVar returns the Variable_List s with name set to value (appended
 // when absent).
 func SetVar(s, name, value string) string {
-	vars := ParseVarList(s)
-	for i := range vars {
-		if vars[i].Name == name {
-			vars[i].Value = value
-			return FormatVarList(vars)
-		}
-	}
-	return FormatVarList(append(vars, resc.Pair{Name: name, Value: value}))
+	return proto.MergeVariableList(s, proto.EncodeVariableList([]proto.Var{{Name: name, Value: value}}))
 }
 
 // GetVar returns one variable of a Variable_List.
 func GetVar(s, name string) (string, bool) {
-	for _, v := range ParseVarList(s) {
+	for _, v := range proto.DecodeVariableList(s) {
 		if v.Name == name {
 			return v.Value, true
 		}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"gopbs/internal/cmdutil"
+	"gopbs/internal/config"
+	"gopbs/internal/qsubopt"
+	"gopbs/proto"
+)
+
+// alterer is the part of *proto.Client that qalter uses.
+type alterer interface {
+	AlterJob(id string, attrs []proto.Attr) error
+	Close() error
+}
+
+// system is what run takes from the process, so that tests can run it
+// without a server.
+type system struct {
+	ctx     qsubopt.Context
+	connect func() (alterer, error)
+}
+
+func main() {
+	env := cmdutil.NewEnv("qalter")
+	os.Exit(run(env, os.Args[1:], processSystem(env)))
+}
+
+func processSystem(env *cmdutil.Env) system {
+	cwd, _ := os.Getwd()
+	return system{
+		ctx: qsubopt.Context{
+			Environ: os.Environ(),
+			Cwd:     cwd,
+			Host:    config.ShortHostname(),
+			Now:     time.Now(),
+		},
+		connect: func() (alterer, error) {
+			c, err := env.Connect()
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+}
+
+func run(env *cmdutil.Env, args []string, sys system) int {
+	alt, err := qsubopt.ParseAlter(args, sys.ctx)
+	if err != nil {
+		var ue *qsubopt.UsageError
+		if errors.As(err, &ue) {
+			env.Errorf("%s", ue.Msg)
+			fmt.Fprintln(env.Stderr, qsubopt.AlterUsage)
+			return 2
+		}
+		return env.Fail(err)
+	}
+	client, err := sys.connect()
+	if err != nil {
+		return env.Fail(err)
+	}
+	defer client.Close()
+	status := 0
+	for _, raw := range alt.JobIDs {
+		id := cmdutil.NormalizeJobID(raw)
+		if err := client.AlterJob(id, alt.Attrs); err != nil {
+			status = env.JobError(err, id)
+		}
+	}
+	return status
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"gopbs/internal/cmdutil"
+	"gopbs/internal/config"
+	"gopbs/internal/qsubopt"
+	"gopbs/proto"
+)
+
+// Version lines of the two personalities (client-contract §3).
+const (
+	versionPBSPro = "pbs_version = 23.06.06"
+	versionTorque = "Version: 6.1.3"
+)
+
+// submitter is the part of *proto.Client that qsub uses.
+type submitter interface {
+	Submit(req *proto.SubmitRequest) (string, error)
+	Close() error
+}
+
+// system is what run takes from the process, so that tests can run it
+// without a server.
+type system struct {
+	ctx     qsubopt.Context
+	connect func() (submitter, error)
+}
+
+func main() {
+	env := cmdutil.NewEnv("qsub")
+	os.Exit(run(env, os.Args[1:], processSystem(env)))
+}
+
+func processSystem(env *cmdutil.Env) system {
+	// A failing Getwd leaves Cwd empty, which ParseSubmit reports.
+	cwd, _ := os.Getwd()
+	return system{
+		ctx: qsubopt.Context{
+			Environ:  os.Environ(),
+			Cwd:      cwd,
+			Host:     config.ShortHostname(),
+			Now:      time.Now(),
+			ReadFile: os.ReadFile,
+			Stdin:    os.Stdin,
+		},
+		connect: func() (submitter, error) {
+			c, err := env.Connect()
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+	}
+}
+
+func run(env *cmdutil.Env, args []string, sys system) int {
+	sub, err := qsubopt.ParseSubmit(args, sys.ctx)
+	if err != nil {
+		var ue *qsubopt.UsageError
+		if errors.As(err, &ue) {
+			env.Errorf("%s", ue.Msg)
+			fmt.Fprintln(env.Stderr, qsubopt.SubmitUsage)
+			return 2
+		}
+		return env.Fail(err)
+	}
+	if sub.Version {
+		if env.Personality() == config.Torque {
+			fmt.Fprintln(env.Stdout, versionTorque)
+		} else {
+			fmt.Fprintln(env.Stdout, versionPBSPro)
+		}
+		return 0
+	}
+	client, err := sys.connect()
+	if err != nil {
+		env.Errorf("%s", err)
+		if proto.CodeOf(err) == proto.PBSE_NOSERVER {
+			return proto.PBSE_SYSTEM.ExitStatus()
+		}
+		return cmdutil.ExitStatus(err)
+	}
+	defer client.Close()
+	id, err := client.Submit(sub.Request)
+	if err != nil {
+		return env.Fail(err)
+	}
+	if id == "" {
+		return env.Fail(proto.Errorf(proto.PBSE_PROTOCOL, "the server returned no job id"))
+	}
+	if !sub.Quiet {
+		fmt.Fprintln(env.Stdout, id)
+	}
+	return 0
+}
