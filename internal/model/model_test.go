@@ -1,0 +1,207 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	"gopbs/proto"
+)
+
+func TestNormalizeHolds(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"u", "u", true}, {"sou", "uos", true}, {"n", "", true}, {"", "", true}, {"uu", "u", true}, {"x", "", false}, {"up", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := NormalizeHolds(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("NormalizeHolds(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestHoldAllowed(t *testing.T) {
+	tests := []struct {
+		holds                    string
+		owner, operator, manager bool
+		want                     bool
+	}{
+		{"u", true, false, false, true},
+		{"u", false, false, false, false},
+		{"o", true, false, false, false},
+		{"o", false, true, false, true},
+		{"s", false, true, false, false},
+		{"s", false, false, true, true},
+		{"uos", false, false, true, true},
+		{"uo", true, false, false, false},
+	}
+	for _, tt := range tests {
+		if got := HoldAllowed(tt.holds, tt.owner, tt.operator, tt.manager); got != tt.want {
+			t.Errorf("HoldAllowed(%q, owner=%v op=%v mgr=%v) = %v", tt.holds, tt.owner, tt.operator, tt.manager, got)
+		}
+	}
+}
+
+func TestEvalState(t *testing.T) {
+	tests := []struct {
+		name string
+		job  Job
+		want JobState
+		sub  int
+	}{
+		{"plain", Job{State: StateTransit}, StateQueued, SubQueued},
+		{"held", Job{State: StateQueued, Holds: "u"}, StateHeld, SubHeld},
+		{"held and waiting", Job{State: StateQueued, Holds: "o", ExecutionTime: 2000}, StateHeld, SubHeld},
+		{"waiting", Job{State: StateQueued, ExecutionTime: 2000}, StateWaiting, SubWaiting},
+		{"wait over", Job{State: StateWaiting, ExecutionTime: 1000}, StateQueued, SubQueued},
+		{"running untouched", Job{State: StateRunning, Holds: "u", Substate: SubRunning}, StateRunning, SubRunning},
+		{"finished untouched", Job{State: StateFinished, Substate: SubFinished}, StateFinished, SubFinished},
+	}
+	for _, tt := range tests {
+		j := tt.job
+		j.EvalState(1500)
+		if j.State != tt.want || j.Substate != tt.sub {
+			t.Errorf("%s: state %c/%d, want %c/%d", tt.name, j.State, j.Substate, tt.want, tt.sub)
+		}
+	}
+}
+
+func TestSetJobAttr(t *testing.T) {
+	user := Privilege{Owner: true}
+	oper := Privilege{Operator: true}
+	tests := []struct {
+		name  string
+		state JobState
+		attr  proto.Attr
+		priv  Privilege
+		phase Phase
+		code  proto.Code
+		check func(*Job) bool
+	}{
+		{"name", StateQueued, proto.Attr{Name: "Job_Name", Value: "my job"}, user, AtSubmit, 0, func(j *Job) bool { return j.Name == "my job" }},
+		{"name with slash", StateQueued, proto.Attr{Name: "Job_Name", Value: "a/b"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"walltime canonical", StateQueued, proto.Attr{Name: "Resource_List", Resource: "walltime", Value: "1:0:0"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.ResourceList.Get("walltime"); return v == "01:00:00" }},
+		{"bad size", StateQueued, proto.Attr{Name: "Resource_List", Resource: "mem", Value: "lots"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"read only owner", StateQueued, proto.Attr{Name: "Job_Owner", Value: "x@y"}, oper, AtAlter, proto.PBSE_ATTRRO, nil},
+		{"unknown", StateQueued, proto.Attr{Name: "Nonsense", Value: "1"}, user, AtSubmit, proto.PBSE_NOATTR, nil},
+		{"pass-through x", StateQueued, proto.Attr{Name: "x", Value: "NACCESSPOLICY:SINGLEJOB"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.Extra.Get("x"); return v == "NACCESSPOLICY:SINGLEJOB" }},
+		{"user sets system hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "s"}, user, AtSubmit, proto.PBSE_PERM, nil},
+		{"user hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "u"}, user, AtSubmit, 0, func(j *Job) bool { return j.Holds == "u" }},
+		{"comment by user", StateQueued, proto.Attr{Name: "comment", Value: "hi"}, user, AtAlter, proto.PBSE_PERM, nil},
+		{"comment by operator while running", StateRunning, proto.Attr{Name: "comment", Value: "hi"}, oper, AtAlter, 0, func(j *Job) bool { return j.Comment == "hi" }},
+		{"resources while running", StateRunning, proto.Attr{Name: "Resource_List", Resource: "ncpus", Value: "2"}, user, AtAlter, proto.PBSE_MODATRRUN, nil},
+		{"priority range", StateQueued, proto.Attr{Name: "Priority", Value: "2000"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"join path", StateQueued, proto.Attr{Name: "Join_Path", Value: "oe"}, user, AtSubmit, 0, func(j *Job) bool { return j.JoinPath == "oe" }},
+		{"bad join path", StateQueued, proto.Attr{Name: "Join_Path", Value: "xo"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"rerunable n", StateQueued, proto.Attr{Name: "Rerunable", Value: "n"}, user, AtSubmit, 0, func(j *Job) bool { return !j.Rerunable }},
+		{"variable merge", StateQueued, proto.Attr{Name: "Variable_List", Value: "B=2", Op: proto.OpIncr}, user, AtAlter, 0, func(j *Job) bool { return j.VariableList == "A=1,B=2" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := &Job{State: tt.state, Rerunable: true, VariableList: "A=1"}
+			err := SetJobAttr(j, tt.attr, tt.priv, tt.phase)
+			if got := proto.CodeOf(err); got != tt.code {
+				t.Fatalf("code %d (%v), want %d", got, err, tt.code)
+			}
+			if tt.check != nil && !tt.check(j) {
+				t.Fatalf("job after set: %+v", j)
+			}
+		})
+	}
+}
+
+func TestJobStatusOrder(t *testing.T) {
+	j := &Job{ID: "1.srv", Name: "n", Owner: "u@h", State: StateQueued, Queue: "workq", Ctime: 5}
+	j.ResourceList = j.ResourceList.Set("ncpus", "1").Set("mem", "1gb")
+	var names []string
+	for _, a := range JobStatus(j, nil) {
+		names = append(names, a.FullName())
+	}
+	got := strings.Join(names, " ")
+	for _, seq := range []string{"Job_Name Job_Owner job_state queue server", "Resource_List.mem Resource_List.ncpus"} {
+		if !strings.Contains(got, seq) {
+			t.Errorf("status order %q lacks %q", got, seq)
+		}
+	}
+	if strings.Contains(got, "Exit_status") {
+		t.Error("Exit_status shown before the job finished")
+	}
+}
+
+func TestParseJobSeq(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"123", 123, true}, {"123.srv", 123, true}, {" 7.a.b.c\n", 7, true}, {"0.x", 0, true},
+		{"", 0, false}, {"abc", 0, false}, {"12x", 0, false}, {"12[].srv", 0, false}, {"9999999999999999999", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseJobSeq(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParseJobSeq(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestDefTableApply(t *testing.T) {
+	tests := []struct {
+		name  string
+		table *DefTable
+		ops   []proto.Attr
+		attr  string
+		res   string
+		want  string
+		code  proto.Code
+	}{
+		{"list incr", ServerDefs, []proto.Attr{{Name: "managers", Value: "a@*"}, {Name: "managers", Value: "b@*", Op: proto.OpIncr}}, "managers", "", "a@*,b@*", 0},
+		{"list decr", ServerDefs, []proto.Attr{{Name: "managers", Value: "a@*,b@*"}, {Name: "managers", Value: "a@*", Op: proto.OpDecr}}, "managers", "", "b@*", 0},
+		{"list incr no dup", ServerDefs, []proto.Attr{{Name: "managers", Value: "a@*"}, {Name: "managers", Value: "a@*", Op: proto.OpIncr}}, "managers", "", "a@*", 0},
+		{"bool", QueueDefs, []proto.Attr{{Name: "enabled", Value: "t"}}, "enabled", "", "True", 0},
+		{"bad bool", QueueDefs, []proto.Attr{{Name: "enabled", Value: "maybe"}}, "", "", "", proto.PBSE_BADATVAL},
+		{"queue type prefix", QueueDefs, []proto.Attr{{Name: "queue_type", Value: "e"}}, "queue_type", "", "Execution", 0},
+		{"queue type bad", QueueDefs, []proto.Attr{{Name: "queue_type", Value: "x"}}, "", "", "", proto.PBSE_BADATVAL},
+		{"resource", QueueDefs, []proto.Attr{{Name: "resources_max", Resource: "mem", Value: "4GB"}}, "resources_max", "mem", "4gb", 0},
+		{"resource incr", QueueDefs, []proto.Attr{{Name: "resources_available", Resource: "ncpus", Value: "4"}, {Name: "resources_available", Resource: "ncpus", Value: "2", Op: proto.OpIncr}}, "resources_available", "ncpus", "6", 0},
+		{"unknown", QueueDefs, []proto.Attr{{Name: "bogus", Value: "1"}}, "", "", "", proto.PBSE_NOATTR},
+		{"iteration positive", ServerDefs, []proto.Attr{{Name: "scheduler_iteration", Value: "0"}}, "", "", "", proto.PBSE_BADATVAL},
+		{"unset", ServerDefs, []proto.Attr{{Name: "comment", Value: "x"}, {Name: "comment", Op: proto.OpUnset}}, "comment", "", "", 0},
+		{"history duration", ServerDefs, []proto.Attr{{Name: "job_history_duration", Value: "1:0:0"}}, "job_history_duration", "", "01:00:00", 0},
+		{"node state", NodeDefs, []proto.Attr{{Name: "state", Value: "down"}}, "", "", "", proto.PBSE_BADNDATVAL},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := NewObject("x")
+			var err error
+			for _, a := range tt.ops {
+				if err = tt.table.Apply(o, a); err != nil {
+					break
+				}
+			}
+			if got := proto.CodeOf(err); got != tt.code {
+				t.Fatalf("code %d (%v), want %d", got, err, tt.code)
+			}
+			if tt.code != 0 {
+				return
+			}
+			got, _ := o.Get(tt.attr)
+			if tt.res != "" {
+				got, _ = o.Resource(tt.attr, tt.res)
+			}
+			if got != tt.want {
+				t.Fatalf("%s = %q, want %q", tt.attr, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{"workq": true, "q1.a-b_c": true, "1q": false, "": false, "a b": false, "a/b": false, strings.Repeat("a", 65): false} {
+		if ValidName(name) != want {
+			t.Errorf("ValidName(%q) = %v", name, !want)
+		}
+	}
+}
