@@ -15,6 +15,7 @@ import (
 	"gopbs/internal/config"
 	"gopbs/internal/logging"
 	"gopbs/internal/server"
+	"gopbs/internal/store"
 )
 
 func main() {
@@ -25,6 +26,7 @@ func run() int {
 	home := flag.String("d", "", "PBS_HOME (overrides pbs.conf)")
 	level := flag.String("log-level", "info", "log level: trace, debug, info, warn, error")
 	version := flag.Bool("version", false, "print the version and exit")
+	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
 	flag.Parse()
 	if *version {
 		fmt.Println("pbs_version =", server.Version)
@@ -58,6 +60,7 @@ func run() int {
 		KeyFile:       cfg.KeyFile(),
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),
+		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
 	})
 	if err != nil {

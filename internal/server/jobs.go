@@ -777,6 +777,10 @@ func matchCriterion(j *model.Job, c proto.Attr) (bool, error) {
 			return true, nil
 		}
 		return (j.Queue == q) == (c.Op != proto.OpNE), nil
+	case "array":
+		// Job arrays are not supported, so no job is one.
+		isArray := strings.EqualFold(c.Value, "True")
+		return !isArray == (c.Op != proto.OpNE), nil
 	case proto.AttrHoldTypes:
 		h, _ := model.NormalizeHolds(c.Value)
 		eq := j.Holds == h

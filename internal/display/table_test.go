@@ -1,0 +1,283 @@
+package display
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"gopbs/proto"
+)
+
+func TestJobTable(t *testing.T) {
+	longID := job("123456789012.a-very-long-server.example.com",
+		"Job_Name", "exactly16chars__", "Job_Owner", "averyveryverylonguser@h",
+		"resources_used.cput", "1234:00:00", "job_state", "R", "queue", "averyveryverylongqueue@srv")
+	spaced := job("4.srv", "Job_Name", "two words", "Job_Owner", "dave@h", "job_state", "H", "queue", "workq")
+	tests := []struct {
+		name string
+		jobs []proto.Status
+		opt  func() Options
+		want string
+	}{
+		{"pbspro", threeJobs(), pro, lines(
+			"Job id            Name             User              Time Use S Queue",
+			"----------------  ---------------- ----------------  -------- - -----",
+			"1.srv             STDIN            alice             00:00:00 R workq           |",
+			"2.srv             averyveryverylo* bob                      0 Q workq           |",
+			"3.srv             sleep            carol             00:01:02 F workq           |",
+		)},
+		{"torque shows F as C and cuts names at the front", threeJobs(), torque, lines(
+			"Job ID                    Name             User            Time Use S Queue",
+			"------------------------- ---------------- --------------- -------- - -----",
+			"1.srv                      STDIN            alice           00:00:00 R workq          |",
+			"2.srv                      ...rylongjobname bob                    0 Q workq          |",
+			"3.srv                      sleep            carol           00:01:02 C workq          |",
+		)},
+		{"pbspro wide", threeJobs(), func() Options { o := pro(); o.Wide = true; return o }, lines(
+			"Job id                         Name            User             Time Use S Queue",
+			"-----------------------------  --------------- ---------------  -------- - ---------------",
+			"1.srv                          STDIN           alice            00:00:00 R workq          |",
+			"2.srv                          averyveryveryl* bob                     0 Q workq          |",
+			"3.srv                          sleep           carol            00:01:02 F workq          |",
+		)},
+		{"pbspro truncation marks", []proto.Status{longID}, pro, lines(
+			"Job id            Name             User              Time Use S Queue",
+			"----------------  ---------------- ----------------  -------- - -----",
+			"123456789012.a-v* exactly16chars_* averyveryverylo*  1234:00* R averyveryverylo*",
+		)},
+		{"torque truncation", []proto.Status{longID}, torque, lines(
+			"Job ID                    Name             User            Time Use S Queue",
+			"------------------------- ---------------- --------------- -------- - -----",
+			"123456789012.a-very-long-serv exactly16chars__ averyveryverylo 1234:00: R averyveryverylo",
+		)},
+		{"whitespace never splits a column", []proto.Status{spaced}, pro, lines(
+			"Job id            Name             User              Time Use S Queue",
+			"----------------  ---------------- ----------------  -------- - -----",
+			"4.srv             two_words        dave                     0 H workq           |",
+		)},
+		{"no jobs prints nothing", nil, pro, ""},
+		{"server comment above the header", []proto.Status{queuedJob()}, func() Options {
+			o := pro()
+			o.ServerComment = "maintenance at 5"
+			return o
+		}, lines(
+			"maintenance at 5",
+			"Job id            Name             User              Time Use S Queue",
+			"----------------  ---------------- ----------------  -------- - -----",
+			"2.srv             averyveryverylo* bob                      0 Q workq           |",
+		)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(t, func(b *bytes.Buffer) error { return JobTable(b, tt.jobs, tt.opt()) })
+			check(t, got, tt.want)
+		})
+	}
+}
+
+// TestJobTableColumns checks what clients rely on rather than exact text:
+// column 1 is the canonical id, column 5 the state, and no field is empty.
+func TestJobTableColumns(t *testing.T) {
+	for _, o := range []Options{pro(), torque()} {
+		got := render(t, func(b *bytes.Buffer) error { return JobTable(b, threeJobs(), o) })
+		rows := strings.Split(strings.TrimSuffix(got, "\n"), "\n")[2:]
+		wantState := map[string]string{"1.srv": "R", "2.srv": "Q", "3.srv": "F"}
+		if o.torque() {
+			wantState["3.srv"] = "C"
+		}
+		for _, r := range rows {
+			f := strings.Fields(r)
+			if len(f) != 6 {
+				t.Fatalf("%s: row %q has %d fields, want 6", o.Personality, r, len(f))
+			}
+			if f[4] != wantState[f[0]] {
+				t.Errorf("%s: state of %s = %q, want %q", o.Personality, f[0], f[4], wantState[f[0]])
+			}
+		}
+	}
+}
+
+func TestJobTableDoesNotModifyInput(t *testing.T) {
+	jobs := threeJobs()
+	if err := JobTable(&bytes.Buffer{}, jobs, torque()); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := jobs[2].Get("job_state"); v != "F" {
+		t.Fatalf("input job_state changed to %q", v)
+	}
+	if _, ok := jobs[2].Get("Exit_status"); !ok {
+		t.Fatal("input Exit_status renamed")
+	}
+}
+
+func TestAltJobTable(t *testing.T) {
+	withNodes := runningJob()
+	withNodes.Attrs = append(withNodes.Attrs, attr("comment", "Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)"))
+	tests := []struct {
+		name string
+		jobs []proto.Status
+		opt  func() Options
+		want string
+	}{
+		{"pbspro", []proto.Status{runningJob(), queuedJob()}, pro, lines(
+			"",
+			"srv: |",
+			"                                                            Req'd  Req'd   Elap",
+			"Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time",
+			"--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----",
+			"1.srv           alice    workq    STDIN        4242   1   2    1gb 01:00 R 00:00",
+			"2.srv           bob      workq    averyvery*    --   --   1    --    --  Q   -- |",
+		)},
+		{"pbspro -n -s", []proto.Status{withNodes, queuedJob()}, func() Options {
+			o := pro()
+			o.Nodes, o.Comments, o.ServerComment = true, true, "busy"
+			return o
+		}, lines(
+			"",
+			"srv: busy",
+			"                                                            Req'd  Req'd   Elap",
+			"Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time",
+			"--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----",
+			"1.srv           alice    workq    STDIN        4242   1   2    1gb 01:00 R 00:00",
+			"   node01/0*2",
+			"   Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)",
+			"2.srv           bob      workq    averyvery*    --   --   1    --    --  Q   -- |",
+			"    -- |",
+			"    -- |",
+		)},
+		{"pbspro -n -1 keeps nodes on the row", []proto.Status{withNodes}, func() Options {
+			o := pro()
+			o.Nodes, o.OneLine = true, true
+			return o
+		}, lines(
+			"",
+			"srv: |",
+			"                                                            Req'd  Req'd   Elap",
+			"Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time",
+			"--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----",
+			"1.srv           alice    workq    STDIN        4242   1   2    1gb 01:00 R 00:00 node01/0*2",
+		)},
+		{"pbspro wide", []proto.Status{runningJob()}, func() Options { o := pro(); o.Wide = true; return o }, lines(
+			"",
+			"srv: |",
+			strings.Repeat(" ", 99)+"Req'd  Req'd   Elap",
+			"Job ID                         Username        Queue           Jobname         SessID   NDS  TSK   Memory Time  S Time",
+			"------------------------------ --------------- --------------- --------------- -------- ---- ----- ------ ----- - -----",
+			"1.srv                          alice           workq           STDIN               4242    1     2    1gb 01:00 R 00:00",
+		)},
+		{"torque -n -s", []proto.Status{withNodes, finishedJob()}, func() Options {
+			o := torque()
+			o.Nodes, o.Comments = true, true
+			return o
+		}, lines(
+			"",
+			"srv: |",
+			strings.Repeat(" ", 82)+"Req'd       Req'd       Elap",
+			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
+			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
+			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05",
+			"   node01/0*2",
+			"   Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)",
+			"3.srv                   carol       workq    sleep               --    --     --        --        --  C       -- |",
+			"    -- |",
+			"    -- |",
+		)},
+		{"torque -n -1", []proto.Status{withNodes}, func() Options {
+			o := torque()
+			o.Nodes, o.OneLine = true, true
+			return o
+		}, lines(
+			"",
+			"srv: |",
+			strings.Repeat(" ", 82)+"Req'd       Req'd       Elap",
+			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
+			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
+			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05   node01/0*2",
+		)},
+		{"no jobs prints nothing", nil, pro, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := render(t, func(b *bytes.Buffer) error { return AltJobTable(b, tt.jobs, tt.opt()) })
+			check(t, got, tt.want)
+		})
+	}
+}
+
+func TestNodeLines(t *testing.T) {
+	var hosts []string
+	for i := 1; i <= 12; i++ {
+		hosts = append(hosts, "node"+string(rune('0'+i/10))+string(rune('0'+i%10))+".example.com/0")
+	}
+	eh := strings.Join(hosts, "+")
+	pro := proNodeLines(eh)
+	wantPro := []string{
+		"node01/0+node02/0+node03/0+node04/0+node05/0+node06/0+node07/0+node08/0+",
+		"node09/0+node10/0+node11/0+node12/0",
+	}
+	if strings.Join(pro, "\n") != strings.Join(wantPro, "\n") {
+		t.Errorf("pbspro lines = %q, want %q", pro, wantPro)
+	}
+	tq := torqueNodeLines(eh, false)
+	wantTorque := []string{
+		"node01/0+node02/0+node03/0+node04/0+node05/0+node06/0+node07/0+node08/0",
+		"+node09/0+node10/0+node11/0+node12/0",
+	}
+	if strings.Join(tq, "\n") != strings.Join(wantTorque, "\n") {
+		t.Errorf("torque lines = %q, want %q", tq, wantTorque)
+	}
+	if got := torqueNodeLines(eh, true); len(got) != 1 {
+		t.Errorf("torque -1 gave %d lines, want 1", len(got))
+	}
+	if got := nodeNames("10.1.2.3/0*2+a.b/1"); strings.Join(got, "+") != "10.1.2.3/0*2+a/1" {
+		t.Errorf("nodeNames kept/stripped wrongly: %q", got)
+	}
+}
+
+func TestSizes(t *testing.T) {
+	tests := []struct {
+		in   string
+		unit SizeUnit
+		pro  string
+		tq   string
+	}{
+		{"1gb", SizeNatural, "1gb", "1gb"},
+		{"16000mb", SizeNatural, "16gb", "16000mb"},
+		{"500b", SizeNatural, "500b", "500b"},
+		{"20000kb", SizeNatural, "20mb", "20000kb"},
+		{"1gb", SizeMegawords, "128mw", "128mw"},
+		{"1gw", SizeGigabytes, "8gb", "8gb"},
+		{"2048", SizeGigabytes, "1gb", "1gb"},
+		{"lots", SizeNatural, "lots", "lots"},
+	}
+	for _, tt := range tests {
+		if got := proSize(tt.in, tt.unit); got != tt.pro {
+			t.Errorf("proSize(%q, %d) = %q, want %q", tt.in, tt.unit, got, tt.pro)
+		}
+		if got := torqueSize(tt.in, tt.unit); got != tt.tq {
+			t.Errorf("torqueSize(%q, %d) = %q, want %q", tt.in, tt.unit, got, tt.tq)
+		}
+	}
+}
+
+func TestNodesTasks(t *testing.T) {
+	for spec, want := range map[string]int{
+		"2:ppn=4+1:ppn=2": 10, "node01:ppn=2": 2, "3": 3, "1:gpu:ppn=8": 8, "": 0,
+		"99999999999:ppn=99999999999": 1, "1073741823:ppn=2": 0,
+	} {
+		if got := nodesTasks(spec); got != want {
+			t.Errorf("nodesTasks(%q) = %d, want %d", spec, got, want)
+		}
+	}
+}
+
+func TestStateLetter(t *testing.T) {
+	for in, want := range map[string]string{"F": "C", "X": "C", "M": "C", "B": "R", "T": "Q", "U": "S", "Q": "Q", "H": "H", "W": "W", "R": "R", "E": "E", "S": "S"} {
+		if got := StateLetter("torque", in); got != want {
+			t.Errorf("torque %s -> %s, want %s", in, got, want)
+		}
+		if got := StateLetter("pbspro", in); got != in {
+			t.Errorf("pbspro %s -> %s, want unchanged", in, got)
+		}
+	}
+}

@@ -1,0 +1,351 @@
+// Package testcluster starts the real daemons as separate processes in a
+// temporary PBS_HOME with free ports and runs the real commands against
+// them, for integration tests. Nothing is mocked: tests see what a user
+// would see.
+//
+// Binaries are built once per test process into a temporary directory
+// (Build); each Cluster has its own pbs.conf, PBS_HOME and ports.
+package testcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// TB is the part of testing.TB the cluster uses; the benchmark tool
+// provides its own.
+type TB interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+	Cleanup(func())
+	Failed() bool
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	buildErr  error
+)
+
+// ModuleRoot finds the directory holding go.mod above the working
+// directory.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// Build compiles every command of the module once and returns the
+// directory of the binaries.
+func Build(t TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		root, err := ModuleRoot()
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binDir, err = os.MkdirTemp("", "gopbs-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		os.Chmod(binDir, 0o755)
+		cmd := exec.Command("go", "build", "-o", binDir+"/", "./...")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binDir
+}
+
+// FreePort returns a TCP port that was free a moment ago.
+func FreePort(t TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Cluster is one PBS_HOME with its daemons.
+type Cluster struct {
+	T         TB
+	Bin       string
+	Home      string
+	Conf      string
+	BatchPort int
+	MomPort   int
+	SchedPort int
+
+	mu      sync.Mutex
+	server  *exec.Cmd
+	srvDone chan struct{} // closed when the server process has exited
+	srvLog  *os.File
+
+	serverArgs []string
+}
+
+// Options adjust a new cluster.
+type Options struct {
+	// Personality is written to pbs.conf ("" for pbspro).
+	Personality string
+	// ServerArgs are extra pbs_server flags.
+	ServerArgs []string
+}
+
+// New creates a PBS_HOME and pbs.conf and starts pbs_server. The cluster is
+// stopped when the test ends.
+func New(t TB, opts Options) *Cluster {
+	t.Helper()
+	c := &Cluster{T: t, Bin: Build(t), serverArgs: opts.ServerArgs}
+	c.Home = tempHome(t)
+	c.BatchPort, c.MomPort, c.SchedPort = FreePort(t), FreePort(t), FreePort(t)
+	c.Conf = filepath.Join(c.Home, "pbs.conf")
+	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\n",
+		c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort)
+	if opts.Personality != "" {
+		conf += "PBS_PERSONALITY=" + opts.Personality + "\n"
+	}
+	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.StartServer()
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// tempHome makes a PBS_HOME every user can traverse (tests run commands
+// as other users) under a short path (Unix socket paths are limited).
+func tempHome(t TB) string {
+	dir, err := os.MkdirTemp("", "pbsh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o755)
+	t.Cleanup(func() {
+		if !t.Failed() || os.Getenv("GOPBS_KEEP") == "" {
+			os.RemoveAll(dir)
+		} else {
+			t.Logf("kept PBS_HOME %s", dir)
+		}
+	})
+	return dir
+}
+
+// Env is the environment for commands and daemons of this cluster.
+func (c *Cluster) Env() []string {
+	env := []string{"PBS_CONF_FILE=" + c.Conf, "PATH=" + c.Bin + ":/usr/bin:/bin", "HOME=" + c.Home, "LANG=C"}
+	return env
+}
+
+// ServerLog returns what pbs_server wrote to stderr so far.
+func (c *Cluster) ServerLog() string {
+	b, _ := os.ReadFile(filepath.Join(c.Home, "pbs_server.stderr"))
+	return string(b)
+}
+
+// StartServer starts pbs_server and waits until it answers.
+func (c *Cluster) StartServer() {
+	c.T.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	logf, err := os.OpenFile(filepath.Join(c.Home, "pbs_server.stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		c.T.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(c.Bin, "pbs_server"), c.serverArgs...)
+	cmd.Env = c.Env()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		c.T.Fatal(err)
+	}
+	done := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(done) }()
+	c.server, c.srvDone, c.srvLog = cmd, done, logf
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			c.server = nil
+			c.T.Fatalf("pbs_server exited at start: %v\n%s", waitErr, c.ServerLog())
+		default:
+		}
+		if r := c.run(nil, nil, "qstat", "-B"); r.Code == 0 {
+			return
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	c.T.Fatalf("pbs_server did not answer within 20s\n%s", c.ServerLog())
+}
+
+// StartServerExpectFailure starts pbs_server and returns its exit error and
+// output, for tests of refusals to start.
+func (c *Cluster) StartServerExpectFailure(timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, "pbs_server"))
+	cmd.Env = c.Env()
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// KillServer sends sig (SIGKILL for a crash) to pbs_server and waits until
+// it is gone.
+func (c *Cluster) KillServer(sig syscall.Signal) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.server == nil {
+		return
+	}
+	c.server.Process.Signal(sig)
+	select {
+	case <-c.srvDone:
+	case <-time.After(30 * time.Second):
+		c.server.Process.Kill()
+		<-c.srvDone
+		c.T.Errorf("pbs_server did not exit within 30s of %v", sig)
+	}
+	c.server = nil
+	if c.srvLog != nil {
+		c.srvLog.Close()
+	}
+}
+
+// Stop terminates every daemon of the cluster.
+func (c *Cluster) Stop() { c.KillServer(syscall.SIGTERM) }
+
+// Result is what a command did.
+type Result struct {
+	Stdout string
+	Stderr string
+	Code   int
+}
+
+func (r Result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+}
+
+// Cred runs a command as another user.
+type Cred struct{ UID, GID uint32 }
+
+func (c *Cluster) run(cred *Cred, stdin []byte, name string, args ...string) Result {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, name), args...)
+	cmd.Env = c.Env()
+	cmd.Dir = c.Home
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: cred.UID, Gid: cred.GID}}
+		cmd.Dir = "/"
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else {
+			code = -1
+			errb.WriteString(err.Error())
+		}
+	}
+	return Result{Stdout: out.String(), Stderr: errb.String(), Code: code}
+}
+
+// Run runs a command of the cluster.
+func (c *Cluster) Run(name string, args ...string) Result { return c.run(nil, nil, name, args...) }
+
+// RunStdin runs a command with stdin.
+func (c *Cluster) RunStdin(stdin string, name string, args ...string) Result {
+	return c.run(nil, []byte(stdin), name, args...)
+}
+
+// RunAs runs a command as another user.
+func (c *Cluster) RunAs(cred Cred, stdin string, name string, args ...string) Result {
+	var in []byte
+	if stdin != "" {
+		in = []byte(stdin)
+	}
+	return c.run(&cred, in, name, args...)
+}
+
+// MustRun runs a command and fails the test unless it exits 0.
+func (c *Cluster) MustRun(name string, args ...string) string {
+	c.T.Helper()
+	r := c.Run(name, args...)
+	if r.Code != 0 {
+		c.T.Fatalf("%s %s: %s", name, strings.Join(args, " "), r)
+	}
+	return r.Stdout
+}
+
+// Submit runs qsub with a script on stdin and returns the job id.
+func (c *Cluster) Submit(script string, args ...string) string {
+	c.T.Helper()
+	r := c.RunStdin(script, "qsub", args...)
+	if r.Code != 0 {
+		c.T.Fatalf("qsub %v: %s", args, r)
+	}
+	return strings.TrimSuffix(r.Stdout, "\n")
+}
+
+// ServerName is the short name of the server in job ids.
+func (c *Cluster) ServerName() string { return "localhost" }
+
+// JobAttr returns one attribute from qstat -f (with -x) of a job.
+func (c *Cluster) JobAttr(id, name string) (string, bool) {
+	r := c.Run("qstat", "-f", "-x", "-1", id)
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " = ")
+		if ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Seq is the numeric part of a job id.
+func Seq(id string) int {
+	n, _ := strconv.Atoi(strings.SplitN(id, ".", 2)[0])
+	return n
+}

@@ -1,0 +1,14 @@
+// Command qhold adds holds to jobs: a held job shows H and is not run
+// until every hold is released (qrls).
+//
+// Usage: qhold [-h hold_list] job_id...
+//
+//   - hold_list is one or more of u (user), o (operator), s (system) and
+//     p (bad password); the default is u. Which holds a caller may set or
+//     clear is the server's decision (reference §4.2).
+//   - Every operand is a job id in any form the server resolves; surrounding
+//     whitespace is ignored. Each gets its own request, in order.
+//   - A failure prints "qhold: <message> <id>" on stderr and the exit status
+//     is that of the last failure; 0 when all succeeded. Nothing is printed
+//     on stdout. Usage errors (no operand, a bad hold list) exit 2.
+package main

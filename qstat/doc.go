@@ -1,0 +1,28 @@
+// Command qstat shows the status of jobs, queues and the server, in the
+// output dialect of the caller's personality (pbs.conf PBS_PERSONALITY,
+// overridden by the environment): OpenPBS 23.06 for pbspro, Torque 6.1 for
+// torque. Workflow tools parse this output, so its contract is
+// reference/client-contract.md §3-§5:
+//
+//   - qstat [-a|-i|-r|-H|-T] [-u users] [-n] [-s] [-1] [-w] [-x] [-f [-F json|dsv]]
+//     [job_id | destination]...; qstat -Q [-f] [dest]...; qstat -q [dest]...;
+//     qstat -B [-f]; qstat --version. Options may follow operands.
+//   - Operands are job ids in any form the server resolves (canonical, bare
+//     sequence number, seq.otherserver; surrounding whitespace is ignored)
+//     or destinations (queue, @server, queue@server). All operands go to the
+//     server in one request, so the header is printed once.
+//   - Known jobs are printed on stdout even when other operands fail; each
+//     failure is one stderr line ("qstat: Unknown Job Id <id>", Torque
+//     "qstat: Unknown Job Id Error <id>"; pbspro "qstat: <id> Job has
+//     finished, use -x or -H to obtain historical job information") and the
+//     exit status is that of the last failure (153, 35 ...). Usage errors
+//     exit 2. No jobs: no output, exit 0, except that -F json always prints
+//     a document with a "Jobs" object and Torque's -x prints an empty
+//     <Data></Data> when asked for every job.
+//   - pbspro asks for finished jobs only with -x or -H; torque always asks
+//     for them and shows them as C. Torque's -x is XML, one <Data> line per
+//     operand's job (or one for all jobs without operands).
+//
+// The logic is in run, which takes an Env and the arguments, so that tests
+// drive it in-process against a fake server connection.
+package main

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every check: formatting, vet, unit and integration tests (with the
+# race detector on the packages with concurrency), and a short run of every
+# fuzz target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt needed on:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
+go vet ./...
+go test -count=1 -timeout 15m ./...
+go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/
+
+# Every fuzz target, briefly; the corpus under testdata/ runs in go test.
+fuzztime=${FUZZTIME:-3s}
+for pkg in $(go list ./...); do
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/dev/null
+	done
+done
+echo "all checks passed"

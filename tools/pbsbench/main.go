@@ -1,0 +1,127 @@
+// Command pbsbench measures durable submissions per second against a real
+// pbs_server: through the client library (one long-lived connection per
+// client) and through the qsub binary (one process per job), with several
+// numbers of concurrent clients and optionally a delay added to every
+// fsync to model a slower disk. Results print as a Markdown table for
+// BENCHMARKS.md.
+//
+// Run it from the repository root:
+//
+//	go run ./tools/pbsbench -jobs 20000 -qsub-jobs 2000
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gopbs/internal/testcluster"
+	"gopbs/proto"
+)
+
+func main() {
+	jobs := flag.Int("jobs", 20000, "jobs per library run")
+	qsubJobs := flag.Int("qsub-jobs", 2000, "jobs per qsub run")
+	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
+	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
+	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
+	flag.Parse()
+
+	fmt.Printf("| via | fsync delay | clients | jobs | seconds | jobs/s |\n|---|---|---|---|---|---|\n")
+	for _, v := range strings.Split(*via, ",") {
+		for _, d := range strings.Split(*delays, ",") {
+			delay, err := time.ParseDuration(d)
+			if err != nil {
+				log.Fatalf("bad delay %q: %v", d, err)
+			}
+			for _, cs := range strings.Split(*clients, ",") {
+				c, err := strconv.Atoi(cs)
+				if err != nil || c <= 0 {
+					log.Fatalf("bad client count %q", cs)
+				}
+				n := *jobs
+				if v == "qsub" {
+					n = *qsubJobs
+				}
+				secs := runOne(v, delay, c, n)
+				fmt.Printf("| %s | %v | %d | %d | %.2f | %.0f |\n", v, delay, c, n, secs, float64(n)/secs)
+			}
+		}
+	}
+}
+
+// runOne starts a fresh cluster and submits n jobs from c clients.
+func runOne(via string, fsyncDelay time.Duration, c, n int) float64 {
+	tb := &benchTB{}
+	defer tb.cleanup()
+	// bbolt syncs twice per commit: model the per-fsync delay on both.
+	cl := testcluster.New(tb, testcluster.Options{ServerArgs: []string{"-store-sync-delay", (2 * fsyncDelay).String(), "-log-level", "warn"}})
+	socket := filepath.Join(cl.Home, "pbs_server.sock")
+	script := []byte("#!/bin/sh\n#PBS -N bench\n/bin/true\n")
+	var next atomic.Int64
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < c; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch via {
+			case "lib":
+				cli, err := proto.Dial(proto.DialOptions{Network: "unix", Address: socket})
+				if err != nil {
+					log.Fatal(err)
+				}
+				defer cli.Close()
+				for next.Add(1) <= int64(n) {
+					if _, err := cli.Submit(&proto.SubmitRequest{Script: script, Attrs: []proto.Attr{{Name: proto.AttrJobName, Value: "bench"}}}); err != nil {
+						failed.Add(1)
+					}
+				}
+			case "qsub":
+				for next.Add(1) <= int64(n) {
+					cmd := exec.Command(filepath.Join(cl.Bin, "qsub"))
+					cmd.Env = cl.Env()
+					cmd.Stdin = strings.NewReader(string(script))
+					if out, err := cmd.Output(); err != nil || len(out) == 0 {
+						failed.Add(1)
+					}
+				}
+			default:
+				log.Fatalf("unknown -via %q", via)
+			}
+		}()
+	}
+	wg.Wait()
+	secs := time.Since(start).Seconds()
+	if f := failed.Load(); f > 0 {
+		log.Fatalf("%d submissions failed", f)
+	}
+	return secs
+}
+
+// benchTB lets the test cluster run outside go test.
+type benchTB struct{ cleanups []func() }
+
+func (b *benchTB) Helper()                           {}
+func (b *benchTB) Fatal(args ...any)                 { b.cleanup(); log.Fatal(args...) }
+func (b *benchTB) Fatalf(format string, args ...any) { b.cleanup(); log.Fatalf(format, args...) }
+func (b *benchTB) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (b *benchTB) Logf(format string, args ...any)   { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (b *benchTB) Cleanup(f func())                  { b.cleanups = append(b.cleanups, f) }
+func (b *benchTB) Failed() bool                      { return false }
+
+func (b *benchTB) cleanup() {
+	for i := len(b.cleanups) - 1; i >= 0; i-- {
+		b.cleanups[i]()
+	}
+	b.cleanups = nil
+}
