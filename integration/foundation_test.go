@@ -133,9 +133,19 @@ func TestKill9DuringConcurrentSubmissions(t *testing.T) {
 	st.Close()
 	// After restart the server knows every job and continues numbering.
 	c.StartServer()
-	out := c.MustRun("qselect")
-	if n := len(strings.Fields(out)); n != len(printed) {
-		t.Errorf("qselect lists %d jobs after restart, want %d", n, len(printed))
+	// Jobs whose qsub died with the server may exist too (committed, never
+	// acknowledged); every acknowledged one must.
+	listed := map[string]bool{}
+	for _, id := range strings.Fields(c.MustRun("qselect")) {
+		listed[id] = true
+	}
+	for id := range printed {
+		if !listed[id] {
+			t.Errorf("qselect after restart lacks acknowledged job %s", id)
+		}
+	}
+	if len(listed) > len(printed)+clients {
+		t.Errorf("qselect lists %d jobs; at most %d were submitted", len(listed), len(printed)+clients)
 	}
 	id := c.Submit("#!/bin/sh\n")
 	for old := range printed {
@@ -284,8 +294,13 @@ func TestPrintServerRecreatesConfiguration(t *testing.T) {
 		}
 	}
 	b := testcluster.New(t, testcluster.Options{})
-	if r := b.RunStdin(printed, "qmgr"); r.Code != 0 {
-		t.Fatalf("feeding print output to a fresh server: %s", r)
+	// A fresh server already has workq, so its create fails, as in
+	// OpenPBS; everything else must apply.
+	r := b.RunStdin(printed, "qmgr")
+	for _, line := range strings.Split(strings.TrimSpace(r.Stderr), "\n") {
+		if line != "" && !strings.Contains(line, "obj=workq") && !strings.Contains(line, "(15025)") {
+			t.Fatalf("feeding print output to a fresh server: %s", r)
+		}
 	}
 	again := b.MustRun("qmgr", "-c", "print server")
 	if again != printed {

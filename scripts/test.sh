@@ -20,7 +20,11 @@ fuzztime=${FUZZTIME:-3s}
 for pkg in $(go list ./...); do
 	dir=$(go list -f '{{.Dir}}' "$pkg")
 	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/dev/null
+		if ! out=$(go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" 2>&1); then
+			echo "fuzz target $target in $pkg failed:" >&2
+			echo "$out" | grep -v '^fuzz: elapsed' >&2
+			exit 1
+		fi
 	done
 done
 echo "all checks passed"

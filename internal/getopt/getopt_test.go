@@ -61,9 +61,20 @@ func FuzzParse(f *testing.F) {
 	f.Add("-Nname file -r")
 	f.Fuzz(func(t *testing.T, line string) {
 		spec := Spec{Short: "a:hN:l:rz", Long: []string{"version"}}
-		opts, ops, err := spec.Parse(strings.Fields(line))
-		if err == nil && len(opts)+len(ops) > len(strings.Fields(line))*8 {
-			t.Fatalf("more results than input")
+		args := strings.Fields(line)
+		opts, ops, err := spec.Parse(args)
+		if err != nil {
+			return
+		}
+		// Every option comes from a letter of the input and every operand
+		// from an argument.
+		if len(opts) > len(line) || len(ops) > len(args) {
+			t.Fatalf("%d options and %d operands from %q", len(opts), len(ops), line)
+		}
+		for _, o := range opts {
+			if o.Name == 0 && o.Long == "" {
+				t.Fatalf("option without a name from %q", line)
+			}
 		}
 	})
 }

@@ -198,7 +198,12 @@ func ParseNodes(s string) (Select, error) {
 					return nil, &Error{Value: s, Reason: "gpus must be a non-negative integer"}
 				}
 				extra = append(extra, Pair{"ngpus", strconv.Itoa(n)})
-			case !hasVal && validName(name):
+			case !hasVal && validName(name) && !Known(name):
+				for _, e := range extra {
+					if e.Name == name {
+						return nil, &Error{Value: s, Reason: "node property " + strconv.Quote(name) + " given twice"}
+					}
+				}
 				extra = append(extra, Pair{name, "True"})
 			default:
 				return nil, &Error{Value: s, Reason: "bad node property " + strconv.Quote(f)}

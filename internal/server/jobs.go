@@ -459,10 +459,10 @@ func objErr(name string, err error) proto.ObjectError {
 	return proto.ObjectError{Name: name, Code: code, Text: err.Error()}
 }
 
-// mayModify says whether who may change job j: its owner, an operator or a
-// manager.
-func (s *Server) mayModify(who *caller, j *model.Job) model.Privilege {
-	mgr, op := s.privileges(who)
+// jobPrivilege is what who may do to job j: as its owner, an operator or a
+// manager. mgr and op come from privileges, which must be called before
+// entering a commit (it takes the read lock the committer holds).
+func jobPrivilege(who *caller, j *model.Job, mgr, op bool) model.Privilege {
 	return model.Privilege{Owner: j.User() == who.user, Operator: op, Manager: mgr}
 }
 
@@ -522,6 +522,7 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 }
 
 func (s *Server) deleteJob(who *caller, id, extra string) error {
+	mgr, op := s.privileges(who)
 	var deleted *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(id)
@@ -531,7 +532,7 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 		if j.Finished() {
 			return proto.NewError(proto.PBSE_HISTJOBID)
 		}
-		priv := s.mayModify(who, j)
+		priv := jobPrivilege(who, j, mgr, op)
 		if !priv.Owner && !priv.Operator && !priv.Manager {
 			return proto.NewError(proto.PBSE_PERM)
 		}
@@ -578,6 +579,7 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 
 // signalJob sends a signal to a running job, which needs a mom.
 func (s *Server) signalJob(who *caller, id, sig string) error {
+	mgr, op := s.privileges(who)
 	s.mu.RLock()
 	j, err := s.lookupJob(id)
 	s.mu.RUnlock()
@@ -587,7 +589,7 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 	if j.Finished() {
 		return proto.NewError(proto.PBSE_HISTJOBID)
 	}
-	priv := s.mayModify(who, j)
+	priv := jobPrivilege(who, j, mgr, op)
 	if !priv.Owner && !priv.Operator && !priv.Manager {
 		return proto.NewError(proto.PBSE_PERM)
 	}
@@ -605,6 +607,7 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 	if !ok || holds == "" {
 		return proto.Errorf(proto.PBSE_BADATVAL, "hold type %q (want letters of u, o, s)", types)
 	}
+	mgr, op := s.privileges(who)
 	return s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(id)
 		if err != nil {
@@ -613,7 +616,7 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 		if j.Finished() {
 			return proto.NewError(proto.PBSE_HISTJOBID)
 		}
-		priv := s.mayModify(who, j)
+		priv := jobPrivilege(who, j, mgr, op)
 		if !priv.Owner && !priv.Operator && !priv.Manager {
 			return proto.NewError(proto.PBSE_PERM)
 		}
@@ -646,6 +649,7 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 // alterJob applies qalter attributes to a copy, re-checks queue limits when
 // resources change, and swaps the copy in.
 func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
+	mgr, op := s.privileges(who)
 	return s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(req.JobID)
 		if err != nil {
@@ -654,7 +658,7 @@ func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 		if j.Finished() {
 			return proto.NewError(proto.PBSE_HISTJOBID)
 		}
-		priv := s.mayModify(who, j)
+		priv := jobPrivilege(who, j, mgr, op)
 		if !priv.Owner && !priv.Operator && !priv.Manager {
 			return proto.NewError(proto.PBSE_PERM)
 		}
