@@ -18,14 +18,22 @@ var (
 	bucketQueues = []byte("queues")
 	// bucketNodes maps node name -> msgpack model.Object.
 	bucketNodes = []byte("nodes")
-	// bucketJobs maps 8-byte big-endian sequence number -> msgpack model.Job.
+	// bucketJobs holds each job's record and script side by side, keyed by
+	// the 8-byte big-endian sequence number followed by one kind byte
+	// (kindJob: msgpack model.Job; kindScript: the script). Keeping both
+	// in one bucket, in key order, makes a submission dirty one leaf page
+	// instead of one per bucket.
 	bucketJobs = []byte("jobs")
-	// bucketScripts maps 8-byte big-endian sequence number -> script bytes.
-	bucketScripts = []byte("scripts")
+)
+
+// Kinds of record in bucketJobs.
+const (
+	kindJob    byte = 0
+	kindScript byte = 1
 )
 
 // allBuckets is checked on open and created on init.
-var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketScripts}
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs}
 
 // Keys in bucketMeta and bucketServer.
 var (

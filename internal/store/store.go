@@ -54,7 +54,7 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 	} else if err != nil {
 		return nil, false, fmt.Errorf("store %s: %w", path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: false})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, false, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
@@ -143,6 +143,14 @@ func encodeSeq(n int64) []byte {
 	return b
 }
 
+// jobKey is the bucketJobs key of a job's record or script.
+func jobKey(seq int64, kind byte) []byte {
+	b := make([]byte, 9)
+	binary.BigEndian.PutUint64(b, uint64(seq))
+	b[8] = kind
+	return b
+}
+
 // Load reads every object. Any record that does not decode is an error
 // naming its bucket and key.
 func (s *Store) Load() (*Snapshot, error) {
@@ -173,8 +181,14 @@ func (s *Store) Load() (*Snapshot, error) {
 			}
 		}
 		return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+			if len(k) != 9 {
+				return fmt.Errorf("store %s: job key %x is not 9 bytes", s.path, k)
+			}
+			if k[8] != kindJob {
+				return nil
+			}
 			var j model.Job
-			if err := msgpack.Unmarshal(v, &j); err != nil || len(k) != 8 {
+			if err := msgpack.Unmarshal(v, &j); err != nil {
 				return fmt.Errorf("store %s: job record %x: %v", s.path, k, err)
 			}
 			if j.Seq != int64(binary.BigEndian.Uint64(k)) {
@@ -199,7 +213,7 @@ func (s *Store) Load() (*Snapshot, error) {
 func (s *Store) Script(seq int64) ([]byte, error) {
 	var out []byte
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketScripts).Get(encodeSeq(seq))
+		v := tx.Bucket(bucketJobs).Get(jobKey(seq, kindScript))
 		if v == nil {
 			return fmt.Errorf("no script stored for job %d", seq)
 		}
@@ -257,13 +271,15 @@ func (b *Batch) add(kind opKind, key []byte, v any) {
 }
 
 // PutJob writes a job.
-func (b *Batch) PutJob(j *model.Job) { b.add(opPutJob, encodeSeq(j.Seq), j) }
+func (b *Batch) PutJob(j *model.Job) { b.add(opPutJob, jobKey(j.Seq, kindJob), j) }
 
 // DeleteJob removes a job and its script.
 func (b *Batch) DeleteJob(seq int64) { b.add(opDelJob, encodeSeq(seq), nil) }
 
 // PutScript writes a job's script.
-func (b *Batch) PutScript(seq int64, script []byte) { b.add(opPutScript, encodeSeq(seq), script) }
+func (b *Batch) PutScript(seq int64, script []byte) {
+	b.add(opPutScript, jobKey(seq, kindScript), script)
+}
 
 // PutQueue writes a queue.
 func (b *Batch) PutQueue(q *model.Object) { b.add(opPutQueue, []byte(q.Name), q) }
@@ -319,12 +335,13 @@ func apply(tx *bolt.Tx, o op) error {
 	case opPutJob:
 		return tx.Bucket(bucketJobs).Put(o.key, o.value)
 	case opDelJob:
-		if err := tx.Bucket(bucketJobs).Delete(o.key); err != nil {
+		seq := int64(binary.BigEndian.Uint64(o.key))
+		if err := tx.Bucket(bucketJobs).Delete(jobKey(seq, kindJob)); err != nil {
 			return err
 		}
-		return tx.Bucket(bucketScripts).Delete(o.key)
+		return tx.Bucket(bucketJobs).Delete(jobKey(seq, kindScript))
 	case opPutScript:
-		return tx.Bucket(bucketScripts).Put(o.key, o.value)
+		return tx.Bucket(bucketJobs).Put(o.key, o.value)
 	case opPutQueue:
 		return tx.Bucket(bucketQueues).Put(o.key, o.value)
 	case opDelQueue:
