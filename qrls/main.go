@@ -1,20 +1,5 @@
 package main
 
-import (
-	"os"
+import "gopbs/internal/jobcmd"
 
-	"gopbs/internal/cmdutil"
-)
-
-func main() { os.Exit(run(cmdutil.NewEnv("qrls"), os.Args[1:])) }
-
-// run is qrls against the configured server.
-func run(env *cmdutil.Env, args []string) int {
-	return runWith(env, args, func() (client, error) {
-		c, err := env.Connect()
-		if err != nil {
-			return nil, err // not a typed nil inside the interface
-		}
-		return c, nil
-	})
-}
+func main() { jobcmd.Release.Main() }

@@ -357,14 +357,14 @@ func ownedBy(owner string, users []string) bool {
 func (q *qstat) reportErrors(errs []proto.ObjectError) {
 	p := q.r.opt.Personality
 	for _, oe := range errs {
-		id := display.FullJobID(oe.Name, q.c.ServerName())
+		id := cmdutil.FullJobID(oe.Name, q.c.ServerName())
 		if p == config.PBSPro && oe.Code == proto.PBSE_HISTJOBID {
 			fmt.Fprintf(q.env.Stderr, "%s: %s %s, use -x or -H to obtain historical job information\n",
-				q.env.Name, id, display.ErrorText(p, oe.Code, oe.Text, oe.Name))
+				q.env.Name, id, cmdutil.ErrorText(p, oe.Code, oe.Text, oe.Name))
 			q.rc = oe.Code.ExitStatus()
 			continue
 		}
-		q.rc = q.env.JobError(display.JobError(p, &proto.Error{Code: oe.Code, Text: oe.Text}, oe.Name), id)
+		q.rc = q.env.JobError(cmdutil.JobError(p, &proto.Error{Code: oe.Code, Text: oe.Text}, oe.Name), id)
 	}
 }
 
@@ -407,7 +407,7 @@ func (q *qstat) queues() int {
 		return 1
 	}
 	for _, oe := range objErrs {
-		q.rc = q.env.JobError(display.JobError(r.opt.Personality, &proto.Error{Code: oe.Code, Text: oe.Text}, oe.Name), oe.Name)
+		q.rc = q.env.JobError(cmdutil.JobError(r.opt.Personality, &proto.Error{Code: oe.Code, Text: oe.Text}, oe.Name), oe.Name)
 	}
 	return q.rc
 }

@@ -264,10 +264,20 @@ func (r Result) String() string {
 type Cred struct{ UID, GID uint32 }
 
 func (c *Cluster) run(cred *Cred, stdin []byte, name string, args ...string) Result {
+	return c.runEnv(c.Env(), cred, stdin, name, args...)
+}
+
+// RunEnv runs a command with a different environment (for example another
+// personality).
+func (c *Cluster) RunEnv(env []string, name string, args ...string) Result {
+	return c.runEnv(env, nil, nil, name, args...)
+}
+
+func (c *Cluster) runEnv(env []string, cred *Cred, stdin []byte, name string, args ...string) Result {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.Bin, name), args...)
-	cmd.Env = c.Env()
+	cmd.Env = env
 	cmd.Dir = c.Home
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)

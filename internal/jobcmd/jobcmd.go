@@ -1,0 +1,189 @@
+// Package jobcmd is the common body of the commands that send one request
+// per job id: qdel, qhold, qrls, qsig and qrun. Each is a Command value:
+// its options, how they become the request's argument, and the request.
+//
+// Every operand is a job id in any form the server resolves; surrounding
+// whitespace is ignored and each id gets its own request, in order. A
+// failure prints "<cmd>: <message> <id>" on stderr (Torque wording in the
+// torque personality); the exit status is that of the last failure, 0 when
+// all succeeded. Nothing is printed on stdout. Usage errors exit 2 without
+// connecting.
+package jobcmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"gopbs/internal/cmdutil"
+	"gopbs/internal/getopt"
+)
+
+// Client is the part of proto.Client these commands use.
+type Client interface {
+	DeleteJob(id string, force bool) error
+	HoldJob(id, types string) error
+	ReleaseJob(id, types string) error
+	SignalJob(id, sig string) error
+	RunJob(id, nodes string) error
+	ServerName() string
+	Close() error
+}
+
+// Command is one per-job command.
+type Command struct {
+	Name    string
+	Usage   string
+	Options string // getopt(3) spec
+	// Arg turns the parsed options into the request's argument.
+	Arg func(opts []getopt.Option) (string, error)
+	// Do sends the request for one job.
+	Do func(c Client, id, arg string) error
+}
+
+// Main runs the command against the configured server and exits.
+func (cmd *Command) Main() {
+	env := cmdutil.NewEnv(cmd.Name)
+	os.Exit(cmd.Run(env, os.Args[1:], func() (Client, error) {
+		c, err := env.Connect()
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return c, nil
+	}))
+}
+
+// Run executes the command with args, connecting through connect.
+func (cmd *Command) Run(env *cmdutil.Env, args []string, connect func() (Client, error)) int {
+	arg, ids, err := cmd.parse(args)
+	if err != nil {
+		env.Errorf("%v", err)
+		fmt.Fprint(env.Stderr, cmd.Usage)
+		return 2
+	}
+	c, err := connect()
+	if err != nil {
+		return env.Fail(err)
+	}
+	defer c.Close()
+	rc := 0
+	for _, id := range ids {
+		if err := cmd.Do(c, id, arg); err != nil {
+			rc = env.JobError(cmdutil.JobError(env.Personality(), err, id), cmdutil.FullJobID(id, c.ServerName()))
+		}
+	}
+	return rc
+}
+
+func (cmd *Command) parse(args []string) (arg string, ids []string, err error) {
+	opts, operands, err := getopt.Spec{Short: cmd.Options, Permute: true}.Parse(args)
+	if err != nil {
+		return "", nil, err
+	}
+	if arg, err = cmd.Arg(opts); err != nil {
+		return "", nil, err
+	}
+	for _, op := range operands {
+		if id := cmdutil.NormalizeJobID(op); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return "", nil, fmt.Errorf("no job id given")
+	}
+	return arg, ids, nil
+}
+
+// last returns the trimmed value of the last occurrence of option name, or
+// def; an empty value is a usage error.
+func last(opts []getopt.Option, name byte, def string) (string, error) {
+	v := def
+	for _, o := range opts {
+		if o.Name == name {
+			if v = strings.TrimSpace(o.Value); v == "" {
+				return "", fmt.Errorf("illegal -%c value: %q", name, o.Value)
+			}
+		}
+	}
+	return v, nil
+}
+
+// holdList is the -h argument of qhold and qrls: letters of u, o, s and p.
+func holdList(opts []getopt.Option) (string, error) {
+	v, err := last(opts, 'h', "u")
+	if err == nil && strings.Trim(v, "uosp") != "" {
+		err = fmt.Errorf("illegal -h value: %s", v)
+	}
+	return v, err
+}
+
+// forceFlag is the argument of qdel: "force" for -W force or -p.
+const forceFlag = "force"
+
+// Delete is qdel [-W force|delay|suppress_email=N] [-x] [-p] job_id...
+// The kill delay and mail settings of the server apply; -W force and -p
+// (Torque's purge) force the delete.
+var Delete = &Command{
+	Name:    "qdel",
+	Usage:   "usage: qdel [-W force|delay|suppress_email=N] [-x] [-p] job_id...\n",
+	Options: "W:xp",
+	Arg: func(opts []getopt.Option) (string, error) {
+		arg := ""
+		for _, o := range opts {
+			switch o.Name {
+			case 'W':
+				switch v := strings.TrimSpace(o.Value); {
+				case strings.EqualFold(v, forceFlag):
+					arg = forceFlag
+				case v != "" && strings.Trim(v, "0123456789") == "", strings.HasPrefix(v, "suppress_email="):
+				default:
+					return "", fmt.Errorf("illegal -W value: %s", o.Value)
+				}
+			case 'p':
+				arg = forceFlag
+			}
+		}
+		return arg, nil
+	},
+	Do: func(c Client, id, arg string) error { return c.DeleteJob(id, arg == forceFlag) },
+}
+
+// Hold is qhold [-h hold_list] job_id...: adds holds (default u); which
+// holds a caller may set is the server's decision (reference §4.2).
+var Hold = &Command{
+	Name:    "qhold",
+	Usage:   "usage: qhold [-h hold_list] job_id...\n",
+	Options: "h:",
+	Arg:     holdList,
+	Do:      func(c Client, id, arg string) error { return c.HoldJob(id, arg) },
+}
+
+// Release is qrls [-h hold_list] job_id...: removes holds (default u).
+var Release = &Command{
+	Name:    "qrls",
+	Usage:   "usage: qrls [-h hold_list] job_id...\n",
+	Options: "h:",
+	Arg:     holdList,
+	Do:      func(c Client, id, arg string) error { return c.ReleaseJob(id, arg) },
+}
+
+// Signal is qsig [-s signal] [-a] job_id...: a signal name (with or
+// without SIG), a number, or suspend/resume; the server validates it. The
+// default is SIGTERM.
+var Signal = &Command{
+	Name:    "qsig",
+	Usage:   "usage: qsig [-s signal] [-a] job_id...\n",
+	Options: "s:a",
+	Arg:     func(opts []getopt.Option) (string, error) { return last(opts, 's', "SIGTERM") },
+	Do:      func(c Client, id, arg string) error { return c.SignalJob(id, arg) },
+}
+
+// Run is qrun [-H node[+node...]] [-a] job_id...: starts jobs, on the given
+// nodes or where the server chooses.
+var Run = &Command{
+	Name:    "qrun",
+	Usage:   "usage: qrun [-H node[+node...]] [-a] job_id...\n",
+	Options: "H:a",
+	Arg:     func(opts []getopt.Option) (string, error) { return last(opts, 'H', "") },
+	Do:      func(c Client, id, arg string) error { return c.RunJob(id, arg) },
+}
