@@ -8,14 +8,9 @@ import (
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/config"
+	"gopbs/internal/display"
 	"gopbs/internal/qsubopt"
 	"gopbs/proto"
-)
-
-// Version lines of the two personalities (client-contract §3).
-const (
-	versionPBSPro = "pbs_version = 23.06.06"
-	versionTorque = "Version: 6.1.3"
 )
 
 // submitter is the part of *proto.Client that qsub uses.
@@ -70,11 +65,7 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 		return env.Fail(err)
 	}
 	if sub.Version {
-		if env.Personality() == config.Torque {
-			fmt.Fprintln(env.Stdout, versionTorque)
-		} else {
-			fmt.Fprintln(env.Stdout, versionPBSPro)
-		}
+		fmt.Fprintln(env.Stdout, display.Version(env.Personality()))
 		return 0
 	}
 	client, err := sys.connect()

@@ -68,8 +68,8 @@ func objectsJSON(w io.Writer, key string, objs []proto.Status, jobs bool, o Opti
 				j.raw(a.Name, jsonString(showTime(a, o.loc())))
 			case a.Name == proto.AttrVariableList:
 				j.open(a.Name)
-				for _, kv := range splitVariables(a.Value) {
-					j.raw(kv[0], jsonValue(kv[1]))
+				for _, kv := range proto.DecodeVariableList(a.Value) {
+					j.raw(kv.Name, jsonValue(kv.Value))
 				}
 				j.close()
 			default:
@@ -219,35 +219,4 @@ func jsonString(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// splitVariables reads a Variable_List ("A=1,B=x\,y") into its NAME,value
-// pairs: items are separated by unescaped commas, a backslash escapes the
-// next character (proto/doc.go), and a variable without '=' has an empty
-// value.
-func splitVariables(v string) [][2]string {
-	var out [][2]string
-	var cur strings.Builder
-	flush := func() {
-		item := cur.String()
-		cur.Reset()
-		name, value, _ := strings.Cut(item, "=")
-		out = append(out, [2]string{name, value})
-	}
-	if v == "" {
-		return nil
-	}
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '\\' && i+1 < len(v):
-			i++
-			cur.WriteByte(v[i])
-		case c == ',':
-			flush()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
-	return out
 }

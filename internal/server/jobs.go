@@ -459,11 +459,23 @@ func objErr(name string, err error) proto.ObjectError {
 	return proto.ObjectError{Name: name, Code: code, Text: err.Error()}
 }
 
-// jobPrivilege is what who may do to job j: as its owner, an operator or a
-// manager. mgr and op come from privileges, which must be called before
+// modifiableJob finds the unfinished job id that who may change (as its
+// owner, an operator or a manager) and returns it with who's privilege.
+// mu is held. mgr and op come from privileges, which must be called before
 // entering a commit (it takes the read lock the committer holds).
-func jobPrivilege(who *caller, j *model.Job, mgr, op bool) model.Privilege {
-	return model.Privilege{Owner: j.User() == who.user, Operator: op, Manager: mgr}
+func (s *Server) modifiableJob(who *caller, id string, mgr, op bool) (*model.Job, model.Privilege, error) {
+	j, err := s.lookupJob(id)
+	if err != nil {
+		return nil, model.Privilege{}, err
+	}
+	if j.Finished() {
+		return nil, model.Privilege{}, proto.NewError(proto.PBSE_HISTJOBID)
+	}
+	priv := model.Privilege{Owner: j.User() == who.user, Operator: op, Manager: mgr}
+	if !priv.Owner && !priv.Operator && !priv.Manager {
+		return nil, priv, proto.NewError(proto.PBSE_PERM)
+	}
+	return j, priv, nil
 }
 
 // jobRequest handles delete, hold, release, run and signal.
@@ -525,16 +537,9 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 	mgr, op := s.privileges(who)
 	var deleted *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, _, err := s.modifiableJob(who, id, mgr, op)
 		if err != nil {
 			return err
-		}
-		if j.Finished() {
-			return proto.NewError(proto.PBSE_HISTJOBID)
-		}
-		priv := jobPrivilege(who, j, mgr, op)
-		if !priv.Owner && !priv.Operator && !priv.Manager {
-			return proto.NewError(proto.PBSE_PERM)
 		}
 		if j.Active() {
 			return s.killRunning(j, who)
@@ -581,17 +586,10 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 func (s *Server) signalJob(who *caller, id, sig string) error {
 	mgr, op := s.privileges(who)
 	s.mu.RLock()
-	j, err := s.lookupJob(id)
+	j, _, err := s.modifiableJob(who, id, mgr, op)
 	s.mu.RUnlock()
 	if err != nil {
 		return err
-	}
-	if j.Finished() {
-		return proto.NewError(proto.PBSE_HISTJOBID)
-	}
-	priv := jobPrivilege(who, j, mgr, op)
-	if !priv.Owner && !priv.Operator && !priv.Manager {
-		return proto.NewError(proto.PBSE_PERM)
 	}
 	if !j.Active() {
 		return proto.NewError(proto.PBSE_BADSTATE)
@@ -609,16 +607,9 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 	}
 	mgr, op := s.privileges(who)
 	return s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, priv, err := s.modifiableJob(who, id, mgr, op)
 		if err != nil {
 			return err
-		}
-		if j.Finished() {
-			return proto.NewError(proto.PBSE_HISTJOBID)
-		}
-		priv := jobPrivilege(who, j, mgr, op)
-		if !priv.Owner && !priv.Operator && !priv.Manager {
-			return proto.NewError(proto.PBSE_PERM)
 		}
 		if !model.HoldAllowed(holds, priv.Owner, priv.Operator, priv.Manager) {
 			return proto.NewError(proto.PBSE_PERM)
@@ -651,16 +642,9 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 	mgr, op := s.privileges(who)
 	return s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(req.JobID)
+		j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
 		if err != nil {
 			return err
-		}
-		if j.Finished() {
-			return proto.NewError(proto.PBSE_HISTJOBID)
-		}
-		priv := jobPrivilege(who, j, mgr, op)
-		if !priv.Owner && !priv.Operator && !priv.Manager {
-			return proto.NewError(proto.PBSE_PERM)
 		}
 		c := j.Clone()
 		resourcesChanged := false

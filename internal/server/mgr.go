@@ -303,58 +303,47 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 
 // statusQueues answers qstat -Q and qmgr list queue.
 func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	return s.statusObjects(who, req, func() map[string]*model.Object { return s.queues }, model.QueueDefs, proto.PBSE_UNKQUE,
+		func(name string, o *model.Object) {
+			counts, total := s.counts.stateCount(name)
+			o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
+			o.Set(proto.AttrStateCount, "", counts)
+		})
+}
+
+// statusNodes answers pbsnodes and qmgr list node.
+func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	return s.statusObjects(who, req, func() map[string]*model.Object { return s.nodes }, model.NodeDefs, proto.PBSE_UNKNODE,
+		func(name string, o *model.Object) { o.Set(proto.AttrNodeState, "", s.nodeState(o)) })
+}
+
+// statusObjects renders the named objects (all, sorted by name, when none
+// are named) of one kind; computed fills in the attributes the server
+// derives. Names may carry "@server", which is ignored.
+func (s *Server) statusObjects(who *caller, req *proto.StatusRequest, objects func() map[string]*model.Object, defs *model.DefTable, notFound proto.Code, computed func(name string, o *model.Object)) (*proto.StatusReply, error) {
 	mgr, op := s.privileges(who)
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	all := objects()
 	reply := &proto.StatusReply{}
 	names := req.IDs
 	if len(names) == 0 {
-		for n := range s.queues {
+		for n := range all {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 	}
 	for _, raw := range names {
 		name, _, _ := strings.Cut(strings.TrimSpace(raw), "@")
-		q, ok := s.queues[name]
+		obj, ok := all[name]
 		if !ok {
-			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKQUE, Text: proto.PBSE_UNKQUE.Message()})
+			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: notFound, Text: notFound.Message()})
 			continue
 		}
-		o := q.Clone()
-		counts, total := s.counts.stateCount(name)
-		o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
-		o.Set(proto.AttrStateCount, "", counts)
-		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: model.QueueDefs.Status(o, mgr || op, want)})
-	}
-	return reply, nil
-}
-
-// statusNodes answers pbsnodes and qmgr list node.
-func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
-	mgr, op := s.privileges(who)
-	want := model.WantSet(req.Attrs)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	reply := &proto.StatusReply{}
-	names := req.IDs
-	if len(names) == 0 {
-		for n := range s.nodes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-	}
-	for _, raw := range names {
-		name := strings.TrimSpace(raw)
-		n, ok := s.nodes[name]
-		if !ok {
-			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
-			continue
-		}
-		o := n.Clone()
-		o.Set(proto.AttrNodeState, "", s.nodeState(n))
-		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: model.NodeDefs.Status(o, mgr || op, want)})
+		o := obj.Clone()
+		computed(name, o)
+		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: defs.Status(o, mgr || op, want)})
 	}
 	return reply, nil
 }
