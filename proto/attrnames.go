@@ -125,6 +125,7 @@ const (
 	AttrJobHistoryEnable   = "job_history_enable"
 	AttrJobHistoryDuration = "job_history_duration"
 	AttrNodeFailRequeue    = "node_fail_requeue"
+	AttrNodeCheckRate      = "node_check_rate"
 	AttrDefaultChunk       = "default_chunk"
 	AttrServerName         = "server_name"
 	AttrFlatUID            = "flatuid"
@@ -156,6 +157,7 @@ const (
 	AttrNodeResvEnable = "resv_enable"
 	AttrNodeIdealLoad  = "ideal_load"
 	AttrNodeMaxLoad    = "max_load"
+	AttrNodePcpus      = "pcpus"
 )
 
 // Resource names the server itself interprets.

@@ -79,6 +79,21 @@ func Lookup(name string) Def {
 	return Def{Name: name, Type: TypeString}
 }
 
+// Consumable reports whether a chunk resource is an amount taken from a
+// node (ncpus, mem, ngpus...), as opposed to a per-process setting
+// (mpiprocs, ompthreads) or a property to match (arch, host).
+func Consumable(name string) bool {
+	switch name {
+	case "mpiprocs", "ompthreads":
+		return false
+	}
+	switch Lookup(name).Type {
+	case TypeLong, TypeFloat, TypeSize, TypeDuration:
+		return true
+	}
+	return false
+}
+
 // Known reports whether name is a built-in resource.
 func Known(name string) bool {
 	for _, d := range builtin {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -155,7 +154,7 @@ func (s *Server) serveConn(nc net.Conn, local bool) {
 	nc.SetDeadline(time.Time{})
 	var who caller
 	if local {
-		uid, gid, err := peerCreds(nc)
+		uid, gid, err := proto.PeerCreds(nc)
 		if err != nil {
 			s.log.Error("cannot read peer credentials", "error", err)
 			return
@@ -199,30 +198,6 @@ func hostOf(nc net.Conn) string {
 		return a.IP.String()
 	}
 	return ""
-}
-
-// peerCreds reads SO_PEERCRED of a Unix socket.
-func peerCreds(nc net.Conn) (uid, gid uint32, err error) {
-	uc, ok := nc.(*net.UnixConn)
-	if !ok {
-		return 0, 0, fmt.Errorf("not a unix socket")
-	}
-	raw, err := uc.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	var cred *syscall.Ucred
-	var credErr error
-	err = raw.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	})
-	if err == nil {
-		err = credErr
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	return cred.Uid, cred.Gid, nil
 }
 
 // handle dispatches one request and writes its reply.
@@ -340,6 +315,24 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return nil, s.manager(who, req)
+	case proto.MsgMomStatus:
+		if who.role != proto.RoleMom {
+			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports node status")
+		}
+		req, err := decode[proto.MomStatus](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.momStatus(who, req)
+	case proto.MsgJobObit:
+		if who.role != proto.RoleMom {
+			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports job ends")
+		}
+		req, err := decode[proto.JobObit](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.jobObit(who, req)
 	case proto.MsgWhoAmI:
 		mgr, op := s.privileges(who)
 		return &proto.WhoAmIReply{User: who.user, Host: who.host, Manager: mgr, Operator: op, ServerName: s.cfg.ServerName}, nil
@@ -438,11 +431,24 @@ func (u *userCache) identify(uid, gid uint32) caller {
 	return c
 }
 
-// identifyName resolves a user a mom vouched for; the name the mom sent
-// wins over local lookups when the uid is unknown here.
+// identifyName resolves a user a mom vouched for. User names are what
+// hosts of a cluster agree on, so the name is looked up here; uids may
+// differ between hosts. An unknown name keeps the mom's numbers.
 func (u *userCache) identifyName(name string, uid, gid uint32) caller {
+	if name != "" {
+		if usr, err := user.Lookup(name); err == nil {
+			if n, err := strconv.ParseUint(usr.Uid, 10, 32); err == nil {
+				luid := uint32(n)
+				lgid := gid
+				if g, err := strconv.ParseUint(usr.Gid, 10, 32); err == nil {
+					lgid = uint32(g)
+				}
+				return u.identify(luid, lgid)
+			}
+		}
+	}
 	c := u.identify(uid, gid)
-	if name != "" && c.user == strconv.FormatUint(uint64(uid), 10) {
+	if name != "" {
 		c.user = name
 	}
 	return c

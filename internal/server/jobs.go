@@ -69,6 +69,12 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 
 	var job *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
+		if base.UID == 0 || base.EUser == "root" {
+			roots, _ := s.server.Get(proto.AttrAclRoots)
+			if !matchesUserList(roots, "root", submitHost) {
+				return proto.Errorf(proto.PBSE_BADUSER, "(root jobs run only when the server's acl_roots lists root@%s)", submitHost)
+			}
+		}
 		if max, ok := s.server.Long(proto.AttrJobscriptMaxSize); ok && int64(len(script)) > max {
 			return proto.NewError(proto.PBSE_JOBSCRIPTMAXSIZE)
 		}
@@ -535,14 +541,15 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 
 func (s *Server) deleteJob(who *caller, id, extra string) error {
 	mgr, op := s.privileges(who)
-	var deleted *model.Job
+	var deleted, running *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, _, err := s.modifiableJob(who, id, mgr, op)
 		if err != nil {
 			return err
 		}
 		if j.Active() {
-			return s.killRunning(j, who)
+			running = j
+			return nil
 		}
 		s.finish(b, j, model.SubTerminated, ExitDeleted, "Job deleted by "+who.user+"@"+who.host, s.nowUnix())
 		deleted = j
@@ -551,50 +558,12 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 	if err != nil {
 		return err
 	}
-	if deleted != nil {
-		s.log.Info("job deleted", "job", deleted.ID, "by", who.user+"@"+who.host)
-		s.account(accounting.Deleted, deleted, []accounting.KV{{Key: "requestor", Value: who.user + "@" + who.host}})
+	if running != nil {
+		return s.deleteRunning(who, running.Seq, extra == "force")
 	}
+	s.log.Info("job deleted", "job", deleted.ID, "by", who.user+"@"+who.host)
+	s.account(accounting.Deleted, deleted, []accounting.KV{{Key: "requestor", Value: who.user + "@" + who.host}})
 	return nil
-}
-
-// killRunning is the delete of a running job. Running jobs need a mom;
-// until one is attached the request cannot be carried out.
-func (s *Server) killRunning(j *model.Job, who *caller) error {
-	return proto.Errorf(proto.PBSE_NORELYMOM, "cannot deliver the delete of running job %s", j.ID)
-}
-
-// runJob starts a job (qrun, or the scheduler). Starting needs a mom.
-func (s *Server) runJob(who *caller, id, nodes string) error {
-	mgr, op := s.privileges(who)
-	if !mgr && !op {
-		return proto.NewError(proto.PBSE_PERM)
-	}
-	s.mu.RLock()
-	j, err := s.lookupJob(id)
-	s.mu.RUnlock()
-	if err != nil {
-		return err
-	}
-	if j.Finished() {
-		return proto.NewError(proto.PBSE_HISTJOBID)
-	}
-	return proto.Errorf(proto.PBSE_NORELYMOM, "no execution host can run %s", j.ID)
-}
-
-// signalJob sends a signal to a running job, which needs a mom.
-func (s *Server) signalJob(who *caller, id, sig string) error {
-	mgr, op := s.privileges(who)
-	s.mu.RLock()
-	j, _, err := s.modifiableJob(who, id, mgr, op)
-	s.mu.RUnlock()
-	if err != nil {
-		return err
-	}
-	if !j.Active() {
-		return proto.NewError(proto.PBSE_BADSTATE)
-	}
-	return proto.Errorf(proto.PBSE_NORELYMOM, "cannot deliver the signal to %s", j.ID)
 }
 
 func (s *Server) holdJob(who *caller, id, types string, hold bool) error {

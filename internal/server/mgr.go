@@ -314,7 +314,7 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 // statusNodes answers pbsnodes and qmgr list node.
 func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
 	return s.statusObjects(who, req, func() map[string]*model.Object { return s.nodes }, model.NodeDefs, proto.PBSE_UNKNODE,
-		func(name string, o *model.Object) { o.Set(proto.AttrNodeState, "", s.nodeState(o)) })
+		s.nodeComputed)
 }
 
 // statusObjects renders the named objects (all, sorted by name, when none
@@ -346,16 +346,4 @@ func (s *Server) statusObjects(who *caller, req *proto.StatusRequest, objects fu
 		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: defs.Status(o, mgr || op, want)})
 	}
 	return reply, nil
-}
-
-// nodeState is the state shown for a node: the admin's offline flag
-// combined with what is known of its mom. Until a mom has reported, the
-// node is state-unknown and down.
-func (s *Server) nodeState(n *model.Object) string {
-	admin, _ := n.Get(proto.AttrNodeState)
-	state := model.NodeUnknown + "," + model.NodeDown
-	if admin == model.NodeOffline {
-		state = model.NodeOffline + "," + state
-	}
-	return state
 }

@@ -71,6 +71,11 @@ type Server struct {
 
 	users userCache
 
+	// runtime holds what moms report, per node name (under mu; not
+	// persisted: moms report again after a restart).
+	runtime map[string]*nodeRuntime
+	started time.Time
+
 	listeners []net.Listener
 	connSem   chan struct{}
 	wg        sync.WaitGroup
@@ -99,6 +104,8 @@ func New(cfg Config) (*Server, error) {
 		now:     cfg.Now,
 		connSem: make(chan struct{}, cfg.MaxConns),
 		stop:    make(chan struct{}),
+		runtime: map[string]*nodeRuntime{},
+		started: cfg.Now(),
 	}
 	s.users.init()
 	for _, dir := range []string{cfg.StorePath, cfg.AccountingDir} {
@@ -160,9 +167,12 @@ func dirOf(p string) string {
 // initFresh writes the defaults of a new PBS_HOME: queue workq, scheduling
 // on, and the invoking user as a manager.
 func (s *Server) initFresh() error {
+	// Root on the server host is always a manager; the user who created
+	// the PBS_HOME is made one there too (a personal cluster run without
+	// root).
 	manager := ""
 	if u, err := user.Current(); err == nil {
-		manager = u.Username + "@*"
+		manager = u.Username + "@" + s.cfg.Host
 	}
 	b := &store.Batch{}
 	b.PutServer(model.DefaultServer(s.cfg.ServerName, manager))
@@ -289,6 +299,13 @@ type counters struct {
 	byQueueUser  map[string]map[string]int
 	byUser       map[string]int
 	unfinished   int
+	// assigned sums the consumable resources of running jobs per node,
+	// from their exec_vnode (resources_assigned, and free space for
+	// placement).
+	assigned map[string]map[string]float64
+	// running counts running jobs per queue, user and group, for the
+	// scheduler's limits.
+	running int
 }
 
 // stateSlot orders states as state_count prints them.
@@ -317,6 +334,8 @@ func (c *counters) reset() {
 	c.byQueueUser = map[string]map[string]int{}
 	c.byUser = map[string]int{}
 	c.unfinished = 0
+	c.assigned = map[string]map[string]float64{}
+	c.running = 0
 }
 
 func (c *counters) bump(j *model.Job, d int) {
@@ -326,6 +345,19 @@ func (c *counters) bump(j *model.Job, d int) {
 		c.byQueueState[j.Queue] = qs
 	}
 	qs[stateSlot(j.State)] += d
+	if j.Active() && j.ExecVnode != "" {
+		c.running += d
+		for node, amounts := range parseExecVnode(j.ExecVnode) {
+			m := c.assigned[node]
+			if m == nil {
+				m = map[string]float64{}
+				c.assigned[node] = m
+			}
+			for r, v := range amounts {
+				m[r] += float64(d) * v
+			}
+		}
+	}
 	if j.Finished() {
 		return
 	}

@@ -41,6 +41,10 @@ func newTestServer(t *testing.T, opts store.Options) (*Server, *proto.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	// Tests run as root; let root's jobs in.
+	if err := c.Manager(&proto.ManagerRequest{Command: proto.MgrSet, Object: proto.ObjServer, Attrs: []proto.Attr{{Name: proto.AttrAclRoots, Value: "root@*"}}}); err != nil {
+		t.Fatal(err)
+	}
 	return s, c
 }
 
@@ -50,6 +54,19 @@ func submit(c *proto.Client, attrs ...proto.Attr) (string, error) {
 
 // A failing store acknowledges nothing, tells the client, and leaves the
 // server consistent and usable once the disk recovers.
+func TestRootJobsNeedAclRoots(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("submits as root")
+	}
+	_, c := newTestServer(t, store.Options{})
+	if err := c.Manager(&proto.ManagerRequest{Command: proto.MgrUnset, Object: proto.ObjServer, Attrs: []proto.Attr{{Name: proto.AttrAclRoots}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := submit(c); proto.CodeOf(err) != proto.PBSE_BADUSER || !strings.Contains(err.Error(), "acl_roots") {
+		t.Fatalf("root job without acl_roots: %v", err)
+	}
+}
+
 func TestStorageErrorAcknowledgesNothing(t *testing.T) {
 	var failing atomic.Bool
 	_, c := newTestServer(t, store.Options{BeforeCommit: func() error {

@@ -27,6 +27,7 @@ func (s *Server) timerLoop() {
 		case <-t.C:
 		}
 		now := s.nowUnix()
+		s.checkNodes(s.now())
 		s.releaseWaiting(now)
 		s.expireHistory(now)
 		if now-lastRoute >= 1 {

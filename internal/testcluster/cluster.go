@@ -111,6 +111,7 @@ type Cluster struct {
 	SchedPort int
 
 	mu      sync.Mutex
+	moms    map[string]*Mom
 	server  *exec.Cmd
 	srvDone chan struct{} // closed when the server process has exited
 	srvLog  *os.File
@@ -144,6 +145,8 @@ func New(t TB, opts Options) *Cluster {
 	}
 	c.StartServer()
 	t.Cleanup(c.Stop)
+	// Tests run as root: let root's jobs in, as a site would with acl_roots.
+	c.MustRun("qmgr", "-c", "set server acl_roots = root@*")
 	return c
 }
 
@@ -246,8 +249,21 @@ func (c *Cluster) KillServer(sig syscall.Signal) {
 	}
 }
 
-// Stop terminates every daemon of the cluster.
-func (c *Cluster) Stop() { c.KillServer(syscall.SIGTERM) }
+// Stop terminates every daemon of the cluster. Jobs left running by the
+// test are killed with their moms' shepherds.
+func (c *Cluster) Stop() {
+	c.mu.Lock()
+	moms := make([]*Mom, 0, len(c.moms))
+	for _, m := range c.moms {
+		moms = append(moms, m)
+	}
+	c.mu.Unlock()
+	for _, m := range moms {
+		m.Kill(syscall.SIGTERM)
+		m.killJobs()
+	}
+	c.KillServer(syscall.SIGTERM)
+}
 
 // Result is what a command did.
 type Result struct {
@@ -271,6 +287,16 @@ func (c *Cluster) run(cred *Cred, stdin []byte, name string, args ...string) Res
 // personality).
 func (c *Cluster) RunEnv(env []string, name string, args ...string) Result {
 	return c.runEnv(env, nil, nil, name, args...)
+}
+
+// RunEnvAs runs a command with another environment as another user (nil
+// for this one), with stdin when not empty.
+func (c *Cluster) RunEnvAs(env []string, cred *Cred, stdin string, name string, args ...string) Result {
+	var in []byte
+	if stdin != "" {
+		in = []byte(stdin)
+	}
+	return c.runEnv(env, cred, in, name, args...)
 }
 
 func (c *Cluster) runEnv(env []string, cred *Cred, stdin []byte, name string, args ...string) Result {

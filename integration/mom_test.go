@@ -1,0 +1,373 @@
+package integration
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopbs/internal/testcluster"
+)
+
+// twoMoms is a cluster with nodes n1 and n2, each its own mom (and
+// PBS_HOME) on this host, and node liveness checked every 2 seconds.
+func twoMoms(t *testing.T) (*testcluster.Cluster, *testcluster.Mom, *testcluster.Mom) {
+	t.Helper()
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
+	c.MustRun("qmgr", "-c", "set server kill_delay = 2")
+	n1 := c.AddMom("n1", testcluster.MomOptions{})
+	n2 := c.AddMom("n2", testcluster.MomOptions{})
+	return c, n1, n2
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return string(b)
+}
+
+func attr(t *testing.T, c *testcluster.Cluster, id, name string) string {
+	t.Helper()
+	v, _ := c.JobAttr(id, name)
+	return v
+}
+
+// A job runs for real: its output files hold what it printed, its
+// environment is the PBS one, it starts in the owner's home, and its exit
+// code comes back as Exit_status.
+func TestJobRunsWithItsEnvironmentAndExitStatus(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	script := `#!/bin/sh
+#PBS -N envjob
+echo "jobid=$PBS_JOBID"
+echo "name=$PBS_JOBNAME"
+echo "queue=$PBS_QUEUE"
+echo "workdir=$PBS_O_WORKDIR"
+echo "ncpus=$PBS_NCPUS/$NCPUS"
+echo "environment=$PBS_ENVIRONMENT"
+echo "pwd=$(pwd)"
+echo "home=$HOME"
+echo "nodes=$(cat $PBS_NODEFILE | tr '\n' ' ')"
+test -d "$TMPDIR" && echo "tmpdir=ok"
+echo "custom=$MYVAR"
+echo oops >&2
+exit 7
+`
+	id := c.Submit(script, "-l", "select=1:ncpus=2", "-v", "MYVAR=hello")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "7" {
+		t.Fatalf("Exit_status %q, want 7", got)
+	}
+	if got := attr(t, c, id, "exec_host"); !regexp.MustCompile(`^n[12]/0\*2$`).MatchString(got) {
+		t.Fatalf("exec_host %q", got)
+	}
+	seq := strings.SplitN(id, ".", 2)[0]
+	out := readFile(t, filepath.Join(c.Home, "envjob.o"+seq))
+	home := "/"
+	if u, err := user.Current(); err == nil {
+		home = u.HomeDir
+	}
+	for _, want := range []string{"jobid=" + id, "name=envjob", "queue=workq", "workdir=" + c.Home, "ncpus=2/2",
+		"environment=PBS_BATCH", "pwd=" + home, "home=" + home, "tmpdir=ok", "custom=hello"} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`nodes=n[12] \n`).MatchString(out) {
+		t.Errorf("PBS_NODEFILE content:\n%s", out)
+	}
+	if got := readFile(t, filepath.Join(c.Home, "envjob.e"+seq)); got != "oops\n" {
+		t.Errorf("error file %q", got)
+	}
+	for _, a := range []string{"resources_used.walltime", "resources_used.cput", "resources_used.mem"} {
+		if _, ok := c.JobAttr(id, a); !ok {
+			t.Errorf("finished job lacks %s", a)
+		}
+	}
+	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	for _, rec := range []string{";S;" + id + ";", ";E;" + id + ";"} {
+		if strings.Count(acct, rec) != 1 {
+			t.Errorf("accounting has %d %q records", strings.Count(acct, rec), rec)
+		}
+	}
+	if !strings.Contains(acct, "Exit_status=7") {
+		t.Errorf("E record lacks Exit_status=7:\n%s", acct)
+	}
+}
+
+// A two-node job sees both hosts in PBS_NODEFILE (select and nodes forms),
+// and an empty output file is still created; -j oe joins the streams.
+func TestMultiNodeJob(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	for _, spec := range [][]string{{"-l", "select=2:ncpus=1", "-l", "place=scatter"}, {"-l", "nodes=2:ppn=1"}} {
+		id := c.Submit("#!/bin/sh\nsort $PBS_NODEFILE | tr '\\n' ' '\necho to-stderr >&2\n", append([]string{"-N", "multi", "-j", "oe"}, spec...)...)
+		c.MustRun("qrun", id)
+		c.WaitJobState(id, "F", 20*time.Second)
+		seq := strings.SplitN(id, ".", 2)[0]
+		out := readFile(t, filepath.Join(c.Home, "multi.o"+seq))
+		if out != "n1 n2 to-stderr\n" {
+			t.Errorf("%v: joined output %q, want both nodes then stderr", spec, out)
+		}
+		if got := attr(t, c, id, "exec_host"); got != "n1/0+n2/0" {
+			t.Errorf("%v: exec_host %q", spec, got)
+		}
+		if _, err := os.Stat(filepath.Join(c.Home, "multi.e"+seq)); err == nil {
+			t.Errorf("%v: -j oe still created an error file", spec)
+		}
+	}
+	id := c.Submit("#!/bin/sh\ntrue\n", "-N", "quiet")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+	seq := strings.SplitN(id, ".", 2)[0]
+	for _, f := range []string{"quiet.o" + seq, "quiet.e" + seq} {
+		if st, err := os.Stat(filepath.Join(c.Home, f)); err != nil || st.Size() != 0 {
+			t.Errorf("%s: want an empty file, got %v", f, err)
+		}
+	}
+}
+
+// Walltime and qdel kill running jobs.
+func TestWalltimeAndQdelKill(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	wall := c.Submit("#!/bin/sh\nsleep 60\n", "-l", "walltime=2", "-N", "wall")
+	del := c.Submit("#!/bin/sh\nsleep 60\n", "-N", "del")
+	c.MustRun("qrun", wall)
+	c.MustRun("qrun", del)
+	c.WaitJobState(del, "R", 10*time.Second)
+	c.MustRun("qdel", del)
+	c.WaitJobState(del, "F", 20*time.Second)
+	if got := attr(t, c, del, "Exit_status"); got != "271" {
+		t.Errorf("qdel'd job Exit_status %q, want 271", got)
+	}
+	c.WaitJobState(wall, "F", 20*time.Second)
+	if got := attr(t, c, wall, "Exit_status"); got != "-29" {
+		t.Errorf("walltime job Exit_status %q, want -29", got)
+	}
+	if got := attr(t, c, wall, "comment"); !strings.Contains(got, "walltime") {
+		t.Errorf("walltime job comment %q", got)
+	}
+	seq := strings.SplitN(wall, ".", 2)[0]
+	if e := readFile(t, filepath.Join(c.Home, "wall.e"+seq)); !strings.Contains(e, "PBS: job killed: walltime") {
+		t.Errorf("walltime job's error file %q", e)
+	}
+}
+
+// kill -9 of the mom while a job runs: the job goes on, and the exit
+// status it reaches while no mom runs is reported once the mom is back.
+func TestMomKill9KeepsJobAndExitStatus(t *testing.T) {
+	c, n1, _ := twoMoms(t)
+	id := c.Submit("#!/bin/sh\nsleep 3\nexit 7\n")
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "R", 10*time.Second)
+	n1.Kill(syscall.SIGKILL)
+	time.Sleep(5 * time.Second) // the job ends while n1 has no mom
+	if st := attr(t, c, id, "job_state"); st != "R" {
+		t.Fatalf("job state %q while its mom is down", st)
+	}
+	n1.Start()
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "7" {
+		t.Fatalf("Exit_status %q after the mom restart, want 7", got)
+	}
+}
+
+// Restarting the server keeps running jobs running; an exit that happens
+// while it is down is delivered when it returns, exactly once.
+func TestServerRestartDuringJob(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	id := c.Submit("#!/bin/sh\nsleep 3\nexit 5\n")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 10*time.Second)
+	c.KillServer(syscall.SIGKILL)
+	time.Sleep(5 * time.Second)
+	c.StartServer()
+	c.WaitJobState(id, "F", 30*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "5" {
+		t.Fatalf("Exit_status %q, want 5", got)
+	}
+	time.Sleep(2 * time.Second) // a duplicate report would land by now
+	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	if n := strings.Count(acct, ";E;"+id+";"); n != 1 {
+		t.Fatalf("%d end records for %s", n, id)
+	}
+}
+
+// A mom that stops reporting makes its node down; after node_fail_requeue
+// a rerunnable job is requeued, another is finished, and when the mom comes
+// back the stale copy is killed: a job never runs in two places.
+func TestNodeFailureRequeues(t *testing.T) {
+	c, n1, _ := twoMoms(t)
+	c.MustRun("qmgr", "-c", "set server node_fail_requeue = 2")
+	pidFile := filepath.Join(c.Home, "rerun.pid")
+	rerun := c.Submit(fmt.Sprintf("#!/bin/sh\necho $$ > %s\nsleep 300\n", pidFile))
+	once := c.Submit("#!/bin/sh\nsleep 300\n", "-r", "n")
+	c.MustRun("qrun", "-H", "n1", rerun)
+	c.MustRun("qrun", "-H", "n1", once)
+	c.WaitJobState(rerun, "R", 10*time.Second)
+	c.WaitJobState(once, "R", 10*time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(pidFile); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("job never wrote its pid")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
+	syscall.Kill(n1MomPid(t, n1), syscall.SIGSTOP) // the mom hangs: no more reports
+	c.WaitNodeState("n1", "down", 15*time.Second)
+	c.WaitJobState(rerun, "Q", 15*time.Second)
+	if got := attr(t, c, rerun, "comment"); !strings.Contains(got, "n1 down") {
+		t.Errorf("requeued job comment %q", got)
+	}
+	c.WaitJobState(once, "F", 15*time.Second)
+	if got := attr(t, c, once, "comment"); !strings.Contains(got, "not rerunnable") {
+		t.Errorf("finished job comment %q", got)
+	}
+	syscall.Kill(n1MomPid(t, n1), syscall.SIGCONT)
+	c.WaitNodeState("n1", "free", 15*time.Second)
+	deadline = time.Now().Add(15 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the requeued job's old process %d still runs on n1", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func n1MomPid(t *testing.T, m *testcluster.Mom) int {
+	t.Helper()
+	pid := m.Pid()
+	if pid == 0 {
+		t.Fatal("mom not running")
+	}
+	return pid
+}
+
+// Jobs run as their owner (the mom runs as root), and commands typed on a
+// mom's host reach the server through that mom with the caller's identity.
+func TestJobsRunAsOwnerAndMomForwardsCommands(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	c, n1, _ := twoMoms(t)
+	outDir := filepath.Join(c.Home, "out")
+	os.Mkdir(outDir, 0o777)
+	os.Chmod(outDir, 0o777)
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	// Submitted on n1's host: through n1's mom.
+	r := c.RunEnvAs(n1.Env(), &nobody, "#!/bin/sh\nid -u\n", "qsub", "-o", outDir+"/", "-e", outDir+"/", "-N", "whoami")
+	if r.Code != 0 {
+		t.Fatalf("qsub through the mom: %s\n%s", r, n1.Log())
+	}
+	id := strings.TrimSpace(r.Stdout)
+	if owner := attr(t, c, id, "Job_Owner"); !strings.HasPrefix(owner, "nobody@") {
+		t.Fatalf("Job_Owner %q, want nobody@...", owner)
+	}
+	// nobody may not run jobs or delete root's, through the mom either.
+	if r := c.RunEnvAs(n1.Env(), &nobody, "", "qrun", id); r.Code == 0 {
+		t.Fatalf("nobody ran a job: %s", r)
+	}
+	rootJob := c.Submit("#!/bin/sh\n")
+	if r := c.RunEnvAs(n1.Env(), &nobody, "", "qdel", rootJob); !strings.Contains(r.Stderr, "Unauthorized") {
+		t.Fatalf("nobody deleted root's job through the mom: %s", r)
+	}
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+	seq := strings.SplitN(id, ".", 2)[0]
+	out := filepath.Join(outDir, "whoami.o"+seq)
+	if got := readFile(t, out); got != "65534\n" {
+		t.Fatalf("job ran as uid %q, want 65534", got)
+	}
+	st, _ := os.Stat(out)
+	if sys := st.Sys().(*syscall.Stat_t); sys.Uid != 65534 {
+		t.Fatalf("output file owned by uid %d", sys.Uid)
+	}
+}
+
+// A symlink planted at the output path is not followed.
+func TestOutputSymlinkNotFollowed(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	target := filepath.Join(c.Home, "victim")
+	os.WriteFile(target, []byte("precious\n"), 0o644)
+	link := filepath.Join(c.Home, "planted.out")
+	os.Symlink(target, link)
+	id := c.Submit("#!/bin/sh\necho overwritten\n", "-o", link)
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := readFile(t, target); got != "precious\n" {
+		t.Fatalf("symlink target was written: %q", got)
+	}
+	if got := attr(t, c, id, "Exit_status"); !strings.HasPrefix(got, "-") {
+		t.Fatalf("job with a symlinked output path: Exit_status %q", got)
+	}
+}
+
+// qsig delivers signals, and suspend/resume show S and back R.
+func TestQsig(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	id := c.Submit("#!/bin/sh\ntrap 'echo got USR1' USR1\nwhile :; do sleep 1; done\n", "-N", "sig")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	c.MustRun("qsig", "-s", "suspend", id)
+	if st := attr(t, c, id, "job_state"); st != "S" {
+		t.Fatalf("after suspend: %q", st)
+	}
+	c.MustRun("qsig", "-s", "resume", id)
+	if st := attr(t, c, id, "job_state"); st != "R" {
+		t.Fatalf("after resume: %q", st)
+	}
+	c.MustRun("qsig", "-s", "SIGUSR1", id)
+	if r := c.Run("qsig", "-s", "NOSUCH", id); r.Code == 0 {
+		t.Fatalf("unknown signal accepted: %s", r)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	c.MustRun("qsig", "-s", "KILL", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "265" {
+		t.Errorf("killed job Exit_status %q, want 265", got)
+	}
+	seq := strings.SplitN(id, ".", 2)[0]
+	if out := readFile(t, filepath.Join(c.Home, "sig.o"+seq)); !strings.Contains(out, "got USR1") {
+		t.Errorf("job did not see SIGUSR1: %q", out)
+	}
+}
+
+// A mom reports its host and its static resources; a manager's setting
+// wins; offline nodes take no jobs.
+func TestNodeReportsAndStates(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("big", testcluster.MomOptions{Config: "$ideal_load 30\n$max_load 40\ntape3480 4\n"})
+	out := c.MustRun("qmgr", "-c", "list node big")
+	for _, want := range []string{"resources_available.ncpus = ", "resources_available.mem = ", "resources_available.arch = linux", "resources_available.tape3480 = 4", "loadave = ", "max_load = 40", "ideal_load = 30"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("node lacks %q:\n%s", want, out)
+		}
+	}
+	c.MustRun("qmgr", "-c", "set node big resources_available.ncpus = 64")
+	if out := c.MustRun("qmgr", "-c", "list node big"); !strings.Contains(out, "resources_available.ncpus = 64\n") {
+		t.Errorf("manager's ncpus not shown:\n%s", out)
+	}
+	id := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=48")
+	c.MustRun("qmgr", "-c", "set node big state = offline")
+	if r := c.Run("qrun", id); r.Code == 0 {
+		t.Fatalf("job ran on an offline node")
+	}
+	c.MustRun("qmgr", "-c", "set node big state = free")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 20*time.Second)
+}

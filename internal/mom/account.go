@@ -1,0 +1,79 @@
+package mom
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+)
+
+// account is a job owner as the execution host knows them.
+type account struct {
+	Name   string
+	UID    uint32
+	GID    uint32
+	Groups []uint32
+	Home   string
+	Shell  string
+}
+
+// lookupAccount resolves user (and group, when the job names one the user
+// belongs to) through the system's user database.
+func lookupAccount(name, group string) (*account, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return nil, fmt.Errorf("user %s: %w", name, err)
+	}
+	uid, err := strconv.ParseUint(u.Uid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("user %s: uid %q", name, u.Uid)
+	}
+	gid, err := strconv.ParseUint(u.Gid, 10, 32)
+	if err != nil {
+		return nil, fmt.Errorf("user %s: gid %q", name, u.Gid)
+	}
+	a := &account{Name: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir, Shell: loginShell(name)}
+	if ids, err := u.GroupIds(); err == nil {
+		for _, id := range ids {
+			if n, err := strconv.ParseUint(id, 10, 32); err == nil {
+				a.Groups = append(a.Groups, uint32(n))
+			}
+		}
+	}
+	if group != "" {
+		if g, err := user.LookupGroup(group); err == nil {
+			n, _ := strconv.ParseUint(g.Gid, 10, 32)
+			for _, mine := range append(a.Groups, a.GID) {
+				if mine == uint32(n) {
+					a.GID = uint32(n)
+				}
+			}
+		}
+	}
+	if a.Home == "" {
+		a.Home = "/"
+	}
+	return a, nil
+}
+
+// loginShell reads the user's shell from /etc/passwd (the user database
+// interface of Go does not expose it); /bin/sh when unknown.
+func loginShell(name string) string {
+	f, err := os.Open("/etc/passwd")
+	if err != nil {
+		return "/bin/sh"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Split(sc.Text(), ":")
+		if len(fields) >= 7 && fields[0] == name && fields[6] != "" {
+			if _, err := os.Stat(fields[6]); err == nil && !strings.HasSuffix(fields[6], "nologin") && !strings.HasSuffix(fields[6], "/false") {
+				return fields[6]
+			}
+		}
+	}
+	return "/bin/sh"
+}

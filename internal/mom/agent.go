@@ -1,0 +1,744 @@
+package mom
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/config"
+	"gopbs/internal/signals"
+	"gopbs/proto"
+)
+
+// Version is reported to the server.
+const Version = "23.06.06"
+
+// Config is what a mom needs from its caller.
+type Config struct {
+	Home       string
+	NodeName   string
+	ServerAddr string // host:port of the server's daemon listener
+	Port       int    // PBS_MOM_SERVICE_PORT
+	KeyFile    string
+	// SocketPath is the Unix socket through which local commands reach the
+	// server; "" disables forwarding.
+	SocketPath string
+	Logger     hclog.Logger
+	// PollInterval is how often job ends are looked for; zero means 250ms.
+	PollInterval time.Duration
+}
+
+// Mom is a running pbs_mom.
+type Mom struct {
+	cfg     Config
+	log     hclog.Logger
+	key     []byte
+	exe     string
+	jobsDir string
+	momConf *MomConfig
+
+	mu         sync.Mutex
+	jobs       map[string]*momJob // by job id
+	interval   time.Duration
+	serverName string
+
+	kick      chan struct{} // wakes the server link (a job ended)
+	listeners []net.Listener
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	stopOnce  sync.Once
+}
+
+// momJob is one job run by this mom.
+type momJob struct {
+	spec        proto.MomJob // without the script
+	dir         string
+	shepherdPid int
+	session     sessionInfo
+	result      *jobResult
+	suspended   bool
+	used        proto.Usage // peaks from polling
+}
+
+// New prepares a mom: reads mom_priv/config and the cluster key and finds
+// the jobs a previous incarnation left running.
+func New(cfg Config) (*Mom, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 250 * time.Millisecond
+	}
+	m := &Mom{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		jobsDir:  filepath.Join(cfg.Home, "mom_priv", "jobs"),
+		jobs:     map[string]*momJob{},
+		interval: 10 * time.Second,
+		kick:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+	}
+	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
+		return nil, fmt.Errorf("mom_priv: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("cannot find the pbs_mom executable for job shepherds: %w", err)
+	}
+	m.exe = exe
+	key, err := proto.LoadKey(cfg.KeyFile)
+	if err != nil {
+		return nil, fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
+	}
+	m.key = key
+	m.momConf = &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}}
+	path := filepath.Join(cfg.Home, "mom_priv", "config")
+	if f, err := os.Open(path); err == nil {
+		c, err := ParseMomConfig(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		for _, w := range c.Warnings {
+			m.log.Warn("mom_priv/config", "note", w)
+		}
+		m.momConf = c
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.recover(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// recover loads the job directories left by a previous run.
+func (m *Mom) recover() error {
+	ents, err := os.ReadDir(m.jobsDir)
+	if err != nil {
+		return fmt.Errorf("mom_priv/jobs: %w", err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(m.jobsDir, e.Name())
+		j := &momJob{dir: dir}
+		if err := readJSON(filepath.Join(dir, fileJob), &j.spec); err != nil {
+			m.log.Error("unreadable job directory left aside", "dir", dir, "error", err)
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, fileShepherd)); err == nil {
+			j.shepherdPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		readJSON(filepath.Join(dir, fileSession), &j.session)
+		var res jobResult
+		if readJSON(filepath.Join(dir, fileResult), &res) == nil {
+			j.result = &res
+		}
+		m.jobs[j.spec.JobID] = j
+		m.log.Info("recovered job", "job", j.spec.JobID, "run", j.spec.RunCount, "ended", j.result != nil)
+	}
+	return nil
+}
+
+// Run serves until ctx ends or Close.
+func (m *Mom) Run(ctx context.Context) error {
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(m.cfg.Port))
+	if err != nil {
+		return fmt.Errorf("listen on port %d: %w", m.cfg.Port, err)
+	}
+	m.listeners = append(m.listeners, l)
+	if m.cfg.SocketPath != "" {
+		os.Remove(m.cfg.SocketPath)
+		ul, err := net.Listen("unix", m.cfg.SocketPath)
+		if err != nil {
+			l.Close()
+			return fmt.Errorf("listen on %s: %w", m.cfg.SocketPath, err)
+		}
+		os.Chmod(m.cfg.SocketPath, 0o666)
+		m.listeners = append(m.listeners, ul)
+		m.wg.Add(1)
+		go m.acceptLoop(ul, m.relay)
+	}
+	m.wg.Add(3)
+	go m.acceptLoop(l, m.serveServer)
+	go m.serverLink()
+	go m.watch()
+	m.log.Info("mom ready", "node", m.cfg.NodeName, "port", m.cfg.Port, "server", m.cfg.ServerAddr, "jobs", len(m.jobs))
+	select {
+	case <-ctx.Done():
+	case <-m.stop:
+	}
+	m.Close()
+	return nil
+}
+
+// Close stops the mom. Running jobs keep running under their shepherds.
+func (m *Mom) Close() {
+	m.stopOnce.Do(func() {
+		close(m.stop)
+		for _, l := range m.listeners {
+			l.Close()
+		}
+	})
+	m.wg.Wait()
+}
+
+func (m *Mom) stopped() bool {
+	select {
+	case <-m.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+func (m *Mom) acceptLoop(l net.Listener, serve func(net.Conn)) {
+	defer m.wg.Done()
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			if m.stopped() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			defer nc.Close()
+			serve(nc)
+		}()
+	}
+}
+
+// serverLink keeps the connection to the server: status reports every
+// interval and job ends as soon as they happen, reconnecting with backoff.
+func (m *Mom) serverLink() {
+	defer m.wg.Done()
+	backoff := 200 * time.Millisecond
+	for !m.stopped() {
+		c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: m.cfg.ServerAddr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: 30 * time.Second})
+		if err != nil {
+			m.log.Warn("cannot reach the server", "server", m.cfg.ServerAddr, "error", err)
+			select {
+			case <-m.stop:
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 10*time.Second)
+			continue
+		}
+		backoff = 200 * time.Millisecond
+		m.mu.Lock()
+		m.serverName = c.ServerName()
+		m.mu.Unlock()
+		m.log.Info("connected to the server", "server", m.cfg.ServerAddr)
+		err = m.talk(c)
+		c.Close()
+		if err != nil && !m.stopped() {
+			m.log.Warn("server connection lost", "error", err)
+		}
+	}
+}
+
+// talk reports status and job ends over one connection until it fails.
+func (m *Mom) talk(c *proto.Client) error {
+	for {
+		if err := m.reportStatus(c); err != nil {
+			return err
+		}
+		if err := m.sendObits(c); err != nil {
+			return err
+		}
+		m.mu.Lock()
+		interval := m.interval
+		m.mu.Unlock()
+		select {
+		case <-m.stop:
+			return nil
+		case <-m.kick:
+		case <-time.After(interval):
+		}
+	}
+}
+
+func (m *Mom) reportStatus(c *proto.Client) error {
+	st := m.status()
+	var reply proto.MomStatusReply
+	if err := c.Call(proto.MsgMomStatus, st, &reply); err != nil {
+		var pe *proto.Error
+		if errors.As(err, &pe) && pe.Code == proto.PBSE_UNKNODE {
+			return fmt.Errorf("the server has no node %q (create it with qmgr)", m.cfg.NodeName)
+		}
+		return err
+	}
+	m.mu.Lock()
+	if reply.Interval > 0 {
+		m.interval = time.Duration(reply.Interval) * time.Second
+	}
+	m.mu.Unlock()
+	for _, id := range reply.Kill {
+		m.killOrphan(id)
+	}
+	return nil
+}
+
+// status builds the periodic report.
+func (m *Mom) status() *proto.MomStatus {
+	facts, err := readHostFacts()
+	if err != nil {
+		m.log.Warn("cannot read host facts", "error", err)
+	}
+	st := &proto.MomStatus{
+		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
+		Ncpus: facts.Ncpus, Physmem: facts.Physmem, Loadave: facts.Loadave,
+		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ids := make([]string, 0, len(m.jobs))
+	for id := range m.jobs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		j := m.jobs[id]
+		st.Jobs = append(st.Jobs, proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: j.used})
+	}
+	return st
+}
+
+// sendObits reports every ended job; a job's directory goes only after the
+// server has acknowledged its end.
+func (m *Mom) sendObits(c *proto.Client) error {
+	m.mu.Lock()
+	var done []*momJob
+	for _, j := range m.jobs {
+		if j.result != nil {
+			done = append(done, j)
+		}
+	}
+	m.mu.Unlock()
+	for _, j := range done {
+		r := j.result
+		used := r.Used
+		used.CPUSecs = max(used.CPUSecs, j.used.CPUSecs)
+		used.MemBytes = max(used.MemBytes, j.used.MemBytes)
+		used.VmemBytes = max(used.VmemBytes, j.used.VmemBytes)
+		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: j.session.Pgid}
+		if err := c.Call(proto.MsgJobObit, obit, nil); err != nil {
+			var pe *proto.Error
+			if !errors.As(err, &pe) {
+				return err
+			}
+			m.log.Warn("server refused the job end; dropping it", "job", j.spec.JobID, "error", err)
+		}
+		m.log.Info("job end reported", "job", j.spec.JobID, "exit_status", r.ExitStatus)
+		m.forget(j)
+	}
+	return nil
+}
+
+// forget removes an acknowledged job.
+func (m *Mom) forget(j *momJob) {
+	m.mu.Lock()
+	if m.jobs[j.spec.JobID] == j {
+		delete(m.jobs, j.spec.JobID)
+	}
+	m.mu.Unlock()
+	if err := os.RemoveAll(j.dir); err != nil {
+		m.log.Error("cannot remove job directory", "dir", j.dir, "error", err)
+	}
+}
+
+// killOrphan kills a job the server says must not run here.
+func (m *Mom) killOrphan(id string) {
+	m.mu.Lock()
+	j := m.jobs[id]
+	m.mu.Unlock()
+	if j == nil {
+		return
+	}
+	m.log.Warn("killing a job the server does not run here", "job", id)
+	if j.result == nil && j.session.Pgid > 0 {
+		syscall.Kill(-j.session.Pgid, syscall.SIGKILL)
+	}
+	if j.result != nil {
+		m.forget(j)
+	}
+}
+
+// watch finds job ends and samples usage.
+func (m *Mom) watch() {
+	defer m.wg.Done()
+	t := time.NewTicker(m.cfg.PollInterval)
+	defer t.Stop()
+	lastSample := time.Time{}
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		}
+		sample := time.Since(lastSample) >= 2*time.Second
+		if sample {
+			lastSample = time.Now()
+		}
+		m.mu.Lock()
+		var running []*momJob
+		for _, j := range m.jobs {
+			if j.result == nil {
+				running = append(running, j)
+			}
+		}
+		m.mu.Unlock()
+		ended := false
+		for _, j := range running {
+			if m.checkJob(j, sample) {
+				ended = true
+			}
+		}
+		if ended {
+			select {
+			case m.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// checkJob looks for a job's result and samples its usage; it reports
+// whether the job ended.
+func (m *Mom) checkJob(j *momJob, sample bool) bool {
+	if j.session.Pgid == 0 {
+		var s sessionInfo
+		if readJSON(filepath.Join(j.dir, fileSession), &s) == nil {
+			m.mu.Lock()
+			j.session = s
+			m.mu.Unlock()
+		}
+	}
+	var res jobResult
+	if err := readJSON(filepath.Join(j.dir, fileResult), &res); err == nil {
+		m.mu.Lock()
+		j.result = &res
+		m.mu.Unlock()
+		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
+		return true
+	}
+	if j.shepherdPid > 0 && !alive(j.shepherdPid) {
+		// Re-check: the result may have landed between the two looks.
+		if err := readJSON(filepath.Join(j.dir, fileResult), &res); err != nil {
+			now := time.Now().Unix()
+			res = jobResult{ExitStatus: proto.JobExecFail2, Start: j.session.Start, End: now, Comment: "job's shepherd process died without a result"}
+			writeJSONAtomic(j.dir, fileResult, res, 0o600)
+		}
+		m.mu.Lock()
+		j.result = &res
+		m.mu.Unlock()
+		return true
+	}
+	if sample && j.session.Pgid > 0 {
+		var cpu, rss, vsz int64
+		for _, p := range sessionProcesses(j.shepherdPid) {
+			cpu += p.CPUTicks
+			rss += p.RSSPages * pageSize
+			vsz += p.VSize
+		}
+		m.mu.Lock()
+		j.used.CPUSecs = max(j.used.CPUSecs, cpu/clockTicks)
+		j.used.MemBytes = max(j.used.MemBytes, rss)
+		j.used.VmemBytes = max(j.used.VmemBytes, vsz)
+		if j.session.Start > 0 {
+			j.used.WallSecs = time.Now().Unix() - j.session.Start
+		}
+		m.mu.Unlock()
+	}
+	return false
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	return !strings.Contains(string(b), ") Z ")
+}
+
+// serveServer answers the server's requests on the mom port.
+func (m *Mom) serveServer(nc net.Conn) {
+	c := proto.NewConn(nc, 0)
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	_, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
+		if r != proto.RoleServer {
+			return nil, fmt.Errorf("only the server may connect to a mom's port")
+		}
+		return m.key, nil
+	})
+	if err != nil {
+		m.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		return
+	}
+	for {
+		nc.SetDeadline(time.Now().Add(5 * time.Minute))
+		h, body, err := c.Recv()
+		if err != nil {
+			return
+		}
+		var rerr error
+		switch h.Type {
+		case proto.MsgMomRunJob:
+			var job proto.MomJob
+			if rerr = proto.DecodeBody(body, &job); rerr == nil {
+				rerr = m.runJob(&job)
+			}
+		case proto.MsgMomSignalJob:
+			var sig proto.MomSignal
+			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
+				rerr = m.signalJob(&sig)
+			}
+		default:
+			rerr = proto.Errorf(proto.PBSE_UNKREQ, "%s", h.Type)
+		}
+		reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
+		if rerr != nil {
+			var pe *proto.Error
+			if !errors.As(rerr, &pe) {
+				pe = &proto.Error{Code: proto.PBSE_MOMREJECT, Text: proto.PBSE_MOMREJECT.Message() + ": " + rerr.Error()}
+			}
+			reply.Code, reply.Text = pe.Code, pe.Error()
+		}
+		if err := c.Send(reply, nil); err != nil {
+			return
+		}
+	}
+}
+
+// runJob starts a job's shepherd. A repeated request for the run already
+// going is accepted without starting it twice.
+func (m *Mom) runJob(job *proto.MomJob) error {
+	m.mu.Lock()
+	if old, ok := m.jobs[job.JobID]; ok {
+		m.mu.Unlock()
+		if old.spec.RunCount == job.RunCount {
+			return nil
+		}
+		if old.result == nil {
+			return proto.Errorf(proto.PBSE_MOMREJECT, ": run %d of job %s is still running here", old.spec.RunCount, job.JobID)
+		}
+		m.forget(old)
+		m.mu.Lock()
+	}
+	m.mu.Unlock()
+	usr, err := lookupAccount(job.EUser, job.EGroup)
+	if err != nil {
+		return proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
+	}
+	if usr.UID == 0 && !job.AllowRoot {
+		return proto.Errorf(proto.PBSE_BADUSER, "on %s: jobs of root run only when the server's acl_roots allows them", m.cfg.NodeName)
+	}
+	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
+		return proto.Errorf(proto.PBSE_BADUSER, "on %s: this pbs_mom runs as uid %d and can run only that user's jobs", m.cfg.NodeName, os.Geteuid())
+	}
+	dir := filepath.Join(m.jobsDir, job.JobID)
+	os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		return fmt.Errorf("job directory: %w", err)
+	}
+	script := job.Script
+	job.Script = nil
+	if err := writeJSONAtomic(dir, fileJob, job, 0o600); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("job file: %w", err)
+	}
+	if err := writeOwned(filepath.Join(dir, fileScript), script, 0o700, usr); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("job script: %w", err)
+	}
+	nodes := strings.Join(job.NodeFile, "\n")
+	if nodes != "" {
+		nodes += "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, fileNodes), []byte(nodes), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("node file: %w", err)
+	}
+	logf, err := os.OpenFile(filepath.Join(dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("shepherd log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(m.exe, ArgShepherd, dir)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("start shepherd: %w", err)
+	}
+	pid := cmd.Process.Pid
+	go cmd.Wait() // reap it while this mom lives; init does after
+	os.WriteFile(filepath.Join(dir, fileShepherd), []byte(strconv.Itoa(pid)+"\n"), 0o600)
+	m.mu.Lock()
+	m.jobs[job.JobID] = &momJob{spec: *job, dir: dir, shepherdPid: pid}
+	m.mu.Unlock()
+	m.log.Info("job started", "job", job.JobID, "run", job.RunCount, "user", job.EUser, "shepherd", pid)
+	return nil
+}
+
+// writeOwned writes a file and gives it to the job's owner.
+func writeOwned(path string, data []byte, mode os.FileMode, usr *account) error {
+	if err := os.WriteFile(path, data, mode); err != nil {
+		return err
+	}
+	if os.Geteuid() == 0 {
+		return os.Chown(path, int(usr.UID), int(usr.GID))
+	}
+	return nil
+}
+
+// signalJob delivers a qsig, qdel or suspend/resume to a job here.
+func (m *Mom) signalJob(req *proto.MomSignal) error {
+	m.mu.Lock()
+	j := m.jobs[req.JobID]
+	m.mu.Unlock()
+	if j == nil {
+		return proto.Errorf(proto.PBSE_UNKJOBID, "%s is not running on %s", req.JobID, m.cfg.NodeName)
+	}
+	if j.result != nil {
+		return nil // already ended; its end is being reported
+	}
+	sig, special, ok := signals.Parse(req.Signal)
+	if !ok {
+		return proto.Errorf(proto.PBSE_UNKSIG, "%s", req.Signal)
+	}
+	if special == signals.Delete {
+		// The shepherd runs the TERM-then-KILL sequence; it does so even if
+		// this mom restarts in between.
+		if err := syscall.Kill(j.shepherdPid, syscall.SIGTERM); err != nil {
+			return fmt.Errorf("signal shepherd of %s: %w", req.JobID, err)
+		}
+		return nil
+	}
+	if j.session.Pgid == 0 {
+		var s sessionInfo
+		if err := readJSON(filepath.Join(j.dir, fileSession), &s); err != nil {
+			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
+		}
+		j.session = s
+	}
+	switch special {
+	case signals.Suspend:
+		sig = syscall.SIGSTOP
+	case signals.Resume:
+		sig = syscall.SIGCONT
+	}
+	if err := syscall.Kill(-j.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %s: %w", req.JobID, err)
+	}
+	m.mu.Lock()
+	switch special {
+	case signals.Suspend:
+		j.suspended = true
+	case signals.Resume:
+		j.suspended = false
+	}
+	m.mu.Unlock()
+	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
+	return nil
+}
+
+// relay forwards one local command connection to the server, stamping
+// every request with the caller's identity as the kernel reports it.
+func (m *Mom) relay(nc net.Conn) {
+	uid, gid, err := proto.PeerCreds(nc)
+	if err != nil {
+		m.log.Error("cannot read peer credentials", "error", err)
+		return
+	}
+	srv, err := net.DialTimeout("tcp", m.cfg.ServerAddr, 30*time.Second)
+	if err != nil {
+		return
+	}
+	defer srv.Close()
+	up := proto.NewConn(srv, 0)
+	srv.SetDeadline(time.Now().Add(30 * time.Second))
+	hello, err := proto.ClientHandshake(up, proto.RoleMom, m.cfg.NodeName, m.key)
+	if err != nil {
+		m.log.Warn("forwarding: server handshake failed", "error", err)
+		return
+	}
+	srv.SetDeadline(time.Time{})
+	down := proto.NewConn(nc, 0)
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := proto.ServerHandshake(down, hello.ServerName, func(r proto.Role) ([]byte, error) {
+		if r != proto.RoleClient {
+			return nil, fmt.Errorf("only commands use this socket")
+		}
+		return nil, nil
+	}); err != nil {
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	who := identity(uid, gid)
+	for {
+		nc.SetReadDeadline(time.Now().Add(10 * time.Minute))
+		h, body, err := down.Recv()
+		if err != nil {
+			return
+		}
+		h.As = who
+		if err := up.Send(h, rawBody(body)); err != nil {
+			return
+		}
+		for {
+			srv.SetReadDeadline(time.Now().Add(5 * time.Minute))
+			rh, rbody, err := up.Recv()
+			if err != nil {
+				return
+			}
+			if err := down.Send(rh, rawBody(rbody)); err != nil {
+				return
+			}
+			if !rh.More || rh.Code != proto.PBSE_NONE {
+				break
+			}
+		}
+	}
+}
+
+// rawBody passes an already encoded body through unchanged (nil stays nil).
+func rawBody(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return rawMessage(b)
+}
+
+// identity describes a local caller for the server.
+func identity(uid, gid uint32) *proto.Identity {
+	id := &proto.Identity{UID: uid, GID: gid, Host: config.ShortHostname(), User: strconv.FormatUint(uint64(uid), 10)}
+	if name, err := userName(uid); err == nil {
+		id.User = name
+	}
+	return id
+}

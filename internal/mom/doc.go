@@ -1,0 +1,14 @@
+// Package mom is pbs_mom, the node agent: it reports what its host has
+// (ncpus, physmem, loadave, arch and the static resources of
+// mom_priv/config) to the server, runs the jobs the server sends it as
+// their owners, watches and kills them, reports their ends, and forwards
+// commands typed on its host to the server, vouching for the caller.
+//
+// Each job runs under a shepherd: a separate process (pbs_mom --shepherd)
+// in its own session that starts the job script as the owner, enforces the
+// walltime, waits for the script and writes the exit status and usage to
+// mom_priv/jobs/<id>/result. The shepherd does not depend on the mom, so
+// restarting or killing pbs_mom neither kills jobs nor loses their exit
+// status: the mom finds the job directories again at start and reports
+// every result until the server has acknowledged it.
+package mom

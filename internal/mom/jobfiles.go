@@ -1,0 +1,83 @@
+package mom
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopbs/proto"
+)
+
+// Files of a job directory mom_priv/jobs/<id>/. The directory is owned by
+// root (or the mom's user) with mode 0711, so the owner can reach its
+// script and node file by path but cannot list or change anything.
+const (
+	fileJob      = "job.json"     // proto.MomJob without the script (0600)
+	fileScript   = "script"       // the script, owned by the job's owner (0700)
+	fileNodes    = "nodefile"     // PBS_NODEFILE (0644)
+	fileShepherd = "shepherd.pid" // the shepherd's pid, written by the mom
+	fileSession  = "session"      // sessionInfo, written by the shepherd
+	fileResult   = "result"       // jobResult, written by the shepherd at the end
+	fileLog      = "shepherd.log" // the shepherd's own stderr
+)
+
+// sessionInfo is written once the job's process exists.
+type sessionInfo struct {
+	Pgid  int   `json:"pgid"`
+	Start int64 `json:"start"`
+}
+
+// jobResult is the shepherd's final word on a job.
+type jobResult struct {
+	ExitStatus int         `json:"exit_status"`
+	Used       proto.Usage `json:"used"`
+	Start      int64       `json:"start"`
+	End        int64       `json:"end"`
+	Comment    string      `json:"comment,omitempty"`
+}
+
+// writeJSONAtomic writes v to dir/name through a temporary file, fsync and
+// rename, so a reader sees the old file or the whole new one.
+func writeJSONAtomic(dir, name string, v any, mode os.FileMode) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, name+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}

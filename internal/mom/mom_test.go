@@ -1,0 +1,95 @@
+package mom
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseMomConfig(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		ideal     float64
+		max       float64
+		resources map[string]string
+		err       string
+	}{
+		{"empty", "", -1, -1, map[string]string{}, ""},
+		{"loads and statics", "# comment\n$ideal_load 1.5\n$max_load 2\ntape3480 4\nscratch\t100gb\n", 1.5, 2, map[string]string{"tape3480": "4", "scratch": "100gb"}, ""},
+		{"ideal sets max", "$ideal_load 3\n", 3, 3, map[string]string{}, ""},
+		{"ignored directives", "$clienthost head\n$logevent 0x1ff\n", -1, -1, map[string]string{}, ""},
+		{"bad load", "$max_load high\n", 0, 0, nil, "line 1"},
+		{"unknown directive", "$frobnicate 1\n", 0, 0, nil, "unknown directive $frobnicate"},
+		{"no value", "tape3480\n", 0, 0, nil, "no value"},
+		{"ideal above max", "$ideal_load 4\n$max_load 2\n", 0, 0, nil, "above"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ParseMomConfig(strings.NewReader(tt.in))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.IdealLoad != tt.ideal || c.MaxLoad != tt.max || len(c.Resources) != len(tt.resources) {
+				t.Fatalf("got %+v", c)
+			}
+			for k, v := range tt.resources {
+				if c.Resources[k] != v {
+					t.Errorf("%s = %q, want %q", k, c.Resources[k], v)
+				}
+			}
+		})
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	line := "4242 (my (odd) prog) S 1 4240 4240 0 -1 4194560 100 0 0 0 150 50 10 5 20 0 1 0 12345 104857600 2560 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
+	p, err := parseProcStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PID != 4242 || p.PPID != 1 || p.PGRP != 4240 || p.Session != 4240 || p.CPUTicks != 215 || p.RSSPages != 2560 || p.VSize != 104857600 {
+		t.Fatalf("parsed %+v", p)
+	}
+	for _, bad := range []string{"", "12 noparen", "x (a) S 1", "12 (a) S 1 2"} {
+		if _, err := parseProcStat(bad); err == nil {
+			t.Errorf("parseProcStat(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseMemAndLoad(t *testing.T) {
+	mem, err := parseMemTotal(strings.NewReader("MemTotal:       24519904 kB\nMemFree: 1 kB\n"))
+	if err != nil || mem != 24519904*1024 {
+		t.Fatalf("mem %d %v", mem, err)
+	}
+	if _, err := parseMemTotal(strings.NewReader("MemFree: 1 kB\n")); err == nil {
+		t.Error("missing MemTotal accepted")
+	}
+	l, err := parseLoadavg("0.52 0.58 0.59 1/467 12345\n")
+	if err != nil || l != 0.52 {
+		t.Fatalf("load %v %v", l, err)
+	}
+}
+
+func FuzzParseMomConfig(f *testing.F) {
+	f.Add("$ideal_load 1\n$max_load 2\nfoo bar\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseMomConfig(strings.NewReader(s))
+		if err == nil && c.MaxLoad >= 0 && c.IdealLoad > c.MaxLoad {
+			t.Fatalf("ideal %g above max %g accepted", c.IdealLoad, c.MaxLoad)
+		}
+	})
+}
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add("1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 1 2 3 4")
+	f.Fuzz(func(t *testing.T, s string) {
+		parseProcStat(s)
+	})
+}

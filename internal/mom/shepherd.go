@@ -1,0 +1,453 @@
+package mom
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"gopbs/internal/resc"
+	"gopbs/proto"
+)
+
+// Arguments that make pbs_mom run one of its helper stages instead of the
+// daemon.
+const (
+	ArgShepherd = "--shepherd" // pbs_mom --shepherd <jobdir>
+	ArgJobExec  = "--job-exec" // runs as the job's owner; params on fd 3
+	ArgAppend   = "--append"   // pbs_mom --append <path> <text>, as the owner
+)
+
+// execParams is what the shepherd tells the exec stage (as JSON on fd 3).
+type execParams struct {
+	Argv   []string `json:"argv"`
+	Env    []string `json:"env"`
+	Dir    string   `json:"dir"`
+	Home   string   `json:"home"`
+	Stdout string   `json:"stdout"` // "" means /dev/null
+	Stderr string   `json:"stderr"` // "" means /dev/null; same as Stdout when joined
+}
+
+// RunShepherd is the body of "pbs_mom --shepherd <jobdir>": run the job,
+// wait for it and record the result. It returns the process exit status.
+func RunShepherd(dir string) int {
+	var job proto.MomJob
+	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
+		fmt.Fprintln(os.Stderr, "shepherd:", err)
+		return 1
+	}
+	sh := &shepherd{dir: dir, job: &job}
+	res := sh.run()
+	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
+		return 1
+	}
+	return 0
+}
+
+type shepherd struct {
+	dir  string
+	job  *proto.MomJob
+	usr  *account
+	pgid int
+
+	mu         sync.Mutex
+	killReason string // set when the shepherd itself killed the job
+	exitCode   int    // replaces the exit status when killReason is set
+}
+
+func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
+	now := time.Now().Unix()
+	return jobResult{ExitStatus: code, Start: now, End: now, Comment: fmt.Sprintf(format, args...)}
+}
+
+func (sh *shepherd) run() jobResult {
+	job := sh.job
+	usr, err := lookupAccount(job.EUser, job.EGroup)
+	if err != nil {
+		return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
+	}
+	sh.usr = usr
+	asOther := os.Geteuid() == 0 && usr.UID != 0
+	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
+		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
+	}
+	tmpdir := filepath.Join(os.TempDir(), "pbs."+job.JobID)
+	os.RemoveAll(tmpdir)
+	if err := os.Mkdir(tmpdir, 0o700); err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
+	}
+	defer os.RemoveAll(tmpdir)
+	if asOther {
+		if err := os.Chown(tmpdir, int(usr.UID), int(usr.GID)); err != nil {
+			return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
+		}
+	}
+	params := sh.params(tmpdir)
+
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	defer devnull.Close()
+	paramsR, paramsW, err := os.Pipe()
+	if err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	attr := &syscall.ProcAttr{
+		Env:   []string{"PATH=/usr/bin:/bin"},
+		Files: []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd(), paramsR.Fd(), errW.Fd()},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	}
+	if asOther {
+		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
+	}
+	// Signals from the mom: SIGTERM asks for the delete sequence. Register
+	// before the job exists so none is lost.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	start := time.Now()
+	pid, err := syscall.ForkExec(exe, []string{"pbs_mom", ArgJobExec}, attr)
+	paramsR.Close()
+	errW.Close()
+	if err != nil {
+		paramsW.Close()
+		errR.Close()
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	sh.pgid = pid
+	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
+	}
+	json.NewEncoder(paramsW).Encode(params)
+	paramsW.Close()
+	setupErr, _ := io.ReadAll(io.LimitReader(errR, 64<<10))
+	errR.Close()
+
+	done := make(chan struct{})
+	go sh.supervise(sigs, done, start)
+	var ws syscall.WaitStatus
+	var ru syscall.Rusage
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, &ru)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	close(done)
+	end := time.Now()
+	// Leftover processes of the job die with it.
+	for _, p := range sessionProcesses(os.Getpid()) {
+		syscall.Kill(p.PID, syscall.SIGKILL)
+	}
+	res := jobResult{Start: start.Unix(), End: end.Unix()}
+	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
+	res.Used.MemBytes = ru.Maxrss * 1024
+	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
+	switch {
+	case len(setupErr) > 0:
+		res.ExitStatus = proto.JobExecFail2
+		if strings.HasPrefix(string(setupErr), "before files: ") {
+			res.ExitStatus = proto.JobExecFail1
+		}
+		res.Comment = "job exec failed: " + strings.TrimPrefix(strings.TrimSpace(string(setupErr)), "before files: ")
+	case ws.Exited():
+		res.ExitStatus = ws.ExitStatus()
+	case ws.Signaled():
+		res.ExitStatus = proto.ExitSignalBase + int(ws.Signal())
+	default:
+		res.ExitStatus = proto.JobExecFail2
+	}
+	sh.mu.Lock()
+	if sh.killReason != "" {
+		res.Comment = sh.killReason
+		if sh.exitCode != 0 {
+			res.ExitStatus = sh.exitCode
+		}
+	}
+	sh.mu.Unlock()
+	return res
+}
+
+// supervise enforces the walltime and carries out the delete sequence
+// until done is closed.
+func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start time.Time) {
+	var wall <-chan time.Time
+	if sh.job.Walltime > 0 {
+		t := time.NewTimer(time.Duration(sh.job.Walltime) * time.Second)
+		defer t.Stop()
+		wall = t.C
+	}
+	delay := time.Duration(sh.job.KillDelay) * time.Second
+	var kill <-chan time.Time
+	terminate := func() {
+		syscall.Kill(-sh.pgid, syscall.SIGCONT) // a suspended job must see the TERM
+		syscall.Kill(-sh.pgid, syscall.SIGTERM)
+		if kill == nil {
+			kill = time.After(delay)
+		}
+	}
+	for {
+		select {
+		case <-done:
+			return
+		case <-sigs:
+			terminate()
+		case <-wall:
+			used := int64(time.Since(start) / time.Second)
+			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
+			sh.mu.Lock()
+			sh.killReason = "job killed: walltime " + strconv.FormatInt(used, 10) + " exceeded limit " + strconv.FormatInt(sh.job.Walltime, 10)
+			sh.exitCode = proto.JobExecKillWalltime
+			sh.mu.Unlock()
+			sh.appendToStderr(msg)
+			terminate()
+		case <-kill:
+			syscall.Kill(-sh.pgid, syscall.SIGKILL)
+		}
+	}
+}
+
+// appendToStderr adds a line to the job's error file, written as the
+// owner (never as root in a directory the owner controls).
+func (sh *shepherd) appendToStderr(msg string) {
+	path := localPath(sh.job.ErrorPath)
+	if sh.job.JoinPath == "oe" {
+		path = localPath(sh.job.OutputPath)
+	}
+	exe, err := os.Executable()
+	if err != nil || path == "" {
+		return
+	}
+	attr := &syscall.ProcAttr{Env: []string{"PATH=/usr/bin:/bin"}}
+	if os.Geteuid() == 0 && sh.usr.UID != 0 {
+		attr.Sys = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sh.usr.UID, Gid: sh.usr.GID, Groups: sh.usr.Groups}}
+	}
+	pid, err := syscall.ForkExec(exe, []string{"pbs_mom", ArgAppend, path, msg + "\n"}, attr)
+	if err == nil {
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+	}
+}
+
+// params builds what the exec stage needs.
+func (sh *shepherd) params(tmpdir string) execParams {
+	job, usr := sh.job, sh.usr
+	script := filepath.Join(sh.dir, fileScript)
+	var argv []string
+	shell := pickShell(job.ShellPath)
+	switch {
+	case shell != "":
+		argv = []string{shell, script}
+	case scriptHasInterpreter(script):
+		argv = []string{script}
+	default:
+		argv = []string{usr.Shell, script}
+	}
+	dir := job.WorkDir
+	if dir == "" {
+		dir = usr.Home
+	}
+	out, errp := localPath(job.OutputPath), localPath(job.ErrorPath)
+	switch job.JoinPath {
+	case "oe":
+		errp = out
+	case "eo":
+		out = errp
+	}
+	return execParams{Argv: argv, Env: jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, fileNodes)), Dir: dir, Home: usr.Home, Stdout: out, Stderr: errp}
+}
+
+// localPath drops the "host:" of an output path. Output is written
+// directly where the path says, which assumes the submission directory is
+// visible on the execution host (a shared file system, or one host).
+func localPath(p string) string {
+	if h, rest, ok := strings.Cut(p, ":"); ok && !strings.Contains(h, "/") {
+		return rest
+	}
+	return p
+}
+
+// pickShell chooses from Shell_Path_List ("path[@host],...") the entry for
+// this host or the one without a host.
+func pickShell(list string) string {
+	host, _ := os.Hostname()
+	short, _, _ := strings.Cut(host, ".")
+	fallback := ""
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		p, h, hasHost := strings.Cut(e, "@")
+		if !hasHost {
+			fallback = p
+		} else if h == host || h == short {
+			return p
+		}
+	}
+	return fallback
+}
+
+func scriptHasInterpreter(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [2]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == 2 && b[0] == '#' && b[1] == '!'
+}
+
+// jobEnv builds the job's environment: its Variable_List, then the PBS
+// variables, which win.
+func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
+	vars := map[string]string{}
+	var order []string
+	set := func(k, v string) {
+		if _, ok := vars[k]; !ok {
+			order = append(order, k)
+		}
+		vars[k] = v
+	}
+	for _, v := range proto.DecodeVariableList(job.VariableList) {
+		if v.Name != "" {
+			set(v.Name, v.Value)
+		}
+	}
+	path := vars["PBS_O_PATH"]
+	if _, ok := vars["PATH"]; !ok {
+		if path == "" {
+			path = "/usr/local/bin:/usr/bin:/bin"
+		}
+		set("PATH", path)
+	}
+	host, _ := os.Hostname()
+	set("HOME", usr.Home)
+	set("USER", usr.Name)
+	set("LOGNAME", usr.Name)
+	set("SHELL", usr.Shell)
+	set("PBS_JOBID", job.JobID)
+	set("PBS_JOBNAME", job.Name)
+	set("PBS_QUEUE", job.Queue)
+	set("PBS_NODEFILE", nodefile)
+	set("PBS_NCPUS", strconv.Itoa(job.Ncpus))
+	set("NCPUS", strconv.Itoa(job.Ncpus))
+	threads := job.OMPThreads
+	if threads <= 0 {
+		threads = job.Ncpus
+	}
+	set("OMP_NUM_THREADS", strconv.Itoa(max(threads, 1)))
+	set("PBS_ENVIRONMENT", "PBS_BATCH")
+	set("PBS_JOBDIR", usr.Home)
+	set("PBS_TASKNUM", "1")
+	set("PBS_MOMPORT", "")
+	set("TMPDIR", tmpdir)
+	set("ENVIRONMENT", "BATCH")
+	set("HOSTNAME", host)
+	if wd, ok := vars["PBS_O_WORKDIR"]; ok {
+		set("PBS_O_WORKDIR", wd)
+	}
+	if v, ok := job.Resources["walltime"]; ok {
+		if secs, err := resc.ParseDuration(v); err == nil {
+			set("PBS_WALLTIME", strconv.FormatInt(secs, 10))
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		if k == "PBS_MOMPORT" {
+			continue
+		}
+		out = append(out, k+"="+vars[k])
+	}
+	return out
+}
+
+// RunJobExec is "pbs_mom --job-exec": running as the job's owner, open the
+// output files, change to the working directory and exec the script.
+// Errors go to fd 4 (closed on a successful exec) for the shepherd.
+func RunJobExec() int {
+	report := os.NewFile(4, "errors")
+	fail := func(beforeFiles bool, format string, args ...any) int {
+		prefix := ""
+		if beforeFiles {
+			prefix = "before files: "
+		}
+		fmt.Fprintf(report, prefix+format, args...)
+		return 1
+	}
+	var p execParams
+	if err := json.NewDecoder(os.NewFile(3, "params")).Decode(&p); err != nil {
+		return fail(true, "reading parameters: %v", err)
+	}
+	syscall.CloseOnExec(4)
+	open := func(path string) (int, error) {
+		if path == "" {
+			return syscall.Open(os.DevNull, syscall.O_WRONLY, 0)
+		}
+		// O_NOFOLLOW: a symlink planted at the output path is refused,
+		// never followed.
+		return syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	}
+	outFD, err := open(p.Stdout)
+	if err != nil {
+		return fail(true, "cannot open output file %s: %v", p.Stdout, err)
+	}
+	errFD := outFD
+	if p.Stderr != p.Stdout {
+		if errFD, err = open(p.Stderr); err != nil {
+			return fail(true, "cannot open error file %s: %v", p.Stderr, err)
+		}
+	}
+	if err := dup2(outFD, 1); err != nil {
+		return fail(false, "dup stdout: %v", err)
+	}
+	if err := dup2(errFD, 2); err != nil {
+		return fail(false, "dup stderr: %v", err)
+	}
+	if err := os.Chdir(p.Dir); err != nil {
+		fmt.Fprintf(os.Stderr, "PBS: cannot chdir to %s (%v); starting in %s\n", p.Dir, err, p.Home)
+		if err := os.Chdir(p.Home); err != nil {
+			os.Chdir("/")
+		}
+	}
+	syscall.Close(3)
+	err = syscall.Exec(p.Argv[0], p.Argv, p.Env)
+	fmt.Fprintf(os.Stderr, "PBS: cannot execute %s: %v\n", p.Argv[0], err)
+	return fail(false, "cannot execute %s: %v", p.Argv[0], err)
+}
+
+func dup2(from, to int) error {
+	if from == to {
+		return nil
+	}
+	return syscall.Dup3(from, to, 0)
+}
+
+// RunAppend is "pbs_mom --append <path> <text>": add text to an existing
+// file as the calling user, refusing symlinks.
+func RunAppend(path, text string) int {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return 1
+	}
+	syscall.Write(fd, []byte(text))
+	syscall.Close(fd)
+	return 0
+}

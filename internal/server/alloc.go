@@ -1,0 +1,273 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopbs/internal/resc"
+)
+
+// nodeFree is what one node can still give, for placement. It is pure
+// data: callers build it from node state under the server lock.
+type nodeFree struct {
+	name string
+	// avail is resources_available (manager settings over mom reports).
+	avail map[string]string
+	// free holds the unassigned amount of every numeric resource the node
+	// has (ncpus, mem in bytes, ngpus, ...).
+	free map[string]float64
+}
+
+// placed is one chunk on one node.
+type placed struct {
+	node  string
+	chunk resc.Chunk // Count 1
+}
+
+// placeChunks places every chunk of sel on the candidate nodes, honouring
+// the arrangement of place (pack: all on one node; scatter/vscatter: one
+// chunk per node; free: anywhere). hosts, when given (qrun -H), names the
+// node of each chunk in order, or one node for all of them. Candidates are
+// tried in order. It returns why when the job does not fit.
+func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []string) ([]placed, error) {
+	var chunks []resc.Chunk
+	for _, c := range sel {
+		for i := 0; i < c.Count; i++ {
+			one := c
+			one.Count = 1
+			chunks = append(chunks, one)
+		}
+	}
+	byName := make(map[string]*nodeFree, len(cands))
+	for _, n := range cands {
+		byName[n.name] = n
+	}
+	// Work on copies of the free amounts so a failed attempt leaves the
+	// caller's data alone.
+	free := make(map[string]map[string]float64, len(cands))
+	freeOf := func(n *nodeFree) map[string]float64 {
+		if f, ok := free[n.name]; ok {
+			return f
+		}
+		f := make(map[string]float64, len(n.free))
+		for k, v := range n.free {
+			f[k] = v
+		}
+		free[n.name] = f
+		return f
+	}
+	out := make([]placed, 0, len(chunks))
+	take := func(n *nodeFree, c resc.Chunk) bool {
+		f := freeOf(n)
+		if !fits(n, f, c) {
+			return false
+		}
+		consume(f, c)
+		out = append(out, placed{node: n.name, chunk: c})
+		return true
+	}
+	if len(hosts) > 0 {
+		if len(hosts) != 1 && len(hosts) != len(chunks) {
+			return nil, fmt.Errorf("%d nodes named for a job of %d chunks", len(hosts), len(chunks))
+		}
+		for i, c := range chunks {
+			h := hosts[0]
+			if len(hosts) > 1 {
+				h = hosts[i]
+			}
+			n, ok := byName[h]
+			if !ok {
+				return nil, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
+			}
+			if !take(n, c) {
+				return nil, fmt.Errorf("node %s does not have %s free", h, chunkText(c))
+			}
+		}
+		return out, nil
+	}
+	switch place.Arrangement {
+	case "pack":
+		for _, n := range cands {
+			out = out[:0]
+			free = map[string]map[string]float64{}
+			ok := true
+			for _, c := range chunks {
+				if !take(n, c) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				return out, nil
+			}
+		}
+		return nil, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
+	case "scatter", "vscatter":
+		used := map[string]bool{}
+		for _, c := range chunks {
+			found := false
+			for _, n := range cands {
+				if !used[n.name] && take(n, c) {
+					used[n.name] = true
+					found = true
+					break
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), chunkText(c))
+			}
+		}
+		return out, nil
+	}
+	for _, c := range chunks {
+		found := false
+		for _, n := range cands {
+			if take(n, c) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no node has %s free", chunkText(c))
+		}
+	}
+	return out, nil
+}
+
+// fits checks one chunk against one node's remaining resources.
+func fits(n *nodeFree, free map[string]float64, c resc.Chunk) bool {
+	if _, ok := c.Get("ncpus"); !ok && free["ncpus"] < 1 {
+		return false
+	}
+	for _, p := range c.Resources {
+		if !resc.Consumable(p.Name) {
+			if _, numeric := resc.Number(p.Name, p.Value); numeric {
+				continue // a per-process setting such as mpiprocs
+			}
+		} else if want, ok := resc.Number(p.Name, p.Value); ok {
+			if want > 0 && free[p.Name] < want {
+				return false
+			}
+			continue
+		}
+		have, ok := n.avail[p.Name]
+		if !ok || !strings.EqualFold(have, p.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+func consume(free map[string]float64, c resc.Chunk) {
+	if _, ok := c.Get("ncpus"); !ok {
+		free["ncpus"]--
+	}
+	for _, p := range c.Resources {
+		if !resc.Consumable(p.Name) {
+			continue
+		}
+		if want, numeric := resc.Number(p.Name, p.Value); numeric {
+			free[p.Name] -= want
+		}
+	}
+}
+
+func chunkText(c resc.Chunk) string {
+	s := resc.Select{c}.String()
+	return strings.TrimPrefix(s, "1:")
+}
+
+// chunkNcpus is a chunk's cpus (1 when it names none).
+func chunkNcpus(c resc.Chunk) int64 {
+	if v, ok := c.Get("ncpus"); ok {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 1
+}
+
+// execStrings renders a placement as exec_host ("n1/0*2+n2/0"),
+// exec_vnode ("(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)") and the PBS_NODEFILE
+// lines (each chunk's node once per MPI process).
+func execStrings(p []placed) (execHost, execVnode string, nodefile []string) {
+	index := map[string]int{}
+	var hosts, vnodes []string
+	for _, pc := range p {
+		k := index[pc.node]
+		index[pc.node] = k + 1
+		ncpus := chunkNcpus(pc.chunk)
+		h := pc.node + "/" + strconv.Itoa(k)
+		if ncpus != 1 {
+			h += "*" + strconv.FormatInt(ncpus, 10)
+		}
+		hosts = append(hosts, h)
+		parts := []string{pc.node}
+		if _, ok := pc.chunk.Get("ncpus"); !ok {
+			parts = append(parts, "ncpus=1")
+		}
+		for _, r := range pc.chunk.Resources {
+			if resc.Consumable(r.Name) {
+				parts = append(parts, r.Name+"="+r.Value)
+			}
+		}
+		vnodes = append(vnodes, "("+strings.Join(parts, ":")+")")
+		procs := int64(1)
+		if v, ok := pc.chunk.Get("mpiprocs"); ok {
+			procs, _ = strconv.ParseInt(v, 10, 64)
+		}
+		for i := int64(0); i < procs; i++ {
+			nodefile = append(nodefile, pc.node)
+		}
+	}
+	return strings.Join(hosts, "+"), strings.Join(vnodes, "+"), nodefile
+}
+
+// parseExecVnode reads exec_vnode back into per-node amounts of numeric
+// resources, for resources_assigned.
+func parseExecVnode(s string) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for _, part := range strings.Split(s, "+") {
+		part = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(part), "("), ")")
+		fields := strings.Split(part, ":")
+		if fields[0] == "" {
+			continue
+		}
+		m := out[fields[0]]
+		if m == nil {
+			m = map[string]float64{}
+			out[fields[0]] = m
+		}
+		for _, f := range fields[1:] {
+			name, val, ok := strings.Cut(f, "=")
+			if !ok {
+				continue
+			}
+			if v, numeric := resc.Number(name, val); numeric && resc.Consumable(name) {
+				m[name] += v
+			}
+		}
+	}
+	return out
+}
+
+// execNodes lists the distinct nodes of exec_host in order; the first is
+// the mother superior, which runs the script.
+func execNodes(execHost string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, part := range strings.Split(execHost, "+") {
+		h, _, _ := strings.Cut(part, "/")
+		if h != "" && !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// sortCands orders candidate nodes by name for a deterministic placement.
+func sortCands(c []*nodeFree) {
+	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })
+}

@@ -1,0 +1,381 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopbs/internal/accounting"
+	"gopbs/internal/model"
+	"gopbs/internal/resc"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// Defaults of the node liveness attributes.
+const (
+	defaultNodeCheckRate   = 60  // seconds without a report before a node is down
+	defaultNodeFailRequeue = 310 // seconds a node is down before its jobs are requeued
+	defaultKillDelay       = 10  // seconds between SIGTERM and SIGKILL
+	// lostJobGrace is how long after its start a job may be missing from
+	// its mother superior's reports before it is taken as lost: covers a
+	// report that was already on its way when the job was sent.
+	lostJobGrace = 30 * time.Second
+)
+
+// nodeRuntime is what the server knows of a node's mom.
+type nodeRuntime struct {
+	reported   bool // a report arrived since this server started
+	lastSeen   time.Time
+	status     proto.MomStatus
+	down       bool
+	downSince  time.Time
+	lastChange time.Time
+}
+
+// runtimeOf returns (creating) the runtime record of node name (mu held).
+func (s *Server) runtimeOf(name string) *nodeRuntime {
+	rt := s.runtime[name]
+	if rt == nil {
+		rt = &nodeRuntime{lastSeen: s.started, lastChange: s.started}
+		s.runtime[name] = rt
+	}
+	return rt
+}
+
+// nodeUp reports whether a node can take jobs: its mom reports and it is
+// not offline (mu held).
+func (s *Server) nodeUp(name string) bool {
+	n, ok := s.nodes[name]
+	if !ok {
+		return false
+	}
+	if st, _ := n.Get(proto.AttrNodeState); st == model.NodeOffline {
+		return false
+	}
+	rt := s.runtime[name]
+	return rt != nil && rt.reported && !rt.down
+}
+
+// nodeAvailable is resources_available of a node: what its mom reports,
+// with every value a manager set winning (mu held).
+func (s *Server) nodeAvailable(name string) map[string]string {
+	out := map[string]string{}
+	if rt := s.runtime[name]; rt != nil && rt.reported {
+		st := &rt.status
+		for k, v := range st.Resources {
+			if c, err := resc.Canonical(k, v); err == nil {
+				out[k] = c
+			}
+		}
+		out[proto.ResNcpus] = strconv.Itoa(st.Ncpus)
+		out[proto.ResMem] = resc.FormatKB(st.Physmem)
+		out[proto.ResArch] = st.Arch
+	}
+	if n := s.nodes[name]; n != nil {
+		for k, v := range n.Resources[proto.AttrResourcesAvail] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// nodeState is the state shown for a node (mu held).
+func (s *Server) nodeState(n *model.Object) string {
+	admin, _ := n.Get(proto.AttrNodeState)
+	rt := s.runtime[n.Name]
+	var state string
+	switch {
+	case rt == nil || !rt.reported:
+		state = model.NodeUnknown + "," + model.NodeDown
+	case rt.down:
+		state = model.NodeDown
+	default:
+		state = model.NodeFree
+		avail := s.nodeAvailable(n.Name)
+		maxLoad := rt.status.MaxLoad
+		if v, ok := avail[proto.AttrNodeMaxLoad]; ok {
+			maxLoad, _ = strconv.ParseFloat(v, 64)
+		} else if v, ok := n.Get(proto.AttrNodeMaxLoad); ok {
+			maxLoad, _ = strconv.ParseFloat(v, 64)
+		}
+		ncpus, _ := strconv.ParseFloat(avail[proto.ResNcpus], 64)
+		switch {
+		case s.counts.assigned[n.Name][proto.ResNcpus] >= ncpus && ncpus > 0:
+			state = model.NodeJobBusy
+		case maxLoad >= 0 && rt.status.Loadave > maxLoad:
+			state = model.NodeBusy
+		}
+	}
+	if admin == model.NodeOffline {
+		if state == model.NodeFree {
+			return model.NodeOffline
+		}
+		return model.NodeOffline + "," + state
+	}
+	return state
+}
+
+// nodeComputed fills in a node's derived attributes for status (mu held).
+func (s *Server) nodeComputed(name string, o *model.Object) {
+	o.Set(proto.AttrNodeState, "", s.nodeState(o))
+	for k, v := range s.nodeAvailable(name) {
+		o.Set(proto.AttrResourcesAvail, k, v)
+	}
+	for r, v := range s.counts.assigned[name] {
+		switch resc.Lookup(r).Type {
+		case resc.TypeSize:
+			o.Set(proto.AttrResourcesAssigned, r, resc.FormatKB(int64(v)))
+		default:
+			o.Set(proto.AttrResourcesAssigned, r, strconv.FormatInt(int64(v), 10))
+		}
+	}
+	if _, ok := o.Resource(proto.AttrResourcesAssigned, proto.ResNcpus); !ok {
+		o.Set(proto.AttrResourcesAssigned, proto.ResNcpus, "0")
+		o.Set(proto.AttrResourcesAssigned, proto.ResMem, "0kb")
+	}
+	if rt := s.runtime[name]; rt != nil {
+		if rt.reported {
+			o.Set(proto.AttrNodeLoadave, "", strconv.FormatFloat(rt.status.Loadave, 'f', 2, 64))
+			o.Set(proto.AttrNodePcpus, "", strconv.Itoa(rt.status.Ncpus))
+			o.Set(proto.AttrNodeVersion, "", rt.status.Version)
+			if rt.status.IdealLoad >= 0 {
+				o.Set(proto.AttrNodeIdealLoad, "", strconv.FormatFloat(rt.status.IdealLoad, 'f', -1, 64))
+			}
+			if rt.status.MaxLoad >= 0 {
+				o.Set(proto.AttrNodeMaxLoad, "", strconv.FormatFloat(rt.status.MaxLoad, 'f', -1, 64))
+			}
+		}
+		o.Set(proto.AttrNodeLastState, "", strconv.FormatInt(rt.lastChange.Unix(), 10))
+	}
+	var jobs []string
+	for _, j := range s.jobList {
+		if !j.Active() {
+			continue
+		}
+		for _, part := range strings.Split(j.ExecHost, "+") {
+			h, slot, _ := strings.Cut(part, "/")
+			if h == name {
+				slot, _, _ = strings.Cut(slot, "*")
+				jobs = append(jobs, j.ID+"/"+slot)
+			}
+		}
+	}
+	if len(jobs) > 0 {
+		o.Set(proto.AttrNodeJobs, "", strings.Join(jobs, ", "))
+	}
+}
+
+// serverLong reads an integer server attribute with a default (mu held).
+func (s *Server) serverLong(name string, def int64) int64 {
+	if v, ok := s.server.Long(name); ok {
+		return v
+	}
+	return def
+}
+
+// momStatus handles a mom's report: the node is up, its facts are
+// recorded, and the jobs it runs are reconciled with the server's view.
+func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusReply, error) {
+	if st.Node != who.name {
+		return nil, proto.Errorf(proto.PBSE_PERM, "mom %q reported as node %q", who.name, st.Node)
+	}
+	now := s.now()
+	reply := &proto.MomStatusReply{}
+	var lost []int64
+	s.mu.Lock()
+	if _, ok := s.nodes[st.Node]; !ok {
+		s.mu.Unlock()
+		return nil, proto.Errorf(proto.PBSE_UNKNODE, "%s", st.Node)
+	}
+	rt := s.runtimeOf(st.Node)
+	if !rt.reported || rt.down {
+		rt.lastChange = now
+		s.log.Info("node up", "node", st.Node)
+	}
+	rt.reported, rt.down, rt.lastSeen, rt.status = true, false, now, *st
+	reply.Interval = int(max(1, s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)/3))
+	reported := map[string]bool{}
+	for _, mj := range st.Jobs {
+		reported[mj.JobID] = true
+		j, err := s.lookupJob(mj.JobID)
+		if err != nil || !j.Active() || j.RunCount != mj.RunCount || firstNode(j.ExecHost) != st.Node {
+			if !mj.Exited {
+				reply.Kill = append(reply.Kill, mj.JobID)
+			}
+			continue
+		}
+		// Usage is advisory and not worth a commit; it is saved with the
+		// job's next durable change (its end at the latest).
+		j.ResourcesUsed = usageResources(j, mj.Used)
+		if mj.SessionID != 0 {
+			j.SessionID = mj.SessionID
+		}
+	}
+	for _, j := range s.jobList {
+		if j.Active() && firstNode(j.ExecHost) == st.Node && !reported[j.ID] && now.Sub(time.Unix(j.Stime, 0)) > lostJobGrace {
+			lost = append(lost, j.Seq)
+		}
+	}
+	s.mu.Unlock()
+	for _, seq := range lost {
+		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
+	}
+	return reply, nil
+}
+
+// firstNode is the mother superior of an exec_host.
+func firstNode(execHost string) string {
+	h, _, _ := strings.Cut(execHost, "/")
+	return h
+}
+
+// usageResources renders a usage report as resources_used.
+func usageResources(j *model.Job, u proto.Usage) model.Resources {
+	var r model.Resources
+	r = r.Set("cput", resc.FormatDuration(u.CPUSecs))
+	r = r.Set("mem", resc.FormatKB(u.MemBytes))
+	r = r.Set("vmem", resc.FormatKB(u.VmemBytes))
+	r = r.Set("walltime", resc.FormatDuration(u.WallSecs))
+	if n, ok := j.ResourceList.Get(proto.ResNcpus); ok {
+		r = r.Set("ncpus", n)
+	}
+	pct := int64(0)
+	if u.WallSecs > 0 {
+		pct = u.CPUSecs * 100 / u.WallSecs
+	}
+	r = r.Set("cpupercent", strconv.FormatInt(pct, 10))
+	return r
+}
+
+// jobObit records a job's end. A repeated or stale notice (the job was
+// already finished, requeued or rerun) is acknowledged and ignored, so each
+// end counts exactly once.
+func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
+	var ended *model.Job
+	err := s.commit.Do(func(b *store.Batch) error {
+		j, err := s.lookupJob(ob.JobID)
+		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
+			return nil
+		}
+		now := s.nowUnix()
+		sub := model.SubFinished
+		if ob.ExitStatus < 0 {
+			sub = model.SubFailed
+		}
+		comment := ob.Comment
+		if comment == "" {
+			comment = fmt.Sprintf("Job run at %s on %s and finished", time.Unix(j.Stime, 0).Format("Mon Jan 02 at 15:04"), j.ExecHost)
+		}
+		j.ResourcesUsed = usageResources(j, ob.Used)
+		if ob.SessionID != 0 {
+			j.SessionID = ob.SessionID
+		}
+		s.finish(b, j, sub, ob.ExitStatus, comment, now)
+		ended = j
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if ended != nil {
+		s.log.Info("job ended", "job", ended.ID, "exit_status", ended.ExitStatus, "node", who.name)
+		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
+	}
+	return nil
+}
+
+// requeue puts a running job back in its queue (rerunnable) or finishes
+// it with the reason (not rerunnable).
+func (s *Server) requeue(seq int64, reason string) {
+	var j2 *model.Job
+	requeued := false
+	err := s.commit.Do(func(b *store.Batch) error {
+		j, ok := s.jobs[seq]
+		if !ok || !j.Active() {
+			return nil
+		}
+		now := s.nowUnix()
+		j2 = j
+		if !j.Rerunable {
+			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
+			return nil
+		}
+		s.updateJob(j, func() {
+			j.State = model.StateTransit
+			j.Suspended = false
+			j.ExecHost, j.ExecVnode = "", ""
+			j.Comment = reason
+			j.EvalState(now)
+			if j.State == model.StateQueued {
+				j.Etime = now
+			}
+		})
+		b.PutJob(j)
+		requeued = true
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot requeue job", "seq", seq, "error", err)
+		return
+	}
+	if j2 != nil {
+		s.log.Warn("job taken off its node", "job", j2.ID, "reason", reason, "requeued", requeued)
+		if requeued {
+			s.account(accounting.Rerun, j2, nil)
+		}
+	}
+}
+
+// checkNodes marks nodes down when their moms stop reporting and, after
+// node_fail_requeue, requeues or finishes their jobs.
+func (s *Server) checkNodes(now time.Time) {
+	s.mu.Lock()
+	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
+	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
+	var victims []int64
+	var failedNode []string
+	names := make([]string, 0, len(s.nodes))
+	for name := range s.nodes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		rt := s.runtimeOf(name)
+		if !rt.down && now.Sub(rt.lastSeen) > rate {
+			rt.down, rt.downSince, rt.lastChange = true, now, now
+			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.lastSeen.Format(time.RFC3339))
+		}
+		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter {
+			for _, j := range s.jobList {
+				if j.Active() && nodeInExecHost(j.ExecHost, name) {
+					victims = append(victims, j.Seq)
+					failedNode = append(failedNode, name)
+				}
+			}
+		}
+	}
+	s.mu.Unlock()
+	for i, seq := range victims {
+		s.requeue(seq, "Job requeued, execution node "+failedNode[i]+" down")
+	}
+}
+
+// endRecord is the body of an E accounting record.
+func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
+	kvs := s.queuedRecord(j)
+	kvs = append(kvs,
+		accounting.KV{Key: "start", Value: strconv.FormatInt(j.Stime, 10)},
+		accounting.KV{Key: "exec_host", Value: j.ExecHost},
+		accounting.KV{Key: "exec_vnode", Value: j.ExecVnode},
+		accounting.KV{Key: "session", Value: strconv.Itoa(j.SessionID)},
+		accounting.KV{Key: "end", Value: strconv.FormatInt(ob.End, 10)},
+		accounting.KV{Key: "Exit_status", Value: strconv.Itoa(j.ExitStatus)},
+	)
+	for _, p := range j.ResourcesUsed {
+		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
+	}
+	return append(kvs, accounting.KV{Key: "run_count", Value: strconv.Itoa(j.RunCount)})
+}

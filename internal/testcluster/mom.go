@@ -1,0 +1,190 @@
+package testcluster
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Mom is one pbs_mom of a cluster, with its own PBS_HOME and pbs.conf as
+// a second host would have.
+type Mom struct {
+	c    *Cluster
+	Name string
+	Home string
+	Conf string
+	Port int
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *os.File
+}
+
+// MomOptions adjust a new mom.
+type MomOptions struct {
+	// Config is written to mom_priv/config.
+	Config string
+}
+
+// AddMom creates node name (Mom=localhost, Port=a free port), gives the
+// mom its own PBS_HOME with a copy of the cluster key, starts it and waits
+// until the server shows the node free.
+func (c *Cluster) AddMom(name string, opts MomOptions) *Mom {
+	c.T.Helper()
+	m := &Mom{c: c, Name: name, Port: FreePort(c.T)}
+	m.Home = filepath.Join(c.Home, "mom-"+name)
+	for _, d := range []string{"auth", "mom_priv"} {
+		if err := os.MkdirAll(filepath.Join(m.Home, d), 0o755); err != nil {
+			c.T.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(m.Home, "auth"), 0o700)
+	key, err := os.ReadFile(filepath.Join(c.Home, "auth", "cluster.key"))
+	if err != nil {
+		c.T.Fatalf("cluster key: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(m.Home, "auth", "cluster.key"), key, 0o600); err != nil {
+		c.T.Fatal(err)
+	}
+	if opts.Config != "" {
+		if err := os.WriteFile(filepath.Join(m.Home, "mom_priv", "config"), []byte(opts.Config), 0o644); err != nil {
+			c.T.Fatal(err)
+		}
+	}
+	m.Conf = filepath.Join(m.Home, "pbs.conf")
+	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_MOM_NODE_NAME=%s\n",
+		m.Home, c.Bin, c.BatchPort, m.Port, name)
+	if err := os.WriteFile(m.Conf, []byte(conf), 0o644); err != nil {
+		c.T.Fatal(err)
+	}
+	c.MustRun("qmgr", "-c", fmt.Sprintf("create node %s Mom=localhost,Port=%d", name, m.Port))
+	c.mu.Lock()
+	if c.moms == nil {
+		c.moms = map[string]*Mom{}
+	}
+	c.moms[name] = m
+	c.mu.Unlock()
+	m.Start()
+	c.WaitNodeState(name, "free", 20*time.Second)
+	return m
+}
+
+// Env is the environment of the mom's host (for commands run there).
+func (m *Mom) Env() []string {
+	return []string{"PBS_CONF_FILE=" + m.Conf, "PATH=" + m.c.Bin + ":/usr/bin:/bin", "HOME=" + m.Home, "LANG=C"}
+}
+
+// Start starts pbs_mom (again).
+func (m *Mom) Start() {
+	m.c.T.Helper()
+	logf, err := os.OpenFile(filepath.Join(m.Home, "pbs_mom.stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		m.c.T.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(m.c.Bin, "pbs_mom"))
+	cmd.Env = m.Env()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		m.c.T.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	m.cmd, m.done, m.log = cmd, done, logf
+}
+
+// Kill sends sig to pbs_mom and waits for it to exit. Jobs keep running
+// under their shepherds.
+func (m *Mom) Kill(sig syscall.Signal) {
+	if m.cmd == nil {
+		return
+	}
+	m.cmd.Process.Signal(sig)
+	select {
+	case <-m.done:
+	case <-time.After(20 * time.Second):
+		m.cmd.Process.Kill()
+		<-m.done
+	}
+	m.cmd = nil
+	m.log.Close()
+}
+
+// Pid is the running pbs_mom's process id (0 when stopped).
+func (m *Mom) Pid() int {
+	if m.cmd == nil {
+		return 0
+	}
+	return m.cmd.Process.Pid
+}
+
+// Log returns what the mom wrote to stderr.
+func (m *Mom) Log() string {
+	b, _ := os.ReadFile(filepath.Join(m.Home, "pbs_mom.stderr"))
+	return string(b)
+}
+
+// killJobs kills the shepherds and jobs the mom left (at test end).
+func (m *Mom) killJobs() {
+	dirs, _ := filepath.Glob(filepath.Join(m.Home, "mom_priv", "jobs", "*", "shepherd.pid"))
+	for _, f := range dirs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil && pid > 1 {
+			syscall.Kill(-pid, syscall.SIGKILL) // the shepherd's session
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// NodeState returns the state pbsnodes shows for a node.
+func (c *Cluster) NodeState(name string) string {
+	r := c.Run("qmgr", "-c", "list node "+name)
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok && k == "state" {
+			return v
+		}
+	}
+	return ""
+}
+
+// WaitNodeState waits until a node's state is want.
+func (c *Cluster) WaitNodeState(name, want string, timeout time.Duration) {
+	c.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		st := c.NodeState(name)
+		if st == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.T.Fatalf("node %s is %q, want %q after %v\n%s", name, st, want, timeout, c.ServerLog())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// WaitJobState waits until a job's state is one of want (letters) and
+// returns it.
+func (c *Cluster) WaitJobState(id, want string, timeout time.Duration) string {
+	c.T.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		st, _ := c.JobAttr(id, "job_state")
+		if st != "" && strings.Contains(want, st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			c.T.Fatalf("job %s is %q, want one of %q after %v", id, st, want, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
