@@ -3,9 +3,8 @@
 // commands typed on its host to the server. It stays in the foreground
 // and logs to stderr and PBS_HOME/mom_logs.
 //
-// The same binary is each job's shepherd (pbs_mom --shepherd <jobdir>)
-// and the step that starts a job as its owner (--job-exec, --append);
-// those forms are internal.
+// The same binary is each job's shepherd (pbs_mom --shepherd <jobdir>),
+// an internal form.
 package main
 
 import (
@@ -32,13 +31,6 @@ func main() {
 				os.Exit(2)
 			}
 			os.Exit(mom.RunShepherd(os.Args[2]))
-		case mom.ArgJobExec:
-			os.Exit(mom.RunJobExec())
-		case mom.ArgAppend:
-			if len(os.Args) != 4 {
-				os.Exit(2)
-			}
-			os.Exit(mom.RunAppend(os.Args[2], os.Args[3]))
 		}
 	}
 	os.Exit(run())

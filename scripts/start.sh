@@ -52,14 +52,30 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 
+node=$(hostname -s 2>/dev/null || hostname)
+if ! "$bin/qmgr" -c "list node $node" >/dev/null 2>&1; then
+	"$bin/qmgr" -c "create node $node Mom=localhost,Port=${PBS_MOM_SERVICE_PORT:-15002}"
+fi
+if [ "$(id -u)" = 0 ]; then
+	# PBS runs root's jobs only when acl_roots allows them.
+	"$bin/qmgr" -c "set server acl_roots = root@$node"
+fi
+nohup "$bin/pbs_mom" >"$home/pbs_mom.out" 2>&1 &
+echo $! >"$home/pbs_mom.pid"
+for _ in $(seq 100); do
+	"$bin/qmgr" -c "list node $node" 2>/dev/null | grep -q 'state = free' && break
+	sleep 0.1
+done
+
 cat <<MSG
-pbs_server is running (PBS_HOME=$home, logs in $home/server_logs).
-In your shell:
+pbs_server and pbs_mom (node $node) are running in PBS_HOME=$home
+(logs in server_logs/ and mom_logs/ there). In your shell:
 
   export PBS_CONF_FILE=$home/pbs.conf PATH=$bin:\$PATH
-  echo 'echo hello from \$PBS_JOBID' | qsub
-  qstat
-  qmgr -c 'print server'
+  id=\$(echo 'echo hello from \$PBS_JOBID on \$(hostname)' | qsub)
+  qrun \$id          # until the scheduler arrives, qrun starts jobs
+  qstat -x \$id; cat STDIN.o\${id%%.*}
+  pbsnodes -a
 
 Stop it with: scripts/start.sh stop
 MSG

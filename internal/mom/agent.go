@@ -55,6 +55,7 @@ type Mom struct {
 	serverName string
 
 	kick      chan struct{} // wakes the server link (a job ended)
+	ended     chan string   // a shepherd this mom started has exited
 	listeners []net.Listener
 	wg        sync.WaitGroup
 	stop      chan struct{}
@@ -88,6 +89,7 @@ func New(cfg Config) (*Mom, error) {
 		jobs:     map[string]*momJob{},
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
+		ended:    make(chan string, 64),
 		stop:     make(chan struct{}),
 	}
 	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
@@ -393,6 +395,17 @@ func (m *Mom) watch() {
 		select {
 		case <-m.stop:
 			return
+		case id := <-m.ended:
+			m.mu.Lock()
+			j := m.jobs[id]
+			m.mu.Unlock()
+			if j != nil && j.result == nil && m.checkJob(j, false) {
+				select {
+				case m.kick <- struct{}{}:
+				default:
+				}
+			}
+			continue
 		case <-t.C:
 		}
 		sample := time.Since(lastSample) >= 2*time.Second
@@ -596,7 +609,15 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	pid := cmd.Process.Pid
-	go cmd.Wait() // reap it while this mom lives; init does after
+	go func() {
+		// Reap it while this mom lives (init does after) and look at its
+		// result at once rather than at the next poll.
+		cmd.Wait()
+		select {
+		case m.ended <- job.JobID:
+		default:
+		}
+	}()
 	os.WriteFile(filepath.Join(dir, fileShepherd), []byte(strconv.Itoa(pid)+"\n"), 0o600)
 	m.mu.Lock()
 	m.jobs[job.JobID] = &momJob{spec: *job, dir: dir, shepherdPid: pid}

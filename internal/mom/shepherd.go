@@ -1,7 +1,6 @@
 package mom
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,23 +16,9 @@ import (
 	"gopbs/proto"
 )
 
-// Arguments that make pbs_mom run one of its helper stages instead of the
-// daemon.
-const (
-	ArgShepherd = "--shepherd" // pbs_mom --shepherd <jobdir>
-	ArgJobExec  = "--job-exec" // runs as the job's owner; params on fd 3
-	ArgAppend   = "--append"   // pbs_mom --append <path> <text>, as the owner
-)
-
-// execParams is what the shepherd tells the exec stage (as JSON on fd 3).
-type execParams struct {
-	Argv   []string `json:"argv"`
-	Env    []string `json:"env"`
-	Dir    string   `json:"dir"`
-	Home   string   `json:"home"`
-	Stdout string   `json:"stdout"` // "" means /dev/null
-	Stderr string   `json:"stderr"` // "" means /dev/null; same as Stdout when joined
-}
+// ArgShepherd makes pbs_mom run as a job's shepherd:
+// pbs_mom --shepherd <jobdir>.
+const ArgShepherd = "--shepherd"
 
 // RunShepherd is the body of "pbs_mom --shepherd <jobdir>": run the job,
 // wait for it and record the result. It returns the process exit status.
@@ -90,28 +75,21 @@ func (sh *shepherd) run() jobResult {
 			return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
 		}
 	}
-	params := sh.params(tmpdir)
+	argv, env, dir := sh.command(tmpdir)
 
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 	}
 	defer devnull.Close()
-	paramsR, paramsW, err := os.Pipe()
-	if err != nil {
-		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
-	}
-	exe, err := os.Executable()
+	outFD, errFD, err := sh.openOutput()
 	if err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 	}
 	attr := &syscall.ProcAttr{
-		Env:   []string{"PATH=/usr/bin:/bin"},
-		Files: []uintptr{devnull.Fd(), devnull.Fd(), devnull.Fd(), paramsR.Fd(), errW.Fd()},
+		Dir:   dir,
+		Env:   env,
+		Files: []uintptr{devnull.Fd(), uintptr(outFD), uintptr(errFD)},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	}
 	if asOther {
@@ -122,22 +100,32 @@ func (sh *shepherd) run() jobResult {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	start := time.Now()
-	pid, err := syscall.ForkExec(exe, []string{"pbs_mom", ArgJobExec}, attr)
-	paramsR.Close()
-	errW.Close()
+	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	for _, fallback := range []string{usr.Home, "/"} {
+		if err == nil || attr.Dir == fallback {
+			continue
+		}
+		// The working directory may be gone or closed to the owner (the
+		// error does not say whether chdir or exec failed): start in the
+		// home directory, then in /, as PBS does, and say so.
+		if _, serr := os.Stat(argv[0]); serr != nil {
+			break
+		}
+		sh.writeAsOwner(errFD, fmt.Sprintf("PBS: cannot start in %s (%v); starting in %s\n", attr.Dir, err, fallback))
+		attr.Dir = fallback
+		pid, err = syscall.ForkExec(argv[0], argv, attr)
+	}
+	syscall.Close(outFD)
+	if errFD != outFD {
+		syscall.Close(errFD)
+	}
 	if err != nil {
-		paramsW.Close()
-		errR.Close()
-		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+		return sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
 	}
 	sh.pgid = pid
 	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}
-	json.NewEncoder(paramsW).Encode(params)
-	paramsW.Close()
-	setupErr, _ := io.ReadAll(io.LimitReader(errR, 64<<10))
-	errR.Close()
 
 	done := make(chan struct{})
 	go sh.supervise(sigs, done, start)
@@ -160,12 +148,6 @@ func (sh *shepherd) run() jobResult {
 	res.Used.MemBytes = ru.Maxrss * 1024
 	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
 	switch {
-	case len(setupErr) > 0:
-		res.ExitStatus = proto.JobExecFail2
-		if strings.HasPrefix(string(setupErr), "before files: ") {
-			res.ExitStatus = proto.JobExecFail1
-		}
-		res.Comment = "job exec failed: " + strings.TrimPrefix(strings.TrimSpace(string(setupErr)), "before files: ")
 	case ws.Exited():
 		res.ExitStatus = ws.ExitStatus()
 	case ws.Signaled():
@@ -223,33 +205,68 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	}
 }
 
-// appendToStderr adds a line to the job's error file, written as the
+// appendToStderr adds a line to the job's error file, opened as the
 // owner (never as root in a directory the owner controls).
 func (sh *shepherd) appendToStderr(msg string) {
 	path := localPath(sh.job.ErrorPath)
 	if sh.job.JoinPath == "oe" {
 		path = localPath(sh.job.OutputPath)
 	}
-	exe, err := os.Executable()
-	if err != nil || path == "" {
+	if path == "" {
 		return
 	}
-	attr := &syscall.ProcAttr{Env: []string{"PATH=/usr/bin:/bin"}}
-	if os.Geteuid() == 0 && sh.usr.UID != 0 {
-		attr.Sys = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: sh.usr.UID, Gid: sh.usr.GID, Groups: sh.usr.Groups}}
+	fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
 	}
-	pid, err := syscall.ForkExec(exe, []string{"pbs_mom", ArgAppend, path, msg + "\n"}, attr)
-	if err == nil {
-		var ws syscall.WaitStatus
-		syscall.Wait4(pid, &ws, 0, nil)
-	}
+	syscall.Write(fd, []byte(msg+"\n"))
+	syscall.Close(fd)
 }
 
-// params builds what the exec stage needs.
-func (sh *shepherd) params(tmpdir string) execParams {
+// writeAsOwner writes a note to an already open output descriptor.
+func (sh *shepherd) writeAsOwner(fd int, msg string) { syscall.Write(fd, []byte(msg)) }
+
+// openOutput creates the job's output and error files as the owner. The
+// files are opened with O_NOFOLLOW: a symlink planted at an output path is
+// refused, never followed. -j oe / eo give both streams one file.
+func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
+	job := sh.job
+	out, errp := localPath(job.OutputPath), localPath(job.ErrorPath)
+	switch job.JoinPath {
+	case "oe":
+		errp = out
+	case "eo":
+		out = errp
+	}
+	open := func(path string) (int, error) {
+		if path == "" {
+			return syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
+		}
+		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		if err != nil {
+			return -1, fmt.Errorf("cannot open %s: %w", path, err)
+		}
+		return fd, nil
+	}
+	if outFD, err = open(out); err != nil {
+		return -1, -1, err
+	}
+	errFD = outFD
+	if errp != out {
+		if errFD, err = open(errp); err != nil {
+			syscall.Close(outFD)
+			return -1, -1, err
+		}
+	}
+	return outFD, errFD, nil
+}
+
+// command is the job's argv, environment and starting directory: the
+// -S shell, else the script's own #! interpreter, else the owner's login
+// shell; the owner's home unless -d/-w named another directory.
+func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	job, usr := sh.job, sh.usr
 	script := filepath.Join(sh.dir, fileScript)
-	var argv []string
 	shell := pickShell(job.ShellPath)
 	switch {
 	case shell != "":
@@ -259,18 +276,11 @@ func (sh *shepherd) params(tmpdir string) execParams {
 	default:
 		argv = []string{usr.Shell, script}
 	}
-	dir := job.WorkDir
+	dir = job.WorkDir
 	if dir == "" {
 		dir = usr.Home
 	}
-	out, errp := localPath(job.OutputPath), localPath(job.ErrorPath)
-	switch job.JoinPath {
-	case "oe":
-		errp = out
-	case "eo":
-		out = errp
-	}
-	return execParams{Argv: argv, Env: jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, fileNodes)), Dir: dir, Home: usr.Home, Stdout: out, Stderr: errp}
+	return argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, fileNodes)), dir
 }
 
 // localPath drops the "host:" of an output path. Output is written
@@ -377,77 +387,4 @@ func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
 		out = append(out, k+"="+vars[k])
 	}
 	return out
-}
-
-// RunJobExec is "pbs_mom --job-exec": running as the job's owner, open the
-// output files, change to the working directory and exec the script.
-// Errors go to fd 4 (closed on a successful exec) for the shepherd.
-func RunJobExec() int {
-	report := os.NewFile(4, "errors")
-	fail := func(beforeFiles bool, format string, args ...any) int {
-		prefix := ""
-		if beforeFiles {
-			prefix = "before files: "
-		}
-		fmt.Fprintf(report, prefix+format, args...)
-		return 1
-	}
-	var p execParams
-	if err := json.NewDecoder(os.NewFile(3, "params")).Decode(&p); err != nil {
-		return fail(true, "reading parameters: %v", err)
-	}
-	syscall.CloseOnExec(4)
-	open := func(path string) (int, error) {
-		if path == "" {
-			return syscall.Open(os.DevNull, syscall.O_WRONLY, 0)
-		}
-		// O_NOFOLLOW: a symlink planted at the output path is refused,
-		// never followed.
-		return syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
-	}
-	outFD, err := open(p.Stdout)
-	if err != nil {
-		return fail(true, "cannot open output file %s: %v", p.Stdout, err)
-	}
-	errFD := outFD
-	if p.Stderr != p.Stdout {
-		if errFD, err = open(p.Stderr); err != nil {
-			return fail(true, "cannot open error file %s: %v", p.Stderr, err)
-		}
-	}
-	if err := dup2(outFD, 1); err != nil {
-		return fail(false, "dup stdout: %v", err)
-	}
-	if err := dup2(errFD, 2); err != nil {
-		return fail(false, "dup stderr: %v", err)
-	}
-	if err := os.Chdir(p.Dir); err != nil {
-		fmt.Fprintf(os.Stderr, "PBS: cannot chdir to %s (%v); starting in %s\n", p.Dir, err, p.Home)
-		if err := os.Chdir(p.Home); err != nil {
-			os.Chdir("/")
-		}
-	}
-	syscall.Close(3)
-	err = syscall.Exec(p.Argv[0], p.Argv, p.Env)
-	fmt.Fprintf(os.Stderr, "PBS: cannot execute %s: %v\n", p.Argv[0], err)
-	return fail(false, "cannot execute %s: %v", p.Argv[0], err)
-}
-
-func dup2(from, to int) error {
-	if from == to {
-		return nil
-	}
-	return syscall.Dup3(from, to, 0)
-}
-
-// RunAppend is "pbs_mom --append <path> <text>": add text to an existing
-// file as the calling user, refusing symlinks.
-func RunAppend(path, text string) int {
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return 1
-	}
-	syscall.Write(fd, []byte(text))
-	syscall.Close(fd)
-	return 0
 }

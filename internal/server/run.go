@@ -116,7 +116,7 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 		execHost, execVnode, nodefile := execStrings(p)
 		now := s.nowUnix()
 		s.updateJob(j, func() {
-			j.State, j.Substate = model.StateRunning, model.SubPrerun
+			j.State, j.Substate = model.StateRunning, model.SubRunning
 			j.ExecHost, j.ExecVnode = execHost, execVnode
 			j.Stime = now
 			j.RunCount++
@@ -142,13 +142,6 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 		s.undoRun(job.Seq, spec.RunCount, err)
 		return err
 	}
-	s.commit.Do(func(b *store.Batch) error {
-		if j, ok := s.jobs[job.Seq]; ok && j.Active() && j.RunCount == spec.RunCount && j.Substate == model.SubPrerun {
-			j.Substate = model.SubRunning
-			b.PutJob(j)
-		}
-		return nil
-	})
 	s.log.Info("job started", "job", spec.JobID, "exec_host", spec.ExecHost, "by", who.user+"@"+who.host)
 	s.mu.RLock()
 	rec := s.queuedRecord(job)

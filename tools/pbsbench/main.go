@@ -5,9 +5,14 @@
 // fsync to model a slower disk. Results print as a Markdown table for
 // BENCHMARKS.md.
 //
+// With -exp run it measures instead the time from qrun to the job's
+// process starting, and the throughput of /bin/true jobs started with
+// qrun through several moms on this host.
+//
 // Run it from the repository root:
 //
 //	go run ./tools/pbsbench -jobs 20000 -qsub-jobs 2000
+//	go run ./tools/pbsbench -exp run -moms 4 -run-jobs 400
 package main
 
 import (
@@ -33,7 +38,15 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions) or run (qrun latency and job throughput)")
+	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
+	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
+	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
 	flag.Parse()
+	if *exp == "run" {
+		runExperiment(*moms, *runJobs, *samples)
+		return
+	}
 
 	fmt.Printf("| via | fsync delay | clients | jobs | seconds | jobs/s |\n|---|---|---|---|---|---|\n")
 	for _, v := range strings.Split(*via, ",") {

@@ -1,0 +1,6 @@
+package mom
+
+import "unsafe"
+
+// uintptrOf passes a slice's first element to a raw system call.
+func uintptrOf(p *uint32) uintptr { return uintptr(unsafe.Pointer(p)) }
