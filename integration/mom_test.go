@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/user"
@@ -149,6 +150,17 @@ func TestWalltimeAndQdelKill(t *testing.T) {
 	c.WaitJobState(del, "F", 20*time.Second)
 	if got := attr(t, c, del, "Exit_status"); got != "271" {
 		t.Errorf("qdel'd job Exit_status %q, want 271", got)
+	}
+	// A delete right after the start, before the job's process may exist,
+	// still ends it.
+	for i := 0; i < 4; i++ {
+		id := c.Submit("#!/bin/sh\nsleep 60\n")
+		c.MustRun("qrun", id)
+		c.MustRun("qdel", id)
+		c.WaitJobState(id, "F", 20*time.Second)
+		if got := attr(t, c, id, "Exit_status"); got != "271" {
+			t.Errorf("job deleted at once: Exit_status %q, want 271", got)
+		}
 	}
 	c.WaitJobState(wall, "F", 20*time.Second)
 	if got := attr(t, c, wall, "Exit_status"); got != "-29" {
@@ -370,4 +382,31 @@ func TestNodeReportsAndStates(t *testing.T) {
 	c.MustRun("qmgr", "-c", "set node big state = free")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "F", 20*time.Second)
+}
+
+// pbsnodes shows what moms report and marks nodes offline and back.
+func TestPbsnodes(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	out := c.MustRun("pbsnodes", "-a")
+	for _, want := range []string{"n1\n", "n2\n", "     state = free\n", "     resources_available.ncpus = "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pbsnodes -a lacks %q:\n%s", want, out)
+		}
+	}
+	c.MustRun("pbsnodes", "-o", "-N", "disk check", "n2")
+	if got := c.MustRun("pbsnodes", "-l", "-n"); !regexp.MustCompile(`(?m)^n2\s+offline\s+disk check$`).MatchString(got) {
+		t.Errorf("pbsnodes -l -n:\n%s", got)
+	}
+	c.MustRun("pbsnodes", "-c", "n2")
+	c.WaitNodeState("n2", "free", 5*time.Second)
+	js := c.MustRun("pbsnodes", "-a", "-F", "json")
+	var doc struct {
+		Nodes map[string]map[string]any `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Nodes) != 2 {
+		t.Fatalf("pbsnodes -F json: %v\n%s", err, js)
+	}
+	if r := c.Run("pbsnodes", "nosuch"); r.Code == 0 || !strings.Contains(r.Stderr, "nosuch") {
+		t.Errorf("unknown node: %s", r)
+	}
 }

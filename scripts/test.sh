@@ -13,7 +13,7 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -count=1 -timeout 15m ./...
-go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/
+go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/
 
 # Every fuzz target, briefly; the corpus under testdata/ runs in go test.
 fuzztime=${FUZZTIME:-3s}

@@ -654,8 +654,15 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	}
 	if special == signals.Delete {
 		// The shepherd runs the TERM-then-KILL sequence; it does so even if
-		// this mom restarts in between.
-		if err := syscall.Kill(j.shepherdPid, syscall.SIGTERM); err != nil {
+		// this mom restarts in between. The marker covers a shepherd that
+		// has not started the job yet (see RunShepherd).
+		if err := os.WriteFile(filepath.Join(j.dir, fileDelete), nil, 0o600); err != nil {
+			return fmt.Errorf("delete %s: %w", req.JobID, err)
+		}
+		if _, err := os.Stat(filepath.Join(j.dir, fileSession)); err != nil {
+			return nil
+		}
+		if err := syscall.Kill(j.shepherdPid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return fmt.Errorf("signal shepherd of %s: %w", req.JobID, err)
 		}
 		return nil

@@ -20,6 +20,7 @@ const (
 	fileSession  = "session"      // sessionInfo, written by the shepherd
 	fileResult   = "result"       // jobResult, written by the shepherd at the end
 	fileLog      = "shepherd.log" // the shepherd's own stderr
+	fileDelete   = "delete"       // present once a delete was asked for
 )
 
 // sessionInfo is written once the job's process exists.

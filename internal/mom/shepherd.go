@@ -28,7 +28,11 @@ func RunShepherd(dir string) int {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 		return 1
 	}
-	sh := &shepherd{dir: dir, job: &job}
+	// Catch the mom's SIGTERM from the start: before the job exists it
+	// must not kill the shepherd (the delete marker covers that window).
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	sh := &shepherd{dir: dir, job: &job, sigs: sigs}
 	res := sh.run()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
@@ -42,6 +46,7 @@ type shepherd struct {
 	job  *proto.MomJob
 	usr  *account
 	pgid int
+	sigs chan os.Signal
 
 	mu         sync.Mutex
 	killReason string // set when the shepherd itself killed the job
@@ -95,10 +100,14 @@ func (sh *shepherd) run() jobResult {
 	if asOther {
 		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
 	}
-	// Signals from the mom: SIGTERM asks for the delete sequence. Register
-	// before the job exists so none is lost.
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if sh.deleteAsked() {
+		syscall.Close(outFD)
+		if errFD != outFD {
+			syscall.Close(errFD)
+		}
+		res := sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started")
+		return res
+	}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	for _, fallback := range []string{usr.Home, "/"} {
@@ -126,9 +135,15 @@ func (sh *shepherd) run() jobResult {
 	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}
+	// The mom writes the delete marker and then signals only if the
+	// session file exists; looking for the marker after writing the
+	// session file means one of the two always sees the other.
+	if sh.deleteAsked() {
+		sh.sigs <- syscall.SIGTERM
+	}
 
 	done := make(chan struct{})
-	go sh.supervise(sigs, done, start)
+	go sh.supervise(sh.sigs, done, start)
 	var ws syscall.WaitStatus
 	var ru syscall.Rusage
 	for {
@@ -164,6 +179,11 @@ func (sh *shepherd) run() jobResult {
 	}
 	sh.mu.Unlock()
 	return res
+}
+
+func (sh *shepherd) deleteAsked() bool {
+	_, err := os.Stat(filepath.Join(sh.dir, fileDelete))
+	return err == nil
 }
 
 // supervise enforces the walltime and carries out the delete sequence
