@@ -410,3 +410,24 @@ func TestPbsnodes(t *testing.T) {
 		t.Errorf("unknown node: %s", r)
 	}
 }
+
+// A job submits another job from its compute node, as workflow engines
+// do; the request goes through that node's mom and the child belongs to
+// the same user.
+func TestJobSubmitsFromComputeNode(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	parent := c.Submit("#!/bin/sh\necho '#!/bin/sh' | qsub -N child\n", "-N", "parent")
+	c.MustRun("qrun", parent)
+	c.WaitJobState(parent, "F", 20*time.Second)
+	seq := strings.SplitN(parent, ".", 2)[0]
+	out := strings.TrimSpace(readFile(t, filepath.Join(c.Home, "parent.o"+seq)))
+	if !regexp.MustCompile(`^[0-9]+\.localhost$`).MatchString(out) {
+		t.Fatalf("qsub inside the job printed %q (stderr %q)", out, readFile(t, filepath.Join(c.Home, "parent.e"+seq)))
+	}
+	if name := attr(t, c, out, "Job_Name"); name != "child" {
+		t.Fatalf("child job name %q", name)
+	}
+	if owner, powner := attr(t, c, out, "Job_Owner"), attr(t, c, parent, "Job_Owner"); strings.SplitN(owner, "@", 2)[0] != strings.SplitN(powner, "@", 2)[0] {
+		t.Fatalf("child owner %q, parent owner %q", owner, powner)
+	}
+}

@@ -390,6 +390,13 @@ func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
 	set("PBS_MOMPORT", "")
 	set("TMPDIR", tmpdir)
 	set("ENVIRONMENT", "BATCH")
+	// Commands the job runs (a workflow engine submitting more jobs) must
+	// find this host's pbs.conf even when it is not the default one.
+	if conf := os.Getenv("PBS_CONF_FILE"); conf != "" {
+		if _, ok := vars["PBS_CONF_FILE"]; !ok {
+			set("PBS_CONF_FILE", conf)
+		}
+	}
 	set("HOSTNAME", host)
 	if wd, ok := vars["PBS_O_WORKDIR"]; ok {
 		set("PBS_O_WORKDIR", wd)
