@@ -382,6 +382,22 @@ func TestNodeReportsAndStates(t *testing.T) {
 	c.MustRun("qmgr", "-c", "set node big state = free")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "F", 20*time.Second)
+
+	// A node whose load is above its mom's $max_load is busy.
+	c.AddMomNoWait("hot", testcluster.MomOptions{Config: "$max_load 0\n"})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		out := c.MustRun("qmgr", "-c", "list node hot")
+		load := regexp.MustCompile(`loadave = ([0-9.]+)`).FindStringSubmatch(out)
+		st := c.NodeState("hot")
+		if load != nil && load[1] != "0.00" && st == "busy" || load != nil && load[1] == "0.00" && st == "free" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node over max_load: state %q\n%s", st, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // pbsnodes shows what moms report and marks nodes offline and back.

@@ -36,6 +36,14 @@ type MomOptions struct {
 // until the server shows the node free.
 func (c *Cluster) AddMom(name string, opts MomOptions) *Mom {
 	c.T.Helper()
+	m := c.AddMomNoWait(name, opts)
+	c.WaitNodeState(name, "free", 20*time.Second)
+	return m
+}
+
+// AddMomNoWait is AddMom without waiting for the node to be free.
+func (c *Cluster) AddMomNoWait(name string, opts MomOptions) *Mom {
+	c.T.Helper()
 	m := &Mom{c: c, Name: name, Port: FreePort(c.T)}
 	m.Home = filepath.Join(c.Home, "mom-"+name)
 	for _, d := range []string{"auth", "mom_priv"} {
@@ -70,7 +78,6 @@ func (c *Cluster) AddMom(name string, opts MomOptions) *Mom {
 	c.moms[name] = m
 	c.mu.Unlock()
 	m.Start()
-	c.WaitNodeState(name, "free", 20*time.Second)
 	return m
 }
 
