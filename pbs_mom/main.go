@@ -18,7 +18,7 @@ import (
 	"syscall"
 
 	"gopbs/internal/config"
-	"gopbs/internal/logging"
+	"gopbs/internal/daemon"
 	"gopbs/internal/mom"
 )
 
@@ -37,32 +37,14 @@ func main() {
 }
 
 func run() int {
-	home := flag.String("d", "", "PBS_HOME (overrides pbs.conf)")
-	level := flag.String("log-level", "info", "log level: trace, debug, info, warn, error")
-	version := flag.Bool("version", false, "print the version and exit")
+	common := daemon.Register(flag.CommandLine)
 	flag.Parse()
-	if *version {
-		fmt.Println("pbs_version =", mom.Version)
-		return 0
+	d, status := common.Start("pbs_mom", mom.Version, (*config.Config).MomLogs)
+	if d == nil {
+		return status
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_mom:", err)
-		return 2
-	}
-	if *home != "" {
-		cfg.Home = *home
-	}
-	if err := os.MkdirAll(cfg.Home, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_mom:", err)
-		return 1
-	}
-	log, closer, err := logging.New("pbs_mom", cfg.MomLogs(), *level, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_mom:", err)
-		return 1
-	}
-	defer closer.Close()
+	defer d.Close()
+	cfg, log := d.Config, d.Log
 	m, err := mom.New(mom.Config{
 		Home:       cfg.Home,
 		NodeName:   cfg.MomNodeName,

@@ -6,14 +6,13 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
 
 	"gopbs/internal/config"
-	"gopbs/internal/logging"
+	"gopbs/internal/daemon"
 	"gopbs/internal/server"
 	"gopbs/internal/store"
 )
@@ -23,33 +22,15 @@ func main() {
 }
 
 func run() int {
-	home := flag.String("d", "", "PBS_HOME (overrides pbs.conf)")
-	level := flag.String("log-level", "info", "log level: trace, debug, info, warn, error")
-	version := flag.Bool("version", false, "print the version and exit")
+	common := daemon.Register(flag.CommandLine)
 	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
 	flag.Parse()
-	if *version {
-		fmt.Println("pbs_version =", server.Version)
-		return 0
+	d, status := common.Start("pbs_server", server.Version, (*config.Config).ServerLogs)
+	if d == nil {
+		return status
 	}
-	cfg, err := config.Load()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_server:", err)
-		return 2
-	}
-	if *home != "" {
-		cfg.Home = *home
-	}
-	if err := os.MkdirAll(cfg.Home, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_server:", err)
-		return 1
-	}
-	log, closer, err := logging.New("pbs_server", cfg.ServerLogs(), *level, os.Stderr)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "pbs_server:", err)
-		return 1
-	}
-	defer closer.Close()
+	defer d.Close()
+	cfg, log := d.Config, d.Log
 	srv, err := server.New(server.Config{
 		Home:          cfg.Home,
 		ServerName:    cfg.ServerName(),

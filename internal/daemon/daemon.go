@@ -1,0 +1,71 @@
+// Package daemon is the start-up every daemon shares: the common flags
+// (-d PBS_HOME, -log-level, -version), pbs.conf, PBS_HOME creation and the
+// daily log file, so pbs_server, pbs_mom and pbs_sched behave alike.
+package daemon
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/config"
+	"gopbs/internal/logging"
+)
+
+// Flags are the flags every daemon accepts. Register them on a FlagSet
+// (with the daemon's own flags) before parsing.
+type Flags struct {
+	home    *string
+	level   *string
+	version *bool
+}
+
+// Register adds the common flags to fs.
+func Register(fs *flag.FlagSet) *Flags {
+	return &Flags{
+		home:    fs.String("d", "", "PBS_HOME (overrides pbs.conf)"),
+		level:   fs.String("log-level", "info", "log level: trace, debug, info, warn, error"),
+		version: fs.Bool("version", false, "print the version and exit"),
+	}
+}
+
+// Started is a daemon after the common start-up.
+type Started struct {
+	Config *config.Config
+	Log    hclog.Logger
+	closer io.Closer
+}
+
+// Close closes the log file.
+func (s *Started) Close() error { return s.closer.Close() }
+
+// Start handles -version, loads pbs.conf, creates PBS_HOME and opens the
+// log in logDir(cfg). When the process should exit instead (a version
+// request or an error, already printed), it returns nil and the status.
+func (f *Flags) Start(name, version string, logDir func(*config.Config) string) (*Started, int) {
+	if *f.version {
+		fmt.Println("pbs_version =", version)
+		return nil, 0
+	}
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return nil, 2
+	}
+	if *f.home != "" {
+		cfg.Home = *f.home
+	}
+	if err := os.MkdirAll(cfg.Home, 0o755); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return nil, 1
+	}
+	log, closer, err := logging.New(name, logDir(cfg), *f.level, os.Stderr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		return nil, 1
+	}
+	return &Started{Config: cfg, Log: log, closer: closer}, 0
+}
