@@ -6,6 +6,7 @@ package main
 
 import (
 	"flag"
+	"net"
 	"os"
 	"os/signal"
 	"strconv"
@@ -38,6 +39,7 @@ func run() int {
 		SocketPath:    cfg.ServerSocket(),
 		TCPAddr:       ":" + strconv.Itoa(cfg.BatchPort),
 		MomPort:       cfg.MomPort,
+		SchedAddr:     net.JoinHostPort(cfg.Server, strconv.Itoa(cfg.SchedPort)),
 		KeyFile:       cfg.KeyFile(),
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),
@@ -54,8 +56,14 @@ func run() int {
 		return 1
 	}
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sig := <-sigs
+	for sig == syscall.SIGHUP {
+		// SIGHUP asks the scheduler to re-read its configuration.
+		log.Info("SIGHUP: asking the scheduler to reconfigure")
+		srv.Reconfigure()
+		sig = <-sigs
+	}
 	log.Info("shutting down", "signal", sig.String())
 	if err := srv.Close(); err != nil {
 		log.Error("close", "error", err)

@@ -110,6 +110,7 @@ const (
 	AttrServerHost         = "server_host"
 	AttrScheduling         = "scheduling"
 	AttrSchedulerIteration = "scheduler_iteration"
+	AttrSchedCycleLength   = "sched_cycle_length"
 	AttrDefaultQueue       = "default_queue"
 	AttrManagers           = "managers"
 	AttrOperators          = "operators"

@@ -67,6 +67,10 @@ func NewClient(c *Conn, serverName string, timeout time.Duration) *Client {
 	return &Client{conn: c, timeout: timeout, serverName: serverName}
 }
 
+// Conn is the client's connection, for a server that turns the
+// connection around (it dialed the scheduler, then serves its requests).
+func (c *Client) Conn() *Conn { return c.conn }
+
 // ServerName is the short server name the server uses in job ids.
 func (c *Client) ServerName() string { return c.serverName }
 

@@ -446,6 +446,7 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrDefaultChunk, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
 	{Name: proto.AttrSchedulerIteration, Kind: KindLong, Access: MgrSet, Check: mustPositive},
+	{Name: proto.AttrSchedCycleLength, Kind: KindDuration, Access: MgrSet},
 	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},

@@ -36,6 +36,9 @@ type caller struct {
 	host   string
 	role   proto.Role // the connection's role: client, mom or sched
 	name   string     // daemon name for mom and sched connections
+	// started counts the jobs this connection started (a scheduling
+	// cycle that started exactly one asks for another: RECYC).
+	started int
 }
 
 // Serve starts the listeners and returns; connections are handled in the
@@ -68,8 +71,9 @@ func (s *Server) Serve() error {
 		s.wg.Add(1)
 		go s.acceptLoop(l, false)
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.timerLoop()
+	go s.schedLoop()
 	s.log.Info("server ready", "name", s.cfg.ServerName, "socket", s.cfg.SocketPath, "tcp", s.cfg.TCPAddr, "pid", os.Getpid())
 	return nil
 }
@@ -315,6 +319,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return nil, s.manager(who, req)
+	case proto.MsgRunJobs:
+		req, err := decode[proto.RunJobsRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.runJobs(who, req.Runs)
 	case proto.MsgMomStatus:
 		if who.role != proto.RoleMom {
 			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports node status")

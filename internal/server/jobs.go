@@ -115,6 +115,7 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 		return "", err
 	}
 	s.log.Info("job queued", "job", job.ID, "owner", job.Owner, "name", job.Name, "queue", job.Queue, "state", string(job.State))
+	s.eligible(job)
 	s.account(accounting.Queued, job, s.queuedRecord(job))
 	return job.ID, nil
 }
@@ -610,6 +611,12 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 // resources change, and swaps the copy in.
 func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 	mgr, op := s.privileges(who)
+	var altered *model.Job
+	defer func() {
+		if altered != nil {
+			s.eligible(altered)
+		}
+	}()
 	return s.commit.Do(func(b *store.Batch) error {
 		j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
 		if err != nil {
@@ -637,12 +644,28 @@ func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 			c.Etime = now
 		}
 		c.Mtime = now
+		wasQueued := j.State == model.StateQueued
 		s.counts.remove(j)
 		*j = *c
 		s.counts.add(j)
 		b.PutJob(j)
+		if !wasQueued {
+			altered = j
+		}
 		return nil
 	})
+}
+
+// eligible raises a NEW event when j is queued in an execution queue: a
+// job the scheduler may now consider. It reads two fields a concurrent
+// commit may change, so it takes the read lock.
+func (s *Server) eligible(j *model.Job) {
+	s.mu.RLock()
+	ok := j.State == model.StateQueued && j.QueueType == "Execution"
+	s.mu.RUnlock()
+	if ok {
+		s.schedEvent(proto.SchedNew)
+	}
 }
 
 // rederivable prepares an altered resource list for applyResources. The

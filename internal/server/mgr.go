@@ -71,6 +71,19 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 		}
 		return s.mgrNode(b, req)
 	})
+	if err == nil && req.Object == proto.ObjServer && req.Command == proto.MgrSet {
+		for _, a := range req.Attrs {
+			if a.Name == proto.AttrScheduling {
+				if on, _ := model.ServerDefs.Lookup(a.Name); on.Name != "" {
+					if v, _ := on.Canonical("", a.Value); v == "True" {
+						// Setting scheduling to True, even when it already
+						// was, asks for a cycle at once.
+						s.schedEvent(proto.SchedCmdSet)
+					}
+				}
+			}
+		}
+	}
 	if err == nil {
 		s.log.Info("manager request", "command", mgrVerb(req.Command), "object", req.Object.String(), "name", req.Name, "attrs", attrsText(req.Attrs), "by", who.user+"@"+who.host)
 	}
@@ -290,6 +303,9 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 	state := "Idle"
 	if o.Bool(proto.AttrScheduling) {
 		state = "Active"
+		if s.schedulerBusy() {
+			state = "Scheduling"
+		}
 	}
 	o.Set(proto.AttrServerState, "", state)
 	o.Set(proto.AttrServerHost, "", s.cfg.Host)
@@ -313,8 +329,14 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 
 // statusNodes answers pbsnodes and qmgr list node.
 func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	var jobsOn map[string][]string
 	return s.statusObjects(who, req, func() map[string]*model.Object { return s.nodes }, model.NodeDefs, proto.PBSE_UNKNODE,
-		s.nodeComputed)
+		func(name string, o *model.Object) {
+			if jobsOn == nil {
+				jobsOn = s.jobsByNode()
+			}
+			s.nodeComputed(name, o, jobsOn[name])
+		})
 }
 
 // statusObjects renders the named objects (all, sorted by name, when none

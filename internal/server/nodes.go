@@ -118,8 +118,25 @@ func (s *Server) nodeState(n *model.Object) string {
 	return state
 }
 
+// jobsByNode lists, per node, the running jobs' slots ("1.srv/0") for the
+// jobs attribute (mu held). One pass over the jobs serves every node.
+func (s *Server) jobsByNode() map[string][]string {
+	out := map[string][]string{}
+	for _, j := range s.jobList {
+		if !j.Active() {
+			continue
+		}
+		for _, part := range strings.Split(j.ExecHost, "+") {
+			h, slot, _ := strings.Cut(part, "/")
+			slot, _, _ = strings.Cut(slot, "*")
+			out[h] = append(out[h], j.ID+"/"+slot)
+		}
+	}
+	return out
+}
+
 // nodeComputed fills in a node's derived attributes for status (mu held).
-func (s *Server) nodeComputed(name string, o *model.Object) {
+func (s *Server) nodeComputed(name string, o *model.Object, jobs []string) {
 	o.Set(proto.AttrNodeState, "", s.nodeState(o))
 	for k, v := range s.nodeAvailable(name) {
 		o.Set(proto.AttrResourcesAvail, k, v)
@@ -149,19 +166,6 @@ func (s *Server) nodeComputed(name string, o *model.Object) {
 			}
 		}
 		o.Set(proto.AttrNodeLastState, "", strconv.FormatInt(rt.lastChange.Unix(), 10))
-	}
-	var jobs []string
-	for _, j := range s.jobList {
-		if !j.Active() {
-			continue
-		}
-		for _, part := range strings.Split(j.ExecHost, "+") {
-			h, slot, _ := strings.Cut(part, "/")
-			if h == name {
-				slot, _, _ = strings.Cut(slot, "*")
-				jobs = append(jobs, j.ID+"/"+slot)
-			}
-		}
 	}
 	if len(jobs) > 0 {
 		o.Set(proto.AttrNodeJobs, "", strings.Join(jobs, ", "))
@@ -283,6 +287,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	if ended != nil {
 		s.log.Info("job ended", "job", ended.ID, "exit_status", ended.ExitStatus, "node", who.name)
 		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
+		s.schedEvent(proto.SchedTerm)
 	}
 	return nil
 }
@@ -323,8 +328,10 @@ func (s *Server) requeue(seq int64, reason string) {
 	}
 	if j2 != nil {
 		s.log.Warn("job taken off its node", "job", j2.ID, "reason", reason, "requeued", requeued)
+		s.schedEvent(proto.SchedTerm)
 		if requeued {
 			s.account(accounting.Rerun, j2, nil)
+			s.eligible(j2)
 		}
 	}
 }

@@ -1,14 +1,17 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/model"
+	"gopbs/internal/place"
 	"gopbs/internal/resc"
 	"gopbs/internal/signals"
 	"gopbs/internal/store"
@@ -18,7 +21,8 @@ import (
 // momTimeout bounds one request to a mom.
 const momTimeout = 15 * time.Second
 
-// callMom sends one request to the mom of node and waits for its answer.
+// callMom sends one request to the mom of node and waits for its answer,
+// over a pooled connection; a broken connection is redialed once.
 func (s *Server) callMom(node string, t proto.MsgType, body any) error {
 	s.mu.RLock()
 	n, ok := s.nodes[node]
@@ -37,143 +41,246 @@ func (s *Server) callMom(node string, t proto.MsgType, body any) error {
 	if host == "" {
 		host = node
 	}
-	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: net.JoinHostPort(host, port), Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: momTimeout})
-	if err != nil {
-		return proto.Errorf(proto.PBSE_NORELYMOM, "(node %s at %s:%s: %v)", node, host, port, err)
+	addr := net.JoinHostPort(host, port)
+	dial := func() (*proto.Client, error) {
+		return proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: momTimeout})
 	}
-	defer c.Close()
-	return c.Call(t, body, nil)
+	for attempt := 0; ; attempt++ {
+		c, err := s.momPool.get(addr, dial)
+		if err != nil {
+			return proto.Errorf(proto.PBSE_NORELYMOM, "(node %s at %s: %v)", node, addr, err)
+		}
+		err = c.Call(t, body, nil)
+		var pe *proto.Error
+		if err == nil || errors.As(err, &pe) && pe.Code != proto.PBSE_PROTOCOL {
+			return err
+		}
+		// A transport failure: the connection is dead (the mom restarted).
+		s.momPool.drop(addr, c)
+		if attempt == 1 {
+			return proto.Errorf(proto.PBSE_NORELYMOM, "(node %s at %s: %v)", node, addr, err)
+		}
+	}
 }
 
-// freeNodes describes the nodes that can take work now (mu held).
-func (s *Server) freeNodes() []*nodeFree {
-	var out []*nodeFree
-	for name := range s.nodes {
-		if !s.nodeUp(name) {
+// freeNodes describes the nodes that can take work now: the named ones,
+// or all when none are named (mu held).
+func (s *Server) freeNodes(names []string) []*place.Node {
+	var out []*place.Node
+	if names == nil {
+		for name := range s.nodes {
+			names = append(names, name)
+		}
+	}
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		if seen[name] || !s.nodeUp(name) {
 			continue
 		}
+		seen[name] = true
 		avail := s.nodeAvailable(name)
-		nf := &nodeFree{name: name, avail: avail, free: map[string]float64{}}
+		nf := &place.Node{Name: name, Avail: avail, Free: map[string]float64{}}
 		for r, v := range avail {
 			if !resc.Consumable(r) {
 				continue
 			}
 			if x, ok := resc.Number(r, v); ok {
-				nf.free[r] = x - s.counts.assigned[name][r]
+				nf.Free[r] = x - s.counts.assigned[name][r]
 			}
 		}
 		out = append(out, nf)
 	}
-	sortCands(out)
+	place.SortByName(out)
 	return out
 }
 
-// runJob starts a queued or held job (qrun, or a scheduler's decision),
-// on the nodes given ("n1+n2", one per chunk, or one for all) or where it
-// fits. The job is recorded as running before the mom is asked, so a
-// crash in between can only lose a start, never run a job twice; if the
-// mom refuses, the job goes back to its queue with the reason.
+// runJob starts one queued or held job (qrun), on the nodes given
+// ("n1+n2", one per chunk, or one for all) or where it fits.
 func (s *Server) runJob(who *caller, id, nodes string) error {
+	res, err := s.runJobs(who, []proto.RunSpec{{JobID: id, Nodes: nodes}})
+	if err != nil {
+		return err
+	}
+	if r := res.Results[0]; r.Code != proto.PBSE_NONE {
+		return &proto.Error{Code: r.Code, Text: r.Text}
+	}
+	return nil
+}
+
+// startRequest is one job being started.
+type startRequest struct {
+	index int
+	seq   int64
+	spec  *proto.MomJob
+	job   *model.Job
+	err   error
+}
+
+// runJobs starts jobs (qrun, or a scheduler's decisions). Every start is
+// checked against live state: the job must be queued or held in an
+// execution queue, and the nodes up and with the resources free. Jobs are
+// recorded as running in one commit before their moms are asked, so a
+// crash in between can only lose a start, never run a job twice; a job
+// whose mom refuses goes back to its queue with the reason.
+func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply, error) {
 	mgr, op := s.privileges(who)
 	if !mgr && !op {
-		return proto.NewError(proto.PBSE_PERM)
+		return nil, proto.NewError(proto.PBSE_PERM)
+	}
+	reply := &proto.RunJobsReply{Results: make([]proto.ObjectError, len(runs))}
+	var starts []*startRequest
+	err := s.commit.Do(func(b *store.Batch) error {
+		now := s.nowUnix()
+		for i, r := range runs {
+			reply.Results[i].Name = r.JobID
+			st, err := s.placeJob(b, r, now)
+			if err != nil {
+				pe := toPBSE(err)
+				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+				continue
+			}
+			st.index = i
+			starts = append(starts, st)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Ask the moms, in parallel: each start waits on a network round trip.
+	var wg sync.WaitGroup
+	work := make(chan *startRequest)
+	for w := 0; w < min(len(starts), 32); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for st := range work {
+				script, err := s.st.Script(st.seq)
+				if err == nil {
+					st.spec.Script = script
+					err = s.callMom(firstNode(st.spec.ExecHost), proto.MsgMomRunJob, st.spec)
+					st.spec.Script = nil
+				}
+				st.err = err
+			}
+		}()
+	}
+	for _, st := range starts {
+		work <- st
+	}
+	close(work)
+	wg.Wait()
+	var failed []*startRequest
+	for _, st := range starts {
+		if st.err != nil {
+			s.log.Warn("job start failed", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
+			pe := toPBSE(st.err)
+			reply.Results[st.index].Code, reply.Results[st.index].Text = pe.Code, pe.Error()
+			failed = append(failed, st)
+			continue
+		}
+		who.started++
+		s.log.Info("job started", "job", st.spec.JobID, "exec_host", st.spec.ExecHost, "by", who.user+"@"+who.host)
+		s.account(accounting.Started, st.job, s.startRecord(st))
+	}
+	if len(failed) > 0 {
+		s.undoRuns(failed)
+	}
+	return reply, nil
+}
+
+// placeJob checks one start and records the job as running (mu held,
+// inside a commit).
+func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startRequest, error) {
+	j, err := s.lookupJob(r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	switch j.State {
+	case model.StateFinished:
+		return nil, proto.NewError(proto.PBSE_HISTJOBID)
+	case model.StateRunning, model.StateExiting, model.StateTransit:
+		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.State)
+	}
+	if j.QueueType != "Execution" {
+		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is in route queue %s)", j.Queue)
 	}
 	var hosts []string
-	for _, h := range strings.Split(nodes, "+") {
+	for _, h := range strings.Split(r.Nodes, "+") {
 		if h = strings.TrimSpace(h); h != "" {
-			// "-H n1:ncpus=2" style vnode specs: only the node name is used.
+			// "(n1:ncpus=2)" vnode specs: only the node name is used.
 			h, _, _ = strings.Cut(strings.Trim(h, "()"), ":")
 			hosts = append(hosts, h)
 		}
 	}
-	var job *model.Job
-	var spec *proto.MomJob
-	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
-		if err != nil {
-			return err
-		}
-		switch j.State {
-		case model.StateFinished:
-			return proto.NewError(proto.PBSE_HISTJOBID)
-		case model.StateRunning, model.StateExiting, model.StateTransit:
-			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.State)
-		}
-		if j.QueueType != "Execution" {
-			return proto.Errorf(proto.PBSE_BADSTATE, "(job is in route queue %s)", j.Queue)
-		}
-		selText, _ := j.ResourceList.Get(proto.ResSelect)
-		sel, err := resc.ParseSelect(selText)
-		if err != nil {
-			return proto.Errorf(proto.PBSE_BADATVAL, "select: %v", err)
-		}
-		placeText, _ := j.ResourceList.Get(proto.ResPlace)
-		place, _ := resc.ParsePlace(placeText)
-		p, err := placeChunks(sel, place, s.freeNodes(), hosts)
-		if err != nil {
-			return proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
-		}
-		execHost, execVnode, nodefile := execStrings(p)
-		now := s.nowUnix()
-		s.updateJob(j, func() {
-			j.State, j.Substate = model.StateRunning, model.SubRunning
-			j.ExecHost, j.ExecVnode = execHost, execVnode
-			j.Stime = now
-			j.RunCount++
-			j.HasExit = false
-			j.ResourcesUsed = nil
+	selText, _ := j.ResourceList.Get(proto.ResSelect)
+	sel, err := resc.ParseSelect(selText)
+	if err != nil {
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "select: %v", err)
+	}
+	placeText, _ := j.ResourceList.Get(proto.ResPlace)
+	arrangement, _ := resc.ParsePlace(placeText)
+	p, err := place.Chunks(sel, arrangement, s.freeNodes(hosts), hosts)
+	if err != nil {
+		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
+	}
+	execHost, execVnode, nodefile := place.ExecStrings(p)
+	s.updateJob(j, func() {
+		j.State, j.Substate = model.StateRunning, model.SubRunning
+		j.ExecHost, j.ExecVnode = execHost, execVnode
+		j.Stime = now
+		j.RunCount++
+		j.HasExit = false
+		j.ResourcesUsed = nil
+		if j.Comment == "" || !strings.HasPrefix(j.Comment, "Job started") {
 			j.Comment = fmt.Sprintf("Job run at %s on (%s)", time.Unix(now, 0).Format("Mon Jan 02 at 15:04"), strings.Trim(execVnode, "()"))
-		})
-		b.PutJob(j)
-		job = j
-		spec = s.momJob(j, p, nodefile)
-		return nil
+		}
 	})
-	if err != nil {
-		return err
-	}
-	script, err := s.st.Script(job.Seq)
-	if err == nil {
-		spec.Script = script
-		err = s.callMom(firstNode(spec.ExecHost), proto.MsgMomRunJob, spec)
-	}
-	if err != nil {
-		s.log.Warn("job start failed", "job", spec.JobID, "node", firstNode(spec.ExecHost), "error", err)
-		s.undoRun(job.Seq, spec.RunCount, err)
-		return err
-	}
-	s.log.Info("job started", "job", spec.JobID, "exec_host", spec.ExecHost, "by", who.user+"@"+who.host)
-	s.mu.RLock()
-	rec := s.queuedRecord(job)
-	s.mu.RUnlock()
-	rec = append(rec, accounting.KV{Key: "start", Value: strconv.FormatInt(job.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: spec.ExecHost}, accounting.KV{Key: "exec_vnode", Value: spec.ExecVnode})
-	s.account(accounting.Started, job, rec)
-	return nil
+	b.PutJob(j)
+	return &startRequest{seq: j.Seq, job: j, spec: s.momJob(j, p, nodefile)}, nil
 }
 
-// undoRun returns a job whose start failed to its queue.
-func (s *Server) undoRun(seq int64, run int, cause error) {
+// startRecord is the body of an S accounting record.
+func (s *Server) startRecord(st *startRequest) []accounting.KV {
+	s.mu.RLock()
+	rec := s.queuedRecord(st.job)
+	s.mu.RUnlock()
+	return append(rec, accounting.KV{Key: "start", Value: strconv.FormatInt(st.job.Stime, 10)},
+		accounting.KV{Key: "exec_host", Value: st.spec.ExecHost}, accounting.KV{Key: "exec_vnode", Value: st.spec.ExecVnode})
+}
+
+func toPBSE(err error) *proto.Error {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &proto.Error{Code: proto.PBSE_SYSTEM, Text: proto.PBSE_SYSTEM.Message() + err.Error()}
+}
+
+// undoRuns returns jobs whose start failed to their queues, in one commit.
+func (s *Server) undoRuns(failed []*startRequest) {
 	s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[seq]
-		if !ok || !j.Active() || j.RunCount != run {
-			return nil
-		}
 		now := s.nowUnix()
-		s.updateJob(j, func() {
-			j.State = model.StateTransit
-			j.ExecHost, j.ExecVnode = "", ""
-			j.Stime = 0
-			j.Comment = "Not Running: PBS Error: " + cause.Error()
-			j.EvalState(now)
-		})
-		b.PutJob(j)
+		for _, st := range failed {
+			j, ok := s.jobs[st.seq]
+			if !ok || !j.Active() || j.RunCount != st.spec.RunCount {
+				continue
+			}
+			s.updateJob(j, func() {
+				j.State = model.StateTransit
+				j.ExecHost, j.ExecVnode = "", ""
+				j.Stime = 0
+				j.Comment = "Not Running: PBS Error: " + st.err.Error()
+				j.EvalState(now)
+			})
+			b.PutJob(j)
+		}
 		return nil
 	})
 }
 
 // momJob builds the run request for the mother superior (mu held).
-func (s *Server) momJob(j *model.Job, p []placed, nodefile []string) *proto.MomJob {
+func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *proto.MomJob {
 	res := map[string]string{}
 	for _, r := range j.ResourceList {
 		res[r.Name] = r.Value
@@ -183,7 +290,7 @@ func (s *Server) momJob(j *model.Job, p []placed, nodefile []string) *proto.MomJ
 		walltime, _ = resc.ParseDuration(v)
 	}
 	ompthreads := 0
-	if v, ok := p[0].chunk.Get("ompthreads"); ok {
+	if v, ok := p[0].Chunk.Get("ompthreads"); ok {
 		ompthreads, _ = strconv.Atoi(v)
 	}
 	allowRoot := false
@@ -195,7 +302,7 @@ func (s *Server) momJob(j *model.Job, p []placed, nodefile []string) *proto.MomJ
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
-		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(chunkNcpus(p[0].chunk)),
+		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(place.ChunkNcpus(p[0].Chunk)),
 		OMPThreads: ompthreads, Walltime: walltime, KillDelay: s.killDelay(j), Resources: res, AllowRoot: allowRoot,
 	}
 }
@@ -248,6 +355,7 @@ func (s *Server) deleteRunning(who *caller, seq int64, force bool) error {
 	}
 	if done != nil {
 		s.account(accounting.Deleted, done, []accounting.KV{{Key: "requestor", Value: who.user + "@" + who.host}})
+		s.schedEvent(proto.SchedTerm)
 	}
 	return nil
 }

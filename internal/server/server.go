@@ -15,6 +15,7 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/model"
+	"gopbs/internal/place"
 	"gopbs/internal/store"
 	"gopbs/proto"
 )
@@ -33,6 +34,8 @@ type Config struct {
 	TCPAddr string
 	// MomPort is the default Port of new nodes (PBS_MOM_SERVICE_PORT).
 	MomPort int
+	// SchedAddr is host:port of the scheduler; "" disables scheduling.
+	SchedAddr string
 	// KeyFile is the cluster key, created if missing.
 	KeyFile string
 	// StorePath is the directory holding the store (server_priv).
@@ -76,6 +79,9 @@ type Server struct {
 	runtime map[string]*nodeRuntime
 	started time.Time
 
+	sched   schedState
+	momPool momPool
+
 	listeners []net.Listener
 	connSem   chan struct{}
 	wg        sync.WaitGroup
@@ -108,6 +114,8 @@ func New(cfg Config) (*Server, error) {
 		started: cfg.Now(),
 	}
 	s.users.init()
+	s.sched.init(s.started)
+	s.momPool.init()
 	for _, dir := range []string{cfg.StorePath, cfg.AccountingDir} {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create %s: %w", dir, err)
@@ -235,6 +243,7 @@ func (s *Server) Close() error {
 		l.Close()
 	}
 	s.wg.Wait()
+	s.momPool.closeAll()
 	s.commit.Close()
 	s.acct.Close()
 	return s.st.Close()
@@ -347,7 +356,7 @@ func (c *counters) bump(j *model.Job, d int) {
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
 		c.running += d
-		for node, amounts := range parseExecVnode(j.ExecVnode) {
+		for node, amounts := range place.ParseExecVnode(j.ExecVnode) {
 			m := c.assigned[node]
 			if m == nil {
 				m = map[string]float64{}

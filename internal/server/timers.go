@@ -68,7 +68,9 @@ func (s *Server) releaseWaiting(now int64) {
 	})
 	if err != nil {
 		s.log.Error("cannot release waiting jobs", "error", err)
+		return
 	}
+	s.schedEvent(proto.SchedNew)
 }
 
 // expireHistory purges finished jobs older than the retention.
@@ -159,6 +161,7 @@ func (s *Server) retryRoutes(now int64) {
 			s.log.Error("route retry failed", "error", err)
 		} else if moved != nil {
 			s.log.Info("job routed", "job", moved.ID, "queue", moved.Queue, "state", string(moved.State))
+			s.eligible(moved)
 		}
 	}
 }

@@ -1,4 +1,9 @@
-package server
+// Package place puts the chunks of a select on nodes, honouring the place
+// arrangement, and renders placements as exec_host, exec_vnode and
+// PBS_NODEFILE lines. The server uses it to check and carry out every run
+// request and schedulers use it to choose nodes, so both agree on what
+// fits. It is pure: callers pass the nodes' free resources in.
+package place
 
 import (
 	"fmt"
@@ -9,29 +14,29 @@ import (
 	"gopbs/internal/resc"
 )
 
-// nodeFree is what one node can still give, for placement. It is pure
+// Node is what one node can still give, for placement. It is pure
 // data: callers build it from node state under the server lock.
-type nodeFree struct {
-	name string
-	// avail is resources_available (manager settings over mom reports).
-	avail map[string]string
-	// free holds the unassigned amount of every numeric resource the node
-	// has (ncpus, mem in bytes, ngpus, ...).
-	free map[string]float64
+type Node struct {
+	Name string
+	// Avail is resources_available (manager settings over mom reports).
+	Avail map[string]string
+	// Free holds the unassigned amount of every consumable resource the
+	// node has (ncpus, mem in bytes, ngpus, ...).
+	Free map[string]float64
 }
 
-// placed is one chunk on one node.
-type placed struct {
-	node  string
-	chunk resc.Chunk // Count 1
+// Placement is one chunk on one node.
+type Placement struct {
+	Node  string
+	Chunk resc.Chunk // Count 1
 }
 
-// placeChunks places every chunk of sel on the candidate nodes, honouring
+// Chunks places every chunk of sel on the candidate nodes, honouring
 // the arrangement of place (pack: all on one node; scatter/vscatter: one
 // chunk per node; free: anywhere). hosts, when given (qrun -H), names the
 // node of each chunk in order, or one node for all of them. Candidates are
 // tried in order. It returns why when the job does not fit.
-func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []string) ([]placed, error) {
+func Chunks(sel resc.Select, place resc.Place, cands []*Node, hosts []string) ([]Placement, error) {
 	var chunks []resc.Chunk
 	for _, c := range sel {
 		for i := 0; i < c.Count; i++ {
@@ -40,32 +45,32 @@ func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []s
 			chunks = append(chunks, one)
 		}
 	}
-	byName := make(map[string]*nodeFree, len(cands))
+	byName := make(map[string]*Node, len(cands))
 	for _, n := range cands {
-		byName[n.name] = n
+		byName[n.Name] = n
 	}
 	// Work on copies of the free amounts so a failed attempt leaves the
 	// caller's data alone.
 	free := make(map[string]map[string]float64, len(cands))
-	freeOf := func(n *nodeFree) map[string]float64 {
-		if f, ok := free[n.name]; ok {
+	freeOf := func(n *Node) map[string]float64 {
+		if f, ok := free[n.Name]; ok {
 			return f
 		}
-		f := make(map[string]float64, len(n.free))
-		for k, v := range n.free {
+		f := make(map[string]float64, len(n.Free))
+		for k, v := range n.Free {
 			f[k] = v
 		}
-		free[n.name] = f
+		free[n.Name] = f
 		return f
 	}
-	out := make([]placed, 0, len(chunks))
-	take := func(n *nodeFree, c resc.Chunk) bool {
+	out := make([]Placement, 0, len(chunks))
+	take := func(n *Node, c resc.Chunk) bool {
 		f := freeOf(n)
 		if !fits(n, f, c) {
 			return false
 		}
 		consume(f, c)
-		out = append(out, placed{node: n.name, chunk: c})
+		out = append(out, Placement{Node: n.Name, Chunk: c})
 		return true
 	}
 	if len(hosts) > 0 {
@@ -82,7 +87,7 @@ func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []s
 				return nil, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
 			if !take(n, c) {
-				return nil, fmt.Errorf("node %s does not have %s free", h, chunkText(c))
+				return nil, fmt.Errorf("node %s does not have %s free", h, ChunkText(c))
 			}
 		}
 		return out, nil
@@ -109,14 +114,14 @@ func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []s
 		for _, c := range chunks {
 			found := false
 			for _, n := range cands {
-				if !used[n.name] && take(n, c) {
-					used[n.name] = true
+				if !used[n.Name] && take(n, c) {
+					used[n.Name] = true
 					found = true
 					break
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), chunkText(c))
+				return nil, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), ChunkText(c))
 			}
 		}
 		return out, nil
@@ -130,14 +135,14 @@ func placeChunks(sel resc.Select, place resc.Place, cands []*nodeFree, hosts []s
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("no node has %s free", chunkText(c))
+			return nil, fmt.Errorf("no node has %s free", ChunkText(c))
 		}
 	}
 	return out, nil
 }
 
 // fits checks one chunk against one node's remaining resources.
-func fits(n *nodeFree, free map[string]float64, c resc.Chunk) bool {
+func fits(n *Node, free map[string]float64, c resc.Chunk) bool {
 	if _, ok := c.Get("ncpus"); !ok && free["ncpus"] < 1 {
 		return false
 	}
@@ -152,7 +157,7 @@ func fits(n *nodeFree, free map[string]float64, c resc.Chunk) bool {
 			}
 			continue
 		}
-		have, ok := n.avail[p.Name]
+		have, ok := n.Avail[p.Name]
 		if !ok || !strings.EqualFold(have, p.Value) {
 			return false
 		}
@@ -174,13 +179,13 @@ func consume(free map[string]float64, c resc.Chunk) {
 	}
 }
 
-func chunkText(c resc.Chunk) string {
+func ChunkText(c resc.Chunk) string {
 	s := resc.Select{c}.String()
 	return strings.TrimPrefix(s, "1:")
 }
 
-// chunkNcpus is a chunk's cpus (1 when it names none).
-func chunkNcpus(c resc.Chunk) int64 {
+// ChunkNcpus is a chunk's cpus (1 when it names none).
+func ChunkNcpus(c resc.Chunk) int64 {
 	if v, ok := c.Get("ncpus"); ok {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		return n
@@ -188,45 +193,45 @@ func chunkNcpus(c resc.Chunk) int64 {
 	return 1
 }
 
-// execStrings renders a placement as exec_host ("n1/0*2+n2/0"),
+// ExecStrings renders a placement as exec_host ("n1/0*2+n2/0"),
 // exec_vnode ("(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)") and the PBS_NODEFILE
 // lines (each chunk's node once per MPI process).
-func execStrings(p []placed) (execHost, execVnode string, nodefile []string) {
+func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) {
 	index := map[string]int{}
 	var hosts, vnodes []string
 	for _, pc := range p {
-		k := index[pc.node]
-		index[pc.node] = k + 1
-		ncpus := chunkNcpus(pc.chunk)
-		h := pc.node + "/" + strconv.Itoa(k)
+		k := index[pc.Node]
+		index[pc.Node] = k + 1
+		ncpus := ChunkNcpus(pc.Chunk)
+		h := pc.Node + "/" + strconv.Itoa(k)
 		if ncpus != 1 {
 			h += "*" + strconv.FormatInt(ncpus, 10)
 		}
 		hosts = append(hosts, h)
-		parts := []string{pc.node}
-		if _, ok := pc.chunk.Get("ncpus"); !ok {
+		parts := []string{pc.Node}
+		if _, ok := pc.Chunk.Get("ncpus"); !ok {
 			parts = append(parts, "ncpus=1")
 		}
-		for _, r := range pc.chunk.Resources {
+		for _, r := range pc.Chunk.Resources {
 			if resc.Consumable(r.Name) {
 				parts = append(parts, r.Name+"="+r.Value)
 			}
 		}
 		vnodes = append(vnodes, "("+strings.Join(parts, ":")+")")
 		procs := int64(1)
-		if v, ok := pc.chunk.Get("mpiprocs"); ok {
+		if v, ok := pc.Chunk.Get("mpiprocs"); ok {
 			procs, _ = strconv.ParseInt(v, 10, 64)
 		}
 		for i := int64(0); i < procs; i++ {
-			nodefile = append(nodefile, pc.node)
+			nodefile = append(nodefile, pc.Node)
 		}
 	}
 	return strings.Join(hosts, "+"), strings.Join(vnodes, "+"), nodefile
 }
 
-// parseExecVnode reads exec_vnode back into per-node amounts of numeric
+// ParseExecVnode reads exec_vnode back into per-node amounts of numeric
 // resources, for resources_assigned.
-func parseExecVnode(s string) map[string]map[string]float64 {
+func ParseExecVnode(s string) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
 	for _, part := range strings.Split(s, "+") {
 		part = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(part), "("), ")")
@@ -252,9 +257,9 @@ func parseExecVnode(s string) map[string]map[string]float64 {
 	return out
 }
 
-// execNodes lists the distinct nodes of exec_host in order; the first is
+// ExecNodes lists the distinct nodes of exec_host in order; the first is
 // the mother superior, which runs the script.
-func execNodes(execHost string) []string {
+func ExecNodes(execHost string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, part := range strings.Split(execHost, "+") {
@@ -267,7 +272,7 @@ func execNodes(execHost string) []string {
 	return out
 }
 
-// sortCands orders candidate nodes by name for a deterministic placement.
-func sortCands(c []*nodeFree) {
-	sort.Slice(c, func(i, j int) bool { return c[i].name < c[j].name })
+// SortByName orders candidate nodes by name, for a deterministic placement.
+func SortByName(c []*Node) {
+	sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })
 }

@@ -1,0 +1,108 @@
+package place
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"gopbs/internal/resc"
+)
+
+func node(name string, ncpus, memGB float64, extra ...string) *Node {
+	n := &Node{Name: name, Avail: map[string]string{"host": name}, Free: map[string]float64{"ncpus": ncpus, "mem": memGB * (1 << 30)}}
+	for i := 0; i+1 < len(extra); i += 2 {
+		n.Avail[extra[i]] = extra[i+1]
+	}
+	return n
+}
+
+func TestPlaceChunks(t *testing.T) {
+	tests := []struct {
+		name   string
+		sel    string
+		place  string
+		nodes  []*Node
+		hosts  []string
+		want   []string // node per chunk
+		errHas string
+	}{
+		{"one chunk first fit", "1:ncpus=2", "free", []*Node{node("a", 1, 8), node("b", 4, 8)}, nil, []string{"b"}, ""},
+		{"free reuses a node", "2:ncpus=1", "free", []*Node{node("a", 2, 8), node("b", 2, 8)}, nil, []string{"a", "a"}, ""},
+		{"scatter spreads", "2:ncpus=1", "scatter", []*Node{node("a", 2, 8), node("b", 2, 8)}, nil, []string{"a", "b"}, ""},
+		{"scatter needs nodes", "3:ncpus=1", "scatter", []*Node{node("a", 4, 8), node("b", 4, 8)}, nil, nil, "separate nodes"},
+		{"pack on one node", "2:ncpus=2", "pack", []*Node{node("a", 2, 8), node("b", 4, 8)}, nil, []string{"b", "b"}, ""},
+		{"pack impossible", "2:ncpus=3", "pack", []*Node{node("a", 4, 8), node("b", 4, 8)}, nil, nil, "single node"},
+		{"memory", "1:ncpus=1:mem=10gb", "free", []*Node{node("a", 4, 8), node("b", 4, 16)}, nil, []string{"b"}, ""},
+		{"string resource", "1:ncpus=1:arch=linux", "free", []*Node{node("a", 4, 8, "arch", "aix"), node("b", 4, 8, "arch", "linux")}, nil, []string{"b"}, ""},
+		{"host resource", "1:ncpus=1:host=b", "free", []*Node{node("a", 4, 8), node("b", 4, 8)}, nil, []string{"b"}, ""},
+		{"property", "1:ncpus=1:bigmem=True", "free", []*Node{node("a", 4, 8), node("b", 4, 8, "bigmem", "True")}, nil, []string{"b"}, ""},
+		{"gpus missing", "1:ngpus=1", "free", []*Node{node("a", 4, 8)}, nil, nil, "no node"},
+		{"hosts per chunk", "2:ncpus=1", "free", []*Node{node("a", 4, 8), node("b", 4, 8)}, []string{"b", "a"}, []string{"b", "a"}, ""},
+		{"one host for all", "2:ncpus=1", "scatter", []*Node{node("a", 4, 8), node("b", 4, 8)}, []string{"a"}, []string{"a", "a"}, ""},
+		{"host full", "1:ncpus=8", "free", []*Node{node("a", 4, 8)}, []string{"a"}, nil, "does not have"},
+		{"host unknown", "1:ncpus=1", "free", []*Node{node("a", 4, 8)}, []string{"z"}, nil, "not available"},
+		{"host count mismatch", "3:ncpus=1", "free", []*Node{node("a", 4, 8), node("b", 4, 8)}, []string{"a", "b"}, nil, "3 chunks"},
+		{"mpiprocs is not taken from the node", "2:ncpus=4:mpiprocs=4", "scatter", []*Node{node("a", 4, 8), node("b", 4, 8)}, nil, []string{"a", "b"}, ""},
+		{"default one cpu", "1:mem=1gb", "free", []*Node{node("a", 0, 8), node("b", 1, 8)}, nil, []string{"b"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sel, err := resc.ParseSelect(tt.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			place, _ := resc.ParsePlace(tt.place)
+			before := tt.nodes[0].Free["ncpus"]
+			got, err := Chunks(sel, place, tt.nodes, tt.hosts)
+			if tt.errHas != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
+					t.Fatalf("err = %v, want %q", err, tt.errHas)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var nodes []string
+			for _, p := range got {
+				nodes = append(nodes, p.Node)
+			}
+			if !reflect.DeepEqual(nodes, tt.want) {
+				t.Fatalf("Placement on %v, want %v", nodes, tt.want)
+			}
+			if tt.nodes[0].Free["ncpus"] != before {
+				t.Fatal("placement changed the caller's free amounts")
+			}
+		})
+	}
+}
+
+func TestExecStrings(t *testing.T) {
+	sel, _ := resc.ParseSelect("1:ncpus=2:mem=1gb+2:ncpus=1:mpiprocs=2")
+	var p []Placement
+	for i, n := range []string{"a", "a", "b"} {
+		_ = i
+		p = append(p, Placement{Node: n})
+	}
+	chunks := []resc.Chunk{sel[0], {Count: 1, Resources: sel[1].Resources}, {Count: 1, Resources: sel[1].Resources}}
+	for i := range p {
+		p[i].Chunk = chunks[i]
+	}
+	host, vnode, nodefile := ExecStrings(p)
+	if host != "a/0*2+a/1+b/0" {
+		t.Errorf("exec_host %q", host)
+	}
+	if vnode != "(a:ncpus=2:mem=1gb)+(a:ncpus=1)+(b:ncpus=1)" {
+		t.Errorf("exec_vnode %q", vnode)
+	}
+	if strings.Join(nodefile, ",") != "a,a,a,b,b" {
+		t.Errorf("nodefile %v", nodefile)
+	}
+	used := ParseExecVnode(vnode)
+	if used["a"]["ncpus"] != 3 || used["a"]["mem"] != 1<<30 || used["b"]["ncpus"] != 1 {
+		t.Errorf("parsed %v", used)
+	}
+	if got := ExecNodes(host); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("ExecNodes %v", got)
+	}
+}

@@ -1,0 +1,74 @@
+package proto
+
+// Scheduler traffic. To start a cycle the server dials the scheduler's
+// PBS_SCHEDULER_SERVICE_PORT (Hello role RoleServer, cluster key) and sends
+// one SchedCommand. For the rest of the cycle the scheduler is a
+// manager-privileged client on that same connection: it sends requests
+// (status, RunJobs, AlterJob for comments, HoldJob, DeleteJob) and the
+// server answers them. The scheduler ends the cycle by closing the
+// connection.
+
+// Message types of scheduler traffic (append-only).
+const (
+	MsgSchedCommand MsgType = 60 // server -> scheduler: SchedCommand, no reply
+	MsgRunJobs      MsgType = 61 // scheduler -> server: RunJobsRequest, reply RunJobsReply
+)
+
+func init() {
+	msgNames[MsgSchedCommand] = "SchedCommand"
+	msgNames[MsgRunJobs] = "RunJobs"
+}
+
+// SchedCmd says why a cycle starts. The numbers are the classic ones
+// (SCH_SCHEDULE_* of Torque and OpenPBS 2.3).
+type SchedCmd int32
+
+// Scheduler commands.
+const (
+	SchedNull      SchedCmd = 0
+	SchedNew       SchedCmd = 1  // a job became eligible in an execution queue
+	SchedTerm      SchedCmd = 2  // a running job ended
+	SchedTime      SchedCmd = 3  // scheduler_iteration seconds passed
+	SchedRecyc     SchedCmd = 4  // the last cycle started exactly one job
+	SchedCmdSet    SchedCmd = 5  // scheduling was set to True
+	SchedConfigure SchedCmd = 7  // re-read the configuration
+	SchedQuit      SchedCmd = 8  // exit
+	SchedFirst     SchedCmd = 10 // first cycle after the server started
+)
+
+var schedCmdNames = map[SchedCmd]string{
+	SchedNull: "null", SchedNew: "new", SchedTerm: "term", SchedTime: "time", SchedRecyc: "recyc",
+	SchedCmdSet: "cmd", SchedConfigure: "configure", SchedQuit: "quit", SchedFirst: "scheduler_first",
+}
+
+// String is the command's name as schedulers log it.
+func (c SchedCmd) String() string {
+	if n, ok := schedCmdNames[c]; ok {
+		return n
+	}
+	return "unknown"
+}
+
+// SchedCommand starts a cycle.
+type SchedCommand struct {
+	Cmd SchedCmd
+}
+
+// RunJobsRequest starts several jobs in one request; each is checked
+// against live state and started or refused on its own.
+type RunJobsRequest struct {
+	Runs []RunSpec
+}
+
+// RunSpec is one job to start: its id and the node of each chunk
+// ("n1+n2", or one node for all chunks; "" lets the server choose).
+type RunSpec struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	JobID    string
+	Nodes    string
+}
+
+// RunJobsReply has one entry per RunSpec, in order: Code 0 for started.
+type RunJobsReply struct {
+	Results []ObjectError
+}
