@@ -245,3 +245,17 @@ func (c *Client) WhoAmI() (WhoAmIReply, error) {
 	err := c.Call(MsgWhoAmI, struct{}{}, &reply)
 	return reply, err
 }
+
+// RunJobs starts several jobs; the reply has one result per spec.
+func (c *Client) RunJobs(runs []RunSpec) ([]ObjectError, error) {
+	var reply RunJobsReply
+	err := c.Call(MsgRunJobs, &RunJobsRequest{Runs: runs}, &reply)
+	return reply.Results, err
+}
+
+// AlterJobs applies several changes in one request.
+func (c *Client) AlterJobs(alters []AlterRequest) ([]ObjectError, error) {
+	var reply AlterJobsReply
+	err := c.Call(MsgAlterJobs, &AlterJobsRequest{Alters: alters}, &reply)
+	return reply.Results, err
+}

@@ -12,11 +12,13 @@ package proto
 const (
 	MsgSchedCommand MsgType = 60 // server -> scheduler: SchedCommand, no reply
 	MsgRunJobs      MsgType = 61 // scheduler -> server: RunJobsRequest, reply RunJobsReply
+	MsgAlterJobs    MsgType = 62 // AlterJobsRequest, reply AlterJobsReply (one commit)
 )
 
 func init() {
 	msgNames[MsgSchedCommand] = "SchedCommand"
 	msgNames[MsgRunJobs] = "RunJobs"
+	msgNames[MsgAlterJobs] = "AlterJobs"
 }
 
 // SchedCmd says why a cycle starts. The numbers are the classic ones
@@ -66,9 +68,23 @@ type RunSpec struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	JobID    string
 	Nodes    string
+	// Comment replaces the job's comment when it starts ("Job started on
+	// ..."), in the same commit.
+	Comment string
 }
 
 // RunJobsReply has one entry per RunSpec, in order: Code 0 for started.
 type RunJobsReply struct {
+	Results []ObjectError
+}
+
+// AlterJobsRequest applies several qalter-like changes in one commit (a
+// scheduler setting the comments of many jobs).
+type AlterJobsRequest struct {
+	Alters []AlterRequest
+}
+
+// AlterJobsReply has one entry per AlterRequest, in order.
+type AlterJobsReply struct {
 	Results []ObjectError
 }

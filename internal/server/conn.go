@@ -325,6 +325,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return s.runJobs(who, req.Runs)
+	case proto.MsgAlterJobs:
+		req, err := decode[proto.AlterJobsRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.alterJobs(who, req.Alters)
 	case proto.MsgMomStatus:
 		if who.role != proto.RoleMom {
 			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports node status")

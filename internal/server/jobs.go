@@ -552,7 +552,11 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 			running = j
 			return nil
 		}
-		s.finish(b, j, model.SubTerminated, ExitDeleted, "Job deleted by "+who.user+"@"+who.host, s.nowUnix())
+		comment := "Job deleted by " + who.user + "@" + who.host
+		if who.role == proto.RoleSched && j.Comment != "" {
+			comment = "" // keep the scheduler's reason
+		}
+		s.finish(b, j, model.SubTerminated, ExitDeleted, comment, s.nowUnix())
 		deleted = j
 		return nil
 	})
@@ -610,50 +614,85 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 // alterJob applies qalter attributes to a copy, re-checks queue limits when
 // resources change, and swaps the copy in.
 func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
+	res, err := s.alterJobs(who, []proto.AlterRequest{*req})
+	if err != nil {
+		return err
+	}
+	if r := res.Results[0]; r.Code != proto.PBSE_NONE {
+		return &proto.Error{Code: r.Code, Text: r.Text}
+	}
+	return nil
+}
+
+// alterJobs applies several alterations in one commit; each succeeds or
+// fails on its own.
+func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.AlterJobsReply, error) {
 	mgr, op := s.privileges(who)
-	var altered *model.Job
-	defer func() {
-		if altered != nil {
-			s.eligible(altered)
-		}
-	}()
-	return s.commit.Do(func(b *store.Batch) error {
-		j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
-		if err != nil {
-			return err
-		}
-		c := j.Clone()
-		resourcesChanged := false
-		for _, a := range req.Attrs {
-			if a.Name == proto.AttrResourceList {
-				resourcesChanged = true
-			}
-			if err := model.SetJobAttr(c, a, priv, model.AtAlter); err != nil {
-				return err
-			}
-		}
+	reply := &proto.AlterJobsReply{Results: make([]proto.ObjectError, len(reqs))}
+	var eligible []*model.Job
+	err := s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
-		if resourcesChanged && c.QueueType == "Execution" {
-			c.ResourceList = rederivable(c.ResourceList, req.Attrs)
-			if err := s.applyResources(c, s.queues[c.Queue]); err != nil {
-				return err
+		for i := range reqs {
+			reply.Results[i].Name = reqs[i].JobID
+			j, err := s.alterOne(who, &reqs[i], mgr, op, now)
+			if err != nil {
+				pe := toPBSE(err)
+				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+				continue
 			}
-		}
-		c.EvalState(now)
-		if c.State == model.StateQueued && c.Etime == 0 {
-			c.Etime = now
-		}
-		c.Mtime = now
-		wasQueued := j.State == model.StateQueued
-		s.counts.remove(j)
-		*j = *c
-		s.counts.add(j)
-		b.PutJob(j)
-		if !wasQueued {
-			altered = j
+			b.PutJob(j.job)
+			if j.nowEligible {
+				eligible = append(eligible, j.job)
+			}
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range eligible {
+		s.eligible(j)
+	}
+	return reply, nil
+}
+
+type altered struct {
+	job         *model.Job
+	nowEligible bool
+}
+
+// alterOne changes one job (mu held, inside a commit).
+func (s *Server) alterOne(who *caller, req *proto.AlterRequest, mgr, op bool, now int64) (altered, error) {
+	j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
+	if err != nil {
+		return altered{}, err
+	}
+	c := j.Clone()
+	resourcesChanged := false
+	for _, a := range req.Attrs {
+		if a.Name == proto.AttrResourceList {
+			resourcesChanged = true
+		}
+		if err := model.SetJobAttr(c, a, priv, model.AtAlter); err != nil {
+			return altered{}, err
+		}
+	}
+	if resourcesChanged && c.QueueType == "Execution" {
+		c.ResourceList = rederivable(c.ResourceList, req.Attrs)
+		if err := s.applyResources(c, s.queues[c.Queue]); err != nil {
+			return altered{}, err
+		}
+	}
+	c.EvalState(now)
+	if c.State == model.StateQueued && c.Etime == 0 {
+		c.Etime = now
+	}
+	c.Mtime = now
+	wasQueued := j.State == model.StateQueued
+	s.counts.remove(j)
+	*j = *c
+	s.counts.add(j)
+	return altered{job: j, nowEligible: !wasQueued}, nil
 }
 
 // eligible raises a NEW event when j is queued in an execution queue: a

@@ -73,6 +73,9 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 	})
 	if err == nil && req.Object == proto.ObjServer && req.Command == proto.MgrSet {
 		for _, a := range req.Attrs {
+			if a.Name == proto.AttrSchedulerIteration {
+				s.schedWake()
+			}
 			if a.Name == proto.AttrScheduling {
 				if on, _ := model.ServerDefs.Lookup(a.Name); on.Name != "" {
 					if v, _ := on.Canonical("", a.Value); v == "True" {

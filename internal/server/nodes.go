@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -269,10 +268,9 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		if ob.ExitStatus < 0 {
 			sub = model.SubFailed
 		}
+		// The comment the job started with stays unless the mom says why
+		// the job ended (walltime, a failed start).
 		comment := ob.Comment
-		if comment == "" {
-			comment = fmt.Sprintf("Job run at %s on %s and finished", time.Unix(j.Stime, 0).Format("Mon Jan 02 at 15:04"), j.ExecHost)
-		}
 		j.ResourcesUsed = usageResources(j, ob.Used)
 		if ob.SessionID != 0 {
 			j.SessionID = ob.SessionID

@@ -232,7 +232,9 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		j.RunCount++
 		j.HasExit = false
 		j.ResourcesUsed = nil
-		if j.Comment == "" || !strings.HasPrefix(j.Comment, "Job started") {
+		if r.Comment != "" {
+			j.Comment = r.Comment
+		} else {
 			j.Comment = fmt.Sprintf("Job run at %s on (%s)", time.Unix(now, 0).Format("Mon Jan 02 at 15:04"), strings.Trim(execVnode, "()"))
 		}
 	})

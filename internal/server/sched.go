@@ -87,6 +87,10 @@ func (s *Server) schedLoop() {
 		iteration := time.Duration(s.serverLong(proto.AttrSchedulerIteration, defaultSchedIteration)) * time.Second
 		s.mu.RUnlock()
 		ss.mu.Lock()
+		if limit := now.Add(iteration); ss.nextTime.After(limit) {
+			// scheduler_iteration was shortened.
+			ss.nextTime = limit
+		}
 		if !now.Before(ss.nextTime) {
 			ss.nextTime = now.Add(iteration)
 			if !ss.first {
@@ -218,3 +222,11 @@ func (s *Server) runCycle(c *proto.Client, cmd proto.SchedCmd, no int64) {
 // Reconfigure asks the scheduler to re-read its configuration at its next
 // connection (SCH_CONFIGURE).
 func (s *Server) Reconfigure() { s.schedEvent(proto.SchedConfigure) }
+
+// schedWake makes the scheduling loop look at its timers again.
+func (s *Server) schedWake() {
+	select {
+	case s.sched.wake <- struct{}{}:
+	default:
+	}
+}

@@ -112,6 +112,7 @@ type Cluster struct {
 
 	mu      sync.Mutex
 	moms    map[string]*Mom
+	scheds  []*Scheduler
 	server  *exec.Cmd
 	srvDone chan struct{} // closed when the server process has exited
 	srvLog  *os.File
@@ -261,6 +262,12 @@ func (c *Cluster) Stop() {
 	for _, m := range moms {
 		m.Kill(syscall.SIGTERM)
 		m.killJobs()
+	}
+	c.mu.Lock()
+	scheds := c.scheds
+	c.mu.Unlock()
+	for _, s := range scheds {
+		s.Kill(syscall.SIGTERM)
 	}
 	c.KillServer(syscall.SIGTERM)
 }

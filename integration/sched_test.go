@@ -1,0 +1,192 @@
+package integration
+
+import (
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopbs/internal/testcluster"
+)
+
+// schedCluster is a server, one mom with two cpus and pbs_sched.
+func schedCluster(t *testing.T) (*testcluster.Cluster, *testcluster.Scheduler) {
+	t.Helper()
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
+	s := c.StartScheduler("pbs_sched")
+	return c, s
+}
+
+// waitLog waits until the scheduler's log matches re.
+func waitLog(t *testing.T, c *testcluster.Cluster, re string, timeout time.Duration) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	deadline := time.Now().Add(timeout)
+	for !rx.MatchString(c.SchedLog()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("scheduler log never matched %q:\n%s", re, c.SchedLog())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// qsub alone gets a job run and finished; each event kind starts a cycle
+// that the scheduler logs with its name.
+func TestSchedulerRunsJobsAndLogsEvents(t *testing.T) {
+	c, _ := schedCluster(t)
+	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
+	id := c.Submit("#!/bin/sh\necho ran\n", "-N", "auto")
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "0" {
+		t.Fatalf("Exit_status %q", got)
+	}
+	if got := attr(t, c, id, "comment"); !strings.HasPrefix(got, "Job started on ") {
+		t.Errorf("comment %q", got)
+	}
+	waitLog(t, c, `cycle starts: event=new`, 5*time.Second)
+	waitLog(t, c, `cycle starts: event=term`, 5*time.Second)
+	// The cycle that started exactly one job asks for another one.
+	waitLog(t, c, `cycle starts: event=recyc`, 5*time.Second)
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	waitLog(t, c, `cycle starts: event=cmd`, 5*time.Second)
+	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 1")
+	waitLog(t, c, `cycle starts: event=time`, 5*time.Second)
+}
+
+// A queue with max_running = 1 never has two jobs running.
+func TestQueueMaxRunning(t *testing.T) {
+	c, _ := schedCluster(t)
+	c.MustRun("qmgr", "-c", "set queue workq max_running = 1")
+	var ids []string
+	for i := 0; i < 3; i++ {
+		ids = append(ids, c.Submit("#!/bin/sh\nsleep 1\n"))
+	}
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		out := c.MustRun("qselect", "-s", "R")
+		if n := len(strings.Fields(out)); n > 1 {
+			t.Fatalf("%d jobs running in a queue with max_running = 1", n)
+		}
+		done := 0
+		for _, id := range ids {
+			if st, _ := c.JobAttr(id, "job_state"); st == "F" {
+				done++
+			}
+		}
+		if done == len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d of %d jobs finished", done, len(ids))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	id := c.Submit("#!/bin/sh\nsleep 30\n")
+	c.WaitJobState(id, "R", 10*time.Second)
+	blocked := c.Submit("#!/bin/sh\n")
+	time.Sleep(1500 * time.Millisecond)
+	if got := attr(t, c, blocked, "comment"); got != "Not Running: Queue job limit has been reached." {
+		t.Errorf("comment of the job held back by max_running: %q", got)
+	}
+}
+
+// With scheduling = False nothing starts; setting it True starts jobs at
+// once.
+func TestSchedulingFalseAndTrue(t *testing.T) {
+	c, _ := schedCluster(t)
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	id := c.Submit("#!/bin/sh\n")
+	time.Sleep(2 * time.Second)
+	if st := attr(t, c, id, "job_state"); st != "Q" {
+		t.Fatalf("job %s with scheduling off", st)
+	}
+	if out := c.MustRun("qstat", "-Bf"); !strings.Contains(out, "server_state = Idle") {
+		t.Errorf("qstat -Bf with scheduling off:\n%s", out)
+	}
+	start := time.Now()
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.WaitJobState(id, "RF", 5*time.Second)
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("job started %v after scheduling was set True", took)
+	}
+}
+
+// A job too big for every node gets a Not Running comment.
+func TestTooBigJob(t *testing.T) {
+	c, _ := schedCluster(t)
+	id := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=999")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if got := attr(t, c, id, "comment"); strings.HasPrefix(got, "Not Running:") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("too-big job comment %q", attr(t, c, id, "comment"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// And a job that fits runs beside it.
+	ok := c.Submit("#!/bin/sh\n")
+	c.WaitJobState(ok, "F", 20*time.Second)
+}
+
+// Killing pbs_sched leaves qsub and qstat working; a restarted pbs_sched
+// picks up the queued work.
+func TestSchedulerRestart(t *testing.T) {
+	c, s := schedCluster(t)
+	s.Kill(syscall.SIGKILL)
+	id := c.Submit("#!/bin/sh\n")
+	if out := c.MustRun("qstat", id); !strings.Contains(out, id) {
+		t.Fatalf("qstat without a scheduler:\n%s", out)
+	}
+	time.Sleep(1 * time.Second)
+	if st := attr(t, c, id, "job_state"); st != "Q" {
+		t.Fatalf("job %s without a scheduler", st)
+	}
+	c.StartScheduler("pbs_sched")
+	c.WaitJobState(id, "F", 20*time.Second)
+}
+
+// Two schedulers cannot share a PBS_HOME.
+func TestSchedulerLock(t *testing.T) {
+	c, _ := schedCluster(t)
+	r := c.Run("pbs_sched")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "another scheduler") {
+		t.Fatalf("second scheduler: %s", r)
+	}
+}
+
+// The example site scheduler (shortest walltime first) replaces pbs_sched
+// and starts jobs in its order.
+func TestExampleSchedulerOrder(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	walls := map[string]string{}
+	for _, w := range []string{"00:30:00", "00:10:00", "00:20:00"} {
+		id := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "walltime="+w)
+		walls[id] = w
+	}
+	c.StartScheduler("swf_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	for id := range walls {
+		c.WaitJobState(id, "F", 30*time.Second)
+	}
+	// Start records are written in the order the jobs started.
+	acct := readFile(t, c.Home+"/server_priv/accounting/"+time.Now().Format("20060102"))
+	var order []string
+	for _, line := range strings.Split(acct, "\n") {
+		if f := strings.SplitN(line, ";", 4); len(f) == 4 && f[1] == "S" {
+			if w, ok := walls[f[2]]; ok {
+				order = append(order, w)
+			}
+		}
+	}
+	if strings.Join(order, " ") != "00:10:00 00:20:00 00:30:00" {
+		t.Fatalf("start order by walltime: %v (accounting order of S records)", order)
+	}
+}

@@ -1,0 +1,179 @@
+package fifo
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"gopbs/proto"
+	"gopbs/sched"
+)
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// world builds snapshots for policy tests.
+type world struct {
+	server proto.Status
+	queues []proto.Status
+	nodes  []proto.Status
+	jobs   []proto.Status
+}
+
+func newWorld() *world {
+	w := &world{server: proto.Status{Name: "srv"}}
+	w.queue("workq", "Execution", true)
+	return w
+}
+
+func a(name, value string) proto.Attr { return proto.Attr{Name: name, Value: value} }
+func r(name, res, value string) proto.Attr {
+	return proto.Attr{Name: name, Resource: res, Value: value}
+}
+
+func (w *world) queue(name, typ string, started bool, extra ...proto.Attr) *world {
+	st := "False"
+	if started {
+		st = "True"
+	}
+	w.queues = append(w.queues, proto.Status{Name: name, Attrs: append([]proto.Attr{a("queue_type", typ), a("enabled", "True"), a("started", st)}, extra...)})
+	return w
+}
+
+func (w *world) node(name string, ncpus int, state string, extra ...proto.Attr) *world {
+	w.nodes = append(w.nodes, proto.Status{Name: name, Attrs: append([]proto.Attr{a("state", state),
+		r("resources_available", "ncpus", strconv.Itoa(ncpus)), r("resources_available", "mem", "8gb"),
+		r("resources_available", "host", name)}, extra...)})
+	return w
+}
+
+// job adds a job: state, queue, owner, select, then extra attributes.
+func (w *world) job(seq int, state, queue, user, sel string, extra ...proto.Attr) *world {
+	attrs := []proto.Attr{a("job_state", state), a("queue", queue), a("euser", user), a("egroup", user+"g"),
+		a("qtime", strconv.Itoa(1000+seq)), r("Resource_List", "select", sel), r("Resource_List", "place", "free")}
+	if n := strings.SplitN(sel, ":ncpus=", 2); len(n) == 2 {
+		count, _ := strconv.Atoi(n[0])
+		c, _ := strconv.Atoi(strings.SplitN(n[1], ":", 2)[0])
+		attrs = append(attrs, r("Resource_List", "ncpus", strconv.Itoa(count*c)), r("Resource_List", "nodect", n[0]))
+	}
+	w.jobs = append(w.jobs, proto.Status{Name: strconv.Itoa(seq) + ".srv", Attrs: append(attrs, extra...)})
+	return w
+}
+
+func (w *world) run(in Inputs) *sched.Cycle {
+	c := sched.NewCycle(now, sched.EventNew, sched.NewSnapshot(w.server, w.queues, w.nodes, w.jobs), nil)
+	Decide(c, in)
+	return c
+}
+
+// outcome summarises decisions: "run 1 n1", "comment 2 <text>", "delete 3".
+func outcome(c *sched.Cycle) []string {
+	var out []string
+	for _, d := range c.Decisions() {
+		id := strings.TrimSuffix(d.Job.ID, ".srv")
+		switch d.Kind {
+		case sched.DecideRun:
+			out = append(out, "run "+id+" "+strings.Join(d.Nodes, "+"))
+		case sched.DecideComment:
+			out = append(out, "comment "+id+" "+strings.TrimPrefix(d.Text, "Not Running: "))
+		case sched.DecideDelete:
+			out = append(out, "delete "+id)
+		case sched.DecideHold:
+			out = append(out, "hold "+id)
+		}
+	}
+	return out
+}
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name string
+		w    *world
+		in   Inputs
+		want []string
+	}{
+		{"fifo fills nodes in order", newWorld().node("n1", 2, "free").node("n2", 2, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=2").job(3, "Q", "workq", "u", "1:ncpus=1"),
+			Inputs{}, []string{"run 1 n1", "run 2 n2", "comment 3 " + cNodes}},
+		{"server max_running", func() *world {
+			w := newWorld().node("n1", 4, "free").job(1, "R", "workq", "u", "1:ncpus=1").job(2, "Q", "workq", "u", "1:ncpus=1")
+			w.server.Attrs = append(w.server.Attrs, a("max_running", "1"))
+			return w
+		}(), Inputs{}, []string{"comment 2 " + cServerLimit}},
+		{"queue max_running, user and group limits", newWorld().queue("q1", "Execution", true, a("max_user_run", "1")).node("n1", 8, "free").
+			job(1, "R", "q1", "ann", "1:ncpus=1").job(2, "Q", "q1", "ann", "1:ncpus=1").job(3, "Q", "q1", "bob", "1:ncpus=1"),
+			Inputs{}, []string{"comment 2 " + cQueueUserLimit, "run 3 n1"}},
+		{"stopped queue", newWorld().queue("off", "Execution", false).node("n1", 2, "free").job(1, "Q", "off", "u", "1:ncpus=1"),
+			Inputs{}, []string{"comment 1 " + cQueueNotStarted}},
+		{"route queue is left alone", newWorld().queue("rq", "Route", true).node("n1", 2, "free").job(1, "Q", "rq", "u", "1:ncpus=1"),
+			Inputs{}, nil},
+		{"held and running jobs are not tried", newWorld().node("n1", 4, "free").job(1, "H", "workq", "u", "1:ncpus=1").job(2, "R", "workq", "u", "1:ncpus=1"),
+			Inputs{}, nil},
+		{"down and offline nodes take nothing", newWorld().node("n1", 4, "down").node("n2", 4, "offline").node("n3", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=2"), Inputs{}, []string{"comment 1 " + cNodes}},
+		{"too big for every node is deleted", newWorld().node("n1", 4, "free").job(1, "Q", "workq", "u", "1:ncpus=64"),
+			Inputs{}, []string{"delete 1"}},
+		{"nothing deleted while a node is unknown", newWorld().node("n1", 4, "free").node("n2", 4, "state-unknown,down").
+			job(1, "Q", "workq", "u", "1:ncpus=64"), Inputs{}, []string{"comment 1 " + cNodes}},
+		{"sort by cpus descending", newWorld().node("n1", 4, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "workq", "u", "1:ncpus=3").job(3, "Q", "workq", "u", "1:ncpus=2"),
+			Inputs{Settings: Settings{Sort: []SortKey{{Resource: "ncpus", Descending: true}}}}, []string{"run 2 n1", "comment 3 " + cNodes, "run 1 n1"}},
+		{"priority sort", newWorld().node("n1", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1", a("Priority", "1")).job(2, "Q", "workq", "u", "1:ncpus=1", a("Priority", "10")),
+			Inputs{Settings: Settings{Sort: []SortKey{{Priority: true, Descending: true}}}}, []string{"run 2 n1", "comment 1 " + cNodes}},
+		{"strict fifo stops at the first blocked job", newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=1"),
+			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"comment 1 " + cNodes, "comment 2 " + cStrictFIFO}},
+		{"a job that can never run does not block strict fifo", newWorld().node("n1", 2, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=4").job(2, "Q", "workq", "u", "1:ncpus=1"),
+			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"delete 1", "run 2 n1"}},
+		{"by queue order with sorted queues", newWorld().queue("hi", "Execution", true, a("Priority", "10")).node("n1", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "hi", "u", "1:ncpus=1"),
+			Inputs{Settings: Settings{ByQueue: true, SortQueues: true}}, []string{"run 2 n1", "comment 1 " + cNodes}},
+		{"round robin alternates queues", newWorld().queue("b", "Execution", true).node("n1", 3, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "workq", "u", "1:ncpus=1").job(3, "Q", "b", "u", "1:ncpus=1"),
+			Inputs{Settings: Settings{RoundRobin: true}}, []string{"run 1 n1", "run 3 n1", "run 2 n1"}},
+		{"starving job drains the system", newWorld().node("n1", 4, "free", r("resources_assigned", "ncpus", "2")).node("n2", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1", a("qtime", "100")).job(2, "Q", "workq", "u", "1:ncpus=3", a("qtime", "5")),
+			Inputs{Settings: Settings{HelpStarving: true, MaxStarve: time.Hour}}, []string{"comment 2 " + cNodes, "comment 1 " + cStarving}},
+		{"dedicated boundary", newWorld().node("n1", 2, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1", r("Resource_List", "walltime", "02:00:00")).
+			job(2, "Q", "workq", "u", "1:ncpus=1", r("Resource_List", "walltime", "00:30:00")),
+			Inputs{Dedicated: &Window{From: now.Add(time.Hour), To: now.Add(2 * time.Hour)}}, []string{"comment 1 " + cDedBoundary, "run 2 n1"}},
+		{"queue resources_available", newWorld().queue("q1", "Execution", true, r("resources_available", "ncpus", "2")).node("n1", 8, "free").
+			job(1, "R", "q1", "u", "1:ncpus=2").job(2, "Q", "q1", "u", "1:ncpus=1"),
+			Inputs{}, []string{"comment 2 Not enough cpus available"}},
+		{"server resources_max is a per-job cap", func() *world {
+			w := newWorld().node("n1", 8, "free").job(1, "Q", "workq", "u", "1:ncpus=4").job(2, "Q", "workq", "u", "1:ncpus=2")
+			w.server.Attrs = append(w.server.Attrs, r("resources_max", "ncpus", "2"))
+			return w
+		}(), Inputs{}, []string{"comment 1 Not enough cpus available", "run 2 n1"}},
+		{"unchanged comment is not sent again", newWorld().node("n1", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "workq", "u", "1:ncpus=1", a("comment", notRunning+cNodes)),
+			Inputs{}, []string{"run 1 n1"}},
+		{"scatter job on two nodes", newWorld().node("n1", 1, "free").node("n2", 1, "free").
+			job(1, "Q", "workq", "u", "2:ncpus=1", r("Resource_List", "place", "scatter")), Inputs{}, []string{"run 1 n1+n2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := outcome(tt.w.run(tt.in))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decisions\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestStartedCommentAndStarvingReleased(t *testing.T) {
+	w := newWorld().node("n1", 4, "free").
+		job(1, "Q", "workq", "u", "1:ncpus=1", a("qtime", "5")).job(2, "Q", "workq", "u", "1:ncpus=1")
+	c := w.run(Inputs{Settings: Settings{HelpStarving: true, MaxStarve: time.Hour}})
+	got := outcome(c)
+	if !reflect.DeepEqual(got, []string{"run 1 n1", "run 2 n1"}) {
+		t.Fatalf("a starving job that started must not block the rest: %q", got)
+	}
+	if d := c.Decisions()[0]; d.Text != "Job started on Sun Nov 22 at 12:00" {
+		t.Fatalf("start comment %q", d.Text)
+	}
+}

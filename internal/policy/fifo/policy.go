@@ -1,0 +1,87 @@
+package fifo
+
+import (
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/sched"
+	schedpriv "gopbs/sched_priv"
+)
+
+// Policy is the FIFO policy as a sched.Policy: it keeps the sched_priv
+// files and, each cycle, derives the settings in force from them.
+type Policy struct {
+	mu    sync.Mutex
+	files *schedpriv.Files
+}
+
+// Configure takes new sched_priv files. Options the FIFO policy does not
+// implement are accepted and named in the log.
+func (p *Policy) Configure(files *schedpriv.Files, log hclog.Logger) error {
+	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
+		switch {
+		case s.FairShare || s.SortBy == schedpriv.FairShareSort:
+			log.Warn("fair_share is not implemented by this policy: jobs keep their sort order")
+		case s.LoadBalancing || s.LoadBalancingRR:
+			log.Warn("load_balancing is not implemented by this policy: nodes are chosen first-fit")
+		case s.Backfill:
+			log.Warn("backfill is not implemented by this policy")
+		}
+	}
+	p.mu.Lock()
+	p.files = files
+	p.mu.Unlock()
+	return nil
+}
+
+// Schedule decides one cycle.
+func (p *Policy) Schedule(c *sched.Cycle) {
+	p.mu.Lock()
+	files := p.files
+	p.mu.Unlock()
+	Decide(c, inputsAt(files, c.Now))
+}
+
+// inputsAt derives the settings in force at now: prime or non-prime time
+// from the holidays file, and the current or next dedicated window.
+func inputsAt(files *schedpriv.Files, now time.Time) Inputs {
+	if files == nil || files.Config == nil {
+		return Inputs{}
+	}
+	cfg := files.Config
+	prime := files.Holidays == nil || files.Holidays.IsPrime(now)
+	a := cfg.Active(prime)
+	st := Settings{
+		ByQueue: a.ByQueue, StrictFIFO: a.StrictFIFO, RoundRobin: a.RoundRobin, SortQueues: a.SortQueues,
+		HelpStarving: a.HelpStarvingJobs, MaxStarve: cfg.MaxStarve,
+		DedicatedPrefix: cfg.DedicatedPrefix, IgnoreQueues: cfg.IgnoreQueues,
+	}
+	keys := []schedpriv.SortKey{a.SortBy}
+	if a.SortBy == schedpriv.MultiSort {
+		keys = a.Keys
+	}
+	for _, k := range keys {
+		spec, ok := k.Spec()
+		if !ok {
+			continue
+		}
+		switch spec.Source {
+		case schedpriv.SourceResource:
+			st.Sort = append(st.Sort, SortKey{Resource: spec.Resource, Descending: spec.Descending})
+		case schedpriv.SourcePriority:
+			st.Sort = append(st.Sort, SortKey{Priority: true, Descending: spec.Descending})
+		}
+	}
+	for _, k := range a.JobSortKeys {
+		st.Sort = append(st.Sort, SortKey{Resource: k.Resource, Descending: k.Descending})
+	}
+	in := Inputs{Settings: st}
+	if w, ok := files.Dedicated.Current(now); ok {
+		in.Dedicated = &Window{From: w.From, To: w.To}
+	} else if w, ok := files.Dedicated.Next(now); ok {
+		in.Dedicated = &Window{From: w.From, To: w.To}
+	}
+	return in
+}

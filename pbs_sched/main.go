@@ -1,0 +1,14 @@
+// Command pbs_sched is the default scheduler: the FIFO policy
+// (internal/policy/fifo) on the scheduler toolkit (package sched). The
+// server connects to it on PBS_SCHEDULER_SERVICE_PORT to start each cycle;
+// its policy files are in PBS_HOME/sched_priv (installed with defaults on
+// first start) and its log in PBS_HOME/sched_logs. It stays in the
+// foreground.
+package main
+
+import (
+	"gopbs/internal/policy/fifo"
+	"gopbs/sched"
+)
+
+func main() { sched.Main("pbs_sched", &fifo.Policy{}) }

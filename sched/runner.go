@@ -1,0 +1,404 @@
+package sched
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/config"
+	"gopbs/internal/daemon"
+	"gopbs/proto"
+	schedpriv "gopbs/sched_priv"
+)
+
+// Policy decides what runs. Implementations are pure: no sockets, files or
+// clocks (the cycle carries the time).
+type Policy interface {
+	// Configure receives the sched_priv files when the scheduler starts,
+	// when they change and on a CONFIGURE event; log takes its remarks on
+	// options it does not implement. An error keeps the previous
+	// configuration (and is logged).
+	Configure(files *schedpriv.Files, log hclog.Logger) error
+	// Schedule decides one cycle by recording decisions on c.
+	Schedule(c *Cycle)
+}
+
+// Options configure Run.
+type Options struct {
+	Name    string // program name for logs ("pbs_sched")
+	Version string
+	Config  *config.Config
+	Logger  hclog.Logger
+	// CycleLimit bounds one cycle (fetch, decide, apply); zero means 3
+	// minutes, the classic alarm.
+	CycleLimit time.Duration
+}
+
+// Main is a scheduler binary's main: it parses the common daemon flags,
+// reads pbs.conf and runs policy until SIGTERM or QUIT. It exits the
+// process.
+func Main(name string, policy Policy) {
+	common := daemon.Register(flag.CommandLine)
+	flag.Parse()
+	d, status := common.Start(name, Version, (*config.Config).SchedLogs)
+	if d == nil {
+		os.Exit(status)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	err := Run(ctx, policy, Options{Name: name, Version: Version, Config: d.Config, Logger: d.Log})
+	cancel()
+	d.Close()
+	if err != nil {
+		d.Log.Error("stopped", "error", err)
+		os.Exit(1)
+	}
+}
+
+// Version is the toolkit's version, reported by -version.
+const Version = "23.06.06"
+
+// Run serves the server's cycles until ctx ends or a QUIT event.
+func Run(ctx context.Context, policy Policy, o Options) error {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.CycleLimit <= 0 {
+		o.CycleLimit = 3 * time.Minute
+	}
+	r := &runner{policy: policy, o: o, log: o.Logger, dir: o.Config.SchedPriv()}
+	if err := os.MkdirAll(r.dir, 0o750); err != nil {
+		return fmt.Errorf("sched_priv: %w", err)
+	}
+	unlock, err := lockDir(r.dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	key, err := proto.LoadKey(o.Config.KeyFile())
+	if err != nil {
+		return fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
+	}
+	r.key = key
+	if err := schedpriv.InstallDefaults(r.dir); err != nil {
+		return fmt.Errorf("install default sched_priv files: %w", err)
+	}
+	if err := r.configure(); err != nil {
+		return err
+	}
+	stopWatch, err := r.watch(ctx)
+	if err != nil {
+		r.log.Warn("sched_priv changes will not be noticed; send SIGHUP or a CONFIGURE event after editing", "error", err)
+	} else {
+		defer stopWatch()
+	}
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(o.Config.SchedPort))
+	if err != nil {
+		return fmt.Errorf("listen on port %d: %w", o.Config.SchedPort, err)
+	}
+	defer l.Close()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	quit := make(chan struct{})
+	var once sync.Once
+	go func() {
+		for {
+			select {
+			case <-hup:
+				r.log.Info("SIGHUP: re-reading sched_priv")
+				r.configure()
+			case <-ctx.Done():
+				l.Close()
+				return
+			case <-quit:
+				l.Close()
+				return
+			}
+		}
+	}()
+	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid())
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-quit:
+				return nil
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		// One cycle at a time: the server opens one connection per cycle.
+		if r.serve(ctx, nc) {
+			once.Do(func() { close(quit) })
+		}
+	}
+}
+
+type runner struct {
+	policy Policy
+	o      Options
+	log    hclog.Logger
+	dir    string
+	key    []byte
+	mu     sync.Mutex // serialises Configure with cycles
+}
+
+// configure (re)loads sched_priv into the policy.
+func (r *runner) configure() error {
+	files, err := schedpriv.Load(r.dir, time.Local)
+	if err != nil {
+		r.log.Error("sched_priv rejected; keeping the previous configuration", "error", err)
+		return err
+	}
+	for _, w := range files.Warnings {
+		r.log.Warn("sched_priv", "warning", w.String())
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.policy.Configure(files, r.log.Named("policy")); err != nil {
+		r.log.Error("configuration rejected by the policy; keeping the previous one", "error", err)
+		return err
+	}
+	r.log.Info("configuration loaded", "dir", r.dir)
+	return nil
+}
+
+// watch reloads the configuration when a file of sched_priv changes. The
+// directory is watched, not the files: editors replace files by renaming.
+func (r *runner) watch(ctx context.Context) (func(), error) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Add(r.dir); err != nil {
+		w.Close()
+		return nil, err
+	}
+	go func() {
+		var settle <-chan time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				switch filepath.Base(ev.Name) {
+				case "sched_config", "holidays", "resource_group", "dedicated_time":
+					// Editors write in several steps: wait for quiet.
+					settle = time.After(200 * time.Millisecond)
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				r.log.Warn("watching sched_priv", "error", err)
+			case <-settle:
+				settle = nil
+				r.configure()
+			}
+		}
+	}()
+	return func() { w.Close() }, nil
+}
+
+// serve runs one cycle on a connection the server opened. It reports
+// whether the server asked the scheduler to quit.
+func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
+	defer nc.Close()
+	conn := proto.NewConn(nc, 0)
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	hello, err := proto.ServerHandshake(conn, "scheduler", func(role proto.Role) ([]byte, error) {
+		if role != proto.RoleServer {
+			return nil, errors.New("only the server may connect to the scheduler")
+		}
+		return r.key, nil
+	})
+	if err != nil {
+		r.log.Warn("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		return false
+	}
+	h, body, err := conn.Recv()
+	if err != nil || h.Type != proto.MsgSchedCommand {
+		r.log.Warn("no command from the server", "error", err, "type", h.Type)
+		return false
+	}
+	var cmd proto.SchedCommand
+	if err := proto.DecodeBody(body, &cmd); err != nil {
+		r.log.Warn("bad command from the server", "error", err)
+		return false
+	}
+	switch cmd.Cmd {
+	case proto.SchedQuit:
+		r.log.Info("QUIT from the server")
+		return true
+	case proto.SchedConfigure:
+		r.log.Info("CONFIGURE from the server")
+		r.configure()
+		return false
+	case proto.SchedNull:
+		return false
+	}
+	start := time.Now()
+	deadline := start.Add(r.o.CycleLimit)
+	nc.SetDeadline(deadline)
+	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
+	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
+	snap, err := fetch(client)
+	if err != nil {
+		r.log.Error("cannot read the server's state", "error", err)
+		return false
+	}
+	fetched := time.Now()
+	c := NewCycle(start, cmd.Cmd, snap, r.log.Named("policy"))
+	r.mu.Lock()
+	r.policy.Schedule(c)
+	r.mu.Unlock()
+	decided := time.Now()
+	stats := apply(client, c.Decisions(), r.log)
+	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(snap.Jobs), "nodes", len(snap.Nodes),
+		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
+		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
+	return false
+}
+
+// fetch reads the snapshot over the cycle's connection.
+func fetch(c *proto.Client) (*Snapshot, error) {
+	server, err := c.StatusServer(nil)
+	if err != nil {
+		return nil, fmt.Errorf("server status: %w", err)
+	}
+	queues, _, err := c.StatusQueues(&proto.StatusRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("queue status: %w", err)
+	}
+	nodes, _, err := c.StatusNodes(&proto.StatusRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("node status: %w", err)
+	}
+	jobs, _, err := c.StatusJobs(&proto.StatusRequest{Attrs: jobAttrs})
+	if err != nil {
+		return nil, fmt.Errorf("job status: %w", err)
+	}
+	return NewSnapshot(server, queues, nodes, jobs), nil
+}
+
+type applyStats struct{ started, refused, comments int }
+
+// apply carries out decisions in order; consecutive starts and comments
+// go in one request each.
+func apply(c *proto.Client, ds []Decision, log hclog.Logger) applyStats {
+	var st applyStats
+	var runs []proto.RunSpec
+	var alters []proto.AlterRequest
+	flushRuns := func() {
+		if len(runs) == 0 {
+			return
+		}
+		res, err := c.RunJobs(runs)
+		if err != nil {
+			log.Error("run request failed", "jobs", len(runs), "error", err)
+			runs = runs[:0]
+			return
+		}
+		for i, r := range res {
+			if r.Code == proto.PBSE_NONE {
+				st.started++
+				log.Debug("job started", "job", runs[i].JobID, "nodes", runs[i].Nodes)
+				continue
+			}
+			st.refused++
+			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
+			alters = append(alters, comment(runs[i].JobID, "Not Running: PBS Error: "+r.Text))
+		}
+		runs = runs[:0]
+	}
+	flushAlters := func() {
+		if len(alters) == 0 {
+			return
+		}
+		res, err := c.AlterJobs(alters)
+		if err != nil {
+			log.Error("comment request failed", "jobs", len(alters), "error", err)
+		}
+		for i, r := range res {
+			if r.Code != proto.PBSE_NONE {
+				log.Debug("comment not set", "job", alters[i].JobID, "reason", r.Text)
+			} else {
+				st.comments++
+			}
+		}
+		alters = alters[:0]
+	}
+	for _, d := range ds {
+		switch d.Kind {
+		case DecideRun:
+			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Nodes: nodeSpec(d.Nodes), Comment: d.Text})
+		case DecideComment:
+			flushRuns()
+			alters = append(alters, comment(d.Job.ID, d.Text))
+		case DecideHold:
+			flushRuns()
+			flushAlters()
+			if err := c.HoldJob(d.Job.ID, "s"); err != nil {
+				log.Warn("hold failed", "job", d.Job.ID, "error", err)
+			} else if d.Text != "" {
+				alters = append(alters, comment(d.Job.ID, d.Text))
+			}
+		case DecideDelete:
+			flushRuns()
+			alters = append(alters, comment(d.Job.ID, d.Text))
+			flushAlters()
+			if err := c.DeleteJob(d.Job.ID, false); err != nil {
+				log.Warn("delete failed", "job", d.Job.ID, "error", err)
+			} else {
+				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)
+			}
+		}
+	}
+	flushRuns()
+	flushAlters()
+	return st
+}
+
+func comment(id, text string) proto.AlterRequest {
+	return proto.AlterRequest{JobID: id, Attrs: []proto.Attr{{Name: proto.AttrComment, Value: text}}}
+}
+
+// lockDir takes an exclusive lock on sched_priv/sched.lock so that two
+// schedulers never share a PBS_HOME. The lock dies with the process.
+func lockDir(dir string) (func(), error) {
+	path := filepath.Join(dir, "sched.lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.Read(b)
+		f.Close()
+		return nil, fmt.Errorf("another scheduler (pid %s) holds %s", string(b[:n]), path)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	return func() { f.Close() }, nil
+}

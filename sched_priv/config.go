@@ -1,0 +1,130 @@
+package schedpriv
+
+import (
+	"slices"
+	"time"
+)
+
+// Settings are the options that may differ between prime and non-prime
+// time. The scheduler picks one set each cycle (Config.Active).
+type Settings struct {
+	RoundRobin       bool    // round_robin: one job from each queue in turn
+	ByQueue          bool    // by_queue: take queues one after another
+	StrictFIFO       bool    // strict_fifo, or OpenPBS strict_ordering
+	FairShare        bool    // fair_share
+	LoadBalancing    bool    // load_balancing over time-shared nodes
+	LoadBalancingRR  bool    // load_balancing_rr
+	HelpStarvingJobs bool    // help_starving_jobs
+	SortQueues       bool    // sort_queues by queue priority
+	SortBy           SortKey // sort_by; NoSort when absent
+	// Keys is the multi_sort key list (key lines), used when SortBy is
+	// MultiSort, compared in order.
+	Keys []SortKey
+
+	// OpenPBS options with a prime/non-prime suffix.
+	Backfill        bool           // backfill
+	BackfillPrime   bool           // backfill_prime: jobs may not cross a prime boundary
+	PrimeSpill      time.Duration  // prime_spill: how far they may cross it
+	PreemptiveSched bool           // preemptive_sched
+	JobSortKeys     []ResourceSort // job_sort_key lines, in order
+	NodeSortKeys    []ResourceSort // node_sort_key lines, in order
+	SMPClusterDist  string         // smp_cluster_dist: pack, round_robin or lowest_load
+}
+
+// clone returns a deep copy, so that a caller of Active cannot change the
+// configuration through the slices.
+func (s Settings) clone() Settings {
+	s.Keys = slices.Clone(s.Keys)
+	s.JobSortKeys = slices.Clone(s.JobSortKeys)
+	s.NodeSortKeys = slices.Clone(s.NodeSortKeys)
+	return s
+}
+
+// Config is a parsed sched_config. The zero value is not meaningful; start
+// from NewConfig (what an empty file gives) or ParseConfig.
+type Config struct {
+	Prime    Settings // in force during prime time
+	NonPrime Settings // in force during non-prime time
+
+	LogFilter       int           // log_filter: event classes (bit mask) not logged
+	DedicatedPrefix string        // dedicated_prefix: names of dedicated-time queues start with it
+	IgnoreQueues    []string      // ignore_queue lines (at most MaxIgnoreQueues)
+	MaxStarve       time.Duration // max_starve: queued this long means starving
+	HalfLife        time.Duration // half_life of fair-share usage
+	UnknownShares   int           // unknown_shares: shares of the "unknown" group
+	SyncTime        time.Duration // sync_time: how often usage is written to disk
+
+	// OpenPBS options without a prime suffix.
+	PrimetimePrefix          string        // primetime_prefix: queues that run only in prime time
+	NonprimetimePrefix       string        // nonprimetime_prefix: queues that run only in non-prime time
+	PrimeExemptAnytimeQueues bool          // prime_exempt_anytime_queues
+	Resources                []string      // resources the scheduler checks (empty: the policy's own list)
+	FairshareUsageRes        string        // fairshare_usage_res: resource that counts as usage ("cput")
+	FairshareEntity          string        // fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser
+	FairshareDecayTime       time.Duration // fairshare_decay_time
+	FairshareDecayFactor     float64       // fairshare_decay_factor, 0 < f < 1 (0.5)
+	FairshareEnforceNoShares bool          // fairshare_enforce_no_shares
+
+	// Warnings are findings that did not stop the file from being used:
+	// OpenPBS options accepted but not implemented, keys without multi_sort
+	// and the like. Callers log them.
+	Warnings []Problem
+}
+
+// Limits from the classic scheduler that remain part of the file format.
+const (
+	// MaxDedicatedPrefix is the longest dedicated_prefix: a queue name
+	// (PBS_MAXQUEUENAME) is at most 15 characters.
+	MaxDedicatedPrefix = 15
+	// MaxIgnoreQueues is how many ignore_queue lines Torque accepts.
+	MaxIgnoreQueues = 16
+)
+
+// NewConfig returns the settings of an empty sched_config: every switch off,
+// no sorting, every number zero (as the classic scheduler's zeroed
+// configuration), plus the documented OpenPBS defaults for its options
+// (fair-share usage from cput per euser decaying by half, jobs packed).
+func NewConfig() *Config {
+	s := Settings{SortBy: NoSort, SMPClusterDist: "pack"}
+	return &Config{
+		Prime:                s,
+		NonPrime:             s.clone(),
+		FairshareUsageRes:    "cput",
+		FairshareEntity:      "euser",
+		FairshareDecayFactor: 0.5,
+	}
+}
+
+// Active returns the settings in force in prime time (prime true) or
+// non-prime time, as a copy the caller may keep.
+func (c *Config) Active(prime bool) Settings {
+	if prime {
+		return c.Prime.clone()
+	}
+	return c.NonPrime.clone()
+}
+
+// FairShareAny reports whether fair share is on in prime or non-prime time,
+// which is when the usage file must be read and kept.
+func (c *Config) FairShareAny() bool { return c.Prime.FairShare || c.NonPrime.FairShare }
+
+// Decay returns how often fair-share usage decays and by what factor. The
+// classic half_life wins when set (factor 0.5); otherwise OpenPBS's
+// fairshare_decay_time and fairshare_decay_factor apply. An interval of 0
+// means no decay is configured, which ParseConfig rejects when fair share is
+// on.
+func (c *Config) Decay() (interval time.Duration, factor float64) {
+	if c.HalfLife > 0 {
+		return c.HalfLife, 0.5
+	}
+	return c.FairshareDecayTime, c.FairshareDecayFactor
+}
+
+// IsDedicatedQueue reports whether a queue is a dedicated-time queue.
+func (c *Config) IsDedicatedQueue(queue string) bool {
+	return c.DedicatedPrefix != "" && len(queue) >= len(c.DedicatedPrefix) &&
+		queue[:len(c.DedicatedPrefix)] == c.DedicatedPrefix
+}
+
+// IsIgnoredQueue reports whether a queue is named by an ignore_queue line.
+func (c *Config) IsIgnoredQueue(queue string) bool { return slices.Contains(c.IgnoreQueues, queue) }

@@ -1,0 +1,297 @@
+package schedpriv
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// option describes one sched_config option: how a value is read and how the
+// current value is written back (Config.Format). Exactly one of setS (options
+// with a prime/non-prime suffix) and setC is set, unless ignored.
+type option struct {
+	name string
+	// setS validates a value and returns how to apply it to one side's
+	// settings; validation happens once even when the value goes to both.
+	setS  func(v string) (func(*Settings), error)
+	showS func(*Settings) []string
+	setC  func(c *Config, v string) error
+	showC func(*Config) []string
+	// aliasOf names the option this one is another spelling of; Format
+	// writes only the canonical one.
+	aliasOf string
+	// twoWord: the value is "resource HIGH|LOW" and may be written unquoted.
+	twoWord bool
+	// ignored: an OpenPBS option accepted with a warning and not kept.
+	ignored bool
+}
+
+// configOptions lists every option in the order Format writes them. It is
+// built per call rather than kept in a package variable so that no shared
+// mutable state exists.
+func configOptions() []option {
+	boolS := func(name string, f func(*Settings) *bool) option {
+		return option{name: name,
+			setS: func(v string) (func(*Settings), error) {
+				b, err := parseBool(v)
+				return func(s *Settings) { *f(s) = b }, err
+			},
+			showS: func(s *Settings) []string { return []string{strconv.FormatBool(*f(s))} },
+		}
+	}
+	boolC := func(name string, f func(*Config) *bool) option {
+		return option{name: name,
+			setC: func(c *Config, v string) error {
+				b, err := parseBool(v)
+				*f(c) = b
+				return err
+			},
+			showC: func(c *Config) []string { return []string{strconv.FormatBool(*f(c))} },
+		}
+	}
+	durC := func(name string, f func(*Config) *time.Duration) option {
+		return option{name: name,
+			setC: func(c *Config, v string) error {
+				d, err := parseDuration(v)
+				*f(c) = d
+				return err
+			},
+			showC: func(c *Config) []string { return []string{formatDuration(*f(c))} },
+		}
+	}
+	countC := func(name string, f func(*Config) *int) option {
+		return option{name: name,
+			setC: func(c *Config, v string) error {
+				n, err := parseCount(v)
+				*f(c) = n
+				return err
+			},
+			showC: func(c *Config) []string { return []string{strconv.Itoa(*f(c))} },
+		}
+	}
+	// nameC: a single name; empty (the default) is not written back.
+	nameC := func(name string, maxLen int, f func(*Config) *string) option {
+		return option{name: name,
+			setC: func(c *Config, v string) error {
+				s, err := parseName(v)
+				if err != nil {
+					return err
+				}
+				if maxLen > 0 && len(s) > maxLen {
+					return fmt.Errorf("%q is longer than %d characters", s, maxLen)
+				}
+				*f(c) = s
+				return nil
+			},
+			showC: func(c *Config) []string {
+				if *f(c) == "" {
+					return nil
+				}
+				return []string{quote(*f(c))}
+			},
+		}
+	}
+	resSortS := func(name string, f func(*Settings) *[]ResourceSort) option {
+		return option{name: name, twoWord: true,
+			setS: func(v string) (func(*Settings), error) {
+				rs, err := parseResourceSort(v)
+				return func(s *Settings) { *f(s) = append(*f(s), rs) }, err
+			},
+			showS: func(s *Settings) []string {
+				var out []string
+				for _, rs := range *f(s) {
+					out = append(out, quote(rs.String()))
+				}
+				return out
+			},
+		}
+	}
+	ignored := func(names ...string) []option {
+		out := make([]option, len(names))
+		for i, n := range names {
+			out[i] = option{name: n, ignored: true}
+		}
+		return out
+	}
+
+	opts := []option{
+		boolS("round_robin", func(s *Settings) *bool { return &s.RoundRobin }),
+		boolS("by_queue", func(s *Settings) *bool { return &s.ByQueue }),
+		boolS("strict_fifo", func(s *Settings) *bool { return &s.StrictFIFO }),
+		boolS("fair_share", func(s *Settings) *bool { return &s.FairShare }),
+		boolS("load_balancing", func(s *Settings) *bool { return &s.LoadBalancing }),
+		boolS("load_balancing_rr", func(s *Settings) *bool { return &s.LoadBalancingRR }),
+		boolS("help_starving_jobs", func(s *Settings) *bool { return &s.HelpStarvingJobs }),
+		boolS("sort_queues", func(s *Settings) *bool { return &s.SortQueues }),
+		{name: "sort_by",
+			setS: func(v string) (func(*Settings), error) {
+				k, err := parseSortKey(v)
+				return func(s *Settings) { s.SortBy = k }, err
+			},
+			showS: func(s *Settings) []string { return []string{string(s.SortBy)} },
+		},
+		{name: "key",
+			setS: func(v string) (func(*Settings), error) {
+				k, err := parseSortKey(v)
+				if err == nil && (k == MultiSort || k == NoSort) {
+					err = fmt.Errorf("%s cannot be a key of multi_sort", k)
+				}
+				return func(s *Settings) { s.Keys = append(s.Keys, k) }, err
+			},
+			showS: func(s *Settings) []string {
+				var out []string
+				for _, k := range s.Keys {
+					out = append(out, string(k))
+				}
+				return out
+			},
+		},
+		countC("log_filter", func(c *Config) *int { return &c.LogFilter }),
+		nameC("dedicated_prefix", MaxDedicatedPrefix, func(c *Config) *string { return &c.DedicatedPrefix }),
+		{name: "ignore_queue",
+			setC: func(c *Config, v string) error {
+				q, err := parseName(v)
+				if err != nil {
+					return err
+				}
+				if len(c.IgnoreQueues) >= MaxIgnoreQueues {
+					return fmt.Errorf("more than %d queues ignored", MaxIgnoreQueues)
+				}
+				c.IgnoreQueues = append(c.IgnoreQueues, q)
+				return nil
+			},
+			showC: func(c *Config) []string {
+				var out []string
+				for _, q := range c.IgnoreQueues {
+					out = append(out, quote(q))
+				}
+				return out
+			},
+		},
+		durC("max_starve", func(c *Config) *time.Duration { return &c.MaxStarve }),
+		durC("half_life", func(c *Config) *time.Duration { return &c.HalfLife }),
+		countC("unknown_shares", func(c *Config) *int { return &c.UnknownShares }),
+		durC("sync_time", func(c *Config) *time.Duration { return &c.SyncTime }),
+
+		// OpenPBS options kept in the configuration.
+		{name: "strict_ordering", aliasOf: "strict_fifo",
+			setS: func(v string) (func(*Settings), error) {
+				b, err := parseBool(v)
+				return func(s *Settings) { s.StrictFIFO = b }, err
+			},
+		},
+		boolS("backfill", func(s *Settings) *bool { return &s.Backfill }),
+		boolS("backfill_prime", func(s *Settings) *bool { return &s.BackfillPrime }),
+		{name: "prime_spill",
+			setS: func(v string) (func(*Settings), error) {
+				d, err := parseDuration(v)
+				return func(s *Settings) { s.PrimeSpill = d }, err
+			},
+			showS: func(s *Settings) []string { return []string{formatDuration(s.PrimeSpill)} },
+		},
+		boolS("preemptive_sched", func(s *Settings) *bool { return &s.PreemptiveSched }),
+		resSortS("job_sort_key", func(s *Settings) *[]ResourceSort { return &s.JobSortKeys }),
+		resSortS("node_sort_key", func(s *Settings) *[]ResourceSort { return &s.NodeSortKeys }),
+		{name: "smp_cluster_dist",
+			setS: func(v string) (func(*Settings), error) {
+				var err error
+				switch v {
+				case "pack", "round_robin", "lowest_load":
+				default:
+					err = fmt.Errorf("%q is not pack, round_robin or lowest_load", v)
+				}
+				return func(s *Settings) { s.SMPClusterDist = v }, err
+			},
+			showS: func(s *Settings) []string { return []string{s.SMPClusterDist} },
+		},
+		nameC("primetime_prefix", 0, func(c *Config) *string { return &c.PrimetimePrefix }),
+		nameC("nonprimetime_prefix", 0, func(c *Config) *string { return &c.NonprimetimePrefix }),
+		boolC("prime_exempt_anytime_queues", func(c *Config) *bool { return &c.PrimeExemptAnytimeQueues }),
+		{name: "resources",
+			setC: func(c *Config, v string) error {
+				l, err := parseNameList(v)
+				if err == nil {
+					c.Resources = l
+				}
+				return err
+			},
+			showC: func(c *Config) []string {
+				if len(c.Resources) == 0 {
+					return nil
+				}
+				return []string{quote(strings.Join(c.Resources, ", "))}
+			},
+		},
+		nameC("fairshare_usage_res", 0, func(c *Config) *string { return &c.FairshareUsageRes }),
+		{name: "fairshare_entity",
+			setC: func(c *Config, v string) error {
+				switch v {
+				case "euser", "egroup", "Account_Name", "queue", "egroup:euser":
+					c.FairshareEntity = v
+					return nil
+				}
+				return fmt.Errorf("%q is not euser, egroup, Account_Name, queue or egroup:euser", v)
+			},
+			showC: func(c *Config) []string { return []string{c.FairshareEntity} },
+		},
+		durC("fairshare_decay_time", func(c *Config) *time.Duration { return &c.FairshareDecayTime }),
+		{name: "fairshare_decay_factor",
+			setC: func(c *Config, v string) error {
+				f, err := parseDecayFactor(v)
+				if err == nil {
+					c.FairshareDecayFactor = f
+				}
+				return err
+			},
+			showC: func(c *Config) []string {
+				return []string{strconv.FormatFloat(c.FairshareDecayFactor, 'g', -1, 64)}
+			},
+		},
+		boolC("fairshare_enforce_no_shares", func(c *Config) *bool { return &c.FairshareEnforceNoShares }),
+	}
+	// OpenPBS options a site may carry over that this scheduler does not
+	// implement (preemption detail, peer scheduling, provisioning, dynamic
+	// resources, NAS and deprecated SGI options): read and reported.
+	opts = append(opts, ignored(
+		"mom_resources", "server_dyn_res", "peer_queue", "peer_translation",
+		"preempt_queue_prio", "preempt_suspend", "preempt_checkpoint", "preempt_requeue",
+		"preempt_prio", "preempt_order", "preempt_sort", "preempt_attempts",
+		"preempt_starving", "preempt_fairshare", "dont_preempt_starving", "susp_threshold",
+		"sort_nodes", "node_group_key", "resource_unset_infinite", "provision_policy",
+		"max_job_check", "update_comments", "resv_confirm_ignore", "allow_aoe_calendar",
+		"assign_ssinodes", "cpus_per_ssinode", "mem_per_ssinode",
+	)...)
+	return opts
+}
+
+func optionIndex() map[string]option {
+	opts := configOptions()
+	m := make(map[string]option, len(opts))
+	for _, o := range opts {
+		m[o.name] = o
+	}
+	return m
+}
+
+// IgnoredOptions lists the OpenPBS option names ParseConfig accepts with a
+// warning and otherwise ignores.
+func IgnoredOptions() []string {
+	var out []string
+	for _, o := range configOptions() {
+		if o.ignored {
+			out = append(out, o.name)
+		}
+	}
+	return out
+}
+
+// quote wraps a value in double quotes when it holds white space or would
+// read as a comment; values never contain quotes themselves (the parsers
+// refuse them).
+func quote(s string) string {
+	if strings.ContainsAny(s, " \t") || strings.HasPrefix(s, "#") {
+		return `"` + s + `"`
+	}
+	return s
+}

@@ -1,0 +1,99 @@
+// Package schedpriv reads and checks the scheduler's policy files in
+// PBS_HOME/sched_priv: sched_config, holidays, resource_group and
+// dedicated_time, plus the fair-share usage file, and ships the default
+// files a new installation starts with.
+//
+// # Contract
+//
+// The package is pure: it never reads the clock, watches files or opens
+// sockets. Parsers take an io.Reader and a file name used only in messages;
+// anything that depends on the date takes a time.Time (and dedicated_time a
+// *time.Location). Files are touched only by Load/LoadFS, InstallDefaults,
+// ReadUsageFile and WriteUsageFile, which take a directory.
+//
+// Every parser reports all the problems of a file at once, as an Errors
+// whose entries read "file:line: message", and returns a nil result on
+// error so a scheduler keeps its previous settings rather than run a file it
+// half understood. Findings that do not stop a file from being used are
+// returned as Warnings (never printed).
+//
+// # Intended semantics, not the classic bugs
+//
+// The file formats are those of the PBS admin guide as implemented by the
+// Torque/OpenPBS 2.3 fifo scheduler, with the OpenPBS extensions sites carry
+// over. Where the classic code misbehaves, this package implements what the
+// admin guide describes:
+//
+//   - sched_config booleans are true or false in any case; any other word is
+//     an error (the classic parser took it as true). Unknown option names are
+//     errors. key ... non_prime sets the non-prime key list only.
+//     fair_share with no usage decay (half_life 0) and help_starving_jobs with
+//     max_starve 0 are errors rather than a hang or an all-starving queue.
+//   - A holiday is non-prime the whole day. "weekday all none" is always
+//     prime. Prime time begins at exactly the minute given and ends at
+//     exactly the minute non-prime time starts. A window whose non-prime
+//     start is earlier than its prime start crosses midnight.
+//   - A resource_group entry whose parent is not defined on an earlier line
+//     is an error (the classic scheduler created the parent under unknown).
+//   - Dedicated-time years may have two digits at either end alike; dates and
+//     times are range-checked and windows may not overlap.
+//   - The usage file is a versioned text format written atomically, with no
+//     limit on name length.
+//
+// # sched_config
+//
+// Lines are "name[:] value [prime|non_prime|all|none]"; the suffix is
+// matched in any case and applies to the options marked in Settings (those
+// in Config take none, or all/none). Values may be double-quoted to hold
+// white space (OpenPBS writes resources: "ncpus, mem"). Classic options:
+// round_robin, by_queue, strict_fifo, fair_share, load_balancing,
+// load_balancing_rr, help_starving_jobs, sort_queues, sort_by, key
+// (prime-dependent); log_filter, dedicated_prefix (at most 15 characters),
+// ignore_queue (at most 16), max_starve, half_life, unknown_shares,
+// sync_time. OpenPBS options kept: strict_ordering (another name for
+// strict_fifo), backfill, backfill_prime, prime_spill, preemptive_sched,
+// job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
+// primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
+// resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
+// fairshare_decay_factor, fairshare_enforce_no_shares. The remaining
+// OpenPBS options (preemption detail, peer scheduling, provisioning,
+// dynamic resources; see IgnoredOptions) are accepted with a warning and
+// ignored. A missing option takes the classic zero default (NewConfig).
+//
+// # holidays
+//
+// YEAR, day rows (weekday, saturday, sunday and OpenPBS's monday..friday,
+// each "P NP" with HHMM, all or none) and holiday lines giving the day of the
+// year (1 = January 1) followed by free text; the old "yyyy P NP" header is
+// read too. Without a file or a YEAR line all time is prime. Rows missing
+// for a day make it all prime. Holiday day numbers apply in the file's YEAR
+// only; Holidays.YearWarning (and Files.Check) report a file for another
+// year. Calendar-date holiday lines ("1/1 New Year") are not a PBS format
+// and are rejected.
+//
+// # resource_group
+//
+// "name cresgrp parent shares" builds a Tree under root, beside unknown
+// (which holds unknown_shares). Percentages follow the admin guide: shares
+// over the sum of the siblings' shares, times the parent's percentage.
+// Tree.AddUnknown adds a user missing from the file under unknown with one
+// share, changing the tree, which belongs to its caller.
+//
+// # dedicated_time
+//
+// "MM/DD/YYYY HH:MM MM/DD/YYYY HH:MM" per window, in a given location.
+// Dedicated time is strictly inside a window. Past windows are kept; use
+// Dedicated.Upcoming to drop them.
+//
+// # usage
+//
+// "gopbs-usage 1", then "name<TAB>usage" lines with names %-escaped (see
+// Encode). WriteUsageFile writes through a synced temporary file and a
+// rename.
+//
+// # Defaults
+//
+// The files under defaults/ are embedded: a first-come-first-served
+// policy by queue, with backfilling, no prime time, no fair-share groups
+// and no dedicated time. InstallDefaults writes the missing ones.
+package schedpriv

@@ -1,0 +1,253 @@
+package schedpriv
+
+import (
+	"bytes"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seedFixture adds a fixture file to a fuzz corpus when the fixtures are
+// present (they are optional outside the project checkout).
+func seedFixture(f *testing.F, name string) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "fixtures", "sched_priv", name))
+	if err == nil {
+		f.Add(string(data))
+	}
+	if def, err := Default(name); err == nil {
+		f.Add(string(def))
+	}
+}
+
+func FuzzSchedConfig(f *testing.F) {
+	seedFixture(f, ConfigFile)
+	for _, s := range []string{
+		"by_queue: True prime\nby_queue: false non_prime",
+		"sort_by: multi_sort\nkey: fair_share non_prime\nkey: shortest_job_first",
+		"resources: \"ncpus, mem\"\njob_sort_key: cput LOW prime",
+		"fair_share: true\nhalf_life: 0",
+		"ignore_queue: \"#q\"\ndedicated_prefix ded # c",
+		"max_starve: 99:59:59\nfairshare_decay_factor: 0x1p-2",
+		": \"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		c, err := ParseConfig(strings.NewReader(text), "f")
+		if err != nil {
+			if c != nil {
+				t.Fatal("config and error")
+			}
+			if _, ok := AsErrors(err); !ok {
+				t.Fatalf("error %T is not an Errors", err)
+			}
+			return
+		}
+		if c.Prime.SortBy == MultiSort && len(c.Prime.Keys) == 0 {
+			t.Fatal("multi_sort without keys accepted")
+		}
+		if iv, _ := c.Decay(); c.FairShareAny() && iv <= 0 {
+			t.Fatal("fair_share without decay accepted")
+		}
+		if len(c.DedicatedPrefix) > MaxDedicatedPrefix || len(c.IgnoreQueues) > MaxIgnoreQueues {
+			t.Fatal("limits not enforced")
+		}
+		_ = c.Active(true)
+		var buf bytes.Buffer
+		if err := c.Format(&buf); err != nil {
+			t.Fatal(err)
+		}
+		c2, err := ParseConfig(bytes.NewReader(buf.Bytes()), "formatted")
+		if err != nil {
+			t.Fatalf("formatted config does not parse: %v\n%s", err, buf.String())
+		}
+		a, b := *c, *c2
+		a.Warnings, b.Warnings = nil, nil
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("round trip changed the config:\n%+v\n%+v\n%s", a, b, buf.String())
+		}
+	})
+}
+
+func FuzzHolidays(f *testing.F) {
+	seedFixture(f, HolidaysFile)
+	for _, s := range []string{
+		"YEAR 2030\nweekday 1800 0600\nmonday all none\n1\n366",
+		"2030 0400 1530\nsaturday none none",
+		"YEAR 2030\nweekday 0800 0800\nfriday 0 2359",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		h, err := ParseHolidays(strings.NewReader(text), "f")
+		if err != nil {
+			if h != nil {
+				t.Fatal("holidays and error")
+			}
+			return
+		}
+		if !slices.IsSorted(h.Holidays) {
+			t.Fatal("holidays not sorted")
+		}
+		start := time.Date(max(h.Year, 1970), 12, 30, 23, 0, 0, 0, time.UTC)
+		for i := range 30 {
+			tm := start.Add(time.Duration(i) * 97 * time.Minute)
+			p := h.IsPrime(tm)
+			if next, ok := h.NextChange(tm); ok {
+				if !next.After(tm) || h.IsPrime(next) == p {
+					t.Fatalf("NextChange(%v) = %v does not change prime status", tm, next)
+				}
+			}
+		}
+		h.YearWarning(start)
+		var buf bytes.Buffer
+		if err := h.Format(&buf); err != nil {
+			t.Fatal(err)
+		}
+		h2, err := ParseHolidays(bytes.NewReader(buf.Bytes()), "formatted")
+		if err != nil {
+			t.Fatalf("formatted holidays do not parse: %v\n%s", err, buf.String())
+		}
+		if h.Year != h2.Year || h.Days != h2.Days || !slices.Equal(h.Holidays, h2.Holidays) {
+			t.Fatalf("round trip changed the holidays:\n%+v\n%+v", h, h2)
+		}
+	})
+}
+
+func FuzzResourceGroup(f *testing.F) {
+	seedFixture(f, ResourceGroupFile)
+	f.Add("a 1 root 1\nb 2 a 0\nc 3 unknown 5 # x")
+	f.Add("a 1 root 9223372036854775807\nb 2 root 9223372036854775807")
+	f.Fuzz(func(t *testing.T, text string) {
+		tree, err := ParseResourceGroup(strings.NewReader(text), "f", 10)
+		if err != nil {
+			if tree != nil {
+				t.Fatal("tree and error")
+			}
+			return
+		}
+		n := 0
+		tree.Walk(func(g *Group) {
+			n++
+			if math.IsNaN(g.Percentage) || g.Percentage < 0 || g.Percentage > 1+1e-9 {
+				t.Fatalf("%s: percentage %v", g.Name, g.Percentage)
+			}
+			if got, ok := tree.Lookup(g.Name); !ok || got != g {
+				t.Fatalf("Lookup(%s) inconsistent", g.Name)
+			}
+		})
+		if n != tree.Len() {
+			t.Fatalf("Walk saw %d nodes, Len %d", n, tree.Len())
+		}
+		c := tree.Clone()
+		c.AddUnknown("fuzz-newcomer")
+		if _, ok := tree.Lookup("fuzz-newcomer"); ok && !strings.Contains(text, "fuzz-newcomer") {
+			t.Fatal("Clone shares state")
+		}
+		var buf bytes.Buffer
+		if err := tree.Format(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseResourceGroup(bytes.NewReader(buf.Bytes()), "formatted", 10)
+		if err != nil {
+			t.Fatalf("formatted tree does not parse: %v\n%s", err, buf.String())
+		}
+		if back.Len() != tree.Len() {
+			t.Fatalf("round trip: %d nodes, want %d", back.Len(), tree.Len())
+		}
+		back.Walk(func(g *Group) {
+			o, _ := tree.Lookup(g.Name)
+			if o == nil || o.ID != g.ID || o.Shares != g.Shares || o.Percentage != g.Percentage {
+				t.Fatalf("round trip changed %s", g.Name)
+			}
+		})
+	})
+}
+
+func FuzzDedicated(f *testing.F) {
+	seedFixture(f, DedicatedFile)
+	f.Add("12/31/99 23:00 01/01/00 01:00\n02/29/2024 00:00 03/01/2024 00:00")
+	f.Add("1/1/5 0:00 1/1/5 1:00 # c")
+	f.Fuzz(func(t *testing.T, text string) {
+		d, err := ParseDedicated(strings.NewReader(text), "f", time.UTC)
+		if err != nil {
+			if d != nil {
+				t.Fatal("windows and error")
+			}
+			return
+		}
+		for i, w := range d.Windows {
+			if !w.To.After(w.From) {
+				t.Fatalf("window %d ends before it starts", i)
+			}
+			if i > 0 && w.From.Before(d.Windows[i-1].To) {
+				t.Fatalf("windows %d and %d overlap or are unsorted", i-1, i)
+			}
+			mid := w.From.Add(w.To.Sub(w.From) / 2)
+			if w.To.Sub(w.From) > time.Second {
+				if cur, ok := d.Current(mid); !ok || cur != w {
+					t.Fatalf("Current(%v) = %v, %v", mid, cur, ok)
+				}
+			}
+			if next, ok := d.Next(w.From); !ok || next != w {
+				t.Fatalf("Next(%v) = %v, %v", w.From, next, ok)
+			}
+		}
+		var buf bytes.Buffer
+		if err := d.Format(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseDedicated(bytes.NewReader(buf.Bytes()), "formatted", time.UTC)
+		if err != nil {
+			t.Fatalf("formatted windows do not parse: %v\n%s", err, buf.String())
+		}
+		if len(back.Windows) != len(d.Windows) {
+			t.Fatal("round trip changed the number of windows")
+		}
+		for i := range d.Windows {
+			if !back.Windows[i].From.Equal(d.Windows[i].From) || !back.Windows[i].To.Equal(d.Windows[i].To) {
+				t.Fatalf("round trip changed window %d", i)
+			}
+		}
+	})
+}
+
+func FuzzUsage(f *testing.F) {
+	f.Add([]byte("gopbs-usage 1\nalice\t10\nb%09ob\t0.5\n"), "name\twith tab", 1.5)
+	f.Add([]byte("gopbs-usage 2\n"), "x", 0.0)
+	f.Add([]byte("alice\x00\x00\x00\x00"), strings.Repeat("long", 100), 1e300)
+	f.Fuzz(func(t *testing.T, data []byte, name string, v float64) {
+		// Whatever Decode accepts, Encode writes back to the same usage.
+		if u, err := Decode(bytes.NewReader(data), "f"); err == nil {
+			var buf bytes.Buffer
+			if err := Encode(&buf, u); err != nil {
+				t.Fatalf("Encode of decoded usage: %v", err)
+			}
+			back, err := Decode(&buf, "again")
+			if err != nil || !maps.Equal(u, back) {
+				t.Fatalf("round trip: %v %v %v", u, back, err)
+			}
+		} else if u != nil {
+			t.Fatal("usage and error")
+		}
+		// Any name and any valid value survive a round trip.
+		u := Usage{name: v, "other": 1}
+		var buf bytes.Buffer
+		if err := Encode(&buf, u); err != nil {
+			if name != "" && v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				t.Fatalf("Encode rejected a valid entry: %v", err)
+			}
+			return
+		}
+		back, err := Decode(&buf, "f")
+		if err != nil || !maps.Equal(u, back) {
+			t.Fatalf("round trip of %q=%v: %v %v", name, v, back, err)
+		}
+	})
+}
