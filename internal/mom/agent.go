@@ -223,6 +223,17 @@ func (m *Mom) acceptLoop(l net.Listener, serve func(net.Conn)) {
 		go func() {
 			defer m.wg.Done()
 			defer nc.Close()
+			// The server keeps its connections open for reuse: close them
+			// when the mom stops so that stopping does not wait for them.
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				select {
+				case <-m.stop:
+					nc.Close()
+				case <-done:
+				}
+			}()
 			serve(nc)
 		}()
 	}
