@@ -66,15 +66,17 @@ for _ in $(seq 100); do
 	"$bin/qmgr" -c "list node $node" 2>/dev/null | grep -q 'state = free' && break
 	sleep 0.1
 done
+nohup "$bin/pbs_sched" >"$home/pbs_sched.out" 2>&1 &
+echo $! >"$home/pbs_sched.pid"
 
 cat <<MSG
-pbs_server and pbs_mom (node $node) are running in PBS_HOME=$home
-(logs in server_logs/ and mom_logs/ there). In your shell:
+pbs_server, pbs_sched and pbs_mom (node $node) are running in
+PBS_HOME=$home (logs in server_logs/, sched_logs/, mom_logs/ there).
+In your shell:
 
   export PBS_CONF_FILE=$home/pbs.conf PATH=$bin:\$PATH
   id=\$(echo 'echo hello from \$PBS_JOBID on \$(hostname)' | qsub)
-  qrun \$id          # until the scheduler arrives, qrun starts jobs
-  qstat -x \$id; cat STDIN.o\${id%%.*}
+  sleep 1; qstat -x \$id; cat STDIN.o\${id%%.*}
   pbsnodes -a
 
 Stop it with: scripts/start.sh stop
