@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 )
 
@@ -38,6 +39,7 @@ const (
 // position in the stream and to every byte of the envelope, message type
 // included.
 type session struct {
+	mac     hash.Hash // HMAC-SHA256 keyed once, reset for every frame
 	key     []byte
 	role    Role
 	sNonce  []byte
@@ -52,7 +54,11 @@ type session struct {
 const macLabel = "gopbs-frame-v1"
 
 func (s *session) tag(dir byte, ctr uint64, payload []byte) []byte {
-	m := hmac.New(sha256.New, s.key)
+	if s.mac == nil {
+		s.mac = hmac.New(sha256.New, s.key)
+	}
+	m := s.mac
+	m.Reset()
 	hdr := s.scratch[:0]
 	hdr = append(hdr, macLabel...)
 	hdr = append(hdr, byte(s.role), dir)

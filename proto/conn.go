@@ -159,6 +159,15 @@ func (c *Conn) decodeEnvelope(payload []byte) (h Header, body msgpack.RawMessage
 		return h, nil, fmt.Errorf("%w: identity: %v", ErrMalformed, err)
 	}
 	h.As = as
+	if n == envelopeFields {
+		// The body is the rest of the payload: hand it over without
+		// parsing it twice (the body's own decoder checks it).
+		rest := payload[len(payload)-c.in.Len():]
+		if len(rest) == 0 {
+			return h, nil, fmt.Errorf("%w: no body", ErrMalformed)
+		}
+		return h, rest, nil
+	}
 	if body, err = dec.DecodeRaw(); err != nil {
 		return h, nil, fmt.Errorf("%w: body: %v", ErrMalformed, err)
 	}
@@ -173,13 +182,19 @@ func (c *Conn) decodeEnvelope(payload []byte) (h Header, body msgpack.RawMessage
 	return h, body, nil
 }
 
-// DecodeBody decodes a raw body into v. An empty or nil body leaves v as is.
+// DecodeBody decodes a raw body into v. An empty or nil body leaves v as
+// is; bytes after the body are an error.
 func DecodeBody(raw msgpack.RawMessage, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	if err := msgpack.Unmarshal(raw, v); err != nil {
+	r := bytes.NewReader(raw)
+	dec := msgpack.NewDecoder(r)
+	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("%w: body: %v", ErrMalformed, err)
+	}
+	if r.Len() != 0 {
+		return fmt.Errorf("%w: %d bytes after the body", ErrMalformed, r.Len())
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ const (
 	MsgJobObit      MsgType = 41 // mom -> server: JobObit, reply empty
 	MsgMomRunJob    MsgType = 50 // server -> mom: MomJob, reply empty
 	MsgMomSignalJob MsgType = 51 // server -> mom: MomSignal, reply empty
+	MsgMomRunJobs   MsgType = 52 // server -> mom: MomJobs, reply MomJobsReply
 )
 
 func init() {
@@ -18,6 +19,7 @@ func init() {
 	msgNames[MsgJobObit] = "JobObit"
 	msgNames[MsgMomRunJob] = "MomRunJob"
 	msgNames[MsgMomSignalJob] = "MomSignalJob"
+	msgNames[MsgMomRunJobs] = "MomRunJobs"
 }
 
 // MomStatus is a mom's periodic report.
@@ -38,6 +40,19 @@ type MomStatus struct {
 	// Jobs the mom knows: running ones and exited ones whose obit is not
 	// yet acknowledged.
 	Jobs []MomJobState
+	// Vnodes are further nodes this mom reports for (a host split into
+	// several nodes, or a simulator): each must exist on the server with
+	// the same Mom host and Port as the reporting node.
+	Vnodes []VnodeStatus
+}
+
+// VnodeStatus is what a mom reports for one of its further nodes.
+type VnodeStatus struct {
+	_msgpack  struct{} `msgpack:",as_array"`
+	Name      string
+	Ncpus     int
+	Physmem   int64
+	Resources map[string]string
 }
 
 // MomJobState is one job as its mom sees it.
@@ -122,4 +137,15 @@ type MomSignal struct {
 	JobID     string
 	Signal    string
 	KillDelay int64
+}
+
+// MomJobs starts several jobs on one mom (its own node and its vnodes) in
+// one request.
+type MomJobs struct {
+	Jobs []MomJob
+}
+
+// MomJobsReply has one result per job, in order (Code 0: started).
+type MomJobsReply struct {
+	Results []ObjectError
 }

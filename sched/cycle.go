@@ -1,7 +1,7 @@
 package sched
 
 import (
-	"sort"
+	"fmt"
 	"strings"
 	"time"
 
@@ -103,8 +103,20 @@ func (c *Cycle) Decisions() []Decision { return c.decisions }
 // group, starting from the snapshot. Policies record each start in it so
 // that later decisions of the same cycle see less.
 type Ledger struct {
-	snap     *Snapshot
-	free     map[string]map[string]float64
+	snap *Snapshot
+	free map[string]map[string]float64
+	// cands are the nodes that are up, built once; their Free maps are the
+	// entries of free, so starts are seen. cursor is where the last
+	// placement ended (next fit).
+	cands  []*place.Node
+	cursor int
+	// freeTotal sums the free amounts over the up nodes: a job asking for
+	// more in total cannot fit and is refused without a search.
+	freeTotal map[string]float64
+	// capacity is, per resource, the most any known node has with nothing
+	// running: a chunk asking for more can never run.
+	capacity map[string]float64
+	known    int
 	running  counter
 	queue    map[string]*counter
 	assigned map[string]float64            // server-wide, from running jobs
@@ -134,7 +146,8 @@ var limitResources = []string{proto.ResMem, proto.ResNcpus, proto.ResNodect}
 // NewLedger starts a ledger from a snapshot.
 func NewLedger(s *Snapshot) *Ledger {
 	l := &Ledger{snap: s, free: map[string]map[string]float64{}, running: *newCounter(),
-		queue: map[string]*counter{}, assigned: map[string]float64{}, qassign: map[string]map[string]float64{}}
+		queue: map[string]*counter{}, assigned: map[string]float64{}, qassign: map[string]map[string]float64{},
+		freeTotal: map[string]float64{}, capacity: map[string]float64{}}
 	for _, n := range s.Nodes {
 		f := map[string]float64{}
 		for r, v := range n.Available {
@@ -147,6 +160,22 @@ func NewLedger(s *Snapshot) *Ledger {
 			}
 		}
 		l.free[n.Name] = f
+		if n.Up {
+			l.cands = append(l.cands, &place.Node{Name: n.Name, Avail: n.Available, Free: f})
+			for r, v := range f {
+				l.freeTotal[r] += v
+			}
+		}
+		if n.Known {
+			l.known++
+			for r, v := range n.Available {
+				if resc.Consumable(r) {
+					if x, ok := resc.Number(r, v); ok && x > l.capacity[r] {
+						l.capacity[r] = x
+					}
+				}
+			}
+		}
 	}
 	for _, j := range s.Jobs {
 		if j.Running() {
@@ -201,19 +230,62 @@ func (l *Ledger) Assigned(queue, r string) float64 {
 // Place finds nodes for j among the nodes that are up, with what is
 // free now.
 func (l *Ledger) Place(j *Job) ([]Placement, error) {
-	var cands []*place.Node
-	for _, n := range l.snap.Nodes {
-		if n.Up {
-			cands = append(cands, &place.Node{Name: n.Name, Avail: n.Available, Free: l.free[n.Name]})
+	for r, want := range jobTotals(j) {
+		if want > l.freeTotal[r] {
+			return nil, fmt.Errorf("%s %g asked, %g free on the nodes that are up", r, want, l.freeTotal[r])
 		}
 	}
-	return place.Chunks(j.Select, j.Place, cands, nil)
+	p, last, err := place.ChunksFrom(j.Select, j.Place, l.cands, nil, l.cursor)
+	if err == nil {
+		l.cursor = last
+	}
+	return p, err
+}
+
+// jobTotals sums a job's consumable chunk amounts (one cpu for a chunk
+// that names none).
+func jobTotals(j *Job) map[string]float64 {
+	out := map[string]float64{}
+	for _, c := range j.Select {
+		if _, ok := c.Get(proto.ResNcpus); !ok {
+			out[proto.ResNcpus] += float64(c.Count)
+		}
+		for _, r := range c.Resources {
+			if resc.Consumable(r.Name) {
+				if v, ok := resc.Number(r.Name, r.Value); ok {
+					out[r.Name] += v * float64(c.Count)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Fits reports whether j could run on the nodes as they would be with
 // nothing running (known nodes only, whatever their state). A job that
-// does not fit can never run.
+// does not fit can never run. It is conservative: when every chunk fits
+// the largest node and there are nodes enough, the job is taken to fit
+// without a search.
 func (l *Ledger) Fits(j *Job) error {
+	chunks := 0
+	simple := true
+	for _, c := range j.Select {
+		chunks += c.Count
+		for _, r := range c.Resources {
+			if !resc.Consumable(r.Name) {
+				if _, numeric := resc.Number(r.Name, r.Value); !numeric {
+					simple = false // a property or host to match: search
+				}
+				continue
+			}
+			if v, ok := resc.Number(r.Name, r.Value); ok && v > l.capacity[r.Name] {
+				return fmt.Errorf("no node has %s=%s (largest: %g)", r.Name, r.Value, l.capacity[r.Name])
+			}
+		}
+	}
+	if simple && chunks <= l.known {
+		return nil
+	}
 	var cands []*place.Node
 	for _, n := range l.snap.Nodes {
 		if !n.Known {
@@ -229,7 +301,6 @@ func (l *Ledger) Fits(j *Job) error {
 		}
 		cands = append(cands, &place.Node{Name: n.Name, Avail: n.Available, Free: f})
 	}
-	sort.Slice(cands, func(a, b int) bool { return cands[a].Name < cands[b].Name })
 	_, err := place.Chunks(j.Select, j.Place, cands, nil)
 	return err
 }
@@ -248,18 +319,9 @@ func (l *Ledger) AllKnown() bool {
 // Start records that j will run on p.
 func (l *Ledger) Start(j *Job, p []Placement) {
 	l.charge(j)
-	for _, pc := range p {
-		f := l.free[pc.Node]
-		if _, ok := pc.Chunk.Get(proto.ResNcpus); !ok {
-			f[proto.ResNcpus]--
-		}
-		for _, r := range pc.Chunk.Resources {
-			if resc.Consumable(r.Name) {
-				if v, ok := resc.Number(r.Name, r.Value); ok {
-					f[r.Name] -= v
-				}
-			}
-		}
+	place.Consume(l.free, p)
+	for r, v := range jobTotals(j) {
+		l.freeTotal[r] -= v
 	}
 }
 

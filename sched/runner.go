@@ -291,7 +291,7 @@ func fetch(c *proto.Client) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("queue status: %w", err)
 	}
-	nodes, _, err := c.StatusNodes(&proto.StatusRequest{})
+	nodes, _, err := c.StatusNodes(&proto.StatusRequest{Attrs: nodeAttrs})
 	if err != nil {
 		return nil, fmt.Errorf("node status: %w", err)
 	}

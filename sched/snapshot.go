@@ -136,6 +136,12 @@ var jobAttrs = []string{
 	proto.AttrExecutionTime, proto.AttrRunCount, proto.AttrHoldUntil,
 }
 
+// nodeAttrs are the node attributes a snapshot asks for.
+var nodeAttrs = []string{
+	proto.AttrNodeState, proto.AttrResourcesAvail, proto.AttrResourcesAssigned,
+	proto.AttrNodeLoadave, proto.AttrNodeMaxLoad, proto.AttrNodeIdealLoad, proto.AttrNodeNtype,
+}
+
 // split sorts a status object's attributes into plain ones and resource
 // lists.
 func split(attrs []proto.Attr) (plain map[string]string, res map[string]map[string]string) {

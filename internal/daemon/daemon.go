@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -18,29 +19,38 @@ import (
 // Flags are the flags every daemon accepts. Register them on a FlagSet
 // (with the daemon's own flags) before parsing.
 type Flags struct {
-	home    *string
-	level   *string
-	version *bool
+	home       *string
+	level      *string
+	version    *bool
+	cpuprofile *string
 }
 
 // Register adds the common flags to fs.
 func Register(fs *flag.FlagSet) *Flags {
 	return &Flags{
-		home:    fs.String("d", "", "PBS_HOME (overrides pbs.conf)"),
-		level:   fs.String("log-level", "info", "log level: trace, debug, info, warn, error"),
-		version: fs.Bool("version", false, "print the version and exit"),
+		home:       fs.String("d", "", "PBS_HOME (overrides pbs.conf)"),
+		level:      fs.String("log-level", "info", "log level: trace, debug, info, warn, error"),
+		version:    fs.Bool("version", false, "print the version and exit"),
+		cpuprofile: fs.String("cpuprofile", "", "write a CPU profile to this file until the daemon stops (performance work)"),
 	}
 }
 
 // Started is a daemon after the common start-up.
 type Started struct {
-	Config *config.Config
-	Log    hclog.Logger
-	closer io.Closer
+	Config  *config.Config
+	Log     hclog.Logger
+	closer  io.Closer
+	profile *os.File
 }
 
-// Close closes the log file.
-func (s *Started) Close() error { return s.closer.Close() }
+// Close stops the CPU profile, if any, and closes the log file.
+func (s *Started) Close() error {
+	if s.profile != nil {
+		pprof.StopCPUProfile()
+		s.profile.Close()
+	}
+	return s.closer.Close()
+}
 
 // Start handles -version, loads pbs.conf, creates PBS_HOME and opens the
 // log in logDir(cfg). When the process should exit instead (a version
@@ -67,5 +77,18 @@ func (f *Flags) Start(name, version string, logDir func(*config.Config) string) 
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return nil, 1
 	}
-	return &Started{Config: cfg, Log: log, closer: closer}, 0
+	st := &Started{Config: cfg, Log: log, closer: closer}
+	if *f.cpuprofile != "" {
+		pf, err := os.Create(*f.cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(pf)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: cpu profile: %v\n", name, err)
+			closer.Close()
+			return nil, 1
+		}
+		st.profile = pf
+	}
+	return st, 0
 }

@@ -529,7 +529,21 @@ func (m *Mom) serveServer(nc net.Conn) {
 			return
 		}
 		var rerr error
+		var body2 any
 		switch h.Type {
+		case proto.MsgMomRunJobs:
+			var jobs proto.MomJobs
+			if rerr = proto.DecodeBody(body, &jobs); rerr == nil {
+				reply := &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs.Jobs))}
+				for i := range jobs.Jobs {
+					reply.Results[i].Name = jobs.Jobs[i].JobID
+					if err := m.runJob(&jobs.Jobs[i]); err != nil {
+						pe := momError(err)
+						reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+					}
+				}
+				body2 = reply
+			}
 		case proto.MsgMomRunJob:
 			var job proto.MomJob
 			if rerr = proto.DecodeBody(body, &job); rerr == nil {
@@ -545,16 +559,23 @@ func (m *Mom) serveServer(nc net.Conn) {
 		}
 		reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
 		if rerr != nil {
-			var pe *proto.Error
-			if !errors.As(rerr, &pe) {
-				pe = &proto.Error{Code: proto.PBSE_MOMREJECT, Text: proto.PBSE_MOMREJECT.Message() + ": " + rerr.Error()}
-			}
+			pe := momError(rerr)
 			reply.Code, reply.Text = pe.Code, pe.Error()
+			body2 = nil
 		}
-		if err := c.Send(reply, nil); err != nil {
+		if err := c.Send(reply, body2); err != nil {
 			return
 		}
 	}
+}
+
+// momError gives any failure a PBSE code for the server.
+func momError(err error) *proto.Error {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &proto.Error{Code: proto.PBSE_MOMREJECT, Text: proto.PBSE_MOMREJECT.Message() + ": " + err.Error()}
 }
 
 // runJob starts a job's shepherd. A repeated request for the run already

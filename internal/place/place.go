@@ -31,12 +31,23 @@ type Placement struct {
 	Chunk resc.Chunk // Count 1
 }
 
-// Chunks places every chunk of sel on the candidate nodes, honouring
-// the arrangement of place (pack: all on one node; scatter/vscatter: one
-// chunk per node; free: anywhere). hosts, when given (qrun -H), names the
-// node of each chunk in order, or one node for all of them. Candidates are
-// tried in order. It returns why when the job does not fit.
-func Chunks(sel resc.Select, place resc.Place, cands []*Node, hosts []string) ([]Placement, error) {
+// Chunks places every chunk of sel on the candidate nodes, honouring the
+// arrangement of place (pack: all on one node; scatter/vscatter: one chunk
+// per node; free: anywhere). hosts, when given (qrun -H), names the node of
+// each chunk in order, or one node for all of them. Candidates are tried
+// in order. It returns why when the job does not fit. The candidates'
+// Free maps are not changed.
+func Chunks(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []string) ([]Placement, error) {
+	p, _, err := ChunksFrom(sel, arrangement, cands, hosts, 0)
+	return p, err
+}
+
+// ChunksFrom is Chunks trying the candidates from index start on, wrapping
+// around (next fit); it also returns the index of the node of the last
+// chunk, where the next search may start. A scheduler placing many jobs
+// in a row keeps this cursor so that each search does not walk the nodes
+// already full.
+func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []string, start int) ([]Placement, int, error) {
 	var chunks []resc.Chunk
 	for _, c := range sel {
 		for i := 0; i < c.Count; i++ {
@@ -45,105 +56,111 @@ func Chunks(sel resc.Select, place resc.Place, cands []*Node, hosts []string) ([
 			chunks = append(chunks, one)
 		}
 	}
-	byName := make(map[string]*Node, len(cands))
-	for _, n := range cands {
-		byName[n.Name] = n
+	n := len(cands)
+	if start < 0 || start >= n {
+		start = 0
 	}
-	// Work on copies of the free amounts so a failed attempt leaves the
-	// caller's data alone.
-	free := make(map[string]map[string]float64, len(cands))
-	freeOf := func(n *Node) map[string]float64 {
-		if f, ok := free[n.Name]; ok {
-			return f
-		}
-		f := make(map[string]float64, len(n.Free))
-		for k, v := range n.Free {
-			f[k] = v
-		}
-		free[n.Name] = f
-		return f
-	}
+	// Amounts taken so far, per node touched: the candidates' own Free
+	// maps stay untouched, so a failed attempt leaves them as they were.
+	taken := map[string]map[string]float64{}
 	out := make([]Placement, 0, len(chunks))
-	take := func(n *Node, c resc.Chunk) bool {
-		f := freeOf(n)
-		if !fits(n, f, c) {
+	last := start
+	take := func(i int, c resc.Chunk) bool {
+		nd := cands[i]
+		if !fits(nd, nd.Free, taken[nd.Name], c) {
 			return false
 		}
-		consume(f, c)
-		out = append(out, Placement{Node: n.Name, Chunk: c})
+		t := taken[nd.Name]
+		if t == nil {
+			t = map[string]float64{}
+			taken[nd.Name] = t
+		}
+		consume(t, c)
+		out = append(out, Placement{Node: nd.Name, Chunk: c})
+		last = i
 		return true
 	}
 	if len(hosts) > 0 {
 		if len(hosts) != 1 && len(hosts) != len(chunks) {
-			return nil, fmt.Errorf("%d nodes named for a job of %d chunks", len(hosts), len(chunks))
+			return nil, start, fmt.Errorf("%d nodes named for a job of %d chunks", len(hosts), len(chunks))
 		}
-		for i, c := range chunks {
+		index := make(map[string]int, len(cands))
+		for i, c := range cands {
+			index[c.Name] = i
+		}
+		for k, c := range chunks {
 			h := hosts[0]
 			if len(hosts) > 1 {
-				h = hosts[i]
+				h = hosts[k]
 			}
-			n, ok := byName[h]
+			i, ok := index[h]
 			if !ok {
-				return nil, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
+				return nil, start, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
-			if !take(n, c) {
-				return nil, fmt.Errorf("node %s does not have %s free", h, ChunkText(c))
+			if !take(i, c) {
+				return nil, start, fmt.Errorf("node %s does not have %s free", h, ChunkText(c))
 			}
 		}
-		return out, nil
+		return out, last, nil
 	}
-	switch place.Arrangement {
+	switch arrangement.Arrangement {
 	case "pack":
-		for _, n := range cands {
+		for k := 0; k < n; k++ {
+			i := (start + k) % n
 			out = out[:0]
-			free = map[string]map[string]float64{}
+			taken = map[string]map[string]float64{}
 			ok := true
 			for _, c := range chunks {
-				if !take(n, c) {
+				if !take(i, c) {
 					ok = false
 					break
 				}
 			}
 			if ok {
-				return out, nil
+				return out, last, nil
 			}
 		}
-		return nil, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
+		return nil, start, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
 	case "scatter", "vscatter":
 		used := map[string]bool{}
 		for _, c := range chunks {
 			found := false
-			for _, n := range cands {
-				if !used[n.Name] && take(n, c) {
-					used[n.Name] = true
+			for k := 0; k < n; k++ {
+				i := (start + k) % n
+				if !used[cands[i].Name] && take(i, c) {
+					used[cands[i].Name] = true
 					found = true
 					break
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), ChunkText(c))
+				return nil, start, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), ChunkText(c))
 			}
 		}
-		return out, nil
+		return out, last, nil
 	}
+	cur := start
 	for _, c := range chunks {
 		found := false
-		for _, n := range cands {
-			if take(n, c) {
+		for k := 0; k < n; k++ {
+			i := (cur + k) % n
+			if take(i, c) {
+				cur = i
 				found = true
 				break
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("no node has %s free", ChunkText(c))
+			return nil, start, fmt.Errorf("no node has %s free", ChunkText(c))
 		}
 	}
-	return out, nil
+	return out, last, nil
 }
 
-// fits checks one chunk against one node's remaining resources.
-func fits(n *Node, free map[string]float64, c resc.Chunk) bool {
-	if _, ok := c.Get("ncpus"); !ok && free["ncpus"] < 1 {
+// fits checks one chunk against one node: what it has free, less what
+// this placement has taken from it already.
+func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
+	if _, ok := c.Get("ncpus"); !ok && free["ncpus"]-taken["ncpus"] < 1 {
 		return false
 	}
 	for _, p := range c.Resources {
@@ -152,7 +169,7 @@ func fits(n *Node, free map[string]float64, c resc.Chunk) bool {
 				continue // a per-process setting such as mpiprocs
 			}
 		} else if want, ok := resc.Number(p.Name, p.Value); ok {
-			if want > 0 && free[p.Name] < want {
+			if want > 0 && free[p.Name]-taken[p.Name] < want {
 				return false
 			}
 			continue
@@ -165,16 +182,33 @@ func fits(n *Node, free map[string]float64, c resc.Chunk) bool {
 	return true
 }
 
-func consume(free map[string]float64, c resc.Chunk) {
+// consume adds a chunk's consumable amounts to taken.
+func consume(taken map[string]float64, c resc.Chunk) {
 	if _, ok := c.Get("ncpus"); !ok {
-		free["ncpus"]--
+		taken["ncpus"]++
 	}
 	for _, p := range c.Resources {
 		if !resc.Consumable(p.Name) {
 			continue
 		}
 		if want, numeric := resc.Number(p.Name, p.Value); numeric {
-			free[p.Name] -= want
+			taken[p.Name] += want
+		}
+	}
+}
+
+// Consume subtracts a placement's amounts from the nodes' free maps
+// (free[node][resource]), for callers that keep their own ledger.
+func Consume(free map[string]map[string]float64, p []Placement) {
+	for _, pc := range p {
+		f := free[pc.Node]
+		if f == nil {
+			continue
+		}
+		t := map[string]float64{}
+		consume(t, pc.Chunk)
+		for r, v := range t {
+			f[r] -= v
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // momConnsPerAddr bounds the connections kept to one mom address; several
 // let requests to the same host (or a simulator serving many nodes) run in
 // parallel.
-const momConnsPerAddr = 4
+const momConnsPerAddr = 8
 
 // momPool keeps authenticated connections to moms for reuse: dialing and
 // the handshake cost more than a request.

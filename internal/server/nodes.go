@@ -83,6 +83,12 @@ func (s *Server) nodeAvailable(name string) map[string]string {
 
 // nodeState is the state shown for a node (mu held).
 func (s *Server) nodeState(n *model.Object) string {
+	return s.nodeStateWith(n, nil)
+}
+
+// nodeStateWith is nodeState with the node's resources_available already
+// at hand (nil: look it up).
+func (s *Server) nodeStateWith(n *model.Object, avail map[string]string) string {
 	admin, _ := n.Get(proto.AttrNodeState)
 	rt := s.runtime[n.Name]
 	var state string
@@ -93,7 +99,9 @@ func (s *Server) nodeState(n *model.Object) string {
 		state = model.NodeDown
 	default:
 		state = model.NodeFree
-		avail := s.nodeAvailable(n.Name)
+		if avail == nil {
+			avail = s.nodeAvailable(n.Name)
+		}
 		maxLoad := rt.status.MaxLoad
 		if v, ok := avail[proto.AttrNodeMaxLoad]; ok {
 			maxLoad, _ = strconv.ParseFloat(v, 64)
@@ -136,8 +144,9 @@ func (s *Server) jobsByNode() map[string][]string {
 
 // nodeComputed fills in a node's derived attributes for status (mu held).
 func (s *Server) nodeComputed(name string, o *model.Object, jobs []string) {
-	o.Set(proto.AttrNodeState, "", s.nodeState(o))
-	for k, v := range s.nodeAvailable(name) {
+	avail := s.nodeAvailable(name)
+	o.Set(proto.AttrNodeState, "", s.nodeStateWith(o, avail))
+	for k, v := range avail {
 		o.Set(proto.AttrResourcesAvail, k, v)
 	}
 	for r, v := range s.counts.assigned[name] {
@@ -200,6 +209,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	rt.reported, rt.down, rt.lastSeen, rt.status = true, false, now, *st
 	reply.Interval = int(max(1, s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)/3))
+	if len(st.Vnodes) > 0 {
+		s.vnodeStatus(st, now)
+	}
 	reported := map[string]bool{}
 	for _, mj := range st.Jobs {
 		reported[mj.JobID] = true
@@ -227,6 +239,34 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
 	return reply, nil
+}
+
+// vnodeStatus records the further nodes a mom reports for; a vnode must
+// name the reporting node's Mom host and Port, so a mom speaks only for
+// nodes an admin placed on it (mu held).
+func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
+	owner := s.nodes[st.Node]
+	mom, _ := owner.Get(proto.AttrNodeMom)
+	port, _ := owner.Get(proto.AttrNodePort)
+	for _, v := range st.Vnodes {
+		n, ok := s.nodes[v.Name]
+		if !ok {
+			continue
+		}
+		if m, _ := n.Get(proto.AttrNodeMom); m != mom {
+			continue
+		}
+		if p, _ := n.Get(proto.AttrNodePort); p != port {
+			continue
+		}
+		rt := s.runtimeOf(v.Name)
+		if !rt.reported || rt.down {
+			rt.lastChange = now
+		}
+		rt.reported, rt.down, rt.lastSeen = true, false, now
+		rt.status = proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
+			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources}
+	}
 }
 
 // firstNode is the mother superior of an exec_host.

@@ -21,36 +21,46 @@ import (
 // momTimeout bounds one request to a mom.
 const momTimeout = 15 * time.Second
 
-// callMom sends one request to the mom of node and waits for its answer,
-// over a pooled connection; a broken connection is redialed once.
-func (s *Server) callMom(node string, t proto.MsgType, body any) error {
+// momAddr is host:port of node's mom.
+func (s *Server) momAddr(node string) (string, error) {
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	n, ok := s.nodes[node]
-	var host, port string
-	if ok {
-		host, _ = n.Get(proto.AttrNodeMom)
-		port, _ = n.Get(proto.AttrNodePort)
-		if rt := s.runtime[node]; rt != nil && rt.reported && port == "" {
-			port = strconv.Itoa(rt.status.Port)
-		}
-	}
-	s.mu.RUnlock()
 	if !ok {
-		return proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
+		return "", proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
+	}
+	host, _ := n.Get(proto.AttrNodeMom)
+	port, _ := n.Get(proto.AttrNodePort)
+	if rt := s.runtime[node]; rt != nil && rt.reported && port == "" {
+		port = strconv.Itoa(rt.status.Port)
 	}
 	if host == "" {
 		host = node
 	}
-	addr := net.JoinHostPort(host, port)
+	return net.JoinHostPort(host, port), nil
+}
+
+// callMom sends one request to the mom of node and waits for its answer.
+func (s *Server) callMom(node string, t proto.MsgType, body any) error {
+	addr, err := s.momAddr(node)
+	if err != nil {
+		return err
+	}
+	return s.callMomAddr(addr, t, body, nil)
+}
+
+// callMomAddr sends one request to the mom at addr over a pooled
+// connection; a broken connection is redialed once.
+func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) error {
 	dial := func() (*proto.Client, error) {
 		return proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: momTimeout})
 	}
 	for attempt := 0; ; attempt++ {
 		c, err := s.momPool.get(addr, dial)
 		if err != nil {
-			return proto.Errorf(proto.PBSE_NORELYMOM, "(node %s at %s: %v)", node, addr, err)
+			return proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err)
 		}
-		err = c.Call(t, body, nil)
+		err = c.Call(t, body, reply)
 		var pe *proto.Error
 		if err == nil || errors.As(err, &pe) && pe.Code != proto.PBSE_PROTOCOL {
 			return err
@@ -58,7 +68,7 @@ func (s *Server) callMom(node string, t proto.MsgType, body any) error {
 		// A transport failure: the connection is dead (the mom restarted).
 		s.momPool.drop(addr, c)
 		if attempt == 1 {
-			return proto.Errorf(proto.PBSE_NORELYMOM, "(node %s at %s: %v)", node, addr, err)
+			return proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err)
 		}
 	}
 }
@@ -147,29 +157,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	if err != nil {
 		return nil, err
 	}
-	// Ask the moms, in parallel: each start waits on a network round trip.
-	var wg sync.WaitGroup
-	work := make(chan *startRequest)
-	for w := 0; w < min(len(starts), 32); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for st := range work {
-				script, err := s.st.Script(st.seq)
-				if err == nil {
-					st.spec.Script = script
-					err = s.callMom(firstNode(st.spec.ExecHost), proto.MsgMomRunJob, st.spec)
-					st.spec.Script = nil
-				}
-				st.err = err
-			}
-		}()
-	}
-	for _, st := range starts {
-		work <- st
-	}
-	close(work)
-	wg.Wait()
+	s.sendStarts(starts)
 	var failed []*startRequest
 	for _, st := range starts {
 		if st.err != nil {
@@ -187,6 +175,85 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 		s.undoRuns(failed)
 	}
 	return reply, nil
+}
+
+// momBatch bounds the jobs of one start request to a mom.
+const momBatch = 500
+
+// sendStarts asks the moms to start jobs: one request per mom for all its
+// jobs (in batches of momBatch), the moms in parallel. Each start's err is
+// set when it failed.
+func (s *Server) sendStarts(starts []*startRequest) {
+	byAddr := map[string][]*startRequest{}
+	var order []string
+	for _, st := range starts {
+		addr, err := s.momAddr(firstNode(st.spec.ExecHost))
+		if err != nil {
+			st.err = err
+			continue
+		}
+		if _, ok := byAddr[addr]; !ok {
+			order = append(order, addr)
+		}
+		byAddr[addr] = append(byAddr[addr], st)
+	}
+	type batch struct {
+		addr string
+		sts  []*startRequest
+	}
+	work := make(chan batch)
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				s.startBatch(b.addr, b.sts)
+			}
+		}()
+	}
+	for _, addr := range order {
+		sts := byAddr[addr]
+		for len(sts) > 0 {
+			n := min(len(sts), momBatch)
+			work <- batch{addr, sts[:n]}
+			sts = sts[n:]
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+// startBatch sends one start request to the mom at addr.
+func (s *Server) startBatch(addr string, sts []*startRequest) {
+	req := &proto.MomJobs{Jobs: make([]proto.MomJob, 0, len(sts))}
+	for _, st := range sts {
+		script, err := s.st.Script(st.seq)
+		if err != nil {
+			st.err = err
+			continue
+		}
+		job := *st.spec
+		job.Script = script
+		req.Jobs = append(req.Jobs, job)
+	}
+	var reply proto.MomJobsReply
+	err := s.callMomAddr(addr, proto.MsgMomRunJobs, req, &reply)
+	i := 0
+	for _, st := range sts {
+		if st.err != nil {
+			continue
+		}
+		switch {
+		case err != nil:
+			st.err = err
+		case i >= len(reply.Results):
+			st.err = proto.Errorf(proto.PBSE_PROTOCOL, "mom at %s answered %d of %d starts", addr, len(reply.Results), len(req.Jobs))
+		case reply.Results[i].Code != proto.PBSE_NONE:
+			st.err = &proto.Error{Code: reply.Results[i].Code, Text: reply.Results[i].Text}
+		}
+		i++
+	}
 }
 
 // placeJob checks one start and records the job as running (mu held,

@@ -20,14 +20,14 @@ type Scheduler struct {
 
 // StartScheduler starts the scheduler binary name (for example
 // "pbs_sched") and waits until it listens.
-func (c *Cluster) StartScheduler(name string) *Scheduler {
+func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 	c.T.Helper()
 	s := &Scheduler{c: c, name: name}
 	logf, err := os.OpenFile(filepath.Join(c.Home, name+".stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		c.T.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(c.Bin, name))
+	cmd := exec.Command(filepath.Join(c.Bin, name), args...)
 	cmd.Env = c.Env()
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

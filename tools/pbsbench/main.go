@@ -38,13 +38,21 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions) or run (qrun latency and job throughput)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput) or sched (scheduling at scale on simulated nodes)")
 	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
 	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
 	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
+	simNodes := flag.Int("sim-nodes", 50000, "sched experiment: simulated nodes")
+	simCpus := flag.Int("sim-cpus", 10, "sched experiment: cpus per simulated node")
+	simJobs := flag.Int("sim-jobs", 50000, "sched experiment: one-cpu jobs to place")
+	simQueued := flag.Int("sim-queued", 0, "sched experiment: jobs queued afterwards that cannot run")
 	flag.Parse()
-	if *exp == "run" {
+	switch *exp {
+	case "run":
 		runExperiment(*moms, *runJobs, *samples)
+		return
+	case "sched":
+		schedExperiment(*simNodes, *simCpus, *simJobs, *simQueued)
 		return
 	}
 
