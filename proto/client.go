@@ -152,20 +152,42 @@ func (c *Client) Submit(req *SubmitRequest) (string, error) {
 	return reply.JobID, nil
 }
 
-// status collects a possibly multi-frame status answer.
+// status collects a possibly multi-frame status answer. Frames are
+// decoded on another goroutine while the next ones arrive, so decoding a
+// large answer overlaps with the server producing it.
 func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError, error) {
-	var objs []Status
-	var errs []ObjectError
-	err := c.call(t, nil, req, func(raw []byte) error {
-		var part StatusReply
-		if err := DecodeBody(raw, &part); err != nil {
-			return err
+	type part struct {
+		reply StatusReply
+		err   error
+	}
+	raws := make(chan []byte, 8)
+	parts := make(chan part, 1)
+	go func() {
+		var all part
+		for raw := range raws {
+			if all.err != nil {
+				continue
+			}
+			var p StatusReply
+			if err := DecodeBody(raw, &p); err != nil {
+				all.err = err
+				continue
+			}
+			all.reply.Objects = append(all.reply.Objects, p.Objects...)
+			all.reply.Errors = append(all.reply.Errors, p.Errors...)
 		}
-		objs = append(objs, part.Objects...)
-		errs = append(errs, part.Errors...)
+		parts <- all
+	}()
+	err := c.call(t, nil, req, func(raw []byte) error {
+		raws <- raw
 		return nil
 	})
-	return objs, errs, err
+	close(raws)
+	all := <-parts
+	if err == nil {
+		err = all.err
+	}
+	return all.reply.Objects, all.reply.Errors, err
 }
 
 // StatusJobs returns the jobs named by req (all jobs the caller may see

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"syscall"
@@ -44,6 +45,8 @@ type Options struct {
 	// CycleLimit bounds one cycle (fetch, decide, apply); zero means 3
 	// minutes, the classic alarm.
 	CycleLimit time.Duration
+	// JobAttrs are job attributes the policy reads besides BaseJobAttrs.
+	JobAttrs []string
 }
 
 // Main is a scheduler binary's main: it parses the common daemon flags,
@@ -77,6 +80,10 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	if o.CycleLimit <= 0 {
 		o.CycleLimit = 3 * time.Minute
 	}
+	// A cycle builds a snapshot of every job and node and drops it; with a
+	// small heap between cycles the default GC target would collect many
+	// times per cycle.
+	debug.SetGCPercent(400)
 	r := &runner{policy: policy, o: o, log: o.Logger, dir: o.Config.SchedPriv()}
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
 		return fmt.Errorf("sched_priv: %w", err)
@@ -263,7 +270,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
 	nc.SetDeadline(deadline)
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
-	snap, err := fetch(client)
+	snap, err := fetch(client, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)
 		return false
@@ -282,7 +289,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
 }
 
 // fetch reads the snapshot over the cycle's connection.
-func fetch(c *proto.Client) (*Snapshot, error) {
+func fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
 	server, err := c.StatusServer(nil)
 	if err != nil {
 		return nil, fmt.Errorf("server status: %w", err)

@@ -77,23 +77,23 @@ type Node struct {
 	Attrs     map[string]string
 }
 
-// Job is an unfinished job.
+// Job is an unfinished job. Fields whose attributes were not fetched
+// (Options.JobAttrs) are zero.
 type Job struct {
-	ID        string
-	Seq       int64
-	Name      string
-	User      string // euser
-	Group     string // egroup
-	Queue     string
-	State     byte // Q H W R E S T
-	Priority  int64
-	Ctime     int64
-	Qtime     int64
-	Etime     int64
-	Comment   string
-	Holds     string
-	ExecHost  string
-	ExecVnode string
+	ID       string
+	Seq      int64
+	Name     string
+	User     string // euser
+	Group    string // egroup
+	Queue    string
+	State    byte // Q H W R E S T
+	Priority int64
+	Ctime    int64
+	Qtime    int64
+	Etime    int64
+	Comment  string
+	Holds    string
+	ExecHost string
 	// Resources is Resource_List.
 	Resources map[string]string
 	Select    resc.Select
@@ -127,13 +127,13 @@ func (j *Job) Walltime() int64 {
 	return -1
 }
 
-// jobAttrs are the job attributes a snapshot asks for.
-var jobAttrs = []string{
-	proto.AttrJobName, proto.AttrJobOwner, proto.AttrEuser, proto.AttrEgroup, proto.AttrJobState,
-	proto.AttrQueue, proto.AttrPriority, proto.AttrCtime, proto.AttrQtime, proto.AttrEtime,
-	proto.AttrComment, proto.AttrHoldTypes, proto.AttrExecHost, proto.AttrExecVnode,
-	proto.AttrResourceList, proto.AttrResourcesUsed, proto.AttrAccountName, proto.AttrProject,
-	proto.AttrExecutionTime, proto.AttrRunCount, proto.AttrHoldUntil,
+// BaseJobAttrs are the job attributes every snapshot carries: what the
+// Job fields need. A policy that reads others (Job.Attrs) names them in
+// Options.JobAttrs; fetching fewer attributes is what keeps a snapshot of
+// 100,000 jobs fast.
+var BaseJobAttrs = []string{
+	proto.AttrJobOwner, proto.AttrEuser, proto.AttrEgroup, proto.AttrJobState, proto.AttrQueue,
+	proto.AttrPriority, proto.AttrQtime, proto.AttrComment, proto.AttrResourceList,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.
@@ -246,8 +246,8 @@ func NewSnapshot(server proto.Status, queues, nodes, jobs []proto.Status) *Snaps
 			Queue: plain[proto.AttrQueue], State: state, Priority: num(plain, proto.AttrPriority, 0),
 			Ctime: num(plain, proto.AttrCtime, 0), Qtime: num(plain, proto.AttrQtime, 0), Etime: num(plain, proto.AttrEtime, 0),
 			Comment: plain[proto.AttrComment], Holds: plain[proto.AttrHoldTypes], ExecHost: plain[proto.AttrExecHost],
-			ExecVnode: plain[proto.AttrExecVnode], Resources: orEmpty(res[proto.AttrResourceList]),
-			Used: orEmpty(res[proto.AttrResourcesUsed]), Attrs: plain,
+			Resources: orEmpty(res[proto.AttrResourceList]),
+			Used:      orEmpty(res[proto.AttrResourcesUsed]), Attrs: plain,
 		}
 		if j.User == "" {
 			j.User, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")

@@ -71,9 +71,25 @@ func Format(at time.Time, kind byte, id string, kvs []KV) string {
 	return b.String()
 }
 
+// Record is one accounting record.
+type Record struct {
+	Kind byte
+	ID   string
+	KVs  []KV
+}
+
 // Write appends a record stamped at.
 func (w *Writer) Write(at time.Time, kind byte, id string, kvs []KV) error {
-	line := Format(at, kind, id, kvs)
+	return w.WriteAll(at, []Record{{kind, id, kvs}})
+}
+
+// WriteAll appends several records stamped at with one write.
+func (w *Writer) WriteAll(at time.Time, recs []Record) error {
+	var b strings.Builder
+	for _, r := range recs {
+		b.WriteString(Format(at, r.Kind, r.ID, r.KVs))
+	}
+	line := b.String()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	day := at.Format("20060102")

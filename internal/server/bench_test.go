@@ -2,6 +2,8 @@ package server
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"testing"
 
 	"gopbs/internal/model"
@@ -39,19 +41,20 @@ func BenchmarkRoundTrip(b *testing.B) {
 // n queued one-cpu jobs, for status benchmarks.
 func benchCluster(b *testing.B, n int) (*Server, *proto.Client) {
 	s, c := newTestServer(&testing.T{}, store.Options{})
+	port := strconv.Itoa(fakeMom(b, s.key))
 	var vn []proto.VnodeStatus
 	s.mu.Lock()
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("s%06d", i)
 		o := model.NewObject(name)
-		o.Set(proto.AttrNodeMom, "", "sim")
-		o.Set(proto.AttrNodePort, "", "1")
+		o.Set(proto.AttrNodeMom, "", "127.0.0.1")
+		o.Set(proto.AttrNodePort, "", port)
 		s.nodes[name] = o
 		vn = append(vn, proto.VnodeStatus{Name: name, Ncpus: 10, Physmem: 64 << 30})
 	}
 	o := model.NewObject("simhost")
-	o.Set(proto.AttrNodeMom, "", "sim")
-	o.Set(proto.AttrNodePort, "", "1")
+	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
+	o.Set(proto.AttrNodePort, "", port)
 	s.nodes["simhost"] = o
 	s.mu.Unlock()
 	if _, err := s.momStatus(&caller{name: "simhost", role: proto.RoleMom}, &proto.MomStatus{Node: "simhost", Vnodes: vn, IdealLoad: -1, MaxLoad: -1}); err != nil {
@@ -69,16 +72,72 @@ func benchCluster(b *testing.B, n int) (*Server, *proto.Client) {
 // BenchmarkSnapshotFetch is what a scheduler reads each cycle: every node
 // and every job, over the real socket.
 func BenchmarkSnapshotFetch(b *testing.B) {
-	_, c := benchCluster(b, 10000)
+	const n = 20000
+	_, c := benchCluster(b, n)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		nodes, _, err := c.StatusNodes(&proto.StatusRequest{Attrs: []string{"state", "resources_available", "resources_assigned", "loadave", "max_load", "ideal_load", "ntype"}})
-		if err != nil || len(nodes) != 10001 {
+		if err != nil || len(nodes) != n+1 {
 			b.Fatal(err, len(nodes))
 		}
-		jobs, _, err := c.StatusJobs(&proto.StatusRequest{Attrs: []string{"Job_Name", "Job_Owner", "euser", "egroup", "job_state", "queue", "Priority", "ctime", "qtime", "etime", "comment", "Hold_Types", "exec_host", "exec_vnode", "Resource_List", "resources_used"}})
-		if err != nil || len(jobs) != 10000 {
+		jobs, _, err := c.StatusJobs(&proto.StatusRequest{Attrs: []string{"Job_Owner", "euser", "egroup", "job_state", "queue", "Priority", "qtime", "comment", "Resource_List"}})
+		if err != nil || len(jobs) != n {
 			b.Fatal(err, len(jobs))
+		}
+	}
+}
+
+// fakeMom accepts job starts for every node without running anything.
+func fakeMom(b *testing.B, key []byte) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go func() {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				c := proto.NewConn(nc, 0)
+				if _, err := proto.ServerHandshake(c, "sim", func(proto.Role) ([]byte, error) { return key, nil }); err != nil {
+					return
+				}
+				for {
+					h, body, err := c.Recv()
+					if err != nil {
+						return
+					}
+					var jobs proto.MomJobs
+					proto.DecodeBody(body, &jobs)
+					c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs.Jobs))})
+				}
+			}()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// BenchmarkRunJobs starts 10,000 queued jobs on 10,000 nodes in one
+// request, as a scheduler's cycle does.
+func BenchmarkRunJobs(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		_, c := benchCluster(b, 10000)
+		ids, err := c.SelectJobs(nil, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs := make([]proto.RunSpec, len(ids))
+		for k, id := range ids {
+			runs[k] = proto.RunSpec{JobID: id, Nodes: fmt.Sprintf("s%06d", k)}
+		}
+		b.StartTimer()
+		res, err := c.RunJobs(runs)
+		if err != nil || len(res) != len(runs) || res[0].Code != 0 {
+			b.Fatal(err, len(res), res[0])
 		}
 	}
 }

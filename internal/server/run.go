@@ -139,6 +139,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	}
 	reply := &proto.RunJobsReply{Results: make([]proto.ObjectError, len(runs))}
 	var starts []*startRequest
+	t0 := time.Now()
 	err := s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
 		for i, r := range runs {
@@ -157,8 +158,17 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	if err != nil {
 		return nil, err
 	}
+	t1 := time.Now()
 	s.sendStarts(starts)
+	t2 := time.Now()
+	defer func() {
+		// One line per request: a cycle may start tens of thousands of jobs
+		// (each has its S accounting record, and a debug line).
+		s.log.Info("jobs started", "requested", len(runs), "started", who.started, "by", who.user+"@"+who.host,
+			"commit", t1.Sub(t0).String(), "moms", t2.Sub(t1).String(), "after", time.Since(t2).String())
+	}()
 	var failed []*startRequest
+	var recs []accounting.Record
 	for _, st := range starts {
 		if st.err != nil {
 			s.log.Warn("job start failed", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
@@ -168,8 +178,11 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 			continue
 		}
 		who.started++
-		s.log.Info("job started", "job", st.spec.JobID, "exec_host", st.spec.ExecHost, "by", who.user+"@"+who.host)
-		s.account(accounting.Started, st.job, s.startRecord(st))
+		s.log.Debug("job started", "job", st.spec.JobID, "exec_host", st.spec.ExecHost, "by", who.user+"@"+who.host)
+		recs = append(recs, accounting.Record{Kind: accounting.Started, ID: st.spec.JobID, KVs: s.startRecord(st)})
+	}
+	if err := s.acct.WriteAll(s.now(), recs); err != nil {
+		s.log.Error("accounting write failed", "error", err)
 	}
 	if len(failed) > 0 {
 		s.undoRuns(failed)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+
+	"github.com/hashicorp/go-hclog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +22,12 @@ func newTestServer(t *testing.T, opts store.Options) (*Server, *proto.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	var logger hclog.Logger
+	if os.Getenv("GOPBS_TEST_LOG") != "" {
+		logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug})
+	}
 	s, err := New(Config{
+		Logger:        logger,
 		Home:          dir,
 		ServerName:    "srv",
 		Host:          "host",

@@ -1,0 +1,212 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Jobs are stored and compared by the hundred thousand, so Job has a
+// hand-written msgpack form: an array of its fields in the fixed order of
+// jobFields. The list is append-only: a new field goes at the end, so a
+// record written before it decodes with the field zero, and a record from
+// a newer version decodes with the unknown trailing fields skipped.
+
+type jobField struct {
+	enc func(*msgpack.Encoder, *Job) error
+	dec func(*msgpack.Decoder, *Job) error
+}
+
+func fStr(f func(*Job) *string) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeString(*f(j)) },
+		func(d *msgpack.Decoder, j *Job) (err error) { *f(j), err = d.DecodeString(); return },
+	}
+}
+
+func fI64(f func(*Job) *int64) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeInt(*f(j)) },
+		func(d *msgpack.Decoder, j *Job) (err error) { *f(j), err = d.DecodeInt64(); return },
+	}
+}
+
+func fInt(f func(*Job) *int) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeInt(int64(*f(j))) },
+		func(d *msgpack.Decoder, j *Job) error {
+			v, err := d.DecodeInt64()
+			*f(j) = int(v)
+			return err
+		},
+	}
+}
+
+func fU32(f func(*Job) *uint32) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeUint(uint64(*f(j))) },
+		func(d *msgpack.Decoder, j *Job) error {
+			v, err := d.DecodeUint32()
+			*f(j) = v
+			return err
+		},
+	}
+}
+
+func fBool(f func(*Job) *bool) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeBool(*f(j)) },
+		func(d *msgpack.Decoder, j *Job) (err error) { *f(j), err = d.DecodeBool(); return },
+	}
+}
+
+func fRes(f func(*Job) *Resources) jobField {
+	return jobField{
+		func(e *msgpack.Encoder, j *Job) error {
+			r := *f(j)
+			if err := e.EncodeArrayLen(2 * len(r)); err != nil {
+				return err
+			}
+			for _, p := range r {
+				e.EncodeString(p.Name)
+				if err := e.EncodeString(p.Value); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(d *msgpack.Decoder, j *Job) error {
+			n, err := d.DecodeArrayLen()
+			if err != nil {
+				return err
+			}
+			if n <= 0 {
+				*f(j) = nil
+				return nil
+			}
+			if n%2 != 0 || n > 1<<16 {
+				return fmt.Errorf("resource list of %d strings", n)
+			}
+			r := make(Resources, n/2)
+			for i := range r {
+				if r[i].Name, err = d.DecodeString(); err != nil {
+					return err
+				}
+				if r[i].Value, err = d.DecodeString(); err != nil {
+					return err
+				}
+			}
+			*f(j) = r
+			return nil
+		},
+	}
+}
+
+// jobFields is the stored order of Job's fields. Append only.
+var jobFields = []jobField{
+	fI64(func(j *Job) *int64 { return &j.Seq }),
+	fStr(func(j *Job) *string { return &j.ID }),
+	fStr(func(j *Job) *string { return &j.Name }),
+	fStr(func(j *Job) *string { return &j.Owner }),
+	fStr(func(j *Job) *string { return &j.EUser }),
+	fStr(func(j *Job) *string { return &j.EGroup }),
+	fU32(func(j *Job) *uint32 { return &j.UID }),
+	fU32(func(j *Job) *uint32 { return &j.GID }),
+	{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeUint8(uint8(j.State)) },
+		func(d *msgpack.Decoder, j *Job) error {
+			v, err := d.DecodeUint8()
+			j.State = JobState(v)
+			return err
+		},
+	},
+	fInt(func(j *Job) *int { return &j.Substate }),
+	fBool(func(j *Job) *bool { return &j.Suspended }),
+	fStr(func(j *Job) *string { return &j.Queue }),
+	fStr(func(j *Job) *string { return &j.QueueType }),
+	fI64(func(j *Job) *int64 { return &j.QueueRank }),
+	fStr(func(j *Job) *string { return &j.Account }),
+	fStr(func(j *Job) *string { return &j.Checkpoint }),
+	fStr(func(j *Job) *string { return &j.Depend }),
+	fStr(func(j *Job) *string { return &j.ErrorPath }),
+	fStr(func(j *Job) *string { return &j.OutputPath }),
+	fStr(func(j *Job) *string { return &j.JoinPath }),
+	fStr(func(j *Job) *string { return &j.KeepFiles }),
+	fStr(func(j *Job) *string { return &j.ExecHost }),
+	fStr(func(j *Job) *string { return &j.ExecVnode }),
+	fStr(func(j *Job) *string { return &j.Holds }),
+	fStr(func(j *Job) *string { return &j.MailPoints }),
+	fStr(func(j *Job) *string { return &j.MailUsers }),
+	fInt(func(j *Job) *int { return &j.Priority }),
+	fBool(func(j *Job) *bool { return &j.Rerunable }),
+	fStr(func(j *Job) *string { return &j.ShellPathList }),
+	fStr(func(j *Job) *string { return &j.Jobdir }),
+	fStr(func(j *Job) *string { return &j.VariableList }),
+	fStr(func(j *Job) *string { return &j.Comment }),
+	fInt(func(j *Job) *int { return &j.RunCount }),
+	fBool(func(j *Job) *bool { return &j.HasExit }),
+	fInt(func(j *Job) *int { return &j.ExitStatus }),
+	fInt(func(j *Job) *int { return &j.SessionID }),
+	fStr(func(j *Job) *string { return &j.SubmitArgs }),
+	fStr(func(j *Job) *string { return &j.UserList }),
+	fStr(func(j *Job) *string { return &j.GroupList }),
+	fStr(func(j *Job) *string { return &j.Project }),
+	fStr(func(j *Job) *string { return &j.SubmitHost }),
+	fStr(func(j *Job) *string { return &j.InitWorkDir }),
+	fStr(func(j *Job) *string { return &j.Sandbox }),
+	fStr(func(j *Job) *string { return &j.Stagein }),
+	fStr(func(j *Job) *string { return &j.Stageout }),
+	fI64(func(j *Job) *int64 { return &j.Ctime }),
+	fI64(func(j *Job) *int64 { return &j.Qtime }),
+	fI64(func(j *Job) *int64 { return &j.Mtime }),
+	fI64(func(j *Job) *int64 { return &j.Etime }),
+	fI64(func(j *Job) *int64 { return &j.Stime }),
+	fI64(func(j *Job) *int64 { return &j.ExecutionTime }),
+	fI64(func(j *Job) *int64 { return &j.Obittime }),
+	fI64(func(j *Job) *int64 { return &j.HoldUntil }),
+	fI64(func(j *Job) *int64 { return &j.HistoryTime }),
+	fRes(func(j *Job) *Resources { return &j.ResourceList }),
+	fRes(func(j *Job) *Resources { return &j.ResourcesUsed }),
+	fRes(func(j *Job) *Resources { return &j.Extra }),
+}
+
+var (
+	_ msgpack.CustomEncoder = (*Job)(nil)
+	_ msgpack.CustomDecoder = (*Job)(nil)
+)
+
+// EncodeMsgpack writes the job as the array of jobFields.
+func (j *Job) EncodeMsgpack(e *msgpack.Encoder) error {
+	if err := e.EncodeArrayLen(len(jobFields)); err != nil {
+		return err
+	}
+	for i := range jobFields {
+		if err := jobFields[i].enc(e, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DecodeMsgpack reads a job written by this or another version.
+func (j *Job) DecodeMsgpack(d *msgpack.Decoder) error {
+	n, err := d.DecodeArrayLen()
+	if err != nil {
+		return err
+	}
+	if n < 0 {
+		return fmt.Errorf("job record is nil")
+	}
+	for i := 0; i < n; i++ {
+		if i < len(jobFields) {
+			if err := jobFields[i].dec(d, j); err != nil {
+				return fmt.Errorf("job field %d: %w", i, err)
+			}
+			continue
+		}
+		if err := d.Skip(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
