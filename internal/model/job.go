@@ -422,12 +422,32 @@ func IsJobAttr(name string) bool {
 // JobStatus renders j's attributes in display order. want limits the
 // attributes (nil for all).
 func JobStatus(j *Job, want map[string]bool) []proto.Attr {
-	out := make([]proto.Attr, 0, 40)
+	return NewJobRenderer(want).Render(j)
+}
+
+// JobRenderer renders jobs' attributes, with the selection of attributes
+// worked out once for a whole status answer.
+type JobRenderer struct {
+	attrs []*jobAttr
+	want  map[string]bool
+}
+
+// NewJobRenderer prepares rendering of the attributes in want (nil: all).
+func NewJobRenderer(want map[string]bool) *JobRenderer {
+	r := &JobRenderer{want: want}
 	for i := range jobAttrs {
-		a := &jobAttrs[i]
-		if want != nil && !want[a.name] {
-			continue
+		if want == nil || want[jobAttrs[i].name] {
+			r.attrs = append(r.attrs, &jobAttrs[i])
 		}
+	}
+	return r
+}
+
+// Render returns j's attributes in display order.
+func (r *JobRenderer) Render(j *Job) []proto.Attr {
+	want := r.want
+	out := make([]proto.Attr, 0, len(r.attrs)+len(j.ResourceList)+len(j.ResourcesUsed))
+	for _, a := range r.attrs {
 		if a.resources != nil {
 			for _, p := range *a.resources(j) {
 				out = append(out, proto.Attr{Name: a.name, Resource: p.Name, Value: p.Value})

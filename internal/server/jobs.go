@@ -417,8 +417,9 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	reply := &proto.StatusReply{}
+	render := model.NewJobRenderer(want)
 	add := func(j *model.Job) {
-		reply.Objects = append(reply.Objects, proto.Status{Name: j.ID, Attrs: model.JobStatus(j, want)})
+		reply.Objects = append(reply.Objects, proto.Status{Name: j.ID, Attrs: render.Render(j)})
 	}
 	all := func(queue string) {
 		for _, j := range s.jobList {

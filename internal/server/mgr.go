@@ -330,16 +330,37 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 		})
 }
 
-// statusNodes answers pbsnodes and qmgr list node.
+// statusNodes answers pbsnodes, qmgr list node and schedulers. Nodes are
+// rendered straight into attributes (not through a copy of the object as
+// other objects are): a scheduler asks for every node each cycle.
 func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+	want := model.WantSet(req.Attrs)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	reply := &proto.StatusReply{}
+	names := req.IDs
+	if len(names) == 0 {
+		names = make([]string, 0, len(s.nodes))
+		for n := range s.nodes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
 	var jobsOn map[string][]string
-	return s.statusObjects(who, req, func() map[string]*model.Object { return s.nodes }, model.NodeDefs, proto.PBSE_UNKNODE,
-		func(name string, o *model.Object) {
-			if jobsOn == nil {
-				jobsOn = s.jobsByNode()
-			}
-			s.nodeComputed(name, o, jobsOn[name])
-		})
+	if want == nil || want[proto.AttrNodeJobs] {
+		jobsOn = s.jobsByNode()
+	}
+	reply.Objects = make([]proto.Status, 0, len(names))
+	for _, raw := range names {
+		name := strings.TrimSpace(raw)
+		n, ok := s.nodes[name]
+		if !ok {
+			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
+			continue
+		}
+		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: s.nodeAttrs(n, want, jobsOn[name])})
+	}
+	return reply, nil
 }
 
 // statusObjects renders the named objects (all, sorted by name, when none

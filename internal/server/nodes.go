@@ -142,42 +142,85 @@ func (s *Server) jobsByNode() map[string][]string {
 	return out
 }
 
-// nodeComputed fills in a node's derived attributes for status (mu held).
-func (s *Server) nodeComputed(name string, o *model.Object, jobs []string) {
-	avail := s.nodeAvailable(name)
-	o.Set(proto.AttrNodeState, "", s.nodeStateWith(o, avail))
-	for k, v := range avail {
-		o.Set(proto.AttrResourcesAvail, k, v)
-	}
-	for r, v := range s.counts.assigned[name] {
-		switch resc.Lookup(r).Type {
-		case resc.TypeSize:
-			o.Set(proto.AttrResourcesAssigned, r, resc.FormatKB(int64(v)))
-		default:
-			o.Set(proto.AttrResourcesAssigned, r, strconv.FormatInt(int64(v), 10))
+// nodeAttrs renders a node's attributes in NodeDefs order, the stored
+// ones and those derived from its mom's reports and the running jobs
+// (mu held). want limits the attributes (nil for all).
+func (s *Server) nodeAttrs(n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
+	out := make([]proto.Attr, 0, 24)
+	wants := func(name string) bool { return want == nil || want[name] }
+	plain := func(name, value string) {
+		if value != "" && wants(name) {
+			out = append(out, proto.Attr{Name: name, Value: value})
 		}
 	}
-	if _, ok := o.Resource(proto.AttrResourcesAssigned, proto.ResNcpus); !ok {
-		o.Set(proto.AttrResourcesAssigned, proto.ResNcpus, "0")
-		o.Set(proto.AttrResourcesAssigned, proto.ResMem, "0kb")
+	resources := func(name string, m map[string]string) {
+		if !wants(name) || len(m) == 0 {
+			return
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, proto.Attr{Name: name, Resource: k, Value: m[k]})
+		}
 	}
-	if rt := s.runtime[name]; rt != nil {
-		if rt.reported {
-			o.Set(proto.AttrNodeLoadave, "", strconv.FormatFloat(rt.status.Loadave, 'f', 2, 64))
-			o.Set(proto.AttrNodePcpus, "", strconv.Itoa(rt.status.Ncpus))
-			o.Set(proto.AttrNodeVersion, "", rt.status.Version)
-			if rt.status.IdealLoad >= 0 {
-				o.Set(proto.AttrNodeIdealLoad, "", strconv.FormatFloat(rt.status.IdealLoad, 'f', -1, 64))
-			}
-			if rt.status.MaxLoad >= 0 {
-				o.Set(proto.AttrNodeMaxLoad, "", strconv.FormatFloat(rt.status.MaxLoad, 'f', -1, 64))
+	rt := s.runtime[n.Name]
+	reported := rt != nil && rt.reported
+	var avail map[string]string
+	if wants(proto.AttrNodeState) || wants(proto.AttrResourcesAvail) {
+		avail = s.nodeAvailable(n.Name)
+	}
+	get := func(name string) string { v, _ := n.Get(name); return v }
+	plain(proto.AttrNodeMom, get(proto.AttrNodeMom))
+	plain(proto.AttrNodePort, get(proto.AttrNodePort))
+	if reported {
+		plain(proto.AttrNodeVersion, rt.status.Version)
+	}
+	plain(proto.AttrNodeNtype, get(proto.AttrNodeNtype))
+	if wants(proto.AttrNodeState) {
+		plain(proto.AttrNodeState, s.nodeStateWith(n, avail))
+	}
+	if reported {
+		plain(proto.AttrNodePcpus, strconv.Itoa(rt.status.Ncpus))
+	}
+	plain(proto.AttrNodeJobs, strings.Join(jobs, ", "))
+	resources(proto.AttrResourcesAvail, avail)
+	if wants(proto.AttrResourcesAssigned) {
+		assigned := map[string]string{proto.ResNcpus: "0", proto.ResMem: "0kb"}
+		for r, v := range s.counts.assigned[n.Name] {
+			if resc.Lookup(r).Type == resc.TypeSize {
+				assigned[r] = resc.FormatKB(int64(v))
+			} else {
+				assigned[r] = strconv.FormatInt(int64(v), 10)
 			}
 		}
-		o.Set(proto.AttrNodeLastState, "", strconv.FormatInt(rt.lastChange.Unix(), 10))
+		resources(proto.AttrResourcesAssigned, assigned)
 	}
-	if len(jobs) > 0 {
-		o.Set(proto.AttrNodeJobs, "", strings.Join(jobs, ", "))
+	ideal, maxLoad := get(proto.AttrNodeIdealLoad), get(proto.AttrNodeMaxLoad)
+	if reported {
+		plain(proto.AttrNodeLoadave, strconv.FormatFloat(rt.status.Loadave, 'f', 2, 64))
+		if rt.status.IdealLoad >= 0 && ideal == "" {
+			ideal = strconv.FormatFloat(rt.status.IdealLoad, 'f', -1, 64)
+		}
+		if rt.status.MaxLoad >= 0 && maxLoad == "" {
+			maxLoad = strconv.FormatFloat(rt.status.MaxLoad, 'f', -1, 64)
+		}
 	}
+	plain(proto.AttrNodeIdealLoad, ideal)
+	plain(proto.AttrNodeMaxLoad, maxLoad)
+	plain(proto.AttrNodeProperties, get(proto.AttrNodeProperties))
+	plain(proto.AttrComment, get(proto.AttrComment))
+	plain(proto.AttrNodeResvEnable, get(proto.AttrNodeResvEnable))
+	plain(proto.AttrNodeSharing, get(proto.AttrNodeSharing))
+	if rt != nil {
+		plain(proto.AttrNodeLastState, strconv.FormatInt(rt.lastChange.Unix(), 10))
+	} else {
+		plain(proto.AttrNodeLastState, get(proto.AttrNodeLastState))
+	}
+	plain(proto.AttrNodeLastUsed, get(proto.AttrNodeLastUsed))
+	return out
 }
 
 // serverLong reads an integer server attribute with a default (mu held).

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
 )
@@ -254,5 +255,44 @@ func TestSelect(t *testing.T) {
 		if err != nil || strings.Join(got, ",") != strings.Join(tt.want, ",") {
 			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
 		}
+	}
+}
+
+// Node status lists attributes in NodeDefs order, manager settings
+// included, so qmgr list and pbsnodes print them in a stable order.
+func TestNodeStatusOrder(t *testing.T) {
+	_, c := newTestServer(t, store.Options{})
+	err := c.Manager(&proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjNode, Name: "n1", Attrs: []proto.Attr{
+		{Name: "Mom", Value: "h1"}, {Name: "comment", Value: "note"}, {Name: "max_load", Value: "4"},
+		{Name: "resources_available", Resource: "ncpus", Value: "8"}, {Name: "properties", Value: "big"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, _, err := c.StatusNodes(&proto.StatusRequest{})
+	if err != nil || len(nodes) != 1 {
+		t.Fatal(err)
+	}
+	last := -1
+	seen := map[string]bool{}
+	for _, a := range nodes[0].Attrs {
+		seen[a.Name] = true
+		i := -1
+		for k, d := range model.NodeDefs.Defs {
+			if d.Name == a.Name {
+				i = k
+			}
+		}
+		if i < last {
+			t.Errorf("%s out of order in %v", a.Name, nodes[0].Attrs)
+		}
+		last = i
+	}
+	for _, name := range []string{"Mom", "Port", "state", "resources_available", "resources_assigned", "comment", "max_load", "properties", "ntype", "sharing"} {
+		if !seen[name] {
+			t.Errorf("node status lacks %s: %v", name, nodes[0].Attrs)
+		}
+	}
+	if v, _ := nodes[0].Get("state"); v != "state-unknown,down" {
+		t.Errorf("state of a node never reported: %q", v)
 	}
 }
