@@ -156,6 +156,17 @@ func (c *Client) Submit(req *SubmitRequest) (string, error) {
 // decoded on another goroutine while the next ones arrive, so decoding a
 // large answer overlaps with the server producing it.
 func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError, error) {
+	r, err := c.statusReply(t, req)
+	return r.Objects, r.Errors, err
+}
+
+// StatusJobsSince is StatusJobs for incremental fetches: the merged answer
+// with its version, epoch and list of live jobs.
+func (c *Client) StatusJobsSince(req *StatusRequest) (*StatusReply, error) {
+	return c.statusReply(MsgStatusJob, req)
+}
+
+func (c *Client) statusReply(t MsgType, req *StatusRequest) (*StatusReply, error) {
 	type part struct {
 		reply StatusReply
 		err   error
@@ -175,6 +186,10 @@ func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError,
 			}
 			all.reply.Objects = append(all.reply.Objects, p.Objects...)
 			all.reply.Errors = append(all.reply.Errors, p.Errors...)
+			all.reply.Live = append(all.reply.Live, p.Live...)
+			if p.Epoch != "" {
+				all.reply.Version, all.reply.Epoch = p.Version, p.Epoch
+			}
 		}
 		parts <- all
 	}()
@@ -187,7 +202,7 @@ func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError,
 	if err == nil {
 		err = all.err
 	}
-	return all.reply.Objects, all.reply.Errors, err
+	return &all.reply, err
 }
 
 // StatusJobs returns the jobs named by req (all jobs the caller may see

@@ -206,6 +206,11 @@ type StatusRequest struct {
 	IDs     []string
 	Attrs   []string
 	History bool // include finished jobs (qstat -x)
+	// Since and Epoch ask for jobs changed since an earlier answer (all
+	// jobs, no IDs): when Epoch is the server's, only jobs whose version is
+	// above Since are sent, and Live lists every job that would have been.
+	Since uint64
+	Epoch string
 }
 
 // StatusReply is one frame of a status answer; Header.More says more follow.
@@ -213,6 +218,12 @@ type StatusRequest struct {
 type StatusReply struct {
 	Objects []Status
 	Errors  []ObjectError
+	// For job status: the server's change counter and epoch (a new one at
+	// every start), and, for an incremental answer, every selected job in
+	// order, changed or not. Set on the last frame.
+	Version uint64
+	Epoch   string
+	Live    []string
 }
 
 // ObjectError is the failure of one operand of a multi-operand request.

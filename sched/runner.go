@@ -166,6 +166,16 @@ type runner struct {
 	dir    string
 	key    []byte
 	mu     sync.Mutex // serialises Configure with cycles
+	jobs   jobCache
+}
+
+// jobCache keeps the jobs of the last cycle, so that a cycle fetches only
+// the jobs that changed since (the server's version counter), and decodes
+// only those.
+type jobCache struct {
+	epoch   string
+	version uint64
+	byID    map[string]*Job
 }
 
 // configure (re)loads sched_priv into the policy.
@@ -270,7 +280,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
 	nc.SetDeadline(deadline)
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
-	snap, err := fetch(client, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
+	snap, err := r.fetch(client, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)
 		return false
@@ -289,7 +299,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
 }
 
 // fetch reads the snapshot over the cycle's connection.
-func fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
+func (r *runner) fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
 	server, err := c.StatusServer(nil)
 	if err != nil {
 		return nil, fmt.Errorf("server status: %w", err)
@@ -302,11 +312,57 @@ func fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node status: %w", err)
 	}
-	jobs, _, err := c.StatusJobs(&proto.StatusRequest{Attrs: jobAttrs})
+	jobs, err := r.jobs.fetch(c, jobAttrs)
 	if err != nil {
 		return nil, fmt.Errorf("job status: %w", err)
 	}
-	return NewSnapshot(server, queues, nodes, jobs), nil
+	return assemble(server, queues, nodes, jobs), nil
+}
+
+// fetch returns every unfinished job, asking only for those changed since
+// the last call when the server is the same run.
+func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*Job, error) {
+	req := &proto.StatusRequest{Attrs: attrs}
+	if jc.epoch != "" {
+		req.Since, req.Epoch = jc.version, jc.epoch
+	}
+	reply, err := c.StatusJobsSince(req)
+	if err != nil {
+		jc.epoch = ""
+		return nil, err
+	}
+	incremental := req.Epoch != "" && reply.Epoch == req.Epoch && reply.Live != nil
+	var jobs []*Job
+	if incremental {
+		changed := make(map[string]*Job, len(reply.Objects))
+		for _, st := range reply.Objects {
+			changed[st.Name] = NewJob(st)
+		}
+		next := make(map[string]*Job, len(reply.Live))
+		jobs = make([]*Job, 0, len(reply.Live))
+		for _, id := range reply.Live {
+			j := changed[id]
+			if j == nil {
+				if j = jc.byID[id]; j == nil {
+					// Not cached and not sent: start over with a full fetch.
+					jc.epoch = ""
+					return jc.fetch(c, attrs)
+				}
+			}
+			next[id] = j
+			jobs = append(jobs, j)
+		}
+		jc.byID = next
+	} else {
+		jc.byID = make(map[string]*Job, len(reply.Objects))
+		jobs = make([]*Job, len(reply.Objects))
+		for i, st := range reply.Objects {
+			jobs[i] = NewJob(st)
+			jc.byID[st.Name] = jobs[i]
+		}
+	}
+	jc.epoch, jc.version = reply.Epoch, reply.Version
+	return jobs, nil
 }
 
 type applyStats struct{ started, refused, comments int }

@@ -192,6 +192,15 @@ func orEmpty(m map[string]string) map[string]string {
 // NewSnapshot builds a snapshot from status answers (exported for tests
 // and simulators that have status objects of their own).
 func NewSnapshot(server proto.Status, queues, nodes, jobs []proto.Status) *Snapshot {
+	js := make([]*Job, len(jobs))
+	for i := range jobs {
+		js[i] = NewJob(jobs[i])
+	}
+	return assemble(server, queues, nodes, js)
+}
+
+// assemble builds a snapshot around jobs already decoded.
+func assemble(server proto.Status, queues, nodes []proto.Status, jobs []*Job) *Snapshot {
 	s := &Snapshot{queueByName: map[string]*Queue{}, nodeByName: map[string]*Node{}}
 	plain, res := split(server.Attrs)
 	s.Server = &Server{
@@ -235,31 +244,34 @@ func NewSnapshot(server proto.Status, queues, nodes, jobs []proto.Status) *Snaps
 		s.Nodes = append(s.Nodes, n)
 		s.nodeByName[n.Name] = n
 	}
-	for _, st := range jobs {
-		plain, res := split(st.Attrs)
-		state := byte('?')
-		if v := plain[proto.AttrJobState]; v != "" {
-			state = v[0]
-		}
-		j := &Job{
-			ID: st.Name, Name: plain[proto.AttrJobName], User: plain[proto.AttrEuser], Group: plain[proto.AttrEgroup],
-			Queue: plain[proto.AttrQueue], State: state, Priority: num(plain, proto.AttrPriority, 0),
-			Ctime: num(plain, proto.AttrCtime, 0), Qtime: num(plain, proto.AttrQtime, 0), Etime: num(plain, proto.AttrEtime, 0),
-			Comment: plain[proto.AttrComment], Holds: plain[proto.AttrHoldTypes], ExecHost: plain[proto.AttrExecHost],
-			Resources: orEmpty(res[proto.AttrResourceList]),
-			Used:      orEmpty(res[proto.AttrResourcesUsed]), Attrs: plain,
-		}
-		if j.User == "" {
-			j.User, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
-		}
-		j.Seq, _ = model.ParseJobSeq(j.ID)
-		if v, ok := j.Resources[proto.ResSelect]; ok {
-			j.Select, _ = resc.ParseSelect(v)
-		}
-		if v, ok := j.Resources[proto.ResPlace]; ok {
-			j.Place, _ = resc.ParsePlace(v)
-		}
-		s.Jobs = append(s.Jobs, j)
-	}
+	s.Jobs = jobs
 	return s
+}
+
+// NewJob decodes one job's status.
+func NewJob(st proto.Status) *Job {
+	plain, res := split(st.Attrs)
+	state := byte('?')
+	if v := plain[proto.AttrJobState]; v != "" {
+		state = v[0]
+	}
+	j := &Job{
+		ID: st.Name, Name: plain[proto.AttrJobName], User: plain[proto.AttrEuser], Group: plain[proto.AttrEgroup],
+		Queue: plain[proto.AttrQueue], State: state, Priority: num(plain, proto.AttrPriority, 0),
+		Ctime: num(plain, proto.AttrCtime, 0), Qtime: num(plain, proto.AttrQtime, 0), Etime: num(plain, proto.AttrEtime, 0),
+		Comment: plain[proto.AttrComment], Holds: plain[proto.AttrHoldTypes], ExecHost: plain[proto.AttrExecHost],
+		Resources: orEmpty(res[proto.AttrResourceList]),
+		Used:      orEmpty(res[proto.AttrResourcesUsed]), Attrs: plain,
+	}
+	if j.User == "" {
+		j.User, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
+	}
+	j.Seq, _ = model.ParseJobSeq(j.ID)
+	if v, ok := j.Resources[proto.ResSelect]; ok {
+		j.Select, _ = resc.ParseSelect(v)
+	}
+	if v, ok := j.Resources[proto.ResPlace]; ok {
+		j.Place, _ = resc.ParsePlace(v)
+	}
+	return j
 }

@@ -77,6 +77,11 @@ type Job struct {
 	// Extra holds accepted attributes the server stores and shows but does
 	// not interpret (see passThrough), sorted by name.
 	Extra Resources
+
+	// Version is the server's change counter at the job's last change;
+	// schedulers fetch only jobs changed since their last cycle. It means
+	// nothing across server restarts (the server's epoch tells them).
+	Version uint64
 }
 
 // passThrough lists job attributes of OpenPBS and Torque that are accepted

@@ -168,6 +168,10 @@ var jobFields = []jobField{
 	fRes(func(j *Job) *Resources { return &j.ResourceList }),
 	fRes(func(j *Job) *Resources { return &j.ResourcesUsed }),
 	fRes(func(j *Job) *Resources { return &j.Extra }),
+	{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeUint(j.Version) },
+		func(d *msgpack.Decoder, j *Job) (err error) { j.Version, err = d.DecodeUint64(); return },
+	},
 }
 
 var (

@@ -239,7 +239,7 @@ func sendStatus(c *proto.Conn, seq uint64, st *proto.StatusReply) error {
 		part := &proto.StatusReply{Objects: objs[:n]}
 		more := n < len(objs)
 		if !more {
-			part.Errors = st.Errors
+			part.Errors, part.Version, part.Epoch, part.Live = st.Errors, st.Version, st.Epoch, st.Live
 		}
 		if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq, More: more}, part); err != nil {
 			return err

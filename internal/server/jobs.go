@@ -416,9 +416,16 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	reply := &proto.StatusReply{}
+	reply := &proto.StatusReply{Version: s.counts.version, Epoch: s.epoch}
 	render := model.NewJobRenderer(want)
+	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
 	add := func(j *model.Job) {
+		if incremental {
+			reply.Live = append(reply.Live, j.ID)
+			if j.Version <= req.Since {
+				return
+			}
+		}
 		reply.Objects = append(reply.Objects, proto.Status{Name: j.ID, Attrs: render.Render(j)})
 	}
 	all := func(queue string) {

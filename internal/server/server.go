@@ -78,6 +78,9 @@ type Server struct {
 	// persisted: moms report again after a restart).
 	runtime map[string]*nodeRuntime
 	started time.Time
+	// epoch names this run of the server, so that a scheduler's cached
+	// job versions are not used across a restart.
+	epoch string
 
 	sched   schedState
 	momPool momPool
@@ -112,6 +115,7 @@ func New(cfg Config) (*Server, error) {
 		stop:    make(chan struct{}),
 		runtime: map[string]*nodeRuntime{},
 		started: cfg.Now(),
+		epoch:   strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	s.users.init()
 	s.sched.init(s.started)
@@ -315,6 +319,9 @@ type counters struct {
 	// running counts running jobs per queue, user and group, for the
 	// scheduler's limits.
 	running int
+	// version counts job changes; every job carries the count of its last
+	// change. It is never reset, so it only grows while the server runs.
+	version uint64
 }
 
 // stateSlot orders states as state_count prints them.
@@ -387,7 +394,11 @@ func (c *counters) bump(j *model.Job, d int) {
 	}
 }
 
-func (c *counters) add(j *model.Job)    { c.bump(j, 1) }
+func (c *counters) add(j *model.Job) {
+	c.version++
+	j.Version = c.version
+	c.bump(j, 1)
+}
 func (c *counters) remove(j *model.Job) { c.bump(j, -1) }
 
 // queued returns the unfinished jobs in queue q.
