@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"syscall"
@@ -188,5 +189,42 @@ func TestExampleSchedulerOrder(t *testing.T) {
 	}
 	if strings.Join(order, " ") != "00:10:00 00:20:00 00:30:00" {
 		t.Fatalf("start order by walltime: %v (accounting order of S records)", order)
+	}
+}
+
+// Editing sched_priv reloads it; a broken file is refused with its file
+// and line, and the previous configuration stays.
+func TestSchedConfigReload(t *testing.T) {
+	c, _ := schedCluster(t)
+	path := c.Home + "/sched_priv/sched_config"
+	loaded := func() int { return strings.Count(c.SchedLog(), "configuration loaded") }
+	before := loaded()
+	orig := readFile(t, path)
+	// Editors replace the file by renaming a new one over it.
+	writeByRename(t, path, orig+"\nstrict_fifo: maybe all\n")
+	waitLog(t, c, `sched_priv rejected.*sched_config:\d+`, 10*time.Second)
+	if loaded() != before {
+		t.Fatalf("a broken sched_config was loaded")
+	}
+	writeByRename(t, path, orig+"\nstrict_fifo: true all\n")
+	deadline := time.Now().Add(10 * time.Second)
+	for loaded() == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("fixed sched_config not reloaded:\n%s", c.SchedLog())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	id := c.Submit("#!/bin/sh\n")
+	c.WaitJobState(id, "F", 20*time.Second)
+}
+
+func writeByRename(t *testing.T, path, content string) {
+	t.Helper()
+	tmp := path + ".swp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
 	}
 }

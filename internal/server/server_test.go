@@ -23,11 +23,17 @@ func newTestServer(t *testing.T, opts store.Options) (*Server, *proto.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return newTestServerAt(t, dir, func(cfg *Config) { cfg.Store = opts })
+}
+
+// newTestServerAt runs a server in dir; adjust may change its config.
+func newTestServerAt(t *testing.T, dir string, adjust func(*Config)) (*Server, *proto.Client) {
+	t.Helper()
 	var logger hclog.Logger
 	if os.Getenv("GOPBS_TEST_LOG") != "" {
 		logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Debug})
 	}
-	s, err := New(Config{
+	cfg := Config{
 		Logger:        logger,
 		Home:          dir,
 		ServerName:    "srv",
@@ -35,8 +41,9 @@ func newTestServer(t *testing.T, opts store.Options) (*Server, *proto.Client) {
 		SocketPath:    filepath.Join(dir, "s.sock"),
 		StorePath:     filepath.Join(dir, "server_priv"),
 		AccountingDir: filepath.Join(dir, "server_priv", "accounting"),
-		Store:         opts,
-	})
+	}
+	adjust(&cfg)
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
