@@ -13,14 +13,8 @@ func main() { os.Exit(run(cmdutil.NewEnv("pbsnodes"), os.Args[1:])) }
 // timestamp) and time zone (ctime strings).
 func run(env *cmdutil.Env, args []string) int {
 	return runWith(env, args, deps{
-		connect: func() (client, error) {
-			c, err := env.Connect()
-			if err != nil {
-				return nil, err // not a typed nil inside the interface
-			}
-			return c, nil
-		},
-		now: time.Now,
-		loc: time.Local,
+		connect: cmdutil.Connector[client](env),
+		now:     time.Now,
+		loc:     time.Local,
 	})
 }

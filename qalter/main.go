@@ -39,13 +39,7 @@ func processSystem(env *cmdutil.Env) system {
 			Host:    config.ShortHostname(),
 			Now:     time.Now(),
 		},
-		connect: func() (alterer, error) {
-			c, err := env.Connect()
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		connect: cmdutil.Connector[alterer](env),
 	}
 }
 

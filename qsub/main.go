@@ -43,13 +43,7 @@ func processSystem(env *cmdutil.Env) system {
 			ReadFile: os.ReadFile,
 			Stdin:    os.Stdin,
 		},
-		connect: func() (submitter, error) {
-			c, err := env.Connect()
-			if err != nil {
-				return nil, err
-			}
-			return c, nil
-		},
+		connect: cmdutil.Connector[submitter](env),
 	}
 }
 

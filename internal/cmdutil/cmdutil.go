@@ -102,3 +102,17 @@ func ExitStatus(err error) int {
 // passes a trailing newline). The server resolves bare sequence numbers and
 // other server suffixes itself.
 func NormalizeJobID(id string) string { return strings.TrimSpace(id) }
+
+// Connector returns a function connecting to the server as T, the small
+// interface of the client's methods a command uses (tests pass a fake).
+// On error it returns T's zero value, never a typed nil inside T.
+func Connector[T any](e *Env) func() (T, error) {
+	return func() (T, error) {
+		c, err := e.Connect()
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return any(c).(T), nil
+	}
+}

@@ -44,13 +44,7 @@ type Command struct {
 // Main runs the command against the configured server and exits.
 func (cmd *Command) Main() {
 	env := cmdutil.NewEnv(cmd.Name)
-	os.Exit(cmd.Run(env, os.Args[1:], func() (Client, error) {
-		c, err := env.Connect()
-		if err != nil {
-			return nil, err // not a typed nil inside the interface
-		}
-		return c, nil
-	}))
+	os.Exit(cmd.Run(env, os.Args[1:], cmdutil.Connector[Client](env)))
 }
 
 // Run executes the command with args, connecting through connect.

@@ -110,12 +110,10 @@ type Cluster struct {
 	MomPort   int
 	SchedPort int
 
-	mu      sync.Mutex
-	moms    map[string]*Mom
-	scheds  []*Scheduler
-	server  *exec.Cmd
-	srvDone chan struct{} // closed when the server process has exited
-	srvLog  *os.File
+	mu     sync.Mutex
+	moms   map[string]*Mom
+	scheds []*Scheduler
+	server *proc
 
 	serverArgs []string
 }
@@ -186,28 +184,13 @@ func (c *Cluster) StartServer() {
 	c.T.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	logf, err := os.OpenFile(filepath.Join(c.Home, "pbs_server.stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(c.Bin, "pbs_server"), c.serverArgs...)
-	cmd.Env = c.Env()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		c.T.Fatal(err)
-	}
-	done := make(chan struct{})
-	var waitErr error
-	go func() { waitErr = cmd.Wait(); close(done) }()
-	c.server, c.srvDone, c.srvLog = cmd, done, logf
+	srv := startProc(c.T, filepath.Join(c.Bin, "pbs_server"), c.serverArgs, c.Env(), filepath.Join(c.Home, "pbs_server.stderr"))
+	c.server = srv
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		select {
-		case <-done:
+		if srv.exited() {
 			c.server = nil
-			c.T.Fatalf("pbs_server exited at start: %v\n%s", waitErr, c.ServerLog())
-		default:
+			c.T.Fatalf("pbs_server exited at start:\n%s", c.ServerLog())
 		}
 		if r := c.run(nil, nil, "qstat", "-B"); r.Code == 0 {
 			return
@@ -236,18 +219,10 @@ func (c *Cluster) KillServer(sig syscall.Signal) {
 	if c.server == nil {
 		return
 	}
-	c.server.Process.Signal(sig)
-	select {
-	case <-c.srvDone:
-	case <-time.After(30 * time.Second):
-		c.server.Process.Kill()
-		<-c.srvDone
+	if !c.server.stop(sig, 30*time.Second) {
 		c.T.Errorf("pbs_server did not exit within 30s of %v", sig)
 	}
 	c.server = nil
-	if c.srvLog != nil {
-		c.srvLog.Close()
-	}
 }
 
 // Stop terminates every daemon of the cluster. Jobs left running by the

@@ -3,7 +3,6 @@ package testcluster
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,9 +19,7 @@ type Mom struct {
 	Conf string
 	Port int
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  *os.File
+	p *proc
 }
 
 // MomOptions adjust a new mom.
@@ -89,45 +86,25 @@ func (m *Mom) Env() []string {
 // Start starts pbs_mom (again).
 func (m *Mom) Start() {
 	m.c.T.Helper()
-	logf, err := os.OpenFile(filepath.Join(m.Home, "pbs_mom.stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		m.c.T.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(m.c.Bin, "pbs_mom"))
-	cmd.Env = m.Env()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		m.c.T.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	m.cmd, m.done, m.log = cmd, done, logf
+	m.p = startProc(m.c.T, filepath.Join(m.c.Bin, "pbs_mom"), nil, m.Env(), filepath.Join(m.Home, "pbs_mom.stderr"))
 }
 
 // Kill sends sig to pbs_mom and waits for it to exit. Jobs keep running
 // under their shepherds.
 func (m *Mom) Kill(sig syscall.Signal) {
-	if m.cmd == nil {
+	if m.p == nil {
 		return
 	}
-	m.cmd.Process.Signal(sig)
-	select {
-	case <-m.done:
-	case <-time.After(20 * time.Second):
-		m.cmd.Process.Kill()
-		<-m.done
-	}
-	m.cmd = nil
-	m.log.Close()
+	m.p.stop(sig, 20*time.Second)
+	m.p = nil
 }
 
 // Pid is the running pbs_mom's process id (0 when stopped).
 func (m *Mom) Pid() int {
-	if m.cmd == nil {
+	if m.p == nil {
 		return 0
 	}
-	return m.cmd.Process.Pid
+	return m.p.pid()
 }
 
 // Log returns what the mom wrote to stderr.

@@ -2,7 +2,6 @@ package testcluster
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,8 +13,7 @@ import (
 type Scheduler struct {
 	c    *Cluster
 	name string
-	cmd  *exec.Cmd
-	done chan struct{}
+	p    *proc
 }
 
 // StartScheduler starts the scheduler binary name (for example
@@ -23,29 +21,14 @@ type Scheduler struct {
 func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 	c.T.Helper()
 	s := &Scheduler{c: c, name: name}
-	logf, err := os.OpenFile(filepath.Join(c.Home, name+".stderr"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		c.T.Fatal(err)
-	}
-	cmd := exec.Command(filepath.Join(c.Bin, name), args...)
-	cmd.Env = c.Env()
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		c.T.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); logf.Close(); close(done) }()
-	s.cmd, s.done = cmd, done
+	s.p = startProc(c.T, filepath.Join(c.Bin, name), args, c.Env(), filepath.Join(c.Home, name+".stderr"))
 	c.mu.Lock()
 	c.scheds = append(c.scheds, s)
 	c.mu.Unlock()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(c.SchedLog(), "scheduler ready") {
-		select {
-		case <-done:
+		if s.p.exited() {
 			c.T.Fatalf("%s exited at start:\n%s", name, c.SchedStderr(name))
-		default:
 		}
 		if time.Now().After(deadline) {
 			c.T.Fatalf("%s did not start:\n%s", name, c.SchedStderr(name))
@@ -57,17 +40,11 @@ func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 
 // Kill sends sig to the scheduler and waits for it to exit.
 func (s *Scheduler) Kill(sig syscall.Signal) {
-	if s.cmd == nil {
+	if s.p == nil {
 		return
 	}
-	s.cmd.Process.Signal(sig)
-	select {
-	case <-s.done:
-	case <-time.After(20 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
-	}
-	s.cmd = nil
+	s.p.stop(sig, 20*time.Second)
+	s.p = nil
 }
 
 // SchedLog returns today's sched_logs file.

@@ -1,0 +1,66 @@
+package testcluster
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// proc is one daemon process of a cluster.
+type proc struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+// startProc starts path with args and env, appending its output to
+// logPath, in its own process group.
+func startProc(t TB, path string, args, env []string, logPath string) *proc {
+	t.Helper()
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p
+}
+
+// exited reports whether the process has ended.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends sig and waits up to timeout, then kills; it reports whether
+// the process ended by itself.
+func (p *proc) stop(sig syscall.Signal, timeout time.Duration) bool {
+	p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(timeout):
+		p.cmd.Process.Kill()
+		<-p.done
+		return false
+	}
+}
+
+// pid is the process id.
+func (p *proc) pid() int { return p.cmd.Process.Pid }
