@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"strconv"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"os"
@@ -301,5 +303,35 @@ func TestNodeStatusOrder(t *testing.T) {
 	}
 	if v, _ := nodes[0].Get("state"); v != "state-unknown,down" {
 		t.Errorf("state of a node never reported: %q", v)
+	}
+}
+
+// A system hold with hold_until is lifted when that time passes.
+func TestHoldUntil(t *testing.T) {
+	_, c := newTestServer(t, store.Options{})
+	id, err := submit(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.HoldJob(id, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AlterJob(id, []proto.Attr{{Name: "hold_until", Value: strconv.FormatInt(time.Now().Unix()+1, 10)}}); err != nil {
+		t.Fatal(err)
+	}
+	state := func() string {
+		jobs, _, _ := c.StatusJobs(&proto.StatusRequest{IDs: []string{id}})
+		v, _ := jobs[0].Get("job_state")
+		return v
+	}
+	if s := state(); s != "H" {
+		t.Fatalf("held job state %s", s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for state() != "Q" {
+		if time.Now().After(deadline) {
+			t.Fatal("hold not lifted after hold_until")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

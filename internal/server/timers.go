@@ -37,12 +37,14 @@ func (s *Server) timerLoop() {
 	}
 }
 
-// releaseWaiting moves W jobs whose Execution_Time has come to Q.
+// releaseWaiting moves W jobs whose Execution_Time has come to Q, and
+// lifts the system hold of jobs whose hold_until has passed (a scheduler
+// or activation filter held them until then).
 func (s *Server) releaseWaiting(now int64) {
 	s.mu.RLock()
 	var due []int64
 	for _, j := range s.jobList {
-		if j.State == model.StateWaiting && j.ExecutionTime <= now {
+		if j.State == model.StateWaiting && j.ExecutionTime <= now || heldUntilPassed(j, now) {
 			due = append(due, j.Seq)
 		}
 	}
@@ -53,10 +55,14 @@ func (s *Server) releaseWaiting(now int64) {
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, seq := range due {
 			j, ok := s.jobs[seq]
-			if !ok || j.State != model.StateWaiting {
+			if !ok || !(j.State == model.StateWaiting || heldUntilPassed(j, now)) {
 				continue
 			}
 			s.updateJob(j, func() {
+				if heldUntilPassed(j, now) {
+					j.Holds = model.RemoveHolds(j.Holds, string(model.HoldSystem))
+					j.HoldUntil = 0
+				}
 				j.EvalState(now)
 				if j.State == model.StateQueued && j.Etime == 0 {
 					j.Etime = now
@@ -164,4 +170,9 @@ func (s *Server) retryRoutes(now int64) {
 			s.eligible(moved)
 		}
 	}
+}
+
+// heldUntilPassed reports whether j is held with a hold_until in the past.
+func heldUntilPassed(j *model.Job, now int64) bool {
+	return j.State == model.StateHeld && j.HoldUntil > 0 && j.HoldUntil <= now
 }
