@@ -57,14 +57,23 @@ func run() int {
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sig := <-sigs
-	for sig == syscall.SIGHUP {
-		// SIGHUP asks the scheduler to re-read its configuration.
-		log.Info("SIGHUP: asking the scheduler to reconfigure")
-		srv.Reconfigure()
-		sig = <-sigs
+wait:
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				// SIGHUP asks the scheduler to re-read its configuration.
+				log.Info("SIGHUP: asking the scheduler to reconfigure")
+				srv.Reconfigure()
+				continue
+			}
+			log.Info("shutting down", "signal", sig.String())
+			break wait
+		case <-srv.ShutdownRequested():
+			log.Info("shutting down at qterm's request")
+			break wait
+		}
 	}
-	log.Info("shutting down", "signal", sig.String())
 	if err := srv.Close(); err != nil {
 		log.Error("close", "error", err)
 		return 1

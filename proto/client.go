@@ -276,6 +276,12 @@ func (c *Client) Manager(req *ManagerRequest) error {
 	return c.Call(MsgManager, req, nil)
 }
 
+// Shutdown asks the server to stop (qterm). The reply comes before the
+// server closes its connections.
+func (c *Client) Shutdown(req *ShutdownRequest) error {
+	return c.Call(MsgShutdown, req, nil)
+}
+
 // WhoAmI returns how the server sees this client.
 func (c *Client) WhoAmI() (WhoAmIReply, error) {
 	var reply WhoAmIReply

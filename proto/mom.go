@@ -12,6 +12,7 @@ const (
 	MsgMomRunJob    MsgType = 50 // server -> mom: MomJob, reply empty
 	MsgMomSignalJob MsgType = 51 // server -> mom: MomSignal, reply empty
 	MsgMomRunJobs   MsgType = 52 // server -> mom: MomJobs, reply MomJobsReply
+	MsgMomShutdown  MsgType = 53 // server -> mom: no body, reply empty; the mom then stops (qterm -m)
 )
 
 func init() {
@@ -20,6 +21,7 @@ func init() {
 	msgNames[MsgMomRunJob] = "MomRunJob"
 	msgNames[MsgMomSignalJob] = "MomSignalJob"
 	msgNames[MsgMomRunJobs] = "MomRunJobs"
+	msgNames[MsgMomShutdown] = "MomShutdown"
 }
 
 // MomStatus is a mom's periodic report.

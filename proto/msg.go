@@ -310,3 +310,28 @@ type WhoAmIReply struct {
 	Operator   bool
 	ServerName string
 }
+
+// ShutdownManner is how qterm asks the server to treat running jobs.
+type ShutdownManner uint8
+
+// Shutdown manners, with the classic SHUT_* numbers.
+const (
+	// ShutImmediate stops every running job: rerunnable ones are
+	// requeued, the others killed. Not supported: refused with PBSE_NOSUP.
+	ShutImmediate ShutdownManner = 1
+	// ShutDelay checkpoints and requeues checkpointable jobs and leaves the
+	// rest running; without checkpoint support it is ShutQuick.
+	ShutDelay ShutdownManner = 2
+	// ShutQuick leaves running jobs running under their moms; they report
+	// their ends when the server is back.
+	ShutQuick ShutdownManner = 3
+)
+
+// ShutdownRequest is the body of Shutdown (qterm). The server answers,
+// then stops; Scheduler and Moms ask it to stop those daemons too.
+type ShutdownRequest struct {
+	_msgpack  struct{} `msgpack:",as_array"`
+	Manner    ShutdownManner
+	Scheduler bool
+	Moms      bool
+}

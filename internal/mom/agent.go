@@ -190,13 +190,19 @@ func (m *Mom) Run(ctx context.Context) error {
 
 // Close stops the mom. Running jobs keep running under their shepherds.
 func (m *Mom) Close() {
+	m.signalStop()
+	m.wg.Wait()
+}
+
+// signalStop starts stopping without waiting, so that a request handler
+// can call it.
+func (m *Mom) signalStop() {
 	m.stopOnce.Do(func() {
 		close(m.stop)
 		for _, l := range m.listeners {
 			l.Close()
 		}
 	})
-	m.wg.Wait()
 }
 
 func (m *Mom) stopped() bool {
@@ -554,6 +560,9 @@ func (m *Mom) serveServer(nc net.Conn) {
 			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
 				rerr = m.signalJob(&sig)
 			}
+		case proto.MsgMomShutdown:
+			// Answered first; Run then stops the mom (qterm -m).
+			m.log.Info("the server asked the mom to stop (qterm -m); running jobs continue")
 		default:
 			rerr = proto.Errorf(proto.PBSE_UNKREQ, "%s", h.Type)
 		}
@@ -564,6 +573,10 @@ func (m *Mom) serveServer(nc net.Conn) {
 			body2 = nil
 		}
 		if err := c.Send(reply, body2); err != nil {
+			return
+		}
+		if h.Type == proto.MsgMomShutdown {
+			m.signalStop()
 			return
 		}
 	}

@@ -228,7 +228,12 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	if st, ok := reply.(*proto.StatusReply); ok {
 		return sendStatus(c, h.Seq, st)
 	}
-	return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, reply)
+	err = c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, reply)
+	if h.Type == proto.MsgShutdown {
+		// Stop only once the reply is on its way.
+		s.shutdownAnswered()
+	}
+	return err
 }
 
 // sendStatus splits a status answer into frames of statusChunk objects.
@@ -349,6 +354,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return nil, s.jobObit(who, req)
+	case proto.MsgShutdown:
+		req, err := decode[proto.ShutdownRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.shutdownRequest(who, req)
 	case proto.MsgWhoAmI:
 		mgr, op := s.privileges(who)
 		return &proto.WhoAmIReply{User: who.user, Host: who.host, Manager: mgr, Operator: op, ServerName: s.cfg.ServerName}, nil

@@ -82,8 +82,9 @@ type Server struct {
 	// job versions are not used across a restart.
 	epoch string
 
-	sched   schedState
-	momPool momPool
+	sched    schedState
+	momPool  momPool
+	shutdown shutdownState
 
 	listeners []net.Listener
 	connSem   chan struct{}
@@ -120,6 +121,7 @@ func New(cfg Config) (*Server, error) {
 	s.users.init()
 	s.sched.init(s.started)
 	s.momPool.init()
+	s.shutdown.init()
 	for _, dir := range []string{cfg.StorePath, cfg.AccountingDir} {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("create %s: %w", dir, err)
@@ -240,13 +242,15 @@ func (s *Server) rollback(cause error) {
 	}
 }
 
-// Close stops listening, waits for connections to end and closes the store.
+// Close stops listening, waits for connections to end, stops the scheduler
+// and moms when qterm asked for it, and closes the store.
 func (s *Server) Close() error {
 	s.stopOnce.Do(func() { close(s.stop) })
 	for _, l := range s.listeners {
 		l.Close()
 	}
 	s.wg.Wait()
+	s.stopDaemons()
 	s.momPool.closeAll()
 	s.commit.Close()
 	s.acct.Close()

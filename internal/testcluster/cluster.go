@@ -367,3 +367,21 @@ func Seq(id string) int {
 	n, _ := strconv.Atoi(strings.SplitN(id, ".", 2)[0])
 	return n
 }
+
+// WaitServerExit waits up to timeout for pbs_server to exit by itself (after
+// qterm) and returns its exit code, or -1 when it is still running.
+func (c *Cluster) WaitServerExit(timeout time.Duration) int {
+	c.mu.Lock()
+	srv := c.server
+	c.mu.Unlock()
+	if srv == nil {
+		return -1
+	}
+	code := srv.waitExit(timeout)
+	if code >= 0 {
+		c.mu.Lock()
+		c.server = nil
+		c.mu.Unlock()
+	}
+	return code
+}

@@ -172,3 +172,23 @@ func (c *Cluster) WaitJobState(id, want string, timeout time.Duration) string {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// WaitExit waits up to timeout for pbs_mom to exit by itself and returns
+// its exit code, or -1 when it is still running. Jobs keep running.
+func (m *Mom) WaitExit(timeout time.Duration) int {
+	if m.p == nil {
+		return -1
+	}
+	code := m.p.waitExit(timeout)
+	if code >= 0 {
+		m.p = nil
+	}
+	return code
+}
+
+// Mom returns the mom of node name added with AddMom (nil if none).
+func (c *Cluster) Mom(name string) *Mom {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.moms[name]
+}

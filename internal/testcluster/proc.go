@@ -64,3 +64,14 @@ func (p *proc) stop(sig syscall.Signal, timeout time.Duration) bool {
 
 // pid is the process id.
 func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// waitExit waits up to timeout for the process to end by itself and returns
+// its exit code, or -1 when it is still running.
+func (p *proc) waitExit(timeout time.Duration) int {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(timeout):
+		return -1
+	}
+}

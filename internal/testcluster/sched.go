@@ -58,3 +58,16 @@ func (c *Cluster) SchedStderr(name string) string {
 	b, _ := os.ReadFile(filepath.Join(c.Home, name+".stderr"))
 	return string(b)
 }
+
+// WaitExit waits up to timeout for the scheduler to exit by itself and
+// returns its exit code, or -1 when it is still running.
+func (s *Scheduler) WaitExit(timeout time.Duration) int {
+	if s.p == nil {
+		return -1
+	}
+	code := s.p.waitExit(timeout)
+	if code >= 0 {
+		s.p = nil
+	}
+	return code
+}
