@@ -168,7 +168,13 @@ func cycles(cl *testcluster.Cluster) [][]string {
 func schedExperiment(nodes, ncpus, jobs, queued int) {
 	tb := &benchTB{}
 	defer tb.cleanup()
-	args := []string{"-log-level", "warn"}
+	// PBSBENCH_SERVER_LOG=info makes the server log, per run request, how
+	// long its commit, the moms and the accounting took (printed below).
+	level := "warn"
+	if v := os.Getenv("PBSBENCH_SERVER_LOG"); v != "" {
+		level = v
+	}
+	args := []string{"-log-level", level}
 	if p := os.Getenv("PBSBENCH_SERVER_PROFILE"); p != "" {
 		args = append(args, "-cpuprofile", p)
 	}
@@ -209,6 +215,11 @@ func schedExperiment(nodes, ncpus, jobs, queued int) {
 		}
 	}
 	fmt.Printf("%d one-cpu jobs on %d nodes of %d cpus: all started %v after scheduling was set True\n", jobs, nodes, ncpus, total.Round(time.Millisecond))
+	for _, line := range strings.Split(cl.ServerLog(), "\n") {
+		if strings.Contains(line, "jobs started") {
+			fmt.Println("server:", line)
+		}
+	}
 	if queued == 0 {
 		return
 	}
@@ -227,7 +238,6 @@ func schedExperiment(nodes, ncpus, jobs, queued int) {
 	for _, c := range cycles(cl)[before:] {
 		fmt.Printf("cycle (event %s) over %s jobs (%d queued) on %s nodes: %s comments; fetch %s, decide %s, apply %s\n", c[1], c[2], queued, c[3], c[6], c[7], c[8], c[9])
 	}
-	_ = strings.TrimSpace
 }
 
 // countJobs reads the length of the Jobs array at the head of an encoded
