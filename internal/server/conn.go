@@ -204,6 +204,12 @@ func hostOf(nc net.Conn) string {
 	return ""
 }
 
+// dialDaemon opens an authenticated connection, as the server, to a mom or
+// the scheduler at addr; timeout bounds the dial and each request.
+func (s *Server) dialDaemon(addr string, timeout time.Duration) (*proto.Client, error) {
+	return proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: timeout})
+}
+
 // handle dispatches one request and writes its reply.
 func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpack.RawMessage) error {
 	who := conn

@@ -53,7 +53,7 @@ func (s *Server) callMom(node string, t proto.MsgType, body any) error {
 // connection; a broken connection is redialed once.
 func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) error {
 	dial := func() (*proto.Client, error) {
-		return proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: momTimeout})
+		return s.dialDaemon(addr, momTimeout)
 	}
 	for attempt := 0; ; attempt++ {
 		c, err := s.momPool.get(addr, dial)

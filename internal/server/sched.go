@@ -128,7 +128,7 @@ func (s *Server) startCycle() error {
 	if s.cfg.SchedAddr == "" {
 		return errors.New("no scheduler address")
 	}
-	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: s.cfg.SchedAddr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: 5 * time.Second})
+	c, err := s.dialDaemon(s.cfg.SchedAddr, 5*time.Second)
 	if err != nil {
 		s.log.Debug("scheduler not reachable", "addr", s.cfg.SchedAddr, "error", err)
 		return err

@@ -101,7 +101,7 @@ func (s *Server) quitScheduler() {
 	if s.cfg.SchedAddr == "" {
 		return
 	}
-	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: s.cfg.SchedAddr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: shutdownTimeout})
+	c, err := s.dialDaemon(s.cfg.SchedAddr, shutdownTimeout)
 	if err != nil {
 		s.log.Warn("qterm -s: scheduler not reachable", "addr", s.cfg.SchedAddr, "error", err)
 		return
@@ -116,13 +116,12 @@ func (s *Server) quitScheduler() {
 
 // stopMom asks one mom to stop; its jobs keep running under their shepherds.
 func (s *Server) stopMom(addr string) {
-	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleServer, Name: s.cfg.ServerName, Key: s.key, Timeout: shutdownTimeout})
+	c, err := s.dialDaemon(addr, shutdownTimeout)
 	if err != nil {
 		s.log.Warn("qterm -m: mom not reachable", "addr", addr, "error", err)
 		return
 	}
 	defer c.Close()
-	c.Conn().NetConn().SetDeadline(time.Now().Add(shutdownTimeout))
 	if err := c.Call(proto.MsgMomShutdown, struct{}{}, nil); err != nil {
 		s.log.Warn("qterm -m: mom did not confirm", "addr", addr, "error", err)
 		return
