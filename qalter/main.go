@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"gopbs/internal/cmdutil"
-	"gopbs/internal/config"
 	"gopbs/internal/qsubopt"
 	"gopbs/proto"
 )
@@ -31,16 +29,7 @@ func main() {
 }
 
 func processSystem(env *cmdutil.Env) system {
-	cwd, _ := os.Getwd()
-	return system{
-		ctx: qsubopt.Context{
-			Environ: os.Environ(),
-			Cwd:     cwd,
-			Host:    config.ShortHostname(),
-			Now:     time.Now(),
-		},
-		connect: cmdutil.Connector[alterer](env),
-	}
+	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[alterer](env)}
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {

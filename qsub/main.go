@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"gopbs/internal/cmdutil"
-	"gopbs/internal/config"
 	"gopbs/internal/display"
 	"gopbs/internal/qsubopt"
 	"gopbs/proto"
@@ -32,19 +30,7 @@ func main() {
 }
 
 func processSystem(env *cmdutil.Env) system {
-	// A failing Getwd leaves Cwd empty, which ParseSubmit reports.
-	cwd, _ := os.Getwd()
-	return system{
-		ctx: qsubopt.Context{
-			Environ:  os.Environ(),
-			Cwd:      cwd,
-			Host:     config.ShortHostname(),
-			Now:      time.Now(),
-			ReadFile: os.ReadFile,
-			Stdin:    os.Stdin,
-		},
-		connect: cmdutil.Connector[submitter](env),
-	}
+	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[submitter](env)}
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {
