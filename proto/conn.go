@@ -128,6 +128,10 @@ func (c *Conn) Recv() (Header, msgpack.RawMessage, error) {
 var ErrMalformed = errors.New("malformed envelope")
 
 func (c *Conn) decodeEnvelope(payload []byte) (h Header, body msgpack.RawMessage, err error) {
+	// Bounded before any recursive decoder sees the bytes (see CheckShape).
+	if err := CheckShape(payload, MaxDepth); err != nil {
+		return h, nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
 	c.in.Reset(payload)
 	dec := c.dec
 	dec.Reset(&c.in)
