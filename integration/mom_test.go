@@ -17,12 +17,17 @@ import (
 )
 
 // twoMoms is a cluster with nodes n1 and n2, each its own mom (and
-// PBS_HOME) on this host, and node liveness checked every 2 seconds.
-func twoMoms(t *testing.T) (*testcluster.Cluster, *testcluster.Mom, *testcluster.Mom) {
+// PBS_HOME) on this host, and node liveness checked every 3 seconds.
+// settings are further qmgr commands, run before the moms first report
+// (the lease a mom is granted follows the settings of its last report).
+func twoMoms(t *testing.T, settings ...string) (*testcluster.Cluster, *testcluster.Mom, *testcluster.Mom) {
 	t.Helper()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.MustRun("qmgr", "-c", "set server kill_delay = 2")
+	for _, cmd := range settings {
+		c.MustRun("qmgr", "-c", cmd)
+	}
 	n1 := c.AddMom("n1", testcluster.MomOptions{})
 	n2 := c.AddMom("n2", testcluster.MomOptions{})
 	return c, n1, n2
@@ -216,11 +221,12 @@ func TestServerRestartDuringJob(t *testing.T) {
 }
 
 // A mom that stops reporting makes its node down; after node_fail_requeue
-// a rerunnable job is requeued, another is finished, and when the mom comes
-// back the stale copy is killed: a job never runs in two places.
+// a rerunnable job is requeued, another is finished. The old copy is dead
+// before the job is requeued, although its mom is still stopped (its
+// shepherd fenced it when the lease lapsed): a job never runs in two
+// places.
 func TestNodeFailureRequeues(t *testing.T) {
-	c, n1, _ := twoMoms(t)
-	c.MustRun("qmgr", "-c", "set server node_fail_requeue = 2")
+	c, n1, _ := twoMoms(t, "set server node_fail_requeue = 2")
 	pidFile := filepath.Join(c.Home, "rerun.pid")
 	rerun := c.Submit(fmt.Sprintf("#!/bin/sh\necho $$ > %s\nsleep 300\n", pidFile))
 	once := c.Submit("#!/bin/sh\nsleep 300\n", "-r", "n")
@@ -242,6 +248,9 @@ func TestNodeFailureRequeues(t *testing.T) {
 	syscall.Kill(n1MomPid(t, n1), syscall.SIGSTOP) // the mom hangs: no more reports
 	c.WaitNodeState("n1", "down", 15*time.Second)
 	c.WaitJobState(rerun, "Q", 15*time.Second)
+	if syscall.Kill(pid, 0) == nil {
+		t.Fatalf("job %s requeued while its old process %d still runs on n1", rerun, pid)
+	}
 	if got := attr(t, c, rerun, "comment"); !strings.Contains(got, "n1 down") {
 		t.Errorf("requeued job comment %q", got)
 	}

@@ -85,6 +85,11 @@ type MomStatusReply struct {
 	// Kill lists jobs the mom reported that must not run there (the server
 	// requeued or finished them): the mom kills them and drops them.
 	Kill []string
+	// Lease is how long, in seconds from when the mom sent the report,
+	// its jobs may keep running without another answered report; its
+	// shepherds kill them when it lapses. 0: no lease (jobs are never
+	// requeued elsewhere, so they need no fencing).
+	Lease int
 }
 
 // JobObit tells the server a job ended. The server answers only after the
@@ -99,6 +104,9 @@ type JobObit struct {
 	End        int64
 	Comment    string // why it ended, when not by itself ("walltime exceeded")
 	SessionID  int
+	// Fenced is set when the shepherd killed the job because the mom's
+	// lease lapsed: the server requeues it as after a node failure.
+	Fenced bool
 }
 
 // MomJob is everything a mom needs to run a job (server -> mother

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/config"
+	"gopbs/internal/connlimit"
 	"gopbs/internal/daemon"
 	"gopbs/proto"
 	schedpriv "gopbs/sched_priv"
@@ -136,6 +138,9 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		}
 	}()
 	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid())
+	limit := connlimit.New("remote", schedBudget, r.log.Named("conn"))
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -152,12 +157,33 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 			}
 			return fmt.Errorf("accept: %w", err)
 		}
-		// One cycle at a time: the server opens one connection per cycle.
-		if r.serve(ctx, nc) {
-			once.Do(func() { close(quit) })
+		// Connections are served concurrently, so that peers that connect
+		// and say nothing cannot hold up the server's; cycles themselves
+		// run one at a time (serve takes cycleMu).
+		slot := limit.Admit(connlimit.PeerKey(nc), nc)
+		if slot == nil {
+			continue
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer slot.Release()
+			if r.serve(ctx, nc, slot) {
+				once.Do(func() { close(quit) })
+			}
+		}()
 	}
 }
+
+// schedBudget bounds the scheduler's connections: only the server has
+// business here, one cycle at a time, so the budget is small; pending
+// connections beyond it are closed oldest first, so a flood of silent
+// ones cannot keep the server's out.
+var schedBudget = connlimit.Budget{Max: 64, PerPeer: 32, Pending: 32, PerPeerPending: 8}
+
+// handshakeTimeout bounds a peer's Hello and the server's command after
+// it; the server sends both at once.
+const handshakeTimeout = 3 * time.Second
 
 type runner struct {
 	policy Policy
@@ -166,7 +192,10 @@ type runner struct {
 	dir    string
 	key    []byte
 	mu     sync.Mutex // serialises Configure with cycles
-	jobs   jobCache
+	// cycleMu serialises cycles: the job cache and the server's state
+	// belong to one cycle at a time.
+	cycleMu sync.Mutex
+	jobs    jobCache
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -240,10 +269,20 @@ func (r *runner) watch(ctx context.Context) (func(), error) {
 
 // serve runs one cycle on a connection the server opened. It reports
 // whether the server asked the scheduler to quit.
-func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
+func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (quit bool) {
 	defer nc.Close()
+	// Stop waiting for a peer when the scheduler stops.
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-ctx.Done():
+			nc.Close()
+		case <-done:
+		}
+	}()
 	conn := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	hello, err := proto.ServerHandshake(conn, "scheduler", func(role proto.Role) ([]byte, error) {
 		if role != proto.RoleServer {
 			return nil, errors.New("only the server may connect to the scheduler")
@@ -251,14 +290,18 @@ func (r *runner) serve(ctx context.Context, nc net.Conn) (quit bool) {
 		return r.key, nil
 	})
 	if err != nil {
-		r.log.Warn("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		r.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
 		return false
 	}
 	h, body, err := conn.Recv()
 	if err != nil || h.Type != proto.MsgSchedCommand {
-		r.log.Warn("no command from the server", "error", err, "type", h.Type)
+		r.log.Debug("no command from the peer", "remote", nc.RemoteAddr().String(), "error", err, "type", h.Type)
 		return false
 	}
+	slot.Established()
+	nc.SetDeadline(time.Time{}) // the cycle sets its own once it starts
+	r.cycleMu.Lock()
+	defer r.cycleMu.Unlock()
 	var cmd proto.SchedCommand
 	if err := proto.DecodeBody(body, &cmd); err != nil {
 		r.log.Warn("bad command from the server", "error", err)
@@ -447,19 +490,33 @@ func comment(id, text string) proto.AlterRequest {
 	return proto.AlterRequest{JobID: id, Attrs: []proto.Attr{{Name: proto.AttrComment, Value: text}}}
 }
 
+// lockWait is how long a starting scheduler waits for the lock of one
+// that is still exiting: a service manager restarts a killed scheduler at
+// once, before the kernel has released the dead one's lock.
+const lockWait = 10 * time.Second
+
 // lockDir takes an exclusive lock on sched_priv/sched.lock so that two
-// schedulers never share a PBS_HOME. The lock dies with the process.
+// schedulers never share a PBS_HOME. The lock dies with the process; a
+// lock still held after lockWait belongs to a live scheduler.
 func lockDir(dir string) (func(), error) {
 	path := filepath.Join(dir, "sched.lock")
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b := make([]byte, 32)
-		n, _ := f.Read(b)
-		f.Close()
-		return nil, fmt.Errorf("another scheduler (pid %s) holds %s", string(b[:n]), path)
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			b := make([]byte, 32)
+			n, _ := f.ReadAt(b, 0)
+			f.Close()
+			return nil, fmt.Errorf("another scheduler (pid %s) holds %s", strings.TrimSpace(string(b[:n])), path)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)

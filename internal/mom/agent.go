@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/config"
+	"gopbs/internal/connlimit"
 	"gopbs/internal/signals"
 	"gopbs/proto"
 )
@@ -62,16 +63,36 @@ type Mom struct {
 	stopOnce  sync.Once
 }
 
-// momJob is one job run by this mom.
+// momJob is one job run by this mom. spec, dir and shepherdPid are set
+// before the job is shared and never change; the other fields change while
+// the job runs and are read and written only with Mom.mu held (view takes
+// a consistent copy).
 type momJob struct {
 	spec        proto.MomJob // without the script
 	dir         string
 	shepherdPid int
 	session     sessionInfo
-	result      *jobResult
+	result      *jobResult // set once, when the job ended
 	suspended   bool
 	used        proto.Usage // peaks from polling
 }
+
+// jobView is a copy of a job's changing fields.
+type jobView struct {
+	session sessionInfo
+	result  *jobResult // shared, never modified once set
+	used    proto.Usage
+}
+
+// view copies j's changing fields under mu.
+func (m *Mom) view(j *momJob) jobView {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return jobView{session: j.session, result: j.result, used: j.used}
+}
+
+// hasEnded reports whether j has its result.
+func (m *Mom) hasEnded(j *momJob) bool { return m.view(j).result != nil }
 
 // New prepares a mom: reads mom_priv/config and the cluster key and finds
 // the jobs a previous incarnation left running.
@@ -173,10 +194,10 @@ func (m *Mom) Run(ctx context.Context) error {
 		os.Chmod(m.cfg.SocketPath, 0o666)
 		m.listeners = append(m.listeners, ul)
 		m.wg.Add(1)
-		go m.acceptLoop(ul, m.relay)
+		go m.acceptLoop(ul, connlimit.New("local", localBudget, m.log.Named("conn")), m.relay)
 	}
 	m.wg.Add(3)
-	go m.acceptLoop(l, m.serveServer)
+	go m.acceptLoop(l, connlimit.New("remote", remoteBudget, m.log.Named("conn")), m.serveServer)
 	go m.serverLink()
 	go m.watch()
 	m.log.Info("mom ready", "node", m.cfg.NodeName, "port", m.cfg.Port, "server", m.cfg.ServerAddr, "jobs", len(m.jobs))
@@ -214,7 +235,22 @@ func (m *Mom) stopped() bool {
 	}
 }
 
-func (m *Mom) acceptLoop(l net.Listener, serve func(net.Conn)) {
+// Connection budgets. The TCP port serves only the server (its pool of
+// connections); the Unix socket serves the commands of this host's users,
+// each of whom gets a share, so that one user's idle connections cannot
+// lock out the others, nor open an unbounded number of server connections.
+var (
+	remoteBudget = connlimit.Budget{Max: 512, PerPeer: 256, Pending: 64, PerPeerPending: 16}
+	localBudget  = connlimit.Budget{Max: 1024, PerPeer: 64, Pending: 128, PerPeerPending: 16}
+)
+
+// handshakeTimeout bounds a peer's Hello, and the server's first tagged
+// request after it.
+const handshakeTimeout = 3 * time.Second
+
+// acceptLoop serves the connections of l, each admitted by its class's
+// budget (per IP address on TCP, per uid on the Unix socket).
+func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(net.Conn, *connlimit.Slot)) {
 	defer m.wg.Done()
 	for {
 		nc, err := l.Accept()
@@ -225,9 +261,23 @@ func (m *Mom) acceptLoop(l net.Listener, serve func(net.Conn)) {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
+		key := connlimit.PeerKey(nc)
+		if _, unix := nc.(*net.UnixConn); unix {
+			uid, _, err := proto.PeerCreds(nc)
+			if err != nil {
+				nc.Close()
+				continue
+			}
+			key = "uid:" + strconv.FormatUint(uint64(uid), 10)
+		}
+		slot := limit.Admit(key, nc)
+		if slot == nil {
+			continue
+		}
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
+			defer slot.Release()
 			defer nc.Close()
 			// The server keeps its connections open for reuse: close them
 			// when the mom stops so that stopping does not wait for them.
@@ -240,7 +290,7 @@ func (m *Mom) acceptLoop(l net.Listener, serve func(net.Conn)) {
 				case <-done:
 				}
 			}()
-			serve(nc)
+			serve(nc, slot)
 		}()
 	}
 }
@@ -299,12 +349,23 @@ func (m *Mom) talk(c *proto.Client) error {
 func (m *Mom) reportStatus(c *proto.Client) error {
 	st := m.status()
 	var reply proto.MomStatusReply
+	// The lease counts from before the report left: the server counts
+	// its own deadline from when the report arrived, which is later.
+	sent := bootNow()
 	if err := c.Call(proto.MsgMomStatus, st, &reply); err != nil {
 		var pe *proto.Error
 		if errors.As(err, &pe) && pe.Code == proto.PBSE_UNKNODE {
 			return fmt.Errorf("the server has no node %q (create it with qmgr)", m.cfg.NodeName)
 		}
 		return err
+	}
+	deadline := time.Duration(0)
+	if reply.Lease > 0 {
+		deadline = sent + time.Duration(reply.Lease)*time.Second
+	}
+	if err := writeLease(leasePath(m.jobsDir), deadline); err != nil {
+		// The old lease stands and lapses on time: fencing stays safe.
+		m.log.Error("cannot renew the jobs' lease", "error", err)
 	}
 	m.mu.Lock()
 	if reply.Interval > 0 {
@@ -347,19 +408,22 @@ func (m *Mom) status() *proto.MomStatus {
 func (m *Mom) sendObits(c *proto.Client) error {
 	m.mu.Lock()
 	var done []*momJob
+	var views []jobView
 	for _, j := range m.jobs {
 		if j.result != nil {
 			done = append(done, j)
+			views = append(views, jobView{session: j.session, result: j.result, used: j.used})
 		}
 	}
 	m.mu.Unlock()
-	for _, j := range done {
-		r := j.result
+	for i, j := range done {
+		v := views[i]
+		r := v.result
 		used := r.Used
-		used.CPUSecs = max(used.CPUSecs, j.used.CPUSecs)
-		used.MemBytes = max(used.MemBytes, j.used.MemBytes)
-		used.VmemBytes = max(used.VmemBytes, j.used.VmemBytes)
-		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: j.session.Pgid}
+		used.CPUSecs = max(used.CPUSecs, v.used.CPUSecs)
+		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
+		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
+		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced}
 		if err := c.Call(proto.MsgJobObit, obit, nil); err != nil {
 			var pe *proto.Error
 			if !errors.As(err, &pe) {
@@ -394,10 +458,11 @@ func (m *Mom) killOrphan(id string) {
 		return
 	}
 	m.log.Warn("killing a job the server does not run here", "job", id)
-	if j.result == nil && j.session.Pgid > 0 {
-		syscall.Kill(-j.session.Pgid, syscall.SIGKILL)
+	v := m.view(j)
+	if v.result == nil && v.session.Pgid > 0 {
+		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)
 	}
-	if j.result != nil {
+	if v.result != nil {
 		m.forget(j)
 	}
 }
@@ -416,7 +481,7 @@ func (m *Mom) watch() {
 			m.mu.Lock()
 			j := m.jobs[id]
 			m.mu.Unlock()
-			if j != nil && j.result == nil && m.checkJob(j, false) {
+			if j != nil && !m.hasEnded(j) && m.checkJob(j, false) {
 				select {
 				case m.kick <- struct{}{}:
 				default:
@@ -455,12 +520,14 @@ func (m *Mom) watch() {
 // checkJob looks for a job's result and samples its usage; it reports
 // whether the job ended.
 func (m *Mom) checkJob(j *momJob, sample bool) bool {
-	if j.session.Pgid == 0 {
+	session := m.view(j).session
+	if session.Pgid == 0 {
 		var s sessionInfo
 		if readJSON(filepath.Join(j.dir, fileSession), &s) == nil {
 			m.mu.Lock()
 			j.session = s
 			m.mu.Unlock()
+			session = s
 		}
 	}
 	var res jobResult
@@ -475,7 +542,7 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		// Re-check: the result may have landed between the two looks.
 		if err := readJSON(filepath.Join(j.dir, fileResult), &res); err != nil {
 			now := time.Now().Unix()
-			res = jobResult{ExitStatus: proto.JobExecFail2, Start: j.session.Start, End: now, Comment: "job's shepherd process died without a result"}
+			res = jobResult{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
 			writeJSONAtomic(j.dir, fileResult, res, 0o600)
 		}
 		m.mu.Lock()
@@ -483,7 +550,7 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		m.mu.Unlock()
 		return true
 	}
-	if sample && j.session.Pgid > 0 {
+	if sample && session.Pgid > 0 {
 		var cpu, rss, vsz int64
 		for _, p := range sessionProcesses(j.shepherdPid) {
 			cpu += p.CPUTicks
@@ -494,8 +561,8 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		j.used.CPUSecs = max(j.used.CPUSecs, cpu/clockTicks)
 		j.used.MemBytes = max(j.used.MemBytes, rss)
 		j.used.VmemBytes = max(j.used.VmemBytes, vsz)
-		if j.session.Start > 0 {
-			j.used.WallSecs = time.Now().Unix() - j.session.Start
+		if session.Start > 0 {
+			j.used.WallSecs = time.Now().Unix() - session.Start
 		}
 		m.mu.Unlock()
 	}
@@ -515,9 +582,9 @@ func alive(pid int) bool {
 }
 
 // serveServer answers the server's requests on the mom port.
-func (m *Mom) serveServer(nc net.Conn) {
+func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
 	c := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	_, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
 		if r != proto.RoleServer {
 			return nil, fmt.Errorf("only the server may connect to a mom's port")
@@ -529,11 +596,14 @@ func (m *Mom) serveServer(nc net.Conn) {
 		return
 	}
 	for {
-		nc.SetDeadline(time.Now().Add(5 * time.Minute))
+		if slot.IsEstablished() {
+			nc.SetDeadline(time.Now().Add(5 * time.Minute))
+		}
 		h, body, err := c.Recv()
 		if err != nil {
 			return
 		}
+		slot.Established()
 		var rerr error
 		var body2 any
 		switch h.Type {
@@ -596,11 +666,12 @@ func momError(err error) *proto.Error {
 func (m *Mom) runJob(job *proto.MomJob) error {
 	m.mu.Lock()
 	if old, ok := m.jobs[job.JobID]; ok {
+		running := old.result == nil
 		m.mu.Unlock()
 		if old.spec.RunCount == job.RunCount {
 			return nil
 		}
-		if old.result == nil {
+		if running {
 			return proto.Errorf(proto.PBSE_MOMREJECT, ": run %d of job %s is still running here", old.spec.RunCount, job.JobID)
 		}
 		m.forget(old)
@@ -690,7 +761,8 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	if j == nil {
 		return proto.Errorf(proto.PBSE_UNKJOBID, "%s is not running on %s", req.JobID, m.cfg.NodeName)
 	}
-	if j.result != nil {
+	v := m.view(j)
+	if v.result != nil {
 		return nil // already ended; its end is being reported
 	}
 	sig, special, ok := signals.Parse(req.Signal)
@@ -712,12 +784,15 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		}
 		return nil
 	}
-	if j.session.Pgid == 0 {
+	if v.session.Pgid == 0 {
 		var s sessionInfo
 		if err := readJSON(filepath.Join(j.dir, fileSession), &s); err != nil {
 			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
 		}
+		m.mu.Lock()
 		j.session = s
+		m.mu.Unlock()
+		v.session = s
 	}
 	switch special {
 	case signals.Suspend:
@@ -725,7 +800,7 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	case signals.Resume:
 		sig = syscall.SIGCONT
 	}
-	if err := syscall.Kill(-j.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %s: %w", req.JobID, err)
 	}
 	m.mu.Lock()
@@ -741,29 +816,51 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 }
 
 // relay forwards one local command connection to the server, stamping
-// every request with the caller's identity as the kernel reports it.
-func (m *Mom) relay(nc net.Conn) {
+// every request with the caller's identity as the kernel reports it. The
+// server connection is opened when the first request arrives, so an idle
+// local connection costs the server nothing.
+func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
 	uid, gid, err := proto.PeerCreds(nc)
 	if err != nil {
 		m.log.Error("cannot read peer credentials", "error", err)
 		return
 	}
-	srv, err := net.DialTimeout("tcp", m.cfg.ServerAddr, 30*time.Second)
-	if err != nil {
-		return
+	m.mu.Lock()
+	serverName := m.serverName
+	m.mu.Unlock()
+	var up *proto.Conn
+	var srv net.Conn
+	defer func() {
+		if srv != nil {
+			srv.Close()
+		}
+	}()
+	dial := func() (proto.HelloReply, error) {
+		var err error
+		if srv, err = net.DialTimeout("tcp", m.cfg.ServerAddr, 30*time.Second); err != nil {
+			return proto.HelloReply{}, err
+		}
+		up = proto.NewConn(srv, 0)
+		srv.SetDeadline(time.Now().Add(30 * time.Second))
+		hello, err := proto.ClientHandshake(up, proto.RoleMom, m.cfg.NodeName, m.key)
+		if err != nil {
+			m.log.Warn("forwarding: server handshake failed", "error", err)
+			return hello, err
+		}
+		srv.SetDeadline(time.Time{})
+		return hello, nil
 	}
-	defer srv.Close()
-	up := proto.NewConn(srv, 0)
-	srv.SetDeadline(time.Now().Add(30 * time.Second))
-	hello, err := proto.ClientHandshake(up, proto.RoleMom, m.cfg.NodeName, m.key)
-	if err != nil {
-		m.log.Warn("forwarding: server handshake failed", "error", err)
-		return
+	if serverName == "" {
+		// Not yet connected to the server: the reply needs its name.
+		hello, err := dial()
+		if err != nil {
+			return
+		}
+		serverName = hello.ServerName
 	}
-	srv.SetDeadline(time.Time{})
 	down := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := proto.ServerHandshake(down, hello.ServerName, func(r proto.Role) ([]byte, error) {
+	nc.SetDeadline(time.Now().Add(handshakeTimeout))
+	if _, err := proto.ServerHandshake(down, serverName, func(r proto.Role) ([]byte, error) {
 		if r != proto.RoleClient {
 			return nil, fmt.Errorf("only commands use this socket")
 		}
@@ -772,12 +869,20 @@ func (m *Mom) relay(nc net.Conn) {
 		return
 	}
 	nc.SetDeadline(time.Time{})
+	slot.Established()
 	who := identity(uid, gid)
 	for {
 		nc.SetReadDeadline(time.Now().Add(10 * time.Minute))
 		h, body, err := down.Recv()
 		if err != nil {
 			return
+		}
+		if up == nil {
+			if _, err := dial(); err != nil {
+				pe := proto.Errorf(proto.PBSE_SYSTEM, "the mom cannot reach the server at %s: %v", m.cfg.ServerAddr, err)
+				down.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
+				return
+			}
 		}
 		h.As = who
 		if err := up.Send(h, rawBody(body)); err != nil {

@@ -36,6 +36,7 @@ type jobResult struct {
 	Start      int64       `json:"start"`
 	End        int64       `json:"end"`
 	Comment    string      `json:"comment,omitempty"`
+	Fenced     bool        `json:"fenced,omitempty"` // killed when the lease lapsed
 }
 
 // writeJSONAtomic writes v to dir/name through a temporary file, fsync and

@@ -51,6 +51,7 @@ type shepherd struct {
 	mu         sync.Mutex
 	killReason string // set when the shepherd itself killed the job
 	exitCode   int    // replaces the exit status when killReason is set
+	fenced     bool   // killed because the lease lapsed
 }
 
 func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
@@ -99,6 +100,15 @@ func (sh *shepherd) run() jobResult {
 	}
 	if asOther {
 		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
+	}
+	if lapsed, why := leaseLapsed(leasePath(filepath.Dir(sh.dir))); lapsed {
+		syscall.Close(outFD)
+		if errFD != outFD {
+			syscall.Close(errFD)
+		}
+		res := sh.fail(proto.JobExecRerun, "%s", why)
+		res.Fenced = true
+		return res
 	}
 	if sh.deleteAsked() {
 		syscall.Close(outFD)
@@ -177,6 +187,7 @@ func (sh *shepherd) run() jobResult {
 			res.ExitStatus = sh.exitCode
 		}
 	}
+	res.Fenced = sh.fenced
 	sh.mu.Unlock()
 	return res
 }
@@ -196,6 +207,9 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		wall = t.C
 	}
 	delay := time.Duration(sh.job.KillDelay) * time.Second
+	lease := leasePath(filepath.Dir(sh.dir))
+	leaseTick := time.NewTicker(leaseCheck)
+	defer leaseTick.Stop()
 	var kill <-chan time.Time
 	terminate := func() {
 		syscall.Kill(-sh.pgid, syscall.SIGCONT) // a suspended job must see the TERM
@@ -221,6 +235,21 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 			terminate()
 		case <-kill:
 			syscall.Kill(-sh.pgid, syscall.SIGKILL)
+		case <-leaseTick.C:
+			sh.mu.Lock()
+			done := sh.fenced
+			sh.mu.Unlock()
+			if done {
+				continue
+			}
+			if lapsed, why := leaseLapsed(lease); lapsed {
+				// No grace: the server may start the job elsewhere soon.
+				syscall.Kill(-sh.pgid, syscall.SIGKILL)
+				sh.mu.Lock()
+				sh.fenced, sh.killReason, sh.exitCode = true, why, proto.JobExecRerun
+				sh.mu.Unlock()
+				sh.appendToStderr("PBS: " + why)
+			}
 		}
 	}
 }

@@ -15,12 +15,15 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"gopbs/internal/connlimit"
 	"gopbs/internal/model"
 	"gopbs/proto"
 )
 
-// handshakeTimeout bounds the Hello exchange.
-const handshakeTimeout = 10 * time.Second
+// handshakeTimeout bounds the Hello exchange and, on the TCP port, the
+// first authenticated request: honest peers send both at once, and a
+// pending connection holds a slot of its class's budget until then.
+const handshakeTimeout = 3 * time.Second
 
 // statusChunk is how many objects one status frame carries.
 const statusChunk = 1000
@@ -106,23 +109,44 @@ func (s *Server) acceptLoop(l net.Listener, local bool) {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
-		select {
-		case s.connSem <- struct{}{}:
-		default:
-			s.log.Warn("connection table full; refusing", "remote", nc.RemoteAddr().String())
-			nc.Close()
+		slot, peer := s.admit(nc, local)
+		if slot == nil {
 			continue
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			defer func() { <-s.connSem }()
-			s.serveConn(nc, local)
+			defer slot.Release()
+			s.serveConn(nc, peer, slot)
 		}()
 	}
 }
 
-func (s *Server) serveConn(nc net.Conn, local bool) {
+// peerCreds is what the kernel says of a Unix-socket peer; local is false
+// for a TCP peer.
+type peerCreds struct {
+	local    bool
+	uid, gid uint32
+}
+
+// admit puts a new connection through its class's budget: per uid on the
+// Unix socket, per IP address on the TCP port. A nil slot means it was
+// refused (and closed).
+func (s *Server) admit(nc net.Conn, local bool) (*connlimit.Slot, peerCreds) {
+	if !local {
+		return s.remoteLimit.Admit(connlimit.PeerKey(nc), nc), peerCreds{}
+	}
+	uid, gid, err := proto.PeerCreds(nc)
+	if err != nil {
+		s.log.Error("cannot read peer credentials", "error", err)
+		nc.Close()
+		return nil, peerCreds{}
+	}
+	return s.localLimit.Admit("uid:"+strconv.FormatUint(uint64(uid), 10), nc), peerCreds{local: true, uid: uid, gid: gid}
+}
+
+func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
+	local := peer.local
 	defer nc.Close()
 	// Close the connection when the server stops so a blocked read ends.
 	done := make(chan struct{})
@@ -158,19 +182,22 @@ func (s *Server) serveConn(nc net.Conn, local bool) {
 	nc.SetDeadline(time.Time{})
 	var who caller
 	if local {
-		uid, gid, err := proto.PeerCreds(nc)
-		if err != nil {
-			s.log.Error("cannot read peer credentials", "error", err)
-			return
-		}
-		who = s.users.identify(uid, gid)
+		// The kernel vouches for a local caller: proven already.
+		slot.Established()
+		who = s.users.identify(peer.uid, peer.gid)
 		who.host = s.cfg.Host
 	} else {
 		who = caller{role: hello.Role, name: hello.Name, user: "root", host: hostOf(nc)}
 	}
 	who.role = hello.Role
+	// A daemon proves itself with its first tagged frame, which must
+	// follow the Hello at once.
+	idle := handshakeTimeout
 	for {
-		nc.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		if local || slot.IsEstablished() {
+			idle = s.cfg.IdleTimeout
+		}
+		nc.SetReadDeadline(time.Now().Add(idle))
 		h, body, err := c.Recv()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !isClosed(err) {
@@ -178,6 +205,7 @@ func (s *Server) serveConn(nc net.Conn, local bool) {
 			}
 			return
 		}
+		slot.Established()
 		nc.SetReadDeadline(time.Time{})
 		if err := s.handle(c, &who, h, body); err != nil {
 			s.log.Debug("reply failed", "remote", remoteName(nc), "error", err)

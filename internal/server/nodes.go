@@ -32,6 +32,43 @@ type nodeRuntime struct {
 	down       bool
 	downSince  time.Time
 	lastChange time.Time
+	// told is the report interval the mom was last told: until its next
+	// report it keeps to that one, whatever node_check_rate says now.
+	told time.Duration
+	// leaseEnd is when the lease last granted to the mom has certainly
+	// lapsed and its shepherds have killed their jobs (zero: none
+	// granted). No job on the node is requeued before then (fencing).
+	leaseEnd time.Time
+}
+
+// Fencing (DESIGN §6.3, SECURITY.md). A mom's jobs live on a lease: each
+// answered status report grants leaseFor(...) seconds, counted by the mom
+// from before it sent the report, and the job shepherds kill their jobs
+// when it lapses without renewal. The server requeues a node's jobs only
+// after node_check_rate + node_fail_requeue of silence, and never before
+// the last lease it granted has lapsed, plus fenceSlack for the shepherds
+// to notice (they look every second) and kill.
+const fenceSlack = 2 * time.Second
+
+// leaseFor is the lease for a node that is marked down after downAfter of
+// silence and whose jobs are requeued failAfter later: that total less a
+// margin (a tenth, from 3 s to 30 s). Zero when jobs are never requeued
+// (node_fail_requeue = 0): then nothing needs fencing and jobs outlive any
+// outage of the server.
+func leaseFor(downAfter, failAfter time.Duration) time.Duration {
+	if failAfter <= 0 {
+		return 0
+	}
+	total := downAfter + failAfter
+	margin := min(max(total/10, 3*time.Second), 30*time.Second)
+	return max(total-margin, time.Second)
+}
+
+// downAfter is how long a node may stay silent before it is marked down:
+// node_check_rate, or three of the intervals its mom was last told if that
+// is longer (a lowered rate reaches a mom only with its next report).
+func downAfter(rate time.Duration, rt *nodeRuntime) time.Duration {
+	return max(rate, 3*rt.told)
 }
 
 // runtimeOf returns (creating) the runtime record of node name (mu held).
@@ -246,12 +283,21 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		return nil, proto.Errorf(proto.PBSE_UNKNODE, "%s", st.Node)
 	}
 	rt := s.runtimeOf(st.Node)
-	if !rt.reported || rt.down {
+	cameUp := !rt.reported || rt.down
+	if cameUp {
 		rt.lastChange = now
 		s.log.Info("node up", "node", st.Node)
 	}
 	rt.reported, rt.down, rt.lastSeen, rt.status = true, false, now, *st
-	reply.Interval = int(max(1, s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)/3))
+	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
+	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
+	reply.Interval = int(max(1, rate/time.Second/3))
+	rt.told = time.Duration(reply.Interval) * time.Second
+	lease := leaseFor(downAfter(rate, rt), failAfter)
+	reply.Lease = int(lease / time.Second)
+	if lease > 0 {
+		rt.leaseEnd = now.Add(lease + fenceSlack)
+	}
 	if len(st.Vnodes) > 0 {
 		s.vnodeStatus(st, now)
 	}
@@ -281,6 +327,10 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	for _, seq := range lost {
 		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
+	if cameUp {
+		// Its resources may start queued jobs now, not at the next timer.
+		s.schedEvent(proto.SchedNew)
+	}
 	return reply, nil
 }
 
@@ -306,7 +356,8 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
 		if !rt.reported || rt.down {
 			rt.lastChange = now
 		}
-		rt.reported, rt.down, rt.lastSeen = true, false, now
+		owner := s.runtime[st.Node]
+		rt.reported, rt.down, rt.lastSeen, rt.told, rt.leaseEnd = true, false, now, owner.told, owner.leaseEnd
 		rt.status = proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
 			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources}
 	}
@@ -340,6 +391,19 @@ func usageResources(j *model.Job, u proto.Usage) model.Resources {
 // already finished, requeued or rerun) is acknowledged and ignored, so each
 // end counts exactly once.
 func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
+	if ob.Fenced {
+		// Killed because the mom lost the server for longer than its
+		// lease: not the job's doing, so it goes back to its queue, as it
+		// would have had the server seen the node fail.
+		s.mu.RLock()
+		j, err := s.lookupJob(ob.JobID)
+		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
+		s.mu.RUnlock()
+		if live {
+			s.requeue(j.Seq, "Job requeued: killed on "+who.name+" when its mom's lease lapsed (no contact with the server)")
+		}
+		return nil
+	}
 	var ended *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(ob.JobID)
@@ -432,11 +496,11 @@ func (s *Server) checkNodes(now time.Time) {
 	sort.Strings(names)
 	for _, name := range names {
 		rt := s.runtimeOf(name)
-		if !rt.down && now.Sub(rt.lastSeen) > rate {
+		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) {
 			rt.down, rt.downSince, rt.lastChange = true, now, now
 			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.lastSeen.Format(time.RFC3339))
 		}
-		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter {
+		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
 			for _, j := range s.jobList {
 				if j.Active() && nodeInExecHost(j.ExecHost, name) {
 					victims = append(victims, j.Seq)

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/connlimit"
 	"gopbs/internal/model"
 	"gopbs/internal/place"
 	"gopbs/internal/store"
@@ -47,8 +48,10 @@ type Config struct {
 	// IdleTimeout closes a client connection that sends nothing for this
 	// long; zero means 10 minutes.
 	IdleTimeout time.Duration
-	// MaxConns bounds concurrent connections; zero means 4096.
-	MaxConns int
+	// Local and Remote are the connection budgets of the Unix socket and
+	// of the TCP port (zero fields: connlimit.DefaultBudget). Each class
+	// has its own, so remote junk cannot lock out local commands.
+	Local, Remote connlimit.Budget
 	// Now overrides the clock in tests.
 	Now func() time.Time
 }
@@ -86,11 +89,12 @@ type Server struct {
 	momPool  momPool
 	shutdown shutdownState
 
-	listeners []net.Listener
-	connSem   chan struct{}
-	wg        sync.WaitGroup
-	stop      chan struct{}
-	stopOnce  sync.Once
+	listeners   []net.Listener
+	localLimit  *connlimit.Limiter
+	remoteLimit *connlimit.Limiter
+	wg          sync.WaitGroup
+	stop        chan struct{}
+	stopOnce    sync.Once
 }
 
 // New opens (or initialises) the store and loads the state. It does not
@@ -105,18 +109,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 10 * time.Minute
 	}
-	if cfg.MaxConns <= 0 {
-		cfg.MaxConns = 4096
-	}
 	s := &Server{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		now:     cfg.Now,
-		connSem: make(chan struct{}, cfg.MaxConns),
-		stop:    make(chan struct{}),
-		runtime: map[string]*nodeRuntime{},
-		started: cfg.Now(),
-		epoch:   strconv.FormatInt(time.Now().UnixNano(), 36),
+		cfg:         cfg,
+		log:         cfg.Logger,
+		now:         cfg.Now,
+		localLimit:  connlimit.New("local", cfg.Local, cfg.Logger.Named("conn")),
+		remoteLimit: connlimit.New("remote", cfg.Remote, cfg.Logger.Named("conn")),
+		stop:        make(chan struct{}),
+		runtime:     map[string]*nodeRuntime{},
+		started:     cfg.Now(),
+		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	s.users.init()
 	s.sched.init(s.started)

@@ -335,3 +335,30 @@ func TestHoldUntil(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// The lease a mom gets always lapses before the server may requeue its
+// jobs (node down after downAfter, requeue failAfter later), by a margin
+// that covers the shepherds' once-a-second look.
+func TestLeaseFor(t *testing.T) {
+	for _, tc := range []struct {
+		down, fail, want time.Duration
+	}{
+		{60 * time.Second, 310 * time.Second, 340 * time.Second}, // defaults: margin capped at 30 s
+		{3 * time.Second, 2 * time.Second, 2 * time.Second},      // margin at least 3 s
+		{10 * time.Second, 90 * time.Second, 90 * time.Second},   // a tenth
+		{3 * time.Second, 0, 0},                                  // never requeued: no lease
+		{1 * time.Second, 1 * time.Second, time.Second},          // never below a second
+	} {
+		got := leaseFor(tc.down, tc.fail)
+		if got != tc.want {
+			t.Errorf("leaseFor(%v, %v) = %v, want %v", tc.down, tc.fail, got, tc.want)
+		}
+		if got > 0 && got+fenceSlack > tc.down+tc.fail && tc.down+tc.fail > 3*time.Second {
+			t.Errorf("leaseFor(%v, %v) = %v leaves no margin", tc.down, tc.fail, got)
+		}
+	}
+	rt := &nodeRuntime{told: 20 * time.Second}
+	if got := downAfter(3*time.Second, rt); got != 60*time.Second {
+		t.Errorf("downAfter with a lowered rate = %v, want three told intervals", got)
+	}
+}

@@ -1,0 +1,91 @@
+package mom
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopbs/proto"
+)
+
+// newTestMom is a Mom on a temporary PBS_HOME that is not serving: tests
+// call its methods directly.
+func newTestMom(t *testing.T) *Mom {
+	t.Helper()
+	home := t.TempDir()
+	key := filepath.Join(home, "cluster.key")
+	if _, err := proto.LoadOrCreateKey(key); err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Config{Home: home, NodeName: "n1", KeyFile: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The agent's goroutines (status reports, the watcher, the server's
+// requests, obits) share a running job's changing fields. Driving them at
+// once lets the race detector check that every access holds mu (issue 7,
+// defect 8: session, result and used were read and written without it).
+func TestAgentConcurrentAccess(t *testing.T) {
+	m := newTestMom(t)
+	sleeper := exec.Command("sleep", "30")
+	sleeper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	pid := sleeper.Process.Pid
+	dir := filepath.Join(m.jobsDir, "1.srv")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	j := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, shepherdPid: pid}
+	m.jobs[j.spec.JobID] = j
+	if err := writeJSONAtomic(dir, fileSession, sessionInfo{Pgid: pid, Start: time.Now().Unix()}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	loop := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f()
+				}
+			}
+		}()
+	}
+	loop(func() { m.status() })
+	loop(func() { m.checkJob(j, true) })
+	loop(func() { m.signalJob(&proto.MomSignal{JobID: j.spec.JobID, Signal: "resume"}) })
+	loop(func() { m.hasEnded(j) })
+	time.Sleep(200 * time.Millisecond)
+	// The job ends while all of them run.
+	if err := writeJSONAtomic(dir, fileResult, jobResult{ExitStatus: 3}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !m.hasEnded(j) {
+		if time.Now().After(deadline) {
+			t.Fatal("the job's end was never seen")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	st := m.status()
+	if len(st.Jobs) != 1 || !st.Jobs[0].Exited || st.Jobs[0].SessionID != pid {
+		t.Fatalf("status after the end: %+v", st.Jobs)
+	}
+}
