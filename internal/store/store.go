@@ -4,8 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -54,7 +56,14 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 	} else if err != nil {
 		return nil, false, fmt.Errorf("store %s: %w", path, err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+	if err := checkSize(path); err != nil {
+		return nil, false, err
+	}
+	var db *bolt.DB
+	err = guard(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
 			return nil, false, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
@@ -62,7 +71,7 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 		return nil, false, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
 	}
 	s = &Store{db: db, path: path, opts: opts}
-	if err := s.check(); err != nil {
+	if err := guard(path, s.check); err != nil {
 		db.Close()
 		return nil, false, err
 	}
@@ -112,6 +121,91 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
+// guard runs f, which reads the store's file, turning the panics with
+// which bbolt meets a damaged file (and faults on pages of its memory map
+// past the end of a truncated one) into an error naming the file, so the
+// server stops with a message rather than a goroutine dump.
+func guard(path string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store %s is damaged (left untouched; restore it from a backup): %v", path, r)
+		}
+	}()
+	return f()
+}
+
+// checkSize refuses a file shorter than the pages its newest valid meta
+// page says it holds: a store that lost its tail. Either meta page (bbolt
+// keeps two, at offsets 0 and one page) may be the newest; the smaller
+// claim of the valid ones is checked, as bbolt may fall back to it.
+func checkSize(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	need, ok := metaHighWater(f)
+	if ok && fi.Size() < need {
+		return fmt.Errorf("store %s is truncated: %d bytes, but its pages need %d (left untouched; restore it from a backup)", path, fi.Size(), need)
+	}
+	return nil
+}
+
+// bbolt's meta page layout (its file format, stable since 1.x): a 16-byte
+// page header, then magic (4), version (4), page size (4), flags (4), root
+// bucket (16), freelist page (8), high-water page id (8), txid (8),
+// checksum (8, FNV-64a of the meta before it).
+const (
+	boltPageHeader = 16
+	boltMagic      = 0xED0CDAED
+	boltMetaSize   = 64
+)
+
+// metaHighWater returns the file size the store's valid meta pages
+// require (the smallest claim), and whether any meta page was valid.
+func metaHighWater(f *os.File) (int64, bool) {
+	var best int64
+	found := false
+	var pageSize int64
+	for i := 0; i < 2; i++ {
+		off := int64(0)
+		if i == 1 {
+			if pageSize == 0 {
+				break
+			}
+			off = pageSize
+		}
+		buf := make([]byte, boltPageHeader+boltMetaSize)
+		if _, err := f.ReadAt(buf, off); err != nil {
+			continue
+		}
+		m := buf[boltPageHeader:]
+		if binary.LittleEndian.Uint32(m[0:]) != boltMagic {
+			continue
+		}
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if h.Sum64() != binary.LittleEndian.Uint64(m[56:]) {
+			continue
+		}
+		ps := int64(binary.LittleEndian.Uint32(m[8:]))
+		if ps <= 0 {
+			continue
+		}
+		pageSize = ps
+		need := int64(binary.LittleEndian.Uint64(m[40:])) * ps
+		if !found || need < best {
+			best, found = need, true
+		}
+	}
+	return best, found
+}
+
 // check verifies the version and that every bucket exists.
 func (s *Store) check() error {
 	return s.db.View(func(tx *bolt.Tx) error {
@@ -155,47 +249,49 @@ func jobKey(seq int64, kind byte) []byte {
 // naming its bucket and key.
 func (s *Store) Load() (*Snapshot, error) {
 	snap := &Snapshot{}
-	err := s.db.View(func(tx *bolt.Tx) error {
-		snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
-		if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
-			var o model.Object
-			if err := msgpack.Unmarshal(raw, &o); err != nil {
-				return fmt.Errorf("store %s: server record: %w", s.path, err)
-			}
-			snap.Server = &o
-		}
-		for _, spec := range []struct {
-			bucket []byte
-			dst    *[]*model.Object
-		}{{bucketQueues, &snap.Queues}, {bucketNodes, &snap.Nodes}} {
-			err := tx.Bucket(spec.bucket).ForEach(func(k, v []byte) error {
+	err := guard(s.path, func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
+			if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
 				var o model.Object
-				if err := msgpack.Unmarshal(v, &o); err != nil {
-					return fmt.Errorf("store %s: %s %q: %w", s.path, spec.bucket, k, err)
+				if err := msgpack.Unmarshal(raw, &o); err != nil {
+					return fmt.Errorf("store %s: server record: %w", s.path, err)
 				}
-				*spec.dst = append(*spec.dst, &o)
+				snap.Server = &o
+			}
+			for _, spec := range []struct {
+				bucket []byte
+				dst    *[]*model.Object
+			}{{bucketQueues, &snap.Queues}, {bucketNodes, &snap.Nodes}} {
+				err := tx.Bucket(spec.bucket).ForEach(func(k, v []byte) error {
+					var o model.Object
+					if err := msgpack.Unmarshal(v, &o); err != nil {
+						return fmt.Errorf("store %s: %s %q: %w", s.path, spec.bucket, k, err)
+					}
+					*spec.dst = append(*spec.dst, &o)
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+				if len(k) != 9 {
+					return fmt.Errorf("store %s: job key %x is not 9 bytes", s.path, k)
+				}
+				if k[8] != kindJob {
+					return nil
+				}
+				var j model.Job
+				if err := msgpack.Unmarshal(v, &j); err != nil {
+					return fmt.Errorf("store %s: job record %x: %v", s.path, k, err)
+				}
+				if j.Seq != int64(binary.BigEndian.Uint64(k)) {
+					return fmt.Errorf("store %s: job record %x holds job %d", s.path, k, j.Seq)
+				}
+				snap.Jobs = append(snap.Jobs, &j)
 				return nil
 			})
-			if err != nil {
-				return err
-			}
-		}
-		return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
-			if len(k) != 9 {
-				return fmt.Errorf("store %s: job key %x is not 9 bytes", s.path, k)
-			}
-			if k[8] != kindJob {
-				return nil
-			}
-			var j model.Job
-			if err := msgpack.Unmarshal(v, &j); err != nil {
-				return fmt.Errorf("store %s: job record %x: %v", s.path, k, err)
-			}
-			if j.Seq != int64(binary.BigEndian.Uint64(k)) {
-				return fmt.Errorf("store %s: job record %x holds job %d", s.path, k, j.Seq)
-			}
-			snap.Jobs = append(snap.Jobs, &j)
-			return nil
 		})
 	})
 	if err != nil {
