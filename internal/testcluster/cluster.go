@@ -200,6 +200,16 @@ func (c *Cluster) StartServer() {
 	c.T.Fatalf("pbs_server did not answer within 20s\n%s", c.ServerLog())
 }
 
+// ServerPid is pbs_server's process id (0 when stopped).
+func (c *Cluster) ServerPid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.server == nil {
+		return 0
+	}
+	return c.server.pid()
+}
+
 // StartServerExpectFailure starts pbs_server and returns its exit error and
 // output, for tests of refusals to start.
 func (c *Cluster) StartServerExpectFailure(timeout time.Duration) (string, error) {

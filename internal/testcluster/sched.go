@@ -47,6 +47,24 @@ func (s *Scheduler) Kill(sig syscall.Signal) {
 	s.p = nil
 }
 
+// Crash sends SIGKILL and returns at once, as a crash would leave things
+// for a service manager that restarts the scheduler immediately.
+func (s *Scheduler) Crash() {
+	if s.p == nil {
+		return
+	}
+	s.p.cmd.Process.Signal(syscall.SIGKILL)
+	s.p = nil
+}
+
+// Pid is the scheduler's process id (0 when stopped).
+func (s *Scheduler) Pid() int {
+	if s.p == nil {
+		return 0
+	}
+	return s.p.pid()
+}
+
 // SchedLog returns today's sched_logs file.
 func (c *Cluster) SchedLog() string {
 	b, _ := os.ReadFile(filepath.Join(c.Home, "sched_logs", time.Now().Format("20060102")))

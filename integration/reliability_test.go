@@ -1,0 +1,286 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopbs/internal/testcluster"
+)
+
+// Issue 7: what an attacker or a failing machine does to the daemons, and
+// what must hold afterwards.
+
+// deepFrame is one frame just under the 16 MiB cap whose body nests
+// millions of one-byte arrays inside a map value a decoder would skip: the
+// input that overflowed every daemon's stack.
+func deepFrame() []byte {
+	const depth = 15 << 20
+	payload := []byte{0x97, 0x01, 0x00, 0x00, 0xa0, 0xc2, 0xc0, 0x81, 0xa2, 'z', 'z'}
+	payload = append(payload, bytes.Repeat([]byte{0x91}, depth)...)
+	payload = append(payload, 0xc0)
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(payload)))
+	return append(frame, payload...)
+}
+
+// rssKB reads a process's resident set size.
+func rssKB(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatalf("process %d is gone: %v", pid, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	t.Fatalf("no VmRSS for %d", pid)
+	return 0
+}
+
+// sendAndWait writes data to a new connection and waits until the peer
+// closes it (or a timeout: a peer that keeps a refused connection open is
+// a failure of its own).
+func sendAndWait(t *testing.T, network, addr string, data []byte) {
+	t.Helper()
+	nc, err := net.DialTimeout(network, addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial %s %s: %v", network, addr, err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	nc.Write(data) // the peer may close before reading it all
+	var buf [512]byte
+	for {
+		if _, err := nc.Read(buf[:]); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatalf("%s %s kept a malformed connection open", network, addr)
+			}
+			return
+		}
+	}
+}
+
+// One frame of deeply nested arrays, sent before any authentication to
+// every port and socket of every daemon, kills none of them, and their
+// memory stays within 64 MiB of where it started.
+func TestHostileFramesEveryPort(t *testing.T) {
+	c, s := schedCluster(t)
+	m := c.Mom("n1")
+	daemons := map[string]int{"pbs_server": c.ServerPid(), "pbs_mom": m.Pid(), "pbs_sched": s.Pid()}
+	before := map[string]int64{}
+	for name, pid := range daemons {
+		before[name] = rssKB(t, pid)
+	}
+	frame := deepFrame()
+	targets := []struct{ network, addr string }{
+		{"unix", filepath.Join(c.Home, "pbs_server.sock")},
+		{"tcp", fmt.Sprintf("127.0.0.1:%d", c.BatchPort)},
+		{"tcp", fmt.Sprintf("127.0.0.1:%d", m.Port)},
+		{"unix", filepath.Join(m.Home, "pbs_mom.sock")},
+		{"tcp", fmt.Sprintf("127.0.0.1:%d", c.SchedPort)},
+	}
+	for round := 0; round < 2; round++ {
+		for _, tg := range targets {
+			sendAndWait(t, tg.network, tg.addr, frame)
+		}
+	}
+	for name, pid := range daemons {
+		if err := syscall.Kill(pid, 0); err != nil {
+			t.Fatalf("%s died of a hostile frame", name)
+		}
+		if grown := rssKB(t, pid) - before[name]; grown > 64<<10 {
+			t.Errorf("%s grew by %d KiB after the hostile frames", name, grown)
+		}
+	}
+	// Everything still works: a job goes through server, scheduler and mom.
+	id := c.Submit("#!/bin/sh\necho alive\n")
+	c.WaitJobState(id, "F", 20*time.Second)
+	if r := c.RunEnv(m.Env(), "qstat", "-B"); r.Code != 0 {
+		t.Fatalf("commands through the mom after the attack: %s", r)
+	}
+}
+
+// dialIdle opens n connections to addr that never send anything.
+func dialIdle(t *testing.T, network, addr string, n int) []net.Conn {
+	t.Helper()
+	conns := make([]net.Conn, 0, n)
+	t.Cleanup(func() {
+		for _, nc := range conns {
+			nc.Close()
+		}
+	})
+	for i := 0; i < n; i++ {
+		nc, err := net.DialTimeout(network, addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("idle connection %d to %s: %v", i, addr, err)
+		}
+		conns = append(conns, nc)
+	}
+	return conns
+}
+
+// fdCount is how many descriptors a process holds.
+func fdCount(t *testing.T, pid int) int {
+	t.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// Thousands of silent TCP connections to the server do not lock out local
+// commands nor commands forwarded by a mom, and the refusals do not flood
+// the log; idle connections to a mom's socket do not open server
+// connections; silent connections to the scheduler do not hold up the
+// server's cycles.
+func TestConnectionFloods(t *testing.T) {
+	c, _ := schedCluster(t)
+	m := c.Mom("n1")
+	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
+	serverLog := func() string {
+		b, _ := os.ReadFile(filepath.Join(c.Home, "server_logs", time.Now().Format("20060102")))
+		return string(b)
+	}
+	logBefore := len(serverLog())
+
+	dialIdle(t, "tcp", fmt.Sprintf("127.0.0.1:%d", c.BatchPort), 5000)
+	if r := c.Run("qstat", "-B"); r.Code != 0 {
+		t.Fatalf("local qstat with 5000 idle TCP connections: %s", r)
+	}
+	if r := c.RunEnv(m.Env(), "qstat", "-B"); r.Code != 0 {
+		t.Fatalf("qstat through the mom with 5000 idle TCP connections: %s", r)
+	}
+	if n := strings.Count(serverLog()[logBefore:], "\n"); n > 50 {
+		t.Errorf("the flood wrote %d log lines", n)
+	}
+
+	srvFDs := fdCount(t, c.ServerPid())
+	dialIdle(t, "unix", filepath.Join(m.Home, "pbs_mom.sock"), 200)
+	// The mom accepted them all (or refused past its budget) by now: a
+	// command through the same socket is answered after them.
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	if r := c.RunEnvAs(m.Env(), &nobody, "", "qstat", "-B"); r.Code != 0 {
+		t.Fatalf("another user's qstat through the mom during the flood: %s", r)
+	}
+	if grown := fdCount(t, c.ServerPid()) - srvFDs; grown > 20 {
+		t.Errorf("200 idle connections to the mom's socket opened %d descriptors in the server", grown)
+	}
+
+	dialIdle(t, "tcp", fmt.Sprintf("127.0.0.1:%d", c.SchedPort), 40)
+	start := time.Now()
+	id := c.Submit("#!/bin/sh\n")
+	c.WaitJobState(id, "F", 20*time.Second)
+	t.Logf("job through a scheduler with 40 idle connections: %v", time.Since(start))
+}
+
+// A mom's lease also fences its jobs when the server is the one that is
+// gone: the shepherd kills the job once the lease lapses, and the server,
+// back, requeues it (the kill was not the job's doing).
+func TestFencedWhileServerDown(t *testing.T) {
+	c, _, _ := twoMoms(t, "set server node_fail_requeue = 3")
+	pidFile := filepath.Join(c.Home, "fenced.pid")
+	id := c.Submit(fmt.Sprintf("#!/bin/sh\necho $$ > %s\nsleep 300\n", pidFile))
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "R", 10*time.Second)
+	pid := waitPidFile(t, pidFile)
+	c.KillServer(syscall.SIGKILL)
+	deadline := time.Now().Add(20 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("job process %d outlived its lease by 20 s", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.StartServer()
+	c.WaitJobState(id, "Q", 20*time.Second)
+	if got := attr(t, c, id, "comment"); !strings.Contains(got, "lease") {
+		t.Errorf("comment of the fenced job %q", got)
+	}
+}
+
+func waitPidFile(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job never wrote %s", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A node that comes back starts a cycle: its queued jobs do not wait for
+// the timer (600 s by default).
+func TestNodeUpStartsCycle(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
+	m := c.AddMom("n1", testcluster.MomOptions{})
+	c.StartScheduler("pbs_sched")
+	m.Kill(syscall.SIGTERM)
+	c.WaitNodeState("n1", "down", 15*time.Second)
+	id := c.Submit("#!/bin/sh\n")
+	waitLog(t, c, `cycle starts: event=new`, 10*time.Second)
+	if st := attr(t, c, id, "job_state"); st != "Q" {
+		t.Fatalf("job %s with its only node down", st)
+	}
+	m.Start()
+	c.WaitJobState(id, "F", 20*time.Second)
+}
+
+// Lowering node_check_rate does not mark healthy nodes down: their moms
+// learn the shorter report interval only with their next report.
+func TestLoweringNodeCheckRateKeepsNodesUp(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	// The mom's first report told it the default interval (20 s).
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 2")
+	deadline := time.Now().Add(8 * time.Second)
+	for time.Now().Before(deadline) {
+		if st := c.NodeState("n1"); strings.Contains(st, "down") {
+			t.Fatalf("healthy node marked %q after node_check_rate was lowered", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A scheduler restarted the moment the previous one was killed (as a
+// service manager does) waits for the dying one's lock instead of exiting.
+func TestSchedulerRestartsAtOnce(t *testing.T) {
+	c, s := schedCluster(t)
+	for round := 0; round < 5; round++ {
+		ready := strings.Count(c.SchedLog(), "scheduler ready")
+		s.Crash()
+		s = c.StartScheduler("pbs_sched")
+		deadline := time.Now().Add(20 * time.Second)
+		for strings.Count(c.SchedLog(), "scheduler ready") <= ready {
+			if s.WaitExit(0) >= 0 {
+				t.Fatalf("round %d: the restarted scheduler exited:\n%s", round, c.SchedStderr("pbs_sched"))
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the restarted scheduler never became ready", round)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	id := c.Submit("#!/bin/sh\n")
+	c.WaitJobState(id, "F", 20*time.Second)
+}
