@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,6 +275,13 @@ func (t *DefTable) Apply(o *Object, a proto.Attr) error {
 		if err != nil {
 			return err
 		}
+		// The result must pass the same check as a value set directly
+		// (scheduler_iteration -= 600 must not leave 0).
+		if next != "" && d.Check != nil {
+			if next, err = d.Check(next); err != nil {
+				return err
+			}
+		}
 		if next == "" && d.Kind == KindList {
 			o.Unset(a.Name, a.Resource)
 		} else {
@@ -309,10 +317,14 @@ func incr(d Def, resource, cur, val string, add bool) (string, error) {
 	case KindLong:
 		a, _ := strconv.ParseInt(cur, 10, 64)
 		b, _ := strconv.ParseInt(val, 10, 64)
+		sum := a + b
 		if !add {
-			b = -b
+			sum = a - b
 		}
-		return strconv.FormatInt(a+b, 10), nil
+		if up := (b > 0) == add; b != 0 && (sum > a) != up {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s: result out of range", d.Name)
+		}
+		return strconv.FormatInt(sum, 10), nil
 	case KindResources:
 		name := resource
 		x, okx := resc.Number(name, orZero(name, cur))
@@ -326,6 +338,9 @@ func incr(d Def, resource, cur, val string, add bool) (string, error) {
 		sum := x + y
 		if sum < 0 {
 			sum = 0
+		}
+		if sum >= math.MaxInt64 {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: result out of range", d.Name, resource)
 		}
 		switch resc.Lookup(name).Type {
 		case resc.TypeSize:

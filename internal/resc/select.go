@@ -197,6 +197,11 @@ func ParseNodes(s string) (Select, error) {
 				if err != nil || n < 0 {
 					return nil, &Error{Value: s, Reason: "gpus must be a non-negative integer"}
 				}
+				for _, e := range extra {
+					if e.Name == "ngpus" {
+						return nil, &Error{Value: s, Reason: "gpus given twice"}
+					}
+				}
 				extra = append(extra, Pair{"ngpus", strconv.Itoa(n)})
 			case !hasVal && validName(name) && !Known(name):
 				for _, e := range extra {
