@@ -22,6 +22,7 @@ import (
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
 	"gopbs/internal/daemon"
+	"gopbs/internal/fault"
 	"gopbs/proto"
 	schedpriv "gopbs/sched_priv"
 )
@@ -421,6 +422,9 @@ func apply(c *proto.Client, ds []Decision, log hclog.Logger) applyStats {
 			return
 		}
 		res, err := c.RunJobs(runs)
+		if err == nil {
+			err = fault.Hit(fault.SchedMidCycle)
+		}
 		if err != nil {
 			log.Error("run request failed", "jobs", len(runs), "error", err)
 			runs = runs[:0]

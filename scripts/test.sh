@@ -12,8 +12,10 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+go vet -tags faultpoints ./internal/fault/ ./internal/store/ ./internal/server/ ./internal/mom/ ./sched/
 go test -count=1 -timeout 15m ./...
-go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/
+go test -count=1 -tags faultpoints ./internal/fault/
+go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/connlimit/
 
 # Every fuzz target, briefly; the corpus under testdata/ runs in go test.
 # A count, not a duration: a time budget can run out while the corpus is

@@ -19,6 +19,7 @@ import (
 
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/fault"
 	"gopbs/internal/signals"
 	"gopbs/proto"
 )
@@ -424,9 +425,13 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
 		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced}
+		if err := fault.Hit(fault.MomBeforeObit); err != nil {
+			return err
+		}
 		if err := c.Call(proto.MsgJobObit, obit, nil); err != nil {
 			var pe *proto.Error
-			if !errors.As(err, &pe) {
+			if !errors.As(err, &pe) || transient(pe.Code) {
+				// Kept, and sent again on the next connection.
 				return err
 			}
 			m.log.Warn("server refused the job end; dropping it", "job", j.spec.JobID, "error", err)
@@ -435,6 +440,17 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		m.forget(j)
 	}
 	return nil
+}
+
+// transient reports whether a server's refusal may not hold next time (a
+// failed commit, a server going down): a job's end is never dropped for
+// it, or the server would later take the job for lost and run it again.
+func transient(code proto.Code) bool {
+	switch code {
+	case proto.PBSE_SAVE_ERR, proto.PBSE_SVRDOWN, proto.PBSE_SYSTEM, proto.PBSE_NOCONNECTS, proto.PBSE_INTERNAL:
+		return true
+	}
+	return false
 }
 
 // forget removes an acknowledged job.
@@ -541,6 +557,12 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 	if j.shepherdPid > 0 && !alive(j.shepherdPid) {
 		// Re-check: the result may have landed between the two looks.
 		if err := readJSON(filepath.Join(j.dir, fileResult), &res); err != nil {
+			// The job's processes may outlive their shepherd (it died
+			// before recording them): they are in its session, which no
+			// other process can join, so they die with it here.
+			for _, p := range sessionProcesses(j.shepherdPid) {
+				syscall.Kill(p.PID, syscall.SIGKILL)
+			}
 			now := time.Now().Unix()
 			res = jobResult{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
 			writeJSONAtomic(j.dir, fileResult, res, 0o600)
@@ -739,7 +761,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	m.jobs[job.JobID] = &momJob{spec: *job, dir: dir, shepherdPid: pid}
 	m.mu.Unlock()
 	m.log.Info("job started", "job", job.JobID, "run", job.RunCount, "user", job.EUser, "shepherd", pid)
-	return nil
+	return fault.Hit(fault.MomAfterStart)
 }
 
 // writeOwned writes a file and gives it to the job's owner.

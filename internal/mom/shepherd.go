@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/fault"
 	"gopbs/internal/resc"
 	"gopbs/proto"
 )
@@ -142,6 +143,7 @@ func (sh *shepherd) run() jobResult {
 		return sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
 	}
 	sh.pgid = pid
+	fault.Hit(fault.ShepherdStarted)
 	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"gopbs/internal/connlimit"
+	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/proto"
 )
@@ -251,6 +252,9 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 		who = &v
 	}
 	reply, err := s.dispatch(who, h.Type, body)
+	if ferr := fault.Hit(fault.ServerBeforeReply); ferr != nil {
+		return ferr // the connection drops: the reply is lost
+	}
 	if err != nil {
 		var pe *proto.Error
 		if !errors.As(err, &pe) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/internal/resc"
 	"gopbs/internal/store"
@@ -434,7 +435,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
 		s.schedEvent(proto.SchedTerm)
 	}
-	return nil
+	return fault.Hit(fault.ServerObit)
 }
 
 // requeue puts a running job back in its queue (rerunnable) or finishes

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/internal/place"
 	"gopbs/internal/resc"
@@ -49,26 +50,39 @@ func (s *Server) callMom(node string, t proto.MsgType, body any) error {
 	return s.callMomAddr(addr, t, body, nil)
 }
 
+// errMomOutcomeUnknown marks a failed mom request that was sent and may
+// have been carried out: the connection failed before the answer came.
+var errMomOutcomeUnknown = errors.New("the mom may have carried it out")
+
 // callMomAddr sends one request to the mom at addr over a pooled
-// connection; a broken connection is redialed once.
+// connection; a broken connection is redialed once (mom requests are
+// idempotent: a repeated start of the same run is accepted once). An
+// error wraps errMomOutcomeUnknown when a request went out and no answer
+// came back.
 func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) error {
 	dial := func() (*proto.Client, error) {
 		return s.dialDaemon(addr, momTimeout)
 	}
+	sent := false
 	for attempt := 0; ; attempt++ {
 		c, err := s.momPool.get(addr, dial)
 		if err != nil {
+			if sent {
+				return fmt.Errorf("%w: %w", proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err), errMomOutcomeUnknown)
+			}
 			return proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err)
 		}
+		sent = true
 		err = c.Call(t, body, reply)
 		var pe *proto.Error
 		if err == nil || errors.As(err, &pe) && pe.Code != proto.PBSE_PROTOCOL {
 			return err
 		}
-		// A transport failure: the connection is dead (the mom restarted).
+		// A transport failure: the connection is dead (the mom restarted,
+		// or died while answering).
 		s.momPool.drop(addr, c)
 		if attempt == 1 {
-			return proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err)
+			return fmt.Errorf("%w: %w", proto.Errorf(proto.PBSE_NORELYMOM, "(mom at %s: %v)", addr, err), errMomOutcomeUnknown)
 		}
 	}
 }
@@ -170,6 +184,15 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	var failed []*startRequest
 	var recs []accounting.Record
 	for _, st := range starts {
+		if errors.Is(st.err, errMomOutcomeUnknown) {
+			// The job may be running: it stays running on its node, and
+			// the mom's reports settle it (a report without it requeues
+			// it after lostJobGrace; a node that stays silent fails as
+			// any other, after its lease). Putting it back in the queue
+			// now could start it twice.
+			s.log.Warn("job start not confirmed by its mom; it stays running there until the mom reports", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
+			st.err = nil
+		}
 		if st.err != nil {
 			s.log.Warn("job start failed", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
 			pe := toPBSE(st.err)
@@ -251,7 +274,10 @@ func (s *Server) startBatch(addr string, sts []*startRequest) {
 		req.Jobs = append(req.Jobs, job)
 	}
 	var reply proto.MomJobsReply
-	err := s.callMomAddr(addr, proto.MsgMomRunJobs, req, &reply)
+	err := fault.Hit(fault.ServerDispatchMom)
+	if err == nil {
+		err = s.callMomAddr(addr, proto.MsgMomRunJobs, req, &reply)
+	}
 	i := 0
 	for _, st := range sts {
 		if st.err != nil {

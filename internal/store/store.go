@@ -14,6 +14,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 	bolt "go.etcd.io/bbolt"
 
+	"gopbs/internal/fault"
 	"gopbs/internal/model"
 )
 
@@ -410,6 +411,9 @@ func (s *Store) Commit(batches []*Batch) error {
 			return err
 		}
 	}
+	if err := fault.Hit(fault.StoreBeforeCommit); err != nil {
+		return err
+	}
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range batches {
 			for _, o := range b.ops {
@@ -422,6 +426,9 @@ func (s *Store) Commit(batches []*Batch) error {
 	})
 	if s.opts.SyncDelay > 0 {
 		time.Sleep(s.opts.SyncDelay)
+	}
+	if err == nil {
+		err = fault.Hit(fault.StoreAfterCommit)
 	}
 	return err
 }

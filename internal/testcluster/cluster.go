@@ -89,6 +89,77 @@ func Build(t TB) string {
 	return binDir
 }
 
+var (
+	faultOnce sync.Once
+	faultDir  string
+	faultErr  error
+)
+
+// BuildFaults compiles the daemons with their fault points armed
+// (-tags faultpoints, see internal/fault) once per test process and
+// returns their directory.
+func BuildFaults(t TB) string {
+	t.Helper()
+	faultOnce.Do(func() {
+		root, err := ModuleRoot()
+		if err != nil {
+			faultErr = err
+			return
+		}
+		if faultDir, err = os.MkdirTemp("", "gopbs-fault-bin-"); err != nil {
+			faultErr = err
+			return
+		}
+		os.Chmod(faultDir, 0o755)
+		cmd := exec.Command("go", "build", "-tags", "faultpoints", "-o", faultDir+"/", "./pbs_server", "./pbs_mom", "./pbs_sched")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			faultErr = fmt.Errorf("go build -tags faultpoints: %v\n%s", err, out)
+		}
+	})
+	if faultErr != nil {
+		t.Fatal(faultErr)
+	}
+	return faultDir
+}
+
+// daemonCmd is the path and environment to start daemon (pbs_server,
+// pbs_mom, pbs_sched or a site scheduler) with base environment env: the
+// fault build when the cluster has one, with the faults armed for it.
+func (c *Cluster) daemonCmd(daemon string, env []string) (string, []string) {
+	c.faultMu.Lock()
+	defer c.faultMu.Unlock()
+	path := filepath.Join(c.Bin, daemon)
+	if c.faultBin != "" {
+		if p := filepath.Join(c.faultBin, daemon); fileExists(p) {
+			path = p
+		}
+	}
+	if spec := c.faults[daemon]; spec != "" {
+		env = append(append([]string(nil), env...), "GOPBS_FAULTS="+spec)
+	}
+	return path, env
+}
+
+// SetFault arms spec (a GOPBS_FAULTS value, "" to disarm) for the next
+// starts of daemon; the cluster must have been made with FaultBuild.
+func (c *Cluster) SetFault(daemon, spec string) {
+	c.faultMu.Lock()
+	defer c.faultMu.Unlock()
+	if c.faultBin == "" {
+		c.T.Fatalf("SetFault(%s): the cluster was not made with Options.FaultBuild", daemon)
+	}
+	if c.faults == nil {
+		c.faults = map[string]string{}
+	}
+	c.faults[daemon] = spec
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
 // FreePort returns a TCP port that was free a moment ago.
 func FreePort(t TB) int {
 	t.Helper()
@@ -116,6 +187,10 @@ type Cluster struct {
 	server *proc
 
 	serverArgs []string
+
+	faultMu  sync.Mutex
+	faultBin string            // the fault build of the daemons, if any
+	faults   map[string]string // daemon -> GOPBS_FAULTS for its next starts
 }
 
 // Options adjust a new cluster.
@@ -124,6 +199,11 @@ type Options struct {
 	Personality string
 	// ServerArgs are extra pbs_server flags.
 	ServerArgs []string
+	// FaultBuild runs the daemons from BuildFaults, so that SetFault can
+	// arm their fault points; Faults are armed from the start (daemon
+	// name -> GOPBS_FAULTS value).
+	FaultBuild bool
+	Faults     map[string]string
 }
 
 // New creates a PBS_HOME and pbs.conf and starts pbs_server. The cluster is
@@ -131,6 +211,13 @@ type Options struct {
 func New(t TB, opts Options) *Cluster {
 	t.Helper()
 	c := &Cluster{T: t, Bin: Build(t), serverArgs: opts.ServerArgs}
+	if opts.FaultBuild {
+		c.faultBin = BuildFaults(t)
+		c.faults = map[string]string{}
+		for d, spec := range opts.Faults {
+			c.faults[d] = spec
+		}
+	}
 	c.Home = tempHome(t)
 	c.BatchPort, c.MomPort, c.SchedPort = FreePort(t), FreePort(t), FreePort(t)
 	c.Conf = filepath.Join(c.Home, "pbs.conf")
@@ -184,7 +271,8 @@ func (c *Cluster) StartServer() {
 	c.T.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	srv := startProc(c.T, filepath.Join(c.Bin, "pbs_server"), c.serverArgs, c.Env(), filepath.Join(c.Home, "pbs_server.stderr"))
+	path, env := c.daemonCmd("pbs_server", c.Env())
+	srv := startProc(c.T, path, c.serverArgs, env, filepath.Join(c.Home, "pbs_server.stderr"))
 	c.server = srv
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
@@ -208,6 +296,27 @@ func (c *Cluster) ServerPid() int {
 		return 0
 	}
 	return c.server.pid()
+}
+
+// WaitServerDown waits up to timeout for pbs_server to have exited (a
+// crash at a fault point) and reports whether it did; it then counts as
+// stopped, and StartServer starts it again.
+func (c *Cluster) WaitServerDown(timeout time.Duration) bool {
+	c.mu.Lock()
+	p := c.server
+	c.mu.Unlock()
+	if p == nil {
+		return true
+	}
+	if p.waitExit(timeout) == -1 && !p.exited() {
+		return false
+	}
+	c.mu.Lock()
+	if c.server == p {
+		c.server = nil
+	}
+	c.mu.Unlock()
+	return true
 }
 
 // StartServerExpectFailure starts pbs_server and returns its exit error and

@@ -86,7 +86,8 @@ func (m *Mom) Env() []string {
 // Start starts pbs_mom (again).
 func (m *Mom) Start() {
 	m.c.T.Helper()
-	m.p = startProc(m.c.T, filepath.Join(m.c.Bin, "pbs_mom"), nil, m.Env(), filepath.Join(m.Home, "pbs_mom.stderr"))
+	path, env := m.c.daemonCmd("pbs_mom", m.Env())
+	m.p = startProc(m.c.T, path, nil, env, filepath.Join(m.Home, "pbs_mom.stderr"))
 }
 
 // Kill sends sig to pbs_mom and waits for it to exit. Jobs keep running
@@ -97,6 +98,19 @@ func (m *Mom) Kill(sig syscall.Signal) {
 	}
 	m.p.stop(sig, 20*time.Second)
 	m.p = nil
+}
+
+// WaitDown waits up to timeout for pbs_mom to have exited by itself and
+// reports whether it did; Start starts it again.
+func (m *Mom) WaitDown(timeout time.Duration) bool {
+	if m.p == nil {
+		return true
+	}
+	if m.p.waitExit(timeout) == -1 && !m.p.exited() {
+		return false
+	}
+	m.p = nil
+	return true
 }
 
 // Pid is the running pbs_mom's process id (0 when stopped).

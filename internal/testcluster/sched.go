@@ -21,7 +21,8 @@ type Scheduler struct {
 func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 	c.T.Helper()
 	s := &Scheduler{c: c, name: name}
-	s.p = startProc(c.T, filepath.Join(c.Bin, name), args, c.Env(), filepath.Join(c.Home, name+".stderr"))
+	path, env := c.daemonCmd(name, c.Env())
+	s.p = startProc(c.T, path, args, env, filepath.Join(c.Home, name+".stderr"))
 	c.mu.Lock()
 	c.scheds = append(c.scheds, s)
 	c.mu.Unlock()
@@ -55,6 +56,19 @@ func (s *Scheduler) Crash() {
 	}
 	s.p.cmd.Process.Signal(syscall.SIGKILL)
 	s.p = nil
+}
+
+// WaitDown waits up to timeout for the scheduler to have exited by itself
+// (a crash or an exit) and reports whether it did.
+func (s *Scheduler) WaitDown(timeout time.Duration) bool {
+	if s.p == nil {
+		return true
+	}
+	if s.p.waitExit(timeout) == -1 && !s.p.exited() {
+		return false
+	}
+	s.p = nil
+	return true
 }
 
 // Pid is the scheduler's process id (0 when stopped).
