@@ -8,21 +8,25 @@ type Var struct {
 }
 
 // EncodeVariableList formats vars as a Variable_List value,
-// "NAME=value,...", escaping ',' and '\' inside values with a backslash.
+// "NAME=value,...", escaping ',' and '\' inside names and values with a
+// backslash (DecodeVariableList unescapes both).
 func EncodeVariableList(vars []Var) string {
 	var b strings.Builder
+	escaped := func(s string) {
+		for k := 0; k < len(s); k++ {
+			if c := s[k]; c == ',' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(s[k])
+		}
+	}
 	for i, v := range vars {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(v.Name)
+		escaped(v.Name)
 		b.WriteByte('=')
-		for k := 0; k < len(v.Value); k++ {
-			if c := v.Value[k]; c == ',' || c == '\\' {
-				b.WriteByte('\\')
-			}
-			b.WriteByte(v.Value[k])
-		}
+		escaped(v.Value)
 	}
 	return b.String()
 }

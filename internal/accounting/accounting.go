@@ -46,30 +46,42 @@ func New(dir string) (*Writer, error) {
 // KV is one key=value of a record, in order.
 type KV struct{ Key, Value string }
 
-// Format renders one record line (with its newline).
+// Format renders one record line (with its newline). A record is always
+// one line that reads back unambiguously: line breaks in values become
+// blanks; a value holding a blank, a quote or a backslash is quoted, with
+// '"' and '\' escaped by a backslash; the id and the keys (which the
+// server makes or validates) have any character that could end a field or
+// the line replaced by '_', so no value can forge another record.
 func Format(at time.Time, kind byte, id string, kvs []KV) string {
 	var b strings.Builder
 	b.WriteString(at.Format("01/02/2006 15:04:05"))
 	b.WriteByte(';')
 	b.WriteByte(kind)
 	b.WriteByte(';')
-	b.WriteString(id)
+	b.WriteString(fieldSafe.Replace(id))
 	b.WriteByte(';')
 	for i, kv := range kvs {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(kv.Key)
+		b.WriteString(keySafe.Replace(kv.Key))
 		b.WriteByte('=')
-		v := kv.Value
-		if strings.ContainsAny(v, " \"") {
-			v = `"` + strings.ReplaceAll(v, `"`, `\"`) + `"`
+		v := lineBreaks.Replace(kv.Value)
+		if strings.ContainsAny(v, ` "\`) {
+			v = `"` + quoted.Replace(v) + `"`
 		}
-		b.WriteString(strings.ReplaceAll(v, "\n", " "))
+		b.WriteString(v)
 	}
 	b.WriteString(" \n")
 	return b.String()
 }
+
+var (
+	lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\x00", " ")
+	quoted     = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	fieldSafe  = strings.NewReplacer(";", "_", "\n", "_", "\r", "_", "\x00", "_")
+	keySafe    = strings.NewReplacer(";", "_", "\n", "_", "\r", "_", "\x00", "_", " ", "_", "=", "_", `"`, "_")
+)
 
 // Record is one accounting record.
 type Record struct {

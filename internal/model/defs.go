@@ -132,8 +132,8 @@ func (d Def) Canonical(resource, value string) (string, error) {
 		items := SplitList(value)
 		out = strings.Join(items, ",")
 	default:
-		if strings.ContainsAny(value, "\x00\n") {
-			return "", badValue(d.Name, resource, value, "contains a newline or NUL")
+		if strings.ContainsAny(value, resc.ControlChars) {
+			return "", badValue(d.Name, resource, value, "contains a line break or NUL")
 		}
 		out = value
 	}

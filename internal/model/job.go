@@ -240,8 +240,8 @@ func strAttr(f func(j *Job) *string, check func(string) (string, error)) (func(*
 		return v, v != ""
 	}
 	set := func(j *Job, _, v string) error {
-		if strings.ContainsAny(v, "\x00\n") {
-			return proto.Errorf(proto.PBSE_BADATVAL, "value contains a newline or NUL")
+		if strings.ContainsAny(v, resc.ControlChars) {
+			return proto.Errorf(proto.PBSE_BADATVAL, "value contains a line break or NUL")
 		}
 		if check != nil {
 			var err error
@@ -287,7 +287,7 @@ func checkJobName(v string) (string, error) {
 	if len(v) > 236 {
 		return "", proto.Errorf(proto.PBSE_JOBNBIG, "Job_Name is longer than 236 characters")
 	}
-	if strings.ContainsAny(v, "/\n") {
+	if strings.ContainsAny(v, "/"+resc.ControlChars) {
 		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (no '/' or newline)", v)
 	}
 	return v, nil
@@ -503,8 +503,8 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 		if !passThrough[a.Name] || a.Resource != "" {
 			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
 		}
-		if strings.ContainsAny(a.Value, "\x00\n") {
-			return proto.Errorf(proto.PBSE_BADATVAL, "%s contains a newline or NUL", a.Name)
+		if strings.ContainsAny(a.Value, resc.ControlChars) {
+			return proto.Errorf(proto.PBSE_BADATVAL, "%s contains a line break or NUL", a.Name)
 		}
 		if a.Op == proto.OpUnset {
 			j.Extra = j.Extra.Delete(a.Name)

@@ -226,3 +226,26 @@ func FuzzSelect(f *testing.F) {
 		}
 	})
 }
+
+// Resource names reach accounting records and listings as keys: only
+// OpenPBS's name syntax passes, and no value may hold a line break.
+func TestNamesAndControlCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		ok          bool
+	}{
+		{"ncpus", "2", true},
+		{"my_res-2", "x", true},
+		{"2fast", "x", false},
+		{"x=1 \n12/21/2024 17:58:09;E;99.srv;user=root", "1", false},
+		{"a.b", "x", false},
+		{"", "x", false},
+		{"software", "abc\rdef", false},
+		{"software", "abc\ndef", false},
+	} {
+		_, err := Canonical(tc.name, tc.value)
+		if (err == nil) != tc.ok {
+			t.Errorf("Canonical(%q, %q) = %v, want ok=%v", tc.name, tc.value, err, tc.ok)
+		}
+	}
+}

@@ -263,6 +263,9 @@ func FormatBool(b bool) string {
 // Canonical validates value for resource name and returns the form the
 // server stores.
 func Canonical(name, value string) (string, error) {
+	if err := ValidName(name); err != nil {
+		return "", err
+	}
 	d := Lookup(name)
 	wrap := func(err error) error {
 		if e, ok := err.(*Error); ok {
@@ -324,10 +327,36 @@ func Canonical(name, value string) (string, error) {
 		}
 		return p.String(), nil
 	}
-	if strings.ContainsAny(value, "\x00\n") {
-		return "", &Error{Resource: name, Value: value, Reason: "contains a newline or NUL"}
+	if strings.ContainsAny(value, ControlChars) {
+		return "", &Error{Resource: name, Value: value, Reason: "contains a line break or NUL"}
 	}
 	return value, nil
+}
+
+// ControlChars are the characters no attribute or resource value may hold:
+// they would end or forge a line of an accounting record, a log or a
+// listing (NUL, newline, carriage return).
+const ControlChars = "\x00\n\r"
+
+// maxNameLen bounds a resource name.
+const maxNameLen = 64
+
+// ValidName checks a resource name as OpenPBS does: a letter, then
+// letters, digits, '_' or '-'. Names reach accounting records and qstat
+// output as keys, so nothing else may pass.
+func ValidName(name string) error {
+	if name == "" || len(name) > maxNameLen {
+		return &Error{Resource: name, Reason: fmt.Sprintf("a resource name has 1 to %d characters", maxNameLen)}
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if letter || i > 0 && (c >= '0' && c <= '9' || c == '_' || c == '-') {
+			continue
+		}
+		return &Error{Resource: name, Reason: "a resource name is a letter followed by letters, digits, '_' or '-'"}
+	}
+	return nil
 }
 
 // Number converts a canonical value of a numeric resource type to a number

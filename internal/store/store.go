@@ -16,6 +16,7 @@ import (
 
 	"gopbs/internal/fault"
 	"gopbs/internal/model"
+	"gopbs/proto"
 )
 
 // Options tune a Store.
@@ -255,7 +256,7 @@ func (s *Store) Load() (*Snapshot, error) {
 			snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
 			if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
 				var o model.Object
-				if err := msgpack.Unmarshal(raw, &o); err != nil {
+				if err := decodeRecord(raw, &o); err != nil {
 					return fmt.Errorf("store %s: server record: %w", s.path, err)
 				}
 				snap.Server = &o
@@ -266,7 +267,7 @@ func (s *Store) Load() (*Snapshot, error) {
 			}{{bucketQueues, &snap.Queues}, {bucketNodes, &snap.Nodes}} {
 				err := tx.Bucket(spec.bucket).ForEach(func(k, v []byte) error {
 					var o model.Object
-					if err := msgpack.Unmarshal(v, &o); err != nil {
+					if err := decodeRecord(v, &o); err != nil {
 						return fmt.Errorf("store %s: %s %q: %w", s.path, spec.bucket, k, err)
 					}
 					*spec.dst = append(*spec.dst, &o)
@@ -284,7 +285,7 @@ func (s *Store) Load() (*Snapshot, error) {
 					return nil
 				}
 				var j model.Job
-				if err := msgpack.Unmarshal(v, &j); err != nil {
+				if err := decodeRecord(v, &j); err != nil {
 					return fmt.Errorf("store %s: job record %x: %v", s.path, k, err)
 				}
 				if j.Seq != int64(binary.BigEndian.Uint64(k)) {
@@ -304,6 +305,16 @@ func (s *Store) Load() (*Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// decodeRecord decodes one stored record, bounded first: a damaged record
+// nesting millions of arrays would overflow the stack of the recursive
+// decoder, which no recover can catch.
+func decodeRecord(b []byte, v any) error {
+	if err := proto.CheckShape(b, proto.MaxDepth); err != nil {
+		return err
+	}
+	return msgpack.Unmarshal(b, v)
 }
 
 // Script returns a job's spooled script.

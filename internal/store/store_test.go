@@ -1,12 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"gopbs/internal/model"
 	"gopbs/proto"
@@ -137,4 +140,24 @@ func TestCommitterGroupsAndFails(t *testing.T) {
 			t.Fatal("job of a failed commit is in the store")
 		}
 	}
+}
+
+// A record nesting millions of arrays (a damaged or forged store) is an
+// error naming the record, not a fatal stack overflow.
+func TestDeepRecordRefused(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := append(bytes.Repeat([]byte{0x91}, 4<<20), 0xc0)
+	if err := st.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketQueues).Put([]byte("q"), deep)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), "queues") {
+		t.Fatalf("Load of a deep record: %v", err)
+	}
+	st.Close()
 }
