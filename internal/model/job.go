@@ -551,8 +551,11 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 		if !ok {
 			return proto.Errorf(proto.PBSE_BADATVAL, "Hold_Types = %q (want letters of u, o, s, or n)", a.Value)
 		}
-		if !HoldAllowed(h, priv.Owner, priv.Operator, priv.Manager) {
-			return proto.Errorf(proto.PBSE_PERM, "Hold_Types %s", h)
+		// Every hold that changes, set or cleared, needs its privilege:
+		// an owner's "qalter -h n" must not clear an o or s hold.
+		changed := AddHolds(RemoveHolds(h, j.Holds), RemoveHolds(j.Holds, h))
+		if !HoldAllowed(changed, priv.Owner, priv.Operator, priv.Manager) {
+			return proto.Errorf(proto.PBSE_PERM, "Hold_Types %s", changed)
 		}
 	}
 	return d.set(j, a.Resource, a.Value)

@@ -251,7 +251,11 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 		v.role = proto.RoleClient
 		who = &v
 	}
-	reply, err := s.dispatch(who, h.Type, body)
+	var reply any
+	err := s.serverACL(who)
+	if err == nil {
+		reply, err = s.dispatch(who, h.Type, body)
+	}
 	if ferr := fault.Hit(fault.ServerBeforeReply); ferr != nil {
 		return ferr // the connection drops: the reply is lost
 	}
@@ -403,6 +407,30 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 		return &proto.WhoAmIReply{User: who.user, Host: who.host, Manager: mgr, Operator: op, ServerName: s.cfg.ServerName}, nil
 	}
 	return nil, proto.Errorf(proto.PBSE_UNKREQ, "%s", t)
+}
+
+// serverACL enforces the server's acl_hosts and acl_users on every request
+// of a command, as OpenPBS does: requests from the server's own host pass
+// the host list, and managers and operators pass the user list.
+func (s *Server) serverACL(who *caller) error {
+	if who.role != proto.RoleClient {
+		return nil
+	}
+	s.mu.RLock()
+	hostsOn := s.server.Bool(proto.AttrAclHostEnableSvr)
+	hosts, _ := s.server.Get(proto.AttrAclHosts)
+	usersOn := s.server.Bool(proto.AttrAclUserEnable)
+	users, _ := s.server.Get(proto.AttrAclUsers)
+	s.mu.RUnlock()
+	if hostsOn && who.host != s.cfg.Host && !matchesHostList(hosts, who.host) {
+		return proto.Errorf(proto.PBSE_BADHOST, "%s (not in the server's acl_hosts)", who.host)
+	}
+	if usersOn && !matchesUserList(users, who.user, who.host) {
+		if mgr, op := s.privileges(who); !mgr && !op {
+			return proto.Errorf(proto.PBSE_PERM, "user %s is not in the server's acl_users", who.user)
+		}
+	}
+	return nil
 }
 
 // privileges tells whether who is a manager and/or an operator. Root on

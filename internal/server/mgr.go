@@ -51,8 +51,13 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
 		}
 		if !d.CanSet(mgr, op) {
-			if d.Access&model.ReadOnly != 0 {
+			switch {
+			case d.Access&model.ReadOnly != 0:
 				return proto.Errorf(proto.PBSE_ATTRRO, "%s", a.FullName())
+			case op:
+				// OpenPBS answers an operator this way: the attribute is
+				// read-only at the operator's privilege.
+				return proto.Errorf(proto.PBSE_ATTRRO, "%s (needs manager privilege)", a.FullName())
 			}
 			return proto.Errorf(proto.PBSE_PERM, "%s needs manager privilege", a.FullName())
 		}

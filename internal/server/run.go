@@ -476,6 +476,11 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 		return proto.Errorf(proto.PBSE_UNKSIG, "%s", sig)
 	}
 	mgr, op := s.privileges(who)
+	if (special == signals.Suspend || special == signals.Resume) && !mgr && !op {
+		// As OpenPBS: suspending takes a node's cpus back from a job,
+		// which is the operators' call, not the owner's.
+		return proto.Errorf(proto.PBSE_PERM, "suspend and resume need operator or manager privilege")
+	}
 	s.mu.RLock()
 	j, _, err := s.modifiableJob(who, id, mgr, op)
 	if err != nil {
