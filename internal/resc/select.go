@@ -178,7 +178,7 @@ func ParseNodes(s string) (Select, error) {
 				return nil, &Error{Value: s, Reason: "node count must be between 1 and 1048576"}
 			}
 			c.Count = n
-		} else if validName(fields[0]) {
+		} else if validHostName(fields[0]) {
 			extra = append(extra, Pair{"host", fields[0]})
 		} else {
 			return nil, &Error{Value: s, Reason: "bad node name or count " + strconv.Quote(fields[0])}
@@ -203,7 +203,7 @@ func ParseNodes(s string) (Select, error) {
 					}
 				}
 				extra = append(extra, Pair{"ngpus", strconv.Itoa(n)})
-			case !hasVal && validName(name) && !Known(name):
+			case !hasVal && ValidName(name) == nil && !Known(name):
 				for _, e := range extra {
 					if e.Name == name {
 						return nil, &Error{Value: s, Reason: "node property " + strconv.Quote(name) + " given twice"}
@@ -227,7 +227,9 @@ func ParseNodes(s string) (Select, error) {
 	return sel, nil
 }
 
-func validName(s string) bool {
+// validHostName accepts a node name of a nodes spec: a letter, then
+// letters, digits, '-', '_' or '.'.
+func validHostName(s string) bool {
 	if s == "" {
 		return false
 	}
