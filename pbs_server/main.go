@@ -39,7 +39,7 @@ func run() int {
 		SocketPath:    cfg.ServerSocket(),
 		TCPAddr:       ":" + strconv.Itoa(cfg.BatchPort),
 		MomPort:       cfg.MomPort,
-		SchedAddr:     net.JoinHostPort(cfg.Server, strconv.Itoa(cfg.SchedPort)),
+		SchedAddr:     net.JoinHostPort(cfg.SchedHost, strconv.Itoa(cfg.SchedPort)),
 		KeyFile:       cfg.KeyFile(),
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),

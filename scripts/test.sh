@@ -5,6 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The multi-host test (integration/netns_test.go) makes network namespaces
+# with iproute2's ip; as root on a Debian machine without it, install it.
+if [ "$(id -u)" = 0 ] && ! command -v ip >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	(apt-get update -qq && apt-get install -y -qq iproute2) >/dev/null 2>&1 ||
+		echo "test.sh: could not install iproute2; the multi-host test will skip" >&2
+fi
+
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:" >&2

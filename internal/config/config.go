@@ -24,6 +24,7 @@ const (
 	KeyBatchPort   = "PBS_BATCH_SERVICE_PORT"
 	KeyMomPort     = "PBS_MOM_SERVICE_PORT"
 	KeySchedPort   = "PBS_SCHEDULER_SERVICE_PORT"
+	KeySchedHost   = "PBS_SCHEDULER_HOST"
 	KeyMomNodeName = "PBS_MOM_NODE_NAME"
 	KeyPersonality = "PBS_PERSONALITY"
 )
@@ -52,6 +53,7 @@ type Config struct {
 	Home        string
 	Exec        string
 	Server      string // host of pbs_server
+	SchedHost   string // host of the scheduler the server calls; PBS_SERVER by default
 	BatchPort   int
 	MomPort     int
 	SchedPort   int
@@ -84,7 +86,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeyMomNodeName, KeyPersonality} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -125,6 +127,7 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 		Home:        vals[KeyHome],
 		Exec:        vals[KeyExec],
 		Server:      vals[KeyServer],
+		SchedHost:   vals[KeySchedHost],
 		MomNodeName: vals[KeyMomNodeName],
 		Personality: Personality(strings.ToLower(vals[KeyPersonality])),
 	}
@@ -141,6 +144,9 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 	host := ShortHostname()
 	if c.Server == "" {
 		c.Server = host
+	}
+	if c.SchedHost == "" {
+		c.SchedHost = c.Server
 	}
 	if c.MomNodeName == "" {
 		c.MomNodeName = host
