@@ -26,7 +26,7 @@ import (
 // netHost is one test host.
 type netHost struct {
 	name, ns, addr, veth, port string // port: its end on the bridge
-	home, conf                       string
+	home, conf                 string
 }
 
 type netCluster struct {
