@@ -187,7 +187,9 @@ func (c *Conn) decodeEnvelope(payload []byte) (h Header, body msgpack.RawMessage
 }
 
 // DecodeBody decodes a raw body into v. An empty or nil body leaves v as
-// is; bytes after the body are an error.
+// is; bytes after the body are an error. raw must come from Recv, which
+// bounded its shape (CheckShape); bytes from anywhere else go through
+// CheckShape first, or a hostile length or nesting reaches the decoder.
 func DecodeBody(raw msgpack.RawMessage, v any) error {
 	if len(raw) == 0 {
 		return nil
