@@ -91,3 +91,37 @@ func FuzzCheckShape(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCheckShape measures the bound on a full status frame (1,000
+// jobs of 30 attributes, as the server sends them) beside decoding it.
+func BenchmarkCheckShape(b *testing.B) {
+	reply := &StatusReply{}
+	for i := 0; i < 1000; i++ {
+		st := Status{Name: "123456.server"}
+		for k := 0; k < 30; k++ {
+			st.Attrs = append(st.Attrs, Attr{Name: "Resource_List", Resource: "ncpus", Value: "some value of a job"})
+		}
+		reply.Objects = append(reply.Objects, st)
+	}
+	raw, err := msgpack.Marshal(reply)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("check", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for i := 0; i < b.N; i++ {
+			if err := CheckShape(raw, MaxDepth); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		for i := 0; i < b.N; i++ {
+			var r StatusReply
+			if err := DecodeBody(raw, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
