@@ -240,7 +240,9 @@ func TestSeveralHosts(t *testing.T) {
 		"set server scheduling = False",
 		"set server node_check_rate = 3",
 		"set server node_fail_requeue = 4",
-		"set server scheduler_iteration = 2",
+		// No timer cycles during the test: the requeued job must start a
+		// cycle by itself.
+		"set server scheduler_iteration = 600",
 		"create node a Mom=pbsa",
 		"create node b Mom=pbsb",
 		"set node a resources_available.ncpus = 1",
