@@ -61,6 +61,9 @@ func faultRound(t *testing.T, daemon, spec string) {
 	for _, n := range []string{"n1", "n2"} {
 		moms = append(moms, c.AddMom(n, testcluster.MomOptions{}))
 		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 2")
+		if daemon == "pbs_mom" {
+			c.SetFault(daemon, "") // n1 alone is armed
+		}
 	}
 	sched := c.StartScheduler("pbs_sched")
 	if daemon == "pbs_server" {
@@ -97,15 +100,8 @@ func faultRound(t *testing.T, daemon, spec string) {
 			}
 			break
 		}
-		deadline := time.Now().Add(20 * time.Second)
-		for !fell && time.Now().Before(deadline) {
-			for _, m := range moms {
-				if m.WaitDown(0) {
-					fell = true
-					m.Start()
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
+		if fell = moms[0].WaitDown(20 * time.Second); fell {
+			moms[0].Start()
 		}
 	}
 	if !strings.Contains(spec, "=error") && !fell {
@@ -132,7 +128,7 @@ func waitShepherdCrash(t *testing.T, moms []*testcluster.Mom) bool {
 					return true
 				}
 			}
-			if strings.Contains(m.Log(), "shepherd process died") {
+			if strings.Contains(m.Log(), "shepherd is gone without a result") {
 				return true
 			}
 		}

@@ -64,15 +64,20 @@ type Mom struct {
 	stopOnce  sync.Once
 }
 
-// momJob is one job run by this mom. spec, dir and shepherdPid are set
-// before the job is shared and never change; the other fields change while
-// the job runs and are read and written only with Mom.mu held (view takes
-// a consistent copy).
+// momJob is one job run by this mom. spec, dir, shepherdPid and child are
+// set before the job is shared and never change; the other fields change
+// while the job runs and are read and written only with Mom.mu held (view
+// takes a consistent copy).
 type momJob struct {
 	spec        proto.MomJob // without the script
 	dir         string
 	shepherdPid int
-	session     sessionInfo
+	// child is set when this process started the shepherd: it learns of
+	// the shepherd's end by reaping it (reaped). A shepherd inherited from
+	// a previous mom is alive while it holds its lock file.
+	child   bool
+	reaped  bool
+	session sessionInfo
 	result      *jobResult // set once, when the job ended
 	suspended   bool
 	used        proto.Usage // peaks from polling
@@ -554,19 +559,30 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		return true
 	}
-	if j.shepherdPid > 0 && !alive(j.shepherdPid) {
+	if release, gone := m.shepherdGone(j, session); gone {
 		// Re-check: the result may have landed between the two looks.
 		if err := readJSON(filepath.Join(j.dir, fileResult), &res); err != nil {
+			now := time.Now().Unix()
+			if session.Pgid == 0 && !j.child {
+				// The previous mom stopped while starting it: no shepherd
+				// ever ran it, and none can now (the lock is held here
+				// while the result is written). It may run elsewhere.
+				res = jobResult{ExitStatus: proto.JobExecRetry, End: now, Comment: "job not started: its mom stopped while starting it"}
+			} else {
+				res = jobResult{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
+			}
 			// The job's processes may outlive their shepherd (it died
 			// before recording them): they are in its session, which no
 			// other process can join, so they die with it here.
-			for _, p := range sessionProcesses(j.shepherdPid) {
-				syscall.Kill(p.PID, syscall.SIGKILL)
+			if pid := m.shepherdPidOf(j); pid > 0 {
+				for _, p := range sessionProcesses(pid) {
+					syscall.Kill(p.PID, syscall.SIGKILL)
+				}
 			}
-			now := time.Now().Unix()
-			res = jobResult{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
 			writeJSONAtomic(j.dir, fileResult, res, 0o600)
+			m.log.Warn("job's shepherd is gone without a result", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		}
+		release()
 		m.mu.Lock()
 		j.result = &res
 		m.mu.Unlock()
@@ -574,7 +590,7 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 	}
 	if sample && session.Pgid > 0 {
 		var cpu, rss, vsz int64
-		for _, p := range sessionProcesses(j.shepherdPid) {
+		for _, p := range sessionProcesses(m.shepherdPidOf(j)) {
 			cpu += p.CPUTicks
 			rss += p.RSSPages * pageSize
 			vsz += p.VSize
@@ -591,16 +607,69 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 	return false
 }
 
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+// shepherdStartGrace is how long a job directory without a session may
+// wait for the shepherd a previous mom forked just before it stopped.
+const shepherdStartGrace = 30 * time.Second
+
+// shepherdGone reports whether j's shepherd has certainly exited. A
+// shepherd this mom started is gone once reaped. One inherited from a
+// previous mom is gone when its lock can be taken; the lock is then held
+// until release is called, so that no late shepherd can start the job
+// while its end is being recorded.
+func (m *Mom) shepherdGone(j *momJob, session sessionInfo) (release func(), gone bool) {
+	noop := func() {}
+	if j.child {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return noop, j.reaped
+	}
+	if session.Pgid == 0 {
+		if fi, err := os.Stat(filepath.Join(j.dir, fileJob)); err != nil || time.Since(fi.ModTime()) < shepherdStartGrace {
+			return noop, false
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(j.dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return noop, false // cannot tell: keep waiting
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return noop, false // a shepherd holds it
+	}
+	if isShepherdOf(m.shepherdPidOf(j), j.dir) {
+		// A shepherd of a mom from before shepherds took the lock.
+		f.Close()
+		return noop, false
+	}
+	return func() { f.Close() }, true
+}
+
+// isShepherdOf reports whether pid is a live "pbs_mom --shepherd dir"
+// (its command line, so a reused pid is not mistaken for it).
+func isShepherdOf(pid int, dir string) bool {
+	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	if err != nil {
 		return false
 	}
-	return !strings.Contains(string(b), ") Z ")
+	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	return len(args) == 3 && args[1] == ArgShepherd && args[2] == dir
+}
+
+// shepherdPidOf is j's shepherd's pid (its session id), from the mom's
+// record or the shepherd's own.
+func (m *Mom) shepherdPidOf(j *momJob) int {
+	if j.shepherdPid > 0 {
+		return j.shepherdPid
+	}
+	b, err := os.ReadFile(filepath.Join(j.dir, fileShepherd))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return pid
 }
 
 // serveServer answers the server's requests on the mom port.
@@ -747,18 +816,22 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	pid := cmd.Process.Pid
+	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true}
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.
 		cmd.Wait()
+		m.mu.Lock()
+		j.reaped = true
+		m.mu.Unlock()
 		select {
 		case m.ended <- job.JobID:
 		default:
 		}
 	}()
-	os.WriteFile(filepath.Join(dir, fileShepherd), []byte(strconv.Itoa(pid)+"\n"), 0o600)
+	writeFileAtomic(dir, fileShepherd, []byte(strconv.Itoa(pid)+"\n"), 0o600)
 	m.mu.Lock()
-	m.jobs[job.JobID] = &momJob{spec: *job, dir: dir, shepherdPid: pid}
+	m.jobs[job.JobID] = j
 	m.mu.Unlock()
 	m.log.Info("job started", "job", job.JobID, "run", job.RunCount, "user", job.EUser, "shepherd", pid)
 	return fault.Hit(fault.MomAfterStart)
@@ -801,7 +874,7 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		if _, err := os.Stat(filepath.Join(j.dir, fileSession)); err != nil {
 			return nil
 		}
-		if err := syscall.Kill(j.shepherdPid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+		if err := syscall.Kill(m.shepherdPidOf(j), syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
 			return fmt.Errorf("signal shepherd of %s: %w", req.JobID, err)
 		}
 		return nil

@@ -50,6 +50,14 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	if err := writeJSONAtomic(dir, fileSession, sessionInfo{Pgid: pid, Start: time.Now().Unix()}, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Stand in for a live shepherd: hold its lock until the job ends.
+	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	loop := func(f func()) {
@@ -72,9 +80,13 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	loop(func() { m.hasEnded(j) })
 	time.Sleep(200 * time.Millisecond)
 	// The job ends while all of them run.
+	if m.hasEnded(j) {
+		t.Fatal("the job ended while its shepherd held its lock")
+	}
 	if err := writeJSONAtomic(dir, fileResult, jobResult{ExitStatus: 3}, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	lock.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for !m.hasEnded(j) {
 		if time.Now().After(deadline) {
@@ -87,5 +99,42 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	st := m.status()
 	if len(st.Jobs) != 1 || !st.Jobs[0].Exited || st.Jobs[0].SessionID != pid {
 		t.Fatalf("status after the end: %+v", st.Jobs)
+	}
+	if v := m.view(j); v.result.ExitStatus != 3 {
+		t.Fatalf("result %+v, want the shepherd's (exit 3)", v.result)
+	}
+}
+
+// A job directory that a previous mom left without a shepherd (it stopped
+// while starting the job) is given up after the grace, with an exit
+// status the server requeues; a shepherd that starts late then finds the
+// result and does not run the job.
+func TestNeverStartedJobGivenUp(t *testing.T) {
+	m := newTestMom(t)
+	dir := filepath.Join(m.jobsDir, "2.srv")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSONAtomic(dir, fileJob, proto.MomJob{JobID: "2.srv", RunCount: 1}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j := &momJob{spec: proto.MomJob{JobID: "2.srv", RunCount: 1}, dir: dir}
+	m.jobs[j.spec.JobID] = j
+	if m.checkJob(j, false) {
+		t.Fatal("given up within the grace: a shepherd forked just before the crash may still start")
+	}
+	old := time.Now().Add(-2 * shepherdStartGrace)
+	os.Chtimes(filepath.Join(dir, fileJob), old, old)
+	if !m.checkJob(j, false) {
+		t.Fatal("not given up after the grace")
+	}
+	if v := m.view(j); v.result.ExitStatus != proto.JobExecRetry {
+		t.Fatalf("result %+v, want JobExecRetry", v.result)
+	}
+	if code := RunShepherd(dir); code != 0 {
+		t.Fatalf("late shepherd: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fileSession)); err == nil {
+		t.Fatal("a late shepherd ran the job the mom gave up")
 	}
 }

@@ -21,6 +21,7 @@ const (
 	fileResult   = "result"       // jobResult, written by the shepherd at the end
 	fileLog      = "shepherd.log" // the shepherd's own stderr
 	fileDelete   = "delete"       // present once a delete was asked for
+	fileLock     = "shepherd.lock" // flock held by the live shepherd
 )
 
 // sessionInfo is written once the job's process exists.
@@ -39,13 +40,18 @@ type jobResult struct {
 	Fenced     bool        `json:"fenced,omitempty"` // killed when the lease lapsed
 }
 
-// writeJSONAtomic writes v to dir/name through a temporary file, fsync and
-// rename, so a reader sees the old file or the whole new one.
+// writeJSONAtomic writes v to dir/name with writeFileAtomic.
 func writeJSONAtomic(dir, name string, v any, mode os.FileMode) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
+	return writeFileAtomic(dir, name, b, mode)
+}
+
+// writeFileAtomic writes b to dir/name through a temporary file, fsync and
+// rename, so a reader sees the old file or the whole new one.
+func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
 	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {

@@ -24,6 +24,23 @@ const ArgShepherd = "--shepherd"
 // RunShepherd is the body of "pbs_mom --shepherd <jobdir>": run the job,
 // wait for it and record the result. It returns the process exit status.
 func RunShepherd(dir string) int {
+	// The lock says "a shepherd lives here" to a mom that restarted and
+	// no longer is this process's parent; it dies with the process.
+	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	if err == nil {
+		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shepherd: lock:", err)
+		return 1
+	}
+	defer lock.Close()
+	if _, err := os.Stat(filepath.Join(dir, fileResult)); err == nil {
+		// A restarted mom found no shepherd and gave the job up (its
+		// predecessor stopped while starting this one): never run it.
+		return 0
+	}
+	writeFileAtomic(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	var job proto.MomJob
 	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)

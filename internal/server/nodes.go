@@ -392,16 +392,21 @@ func usageResources(j *model.Job, u proto.Usage) model.Resources {
 // already finished, requeued or rerun) is acknowledged and ignored, so each
 // end counts exactly once.
 func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
-	if ob.Fenced {
+	if ob.Fenced || ob.ExitStatus == proto.JobExecRetry {
 		// Killed because the mom lost the server for longer than its
-		// lease: not the job's doing, so it goes back to its queue, as it
+		// lease, or never started because the mom stopped while starting
+		// it: not the job's doing, so it goes back to its queue, as it
 		// would have had the server seen the node fail.
 		s.mu.RLock()
 		j, err := s.lookupJob(ob.JobID)
 		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
 		s.mu.RUnlock()
 		if live {
-			s.requeue(j.Seq, "Job requeued: killed on "+who.name+" when its mom's lease lapsed (no contact with the server)")
+			why := "Job requeued: killed on " + who.name + " when its mom's lease lapsed (no contact with the server)"
+			if !ob.Fenced {
+				why = "Job requeued: " + ob.Comment + " (" + who.name + ")"
+			}
+			s.requeue(j.Seq, why)
 		}
 		return nil
 	}
