@@ -75,12 +75,12 @@ type momJob struct {
 	// child is set when this process started the shepherd: it learns of
 	// the shepherd's end by reaping it (reaped). A shepherd inherited from
 	// a previous mom is alive while it holds its lock file.
-	child   bool
-	reaped  bool
-	session sessionInfo
-	result      *jobResult // set once, when the job ended
-	suspended   bool
-	used        proto.Usage // peaks from polling
+	child     bool
+	reaped    bool
+	session   sessionInfo
+	result    *jobResult // set once, when the job ended
+	suspended bool
+	used      proto.Usage // peaks from polling
 }
 
 // jobView is a copy of a job's changing fields.

@@ -13,14 +13,14 @@ import (
 // root (or the mom's user) with mode 0711, so the owner can reach its
 // script and node file by path but cannot list or change anything.
 const (
-	fileJob      = "job.json"     // proto.MomJob without the script (0600)
-	fileScript   = "script"       // the script, owned by the job's owner (0700)
-	fileNodes    = "nodefile"     // PBS_NODEFILE (0644)
-	fileShepherd = "shepherd.pid" // the shepherd's pid, written by the mom
-	fileSession  = "session"      // sessionInfo, written by the shepherd
-	fileResult   = "result"       // jobResult, written by the shepherd at the end
-	fileLog      = "shepherd.log" // the shepherd's own stderr
-	fileDelete   = "delete"       // present once a delete was asked for
+	fileJob      = "job.json"      // proto.MomJob without the script (0600)
+	fileScript   = "script"        // the script, owned by the job's owner (0700)
+	fileNodes    = "nodefile"      // PBS_NODEFILE (0644)
+	fileShepherd = "shepherd.pid"  // the shepherd's pid, written by the mom
+	fileSession  = "session"       // sessionInfo, written by the shepherd
+	fileResult   = "result"        // jobResult, written by the shepherd at the end
+	fileLog      = "shepherd.log"  // the shepherd's own stderr
+	fileDelete   = "delete"        // present once a delete was asked for
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
 )
 
