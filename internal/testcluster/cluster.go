@@ -64,25 +64,7 @@ func ModuleRoot() (string, error) {
 // directory of the binaries.
 func Build(t TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		root, err := ModuleRoot()
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir, err = os.MkdirTemp("", "gopbs-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		os.Chmod(binDir, 0o755)
-		cmd := exec.Command("go", "build", "-o", binDir+"/", "./...")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
+	buildOnce.Do(func() { binDir, buildErr = buildInto("gopbs-bin-", nil, "./...") })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -101,26 +83,33 @@ var (
 func BuildFaults(t TB) string {
 	t.Helper()
 	faultOnce.Do(func() {
-		root, err := ModuleRoot()
-		if err != nil {
-			faultErr = err
-			return
-		}
-		if faultDir, err = os.MkdirTemp("", "gopbs-fault-bin-"); err != nil {
-			faultErr = err
-			return
-		}
-		os.Chmod(faultDir, 0o755)
-		cmd := exec.Command("go", "build", "-tags", "faultpoints", "-o", faultDir+"/", "./pbs_server", "./pbs_mom", "./pbs_sched")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			faultErr = fmt.Errorf("go build -tags faultpoints: %v\n%s", err, out)
-		}
+		faultDir, faultErr = buildInto("gopbs-fault-bin-", []string{"-tags", "faultpoints"}, "./pbs_server", "./pbs_mom", "./pbs_sched")
 	})
 	if faultErr != nil {
 		t.Fatal(faultErr)
 	}
 	return faultDir
+}
+
+// buildInto builds pkgs with go build flags into a new temporary
+// directory every user can read.
+func buildInto(prefix string, flags []string, pkgs ...string) (string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	os.Chmod(dir, 0o755)
+	args := append(append(append([]string{"build"}, flags...), "-o", dir+"/"), pkgs...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return dir, nil
 }
 
 // daemonCmd is the path and environment to start daemon (pbs_server,
@@ -308,7 +297,7 @@ func (c *Cluster) WaitServerDown(timeout time.Duration) bool {
 	if p == nil {
 		return true
 	}
-	if p.waitExit(timeout) == -1 && !p.exited() {
+	if !p.down(timeout) {
 		return false
 	}
 	c.mu.Lock()

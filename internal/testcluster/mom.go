@@ -19,7 +19,7 @@ type Mom struct {
 	Conf string
 	Port int
 
-	p *proc
+	daemon // Kill, WaitDown, WaitExit, Pid: jobs keep running under their shepherds
 }
 
 // MomOptions adjust a new mom.
@@ -90,37 +90,6 @@ func (m *Mom) Start() {
 	m.p = startProc(m.c.T, path, nil, env, filepath.Join(m.Home, "pbs_mom.stderr"))
 }
 
-// Kill sends sig to pbs_mom and waits for it to exit. Jobs keep running
-// under their shepherds.
-func (m *Mom) Kill(sig syscall.Signal) {
-	if m.p == nil {
-		return
-	}
-	m.p.stop(sig, 20*time.Second)
-	m.p = nil
-}
-
-// WaitDown waits up to timeout for pbs_mom to have exited by itself and
-// reports whether it did; Start starts it again.
-func (m *Mom) WaitDown(timeout time.Duration) bool {
-	if m.p == nil {
-		return true
-	}
-	if m.p.waitExit(timeout) == -1 && !m.p.exited() {
-		return false
-	}
-	m.p = nil
-	return true
-}
-
-// Pid is the running pbs_mom's process id (0 when stopped).
-func (m *Mom) Pid() int {
-	if m.p == nil {
-		return 0
-	}
-	return m.p.pid()
-}
-
 // Log returns what the mom wrote to stderr.
 func (m *Mom) Log() string {
 	b, _ := os.ReadFile(filepath.Join(m.Home, "pbs_mom.stderr"))
@@ -185,19 +154,6 @@ func (c *Cluster) WaitJobState(id, want string, timeout time.Duration) string {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// WaitExit waits up to timeout for pbs_mom to exit by itself and returns
-// its exit code, or -1 when it is still running. Jobs keep running.
-func (m *Mom) WaitExit(timeout time.Duration) int {
-	if m.p == nil {
-		return -1
-	}
-	code := m.p.waitExit(timeout)
-	if code >= 0 {
-		m.p = nil
-	}
-	return code
 }
 
 // Mom returns the mom of node name added with AddMom (nil if none).

@@ -75,3 +75,63 @@ func (p *proc) waitExit(timeout time.Duration) int {
 		return -1
 	}
 }
+
+// down waits up to timeout for the process to end and reports whether it
+// has (whatever its exit status: a signal gives no exit code).
+func (p *proc) down(timeout time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// daemon is a daemon process of a cluster that tests stop and start again;
+// p is nil while it is stopped.
+type daemon struct{ p *proc }
+
+// Kill sends sig and waits for the process to exit (after 20 s, SIGKILL).
+func (d *daemon) Kill(sig syscall.Signal) {
+	if d.p == nil {
+		return
+	}
+	d.p.stop(sig, 20*time.Second)
+	d.p = nil
+}
+
+// WaitDown waits up to timeout for the process to have exited by itself
+// (a crash or an exit) and reports whether it did; it then counts as
+// stopped and can be started again.
+func (d *daemon) WaitDown(timeout time.Duration) bool {
+	if d.p == nil {
+		return true
+	}
+	if !d.p.down(timeout) {
+		return false
+	}
+	d.p = nil
+	return true
+}
+
+// WaitExit waits up to timeout for the process to exit by itself and
+// returns its exit code, or -1 when it is still running (or died of a
+// signal).
+func (d *daemon) WaitExit(timeout time.Duration) int {
+	if d.p == nil {
+		return -1
+	}
+	code := d.p.waitExit(timeout)
+	if code >= 0 {
+		d.p = nil
+	}
+	return code
+}
+
+// Pid is the process id (0 when stopped).
+func (d *daemon) Pid() int {
+	if d.p == nil {
+		return 0
+	}
+	return d.p.pid()
+}

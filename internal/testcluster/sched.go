@@ -13,7 +13,7 @@ import (
 type Scheduler struct {
 	c    *Cluster
 	name string
-	p    *proc
+	daemon
 }
 
 // StartScheduler starts the scheduler binary name (for example
@@ -39,15 +39,6 @@ func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 	return s
 }
 
-// Kill sends sig to the scheduler and waits for it to exit.
-func (s *Scheduler) Kill(sig syscall.Signal) {
-	if s.p == nil {
-		return
-	}
-	s.p.stop(sig, 20*time.Second)
-	s.p = nil
-}
-
 // Crash sends SIGKILL and returns at once, as a crash would leave things
 // for a service manager that restarts the scheduler immediately.
 func (s *Scheduler) Crash() {
@@ -56,27 +47,6 @@ func (s *Scheduler) Crash() {
 	}
 	s.p.cmd.Process.Signal(syscall.SIGKILL)
 	s.p = nil
-}
-
-// WaitDown waits up to timeout for the scheduler to have exited by itself
-// (a crash or an exit) and reports whether it did.
-func (s *Scheduler) WaitDown(timeout time.Duration) bool {
-	if s.p == nil {
-		return true
-	}
-	if s.p.waitExit(timeout) == -1 && !s.p.exited() {
-		return false
-	}
-	s.p = nil
-	return true
-}
-
-// Pid is the scheduler's process id (0 when stopped).
-func (s *Scheduler) Pid() int {
-	if s.p == nil {
-		return 0
-	}
-	return s.p.pid()
 }
 
 // SchedLog returns today's sched_logs file.
@@ -89,17 +59,4 @@ func (c *Cluster) SchedLog() string {
 func (c *Cluster) SchedStderr(name string) string {
 	b, _ := os.ReadFile(filepath.Join(c.Home, name+".stderr"))
 	return string(b)
-}
-
-// WaitExit waits up to timeout for the scheduler to exit by itself and
-// returns its exit code, or -1 when it is still running.
-func (s *Scheduler) WaitExit(timeout time.Duration) int {
-	if s.p == nil {
-		return -1
-	}
-	code := s.p.waitExit(timeout)
-	if code >= 0 {
-		s.p = nil
-	}
-	return code
 }
