@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"gopbs/internal/testcluster"
+	"gopbs/proto"
 )
 
 // Issue 7: what an attacker or a failing machine does to the daemons, and
@@ -157,6 +158,7 @@ func TestConnectionFloods(t *testing.T) {
 	}
 	logBefore := len(serverLog())
 
+	rssBefore := rssKB(t, c.ServerPid())
 	dialIdle(t, "tcp", fmt.Sprintf("127.0.0.1:%d", c.BatchPort), 5000)
 	if r := c.Run("qstat", "-B"); r.Code != 0 {
 		t.Fatalf("local qstat with 5000 idle TCP connections: %s", r)
@@ -166,6 +168,22 @@ func TestConnectionFloods(t *testing.T) {
 	}
 	if n := strings.Count(serverLog()[logBefore:], "\n"); n > 50 {
 		t.Errorf("the flood wrote %d log lines", n)
+	}
+	// A local user holding a thousand idle connections (each past its
+	// handshake, so held until the idle timeout) costs bounded memory.
+	local := dialIdle(t, "unix", filepath.Join(c.Home, "pbs_server.sock"), 1000)
+	for _, nc := range local {
+		conn := proto.NewConn(nc, 0)
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := proto.ClientHandshake(conn, proto.RoleClient, "", nil); err != nil {
+			break // past the user's budget: refused
+		}
+	}
+	if r := c.Run("qstat", "-B"); r.Code != 0 {
+		t.Fatalf("local qstat with 5000 idle TCP and 1000 idle local connections: %s", r)
+	}
+	if grown := rssKB(t, c.ServerPid()) - rssBefore; grown > 64<<10 {
+		t.Errorf("the server grew by %d KiB holding the idle connections", grown)
 	}
 
 	srvFDs := fdCount(t, c.ServerPid())

@@ -33,6 +33,11 @@ type Conn struct {
 	sess     *session
 }
 
+// connBuffer sizes each connection's read and write buffers. Small,
+// because a daemon holds thousands of mostly idle connections; large
+// frames bypass the buffers (bufio reads and writes them directly).
+const connBuffer = 4 << 10
+
 // NewConn wraps nc. maxFrame <= 0 selects DefaultMaxFrame.
 func NewConn(nc net.Conn, maxFrame int) *Conn {
 	if maxFrame <= 0 {
@@ -40,8 +45,8 @@ func NewConn(nc net.Conn, maxFrame int) *Conn {
 	}
 	c := &Conn{
 		nc:       nc,
-		r:        bufio.NewReaderSize(nc, 32<<10),
-		w:        bufio.NewWriterSize(nc, 32<<10),
+		r:        bufio.NewReaderSize(nc, connBuffer),
+		w:        bufio.NewWriterSize(nc, connBuffer),
 		maxFrame: maxFrame,
 	}
 	c.enc = msgpack.NewEncoder(&c.out)
