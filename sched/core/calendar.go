@@ -1,0 +1,337 @@
+package core
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"gopbs/internal/place"
+	"gopbs/internal/resc"
+)
+
+// Forever stands for "no known end": a running job without a walltime
+// whose queue and server set no resources_max.walltime holds its
+// resources until then.
+var Forever = time.Unix(math.MaxInt64/4, 0)
+
+var forever = Forever.Unix()
+
+// Calendar is the time axis of a World: for every node that is up, the
+// spans of time during which running jobs and reservations hold its
+// resources, and windows (dedicated time) that only their own jobs may
+// use. It answers where a job fits at a given time and the earliest time
+// it fits, and takes reservations. Times are whole seconds.
+//
+// It is built once per cycle (NewCalendar) and belongs to that cycle.
+type Calendar struct {
+	now    int64
+	nodes  []*calNode
+	byName map[string]*calNode
+	// cands are the place.Node views of nodes, in order; their Free maps
+	// are set per query.
+	cands  []*place.Node
+	cursor int // next fit for placements now
+	blocks []window
+	// ends are every span end and window end after now, sorted and
+	// unique: the times at which more may fit (built lazily).
+	ends      []int64
+	endsDirty bool
+	maxWall   func(queue string) time.Duration
+}
+
+type window struct{ from, to int64 }
+
+type calNode struct {
+	node  *Node
+	cap   Amounts // what the node has (consumables)
+	spans []span
+	// freeNow is cap less every span holding now, kept current as spans
+	// are added; future is set once a span starts after now (a
+	// reservation), the only case where free over a window is less than
+	// free now.
+	freeNow Amounts
+	future  bool
+}
+
+type span struct {
+	from, to int64
+	amt      Amounts
+}
+
+// NewCalendar builds the calendar of w: every running job holds what it
+// runs on from now until its start + walltime (a job past its walltime
+// until a second from now; a job without one until its queue's or the
+// server's resources_max.walltime after its start, else Forever).
+// Resources assigned on a node that no running job accounts for are held
+// Forever.
+func NewCalendar(w *World) *Calendar {
+	c := &Calendar{now: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime}
+	for _, n := range w.Nodes {
+		if !n.Up() {
+			continue
+		}
+		cn := &calNode{node: n, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		c.nodes = append(c.nodes, cn)
+		c.byName[n.Name] = cn
+		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+	}
+	accounted := map[string]Amounts{}
+	for _, j := range w.Jobs {
+		if !j.Running() || len(j.Where) == 0 {
+			continue
+		}
+		end := c.expectedEnd(j)
+		for _, ch := range j.Where {
+			amt := chunkAmounts(ch.Chunk)
+			c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
+			a := accounted[ch.Node]
+			if a == nil {
+				a = Amounts{}
+				accounted[ch.Node] = a
+			}
+			for r, v := range amt {
+				a[r] += v
+			}
+		}
+	}
+	for _, cn := range c.nodes {
+		rest := Amounts{}
+		for r, v := range cn.node.Assigned {
+			if d := v - accounted[cn.node.Name][r]; d > 0 {
+				rest[r] = d
+			}
+		}
+		if len(rest) > 0 {
+			c.addSpan(cn.node.Name, span{from: c.now, to: forever, amt: rest})
+		}
+	}
+	return c
+}
+
+// expectedEnd is when a running job will have released its resources.
+func (c *Calendar) expectedEnd(j *Job) int64 {
+	wall := j.Walltime
+	if wall <= 0 {
+		wall = c.maxWall(j.Queue)
+	}
+	if wall <= 0 {
+		return forever
+	}
+	start := j.Stime.Unix()
+	if j.Stime.IsZero() {
+		start = c.now
+	}
+	return max(start+int64(wall/time.Second), c.now+1)
+}
+
+// duration is how long a job would hold what it is given, in seconds.
+func (c *Calendar) duration(j *Job) int64 {
+	wall := j.Walltime
+	if wall <= 0 {
+		wall = c.maxWall(j.Queue)
+	}
+	if wall <= 0 {
+		return forever
+	}
+	return max(int64(wall/time.Second), 1)
+}
+
+// chunkAmounts is what one chunk takes from its node: its consumable
+// amounts, and one cpu when it names none.
+func chunkAmounts(ch resc.Chunk) Amounts {
+	out := Amounts{}
+	if _, ok := ch.Get("ncpus"); !ok {
+		out["ncpus"] = 1
+	}
+	for _, p := range ch.Resources {
+		if resc.Consumable(p.Name) {
+			if v, ok := resc.Number(p.Name, p.Value); ok {
+				out[p.Name] += v
+			}
+		}
+	}
+	return out
+}
+
+func (c *Calendar) addSpan(node string, s span) {
+	cn := c.byName[node]
+	if cn == nil || s.to <= s.from {
+		return
+	}
+	cn.spans = append(cn.spans, s)
+	if s.from <= c.now && s.to > c.now {
+		for r, v := range s.amt {
+			cn.freeNow[r] -= v
+		}
+	}
+	if s.from > c.now {
+		cn.future = true
+	}
+	c.endsDirty = true
+}
+
+// Add holds where from from to to: a job started now (Run), or a
+// reservation for a job expected to start later.
+func (c *Calendar) Add(where []Chunk, from, to time.Time) {
+	f, t := max(from.Unix(), c.now), to.Unix()
+	for _, ch := range where {
+		c.addSpan(ch.Node, span{from: f, to: t, amt: chunkAmounts(ch.Chunk)})
+	}
+}
+
+// Start records that j starts now on where, for as long as it may run.
+func (c *Calendar) Start(j *Job, where []Chunk) {
+	c.Add(where, time.Unix(c.now, 0), time.Unix(c.now+c.duration(j), 0))
+}
+
+// Reserve holds where for j from start for as long as it may run.
+func (c *Calendar) Reserve(j *Job, start time.Time, where []Chunk) {
+	from := max(start.Unix(), c.now)
+	c.Add(where, time.Unix(from, 0), time.Unix(from+c.duration(j), 0))
+}
+
+// Block keeps [from, to) for the jobs allowed in it (dedicated time): a
+// placement that does not ignore blocks never overlaps it.
+func (c *Calendar) Block(from, to time.Time) {
+	if to.Unix() > c.now {
+		c.blocks = append(c.blocks, window{from.Unix(), to.Unix()})
+		c.endsDirty = true
+	}
+}
+
+// blocked reports whether [from, to) overlaps a block.
+func (c *Calendar) blocked(from, to int64) bool {
+	for _, b := range c.blocks {
+		if from < b.to && b.from < to {
+			return true
+		}
+	}
+	return false
+}
+
+// freeOver is what node cn has free during all of [from, to).
+func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
+	if from <= c.now && !cn.future {
+		// Nothing starts later: usage only falls from now on.
+		return cn.freeNow
+	}
+	// Usage peaks at from or where a span starts inside the window.
+	points := []int64{from}
+	for _, s := range cn.spans {
+		if s.from > from && s.from < to {
+			points = append(points, s.from)
+		}
+	}
+	peak := Amounts{}
+	for _, t := range points {
+		used := Amounts{}
+		for _, s := range cn.spans {
+			if s.from <= t && t < s.to {
+				for r, v := range s.amt {
+					used[r] += v
+				}
+			}
+		}
+		for r, v := range used {
+			if v > peak[r] {
+				peak[r] = v
+			}
+		}
+	}
+	free := cn.cap.Clone()
+	for r, v := range peak {
+		free[r] -= v
+	}
+	return free
+}
+
+// PlaceAt places j's chunks on nodes free during all of [at, at + its
+// walltime), trying nodes in order (nil: the calendar's, with next fit
+// for placements now). It reports false when j does not fit then.
+func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks bool) ([]Chunk, bool) {
+	from := max(at.Unix(), c.now)
+	to := from + c.duration(j)
+	if to < from { // overflow past Forever
+		to = forever
+	}
+	if !ignoreBlocks && c.blocked(from, to) {
+		return nil, false
+	}
+	cands := c.cands
+	if order != nil {
+		cands = make([]*place.Node, 0, len(order))
+		for _, n := range order {
+			if cn := c.byName[n.Name]; cn != nil {
+				cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props})
+			}
+		}
+	}
+	for _, pn := range cands {
+		pn.Free = c.freeOver(c.byName[pn.Name], from, to)
+	}
+	start := 0
+	if order == nil && from == c.now {
+		start = c.cursor
+	}
+	p, last, err := place.ChunksFrom(j.Select, j.Place, cands, nil, start)
+	if err != nil {
+		return nil, false
+	}
+	if order == nil && from == c.now {
+		c.cursor = last
+	}
+	out := make([]Chunk, len(p))
+	for i, pc := range p {
+		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk}
+	}
+	return out, true
+}
+
+// Earliest is the earliest time at or after from at which j fits, and
+// where: from itself, or a moment at which a running job, a reservation
+// or a blocked window ends. It reports false when j fits at none of them
+// (it asks for more than the nodes that are up have).
+func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Time, []Chunk, bool) {
+	f := max(from.Unix(), c.now)
+	if where, ok := c.PlaceAt(j, time.Unix(f, 0), nil, ignoreBlocks); ok {
+		return time.Unix(f, 0), where, true
+	}
+	ends := c.endTimes()
+	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
+	for ; i < len(ends); i++ {
+		t := time.Unix(ends[i], 0)
+		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
+			return t, where, true
+		}
+	}
+	return time.Time{}, nil, false
+}
+
+// endTimes lists every span and block end after now, sorted and unique.
+func (c *Calendar) endTimes() []int64 {
+	if !c.endsDirty && c.ends != nil {
+		return c.ends
+	}
+	seen := map[int64]bool{}
+	var out []int64
+	add := func(t int64) {
+		if t > c.now && t < forever && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, cn := range c.nodes {
+		for _, s := range cn.spans {
+			add(s.to)
+		}
+	}
+	for _, b := range c.blocks {
+		add(b.to)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	c.ends, c.endsDirty = out, false
+	return out
+}
+
+// Now is the calendar's present.
+func (c *Calendar) Now() time.Time { return time.Unix(c.now, 0) }

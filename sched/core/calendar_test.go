@@ -1,0 +1,141 @@
+package core
+
+import (
+	"testing"
+	"time"
+
+	"gopbs/internal/resc"
+)
+
+var t0 = time.Unix(1_700_000_000, 0)
+
+func node(name string, ncpus float64) *Node {
+	return &Node{Name: name, Avail: Amounts{"ncpus": ncpus}, Props: map[string]string{"host": name}, Assigned: Amounts{}, IdealLoad: -1, MaxLoad: -1}
+}
+
+func job(id, sel string, wall time.Duration) *Job {
+	s, err := resc.ParseSelect(sel)
+	if err != nil {
+		panic(err)
+	}
+	return &Job{ID: id, Queue: "workq", State: JobQueued, Select: s, Walltime: wall}
+}
+
+// running makes j a job started at start on where ("n1:2,n2:1" style
+// pairs of node and cpus).
+func running(j *Job, start time.Time, where ...Chunk) *Job {
+	j.State, j.Stime, j.Where = JobRunning, start, where
+	return j
+}
+
+func cpus(node string, n string) Chunk {
+	s, _ := resc.ParseSelect("1:ncpus=" + n)
+	return Chunk{Node: node, Chunk: s[0]}
+}
+
+func nodesOf(where []Chunk) []string {
+	var out []string
+	for _, c := range where {
+		out = append(out, c.Node)
+	}
+	return out
+}
+
+func TestCalendarEarliest(t *testing.T) {
+	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	// Two nodes of 2 cpus. A holds n1 until 100 s from now.
+	world := func(extra ...*Job) *World {
+		jobs := append([]*Job{running(job("A", "1:ncpus=2", 100*time.Second), t0, cpus("n1", "2"))}, extra...)
+		return NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{node("n1", 2), node("n2", 2)}, jobs)
+	}
+	for _, tc := range []struct {
+		name   string
+		setup  func(c *Calendar)
+		job    *Job
+		want   time.Time
+		where  []string
+		noSlot bool
+	}{
+		{name: "fits now beside A", job: job("B", "1:ncpus=2", 50*time.Second), want: sec(0), where: []string{"n2"}},
+		{name: "needs both nodes: after A", job: job("C", "2:ncpus=2", 50*time.Second), want: sec(100), where: []string{"n1", "n2"}},
+		{name: "more than exists", job: job("X", "3:ncpus=2", time.Second), noSlot: true},
+		{
+			name:  "short job fits before a reservation",
+			setup: func(c *Calendar) { c.Add([]Chunk{cpus("n1", "2"), cpus("n2", "2")}, sec(100), sec(300)) },
+			job:   job("D", "1:ncpus=1", 50*time.Second), want: sec(0), where: []string{"n2"},
+		},
+		{
+			name:  "long job must not delay the reservation: after it",
+			setup: func(c *Calendar) { c.Add([]Chunk{cpus("n1", "2"), cpus("n2", "2")}, sec(100), sec(300)) },
+			job:   job("E", "1:ncpus=1", 150*time.Second), want: sec(300), where: []string{"n1"},
+		},
+		{
+			name:  "fits beside the reservation",
+			setup: func(c *Calendar) { c.Add([]Chunk{cpus("n1", "2"), cpus("n2", "1")}, sec(100), sec(300)) },
+			job:   job("F", "1:ncpus=1", time.Hour), want: sec(0), where: []string{"n2"},
+		},
+		{
+			name:  "no walltime: held forever, so not beside a later reservation; on n1 once A ends",
+			setup: func(c *Calendar) { c.Add([]Chunk{cpus("n2", "2")}, sec(100), sec(300)) },
+			job:   job("G", "1:ncpus=1", 0), want: sec(100), where: []string{"n1"},
+		},
+		{
+			name:  "a dedicated window is not crossed",
+			setup: func(c *Calendar) { c.Block(sec(60), sec(120)) },
+			job:   job("H", "1:ncpus=1", 100*time.Second), want: sec(120), where: []string{"n1"},
+		},
+		{
+			name:  "a job that ends before the window starts now",
+			setup: func(c *Calendar) { c.Block(sec(60), sec(120)) },
+			job:   job("I", "1:ncpus=1", 60*time.Second), want: sec(0), where: []string{"n2"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewCalendar(world())
+			if tc.setup != nil {
+				tc.setup(c)
+			}
+			at, where, ok := c.Earliest(tc.job, t0, false)
+			if tc.noSlot {
+				if ok {
+					t.Fatalf("placed at %v on %v", at.Sub(t0), nodesOf(where))
+				}
+				return
+			}
+			if !ok || !at.Equal(tc.want) {
+				t.Fatalf("earliest = %v (ok %v), want %v", at.Sub(t0), ok, tc.want.Sub(t0))
+			}
+			if got := nodesOf(where); len(got) != len(tc.where) || got[0] != tc.where[0] {
+				t.Fatalf("where = %v, want %v", got, tc.where)
+			}
+		})
+	}
+}
+
+// A running job's expected end: start + walltime, or its queue's
+// resources_max.walltime, or forever; one past its walltime ends any
+// moment. Assigned resources no running job accounts for are held
+// forever.
+func TestCalendarRunningJobs(t *testing.T) {
+	q := &Queue{Name: "workq", Execution: true, MaxWalltime: 2 * time.Hour}
+	pastWall := running(job("P", "1:ncpus=1", 10*time.Second), t0.Add(-time.Minute), cpus("n1", "1"))
+	noWall := running(job("W", "1:ncpus=1", 0), t0.Add(-time.Hour), cpus("n2", "1"))
+	n3 := node("n3", 1)
+	n3.Assigned = Amounts{"ncpus": 1}
+	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{q}, []*Node{node("n1", 1), node("n2", 1), n3}, []*Job{pastWall, noWall})
+	c := NewCalendar(w)
+	probe := job("J", "1:ncpus=1", time.Minute)
+	at, where, ok := c.Earliest(probe, t0, false)
+	if !ok || !at.Equal(t0.Add(time.Second)) || where[0].Node != "n1" {
+		t.Fatalf("after an overrun job: %v on %v (%v)", at.Sub(t0), nodesOf(where), ok)
+	}
+	// n2 frees at W's start + the queue's 2 h maximum: one hour from now.
+	c.Reserve(probe, at, where)
+	at, where, ok = c.Earliest(job("K", "1:ncpus=1", time.Minute), t0, false)
+	if !ok || !at.Equal(t0.Add(61*time.Second)) || where[0].Node != "n1" {
+		t.Fatalf("next slot: %v on %v (%v)", at.Sub(t0), nodesOf(where), ok)
+	}
+	if _, ok := c.PlaceAt(job("L", "1:host=n3", time.Minute), t0.Add(1000*time.Hour), nil, false); ok {
+		t.Fatal("n3's unexplained assignment was not held")
+	}
+}

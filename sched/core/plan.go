@@ -1,0 +1,77 @@
+package core
+
+import "time"
+
+// DecisionKind is what a decision does.
+type DecisionKind uint8
+
+// Decision kinds.
+const (
+	// DecideRun starts a job on exactly the chunks of Where; the server
+	// verifies them against live state and refuses a placement that no
+	// longer holds (it never places the job again itself).
+	DecideRun DecisionKind = iota + 1
+	// DecideComment sets the job's comment.
+	DecideComment
+	// DecideHold puts holds of types Holds on the job, until Until when
+	// it is not zero.
+	DecideHold
+	// DecideFail ends a job that can never run, with Text as why.
+	DecideFail
+	// DecideReserve records when and where the job is expected to start
+	// (estimated.start_time, estimated.exec_vnode).
+	DecideReserve
+)
+
+// Decision is one thing a policy wants done.
+type Decision struct {
+	Kind  DecisionKind
+	Job   *Job
+	Where []Chunk   // Run, Reserve
+	Start time.Time // Reserve
+	Holds string    // Hold
+	Until time.Time // Hold
+	Text  string    // Run: comment on start; Comment, Hold, Fail: the text
+}
+
+// Plan records a cycle's decisions in order.
+type Plan struct {
+	decisions []Decision
+	commented map[string]string // job -> comment set this cycle
+}
+
+// NewPlan starts an empty plan.
+func NewPlan() *Plan { return &Plan{commented: map[string]string{}} }
+
+// Run starts j on where; comment, when not empty, becomes its comment.
+func (p *Plan) Run(j *Job, where []Chunk, comment string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideRun, Job: j, Where: where, Text: comment})
+	p.commented[j.ID] = comment
+}
+
+// Comment sets j's comment when it differs from what j has.
+func (p *Plan) Comment(j *Job, text string) {
+	if prev, ok := p.commented[j.ID]; ok && prev == text || !ok && j.Comment == text {
+		return
+	}
+	p.commented[j.ID] = text
+	p.decisions = append(p.decisions, Decision{Kind: DecideComment, Job: j, Text: text})
+}
+
+// Hold holds j (types "s", "u", "o"), until until unless it is zero.
+func (p *Plan) Hold(j *Job, types string, until time.Time, reason string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideHold, Job: j, Holds: types, Until: until, Text: reason})
+}
+
+// Fail ends j, which can never run.
+func (p *Plan) Fail(j *Job, reason string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideFail, Job: j, Text: reason})
+}
+
+// Reserve records j's expected start.
+func (p *Plan) Reserve(j *Job, start time.Time, where []Chunk) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideReserve, Job: j, Start: start, Where: where})
+}
+
+// Decisions returns the decisions in order.
+func (p *Plan) Decisions() []Decision { return p.decisions }

@@ -1,0 +1,73 @@
+package core
+
+import (
+	"fmt"
+	"time"
+)
+
+// Code is the outcome of a check.
+type Code uint8
+
+// Check outcomes.
+const (
+	// Run: nothing stops the job.
+	Run Code = iota
+	// NotNow: the job cannot start this cycle; it may later.
+	NotNow
+	// Never: the job can never run as it is (it asks for more than any
+	// node has); policies fail it.
+	Never
+	// WaitUntil: the job cannot start before Status.Until.
+	WaitUntil
+)
+
+// Status is what a check, a filter or an activation hook says of a job:
+// the outcome, why, and who said it. Its Reason is the job's "Not
+// Running: ..." comment, a filter's verdict in the job's comment, and a
+// line of the simulator's log.
+type Status struct {
+	Code   Code
+	Reason string
+	Until  time.Time // WaitUntil
+	Plugin string    // the check's name
+}
+
+// OK is the status of a check that found nothing against the job.
+var OK = Status{}
+
+// IsRun reports whether the status lets the job run.
+func (s Status) IsRun() bool { return s.Code == Run }
+
+// NotNowf is a NotNow status with a formatted reason.
+func NotNowf(plugin, format string, args ...any) Status {
+	return Status{Code: NotNow, Reason: fmt.Sprintf(format, args...), Plugin: plugin}
+}
+
+// Neverf is a Never status with a formatted reason.
+func Neverf(plugin, format string, args ...any) Status {
+	return Status{Code: Never, Reason: fmt.Sprintf(format, args...), Plugin: plugin}
+}
+
+// Waitf is a WaitUntil status.
+func Waitf(plugin string, until time.Time, format string, args ...any) Status {
+	return Status{Code: WaitUntil, Until: until, Reason: fmt.Sprintf(format, args...), Plugin: plugin}
+}
+
+// Comment is the job comment for a status that keeps the job from
+// running.
+func (s Status) Comment() string { return "Not Running: " + s.Reason }
+
+func (s Status) String() string {
+	names := [...]string{"run", "not now", "never", "wait"}
+	out := names[s.Code]
+	if s.Plugin != "" {
+		out += " (" + s.Plugin + ")"
+	}
+	if s.Reason != "" {
+		out += ": " + s.Reason
+	}
+	if s.Code == WaitUntil {
+		out += " until " + s.Until.UTC().Format(time.RFC3339)
+	}
+	return out
+}

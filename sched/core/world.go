@@ -1,0 +1,224 @@
+package core
+
+import (
+	"time"
+
+	"gopbs/internal/resc"
+)
+
+// Amounts are consumable resources by name: ncpus and ngpus as counts,
+// mem and vmem in bytes, walltime-like resources in seconds.
+type Amounts map[string]float64
+
+// Clone copies a.
+func (a Amounts) Clone() Amounts {
+	out := make(Amounts, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+// Fits reports whether every amount of want is within a.
+func (a Amounts) Fits(want Amounts) bool {
+	for k, v := range want {
+		if v > 0 && a[k] < v {
+			return false
+		}
+	}
+	return true
+}
+
+// JobState is a job's state letter as qstat shows it.
+type JobState byte
+
+// Job states.
+const (
+	JobQueued    JobState = 'Q'
+	JobHeld      JobState = 'H'
+	JobWaiting   JobState = 'W'
+	JobRunning   JobState = 'R'
+	JobExiting   JobState = 'E'
+	JobSuspended JobState = 'S'
+	JobTransit   JobState = 'T'
+	JobFinished  JobState = 'F'
+)
+
+// Chunk is one chunk of a job placed on one node.
+type Chunk struct {
+	Node  string
+	Chunk resc.Chunk // Count 1
+}
+
+// Job is a job as policies see it: every value parsed.
+type Job struct {
+	ID       string
+	Seq      int64
+	Name     string
+	Owner    string // the user the job runs as
+	Group    string
+	Account  string
+	Queue    string
+	State    JobState
+	Priority int64
+	// Holds are the hold types set ("u", "o", "s" letters); HoldUntil is
+	// when a hold lifts by itself (zero: never).
+	Holds     string
+	HoldUntil time.Time
+	Qtime     time.Time // entered its queue
+	Etime     time.Time // became eligible
+	Stime     time.Time // started (running jobs)
+	// Select and Place are the job's request; Totals sums its consumable
+	// amounts over the chunks (a chunk naming no ncpus takes one).
+	Select resc.Select
+	Place  resc.Place
+	Totals Amounts
+	// Walltime is the requested walltime; 0 when none was asked for.
+	Walltime time.Duration
+	// Request is Resource_List as the server holds it, for sort keys and
+	// checks on any resource.
+	Request map[string]string
+	// Used is resources_used: cput and walltime as durations, mem bytes.
+	UsedCPU  time.Duration
+	UsedWall time.Duration
+	UsedMem  int64
+	// Where runs the job (running jobs), chunk by chunk.
+	Where   []Chunk
+	Comment string
+}
+
+// Queued reports whether the job waits to run.
+func (j *Job) Queued() bool { return j.State == JobQueued }
+
+// Running reports whether the job holds resources.
+func (j *Job) Running() bool {
+	return j.State == JobRunning || j.State == JobExiting || j.State == JobSuspended
+}
+
+// RequestNumber is a Resource_List value as a number (bytes, seconds or
+// the count), and whether the job asked for it.
+func (j *Job) RequestNumber(name string) (float64, bool) {
+	v, ok := j.Request[name]
+	if !ok {
+		return 0, false
+	}
+	return resc.Number(name, v)
+}
+
+// NodeState is a set of node state flags.
+type NodeState uint16
+
+// Node state flags; a node with none of them is free.
+const (
+	NodeOffline NodeState = 1 << iota
+	NodeDown
+	NodeUnknown // its mom has not reported since the server started
+	NodeJobBusy // every cpu assigned
+	NodeBusy    // load above max_load
+)
+
+// Node is an execution node.
+type Node struct {
+	Name  string
+	Host  string
+	Arch  string
+	State NodeState
+	// Avail is resources_available: consumables as amounts; Props holds
+	// every resources_available value as text, to match chunk properties
+	// (arch, host, a site's string or boolean resources).
+	Avail    Amounts
+	Props    map[string]string
+	Assigned Amounts // resources_assigned
+	Loadave  float64
+	// IdealLoad and MaxLoad are the mom's $ideal_load / $max_load, -1 when
+	// not set; TimeShared marks a time-shared node (load balancing).
+	IdealLoad  float64
+	MaxLoad    float64
+	TimeShared bool
+}
+
+// Known reports whether the node's mom has reported: before that, what it
+// has is not known.
+func (n *Node) Known() bool { return n.State&NodeUnknown == 0 }
+
+// Up reports whether the node may take jobs now.
+func (n *Node) Up() bool { return n.State&(NodeOffline|NodeDown|NodeUnknown|NodeBusy) == 0 }
+
+// Limits are running-job limits; -1 means none.
+type Limits struct {
+	MaxRunning  int64
+	MaxUserRun  int64
+	MaxGroupRun int64
+}
+
+// NoLimits has every limit off.
+var NoLimits = Limits{MaxRunning: -1, MaxUserRun: -1, MaxGroupRun: -1}
+
+// Queue is a queue.
+type Queue struct {
+	Name      string
+	Execution bool // else a route queue
+	Enabled   bool
+	Started   bool
+	Priority  int64
+	Limits    Limits
+	// ResourcesAvailable and ResourcesMax hold the queue's amounts (mem,
+	// ncpus, nodect); MaxWalltime is resources_max.walltime (0: none).
+	ResourcesAvailable Amounts
+	ResourcesMax       Amounts
+	MaxWalltime        time.Duration
+}
+
+// Server is the server object.
+type Server struct {
+	Name               string
+	Limits             Limits
+	DefaultQueue       string
+	ResourcesAvailable Amounts
+	ResourcesMax       Amounts
+	MaxWalltime        time.Duration
+}
+
+// World is everything one cycle decides on. Jobs are every unfinished job
+// in submission order; Nodes and Queues in the server's order.
+type World struct {
+	Now    time.Time
+	Server *Server
+	Queues []*Queue
+	Nodes  []*Node
+	Jobs   []*Job
+
+	queueByName map[string]*Queue
+	nodeByName  map[string]*Node
+}
+
+// NewWorld indexes its parts. The caller gives up the slices.
+func NewWorld(now time.Time, server *Server, queues []*Queue, nodes []*Node, jobs []*Job) *World {
+	w := &World{Now: now, Server: server, Queues: queues, Nodes: nodes, Jobs: jobs,
+		queueByName: make(map[string]*Queue, len(queues)), nodeByName: make(map[string]*Node, len(nodes))}
+	if w.Server == nil {
+		w.Server = &Server{Limits: NoLimits}
+	}
+	for _, q := range queues {
+		w.queueByName[q.Name] = q
+	}
+	for _, n := range nodes {
+		w.nodeByName[n.Name] = n
+	}
+	return w
+}
+
+// Queue returns a queue by name (nil when unknown).
+func (w *World) Queue(name string) *Queue { return w.queueByName[name] }
+
+// Node returns a node by name (nil when unknown).
+func (w *World) Node(name string) *Node { return w.nodeByName[name] }
+
+// MaxWalltime is the longest a job of queue may run: its queue's
+// resources_max.walltime, else the server's; 0 when neither is set.
+func (w *World) MaxWalltime(queue string) time.Duration {
+	if q := w.Queue(queue); q != nil && q.MaxWalltime > 0 {
+		return q.MaxWalltime
+	}
+	return w.Server.MaxWalltime
+}
