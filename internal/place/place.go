@@ -197,6 +197,14 @@ func consume(taken map[string]float64, c resc.Chunk) {
 	}
 }
 
+// Amounts is what one chunk takes from its node: its consumable amounts,
+// and one cpu when it names none.
+func Amounts(c resc.Chunk) map[string]float64 {
+	m := map[string]float64{}
+	consume(m, c)
+	return m
+}
+
 // Consume subtracts a placement's amounts from the nodes' free maps
 // (free[node][resource]), for callers that keep their own ledger.
 func Consume(free map[string]map[string]float64, p []Placement) {

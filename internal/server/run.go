@@ -311,18 +311,14 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if j.QueueType != "Execution" {
 		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is in route queue %s)", j.Queue)
 	}
-	var hosts []string
-	for _, h := range strings.Split(r.Nodes, "+") {
-		if h = strings.TrimSpace(h); h != "" {
-			// "(n1:ncpus=2)" vnode specs: only the node name is used.
-			h, _, _ = strings.Cut(strings.Trim(h, "()"), ":")
-			hosts = append(hosts, h)
-		}
-	}
 	selText, _ := j.ResourceList.Get(proto.ResSelect)
 	sel, err := resc.ParseSelect(selText)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_BADATVAL, "select: %v", err)
+	}
+	hosts, err := placementHosts(r.Nodes, sel)
+	if err != nil {
+		return nil, err
 	}
 	placeText, _ := j.ResourceList.Get(proto.ResPlace)
 	arrangement, _ := resc.ParsePlace(placeText)
@@ -346,6 +342,58 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	})
 	b.PutJob(j)
 	return &startRequest{seq: j.Seq, job: j, spec: s.momJob(j, p, nodefile)}, nil
+}
+
+// placementHosts reads the nodes of a run request: "n1+n2" (qrun -H: a
+// node per chunk, or one for all), or a scheduler's exact placement
+// "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)", one chunk per part, whose amounts
+// must be those of the job's chunks in order: the server verifies a
+// placement, it does not make another one.
+func placementHosts(spec string, sel resc.Select) ([]string, error) {
+	var chunks []resc.Chunk
+	for _, c := range sel {
+		for i := 0; i < c.Count; i++ {
+			chunks = append(chunks, c)
+		}
+	}
+	var hosts []string
+	for k, part := range strings.Split(spec, "+") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		host, amounts, exact := strings.Cut(strings.Trim(part, "()"), ":")
+		hosts = append(hosts, host)
+		if !exact {
+			continue
+		}
+		if k >= len(chunks) {
+			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement has more chunks than the job's select %s)", sel)
+		}
+		given, err := resc.ParseSelect("1:" + amounts)
+		if err != nil {
+			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d: %v)", k+1, err)
+		}
+		if !sameAmounts(given[0], chunks[k]) {
+			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d %s does not match the job's chunk %s)", k+1, part, place.ChunkText(chunks[k]))
+		}
+	}
+	return hosts, nil
+}
+
+// sameAmounts compares two chunks' consumable amounts (a chunk naming no
+// ncpus takes one).
+func sameAmounts(a, b resc.Chunk) bool {
+	x, y := place.Amounts(a), place.Amounts(b)
+	if len(x) != len(y) {
+		return false
+	}
+	for r, v := range x {
+		if y[r] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // startRecord is the body of an S accounting record.

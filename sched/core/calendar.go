@@ -136,22 +136,8 @@ func (c *Calendar) duration(j *Job) int64 {
 	return max(int64(wall/time.Second), 1)
 }
 
-// chunkAmounts is what one chunk takes from its node: its consumable
-// amounts, and one cpu when it names none.
-func chunkAmounts(ch resc.Chunk) Amounts {
-	out := Amounts{}
-	if _, ok := ch.Get("ncpus"); !ok {
-		out["ncpus"] = 1
-	}
-	for _, p := range ch.Resources {
-		if resc.Consumable(p.Name) {
-			if v, ok := resc.Number(p.Name, p.Value); ok {
-				out[p.Name] += v
-			}
-		}
-	}
-	return out
-}
+// chunkAmounts is what one chunk takes from its node.
+func chunkAmounts(ch resc.Chunk) Amounts { return place.Amounts(ch) }
 
 func (c *Calendar) addSpan(node string, s span) {
 	cn := c.byName[node]
