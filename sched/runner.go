@@ -25,6 +25,7 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/proto"
 	schedpriv "gopbs/sched_priv"
+	"gopbs/sched_priv/privdir"
 )
 
 // Policy decides what runs. Implementations are pure: no sockets, files or
@@ -101,7 +102,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		return fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
 	r.key = key
-	if err := schedpriv.InstallDefaults(r.dir); err != nil {
+	if err := privdir.InstallDefaults(r.dir); err != nil {
 		return fmt.Errorf("install default sched_priv files: %w", err)
 	}
 	if err := r.configure(); err != nil {
@@ -210,7 +211,7 @@ type jobCache struct {
 
 // configure (re)loads sched_priv into the policy.
 func (r *runner) configure() error {
-	files, err := schedpriv.Load(r.dir, time.Local)
+	files, err := privdir.Load(r.dir, time.Local)
 	if err != nil {
 		r.log.Error("sched_priv rejected; keeping the previous configuration", "error", err)
 		return err

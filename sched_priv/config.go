@@ -21,8 +21,13 @@ type Settings struct {
 	// MultiSort, compared in order.
 	Keys []SortKey
 
+	// Backfill (backfill; on unless the file turns it off): when the
+	// first job in order cannot start, later jobs may start now if they
+	// cannot delay its reserved start (Config.BackfillDepth says how many
+	// are looked at).
+	Backfill bool
+
 	// OpenPBS options with a prime/non-prime suffix.
-	Backfill        bool           // backfill
 	BackfillPrime   bool           // backfill_prime: jobs may not cross a prime boundary
 	PrimeSpill      time.Duration  // prime_spill: how far they may cross it
 	PreemptiveSched bool           // preemptive_sched
@@ -54,6 +59,12 @@ type Config struct {
 	UnknownShares   int           // unknown_shares: shares of the "unknown" group
 	SyncTime        time.Duration // sync_time: how often usage is written to disk
 
+	// BackfillDepth (backfill_depth) is how many jobs after the first
+	// blocked one are considered for backfilling: a positive number, or
+	// BackfillDepthAll for the whole queue. DefaultBackfillDepth when
+	// absent. Backfilling itself is switched per side by Settings.Backfill.
+	BackfillDepth int
+
 	// OpenPBS options without a prime suffix.
 	PrimetimePrefix          string        // primetime_prefix: queues that run only in prime time
 	NonprimetimePrefix       string        // nonprimetime_prefix: queues that run only in non-prime time
@@ -80,15 +91,27 @@ const (
 	MaxIgnoreQueues = 16
 )
 
-// NewConfig returns the settings of an empty sched_config: every switch off,
-// no sorting, every number zero (as the classic scheduler's zeroed
-// configuration), plus the documented OpenPBS defaults for its options
-// (fair-share usage from cput per euser decaying by half, jobs packed).
+// Backfill lookahead (Config.BackfillDepth).
+const (
+	// DefaultBackfillDepth is backfill_depth when the file does not set it.
+	DefaultBackfillDepth = 1000
+	// BackfillDepthAll is "backfill_depth: all": every job in the queue
+	// after the first blocked one is considered.
+	BackfillDepthAll = -1
+)
+
+// NewConfig returns the settings of an empty sched_config: every switch off
+// but backfill, no sorting, every number zero (as the classic scheduler's
+// zeroed configuration), plus the documented OpenPBS defaults for its
+// options (fair-share usage from cput per euser decaying by half, jobs
+// packed) and backfilling on in prime and non-prime time, looking at
+// DefaultBackfillDepth jobs.
 func NewConfig() *Config {
-	s := Settings{SortBy: NoSort, SMPClusterDist: "pack"}
+	s := Settings{SortBy: NoSort, Backfill: true, SMPClusterDist: "pack"}
 	return &Config{
 		Prime:                s,
 		NonPrime:             s.clone(),
+		BackfillDepth:        DefaultBackfillDepth,
 		FairshareUsageRes:    "cput",
 		FairshareEntity:      "euser",
 		FairshareDecayFactor: 0.5,

@@ -182,6 +182,21 @@ func configOptions() []option {
 			},
 		},
 		boolS("backfill", func(s *Settings) *bool { return &s.Backfill }),
+		{name: "backfill_depth",
+			setC: func(c *Config, v string) error {
+				d, err := parseBackfillDepth(v)
+				if err == nil {
+					c.BackfillDepth = d
+				}
+				return err
+			},
+			showC: func(c *Config) []string {
+				if c.BackfillDepth == BackfillDepthAll {
+					return []string{"all"}
+				}
+				return []string{strconv.Itoa(c.BackfillDepth)}
+			},
+		},
 		boolS("backfill_prime", func(s *Settings) *bool { return &s.BackfillPrime }),
 		{name: "prime_spill",
 			setS: func(v string) (func(*Settings), error) {

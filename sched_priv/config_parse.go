@@ -281,6 +281,26 @@ func parseCount(s string) (int, error) {
 	return int(v), nil
 }
 
+// parseBackfillDepth reads backfill_depth: a positive number of jobs, or
+// all (any case) for the whole queue. 0 is refused with a pointer to
+// backfill: false, the one way to turn backfilling off.
+func parseBackfillDepth(s string) (int, error) {
+	if strings.EqualFold(s, "all") {
+		return BackfillDepthAll, nil
+	}
+	if s == "" || strings.TrimLeft(s, "0123456789") != "" {
+		return 0, fmt.Errorf("%q is not a positive number of jobs or all", s)
+	}
+	n, err := parseCount(s)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("0 jobs: to turn backfilling off write backfill: false; backfill_depth takes a positive number of jobs or all")
+	}
+	return n, nil
+}
+
 func parseName(s string) (string, error) {
 	if !validName(s) {
 		return "", fmt.Errorf("%q is not a valid name (no white space, quotes or commas)", s)

@@ -135,7 +135,24 @@ func TestConfigOptions(t *testing.T) {
 		{"none on a no-suffix option", "log_filter: 4 none", func(c *Config) bool { return c.LogFilter == 0 }},
 
 		// OpenPBS options.
-		{"backfill", "backfill: true prime", func(c *Config) bool { return c.Prime.Backfill && !c.NonPrime.Backfill }},
+		{"backfill on by default", "by_queue: true", func(c *Config) bool {
+			return c.Prime.Backfill && c.NonPrime.Backfill && c.BackfillDepth == DefaultBackfillDepth
+		}},
+		{"backfill off", "backfill: false", func(c *Config) bool { return !c.Prime.Backfill && !c.NonPrime.Backfill }},
+		{"backfill off ALL", "backfill\tFALSE\tALL", func(c *Config) bool { return !c.Prime.Backfill && !c.NonPrime.Backfill }},
+		{"backfill prime only", "backfill: false\nbackfill: true prime", func(c *Config) bool { return c.Prime.Backfill && !c.NonPrime.Backfill }},
+		{"backfill off in non_prime", "backfill: false non_prime", func(c *Config) bool { return c.Prime.Backfill && !c.NonPrime.Backfill }},
+		{"backfill off in prime", "backfill: False PRIME", func(c *Config) bool { return !c.Prime.Backfill && c.NonPrime.Backfill }},
+		{"backfill none", "backfill: false none", func(c *Config) bool { return c.Prime.Backfill && c.NonPrime.Backfill }},
+		{"backfill_depth", "backfill_depth: 50", func(c *Config) bool { return c.BackfillDepth == 50 }},
+		{"backfill_depth 1", "backfill_depth 1", func(c *Config) bool { return c.BackfillDepth == 1 }},
+		{"backfill_depth all", "backfill_depth: all", func(c *Config) bool { return c.BackfillDepth == BackfillDepthAll }},
+		{"backfill_depth ALL all", "backfill_depth: ALL all", func(c *Config) bool { return c.BackfillDepth == BackfillDepthAll }},
+		{"backfill_depth later line wins", "backfill_depth: all\nbackfill_depth: 007", func(c *Config) bool { return c.BackfillDepth == 7 }},
+		{"backfill_depth none", "backfill_depth: 5 none", func(c *Config) bool { return c.BackfillDepth == DefaultBackfillDepth }},
+		{"backfill_depth with backfill off", "backfill: false\nbackfill_depth: 10", func(c *Config) bool {
+			return !c.Prime.Backfill && c.BackfillDepth == 10 && len(c.Warnings) == 0
+		}},
 		{"backfill_prime + prime_spill quoted", "backfill_prime: true\nprime_spill: \"2:00:00\" PRIME", func(c *Config) bool {
 			return c.Prime.BackfillPrime && c.Prime.PrimeSpill == 2*time.Hour && c.NonPrime.PrimeSpill == 0
 		}},
@@ -233,6 +250,19 @@ func TestConfigErrors(t *testing.T) {
 		{"fair_share no half_life", "\n\nfair_share: true non_prime", []string{"sched_config:3: fair_share is on but half_life is 0"}},
 		{"help_starving max_starve 0", "max_starve: 0\nhelp_starving_jobs: true prime", []string{"sched_config:2: help_starving_jobs is on but max_starve is 0"}},
 		{"bad value with none suffix is still an error", "by_queue: maybe none", []string{`sched_config:1: by_queue: "maybe" is not a boolean`}},
+		// Backfilling.
+		{"backfill word", "backfill: on", []string{`sched_config:1: backfill: "on" is not a boolean`}},
+		{"backfill bad suffix", "backfill: true daytime", []string{`sched_config:1: backfill: "daytime" is not prime`}},
+		{"backfill_depth 0", "\nbackfill_depth: 0", []string{"sched_config:2: backfill_depth: 0 jobs: to turn backfilling off write backfill: false"}},
+		{"backfill_depth 000", "backfill_depth: 000", []string{"sched_config:1: backfill_depth: 0 jobs"}},
+		{"backfill_depth negative", "backfill_depth: -1", []string{`sched_config:1: backfill_depth: "-1" is not a positive number of jobs or all`}},
+		{"backfill_depth word", "backfill_depth: everything", []string{`sched_config:1: backfill_depth: "everything" is not a positive number of jobs or all`}},
+		{"backfill_depth float", "backfill_depth: 1.5", []string{`sched_config:1: backfill_depth: "1.5" is not a positive number`}},
+		{"backfill_depth huge", "backfill_depth: 99999999999999999999999", []string{`sched_config:1: backfill_depth: "99999999999999999999999" is too large`}},
+		{"backfill_depth prime", "backfill_depth: 10 prime", []string{"sched_config:1: backfill_depth has no prime/non-prime setting"}},
+		{"backfill_depth non_prime", "backfill_depth: all non_prime", []string{"sched_config:1: backfill_depth has no prime/non-prime setting"}},
+		{"backfill_depth missing", "backfill_depth:", []string{"sched_config:1: backfill_depth: missing value"}},
+		{"backfill_depth bad with none", "backfill_depth: 0 none", []string{"sched_config:1: backfill_depth: 0 jobs"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -348,6 +378,9 @@ func TestConfigFormatRoundTrip(t *testing.T) {
 		"",
 		"by_queue: true prime\nround_robin: true non_prime\nsort_by: multi_sort\nkey: fair_share prime\nkey: shortest_job_first\nkey: low_priority_first non_prime\nfair_share: true\nhalf_life: 1:02:03",
 		"ignore_queue: a\nignore_queue: b\ndedicated_prefix: ded\nlog_filter: 256\nmax_starve: 3600\nhelp_starving_jobs: true\nunknown_shares: 7\nsync_time: 10:00",
+		"backfill: false non_prime\nbackfill_depth: all",
+		"backfill: false\nbackfill_depth: 1",
+		"backfill: false prime\nbackfill_depth: 123456",
 		"strict_ordering: true prime\nbackfill: true\nbackfill_prime: true non_prime\nprime_spill: 1:00:00 prime\njob_sort_key: \"ncpus HIGH\"\njob_sort_key: \"mem LOW\" non_prime\nnode_sort_key: \"sort_priority HIGH\"\nresources: \"ncpus, mem\"\nsmp_cluster_dist: round_robin\nprimetime_prefix: p_\nnonprimetime_prefix: np_\nfairshare_usage_res: cput\nfairshare_entity: queue\nfairshare_decay_time: 24:00:00\nfairshare_decay_factor: 0.25\nfairshare_enforce_no_shares: true\nprime_exempt_anytime_queues: true\npreemptive_sched: true",
 	}
 	for _, in := range inputs {
@@ -359,6 +392,19 @@ func TestConfigFormatRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkConfigRoundTrip(t, c)
+	// The backfill options are written back, all as the word.
+	var buf bytes.Buffer
+	parseConfigString(t, "backfill: false non_prime\nbackfill_depth: all").Format(&buf)
+	for _, line := range []string{"backfill: true\tprime\n", "backfill: false\tnon_prime\n", "backfill_depth: all\n"} {
+		if !strings.Contains(buf.String(), line) {
+			t.Errorf("Format output lacks %q:\n%s", line, buf.String())
+		}
+	}
+	buf.Reset()
+	NewConfig().Format(&buf)
+	if !strings.Contains(buf.String(), "backfill: true\tall\n") || !strings.Contains(buf.String(), "backfill_depth: 1000\n") {
+		t.Errorf("Format of the defaults:\n%s", buf.String())
+	}
 }
 
 func checkConfigRoundTrip(t *testing.T, c *Config) {

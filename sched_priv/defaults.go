@@ -2,9 +2,7 @@ package schedpriv
 
 import (
 	"embed"
-	"errors"
 	"io/fs"
-	"os"
 )
 
 // File names in sched_priv.
@@ -21,7 +19,8 @@ const (
 //go:embed defaults/sched_config defaults/holidays defaults/resource_group defaults/dedicated_time
 var defaultFiles embed.FS
 
-// DefaultFiles lists the files InstallDefaults writes, in that order.
+// DefaultFiles lists the shipped files, in the order privdir.InstallDefaults
+// writes them.
 func DefaultFiles() []string {
 	return []string{ConfigFile, HolidaysFile, ResourceGroupFile, DedicatedFile}
 }
@@ -32,7 +31,7 @@ func Default(name string) ([]byte, error) {
 }
 
 // DefaultFS returns the shipped files as a file system with the four files
-// at its top, the shape Load expects.
+// at its top, the shape LoadFS expects.
 func DefaultFS() fs.FS {
 	sub, err := fs.Sub(defaultFiles, "defaults")
 	if err != nil {
@@ -40,28 +39,4 @@ func DefaultFS() fs.FS {
 		panic(err)
 	}
 	return sub
-}
-
-// InstallDefaults writes each shipped file that dir lacks, with mode 0644,
-// creating dir (0750) if needed. An existing file is never replaced or
-// changed, even one another process creates meanwhile: each file is written
-// to a temporary name, synced, then linked into place only if the name is
-// free. This is how a fresh PBS_HOME gets its sched_priv.
-func InstallDefaults(dir string) error {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return err
-	}
-	var errs []error
-	for _, name := range DefaultFiles() {
-		data, err := Default(name)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		err = writeAtomic(dir, name, data, 0o644, false)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }

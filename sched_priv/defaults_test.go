@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -21,11 +19,11 @@ func TestDefaultsParse(t *testing.T) {
 	c := f.Config
 	for _, prime := range []bool{true, false} {
 		s := c.Active(prime)
-		if !s.ByQueue || s.StrictFIFO || s.HelpStarvingJobs || s.FairShare || s.RoundRobin || s.SortBy != NoSort || s.Backfill {
+		if !s.ByQueue || s.StrictFIFO || s.HelpStarvingJobs || s.FairShare || s.RoundRobin || s.SortBy != NoSort || !s.Backfill {
 			t.Errorf("default policy (prime=%v): %+v", prime, s)
 		}
 	}
-	if c.DedicatedPrefix != "ded" || c.MaxStarve != 24*time.Hour || c.UnknownShares != 10 {
+	if c.DedicatedPrefix != "ded" || c.MaxStarve != 24*time.Hour || c.UnknownShares != 10 || c.BackfillDepth != DefaultBackfillDepth {
 		t.Errorf("defaults: %+v", c)
 	}
 	// Turning the documented switches on must give a valid file: the
@@ -34,6 +32,20 @@ func TestDefaultsParse(t *testing.T) {
 	data = append(data, "fair_share: true\nhelp_starving_jobs: true\n"...)
 	if _, err := ParseConfig(bytes.NewReader(data), ConfigFile); err != nil {
 		t.Errorf("default config with fair_share and help_starving_jobs on: %v", err)
+	}
+	// The shipped file states what an empty one means for backfilling.
+	empty := NewConfig()
+	if c.Prime.Backfill != empty.Prime.Backfill || c.NonPrime.Backfill != empty.NonPrime.Backfill || c.BackfillDepth != empty.BackfillDepth {
+		t.Errorf("shipped backfill %v/%v depth %d; an empty file gives %v/%v depth %d",
+			c.Prime.Backfill, c.NonPrime.Backfill, c.BackfillDepth, empty.Prime.Backfill, empty.NonPrime.Backfill, empty.BackfillDepth)
+	}
+	// Turning backfilling off as the comment says gives a valid file, with
+	// nothing to warn about (backfill_depth stays, unused).
+	data, _ = Default(ConfigFile)
+	data = append(data, "backfill: false all\nbackfill_depth: all\n"...)
+	if off, err := ParseConfig(bytes.NewReader(data), ConfigFile); err != nil || off.Prime.Backfill || off.NonPrime.Backfill ||
+		off.BackfillDepth != BackfillDepthAll || len(off.Warnings) != 0 {
+		t.Errorf("default config with backfill off: %+v, %v", off, err)
 	}
 	if f.Holidays.Year != 0 || !f.Holidays.IsPrime(time.Date(2030, 1, 5, 3, 0, 0, 0, time.UTC)) {
 		t.Error("default holidays should make all time prime")
@@ -46,66 +58,6 @@ func TestDefaultsParse(t *testing.T) {
 	}
 	if len(f.Check(time.Now())) != 0 {
 		t.Error("default files have nothing to warn about at any date")
-	}
-}
-
-func TestInstallDefaults(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "sched_priv")
-	// An admin's file is never replaced.
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	mine := []byte("by_queue: false\n")
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), mine, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := InstallDefaults(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range DefaultFiles() {
-		got, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fi, _ := os.Stat(filepath.Join(dir, name))
-		if name == ConfigFile {
-			if !bytes.Equal(got, mine) || fi.Mode().Perm() != 0o600 {
-				t.Errorf("existing %s was changed", name)
-			}
-			continue
-		}
-		want, _ := Default(name)
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from the shipped default", name)
-		}
-		if fi.Mode().Perm() != 0o644 {
-			t.Errorf("%s mode %v, want 0644", name, fi.Mode().Perm())
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
-		t.Errorf("files in dir: %v (temporary files left?)", entries)
-	}
-	// Installing again changes nothing and is not an error.
-	if err := InstallDefaults(dir); err != nil {
-		t.Fatal(err)
-	}
-	// A fresh directory gets everything and loads.
-	fresh := filepath.Join(t.TempDir(), "a", "b")
-	if err := InstallDefaults(fresh); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(fresh); err != nil || fi.Mode().Perm() != 0o750 {
-		t.Errorf("created dir: %v %v", fi, err)
-	}
-	if f, err := Load(fresh, time.UTC); err != nil || len(f.Warnings) != 0 {
-		t.Errorf("Load after InstallDefaults: %v %v", f, err)
-	}
-	// A directory that cannot be created is reported.
-	blocker := filepath.Join(t.TempDir(), "file")
-	os.WriteFile(blocker, nil, 0o644)
-	if err := InstallDefaults(filepath.Join(blocker, "sub")); err == nil {
-		t.Error("InstallDefaults below a file should fail")
 	}
 }
 

@@ -5,11 +5,15 @@
 //
 // # Contract
 //
-// The package is pure: it never reads the clock, watches files or opens
-// sockets. Parsers take an io.Reader and a file name used only in messages;
-// anything that depends on the date takes a time.Time (and dedicated_time a
-// *time.Location). Files are touched only by Load/LoadFS, InstallDefaults,
-// ReadUsageFile and WriteUsageFile, which take a directory.
+// The package is pure: it never reads the clock, opens a path, watches
+// files or opens sockets, so scheduling policies and the simulator can use
+// its types (sched/core's purity test checks it). Parsers take an io.Reader
+// and a file name used only in messages; LoadFS and LoadFSNamed take an
+// fs.FS; anything that depends on the date takes a time.Time (and
+// dedicated_time a *time.Location). The file-system side is package
+// privdir (gopbs/sched_priv/privdir): Load reads a sched_priv directory,
+// InstallDefaults fills a new one, ReadUsageFile and WriteUsageFile keep
+// the usage file.
 //
 // Every parser reports all the problems of a file at once, as an Errors
 // whose entries read "file:line: message", and returns a nil result on
@@ -50,15 +54,19 @@
 // load_balancing_rr, help_starving_jobs, sort_queues, sort_by, key
 // (prime-dependent); log_filter, dedicated_prefix (at most 15 characters),
 // ignore_queue (at most 16), max_starve, half_life, unknown_shares,
-// sync_time. OpenPBS options kept: strict_ordering (another name for
-// strict_fifo), backfill, backfill_prime, prime_spill, preemptive_sched,
+// sync_time. Backfilling: backfill (prime-dependent, on unless turned off)
+// and backfill_depth (how many jobs after the first blocked one are
+// considered: a positive number, default 1000, or all; OpenPBS made this a
+// server attribute). OpenPBS options kept: strict_ordering (another name
+// for strict_fifo), backfill_prime, prime_spill, preemptive_sched,
 // job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
 // primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
 // resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
 // fairshare_decay_factor, fairshare_enforce_no_shares. The remaining
 // OpenPBS options (preemption detail, peer scheduling, provisioning,
 // dynamic resources; see IgnoredOptions) are accepted with a warning and
-// ignored. A missing option takes the classic zero default (NewConfig).
+// ignored. A missing option takes the classic zero default, except
+// backfilling, which is on (NewConfig).
 //
 // # holidays
 //
@@ -88,12 +96,12 @@
 // # usage
 //
 // "gopbs-usage 1", then "name<TAB>usage" lines with names %-escaped (see
-// Encode). WriteUsageFile writes through a synced temporary file and a
-// rename.
+// Encode). privdir.WriteUsageFile writes it through a synced temporary
+// file and a rename.
 //
 // # Defaults
 //
 // The files under defaults/ are embedded: a first-come-first-served
 // policy by queue, with backfilling, no prime time, no fair-share groups
-// and no dedicated time. InstallDefaults writes the missing ones.
+// and no dedicated time. privdir.InstallDefaults writes the missing ones.
 package schedpriv

@@ -35,6 +35,9 @@ func FuzzSchedConfig(f *testing.F) {
 		"ignore_queue: \"#q\"\ndedicated_prefix ded # c",
 		"max_starve: 99:59:59\nfairshare_decay_factor: 0x1p-2",
 		": \"",
+		"backfill: false prime\nbackfill_depth: all",
+		"backfill: FALSE\nbackfill_depth: 0",
+		"backfill_depth: 1 none\nbackfill_depth: ALL all",
 	} {
 		f.Add(s)
 	}
@@ -57,6 +60,9 @@ func FuzzSchedConfig(f *testing.F) {
 		}
 		if len(c.DedicatedPrefix) > MaxDedicatedPrefix || len(c.IgnoreQueues) > MaxIgnoreQueues {
 			t.Fatal("limits not enforced")
+		}
+		if c.BackfillDepth != BackfillDepthAll && c.BackfillDepth < 1 {
+			t.Fatalf("backfill_depth %d accepted", c.BackfillDepth)
 		}
 		_ = c.Active(true)
 		var buf bytes.Buffer

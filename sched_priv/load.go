@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"time"
 )
 
@@ -23,12 +21,6 @@ type Files struct {
 	Warnings []Problem
 }
 
-// Load reads sched_priv from dir. Messages name files by their path in dir.
-// See LoadFS.
-func Load(dir string, loc *time.Location) (*Files, error) {
-	return load(os.DirFS(dir), func(name string) string { return filepath.Join(dir, name) }, loc)
-}
-
 // LoadFS reads the four sched_priv files from the top of fsys; dedicated
 // times are read in loc (nil: UTC).
 //
@@ -39,10 +31,16 @@ func Load(dir string, loc *time.Location) (*Files, error) {
 // caller can keep its previous settings. The resource_group tree gets
 // sched_config's unknown_shares.
 func LoadFS(fsys fs.FS, loc *time.Location) (*Files, error) {
-	return load(fsys, func(name string) string { return name }, loc)
+	return LoadFSNamed(fsys, func(name string) string { return name }, loc)
 }
 
-func load(fsys fs.FS, display func(string) string, loc *time.Location) (*Files, error) {
+// LoadFSNamed is LoadFS with the name messages and warnings give each file:
+// display maps a file name (ConfigFile, ...) to it. privdir.Load passes
+// the file's path in its directory.
+func LoadFSNamed(fsys fs.FS, display func(name string) string, loc *time.Location) (*Files, error) {
+	if display == nil {
+		display = func(name string) string { return name }
+	}
 	f := &Files{}
 	var all Errors
 	var other []error

@@ -3,40 +3,11 @@ package schedpriv
 import (
 	"errors"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
 )
-
-func TestLoadFixtures(t *testing.T) {
-	dir := fixtureDir(t)
-	f, err := Load(dir, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(f.Warnings) != 0 {
-		t.Errorf("warnings: %v", f.Warnings)
-	}
-	if f.Config.UnknownShares != 10 || f.Groups.Unknown.Shares != 10 {
-		t.Error("resource_group should get sched_config's unknown_shares")
-	}
-	if g, ok := f.Groups.Lookup("usr7"); !ok || !near(g.Percentage, 0.18182) {
-		t.Errorf("usr7: %+v", g)
-	}
-	if f.Holidays.Year != 1999 || len(f.Dedicated.Windows) != 2 {
-		t.Errorf("holidays %d, windows %d", f.Holidays.Year, len(f.Dedicated.Windows))
-	}
-	check := f.Check(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	if len(check) != 1 || check[0].File != filepath.Join(dir, HolidaysFile) || check[0].Line != 81 {
-		t.Errorf("Check = %v", check)
-	}
-	if len(f.Check(time.Date(1999, 5, 1, 0, 0, 0, 0, time.UTC))) != 0 {
-		t.Error("no warning in 1999")
-	}
-}
 
 func TestLoadMissingOptional(t *testing.T) {
 	fsys := fstest.MapFS{ConfigFile: {Data: []byte("unknown_shares: 3\n")}}
@@ -67,46 +38,35 @@ func TestLoadErrors(t *testing.T) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "sched_config") {
 		t.Errorf("missing sched_config: %v", err)
 	}
-	// Problems in several files are all reported, each with file and line.
-	dir := t.TempDir()
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	// Problems in several files are all reported, each with file and line,
+	// under the names LoadFSNamed gives the files.
+	fsys := fstest.MapFS{
+		ConfigFile:        {Data: []byte("by_queue: true\nround_robin: maybe\n")},
+		HolidaysFile:      {Data: []byte("YEAR 2030\nweekday 0600\n")},
+		ResourceGroupFile: {Data: []byte("a 1 nowhere 1\n")},
+		DedicatedFile:     {Data: []byte("\n\n\n13/01/2030 10:00 13/01/2030 11:00\n")},
 	}
-	write(ConfigFile, "by_queue: true\nround_robin: maybe\n")
-	write(HolidaysFile, "YEAR 2030\nweekday 0600\n")
-	write(ResourceGroupFile, "a 1 nowhere 1\n")
-	write(DedicatedFile, "\n\n\n13/01/2030 10:00 13/01/2030 11:00\n")
-	f, err := Load(dir, time.UTC)
+	f, err := LoadFSNamed(fsys, func(name string) string { return "/pbs/sched_priv/" + name }, time.UTC)
 	if f != nil {
 		t.Error("Files returned despite errors")
 	}
-	errs, ok := AsErrors(err)
-	if !ok || len(errs) != 4 {
-		t.Fatalf("want 4 problems, got %v", err)
-	}
-	for i, prefix := range []string{
-		filepath.Join(dir, ConfigFile) + ":2: ",
-		filepath.Join(dir, HolidaysFile) + ":2: ",
-		filepath.Join(dir, ResourceGroupFile) + ":1: ",
-		filepath.Join(dir, DedicatedFile) + ":4: ",
-	} {
-		if !strings.HasPrefix(errs[i].String(), prefix) {
-			t.Errorf("problem %d = %q, want prefix %q", i, errs[i], prefix)
-		}
-	}
+	wantProblems(t, err,
+		"/pbs/sched_priv/sched_config:2: ",
+		"/pbs/sched_priv/holidays:2: ",
+		"/pbs/sched_priv/resource_group:1: ",
+		"/pbs/sched_priv/dedicated_time:4: ",
+	)
+	// Without a display function the names are the files' own.
+	_, err = LoadFSNamed(fsys, nil, time.UTC)
+	wantProblems(t, err, "sched_config:2: ", "holidays:2: ", "resource_group:1: ", "dedicated_time:4: ")
 	// An unreadable entry (a directory where a file should be) is an I/O
 	// error naming the file.
-	if err := os.Remove(filepath.Join(dir, HolidaysFile)); err != nil {
-		t.Fatal(err)
-	}
-	os.Mkdir(filepath.Join(dir, HolidaysFile), 0o755)
-	write(ConfigFile, "by_queue: true\n")
-	write(ResourceGroupFile, "")
-	write(DedicatedFile, "")
-	_, err = Load(dir, time.UTC)
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, HolidaysFile)) {
+	fsys[ConfigFile] = &fstest.MapFile{Data: []byte("by_queue: true\n")}
+	fsys[HolidaysFile] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+	fsys[ResourceGroupFile] = &fstest.MapFile{}
+	fsys[DedicatedFile] = &fstest.MapFile{}
+	_, err = LoadFSNamed(fsys, func(name string) string { return "/pbs/sched_priv/" + name }, time.UTC)
+	if err == nil || !strings.Contains(err.Error(), "/pbs/sched_priv/holidays") {
 		t.Errorf("directory as holidays: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 // Problem is one finding in a sched_priv file: an error or a warning, with
 // the file and line it concerns, so an admin can go straight to it.
 type Problem struct {
-	File string // file name as given to the parser (or a path, from Load)
+	File string // file name as given to the parser (or a path, from privdir.Load)
 	Line int    // 1-based; 0 when the finding concerns the whole file
 	Msg  string
 }

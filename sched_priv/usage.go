@@ -2,14 +2,10 @@ package schedpriv
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,111 +157,4 @@ func unescapeName(s string) (string, error) {
 		i += 2
 	}
 	return b.String(), nil
-}
-
-// WriteUsageFile replaces dir/usage with u atomically: it writes a temporary
-// file in dir, syncs it, renames it over the old file and syncs dir, so a
-// crash leaves either the old file or the new one, never a mixture.
-func WriteUsageFile(dir string, u Usage) error {
-	var buf bytes.Buffer
-	if err := Encode(&buf, u); err != nil {
-		return err
-	}
-	return writeAtomic(dir, UsageFile, buf.Bytes(), 0o644, true)
-}
-
-// ReadUsageFile reads dir/usage. A missing file is not an error: it gives
-// an empty Usage, which is how fair share starts on a new installation.
-func ReadUsageFile(dir string) (Usage, error) {
-	path := filepath.Join(dir, UsageFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Usage{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return Decode(f, path)
-}
-
-// writeAtomic writes data to dir/name through a synced temporary file.
-// With replace it renames over any existing file; without, it links the
-// temporary file into place, which fails (fs.ErrExist) if name exists, so
-// an existing file is never touched even by a concurrent writer.
-func writeAtomic(dir, name string, data []byte, mode fs.FileMode, replace bool) (err error) {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	defer func() {
-		if tmp != nil {
-			tmp.Close()
-		}
-		os.Remove(tmpName) // after a rename or link this removes nothing or just the extra name
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	// CreateTemp makes the file 0600; set the mode explicitly so the umask
-	// does not decide what admins and tools can read.
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	err = tmp.Close()
-	tmp = nil
-	if err != nil {
-		return err
-	}
-	final := filepath.Join(dir, name)
-	if replace {
-		if err = os.Rename(tmpName, final); err != nil {
-			return err
-		}
-	} else if err = os.Link(tmpName, final); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		// Some file systems have no hard links: fall back to an exclusive
-		// create, which still never replaces an existing file.
-		if err = writeExclusive(final, data, mode); err != nil {
-			return err
-		}
-	}
-	return syncDir(dir)
-}
-
-func writeExclusive(path string, data []byte, mode fs.FileMode) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
-}
-
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

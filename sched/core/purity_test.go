@@ -8,10 +8,11 @@ import (
 	"testing"
 )
 
-// purePackages must decide from their inputs alone: the core and the
-// policies built on it (each policy package is added here as it moves onto
-// the core).
-var purePackages = []string{"gopbs/sched/core"}
+// purePackages must decide from their inputs alone: the core, the
+// sched_priv parsers whose types policies use (their file-system side is
+// sched_priv/privdir), and the policies built on the core (each policy
+// package is added here as it moves onto the core).
+var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv"}
 
 // forbiddenImports reach outside a process's inputs: sockets, files,
 // processes, process-wide settings, the wire protocol, loggers that write.

@@ -1,0 +1,34 @@
+package privdir
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+
+	schedpriv "gopbs/sched_priv"
+)
+
+// InstallDefaults writes each shipped file (schedpriv.DefaultFiles) that dir
+// lacks, with mode 0644, creating dir (0750) if needed. An existing file is
+// never replaced or changed, even one another process creates meanwhile:
+// each file is written to a temporary name, synced, then linked into place
+// only if the name is free. This is how a fresh PBS_HOME gets its
+// sched_priv.
+func InstallDefaults(dir string) error {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range schedpriv.DefaultFiles() {
+		data, err := schedpriv.Default(name)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		err = writeAtomic(dir, name, data, 0o644, false)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
