@@ -228,3 +228,31 @@ func writeByRename(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Live EASY backfilling (the shipped sched_config has backfill on): on a
+// node of 2 cpus with a 1-cpu 90 s job running, a queued 2-cpu job
+// reserves the node; a 1-cpu 20 s job starts in the gap; a 1-cpu 10 min
+// job does not.
+func TestLiveBackfill(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	running := c.Submit("#!/bin/sh\nsleep 90\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:01:30")
+	c.MustRun("qrun", running)
+	c.WaitJobState(running, "R", 10*time.Second)
+	big := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=2", "-l", "walltime=00:01:40")
+	short := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:00:20")
+	long := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:10:00")
+	c.StartScheduler("pbs_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.WaitJobState(short, "F", 20*time.Second)
+	for _, id := range []string{big, long} {
+		if st := attr(t, c, id, "job_state"); st != "Q" {
+			t.Fatalf("job %s is %s; only the short job may use the gap", id, st)
+		}
+	}
+	if got := attr(t, c, long, "comment"); !strings.Contains(got, "top job") {
+		t.Errorf("comment of the long job %q", got)
+	}
+}

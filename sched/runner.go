@@ -24,20 +24,21 @@ import (
 	"gopbs/internal/daemon"
 	"gopbs/internal/fault"
 	"gopbs/proto"
+	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
 )
 
-// Policy decides what runs. Implementations are pure: no sockets, files or
-// clocks (the cycle carries the time).
+// Policy decides what runs. Implementations are pure (package core): no
+// sockets, files or clocks; the world carries the time.
 type Policy interface {
 	// Configure receives the sched_priv files when the scheduler starts,
 	// when they change and on a CONFIGURE event; log takes its remarks on
 	// options it does not implement. An error keeps the previous
 	// configuration (and is logged).
-	Configure(files *schedpriv.Files, log hclog.Logger) error
-	// Schedule decides one cycle by recording decisions on c.
-	Schedule(c *Cycle)
+	Configure(files *schedpriv.Files, log core.Logger) error
+	// Schedule decides one cycle of w, which event started.
+	Schedule(w *core.World, ev core.Event, log core.Logger) *core.Plan
 }
 
 // Options configure Run.
@@ -206,7 +207,7 @@ type runner struct {
 type jobCache struct {
 	epoch   string
 	version uint64
-	byID    map[string]*Job
+	byID    map[string]*core.Job
 }
 
 // configure (re)loads sched_priv into the policy.
@@ -325,26 +326,48 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	nc.SetDeadline(deadline)
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
-	snap, err := r.fetch(client, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
+	world, err := r.fetch(client, start, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)
 		return false
 	}
 	fetched := time.Now()
-	c := NewCycle(start, cmd.Cmd, snap, r.log.Named("policy"))
 	r.mu.Lock()
-	r.policy.Schedule(c)
+	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
 	r.mu.Unlock()
 	decided := time.Now()
-	stats := apply(client, c.Decisions(), r.log)
-	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(snap.Jobs), "nodes", len(snap.Nodes),
+	var decisions []core.Decision
+	if plan != nil {
+		decisions = plan.Decisions()
+	}
+	stats := apply(client, decisions, r.log)
+	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
 	return false
 }
 
-// fetch reads the snapshot over the cycle's connection.
-func (r *runner) fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
+// eventOf maps the server's command to the core's event.
+func eventOf(cmd proto.SchedCmd) core.Event {
+	switch cmd {
+	case proto.SchedNew:
+		return core.EventNew
+	case proto.SchedTerm:
+		return core.EventTerm
+	case proto.SchedTime:
+		return core.EventTime
+	case proto.SchedRecyc:
+		return core.EventRecyc
+	case proto.SchedCmdSet:
+		return core.EventCmd
+	case proto.SchedFirst:
+		return core.EventFirst
+	}
+	return 0
+}
+
+// fetch reads the world over the cycle's connection.
+func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core.World, error) {
 	server, err := c.StatusServer(nil)
 	if err != nil {
 		return nil, fmt.Errorf("server status: %w", err)
@@ -361,12 +384,12 @@ func (r *runner) fetch(c *proto.Client, jobAttrs []string) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job status: %w", err)
 	}
-	return assemble(server, queues, nodes, jobs), nil
+	return worldOf(now, server, queues, nodes, jobs), nil
 }
 
 // fetch returns every unfinished job, asking only for those changed since
 // the last call when the server is the same run.
-func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*Job, error) {
+func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) {
 	req := &proto.StatusRequest{Attrs: attrs}
 	if jc.epoch != "" {
 		req.Since, req.Epoch = jc.version, jc.epoch
@@ -377,14 +400,14 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*Job, error) {
 		return nil, err
 	}
 	incremental := req.Epoch != "" && reply.Epoch == req.Epoch && reply.Live != nil
-	var jobs []*Job
+	var jobs []*core.Job
 	if incremental {
-		changed := make(map[string]*Job, len(reply.Objects))
+		changed := make(map[string]*core.Job, len(reply.Objects))
 		for _, st := range reply.Objects {
-			changed[st.Name] = NewJob(st)
+			changed[st.Name] = NewCoreJob(st)
 		}
-		next := make(map[string]*Job, len(reply.Live))
-		jobs = make([]*Job, 0, len(reply.Live))
+		next := make(map[string]*core.Job, len(reply.Live))
+		jobs = make([]*core.Job, 0, len(reply.Live))
 		for _, id := range reply.Live {
 			j := changed[id]
 			if j == nil {
@@ -399,10 +422,10 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*Job, error) {
 		}
 		jc.byID = next
 	} else {
-		jc.byID = make(map[string]*Job, len(reply.Objects))
-		jobs = make([]*Job, len(reply.Objects))
+		jc.byID = make(map[string]*core.Job, len(reply.Objects))
+		jobs = make([]*core.Job, len(reply.Objects))
 		for i, st := range reply.Objects {
-			jobs[i] = NewJob(st)
+			jobs[i] = NewCoreJob(st)
 			jc.byID[st.Name] = jobs[i]
 		}
 	}
@@ -413,8 +436,9 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*Job, error) {
 type applyStats struct{ started, refused, comments int }
 
 // apply carries out decisions in order; consecutive starts and comments
-// go in one request each.
-func apply(c *proto.Client, ds []Decision, log hclog.Logger) applyStats {
+// go in one request each. A start names its exact placement, which the
+// server verifies.
+func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	var st applyStats
 	var runs []proto.RunSpec
 	var alters []proto.AlterRequest
@@ -462,20 +486,33 @@ func apply(c *proto.Client, ds []Decision, log hclog.Logger) applyStats {
 	}
 	for _, d := range ds {
 		switch d.Kind {
-		case DecideRun:
-			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Nodes: nodeSpec(d.Nodes), Comment: d.Text})
-		case DecideComment:
+		case core.DecideRun:
+			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Nodes: ExecVnode(d.Where), Comment: d.Text})
+		case core.DecideComment:
 			flushRuns()
 			alters = append(alters, comment(d.Job.ID, d.Text))
-		case DecideHold:
+		case core.DecideHold:
 			flushRuns()
 			flushAlters()
-			if err := c.HoldJob(d.Job.ID, "s"); err != nil {
-				log.Warn("hold failed", "job", d.Job.ID, "error", err)
-			} else if d.Text != "" {
-				alters = append(alters, comment(d.Job.ID, d.Text))
+			holds := d.Holds
+			if holds == "" {
+				holds = "s"
 			}
-		case DecideDelete:
+			if err := c.HoldJob(d.Job.ID, holds); err != nil {
+				log.Warn("hold failed", "job", d.Job.ID, "error", err)
+				continue
+			}
+			attrs := []proto.Attr{}
+			if d.Text != "" {
+				attrs = append(attrs, proto.Attr{Name: proto.AttrComment, Value: d.Text})
+			}
+			if !d.Until.IsZero() {
+				attrs = append(attrs, proto.Attr{Name: proto.AttrHoldUntil, Value: strconv.FormatInt(d.Until.Unix(), 10)})
+			}
+			if len(attrs) > 0 {
+				alters = append(alters, proto.AlterRequest{JobID: d.Job.ID, Attrs: attrs})
+			}
+		case core.DecideFail:
 			flushRuns()
 			alters = append(alters, comment(d.Job.ID, d.Text))
 			flushAlters()
@@ -484,6 +521,10 @@ func apply(c *proto.Client, ds []Decision, log hclog.Logger) applyStats {
 			} else {
 				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)
 			}
+		case core.DecideReserve:
+			// Not yet shown to users (estimated.start_time is to come):
+			// the reservation lives in this cycle's calendar.
+			log.Debug("job reserved", "job", d.Job.ID, "start", d.Start.Format(time.RFC3339), "nodes", ExecVnode(d.Where))
 		}
 	}
 	flushRuns()

@@ -71,3 +71,34 @@ func (s Status) String() string {
 	}
 	return out
 }
+
+// Logger takes a policy's remarks (hclog.Logger is one; the simulator and
+// tests pass their own). Arguments are key/value pairs.
+type Logger interface {
+	Debug(msg string, args ...any)
+	Info(msg string, args ...any)
+	Warn(msg string, args ...any)
+	Error(msg string, args ...any)
+}
+
+// Event says why a cycle runs.
+type Event uint8
+
+// Events: the server's (DESIGN §2), and the simulator's own.
+const (
+	EventNew   Event = iota + 1 // a job became eligible
+	EventTerm                   // a running job ended
+	EventTime                   // scheduler_iteration passed
+	EventRecyc                  // the last cycle started exactly one job
+	EventCmd                    // scheduling was set True
+	EventFirst                  // first cycle after the server started
+	EventSim                    // a simulator's pass
+)
+
+func (e Event) String() string {
+	names := [...]string{"", "new", "term", "time", "recyc", "cmd", "scheduler_first", "simulation"}
+	if int(e) < len(names) && e > 0 {
+		return names[e]
+	}
+	return "unknown"
+}

@@ -85,6 +85,9 @@ type Job struct {
 	// Where runs the job (running jobs), chunk by chunk.
 	Where   []Chunk
 	Comment string
+	// Attrs holds every plain attribute as the server sent it, for the
+	// attributes a policy asked for beyond those typed here.
+	Attrs map[string]string
 }
 
 // Queued reports whether the job waits to run.

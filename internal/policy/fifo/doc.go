@@ -12,6 +12,15 @@
 // is "Job started on <date>"; a job that cannot fit even on empty nodes is
 // deleted.
 //
-// The policy is pure: it reads a sched.Snapshot and records decisions on
-// the sched.Cycle; the time comes from the cycle.
+// With backfill (sched_config backfill, on by default) it is EASY
+// backfilling: the first job that cannot start for want of nodes gets a
+// reservation at its earliest start in the cycle's calendar; later jobs,
+// within backfill_depth, start only where they cannot delay it (they end
+// before it by their walltime, or fit beside it); a job without a walltime
+// is never backfilled. strict_fifo and help_starving_jobs keep their
+// meaning: the job they would block for takes the reservation.
+//
+// The policy is a pipeline of extension points (pipeline.go): an order,
+// checks returning core.Status, a node ranking and activation hooks. It is
+// pure: a core.World in, a core.Plan out; the time comes from the world.
 package fifo

@@ -9,6 +9,7 @@ import (
 
 	"gopbs/proto"
 	"gopbs/sched"
+	"gopbs/sched/core"
 )
 
 var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -61,26 +62,31 @@ func (w *world) job(seq int, state, queue, user, sel string, extra ...proto.Attr
 	return w
 }
 
-func (w *world) run(in Inputs) *sched.Cycle {
-	c := sched.NewCycle(now, sched.EventNew, sched.NewSnapshot(w.server, w.queues, w.nodes, w.jobs), nil)
-	Decide(c, in)
-	return c
+func (w *world) run(in Inputs) *core.Plan {
+	return DefaultPipeline().Schedule(sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs), in)
 }
 
-// outcome summarises decisions: "run 1 n1", "comment 2 <text>", "delete 3".
-func outcome(c *sched.Cycle) []string {
+// outcome summarises decisions: "run 1 n1", "comment 2 <text>", "fail 3",
+// "reserve 4 n1 +60s".
+func outcome(p *core.Plan) []string {
 	var out []string
-	for _, d := range c.Decisions() {
+	for _, d := range p.Decisions() {
 		id := strings.TrimSuffix(d.Job.ID, ".srv")
+		var nodes []string
+		for _, c := range d.Where {
+			nodes = append(nodes, c.Node)
+		}
 		switch d.Kind {
-		case sched.DecideRun:
-			out = append(out, "run "+id+" "+strings.Join(d.Nodes, "+"))
-		case sched.DecideComment:
+		case core.DecideRun:
+			out = append(out, "run "+id+" "+strings.Join(nodes, "+"))
+		case core.DecideComment:
 			out = append(out, "comment "+id+" "+strings.TrimPrefix(d.Text, "Not Running: "))
-		case sched.DecideDelete:
-			out = append(out, "delete "+id)
-		case sched.DecideHold:
+		case core.DecideFail:
+			out = append(out, "fail "+id)
+		case core.DecideHold:
 			out = append(out, "hold "+id)
+		case core.DecideReserve:
+			out = append(out, "reserve "+id+" "+strings.Join(nodes, "+")+" +"+d.Start.Sub(now).String())
 		}
 	}
 	return out
@@ -113,7 +119,7 @@ func TestDecide(t *testing.T) {
 		{"down and offline nodes take nothing", newWorld().node("n1", 4, "down").node("n2", 4, "offline").node("n3", 1, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=2"), Inputs{}, []string{"comment 1 " + cNodes}},
 		{"too big for every node is deleted", newWorld().node("n1", 4, "free").job(1, "Q", "workq", "u", "1:ncpus=64"),
-			Inputs{}, []string{"delete 1"}},
+			Inputs{}, []string{"fail 1"}},
 		{"nothing deleted while a node is unknown", newWorld().node("n1", 4, "free").node("n2", 4, "state-unknown,down").
 			job(1, "Q", "workq", "u", "1:ncpus=64"), Inputs{}, []string{"comment 1 " + cNodes}},
 		{"sort by cpus descending", newWorld().node("n1", 4, "free").
@@ -127,7 +133,7 @@ func TestDecide(t *testing.T) {
 			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"comment 1 " + cNodes, "comment 2 " + cStrictFIFO}},
 		{"a job that can never run does not block strict fifo", newWorld().node("n1", 2, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=4").job(2, "Q", "workq", "u", "1:ncpus=1"),
-			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"delete 1", "run 2 n1"}},
+			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"fail 1", "run 2 n1"}},
 		{"by queue order with sorted queues", newWorld().queue("hi", "Execution", true, a("Priority", "10")).node("n1", 1, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "hi", "u", "1:ncpus=1"),
 			Inputs{Settings: Settings{ByQueue: true, SortQueues: true}}, []string{"run 2 n1", "comment 1 " + cNodes}},
@@ -175,5 +181,47 @@ func TestStartedCommentAndStarvingReleased(t *testing.T) {
 	}
 	if d := c.Decisions()[0]; d.Text != "Job started on Sun Nov 22 at 12:00" {
 		t.Fatalf("start comment %q", d.Text)
+	}
+}
+
+// EASY backfilling, worked by hand: a node of 2 cpus, a 1-cpu job running
+// until +90 s. The 2-cpu job cannot start: it reserves the node at +90 s.
+// A 1-cpu 20 s job ends before that and starts in the gap; a 1-cpu 10 min
+// job would delay the reservation and waits; a job without a walltime is
+// never backfilled.
+func TestEASYBackfill(t *testing.T) {
+	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
+	w := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
+		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
+		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
+		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
+		job(5, "Q", "workq", "u", "1:ncpus=1")
+	easy := Settings{Backfill: true, BackfillDepth: 1000}
+	got := outcome(w.run(Inputs{Settings: easy}))
+	want := []string{"reserve 2 n1 +1m30s", "comment 2 " + cNodes, "run 3 n1", "comment 4 " + cTopJob, "comment 5 " + cNoWalltime}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("EASY\n got %q\nwant %q", got, want)
+	}
+	// Strict FIFO keeps its meaning: the blocked head takes the
+	// reservation and only gaps that cannot delay it are used.
+	strict := easy
+	strict.StrictFIFO = true
+	if got := outcome(w.run(Inputs{Settings: strict})); !reflect.DeepEqual(got, want) {
+		t.Fatalf("strict fifo + backfill\n got %q\nwant %q", got, want)
+	}
+	// Without backfill, plain FIFO starts whatever fits (the big job may
+	// starve); strict FIFO starts nothing after it.
+	if got := outcome(w.run(Inputs{})); !reflect.DeepEqual(got, []string{"comment 2 " + cNodes, "run 3 n1", "comment 4 " + cNodes, "comment 5 " + cNodes}) {
+		t.Fatalf("plain fifo: %q", got)
+	}
+	if got := outcome(w.run(Inputs{Settings: Settings{StrictFIFO: true}})); !reflect.DeepEqual(got, []string{"comment 2 " + cNodes, "comment 3 " + cStrictFIFO, "comment 4 " + cStrictFIFO, "comment 5 " + cStrictFIFO}) {
+		t.Fatalf("strict fifo: %q", got)
+	}
+	// The lookahead: with backfill_depth 1 only job 3 is considered.
+	one := easy
+	one.BackfillDepth = 1
+	if got := outcome(w.run(Inputs{Settings: one})); !reflect.DeepEqual(got, []string{"reserve 2 n1 +1m30s", "comment 2 " + cNodes, "run 3 n1", "comment 4 " + cTopJob, "comment 5 " + cTopJob}) {
+		t.Fatalf("backfill_depth 1: %q", got)
 	}
 }

@@ -4,30 +4,29 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
-
-	"gopbs/sched"
+	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 )
 
-// Policy is the FIFO policy as a sched.Policy: it keeps the sched_priv
-// files and, each cycle, derives the settings in force from them.
+// Policy is the FIFO policy for a scheduler binary: it keeps the
+// sched_priv files and, each cycle, derives the settings in force from
+// them and runs the pipeline.
 type Policy struct {
+	Pipeline *Pipeline // nil: DefaultPipeline
+
 	mu    sync.Mutex
 	files *schedpriv.Files
 }
 
 // Configure takes new sched_priv files. Options the FIFO policy does not
 // implement are accepted and named in the log.
-func (p *Policy) Configure(files *schedpriv.Files, log hclog.Logger) error {
+func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
 		switch {
 		case s.FairShare || s.SortBy == schedpriv.FairShareSort:
 			log.Warn("fair_share is not implemented by this policy: jobs keep their sort order")
 		case s.LoadBalancing || s.LoadBalancingRR:
 			log.Warn("load_balancing is not implemented by this policy: nodes are chosen first-fit")
-		case s.Backfill:
-			log.Warn("backfill is not implemented by this policy")
 		}
 	}
 	p.mu.Lock()
@@ -37,18 +36,22 @@ func (p *Policy) Configure(files *schedpriv.Files, log hclog.Logger) error {
 }
 
 // Schedule decides one cycle.
-func (p *Policy) Schedule(c *sched.Cycle) {
+func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan {
 	p.mu.Lock()
 	files := p.files
+	pl := p.Pipeline
 	p.mu.Unlock()
-	Decide(c, inputsAt(files, c.Now))
+	if pl == nil {
+		pl = DefaultPipeline()
+	}
+	return pl.Schedule(w, InputsAt(files, w.Now))
 }
 
-// inputsAt derives the settings in force at now: prime or non-prime time
+// InputsAt derives the settings in force at now: prime or non-prime time
 // from the holidays file, and the current or next dedicated window.
-func inputsAt(files *schedpriv.Files, now time.Time) Inputs {
+func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 	if files == nil || files.Config == nil {
-		return Inputs{}
+		return Inputs{Settings: Settings{Backfill: true, BackfillDepth: schedpriv.DefaultBackfillDepth}}
 	}
 	cfg := files.Config
 	prime := files.Holidays == nil || files.Holidays.IsPrime(now)
@@ -58,6 +61,7 @@ func inputsAt(files *schedpriv.Files, now time.Time) Inputs {
 		HelpStarving: a.HelpStarvingJobs, MaxStarve: cfg.MaxStarve,
 		DedicatedPrefix: cfg.DedicatedPrefix, IgnoreQueues: cfg.IgnoreQueues,
 	}
+	st.Backfill, st.BackfillDepth = backfillOf(cfg, a)
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
 		keys = a.Keys
@@ -78,10 +82,22 @@ func inputsAt(files *schedpriv.Files, now time.Time) Inputs {
 		st.Sort = append(st.Sort, SortKey{Resource: k.Resource, Descending: k.Descending})
 	}
 	in := Inputs{Settings: st}
-	if w, ok := files.Dedicated.Current(now); ok {
-		in.Dedicated = &Window{From: w.From, To: w.To}
-	} else if w, ok := files.Dedicated.Next(now); ok {
-		in.Dedicated = &Window{From: w.From, To: w.To}
+	if files.Dedicated != nil {
+		if w, ok := files.Dedicated.Current(now); ok {
+			in.Dedicated = &Window{From: w.From, To: w.To}
+		} else if w, ok := files.Dedicated.Next(now); ok {
+			in.Dedicated = &Window{From: w.From, To: w.To}
+		}
 	}
 	return in
+}
+
+// backfillOf reads backfill and backfill_depth for one side of the
+// clock: a depth of 0 here means the whole queue.
+func backfillOf(cfg *schedpriv.Config, a schedpriv.Settings) (bool, int) {
+	depth := cfg.BackfillDepth
+	if depth == schedpriv.BackfillDepthAll {
+		depth = 0
+	}
+	return a.Backfill, depth
 }

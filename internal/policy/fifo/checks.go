@@ -1,0 +1,289 @@
+package fifo
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"gopbs/sched/core"
+)
+
+const notRunning = "Not Running: "
+
+// serverLimits: the server's max_running, max_user_run, max_group_run.
+type serverLimits struct{}
+
+func (serverLimits) Name() string { return "server_limits" }
+
+func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
+	l := cx.World.Server.Limits
+	total, user, group := cx.Running("", j.Owner, j.Group)
+	switch {
+	case l.MaxRunning >= 0 && total >= l.MaxRunning:
+		return core.NotNowf("server_limits", cServerLimit)
+	case l.MaxUserRun >= 0 && user >= l.MaxUserRun:
+		return core.NotNowf("server_limits", cServerUserLimit)
+	case l.MaxGroupRun >= 0 && group >= l.MaxGroupRun:
+		return core.NotNowf("server_limits", cServerGroupLimit)
+	}
+	return core.OK
+}
+
+// queueLimits: the job's queue's max_running, max_user_run, max_group_run.
+type queueLimits struct{}
+
+func (queueLimits) Name() string { return "queue_limits" }
+
+func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
+	q := cx.World.Queue(j.Queue)
+	if q == nil {
+		return core.OK
+	}
+	total, user, group := cx.Running(j.Queue, j.Owner, j.Group)
+	switch {
+	case q.Limits.MaxRunning >= 0 && total >= q.Limits.MaxRunning:
+		return core.NotNowf("queue_limits", cQueueLimit)
+	case q.Limits.MaxUserRun >= 0 && user >= q.Limits.MaxUserRun:
+		return core.NotNowf("queue_limits", cQueueUserLimit)
+	case q.Limits.MaxGroupRun >= 0 && group >= q.Limits.MaxGroupRun:
+		return core.NotNowf("queue_limits", cQueueGroupLimit)
+	}
+	return core.OK
+}
+
+// dedicatedBoundary: a job must not run into (or, in dedicated time, out
+// of) a dedicated window, and a job without a walltime cannot be known not
+// to.
+type dedicatedBoundary struct{}
+
+func (dedicatedBoundary) Name() string { return "dedicated_time" }
+
+func (dedicatedBoundary) Check(cx *Context, j *core.Job) core.Status {
+	d := cx.Inputs.Dedicated
+	if d == nil {
+		return core.OK
+	}
+	end := cx.World.Now.Add(j.Walltime)
+	switch {
+	case j.Walltime <= 0:
+		return core.NotNowf("dedicated_time", cDedBoundary)
+	case !cx.inDedicated && end.After(d.From):
+		return core.Waitf("dedicated_time", d.To, cDedBoundary)
+	case cx.inDedicated && end.After(d.To):
+		return core.NotNowf("dedicated_time", cDedBoundary)
+	}
+	return core.OK
+}
+
+// starvation: while a job starves (help_starving_jobs), the others wait
+// until it has started.
+type starvation struct{}
+
+func (starvation) Name() string { return "starving_jobs" }
+
+func (starvation) Check(cx *Context, j *core.Job) core.Status {
+	if cx.starving != nil && j != cx.starving && !cx.Settings.Backfill {
+		return core.NotNowf("starving_jobs", cStarving)
+	}
+	return core.OK
+}
+
+// sortKeys orders jobs by the sort keys of sched_config.
+type sortKeys struct{}
+
+func (sortKeys) Name() string { return "sort_by" }
+
+func (sortKeys) Sort(cx *Context, jobs []*core.Job) {
+	less := comparator(cx.Settings.Sort)
+	sort.SliceStable(jobs, func(a, b int) bool { return less(jobs[a], jobs[b]) })
+}
+
+// comparator builds a stable ordering from sort keys: keys in order until
+// two jobs differ; a job without the value sorts after one with it.
+func comparator(keys []SortKey) func(a, b *core.Job) bool {
+	return func(a, b *core.Job) bool {
+		for _, k := range keys {
+			var x, y float64
+			var okx, oky bool
+			switch {
+			case k.Priority:
+				x, y, okx, oky = float64(a.Priority), float64(b.Priority), true, true
+			case k.Resource != "":
+				x, okx = a.RequestNumber(k.Resource)
+				y, oky = b.RequestNumber(k.Resource)
+			default:
+				continue
+			}
+			switch {
+			case okx && !oky:
+				return true
+			case !okx && oky:
+				return false
+			case !okx && !oky || x == y:
+				continue
+			}
+			if k.Descending {
+				return x > y
+			}
+			return x < y
+		}
+		return false
+	}
+}
+
+// resources applies checks 10 and 11 of reference §2.4: for mem, ncpus
+// and nodect, a resource the job requests and the queue or server lists
+// must fit in resources_available minus what running jobs hold, or, with
+// only resources_max set, under that per-job cap.
+func resources(cx *Context, j *core.Job) string {
+	q := cx.World.Queue(j.Queue)
+	for _, scope := range []struct {
+		queue        string
+		avail, limit core.Amounts
+	}{{j.Queue, q.ResourcesAvailable, q.ResourcesMax}, {"", cx.World.Server.ResourcesAvailable, cx.World.Server.ResourcesMax}} {
+		for _, r := range []struct{ name, what string }{{"mem", "memory"}, {"ncpus", "cpus"}, {"nodect", "nodes"}} {
+			want, ok := j.RequestNumber(r.name)
+			if !ok {
+				continue
+			}
+			var have float64
+			if v, ok := scope.avail[r.name]; ok {
+				have = v - cx.Assigned(scope.queue, r.name)
+			} else if v, ok := scope.limit[r.name]; ok {
+				have = v
+			} else {
+				continue
+			}
+			if have < want {
+				return fmt.Sprintf("Not enough %s available", r.what)
+			}
+		}
+	}
+	return ""
+}
+
+func notEnough(r string, want, have float64) error {
+	return fmt.Errorf("no node has %s=%g (largest: %g)", r, want, have)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// limitResources are the resources queue and server limits count.
+var limitResources = []string{"mem", "ncpus", "nodect"}
+
+// counts are the running jobs per server, queue, user and group, and the
+// resources they hold, kept current as the cycle starts jobs.
+type counts struct {
+	all      counter
+	queue    map[string]*counter
+	server   core.Amounts
+	perQueue map[string]core.Amounts
+}
+
+type counter struct {
+	total   int64
+	byUser  map[string]int64
+	byGroup map[string]int64
+}
+
+func newCounts(w *core.World) *counts {
+	c := &counts{all: counter{byUser: map[string]int64{}, byGroup: map[string]int64{}},
+		queue: map[string]*counter{}, server: core.Amounts{}, perQueue: map[string]core.Amounts{}}
+	for _, j := range w.Jobs {
+		if j.Running() {
+			c.start(j)
+		}
+	}
+	return c
+}
+
+func (c *counts) start(j *core.Job) {
+	add := func(k *counter) {
+		k.total++
+		k.byUser[j.Owner]++
+		k.byGroup[j.Group]++
+	}
+	add(&c.all)
+	q := c.queue[j.Queue]
+	if q == nil {
+		q = &counter{byUser: map[string]int64{}, byGroup: map[string]int64{}}
+		c.queue[j.Queue] = q
+	}
+	add(q)
+	qa := c.perQueue[j.Queue]
+	if qa == nil {
+		qa = core.Amounts{}
+		c.perQueue[j.Queue] = qa
+	}
+	for _, r := range limitResources {
+		if v, ok := j.RequestNumber(r); ok {
+			c.server[r] += v
+			qa[r] += v
+		}
+	}
+}
+
+func (c *counts) running(queue, user, group string) (int64, int64, int64) {
+	k := &c.all
+	if queue != "" {
+		if k = c.queue[queue]; k == nil {
+			return 0, 0, 0
+		}
+	}
+	return k.total, k.byUser[user], k.byGroup[group]
+}
+
+func (c *counts) assigned(queue, r string) float64 {
+	if queue == "" {
+		return c.server[r]
+	}
+	return c.perQueue[queue][r]
+}
+
+// Settings are the options in effect for one cycle (sched_config for the
+// current prime or non-prime period).
+type Settings struct {
+	ByQueue      bool
+	StrictFIFO   bool
+	RoundRobin   bool
+	SortQueues   bool
+	HelpStarving bool
+	MaxStarve    time.Duration
+	Sort         []SortKey
+	// DedicatedPrefix marks queues that run only in dedicated time.
+	DedicatedPrefix string
+	IgnoreQueues    []string
+	// Backfill turns EASY backfilling on: the first job that cannot start
+	// gets a reservation at its earliest start, and later jobs (at most
+	// BackfillDepth of them; 0 for all) start only where they cannot
+	// delay it.
+	Backfill      bool
+	BackfillDepth int
+}
+
+// SortKey orders jobs by one value, ascending unless Descending.
+type SortKey struct {
+	// Resource names a Resource_List entry; "" with Priority false means
+	// no ordering.
+	Resource   string
+	Priority   bool // the job's Priority attribute
+	Descending bool
+}
+
+// Window is a dedicated-time window.
+type Window struct{ From, To time.Time }
+
+// Inputs are what a cycle depends on besides the world.
+type Inputs struct {
+	Settings Settings
+	// Dedicated is the current or next dedicated-time window, nil when
+	// none is pending.
+	Dedicated *Window
+}

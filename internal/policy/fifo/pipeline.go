@@ -1,0 +1,397 @@
+package fifo
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"gopbs/internal/place"
+	"gopbs/internal/resc"
+	"gopbs/sched/core"
+)
+
+// The FIFO policy as a pipeline of small extension points (the model of
+// Kubernetes' scheduler framework and Nomad's feasibility checkers): an
+// order of the jobs, checks that each return a core.Status, a ranking of
+// the nodes, and an activation hook; the pipeline turns their verdicts
+// into a core.Plan. Fair share plugs in as an order, load balancing as a
+// ranking, activation filters as an activation hook.
+
+// Order sorts the candidate jobs, most important first.
+type Order interface {
+	Name() string
+	Sort(cx *Context, jobs []*core.Job)
+}
+
+// Check says whether a job may start now, before nodes are looked at.
+type Check interface {
+	Name() string
+	Check(cx *Context, j *core.Job) core.Status
+}
+
+// Ranking orders the nodes a job may go to, best first (nil keeps the
+// calendar's order and next fit).
+type Ranking interface {
+	Name() string
+	Rank(cx *Context, j *core.Job, nodes []*core.Node) []*core.Node
+}
+
+// Activation has the last word on a start the pipeline found room for;
+// backfill is set when the start would use a gap before a reservation.
+type Activation interface {
+	Name() string
+	Activate(cx *Context, j *core.Job, where []core.Chunk, backfill bool) core.Status
+}
+
+// Pipeline is one configuration of the extension points.
+type Pipeline struct {
+	Order       Order
+	Checks      []Check
+	Ranking     Ranking
+	Activations []Activation
+}
+
+// Context is what the extension points read during one cycle: the world,
+// its calendar, the settings, and the running counts as the cycle's
+// decisions change them.
+type Context struct {
+	World    *core.World
+	Cal      *core.Calendar
+	Settings Settings
+	Inputs   Inputs
+	counts   *counts
+	// inDedicated is set while a dedicated-time window is open.
+	inDedicated bool
+	starving    *core.Job
+}
+
+// Running is the number of running jobs on the server (queue "") or in a
+// queue: in all, of user and of group.
+func (cx *Context) Running(queue, user, group string) (total, ofUser, ofGroup int64) {
+	return cx.counts.running(queue, user, group)
+}
+
+// Assigned is how much of resource r running jobs hold, on the server
+// (queue "") or in a queue.
+func (cx *Context) Assigned(queue, r string) float64 { return cx.counts.assigned(queue, r) }
+
+// The comments of OpenPBS's scheduler, as users and tools know them.
+const (
+	cServerLimit      = "Server job limit has been reached."
+	cServerUserLimit  = "User has reached server running job limit."
+	cServerGroupLimit = "Group has reached server running limit."
+	cQueueLimit       = "Queue job limit has been reached."
+	cQueueUserLimit   = "User has reached queue running job limit."
+	cQueueGroupLimit  = "Group has reached queue running limit."
+	cDedBoundary      = "Job would cross dedicated time boundary"
+	cStarving         = "Draining system to allow starving job to run"
+	cNodes            = "Not enough of the right type of nodes are available"
+	cQueueNotStarted  = "Queue not started."
+	cDedConflict      = "Dedicated time conflict"
+	cQueueIgnored     = "Queue is configured to be ignored"
+	cStrictFIFO       = "Strict fifo order"
+	cTopJob           = "Job would conflict with reservation or top job"
+	cNoWalltime       = "Job has no walltime: it cannot be backfilled"
+)
+
+// DefaultPipeline is the classic FIFO policy: the sort keys of
+// sched_config, and the checks of reference §2.4 step 5 in order.
+func DefaultPipeline() *Pipeline {
+	return &Pipeline{
+		Order:  sortKeys{},
+		Checks: []Check{serverLimits{}, queueLimits{}, dedicatedBoundary{}, starvation{}},
+	}
+}
+
+// Schedule decides one cycle of w with the settings in force.
+func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
+	st := in.Settings
+	plan := core.NewPlan()
+	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, counts: newCounts(w)}
+	now := w.Now
+	if d := in.Dedicated; d != nil {
+		cx.inDedicated = now.After(d.From) && now.Before(d.To)
+		// Ordinary jobs never run into the window (dedicated queues' jobs
+		// ignore it: they run only inside).
+		cx.Cal.Block(d.From, d.To)
+	}
+	isDed := func(q string) bool { return st.DedicatedPrefix != "" && strings.HasPrefix(q, st.DedicatedPrefix) }
+
+	// Queues that may run jobs this cycle, in order.
+	queues := append([]*core.Queue(nil), w.Queues...)
+	if st.SortQueues {
+		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Priority > queues[b].Priority })
+	}
+	queueWhy := map[string]string{}
+	for _, q := range queues {
+		switch {
+		case !q.Execution:
+			queueWhy[q.Name] = "-" // route queues: no comment
+		case !q.Started:
+			queueWhy[q.Name] = cQueueNotStarted
+		case contains(st.IgnoreQueues, q.Name):
+			queueWhy[q.Name] = cQueueIgnored
+		case cx.inDedicated != isDed(q.Name):
+			queueWhy[q.Name] = cDedConflict
+		default:
+			queueWhy[q.Name] = ""
+		}
+	}
+	perQueue := map[string][]*core.Job{}
+	var all []*core.Job
+	for _, j := range w.Jobs {
+		if !j.Queued() {
+			continue
+		}
+		why, known := queueWhy[j.Queue]
+		switch {
+		case !known, why == "-":
+			continue
+		case why != "":
+			plan.Comment(j, notRunning+why)
+			continue
+		}
+		perQueue[j.Queue] = append(perQueue[j.Queue], j)
+		all = append(all, j)
+	}
+	for _, js := range perQueue {
+		p.Order.Sort(cx, js)
+	}
+	p.Order.Sort(cx, all)
+	if st.HelpStarving && st.MaxStarve > 0 {
+		worst := time.Duration(0)
+		for _, j := range all {
+			if over := now.Sub(j.Qtime) - st.MaxStarve; over > worst && !isDed(j.Queue) {
+				worst, cx.starving = over, j
+			}
+		}
+	}
+	order := arrange(all, perQueue, queues, st)
+	if cx.starving != nil {
+		order = moveFirst(order, cx.starving)
+	}
+
+	stamp := "Job started on " + now.Format("Mon Jan 02 at 15:04")
+	nodesKnown := allKnown(w)
+	blocked := map[string]bool{} // strict fifo without backfill: scope stopped
+	// EASY: the first job that cannot start for want of nodes takes a
+	// reservation; jobs after it, within the lookahead, start only where
+	// they cannot delay it.
+	var top *core.Job
+	looked := 0
+	for _, j := range order {
+		scope := ""
+		if st.ByQueue {
+			scope = j.Queue
+		}
+		if blocked[scope] {
+			plan.Comment(j, notRunning+cStrictFIFO)
+			continue
+		}
+		backfilling := top != nil
+		if backfilling {
+			looked++
+			if st.BackfillDepth > 0 && looked > st.BackfillDepth {
+				plan.Comment(j, notRunning+cTopJob)
+				continue
+			}
+		}
+		if s := p.check(cx, j); !s.IsRun() {
+			plan.Comment(j, s.Comment())
+			if st.StrictFIFO && !st.Backfill {
+				blocked[scope] = true
+			}
+			continue
+		}
+		if backfilling && j.Walltime <= 0 {
+			plan.Comment(j, notRunning+cNoWalltime)
+			continue
+		}
+		ignoreBlocks := isDed(j.Queue) && cx.inDedicated
+		var nodes []*core.Node
+		if p.Ranking != nil {
+			nodes = p.Ranking.Rank(cx, j, upNodes(w))
+		}
+		where, fits := cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
+		if fits {
+			if why := resources(cx, j); why != "" {
+				plan.Comment(j, notRunning+why)
+				if st.StrictFIFO && !st.Backfill {
+					blocked[scope] = true
+				}
+				continue
+			}
+			if s := p.activate(cx, j, where, backfilling); !s.IsRun() {
+				plan.Comment(j, s.Comment())
+				continue
+			}
+			plan.Run(j, where, stamp)
+			cx.Cal.Start(j, where)
+			cx.counts.start(j)
+			if j == cx.starving {
+				cx.starving = nil
+			}
+			continue
+		}
+		if nodesKnown {
+			if err := neverFits(w, j); err != nil {
+				plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+				continue
+			}
+		}
+		switch {
+		case backfilling:
+			plan.Comment(j, notRunning+cTopJob)
+		case st.Backfill:
+			top = j
+			if at, where, ok := cx.Cal.Earliest(j, now, ignoreBlocks); ok {
+				cx.Cal.Reserve(j, at, where)
+				plan.Reserve(j, at, where)
+			}
+			plan.Comment(j, notRunning+cNodes)
+		default:
+			plan.Comment(j, notRunning+cNodes)
+			if st.StrictFIFO {
+				blocked[scope] = true
+			}
+		}
+	}
+	return plan
+}
+
+// check runs the checks in order; the first that says no wins.
+func (p *Pipeline) check(cx *Context, j *core.Job) core.Status {
+	for _, c := range p.Checks {
+		if s := c.Check(cx, j); !s.IsRun() {
+			if s.Plugin == "" {
+				s.Plugin = c.Name()
+			}
+			return s
+		}
+	}
+	return core.OK
+}
+
+// activate runs the activation hooks; in a backfill window only an
+// explicit yes starts the job.
+func (p *Pipeline) activate(cx *Context, j *core.Job, where []core.Chunk, backfill bool) core.Status {
+	for _, a := range p.Activations {
+		if s := a.Activate(cx, j, where, backfill); !s.IsRun() {
+			if s.Plugin == "" {
+				s.Plugin = a.Name()
+			}
+			return s
+		}
+	}
+	return core.OK
+}
+
+// arrange builds the order jobs are tried in: strict fifo by queue time,
+// round robin across queues, queue by queue, or the sorted whole.
+func arrange(all []*core.Job, perQueue map[string][]*core.Job, queues []*core.Queue, st Settings) []*core.Job {
+	var order []*core.Job
+	switch {
+	case st.StrictFIFO:
+		order = append(order, all...)
+		sort.SliceStable(order, func(a, b int) bool {
+			if !order[a].Qtime.Equal(order[b].Qtime) {
+				return order[a].Qtime.Before(order[b].Qtime)
+			}
+			return order[a].Seq < order[b].Seq
+		})
+	case st.RoundRobin:
+		for i := 0; ; i++ {
+			added := false
+			for _, q := range queues {
+				if js := perQueue[q.Name]; i < len(js) {
+					order = append(order, js[i])
+					added = true
+				}
+			}
+			if !added {
+				break
+			}
+		}
+	case st.ByQueue:
+		for _, q := range queues {
+			order = append(order, perQueue[q.Name]...)
+		}
+	default:
+		order = all
+	}
+	return order
+}
+
+func moveFirst(js []*core.Job, j *core.Job) []*core.Job {
+	out := make([]*core.Job, 0, len(js))
+	out = append(out, j)
+	for _, x := range js {
+		if x != j {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func upNodes(w *core.World) []*core.Node {
+	var out []*core.Node
+	for _, n := range w.Nodes {
+		if n.Up() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func allKnown(w *core.World) bool {
+	for _, n := range w.Nodes {
+		if !n.Known() {
+			return false
+		}
+	}
+	return len(w.Nodes) > 0
+}
+
+// neverFits says why j cannot run even on empty nodes (every node known,
+// whatever its state), or nil. When every chunk fits the largest node and
+// there are nodes enough, the job is taken to fit without a search.
+func neverFits(w *core.World, j *core.Job) error {
+	capacity := core.Amounts{}
+	known := 0
+	for _, n := range w.Nodes {
+		if !n.Known() {
+			continue
+		}
+		known++
+		for r, v := range n.Avail {
+			capacity[r] = max(capacity[r], v)
+		}
+	}
+	chunks, simple := 0, true
+	for _, c := range j.Select {
+		chunks += c.Count
+		for r, v := range place.Amounts(c) {
+			if v > capacity[r] {
+				return notEnough(r, v, capacity[r])
+			}
+		}
+		for _, pr := range c.Resources {
+			if !resc.Consumable(pr.Name) {
+				if _, numeric := resc.Number(pr.Name, pr.Value); !numeric {
+					simple = false // a property or host to match: search
+				}
+			}
+		}
+	}
+	if simple && chunks <= known {
+		return nil
+	}
+	var cands []*place.Node
+	for _, n := range w.Nodes {
+		if n.Known() {
+			cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: n.Avail})
+		}
+	}
+	_, err := place.Chunks(j.Select, j.Place, cands, nil)
+	return err
+}

@@ -1,0 +1,259 @@
+package sched
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"gopbs/internal/model"
+	"gopbs/internal/place"
+	"gopbs/internal/resc"
+	"gopbs/proto"
+	"gopbs/sched/core"
+)
+
+// The edge between the wire and the pure core: status answers become a
+// typed core.World once per cycle; nothing past here parses attribute
+// strings again.
+
+// NewWorld builds the core world from status answers (the live runner's
+// edge; tests and tools with status objects of their own use it too).
+func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.Status) *core.World {
+	js := make([]*core.Job, len(jobs))
+	for i := range jobs {
+		js[i] = NewCoreJob(jobs[i])
+	}
+	return worldOf(now, server, queues, nodes, js)
+}
+
+func worldOf(now time.Time, server proto.Status, queues, nodes []proto.Status, jobs []*core.Job) *core.World {
+	plain, res := split(server.Attrs)
+	srv := &core.Server{
+		Name: server.Name, Limits: coreLimits(plain), DefaultQueue: plain[proto.AttrDefaultQueue],
+		ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
+		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+	}
+	qs := make([]*core.Queue, 0, len(queues))
+	for _, st := range queues {
+		plain, res := split(st.Attrs)
+		qs = append(qs, &core.Queue{
+			Name: st.Name, Execution: plain[proto.AttrQueueTypeQ] == "Execution",
+			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
+			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain),
+			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
+			MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+		})
+	}
+	ns := make([]*core.Node, 0, len(nodes))
+	for _, st := range nodes {
+		ns = append(ns, coreNode(st))
+	}
+	return core.NewWorld(now, srv, qs, ns, jobs)
+}
+
+func coreLimits(m map[string]string) core.Limits {
+	return core.Limits{
+		MaxRunning:  num(m, proto.AttrMaxRunning, -1),
+		MaxUserRun:  num(m, proto.AttrMaxUserRun, -1),
+		MaxGroupRun: num(m, proto.AttrMaxGroupRun, -1),
+	}
+}
+
+// amounts keeps the numeric values of a resource list.
+func amounts(m map[string]string) core.Amounts {
+	out := core.Amounts{}
+	for r, v := range m {
+		if x, ok := resc.Number(r, v); ok {
+			out[r] = x
+		}
+	}
+	return out
+}
+
+func durationOf(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	secs, err := resc.ParseDuration(v)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(secs) * time.Second
+}
+
+func coreNode(st proto.Status) *core.Node {
+	plain, res := split(st.Attrs)
+	avail := orEmpty(res[proto.AttrResourcesAvail])
+	n := &core.Node{Name: st.Name, Host: avail[proto.ResHost], Arch: avail[proto.ResArch], Props: avail,
+		Avail: core.Amounts{}, Assigned: amounts(res[proto.AttrResourcesAssigned]), IdealLoad: -1, MaxLoad: -1}
+	for r, v := range avail {
+		if resc.Consumable(r) {
+			if x, ok := resc.Number(r, v); ok {
+				n.Avail[r] = x
+			}
+		}
+	}
+	for _, s := range strings.Split(plain[proto.AttrNodeState], ",") {
+		switch s {
+		case model.NodeOffline:
+			n.State |= core.NodeOffline
+		case model.NodeDown:
+			n.State |= core.NodeDown
+		case model.NodeUnknown:
+			n.State |= core.NodeUnknown
+		case model.NodeJobBusy:
+			n.State |= core.NodeJobBusy
+		case model.NodeBusy:
+			n.State |= core.NodeBusy
+		}
+	}
+	n.Loadave, _ = strconv.ParseFloat(plain[proto.AttrNodeLoadave], 64)
+	if v, err := strconv.ParseFloat(plain[proto.AttrNodeMaxLoad], 64); err == nil {
+		n.MaxLoad = v
+	}
+	if v, err := strconv.ParseFloat(plain[proto.AttrNodeIdealLoad], 64); err == nil {
+		n.IdealLoad = v
+	}
+	n.TimeShared = plain[proto.AttrNodeSharing] == "force_shared" || plain[proto.AttrNodeNtype] == "time-shared"
+	return n
+}
+
+// NewCoreJob decodes one job's status into the core's typed job.
+func NewCoreJob(st proto.Status) *core.Job {
+	plain, res := split(st.Attrs)
+	state := core.JobState('?')
+	if v := plain[proto.AttrJobState]; v != "" {
+		state = core.JobState(v[0])
+	}
+	rl := orEmpty(res[proto.AttrResourceList])
+	j := &core.Job{
+		ID: st.Name, Name: plain[proto.AttrJobName], Owner: plain[proto.AttrEuser], Group: plain[proto.AttrEgroup],
+		Account: plain[proto.AttrAccountName], Queue: plain[proto.AttrQueue], State: state,
+		Priority: num(plain, proto.AttrPriority, 0), Holds: plain[proto.AttrHoldTypes],
+		Qtime: unixOf(plain[proto.AttrQtime]), Etime: unixOf(plain[proto.AttrEtime]), Stime: unixOf(plain[proto.AttrStime]),
+		HoldUntil: unixOf(plain[proto.AttrHoldUntil]),
+		Request:   rl, Comment: plain[proto.AttrComment], Walltime: durationOf(rl[proto.ResWalltime]),
+		Attrs: plain,
+	}
+	if j.Owner == "" {
+		j.Owner, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
+	}
+	j.Seq, _ = model.ParseJobSeq(j.ID)
+	if v, ok := rl[proto.ResSelect]; ok {
+		j.Select, _ = resc.ParseSelect(v)
+	}
+	if v, ok := rl[proto.ResPlace]; ok {
+		j.Place, _ = resc.ParsePlace(v)
+	}
+	j.Totals = core.Amounts{}
+	for _, c := range j.Select {
+		for r, v := range place.Amounts(c) {
+			j.Totals[r] += v * float64(c.Count)
+		}
+	}
+	used := res[proto.AttrResourcesUsed]
+	j.UsedCPU = durationOf(used["cput"])
+	j.UsedWall = durationOf(used["walltime"])
+	if v, ok := resc.Number("mem", used["mem"]); ok {
+		j.UsedMem = int64(v)
+	}
+	if v := plain[proto.AttrExecVnode]; v != "" {
+		j.Where = chunksOf(v)
+	}
+	return j
+}
+
+func unixOf(v string) time.Time {
+	if v == "" {
+		return time.Time{}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(n, 0)
+}
+
+// chunksOf reads an exec_vnode "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)".
+func chunksOf(execVnode string) []core.Chunk {
+	var out []core.Chunk
+	for _, part := range strings.Split(execVnode, "+") {
+		node, spec, _ := strings.Cut(strings.Trim(strings.TrimSpace(part), "()"), ":")
+		if node == "" {
+			continue
+		}
+		c := resc.Chunk{Count: 1}
+		if spec != "" {
+			if sel, err := resc.ParseSelect("1:" + spec); err == nil && len(sel) == 1 {
+				c = sel[0]
+			}
+		}
+		out = append(out, core.Chunk{Node: node, Chunk: c})
+	}
+	return out
+}
+
+// ExecVnode renders a placement as the server reads it: one
+// "(node:amounts)" part per chunk, in order.
+func ExecVnode(where []core.Chunk) string {
+	parts := make([]string, len(where))
+	for i, c := range where {
+		parts[i] = "(" + c.Node + ":" + place.ChunkText(c.Chunk) + ")"
+	}
+	return strings.Join(parts, "+")
+}
+
+// BaseJobAttrs are the job attributes every world carries: what the
+// core.Job fields need. A policy that reads others (core.Job.Attrs) names
+// them in Options.JobAttrs; fetching fewer attributes is what keeps a
+// world of 100,000 jobs fast.
+var BaseJobAttrs = []string{
+	proto.AttrJobOwner, proto.AttrEuser, proto.AttrEgroup, proto.AttrJobState, proto.AttrQueue,
+	proto.AttrPriority, proto.AttrQtime, proto.AttrComment, proto.AttrResourceList,
+	proto.AttrStime, proto.AttrExecVnode, proto.AttrHoldTypes, proto.AttrHoldUntil,
+}
+
+// nodeAttrs are the node attributes a snapshot asks for.
+var nodeAttrs = []string{
+	proto.AttrNodeState, proto.AttrResourcesAvail, proto.AttrResourcesAssigned,
+	proto.AttrNodeLoadave, proto.AttrNodeMaxLoad, proto.AttrNodeIdealLoad, proto.AttrNodeNtype, proto.AttrNodeSharing,
+}
+
+// split sorts a status object's attributes into plain ones and resource
+// lists.
+func split(attrs []proto.Attr) (plain map[string]string, res map[string]map[string]string) {
+	plain = make(map[string]string, len(attrs))
+	res = map[string]map[string]string{}
+	for _, a := range attrs {
+		if a.Resource == "" {
+			plain[a.Name] = a.Value
+			continue
+		}
+		m := res[a.Name]
+		if m == nil {
+			m = map[string]string{}
+			res[a.Name] = m
+		}
+		m[a.Resource] = a.Value
+	}
+	return plain, res
+}
+
+func num(m map[string]string, name string, def int64) int64 {
+	v, ok := m[name]
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+func orEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
