@@ -27,11 +27,16 @@ type Calendar struct {
 	now    int64
 	nodes  []*calNode
 	byName map[string]*calNode
-	// cands are the place.Node views of nodes, in order; their Free maps
-	// are set per query.
-	cands  []*place.Node
-	cursor int // next fit for placements now
-	blocks []window
+	// cands are the place.Node views of nodes, in order (cands[i] is
+	// nodes[i]); their Free maps are set per query. candsAt is the time
+	// they were last set for: at now, a node without future spans shows
+	// its freeNow map itself, so a placement now touches only the nodes
+	// that have reservations ahead (future).
+	cands   []*place.Node
+	candsAt int64
+	future  []int // indexes of nodes with spans starting after now
+	cursor  int   // next fit for placements now
+	blocks  []window
 	// ends are every span end and window end after now, sorted and
 	// unique: the times at which more may fit (built lazily).
 	ends      []int64
@@ -42,6 +47,7 @@ type Calendar struct {
 type window struct{ from, to int64 }
 
 type calNode struct {
+	index int // in Calendar.nodes
 	node  *Node
 	cap   Amounts // what the node has (consumables)
 	spans []span
@@ -65,12 +71,12 @@ type span struct {
 // Resources assigned on a node that no running job accounts for are held
 // Forever.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime}
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
-		cn := &calNode{node: n, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		cn := &calNode{index: len(c.nodes), node: n, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
 		c.nodes = append(c.nodes, cn)
 		c.byName[n.Name] = cn
 		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
@@ -150,8 +156,9 @@ func (c *Calendar) addSpan(node string, s span) {
 			cn.freeNow[r] -= v
 		}
 	}
-	if s.from > c.now {
+	if s.from > c.now && !cn.future {
 		cn.future = true
+		c.future = append(c.future, cn.index)
 	}
 	c.endsDirty = true
 }
@@ -248,12 +255,11 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 		cands = make([]*place.Node, 0, len(order))
 		for _, n := range order {
 			if cn := c.byName[n.Name]; cn != nil {
-				cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props})
+				cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: c.freeOver(cn, from, to)})
 			}
 		}
-	}
-	for _, pn := range cands {
-		pn.Free = c.freeOver(c.byName[pn.Name], from, to)
+	} else {
+		c.setFree(from, to)
 	}
 	start := 0
 	if order == nil && from == c.now {
@@ -271,6 +277,22 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk}
 	}
 	return out, true
+}
+
+// setFree points every candidate's Free at what its node has free during
+// [from, to). At now only the nodes with reservations ahead need work;
+// the others show freeNow, which is kept current.
+func (c *Calendar) setFree(from, to int64) {
+	if from != c.now || c.candsAt != c.now {
+		for i, cn := range c.nodes {
+			c.cands[i].Free = c.freeOver(cn, from, to)
+		}
+		c.candsAt = from
+		return
+	}
+	for _, i := range c.future {
+		c.cands[i].Free = c.freeOver(c.nodes[i], from, to)
+	}
 }
 
 // Earliest is the earliest time at or after from at which j fits, and
