@@ -1,0 +1,247 @@
+package trace
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// swfFields and aleaFields are the field counts of a job line of the
+// standard and of Alea's extended format.
+const (
+	swfFields  = 18
+	aleaFields = 21
+)
+
+// unixTimeFloor is the earliest submit time taken for a Unix time in a
+// trace without an UnixStartTime header: ten years of seconds (1980).
+const unixTimeFloor = 315360000
+
+// ReadSWF reads a trace in the Standard Workload Format, or in Alea's
+// extended SWF (21 fields), plain or gzip-compressed. See the package
+// documentation for the fields and header lines it reads.
+func ReadSWF(r io.Reader) (*Workload, error) {
+	ls, err := newLines(r)
+	if err != nil {
+		return nil, err
+	}
+	w := &Workload{Header: map[string]string{}}
+	names := interner{}
+	haveStart := false
+	var jobs jobBuf
+	var fields [aleaFields][]byte
+	for {
+		line, ok := ls.next()
+		if !ok {
+			break
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == ';' {
+			start, err := w.header(t[1:])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", ls.n, err)
+			}
+			haveStart = haveStart || start
+			continue
+		}
+		n := split(t, fields[:])
+		if n != swfFields && n != aleaFields {
+			return nil, fmt.Errorf("line %d: %s fields, want %d (SWF) or %d (Alea's extended SWF)", ls.n, fieldCount(n, aleaFields), swfFields, aleaFields)
+		}
+		j, err := swfJob(fields[:n], names)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", ls.n, err)
+		}
+		jobs.add(j)
+	}
+	if err := ls.err(); err != nil {
+		return nil, err
+	}
+	w.Jobs = jobs.all()
+	if !haveStart && len(w.Jobs) > 0 {
+		first := w.Jobs[0].Submit
+		for _, j := range w.Jobs {
+			first = min(first, j.Submit)
+		}
+		if first >= unixTimeFloor {
+			w.UnixStartTime = first
+			for i := range w.Jobs {
+				w.Jobs[i].Submit -= first
+			}
+		}
+	}
+	return w, nil
+}
+
+// split cuts t at blanks (ASCII white space other than newlines) into
+// out and returns the number of fields, len(out)+1 meaning more than
+// len(out).
+func split(t []byte, out [][]byte) int {
+	n := 0
+	for {
+		for len(t) > 0 && blank(t[0]) {
+			t = t[1:]
+		}
+		if len(t) == 0 {
+			return n
+		}
+		if n == len(out) {
+			return n + 1
+		}
+		i := 0
+		for i < len(t) && !blank(t[i]) {
+			i++
+		}
+		out[n] = t[:i]
+		n++
+		t = t[i:]
+	}
+}
+
+func blank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
+
+// fieldCount writes split's count n for a message.
+func fieldCount(n, max int) string {
+	if n > max {
+		return "more than " + strconv.Itoa(max)
+	}
+	return strconv.Itoa(n)
+}
+
+// swfNames are the fields' names, for error messages.
+var swfNames = [aleaFields]string{
+	"job number", "submit time", "wait time", "run time", "allocated processors",
+	"average CPU time", "used memory", "requested processors", "requested time",
+	"requested memory", "status", "user id", "group id", "executable number",
+	"queue number", "partition number", "preceding job", "think time",
+	"node list", "queue name", "node spec",
+}
+
+// swfJob converts the fields of one job line.
+func swfJob(f [][]byte, names interner) (Job, error) {
+	var v [swfFields]int64
+	for i := 0; i < swfFields; i++ {
+		if i == 5 || i == 6 { // average CPU time, used memory: not kept
+			if !isDecimal(f[i]) {
+				return Job{}, fmt.Errorf("field %d (%s): %q is not a number", i+1, swfNames[i], f[i])
+			}
+			continue
+		}
+		n, ok := parseInt(f[i])
+		if !ok {
+			return Job{}, fmt.Errorf("field %d (%s): %q is not an integer", i+1, swfNames[i], f[i])
+		}
+		switch i {
+		case 4, 7, 10, 15: // held as int
+			if !fitsInt(n) {
+				return Job{}, fmt.Errorf("field %d (%s): %d out of range", i+1, swfNames[i], n)
+			}
+		}
+		v[i] = n
+	}
+	j := Job{
+		ID: v[0], Submit: v[1], Wait: v[2], Run: v[3], Procs: int(v[4]),
+		ReqProcs: int(v[7]), ReqTime: v[8], ReqMem: v[9], Status: int(v[10]),
+		User: names.get(f[11]), Group: names.get(f[12]), Partition: int(v[15]),
+	}
+	if v[14] >= 0 {
+		j.Queue = names.get(f[14])
+	}
+	if len(f) == aleaFields {
+		if !nodeList(f[18]) {
+			return Job{}, fmt.Errorf("field 19 (%s): %q is not {n,n,...}", swfNames[18], f[18])
+		}
+		j.Queue = names.get(f[19])
+		j.NodeSpec = names.get(f[20])
+	}
+	return j, nil
+}
+
+// nodeList checks Alea's "{id,id,...}" (possibly "{}").
+func nodeList(b []byte) bool {
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return false
+	}
+	b = b[1 : len(b)-1]
+	if len(b) == 0 {
+		return true
+	}
+	for len(b) > 0 {
+		var id []byte
+		id, b, _ = bytes.Cut(b, []byte{','})
+		if _, ok := parseInt(id); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// header reads one "; Key: value" line (without the ';'), reporting
+// whether it was UnixStartTime.
+func (w *Workload) header(b []byte) (bool, error) {
+	k, v, ok := strings.Cut(string(b), ":")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if !ok || k == "" || strings.ContainsAny(k, " \t") {
+		return false, nil // a comment or a continuation line
+	}
+	if old, dup := w.Header[k]; dup {
+		w.Header[k] = old + "\n" + v
+	} else {
+		w.Header[k] = v
+	}
+	switch k {
+	case "MaxProcs", "MaxNodes", "UnixStartTime":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || k != "UnixStartTime" && !fitsInt(n) {
+			return false, fmt.Errorf("header %s: %q is not a count", k, v)
+		}
+		switch k {
+		case "MaxProcs":
+			w.MaxProcs = int(n)
+		case "MaxNodes":
+			w.MaxNodes = int(n)
+		default:
+			w.UnixStartTime = n
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// jobBuf collects jobs in chunks of fixed size, so a trace of unknown
+// length costs one copy at the end instead of a chain of ever larger
+// slices that append would leave behind.
+type jobBuf struct {
+	full [][]Job
+	cur  []Job
+}
+
+const jobChunk = 4096
+
+func (b *jobBuf) add(j Job) {
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = make([]Job, 0, jobChunk)
+	}
+	b.cur = append(b.cur, j)
+}
+
+// all returns the jobs in one slice of exactly their number.
+func (b *jobBuf) all() []Job {
+	if len(b.full) == 0 {
+		return slices.Clip(b.cur)
+	}
+	out := make([]Job, 0, len(b.full)*jobChunk+len(b.cur))
+	for _, c := range b.full {
+		out = append(out, c...)
+	}
+	return append(out, b.cur...)
+}
