@@ -25,21 +25,12 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/proto"
 	"gopbs/sched/core"
-	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
 )
 
-// Policy decides what runs. Implementations are pure (package core): no
-// sockets, files or clocks; the world carries the time.
-type Policy interface {
-	// Configure receives the sched_priv files when the scheduler starts,
-	// when they change and on a CONFIGURE event; log takes its remarks on
-	// options it does not implement. An error keeps the previous
-	// configuration (and is logged).
-	Configure(files *schedpriv.Files, log core.Logger) error
-	// Schedule decides one cycle of w, which event started.
-	Schedule(w *core.World, ev core.Event, log core.Logger) *core.Plan
-}
+// Policy decides what runs (core.Policy: the same policy runs here and in
+// the simulator).
+type Policy = core.Policy
 
 // Options configure Run.
 type Options struct {

@@ -188,7 +188,7 @@ func chunksOf(execVnode string) []core.Chunk {
 				c = sel[0]
 			}
 		}
-		out = append(out, core.Chunk{Node: node, Chunk: c})
+		out = append(out, core.Chunk{Node: node, Chunk: c, Amount: place.Amounts(c)})
 	}
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
 )
 
 // Forever stands for "no known end": a running job without a walltime
@@ -36,7 +35,10 @@ type Calendar struct {
 	candsAt int64
 	future  []int // indexes of nodes with spans starting after now
 	cursor  int   // next fit for placements now
-	blocks  []window
+	// freeTotal sums freeNow over the nodes: a job asking for more in all
+	// cannot start now, which PlaceAt says without a search.
+	freeTotal Amounts
+	blocks    []window
 	// ends are every span end and window end after now, sorted and
 	// unique: the times at which more may fit (built lazily).
 	ends      []int64
@@ -57,6 +59,10 @@ type calNode struct {
 	// free now.
 	freeNow Amounts
 	future  bool
+	// free and peak are freeOver's scratch maps; usage caches the amounts
+	// in use at a moment (cleared when a span is added).
+	free, peak Amounts
+	usage      map[int64]Amounts
 }
 
 type span struct {
@@ -71,7 +77,7 @@ type span struct {
 // Resources assigned on a node that no running job accounts for are held
 // Forever.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
@@ -80,6 +86,9 @@ func NewCalendar(w *World) *Calendar {
 		c.nodes = append(c.nodes, cn)
 		c.byName[n.Name] = cn
 		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		for r, v := range n.Avail {
+			c.freeTotal[r] += v
+		}
 	}
 	accounted := map[string]Amounts{}
 	for _, j := range w.Jobs {
@@ -88,7 +97,7 @@ func NewCalendar(w *World) *Calendar {
 		}
 		end := c.expectedEnd(j)
 		for _, ch := range j.Where {
-			amt := chunkAmounts(ch.Chunk)
+			amt := chunkAmounts(ch)
 			c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			a := accounted[ch.Node]
 			if a == nil {
@@ -142,8 +151,14 @@ func (c *Calendar) duration(j *Job) int64 {
 	return max(int64(wall/time.Second), 1)
 }
 
-// chunkAmounts is what one chunk takes from its node.
-func chunkAmounts(ch resc.Chunk) Amounts { return place.Amounts(ch) }
+// chunkAmounts is what one chunk takes from its node: its cached Amount,
+// or worked out from the chunk.
+func chunkAmounts(ch Chunk) Amounts {
+	if ch.Amount != nil {
+		return ch.Amount
+	}
+	return place.Amounts(ch.Chunk)
+}
 
 func (c *Calendar) addSpan(node string, s span) {
 	cn := c.byName[node]
@@ -151,9 +166,11 @@ func (c *Calendar) addSpan(node string, s span) {
 		return
 	}
 	cn.spans = append(cn.spans, s)
+	clear(cn.usage)
 	if s.from <= c.now && s.to > c.now {
 		for r, v := range s.amt {
 			cn.freeNow[r] -= v
+			c.freeTotal[r] -= v
 		}
 	}
 	if s.from > c.now && !cn.future {
@@ -168,7 +185,7 @@ func (c *Calendar) addSpan(node string, s span) {
 func (c *Calendar) Add(where []Chunk, from, to time.Time) {
 	f, t := max(from.Unix(), c.now), to.Unix()
 	for _, ch := range where {
-		c.addSpan(ch.Node, span{from: f, to: t, amt: chunkAmounts(ch.Chunk)})
+		c.addSpan(ch.Node, span{from: f, to: t, amt: chunkAmounts(ch)})
 	}
 }
 
@@ -208,34 +225,43 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		// Nothing starts later: usage only falls from now on.
 		return cn.freeNow
 	}
-	// Usage peaks at from or where a span starts inside the window.
-	points := []int64{from}
-	for _, s := range cn.spans {
-		if s.from > from && s.from < to {
-			points = append(points, s.from)
-		}
+	// Usage peaks at from or where a span starts inside the window. Usage
+	// at a moment is cached per node until its spans change; the result
+	// is the node's own scratch map, valid until the next query about it.
+	if cn.free == nil {
+		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
 	}
-	peak := Amounts{}
-	for _, t := range points {
-		used := Amounts{}
-		for _, s := range cn.spans {
-			if s.from <= t && t < s.to {
-				for r, v := range s.amt {
-					used[r] += v
+	clear(cn.peak)
+	peakWith := func(t int64) {
+		u, ok := cn.usage[t]
+		if !ok {
+			u = Amounts{}
+			for _, s := range cn.spans {
+				if s.from <= t && t < s.to {
+					for r, v := range s.amt {
+						u[r] += v
+					}
 				}
 			}
+			cn.usage[t] = u
 		}
-		for r, v := range used {
-			if v > peak[r] {
-				peak[r] = v
+		for r, v := range u {
+			if v > cn.peak[r] {
+				cn.peak[r] = v
 			}
 		}
 	}
-	free := cn.cap.Clone()
-	for r, v := range peak {
-		free[r] -= v
+	peakWith(from)
+	for _, s := range cn.spans {
+		if s.from > from && s.from < to {
+			peakWith(s.from)
+		}
 	}
-	return free
+	clear(cn.free)
+	for r, v := range cn.cap {
+		cn.free[r] = v - cn.peak[r]
+	}
+	return cn.free
 }
 
 // PlaceAt places j's chunks on nodes free during all of [at, at + its
@@ -249,6 +275,9 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	}
 	if !ignoreBlocks && c.blocked(from, to) {
 		return nil, false
+	}
+	if from == c.now && !c.freeTotal.Fits(j.Totals) {
+		return nil, false // more than all nodes have free now together
 	}
 	cands := c.cands
 	if order != nil {
@@ -274,7 +303,7 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	}
 	out := make([]Chunk, len(p))
 	for i, pc := range p {
-		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk}
+		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk, Amount: place.Amounts(pc.Chunk)}
 	}
 	return out, true
 }

@@ -1,6 +1,24 @@
 package core
 
-import "time"
+import (
+	"time"
+
+	schedpriv "gopbs/sched_priv"
+)
+
+// Policy decides what runs: the contract between a policy and its drivers
+// (pbs_sched's runner, the trace simulator, a site's scheduler binary).
+// Implementations are pure: no sockets, files or clocks; the world carries
+// the time.
+type Policy interface {
+	// Configure receives the sched_priv files when the scheduler starts,
+	// when they change and on a CONFIGURE event; log takes its remarks on
+	// options it does not implement. An error keeps the previous
+	// configuration.
+	Configure(files *schedpriv.Files, log Logger) error
+	// Schedule decides one cycle of w, which ev started.
+	Schedule(w *World, ev Event, log Logger) *Plan
+}
 
 // DecisionKind is what a decision does.
 type DecisionKind uint8

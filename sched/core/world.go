@@ -48,6 +48,10 @@ const (
 type Chunk struct {
 	Node  string
 	Chunk resc.Chunk // Count 1
+	// Amount is what the chunk takes from the node (its consumables; one
+	// cpu when it names none), when its maker worked it out; nil: worked
+	// out on use.
+	Amount Amounts
 }
 
 // Job is a job as policies see it: every value parsed.

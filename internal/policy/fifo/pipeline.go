@@ -173,6 +173,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 
 	stamp := "Job started on " + now.Format("Mon Jan 02 at 15:04")
 	nodesKnown := allKnown(w)
+	capacity := capacityOf(w)
 	blocked := map[string]bool{} // strict fifo without backfill: scope stopped
 	// EASY: the first job that cannot start for want of nodes takes a
 	// reservation; jobs after it, within the lookahead, start only where
@@ -234,7 +235,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			continue
 		}
 		if nodesKnown {
-			if err := neverFits(w, j); err != nil {
+			if err := neverFits(w, j, capacity); err != nil {
 				plan.Fail(j, notRunning+"Job could never run: "+err.Error())
 				continue
 			}
@@ -355,24 +356,13 @@ func allKnown(w *core.World) bool {
 // neverFits says why j cannot run even on empty nodes (every node known,
 // whatever its state), or nil. When every chunk fits the largest node and
 // there are nodes enough, the job is taken to fit without a search.
-func neverFits(w *core.World, j *core.Job) error {
-	capacity := core.Amounts{}
-	known := 0
-	for _, n := range w.Nodes {
-		if !n.Known() {
-			continue
-		}
-		known++
-		for r, v := range n.Avail {
-			capacity[r] = max(capacity[r], v)
-		}
-	}
+func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 	chunks, simple := 0, true
 	for _, c := range j.Select {
 		chunks += c.Count
 		for r, v := range place.Amounts(c) {
-			if v > capacity[r] {
-				return notEnough(r, v, capacity[r])
+			if v > capacity.largest[r] {
+				return notEnough(r, v, capacity.largest[r])
 			}
 		}
 		for _, pr := range c.Resources {
@@ -383,7 +373,7 @@ func neverFits(w *core.World, j *core.Job) error {
 			}
 		}
 	}
-	if simple && chunks <= known {
+	if simple && chunks <= capacity.known {
 		return nil
 	}
 	var cands []*place.Node
@@ -394,4 +384,25 @@ func neverFits(w *core.World, j *core.Job) error {
 	}
 	_, err := place.Chunks(j.Select, j.Place, cands, nil)
 	return err
+}
+
+// nodeCapacity is what the known nodes have with nothing running: the
+// largest amount of each resource on one node, and how many nodes.
+type nodeCapacity struct {
+	largest core.Amounts
+	known   int
+}
+
+func capacityOf(w *core.World) nodeCapacity {
+	c := nodeCapacity{largest: core.Amounts{}}
+	for _, n := range w.Nodes {
+		if !n.Known() {
+			continue
+		}
+		c.known++
+		for r, v := range n.Avail {
+			c.largest[r] = max(c.largest[r], v)
+		}
+	}
+	return c
 }

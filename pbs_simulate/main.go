@@ -1,0 +1,367 @@
+// Command pbs_simulate replays a workload through the scheduling policy of
+// pbs_sched (the same core, policy and sched_priv files) under a virtual
+// clock, and reports what users would have waited:
+//
+//	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE]
+//	             [--format swf|accounting] [--compare DIR_A DIR_B] TRACE
+//
+// TRACE is a Standard Workload Format file (gzip accepted), Alea's
+// extended SWF (with TRACE.machines beside it: one node per machine node,
+// jobs placed by their PBS node spec), or this server's accounting logs.
+// Without --sched-priv the shipped defaults decide. The replay follows
+// the conventions of the Parallel Workloads Archive (machine size
+// MaxProcs, processors and walltimes as requested, see internal/trace).
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopbs/internal/policy/fifo"
+	"gopbs/internal/resc"
+	"gopbs/internal/sim"
+	"gopbs/internal/trace"
+	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
+	"gopbs/sched_priv/privdir"
+)
+
+func main() {
+	// A replay builds a world per event and drops it: with the default GC
+	// target the collector would run many times per pass.
+	debug.SetGCPercent(400)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("pbs_simulate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	privDir := fs.String("sched-priv", "", "sched_priv directory (default: the shipped files)")
+	procs := fs.Int("procs", 0, "a machine of N processors (default: the trace's MaxProcs)")
+	nodesFile := fs.String("nodes", "", "node layout: lines of \"name ncpus\"")
+	asJSON := fs.Bool("json", false, "print the metrics as one JSON object")
+	csvFile := fs.String("csv", "", "write one row per job to FILE")
+	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
+	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
+	svg := fs.String("svg", "", "write plots to DIR (not implemented yet)")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintln(stderr, "pbs_simulate:", err)
+		usage(stderr, fs)
+		return 2
+	}
+	rest := fs.Args()
+	want := 1
+	if *compare {
+		want = 3
+	}
+	if len(rest) != want {
+		usage(stderr, fs)
+		return 2
+	}
+	if *svg != "" {
+		fmt.Fprintln(stderr, "pbs_simulate: --svg is not implemented yet")
+		return 2
+	}
+	if *procs > 0 && *nodesFile != "" {
+		fmt.Fprintln(stderr, "pbs_simulate: --procs and --nodes exclude each other")
+		return 2
+	}
+	path := rest[len(rest)-1]
+	w, err := load(path, *format)
+	if err != nil {
+		fmt.Fprintln(stderr, "pbs_simulate:", err)
+		return 1
+	}
+	nodes, size, err := machine(w, *procs, *nodesFile)
+	if err != nil {
+		fmt.Fprintln(stderr, "pbs_simulate:", err)
+		return 1
+	}
+	if err := trace.Normalize(w, size); err != nil {
+		fmt.Fprintln(stderr, "pbs_simulate:", err)
+		return 1
+	}
+	jobs := simJobs(w)
+	dirs := []string{*privDir}
+	if *compare {
+		dirs = rest[:2]
+	}
+	var results []result
+	for _, dir := range dirs {
+		r, err := replay(dir, w, nodes, jobs, stderr)
+		if err != nil {
+			fmt.Fprintln(stderr, "pbs_simulate:", err)
+			return 1
+		}
+		r.metrics = sim.Measure(r.outs, size)
+		results = append(results, r)
+	}
+	if *csvFile != "" {
+		if err := writeCSV(*csvFile, results[0].outs); err != nil {
+			fmt.Fprintln(stderr, "pbs_simulate:", err)
+			return 1
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if len(results) == 1 {
+			enc.Encode(results[0].metrics)
+		} else {
+			enc.Encode(map[string]sim.Metrics{results[0].name: results[0].metrics, results[1].name: results[1].metrics})
+		}
+		return 0
+	}
+	fmt.Fprintf(stdout, "trace %s: %d jobs (%d dropped) on %d processors in %d nodes\n", filepath.Base(path), len(jobs), w.Dropped, size, len(nodes))
+	report(stdout, results)
+	return 0
+}
+
+type result struct {
+	name    string
+	outs    []sim.Outcome
+	metrics sim.Metrics
+	took    time.Duration
+}
+
+// load reads the trace in its format.
+func load(path, format string) (*trace.Workload, error) {
+	if format == "" {
+		format = sniff(path)
+	}
+	switch format {
+	case "swf":
+		return trace.Load(path)
+	case "accounting":
+		rc, err := trace.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		w, err := trace.ReadAccounting(rc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return w, nil
+	}
+	return nil, fmt.Errorf("--format %q: want swf or accounting", format)
+}
+
+// sniff tells accounting logs (lines "MM/DD/YYYY HH:MM:SS;X;...") from SWF.
+func sniff(path string) string {
+	rc, err := trace.Open(path)
+	if err != nil {
+		return "swf"
+	}
+	defer rc.Close()
+	buf := make([]byte, 64)
+	n, _ := io.ReadFull(rc, buf)
+	if s := string(buf[:n]); len(s) > 20 && s[2] == '/' && s[5] == '/' && s[19] == ';' {
+		return "accounting"
+	}
+	return "swf"
+}
+
+// machine is the node layout: --nodes, else --procs or MaxProcs as one
+// machine, else the trace's .machines clusters.
+func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int, error) {
+	mk := func(name string, ncpus int) *core.Node {
+		return &core.Node{Name: name, Host: name, Avail: core.Amounts{"ncpus": float64(ncpus)},
+			Props: map[string]string{"host": name, "ncpus": strconv.Itoa(ncpus)}, Assigned: core.Amounts{}, IdealLoad: -1, MaxLoad: -1}
+	}
+	var nodes []*core.Node
+	switch {
+	case nodesFile != "":
+		b, err := os.ReadFile(nodesFile)
+		if err != nil {
+			return nil, 0, err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			n := 0
+			if len(f) == 2 {
+				n, err = strconv.Atoi(f[1])
+			}
+			if len(f) != 2 || err != nil || n <= 0 {
+				return nil, 0, fmt.Errorf("%s:%d: want \"name ncpus\"", nodesFile, i+1)
+			}
+			nodes = append(nodes, mk(f[0], n))
+		}
+	case procs > 0:
+		nodes = append(nodes, mk("machine", procs))
+	case len(w.Machines) > 0:
+		for _, m := range w.Machines {
+			for i := 0; i < m.Nodes; i++ {
+				n := mk(fmt.Sprintf("%s%d", m.Name, i+1), m.CPUsPerNode)
+				n.Props[m.Name] = "True"
+				nodes = append(nodes, n)
+			}
+		}
+	case w.MaxProcs > 0:
+		nodes = append(nodes, mk("machine", w.MaxProcs))
+	default:
+		return nil, 0, errors.New("the trace does not say how many processors the machine has: give --procs or --nodes")
+	}
+	size := 0
+	for _, n := range nodes {
+		size += int(n.Avail["ncpus"])
+	}
+	if len(nodes) == 0 {
+		return nil, 0, errors.New("no nodes")
+	}
+	return nodes, size, nil
+}
+
+func simJobs(w *trace.Workload) []sim.Job {
+	out := make([]sim.Job, len(w.Jobs))
+	for i, j := range w.Jobs {
+		wall := j.ReqTime
+		if wall < 0 {
+			wall = 0
+		}
+		out[i] = sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
+			Walltime: wall, User: j.User, Group: j.Group, Queue: j.Queue}
+		if j.NodeSpec != "" {
+			if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec)); err == nil {
+				out[i].Select = sel.String()
+			}
+		}
+	}
+	return out
+}
+
+// torqueSpec drops the "#excl"-style suffixes of a Torque node spec.
+func torqueSpec(s string) string {
+	s, _, _ = strings.Cut(s, "#")
+	return s
+}
+
+// replay runs the jobs with the sched_priv of dir ("" for the shipped
+// files).
+func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, stderr io.Writer) (result, error) {
+	name := dir
+	var files *schedpriv.Files
+	var err error
+	if dir == "" {
+		name = "defaults"
+		files, err = schedpriv.Defaults(time.UTC)
+	} else {
+		files, err = privdir.Load(dir, time.UTC)
+	}
+	if err != nil {
+		return result{}, err
+	}
+	pol := &fifo.Policy{}
+	if err := pol.Configure(files, nopLogger{}); err != nil {
+		return result{}, err
+	}
+	origin := time.Unix(w.UnixStartTime, 0)
+	if w.UnixStartTime <= 0 {
+		origin = time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC)
+	}
+	cfg := sim.Config{Nodes: nodes, Policy: pol, Origin: origin}
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && stderr == os.Stderr {
+		last := time.Time{}
+		cfg.Progress = func(done, total int) {
+			if time.Since(last) > 200*time.Millisecond {
+				last = time.Now()
+				fmt.Fprintf(stderr, "\r%s: %3d%% (%d of %d jobs)", name, done*100/max(total, 1), done, total)
+			}
+		}
+	}
+	start := time.Now()
+	outs, err := sim.Run(cfg, jobs)
+	if cfg.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	return result{name: name, outs: outs, took: time.Since(start)}, err
+}
+
+func report(w io.Writer, rs []result) {
+	row := func(label string, f func(r result) string) {
+		fmt.Fprintf(w, "%-22s", label)
+		for _, r := range rs {
+			fmt.Fprintf(w, " %18s", f(r))
+		}
+		fmt.Fprintln(w)
+	}
+	row("sched_priv", func(r result) string { return r.name })
+	row("jobs", func(r result) string { return strconv.Itoa(r.metrics.Jobs) })
+	row("never started", func(r result) string { return strconv.Itoa(r.metrics.NotStarted) })
+	row("average wait (s)", func(r result) string { return fmt.Sprintf("%.0f", r.metrics.AvgWait) })
+	row("median wait (s)", func(r result) string { return fmt.Sprintf("%.0f", r.metrics.MedianWait) })
+	row("p95 wait (s)", func(r result) string { return fmt.Sprintf("%.0f", r.metrics.P95Wait) })
+	row("max wait (s)", func(r result) string { return fmt.Sprintf("%.0f", r.metrics.MaxWait) })
+	row("avg bounded slowdown", func(r result) string { return fmt.Sprintf("%.2f", r.metrics.AvgBSLD) })
+	row("utilization", func(r result) string { return fmt.Sprintf("%.3f", r.metrics.Utilization) })
+	row("makespan (s)", func(r result) string { return strconv.FormatInt(r.metrics.Makespan, 10) })
+	row("Jain fairness (users)", func(r result) string { return fmt.Sprintf("%.3f", r.metrics.Fairness) })
+	row("replay time", func(r result) string { return r.took.Round(time.Millisecond).String() })
+	for _, r := range rs {
+		groups(w, r.name+": busiest users", r.metrics.Users)
+		groups(w, r.name+": queues", r.metrics.Queues)
+	}
+}
+
+func groups(w io.Writer, title string, gs []sim.Group) {
+	gs = append([]sim.Group(nil), gs...)
+	sort.SliceStable(gs, func(a, b int) bool { return gs[a].Jobs > gs[b].Jobs })
+	if len(gs) > 10 {
+		gs = gs[:10]
+	}
+	fmt.Fprintf(w, "\n%s\n%-16s %8s %14s %10s\n", title, "name", "jobs", "avg wait (s)", "avg bsld")
+	for _, g := range gs {
+		fmt.Fprintf(w, "%-16s %8d %14.0f %10.2f\n", g.Name, g.Jobs, g.AvgWait, g.AvgBSLD)
+	}
+}
+
+func writeCSV(path string, outs []sim.Outcome) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(f)
+	cw.Write([]string{"job", "submit", "start", "end", "wait", "run", "procs", "walltime", "user", "queue"})
+	for _, o := range outs {
+		j := o.Job
+		wait := ""
+		if o.Start >= 0 {
+			wait = strconv.FormatInt(o.Start-j.Submit, 10)
+		}
+		cw.Write([]string{j.ID, strconv.FormatInt(j.Submit, 10), strconv.FormatInt(o.Start, 10), strconv.FormatInt(o.End, 10),
+			wait, strconv.FormatInt(j.Run, 10), strconv.Itoa(j.Procs), strconv.FormatInt(j.Walltime, 10), j.User, j.Queue})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Debug(string, ...any) {}
+func (nopLogger) Info(string, ...any)  {}
+func (nopLogger) Warn(string, ...any)  {}
+func (nopLogger) Error(string, ...any) {}
