@@ -113,6 +113,7 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := heap.Pop(ends).(end)
 			delete(running, e.job)
+			delete(cj, e.job)
 			release(byName, e.job)
 			done++
 		}
@@ -122,6 +123,11 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 			cj[j] = i
 			queued = append(queued, j)
 			next++
+		}
+		if !anyFits(nodes, queued) {
+			// No queued job fits in what is free: a pass would start
+			// nothing (it would only restate comments), so skip it.
+			continue
 		}
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		all := make([]*core.Job, 0, len(running)+len(queued))
@@ -147,6 +153,7 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 				heap.Push(ends, end{at: t + jobs[i].Run, job: j})
 			case core.DecideFail:
 				started[d.Job] = true // leaves the queue, never runs
+				delete(cj, d.Job)
 				done++
 			case core.DecideComment:
 				d.Job.Comment = d.Text
@@ -168,6 +175,26 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 	return out, nil
 }
 
+// anyFits reports whether some queued job's totals fit in what all nodes
+// have free together (a necessary condition for any start).
+func anyFits(nodes []*core.Node, queued []*core.Job) bool {
+	free := core.Amounts{}
+	for _, n := range nodes {
+		if !n.Up() {
+			continue
+		}
+		for r, v := range n.Avail {
+			free[r] += v - n.Assigned[r]
+		}
+	}
+	for _, j := range queued {
+		if free.Fits(j.Totals) {
+			return true
+		}
+	}
+	return false
+}
+
 // coreJob is the core's view of a trace job: one chunk of Procs cpus.
 func coreJob(j *Job, origin time.Time) *core.Job {
 	procs := max(j.Procs, 1)
@@ -185,9 +212,15 @@ func coreJob(j *Job, origin time.Time) *core.Job {
 	if j.Walltime > 0 {
 		req["walltime"] = resc.FormatDuration(j.Walltime)
 	}
+	totals := core.Amounts{}
+	for _, c := range sel {
+		for r, v := range place.Amounts(c) {
+			totals[r] += v * float64(c.Count)
+		}
+	}
 	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
-		Qtime: submit, Etime: submit, Select: sel, Totals: core.Amounts{"ncpus": float64(procs)},
-		Walltime: time.Duration(j.Walltime) * time.Second, Request: req}
+		Qtime: submit, Etime: submit, Select: sel, Totals: totals,
+		Walltime: time.Duration(j.Walltime) * time.Second, Request: req, Numbers: core.RequestNumbers(req)}
 }
 
 func claim(nodes map[string]*core.Node, j *core.Job) {

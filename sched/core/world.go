@@ -80,8 +80,10 @@ type Job struct {
 	// Walltime is the requested walltime; 0 when none was asked for.
 	Walltime time.Duration
 	// Request is Resource_List as the server holds it, for sort keys and
-	// checks on any resource.
+	// checks on any resource; Numbers holds its numeric values parsed
+	// (bytes, seconds, counts) when the job's maker worked them out.
 	Request map[string]string
+	Numbers Amounts
 	// Used is resources_used: cput and walltime as durations, mem bytes.
 	UsedCPU  time.Duration
 	UsedWall time.Duration
@@ -105,6 +107,10 @@ func (j *Job) Running() bool {
 // RequestNumber is a Resource_List value as a number (bytes, seconds or
 // the count), and whether the job asked for it.
 func (j *Job) RequestNumber(name string) (float64, bool) {
+	if j.Numbers != nil {
+		v, ok := j.Numbers[name]
+		return v, ok
+	}
 	v, ok := j.Request[name]
 	if !ok {
 		return 0, false
@@ -228,4 +234,16 @@ func (w *World) MaxWalltime(queue string) time.Duration {
 		return q.MaxWalltime
 	}
 	return w.Server.MaxWalltime
+}
+
+// RequestNumbers parses the numeric values of a Resource_List, for
+// Job.Numbers.
+func RequestNumbers(request map[string]string) Amounts {
+	out := make(Amounts, len(request))
+	for r, v := range request {
+		if x, ok := resc.Number(r, v); ok {
+			out[r] = x
+		}
+	}
+	return out
 }

@@ -17,6 +17,9 @@ func (serverLimits) Name() string { return "server_limits" }
 
 func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 	l := cx.World.Server.Limits
+	if l == core.NoLimits {
+		return core.OK
+	}
 	total, user, group := cx.Running("", j.Owner, j.Group)
 	switch {
 	case l.MaxRunning >= 0 && total >= l.MaxRunning:
@@ -36,7 +39,7 @@ func (queueLimits) Name() string { return "queue_limits" }
 
 func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 	q := cx.World.Queue(j.Queue)
-	if q == nil {
+	if q == nil || q.Limits == core.NoLimits {
 		return core.OK
 	}
 	total, user, group := cx.Running(j.Queue, j.Owner, j.Group)

@@ -357,6 +357,14 @@ func allKnown(w *core.World) bool {
 // whatever its state), or nil. When every chunk fits the largest node and
 // there are nodes enough, the job is taken to fit without a search.
 func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
+	if len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil {
+		// One chunk: its amounts are the job's totals.
+		for r, v := range j.Totals {
+			if v > capacity.largest[r] {
+				return notEnough(r, v, capacity.largest[r])
+			}
+		}
+	}
 	chunks, simple := 0, true
 	for _, c := range j.Select {
 		chunks += c.Count
