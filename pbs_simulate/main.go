@@ -98,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		return 1
 	}
-	jobs := simJobs(w)
+	jobs := simJobs(w, nodes)
 	dirs := []string{*privDir}
 	if *compare {
 		dirs = rest[:2]
@@ -171,10 +171,16 @@ func sniff(path string) string {
 		return "swf"
 	}
 	defer rc.Close()
-	buf := make([]byte, 64)
+	buf := make([]byte, 16<<10)
 	n, _ := io.ReadFull(rc, buf)
-	if s := string(buf[:n]); len(s) > 20 && s[2] == '/' && s[5] == '/' && s[19] == ';' {
-		return "accounting"
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		if line = strings.TrimSpace(line); line == "" || line[0] == ';' || line[0] == '#' {
+			continue
+		}
+		if len(line) > 20 && line[2] == '/' && line[5] == '/' && line[19] == ';' {
+			return "accounting"
+		}
+		break
 	}
 	return "swf"
 }
@@ -232,7 +238,13 @@ func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int,
 	return nodes, size, nil
 }
 
-func simJobs(w *trace.Workload) []sim.Job {
+func simJobs(w *trace.Workload, nodes []*core.Node) []sim.Job {
+	props := map[string]bool{}
+	for _, n := range nodes {
+		for p := range n.Props {
+			props[p] = true
+		}
+	}
 	out := make([]sim.Job, len(w.Jobs))
 	for i, j := range w.Jobs {
 		wall := j.ReqTime
@@ -242,7 +254,7 @@ func simJobs(w *trace.Workload) []sim.Job {
 		out[i] = sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
 			Walltime: wall, User: j.User, Group: j.Group, Queue: j.Queue}
 		if j.NodeSpec != "" {
-			if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec)); err == nil {
+			if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec, props)); err == nil {
 				out[i].Select = sel.String()
 			}
 		}
@@ -250,10 +262,24 @@ func simJobs(w *trace.Workload) []sim.Job {
 	return out
 }
 
-// torqueSpec drops the "#excl"-style suffixes of a Torque node spec.
-func torqueSpec(s string) string {
-	s, _, _ = strings.Cut(s, "#")
-	return s
+// torqueSpec drops the "#excl"-style suffixes of a Torque node spec, and
+// the node properties no node of the replayed machine has (a trace names
+// properties of its site, such as a city or a file system, that its
+// machines file does not describe).
+func torqueSpec(s string, props map[string]bool) string {
+	var parts []string
+	for _, part := range strings.Split(s, "+") {
+		part, _, _ = strings.Cut(part, "#")
+		var kept []string
+		for k, f := range strings.Split(part, ":") {
+			if k > 0 && !strings.Contains(f, "=") && !props[f] {
+				continue
+			}
+			kept = append(kept, f)
+		}
+		parts = append(parts, strings.Join(kept, ":"))
+	}
+	return strings.Join(parts, "+")
 }
 
 // replay runs the jobs with the sched_priv of dir ("" for the shipped

@@ -66,7 +66,19 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 	}
 	queues := cfg.Queues
 	if queues == nil {
-		queues = []*core.Queue{{Name: "workq", Execution: true, Enabled: true, Started: true, Limits: core.NoLimits}}
+		// An execution queue for every queue the trace names ("workq" for
+		// jobs without one), in order of first appearance.
+		seen := map[string]bool{}
+		for i := range jobs {
+			name := jobs[i].Queue
+			if name == "" {
+				name = "workq"
+			}
+			if !seen[name] {
+				seen[name] = true
+				queues = append(queues, &core.Queue{Name: name, Execution: true, Enabled: true, Started: true, Limits: core.NoLimits})
+			}
+		}
 	}
 	log := cfg.Log
 	if log == nil {
