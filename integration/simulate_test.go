@@ -76,7 +76,7 @@ func TestSimulatorMatchesLiveOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	pol := &fifo.Policy{}
-	if err := pol.Configure(files, nopLog{}); err != nil {
+	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		t.Fatal(err)
 	}
 	node := &core.Node{Name: "n1", Avail: core.Amounts{"ncpus": 4}, Props: map[string]string{"host": "n1"}, Assigned: core.Amounts{}, IdealLoad: -1, MaxLoad: -1}
@@ -103,10 +103,3 @@ func TestSimulatorMatchesLiveOrder(t *testing.T) {
 		t.Fatalf("live start order %v, simulated %v", live, simulated)
 	}
 }
-
-type nopLog struct{}
-
-func (nopLog) Debug(string, ...any) {}
-func (nopLog) Info(string, ...any)  {}
-func (nopLog) Warn(string, ...any)  {}
-func (nopLog) Error(string, ...any) {}

@@ -298,7 +298,7 @@ func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, s
 		return result{}, err
 	}
 	pol := &fifo.Policy{}
-	if err := pol.Configure(files, nopLogger{}); err != nil {
+	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		return result{}, err
 	}
 	origin := time.Unix(w.UnixStartTime, 0)
@@ -384,10 +384,3 @@ func writeCSV(path string, outs []sim.Outcome) error {
 	}
 	return f.Close()
 }
-
-type nopLogger struct{}
-
-func (nopLogger) Debug(string, ...any) {}
-func (nopLogger) Info(string, ...any)  {}
-func (nopLogger) Warn(string, ...any)  {}
-func (nopLogger) Error(string, ...any) {}

@@ -82,7 +82,7 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 	}
 	log := cfg.Log
 	if log == nil {
-		log = nopLogger{}
+		log = core.NopLogger{}
 	}
 	out := make([]Outcome, len(jobs))
 	order := make([]int, len(jobs))
@@ -284,10 +284,3 @@ func (h *endHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
-
-type nopLogger struct{}
-
-func (nopLogger) Debug(string, ...any) {}
-func (nopLogger) Info(string, ...any)  {}
-func (nopLogger) Warn(string, ...any)  {}
-func (nopLogger) Error(string, ...any) {}

@@ -123,12 +123,18 @@ func NewCalendar(w *World) *Calendar {
 	return c
 }
 
+// wallOf is how long j may run: its walltime, else its queue's or the
+// server's resources_max.walltime; 0 when nothing bounds it.
+func (c *Calendar) wallOf(j *Job) time.Duration {
+	if j.Walltime > 0 {
+		return j.Walltime
+	}
+	return c.maxWall(j.Queue)
+}
+
 // expectedEnd is when a running job will have released its resources.
 func (c *Calendar) expectedEnd(j *Job) int64 {
-	wall := j.Walltime
-	if wall <= 0 {
-		wall = c.maxWall(j.Queue)
-	}
+	wall := c.wallOf(j)
 	if wall <= 0 {
 		return forever
 	}
@@ -141,10 +147,7 @@ func (c *Calendar) expectedEnd(j *Job) int64 {
 
 // duration is how long a job would hold what it is given, in seconds.
 func (c *Calendar) duration(j *Job) int64 {
-	wall := j.Walltime
-	if wall <= 0 {
-		wall = c.maxWall(j.Queue)
-	}
+	wall := c.wallOf(j)
 	if wall <= 0 {
 		return forever
 	}

@@ -81,6 +81,14 @@ type Logger interface {
 	Error(msg string, args ...any)
 }
 
+// NopLogger discards every remark.
+type NopLogger struct{}
+
+func (NopLogger) Debug(string, ...any) {}
+func (NopLogger) Info(string, ...any)  {}
+func (NopLogger) Warn(string, ...any)  {}
+func (NopLogger) Error(string, ...any) {}
+
 // Event says why a cycle runs.
 type Event uint8
 
