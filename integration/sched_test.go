@@ -255,4 +255,14 @@ func TestLiveBackfill(t *testing.T) {
 	if got := attr(t, c, long, "comment"); !strings.Contains(got, "top job") {
 		t.Errorf("comment of the long job %q", got)
 	}
+	// The reserved job shows where and when it is expected to start.
+	if got := attr(t, c, big, "estimated.exec_vnode"); got != "(n1:ncpus=2)" {
+		t.Errorf("estimated.exec_vnode %q", got)
+	}
+	if got := attr(t, c, big, "estimated.start_time"); got == "" {
+		t.Errorf("no estimated.start_time:\n%s", c.MustRun("qstat", "-f", big))
+	}
+	if out := c.MustRun("qstat", "-T", big); !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(big) + `.* Q \d\d:\d\d\s*$`).MatchString(out) {
+		t.Errorf("qstat -T does not show the estimated start:\n%s", out)
+	}
 }

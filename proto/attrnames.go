@@ -56,17 +56,20 @@ const (
 	AttrStartTimeTorque  = "start_time" // Torque spelling of stime
 	AttrCompTime         = "comp_time"  // Torque
 	AttrHoldUntil        = "hold_until"
-	AttrInteractive      = "interactive"
-	AttrInitWorkDir      = "init_work_dir" // Torque qsub -d / -w
-	AttrArrayIndices     = "array_indices_submitted"
-	AttrStagein          = "stagein"
-	AttrStageout         = "stageout"
-	AttrInitRootDir      = "init_root_dir" // Torque qsub -D
-	AttrJobArguments     = "job_arguments" // Torque qsub -F
-	AttrRemoveFiles      = "Remove_Files"  // OpenPBS qsub -R
-	AttrExtension        = "x"             // Torque qsub -W x=...
-	AttrUmask            = "umask"
-	AttrBlock            = "block" // OpenPBS qsub -W block=true
+	// AttrEstimated holds a scheduler's estimate for a queued job:
+	// estimated.start_time (Unix seconds) and estimated.exec_vnode.
+	AttrEstimated    = "estimated"
+	AttrInteractive  = "interactive"
+	AttrInitWorkDir  = "init_work_dir" // Torque qsub -d / -w
+	AttrArrayIndices = "array_indices_submitted"
+	AttrStagein      = "stagein"
+	AttrStageout     = "stageout"
+	AttrInitRootDir  = "init_root_dir" // Torque qsub -D
+	AttrJobArguments = "job_arguments" // Torque qsub -F
+	AttrRemoveFiles  = "Remove_Files"  // OpenPBS qsub -R
+	AttrExtension    = "x"             // Torque qsub -W x=...
+	AttrUmask        = "umask"
+	AttrBlock        = "block" // OpenPBS qsub -W block=true
 )
 
 // Queue attributes.

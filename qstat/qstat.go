@@ -112,7 +112,7 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 			r.alt, r.states, r.history = true, "FMX", true
 			altKinds++
 		case 'T':
-			r.alt = true // estimated start times are not kept; show the -a table
+			r.alt, r.opt.EstStart = true, true
 		case 'u':
 			r.alt = true
 			for _, u := range strings.Split(o.Value, ",") {

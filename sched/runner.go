@@ -513,9 +513,13 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)
 			}
 		case core.DecideReserve:
-			// Not yet shown to users (estimated.start_time is to come):
-			// the reservation lives in this cycle's calendar.
-			log.Debug("job reserved", "job", d.Job.ID, "start", d.Start.Format(time.RFC3339), "nodes", ExecVnode(d.Where))
+			// What qstat -f shows as estimated.start_time and
+			// estimated.exec_vnode (and qstat -T lists).
+			flushRuns()
+			alters = append(alters, proto.AlterRequest{JobID: d.Job.ID, Attrs: []proto.Attr{
+				{Name: proto.AttrEstimated, Resource: "start_time", Value: strconv.FormatInt(d.Start.Unix(), 10)},
+				{Name: proto.AttrEstimated, Resource: "exec_vnode", Value: ExecVnode(d.Where)},
+			}})
 		}
 	}
 	flushRuns()

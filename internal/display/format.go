@@ -56,6 +56,10 @@ type Options struct {
 
 	// Delim separates fields in -F dsv output ("|" when empty).
 	Delim string
+	// EstStart is qstat -T: the alternate format's last column shows a
+	// queued job's estimated start (estimated.start_time) instead of the
+	// elapsed time.
+	EstStart bool
 }
 
 func (o Options) torque() bool { return o.Personality == config.Torque }

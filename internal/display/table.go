@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopbs/proto"
 )
@@ -176,6 +177,14 @@ func altJob(j proto.Status, o Options) altFields {
 			f.elap = cell(v, noText)
 		}
 	}
+	if o.EstStart {
+		f.elap = "--"
+		if v, ok := val(proto.AttrEstimated, "start_time"); ok && (f.state == "Q" || f.state == "H" || f.state == "W") {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+				f.elap = estStart(time.Unix(n, 0).In(o.loc()), o.Now.In(o.loc()))
+			}
+		}
+	}
 	if o.torque() {
 		f.tsk = torqueTasks(attrs)
 		// Torque requests memory under several names; mem is the one a
@@ -201,6 +210,15 @@ func altJob(j proto.Status, o Options) altFields {
 		}
 	}
 	return f
+}
+
+// estStart renders an estimated start in the 5 characters of the column:
+// the time of day within a day from now, the month and day beyond.
+func estStart(t, now time.Time) string {
+	if d := t.Sub(now); d < 24*time.Hour && d > -24*time.Hour {
+		return t.Format("15:04")
+	}
+	return t.Format("01/02")
 }
 
 // torqueTasks is Torque's TSK column: the processors of a nodes= request
@@ -388,7 +406,15 @@ func AltJobTable(w io.Writer, jobs []proto.Status, o Options) error {
 	if o.torque() {
 		e.print(torqueAltHead())
 	} else {
-		e.print(proAltHead(o.Wide))
+		head := proAltHead(o.Wide)
+		if o.EstStart {
+			// The last column is the estimated start: "Est" over "Start".
+			lines := strings.SplitN(head, "\n", 3)
+			lines[0] = strings.TrimSuffix(lines[0], "Elap") + " Est"
+			lines[1] = strings.TrimSuffix(lines[1], "Time") + "Start"
+			head = strings.Join(lines, "\n")
+		}
+		e.print(head)
 	}
 	for _, j := range jobs {
 		e.print(altRow(altJob(j, o), o))

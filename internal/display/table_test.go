@@ -2,8 +2,10 @@ package display
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"gopbs/proto"
 )
@@ -278,6 +280,35 @@ func TestStateLetter(t *testing.T) {
 		}
 		if got := StateLetter("pbspro", in); got != in {
 			t.Errorf("pbspro %s -> %s, want unchanged", in, got)
+		}
+	}
+}
+
+// qstat -T: the last column of the alternate format is a queued job's
+// estimated start: the time of day within a day, month/day beyond; "--"
+// for jobs without an estimate or not queued.
+func TestAltJobTableEstimatedStart(t *testing.T) {
+	o := pro()
+	o.EstStart = true
+	soon := strconv.FormatInt(o.Now.Add(90*time.Minute).Unix(), 10)
+	later := strconv.FormatInt(o.Now.Add(72*time.Hour).Unix(), 10)
+	jobs := []proto.Status{
+		job("1.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq", "estimated.start_time", soon),
+		job("2.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq", "estimated.start_time", later),
+		job("3.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq"),
+		job("4.srv", "Job_Owner", "a@h", "job_state", "R", "queue", "workq", "estimated.start_time", soon),
+	}
+	var b bytes.Buffer
+	if err := AltJobTable(&b, jobs, o); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(out[2], "Req'd  Req'd    Est") || !strings.HasSuffix(out[3], "S Start") {
+		t.Fatalf("header:\n%s", b.String())
+	}
+	for i, want := range []string{"01:31", "01/04", "--", "--"} {
+		if !strings.HasSuffix(strings.TrimRight(out[5+i], " "), " "+want) {
+			t.Errorf("row %d %q, want it to end with %q\n%s", i+1, out[5+i], want, b.String())
 		}
 	}
 }

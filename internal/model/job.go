@@ -69,7 +69,10 @@ type Job struct {
 	ExecutionTime int64
 	Obittime      int64
 	HoldUntil     int64
-	HistoryTime   int64 // when the job became F; history expires from here
+	// Estimated is the scheduler's estimate of when and where a queued
+	// job starts (start_time, exec_vnode); cleared when the job starts.
+	Estimated   Resources
+	HistoryTime int64 // when the job became F; history expires from here
 
 	ResourceList  Resources
 	ResourcesUsed Resources
@@ -142,6 +145,7 @@ func (j *Job) Clone() *Job {
 	c.ResourceList = j.ResourceList.Clone()
 	c.ResourcesUsed = j.ResourcesUsed.Clone()
 	c.Extra = j.Extra.Clone()
+	c.Estimated = j.Estimated.Clone()
 	return &c
 }
 
@@ -408,6 +412,9 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrSubmitHost, jaReadOnly, func(j *Job) *string { return &j.SubmitHost }, nil),
 	mkTime(proto.AttrObittime, jaReadOnly, func(j *Job) *int64 { return &j.Obittime }),
 	mkTime(proto.AttrHistoryTime, jaReadOnly, func(j *Job) *int64 { return &j.HistoryTime }),
+	// Set by the scheduler (a manager) for the job its backfilling
+	// protects; users cannot.
+	{name: proto.AttrEstimated, access: jaOper, resources: func(j *Job) *Resources { return &j.Estimated }},
 }
 
 var jobAttrIndex = func() map[string]int {

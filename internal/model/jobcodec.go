@@ -172,6 +172,7 @@ var jobFields = []jobField{
 		func(e *msgpack.Encoder, j *Job) error { return e.EncodeUint(j.Version) },
 		func(d *msgpack.Decoder, j *Job) (err error) { j.Version, err = d.DecodeUint64(); return },
 	},
+	fRes(func(j *Job) *Resources { return &j.Estimated }),
 }
 
 var (

@@ -334,6 +334,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		j.RunCount++
 		j.HasExit = false
 		j.ResourcesUsed = nil
+		j.Estimated = nil
 		if r.Comment != "" {
 			j.Comment = r.Comment
 		} else {
