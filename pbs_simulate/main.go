@@ -3,7 +3,7 @@
 // clock, and reports what users would have waited:
 //
 //	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE]
-//	             [--format swf|accounting] [--compare DIR_A DIR_B] TRACE
+//	             [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE
 //
 // TRACE is a Standard Workload Format file (gzip accepted), Alea's
 // extended SWF (with TRACE.machines beside it: one node per machine node,
@@ -45,7 +45,7 @@ func main() {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -60,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	csvFile := fs.String("csv", "", "write one row per job to FILE")
 	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
-	svg := fs.String("svg", "", "write plots to DIR (not implemented yet)")
+	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		usage(stderr, fs)
@@ -73,10 +73,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(rest) != want {
 		usage(stderr, fs)
-		return 2
-	}
-	if *svg != "" {
-		fmt.Fprintln(stderr, "pbs_simulate: --svg is not implemented yet")
 		return 2
 	}
 	if *procs > 0 && *nodesFile != "" {
@@ -115,6 +111,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *csvFile != "" {
 		if err := writeCSV(*csvFile, results[0].outs); err != nil {
+			fmt.Fprintln(stderr, "pbs_simulate:", err)
+			return 1
+		}
+	}
+	if *svg != "" {
+		if err := writePlots(*svg, results[0].outs, size); err != nil {
 			fmt.Fprintln(stderr, "pbs_simulate:", err)
 			return 1
 		}
@@ -359,6 +361,20 @@ func groups(w io.Writer, title string, gs []sim.Group) {
 	for _, g := range gs {
 		fmt.Fprintf(w, "%-16s %8d %14.0f %10.2f\n", g.Name, g.Jobs, g.AvgWait, g.AvgBSLD)
 	}
+}
+
+// writePlots writes the replay's plots into dir, creating it.
+func writePlots(dir string, outs []sim.Outcome, procs int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return sim.WritePlots(outs, procs, func(name string, r io.Reader) error {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	})
 }
 
 func writeCSV(path string, outs []sim.Outcome) error {

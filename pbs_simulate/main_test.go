@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +47,33 @@ func TestRun(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(string(rows)), "\n"); len(lines) != 5 || !strings.HasPrefix(lines[2], "2,0,60,110,60,") {
 		t.Fatalf("csv:\n%s", rows)
 	}
-	for _, bad := range [][]string{{}, {"--svg", dir, trace}, {"--procs", "4", "--nodes", trace, trace}, {"--frobnicate", trace}} {
+	// Plots a browser opens: well-formed SVG, and an index page.
+	plots := filepath.Join(dir, "plots")
+	if code := run([]string{"--sched-priv", "../examples/sim/easy", "--svg", plots, trace}, &out, &errb); code != 0 {
+		t.Fatalf("--svg: exit %d: %s", code, errb.String())
+	}
+	for _, name := range []string{"utilization.svg", "queue.svg", "waits.svg", "users.svg"} {
+		b, err := os.ReadFile(filepath.Join(plots, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := xml.NewDecoder(bytes.NewReader(b))
+		for {
+			if _, err := dec.Token(); err != nil {
+				if err != io.EOF {
+					t.Fatalf("%s is not well-formed: %v", name, err)
+				}
+				break
+			}
+		}
+		if !bytes.Contains(b, []byte("<polyline")) && !bytes.Contains(b, []byte("<rect fill=")) {
+			t.Fatalf("%s draws nothing:\n%s", name, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(plots, "index.html")); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{}, {"--procs", "4", "--nodes", trace, trace}, {"--frobnicate", trace}} {
 		if code := run(bad, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)
 		}
