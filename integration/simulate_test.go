@@ -102,4 +102,19 @@ func TestSimulatorMatchesLiveOrder(t *testing.T) {
 	if !reflect.DeepEqual(live, simulated) {
 		t.Fatalf("live start order %v, simulated %v", live, simulated)
 	}
+
+	// pbs_simulate takes the node layout from the running server.
+	var swf strings.Builder
+	for _, j := range simJobs {
+		swf.WriteString(j.ID + " 0 -1 " + strconv.FormatInt(j.Run, 10) + " " + strconv.Itoa(j.Procs) + " -1 -1 " +
+			strconv.Itoa(j.Procs) + " " + strconv.FormatInt(j.Walltime, 10) + " -1 1 1 1 -1 1 -1 -1 -1\n")
+	}
+	trace := filepath.Join(c.Home, "small.swf")
+	if err := os.WriteFile(trace, []byte(swf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := c.MustRun("pbs_simulate", "--from-server", "--sched-priv", priv, trace)
+	if !strings.Contains(out, "5 jobs (0 dropped) on 4 processors in 1 nodes") {
+		t.Fatalf("pbs_simulate --from-server:\n%s", out)
+	}
 }

@@ -2,7 +2,7 @@
 // pbs_sched (the same core, policy and sched_priv files) under a virtual
 // clock, and reports what users would have waited:
 //
-//	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE]
+//	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE]
 //	             [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE
 //
 // TRACE is a Standard Workload Format file (gzip accepted), Alea's
@@ -28,10 +28,14 @@ import (
 	"strings"
 	"time"
 
+	"gopbs/internal/cmdutil"
+	"gopbs/internal/config"
 	"gopbs/internal/policy/fifo"
 	"gopbs/internal/resc"
 	"gopbs/internal/sim"
 	"gopbs/internal/trace"
+	"gopbs/proto"
+	"gopbs/sched"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
@@ -45,7 +49,7 @@ func main() {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -56,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	privDir := fs.String("sched-priv", "", "sched_priv directory (default: the shipped files)")
 	procs := fs.Int("procs", 0, "a machine of N processors (default: the trace's MaxProcs)")
 	nodesFile := fs.String("nodes", "", "node layout: lines of \"name ncpus\"")
+	fromServer := fs.Bool("from-server", false, "take the node layout from the running server (PBS_CONF_FILE)")
 	asJSON := fs.Bool("json", false, "print the metrics as one JSON object")
 	csvFile := fs.String("csv", "", "write one row per job to FILE")
 	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
@@ -75,8 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr, fs)
 		return 2
 	}
-	if *procs > 0 && *nodesFile != "" {
-		fmt.Fprintln(stderr, "pbs_simulate: --procs and --nodes exclude each other")
+	if n := btoi(*procs > 0) + btoi(*nodesFile != "") + btoi(*fromServer); n > 1 {
+		fmt.Fprintln(stderr, "pbs_simulate: --procs, --nodes and --from-server exclude each other")
 		return 2
 	}
 	path := rest[len(rest)-1]
@@ -85,7 +90,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		return 1
 	}
-	nodes, size, err := machine(w, *procs, *nodesFile)
+	var nodes []*core.Node
+	size := 0
+	if *fromServer {
+		nodes, size, err = serverNodes()
+	} else {
+		nodes, size, err = machine(w, *procs, *nodesFile)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		return 1
@@ -238,6 +249,41 @@ func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int,
 		return nil, 0, errors.New("no nodes")
 	}
 	return nodes, size, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// serverNodes reads the node layout of the running server, as pbsnodes
+// does: every node, as if up and empty (a replay starts from nothing).
+func serverNodes() ([]*core.Node, int, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := (&cmdutil.Env{Name: "pbs_simulate", Config: cfg}).Connect()
+	if err != nil {
+		return nil, 0, err
+	}
+	defer c.Close()
+	sts, _, err := c.StatusNodes(&proto.StatusRequest{})
+	if err != nil {
+		return nil, 0, err
+	}
+	world := sched.NewWorld(time.Now(), proto.Status{}, nil, sts, nil)
+	size := 0
+	for _, n := range world.Nodes {
+		n.State, n.Assigned = 0, core.Amounts{}
+		size += int(n.Avail["ncpus"])
+	}
+	if len(world.Nodes) == 0 {
+		return nil, 0, errors.New("the server has no nodes")
+	}
+	return world.Nodes, size, nil
 }
 
 func simJobs(w *trace.Workload, nodes []*core.Node) []sim.Job {
