@@ -371,6 +371,9 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 		if k >= len(chunks) {
 			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement has more chunks than the job's select %s)", sel)
 		}
+		if amounts == place.ChunkText(chunks[k]) {
+			continue // the chunk as the job asked for it, written the same way
+		}
 		given, err := resc.ParseSelect("1:" + amounts)
 		if err != nil {
 			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d: %v)", k+1, err)
