@@ -297,6 +297,18 @@ func checkJobName(v string) (string, error) {
 	return v, nil
 }
 
+// notYet refuses an attribute the server would otherwise store and then
+// ignore (why says what the user would get): a refusal is better than a
+// job that silently does not do what was asked. Unsetting it is fine.
+func notYet(name, why string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if v == "" {
+			return v, nil
+		}
+		return "", proto.Errorf(proto.PBSE_NOSUP, "(%s=%s is not supported yet: %s)", name, v, why)
+	}
+}
+
 func checkMailPoints(v string) (string, error) {
 	if v == "n" {
 		return v, nil
@@ -330,7 +342,7 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrAccountName, jaUser, func(j *Job) *string { return &j.Account }, nil),
 	mkStr(proto.AttrCheckpoint, jaUser, func(j *Job) *string { return &j.Checkpoint }, nil),
 	mkTime(proto.AttrCtime, jaReadOnly, func(j *Job) *int64 { return &j.Ctime }),
-	mkStr(proto.AttrDepend, jaUser, func(j *Job) *string { return &j.Depend }, nil),
+	mkStr(proto.AttrDepend, jaUser, func(j *Job) *string { return &j.Depend }, notYet(proto.AttrDepend, "the job would start without waiting for the jobs it depends on")),
 	mkStr(proto.AttrErrorPath, jaUser, func(j *Job) *string { return &j.ErrorPath }, checkPath),
 	mkStr(proto.AttrExecHost, jaReadOnly, func(j *Job) *string { return &j.ExecHost }, nil),
 	mkStr(proto.AttrExecVnode, jaReadOnly, func(j *Job) *string { return &j.ExecVnode }, nil),
@@ -405,8 +417,8 @@ var jobAttrs = []jobAttr{
 		return v, nil
 	}),
 	mkStr(proto.AttrSandbox, jaUser, func(j *Job) *string { return &j.Sandbox }, oneOf(proto.AttrSandbox, "HOME", "PRIVATE")),
-	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, nil),
-	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, nil),
+	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, notYet(proto.AttrStagein, "the job would start without its input files")),
+	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, notYet(proto.AttrStageout, "its output files would not be copied back")),
 	mkTime(proto.AttrHoldUntil, jaUser|jaOper, func(j *Job) *int64 { return &j.HoldUntil }),
 	mkStr(proto.AttrProject, jaUser, func(j *Job) *string { return &j.Project }, nil),
 	mkStr(proto.AttrSubmitHost, jaReadOnly, func(j *Job) *string { return &j.SubmitHost }, nil),
