@@ -166,6 +166,15 @@ func (m *Mom) recover() error {
 		dir := filepath.Join(m.jobsDir, e.Name())
 		j := &momJob{dir: dir}
 		if err := readJSON(filepath.Join(dir, fileJob), &j.spec); err != nil {
+			if errors.Is(err, os.ErrNotExist) && !exists(filepath.Join(dir, fileShepherd)) && !exists(filepath.Join(dir, fileSession)) {
+				// The previous mom stopped while writing the job's files:
+				// no shepherd can have started it (one starts after they
+				// are all written), and the server never heard it took
+				// the job. Nothing to keep.
+				m.log.Info("removing the directory of a job start that never completed", "dir", dir)
+				os.RemoveAll(dir)
+				continue
+			}
 			m.log.Error("unreadable job directory left aside", "dir", dir, "error", err)
 			continue
 		}
@@ -483,6 +492,21 @@ func (m *Mom) killOrphan(id string) {
 	if v.result == nil && v.session.Pgid > 0 {
 		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)
 	}
+	if v.result == nil && v.session.Pgid == 0 && !j.child {
+		// Left by a previous mom that stopped while starting it: if no
+		// shepherd holds it, no shepherd ever will run it (the lock is
+		// held while its end is recorded), so it goes now, without
+		// waiting out the grace a late shepherd would get.
+		if release, ok := m.claimShepherdLock(j); ok {
+			res := jobResult{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
+			writeJSONAtomic(j.dir, fileResult, res, 0o600)
+			release()
+			m.mu.Lock()
+			j.result = &res
+			m.mu.Unlock()
+			v.result = &res
+		}
+	}
 	if v.result != nil {
 		m.forget(j)
 	}
@@ -607,6 +631,11 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 	return false
 }
 
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 // shepherdStartGrace is how long a job directory without a session may
 // wait for the shepherd a previous mom forked just before it stopped.
 const shepherdStartGrace = 30 * time.Second
@@ -628,6 +657,13 @@ func (m *Mom) shepherdGone(j *momJob, session sessionInfo) (release func(), gone
 			return noop, false
 		}
 	}
+	return m.claimShepherdLock(j)
+}
+
+// claimShepherdLock takes the lock a live shepherd of j holds; it fails
+// while one lives. While the caller holds it no shepherd can start j.
+func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
+	noop := func() {}
 	f, err := os.OpenFile(filepath.Join(j.dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return noop, false // cannot tell: keep waiting
