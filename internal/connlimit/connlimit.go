@@ -3,6 +3,7 @@ package connlimit
 import (
 	"fmt"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -226,8 +227,11 @@ func (l *Limiter) Counts() (total, pending int) {
 	return l.total, len(l.pending)
 }
 
+// UIDKey names a Unix-socket peer for budgets by the uid the kernel gave.
+func UIDKey(uid uint32) string { return "uid:" + strconv.FormatUint(uint64(uid), 10) }
+
 // PeerKey names the peer of nc for budgets: the IP address of a TCP peer,
-// "uid:N" of a Unix-socket peer (uid read by the caller), or "local".
+// or "local" (Unix-socket peers are named by UIDKey).
 func PeerKey(nc net.Conn) string {
 	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
 		return a.IP.String()

@@ -283,7 +283,7 @@ func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(ne
 				nc.Close()
 				continue
 			}
-			key = "uid:" + strconv.FormatUint(uint64(uid), 10)
+			key = connlimit.UIDKey(uid)
 		}
 		slot := limit.Admit(key, nc)
 		if slot == nil {

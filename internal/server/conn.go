@@ -143,7 +143,7 @@ func (s *Server) admit(nc net.Conn, local bool) (*connlimit.Slot, peerCreds) {
 		nc.Close()
 		return nil, peerCreds{}
 	}
-	return s.localLimit.Admit("uid:"+strconv.FormatUint(uint64(uid), 10), nc), peerCreds{local: true, uid: uid, gid: gid}
+	return s.localLimit.Admit(connlimit.UIDKey(uid), nc), peerCreds{local: true, uid: uid, gid: gid}
 }
 
 func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {

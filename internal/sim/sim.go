@@ -238,7 +238,7 @@ func coreJob(j *Job, origin time.Time) *core.Job {
 func claim(nodes map[string]*core.Node, j *core.Job) {
 	for _, c := range j.Where {
 		n := nodes[c.Node]
-		for r, v := range chunkAmounts(c) {
+		for r, v := range c.Amounts() {
 			n.Assigned[r] += v
 		}
 	}
@@ -247,18 +247,10 @@ func claim(nodes map[string]*core.Node, j *core.Job) {
 func release(nodes map[string]*core.Node, j *core.Job) {
 	for _, c := range j.Where {
 		n := nodes[c.Node]
-		for r, v := range chunkAmounts(c) {
+		for r, v := range c.Amounts() {
 			n.Assigned[r] -= v
 		}
 	}
-}
-
-// chunkAmounts is what a placed chunk takes (the calendar fills Amount).
-func chunkAmounts(c core.Chunk) map[string]float64 {
-	if c.Amount != nil {
-		return c.Amount
-	}
-	return place.Amounts(c.Chunk)
 }
 
 type end struct {

@@ -97,7 +97,7 @@ func NewCalendar(w *World) *Calendar {
 		}
 		end := c.expectedEnd(j)
 		for _, ch := range j.Where {
-			amt := chunkAmounts(ch)
+			amt := ch.Amounts()
 			c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			a := accounted[ch.Node]
 			if a == nil {
@@ -154,15 +154,6 @@ func (c *Calendar) duration(j *Job) int64 {
 	return max(int64(wall/time.Second), 1)
 }
 
-// chunkAmounts is what one chunk takes from its node: its cached Amount,
-// or worked out from the chunk.
-func chunkAmounts(ch Chunk) Amounts {
-	if ch.Amount != nil {
-		return ch.Amount
-	}
-	return place.Amounts(ch.Chunk)
-}
-
 func (c *Calendar) addSpan(node string, s span) {
 	cn := c.byName[node]
 	if cn == nil || s.to <= s.from {
@@ -188,7 +179,7 @@ func (c *Calendar) addSpan(node string, s span) {
 func (c *Calendar) Add(where []Chunk, from, to time.Time) {
 	f, t := max(from.Unix(), c.now), to.Unix()
 	for _, ch := range where {
-		c.addSpan(ch.Node, span{from: f, to: t, amt: chunkAmounts(ch)})
+		c.addSpan(ch.Node, span{from: f, to: t, amt: ch.Amounts()})
 	}
 }
 

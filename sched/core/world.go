@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"gopbs/internal/place"
 	"gopbs/internal/resc"
 )
 
@@ -52,6 +53,15 @@ type Chunk struct {
 	// cpu when it names none), when its maker worked it out; nil: worked
 	// out on use.
 	Amount Amounts
+}
+
+// Amounts is what the chunk takes from its node: Amount when its maker
+// worked it out, else worked out now.
+func (c Chunk) Amounts() Amounts {
+	if c.Amount != nil {
+		return c.Amount
+	}
+	return place.Amounts(c.Chunk)
 }
 
 // Job is a job as policies see it: every value parsed.
