@@ -160,13 +160,24 @@ func (c *Client) status(t MsgType, req *StatusRequest) ([]Status, []ObjectError,
 	return r.Objects, r.Errors, err
 }
 
-// StatusJobsSince is StatusJobs for incremental fetches: the merged answer
-// with its version, epoch and list of live jobs.
-func (c *Client) StatusJobsSince(req *StatusRequest) (*StatusReply, error) {
-	return c.statusReply(MsgStatusJob, req)
+func (c *Client) statusReply(t MsgType, req *StatusRequest) (*StatusReply, error) {
+	var objs []Status
+	reply, err := c.StatusEach(t, req, func(part []Status) error {
+		objs = append(objs, part...)
+		return nil
+	})
+	reply.Objects = objs
+	return reply, err
 }
 
-func (c *Client) statusReply(t MsgType, req *StatusRequest) (*StatusReply, error) {
+// StatusEach sends a status request of type t and hands the objects of
+// the answer to each, frame by frame and in order, on a goroutine that
+// decodes while later frames arrive: a caller converting what it receives
+// does so while the server still sends. each must not keep the slice. The
+// reply returned carries everything but the objects (errors, and for jobs
+// the version, epoch and live list). An error from each ends the
+// decoding (the answer is still read to its end) and is returned.
+func (c *Client) StatusEach(t MsgType, req *StatusRequest, each func([]Status) error) (*StatusReply, error) {
 	type part struct {
 		reply StatusReply
 		err   error
@@ -184,7 +195,12 @@ func (c *Client) statusReply(t MsgType, req *StatusRequest) (*StatusReply, error
 				all.err = err
 				continue
 			}
-			all.reply.Objects = append(all.reply.Objects, p.Objects...)
+			if len(p.Objects) > 0 {
+				if err := each(p.Objects); err != nil {
+					all.err = err
+					continue
+				}
+			}
 			all.reply.Errors = append(all.reply.Errors, p.Errors...)
 			all.reply.Live = append(all.reply.Live, p.Live...)
 			if p.Epoch != "" {

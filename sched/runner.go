@@ -367,7 +367,13 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 	if err != nil {
 		return nil, fmt.Errorf("queue status: %w", err)
 	}
-	nodes, _, err := c.StatusNodes(&proto.StatusRequest{Attrs: nodeAttrs})
+	var nodes []*core.Node
+	_, err = c.StatusEach(proto.MsgStatusNode, &proto.StatusRequest{Attrs: nodeAttrs}, func(part []proto.Status) error {
+		for _, st := range part {
+			nodes = append(nodes, coreNode(st))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("node status: %w", err)
 	}
@@ -385,17 +391,26 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 	if jc.epoch != "" {
 		req.Since, req.Epoch = jc.version, jc.epoch
 	}
-	reply, err := c.StatusJobsSince(req)
+	// Jobs are converted as the frames arrive. A full answer is the job
+	// list; an incremental one the jobs changed since, merged below with
+	// the cache in the order of the live list.
+	var got []*core.Job
+	reply, err := c.StatusEach(proto.MsgStatusJob, req, func(part []proto.Status) error {
+		for _, st := range part {
+			got = append(got, NewCoreJob(st))
+		}
+		return nil
+	})
 	if err != nil {
 		jc.epoch = ""
 		return nil, err
 	}
 	incremental := req.Epoch != "" && reply.Epoch == req.Epoch && reply.Live != nil
-	var jobs []*core.Job
+	jobs := got
 	if incremental {
-		changed := make(map[string]*core.Job, len(reply.Objects))
-		for _, st := range reply.Objects {
-			changed[st.Name] = NewCoreJob(st)
+		changed := make(map[string]*core.Job, len(got))
+		for _, j := range got {
+			changed[j.ID] = j
 		}
 		next := make(map[string]*core.Job, len(reply.Live))
 		jobs = make([]*core.Job, 0, len(reply.Live))
@@ -413,11 +428,9 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 		}
 		jc.byID = next
 	} else {
-		jc.byID = make(map[string]*core.Job, len(reply.Objects))
-		jobs = make([]*core.Job, len(reply.Objects))
-		for i, st := range reply.Objects {
-			jobs[i] = NewCoreJob(st)
-			jc.byID[st.Name] = jobs[i]
+		jc.byID = make(map[string]*core.Job, len(got))
+		for _, j := range got {
+			jc.byID[j.ID] = j
 		}
 	}
 	jc.epoch, jc.version = reply.Epoch, reply.Version

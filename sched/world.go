@@ -23,10 +23,16 @@ func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.St
 	for i := range jobs {
 		js[i] = NewCoreJob(jobs[i])
 	}
-	return worldOf(now, server, queues, nodes, js)
+	ns := make([]*core.Node, len(nodes))
+	for i := range nodes {
+		ns[i] = coreNode(nodes[i])
+	}
+	return worldOf(now, server, queues, ns, js)
 }
 
-func worldOf(now time.Time, server proto.Status, queues, nodes []proto.Status, jobs []*core.Job) *core.World {
+// worldOf builds the world from statuses already converted where the
+// runner converts them as they arrive (nodes, jobs).
+func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*core.Node, jobs []*core.Job) *core.World {
 	plain, res := split(server.Attrs)
 	srv := &core.Server{
 		Name: server.Name, Limits: coreLimits(plain), DefaultQueue: plain[proto.AttrDefaultQueue],
@@ -43,10 +49,6 @@ func worldOf(now time.Time, server proto.Status, queues, nodes []proto.Status, j
 			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 			MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 		})
-	}
-	ns := make([]*core.Node, 0, len(nodes))
-	for _, st := range nodes {
-		ns = append(ns, coreNode(st))
 	}
 	return core.NewWorld(now, srv, qs, ns, jobs)
 }

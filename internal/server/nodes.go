@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,9 +28,12 @@ const (
 
 // nodeRuntime is what the server knows of a node's mom.
 type nodeRuntime struct {
-	reported   bool // a report arrived since this server started
-	lastSeen   time.Time
-	status     proto.MomStatus
+	reported bool // a report arrived since this server started
+	lastSeen time.Time
+	status   proto.MomStatus
+	// avail is what status makes available, canonical (set with status
+	// by setStatus; shared with readers, never modified in place).
+	avail      map[string]string
 	down       bool
 	downSince  time.Time
 	lastChange time.Time
@@ -97,36 +101,80 @@ func (s *Server) nodeUp(name string) bool {
 }
 
 // nodeAvailable is resources_available of a node: what its mom reports,
-// with every value a manager set winning (mu held).
+// with every value a manager set winning (mu held). The map may be shared:
+// callers only read it.
 func (s *Server) nodeAvailable(name string) map[string]string {
-	out := map[string]string{}
+	var reported map[string]string
 	if rt := s.runtime[name]; rt != nil && rt.reported {
-		st := &rt.status
-		for k, v := range st.Resources {
-			if c, err := resc.Canonical(k, v); err == nil {
-				out[k] = c
-			}
-		}
-		out[proto.ResNcpus] = strconv.Itoa(st.Ncpus)
-		out[proto.ResMem] = resc.FormatKB(st.Physmem)
-		out[proto.ResArch] = st.Arch
+		reported = rt.avail
 	}
-	if n := s.nodes[name]; n != nil {
-		for k, v := range n.Resources[proto.AttrResourcesAvail] {
-			out[k] = v
-		}
+	n := s.nodes[name]
+	if n == nil || len(n.Resources[proto.AttrResourcesAvail]) == 0 {
+		return reported // shared with the runtime: read only
+	}
+	out := make(map[string]string, len(reported)+len(n.Resources[proto.AttrResourcesAvail]))
+	for k, v := range reported {
+		out[k] = v
+	}
+	for k, v := range n.Resources[proto.AttrResourcesAvail] {
+		out[k] = v
 	}
 	return out
 }
 
-// nodeState is the state shown for a node (mu held).
-func (s *Server) nodeState(n *model.Object) string {
-	return s.nodeStateWith(n, nil)
+// availOne is one resource of nodeAvailable, without building the map
+// (mu held; rt is the node's runtime or nil).
+func (s *Server) availOne(n *model.Object, rt *nodeRuntime, key string) (string, bool) {
+	if v, ok := n.Resources[proto.AttrResourcesAvail][key]; ok {
+		return v, true
+	}
+	if rt != nil && rt.reported {
+		v, ok := rt.avail[key]
+		return v, ok
+	}
+	return "", false
 }
 
-// nodeStateWith is nodeState with the node's resources_available already
-// at hand (nil: look it up).
-func (s *Server) nodeStateWith(n *model.Object, avail map[string]string) string {
+// appendAvail appends resources_available to a status (mu held), sorted by
+// resource, as nodeAvailable would give it, without building the map.
+func appendAvail(out []proto.Attr, n *model.Object, rt *nodeRuntime) []proto.Attr {
+	set := n.Resources[proto.AttrResourcesAvail]
+	var reported map[string]string
+	if rt != nil && rt.reported {
+		reported = rt.avail
+	}
+	first := len(out)
+	for k, v := range set {
+		out = append(out, proto.Attr{Name: proto.AttrResourcesAvail, Resource: k, Value: v})
+	}
+	for k, v := range reported {
+		if _, ok := set[k]; !ok {
+			out = append(out, proto.Attr{Name: proto.AttrResourcesAvail, Resource: k, Value: v})
+		}
+	}
+	slices.SortFunc(out[first:], func(a, b proto.Attr) int { return strings.Compare(a.Resource, b.Resource) })
+	return out
+}
+
+// setStatus records a mom's report for a node and what it makes
+// available. Status replies read the availability of every node, so it is
+// worked out here, once per report, not once per reader.
+func (rt *nodeRuntime) setStatus(st proto.MomStatus) {
+	rt.status = st
+	avail := make(map[string]string, len(st.Resources)+3)
+	for k, v := range st.Resources {
+		if c, err := resc.Canonical(k, v); err == nil {
+			avail[k] = c
+		}
+	}
+	avail[proto.ResNcpus] = strconv.Itoa(st.Ncpus)
+	avail[proto.ResMem] = resc.FormatKB(st.Physmem)
+	avail[proto.ResArch] = st.Arch
+	rt.avail = avail
+}
+
+// nodeState is the state shown for a node (mu held).
+func (s *Server) nodeState(n *model.Object) string {
 	admin, _ := n.Get(proto.AttrNodeState)
 	rt := s.runtime[n.Name]
 	var state string
@@ -137,16 +185,14 @@ func (s *Server) nodeStateWith(n *model.Object, avail map[string]string) string 
 		state = model.NodeDown
 	default:
 		state = model.NodeFree
-		if avail == nil {
-			avail = s.nodeAvailable(n.Name)
-		}
 		maxLoad := rt.status.MaxLoad
-		if v, ok := avail[proto.AttrNodeMaxLoad]; ok {
+		if v, ok := s.availOne(n, rt, proto.AttrNodeMaxLoad); ok {
 			maxLoad, _ = strconv.ParseFloat(v, 64)
 		} else if v, ok := n.Get(proto.AttrNodeMaxLoad); ok {
 			maxLoad, _ = strconv.ParseFloat(v, 64)
 		}
-		ncpus, _ := strconv.ParseFloat(avail[proto.ResNcpus], 64)
+		v, _ := s.availOne(n, rt, proto.ResNcpus)
+		ncpus, _ := strconv.ParseFloat(v, 64)
 		switch {
 		case s.counts.assigned[n.Name][proto.ResNcpus] >= ncpus && ncpus > 0:
 			state = model.NodeJobBusy
@@ -206,10 +252,6 @@ func (s *Server) nodeAttrs(n *model.Object, want map[string]bool, jobs []string)
 	}
 	rt := s.runtime[n.Name]
 	reported := rt != nil && rt.reported
-	var avail map[string]string
-	if wants(proto.AttrNodeState) || wants(proto.AttrResourcesAvail) {
-		avail = s.nodeAvailable(n.Name)
-	}
 	get := func(name string) string { v, _ := n.Get(name); return v }
 	plain(proto.AttrNodeMom, get(proto.AttrNodeMom))
 	plain(proto.AttrNodePort, get(proto.AttrNodePort))
@@ -218,23 +260,32 @@ func (s *Server) nodeAttrs(n *model.Object, want map[string]bool, jobs []string)
 	}
 	plain(proto.AttrNodeNtype, get(proto.AttrNodeNtype))
 	if wants(proto.AttrNodeState) {
-		plain(proto.AttrNodeState, s.nodeStateWith(n, avail))
+		plain(proto.AttrNodeState, s.nodeState(n))
 	}
 	if reported {
 		plain(proto.AttrNodePcpus, strconv.Itoa(rt.status.Ncpus))
 	}
 	plain(proto.AttrNodeJobs, strings.Join(jobs, ", "))
-	resources(proto.AttrResourcesAvail, avail)
+	if wants(proto.AttrResourcesAvail) {
+		out = appendAvail(out, n, rt)
+	}
 	if wants(proto.AttrResourcesAssigned) {
-		assigned := map[string]string{proto.ResNcpus: "0", proto.ResMem: "0kb"}
-		for r, v := range s.counts.assigned[n.Name] {
-			if resc.Lookup(r).Type == resc.TypeSize {
-				assigned[r] = resc.FormatKB(int64(v))
-			} else {
-				assigned[r] = strconv.FormatInt(int64(v), 10)
+		used := s.counts.assigned[n.Name]
+		if len(used) == 0 {
+			// The common case (an idle node) without a map per node.
+			out = append(out, proto.Attr{Name: proto.AttrResourcesAssigned, Resource: proto.ResMem, Value: "0kb"},
+				proto.Attr{Name: proto.AttrResourcesAssigned, Resource: proto.ResNcpus, Value: "0"})
+		} else {
+			assigned := map[string]string{proto.ResNcpus: "0", proto.ResMem: "0kb"}
+			for r, v := range used {
+				if resc.Lookup(r).Type == resc.TypeSize {
+					assigned[r] = resc.FormatKB(int64(v))
+				} else {
+					assigned[r] = strconv.FormatInt(int64(v), 10)
+				}
 			}
+			resources(proto.AttrResourcesAssigned, assigned)
 		}
-		resources(proto.AttrResourcesAssigned, assigned)
 	}
 	ideal, maxLoad := get(proto.AttrNodeIdealLoad), get(proto.AttrNodeMaxLoad)
 	if reported {
@@ -289,7 +340,8 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		rt.lastChange = now
 		s.log.Info("node up", "node", st.Node)
 	}
-	rt.reported, rt.down, rt.lastSeen, rt.status = true, false, now, *st
+	rt.reported, rt.down, rt.lastSeen = true, false, now
+	rt.setStatus(*st)
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
 	reply.Interval = int(max(1, rate/time.Second/3))
@@ -359,8 +411,8 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
 		}
 		owner := s.runtime[st.Node]
 		rt.reported, rt.down, rt.lastSeen, rt.told, rt.leaseEnd = true, false, now, owner.told, owner.leaseEnd
-		rt.status = proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
-			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources}
+		rt.setStatus(proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
+			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
 	}
 }
 

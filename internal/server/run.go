@@ -143,43 +143,78 @@ type startRequest struct {
 // runJobs starts jobs (qrun, or a scheduler's decisions). Every start is
 // checked against live state: the job must be queued or held in an
 // execution queue, and the nodes up and with the resources free. Jobs are
-// recorded as running in one commit before their moms are asked, so a
-// crash in between can only lose a start, never run a job twice; a job
-// whose mom refuses goes back to its queue with the reason.
+// recorded as running in a commit before their moms are asked, so a crash
+// in between can only lose a start, never run a job twice; a job whose mom
+// refuses goes back to its queue with the reason.
+//
+// A large request is committed in parts of runPart jobs, and each part's
+// moms are asked while the next part commits: the first jobs start after
+// one part's commit instead of the whole request's.
 func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply, error) {
 	mgr, op := s.privileges(who)
 	if !mgr && !op {
 		return nil, proto.NewError(proto.PBSE_PERM)
 	}
 	reply := &proto.RunJobsReply{Results: make([]proto.ObjectError, len(runs))}
-	var starts []*startRequest
-	t0 := time.Now()
-	err := s.commit.Do(func(b *store.Batch) error {
-		now := s.nowUnix()
-		for i, r := range runs {
-			reply.Results[i].Name = r.JobID
-			st, err := s.placeJob(b, r, now)
-			if err != nil {
-				pe := toPBSE(err)
-				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
-				continue
-			}
-			st.index = i
-			starts = append(starts, st)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	for i, r := range runs {
+		reply.Results[i].Name = r.JobID
 	}
+	var starts []*startRequest
+	parts := make(chan []*startRequest, 1)
+	sent := make(chan time.Duration)
+	go func() {
+		var busy time.Duration
+		for part := range parts {
+			t := time.Now()
+			s.sendStarts(part)
+			busy += time.Since(t)
+		}
+		sent <- busy
+	}()
+	t0 := time.Now()
+	var commitErr error
+	for off := 0; off < len(runs); off += runPart {
+		var part []*startRequest
+		err := s.commit.Do(func(b *store.Batch) error {
+			part = part[:0]
+			now := s.nowUnix()
+			for i := off; i < min(off+runPart, len(runs)); i++ {
+				st, err := s.placeJob(b, runs[i], now)
+				if err != nil {
+					pe := toPBSE(err)
+					reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+					continue
+				}
+				st.index = i
+				part = append(part, st)
+			}
+			return nil
+		})
+		if err != nil {
+			// Parts already committed go on; this one and the rest are
+			// refused with the store's error (nothing of them was saved).
+			pe := toPBSE(err)
+			for i := off; i < len(runs); i++ {
+				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+			}
+			commitErr = err
+			break
+		}
+		starts = append(starts, part...)
+		parts <- part
+	}
+	close(parts)
 	t1 := time.Now()
-	s.sendStarts(starts)
+	moms := <-sent
+	if commitErr != nil && len(starts) == 0 {
+		return nil, commitErr
+	}
 	t2 := time.Now()
 	defer func() {
 		// One line per request: a cycle may start tens of thousands of jobs
 		// (each has its S accounting record, and a debug line).
 		s.log.Info("jobs started", "requested", len(runs), "started", who.started, "by", who.user+"@"+who.host,
-			"commit", t1.Sub(t0).String(), "moms", t2.Sub(t1).String(), "after", time.Since(t2).String())
+			"commit", t1.Sub(t0).String(), "moms", moms.String(), "after", time.Since(t2).String())
 	}()
 	var failed []*startRequest
 	var recs []accounting.Record
@@ -215,6 +250,10 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 
 // momBatch bounds the jobs of one start request to a mom.
 const momBatch = 500
+
+// runPart is how many starts of one run request are committed together
+// (see runJobs).
+const runPart = 5000
 
 // sendStarts asks the moms to start jobs: one request per mom for all its
 // jobs (in batches of momBatch), the moms in parallel. Each start's err is
