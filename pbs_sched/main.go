@@ -12,3 +12,6 @@ import (
 )
 
 func main() { sched.Main("pbs_sched", &fifo.Policy{}) }
+
+// The FIFO policy keeps fair-share usage through the toolkit.
+var _ sched.UsageKeeper = (*fifo.Policy)(nil)

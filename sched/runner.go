@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -25,12 +24,29 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/proto"
 	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
 )
 
 // Policy decides what runs (core.Policy: the same policy runs here and in
 // the simulator).
 type Policy = core.Policy
+
+// UsageKeeper is implemented by policies that keep fair-share usage
+// (the FIFO policy does). The runner restores the usage from
+// sched_priv/usage at start (a file it cannot read is set aside with a
+// message naming it, never silently replaced), shows the policy once more
+// the jobs it follows that have finished (World.Ended, with their final
+// resources_used), and saves the usage every SyncEvery, on CONFIGURE and
+// at exit.
+type UsageKeeper interface {
+	RestoreUsage(*schedpriv.UsageState)
+	// UsageState is the usage to save (nil: nothing to keep) and whether
+	// it changed since the last call.
+	UsageState() (*schedpriv.UsageState, bool)
+	Following() []string
+	SyncEvery() time.Duration
+}
 
 // Options configure Run.
 type Options struct {
@@ -84,7 +100,10 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
 		return fmt.Errorf("sched_priv: %w", err)
 	}
-	unlock, err := lockDir(r.dir)
+	unlock, err := privdir.Lock(r.dir, lockWait)
+	if errors.Is(err, privdir.ErrLocked) {
+		return fmt.Errorf("another scheduler is running: %w", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -100,6 +119,8 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	if err := r.configure(); err != nil {
 		return err
 	}
+	r.restoreUsage()
+	defer r.saveUsage(true)
 	stopWatch, err := r.watch(ctx)
 	if err != nil {
 		r.log.Warn("sched_priv changes will not be noticed; send SIGHUP or a CONFIGURE event after editing", "error", err)
@@ -169,6 +190,11 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	}
 }
 
+// lockWait is how long a starting scheduler waits for the lock of one
+// that is still exiting: a service manager restarts a killed scheduler at
+// once, before the kernel has released the dead one's lock.
+const lockWait = 10 * time.Second
+
 // schedBudget bounds the scheduler's connections: only the server has
 // business here, one cycle at a time, so the budget is small; pending
 // connections beyond it are closed oldest first, so a flood of silent
@@ -190,6 +216,8 @@ type runner struct {
 	// belong to one cycle at a time.
 	cycleMu sync.Mutex
 	jobs    jobCache
+	// savedUsage is when the fair-share usage was last written.
+	savedUsage time.Time
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -304,9 +332,11 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	switch cmd.Cmd {
 	case proto.SchedQuit:
 		r.log.Info("QUIT from the server")
+		r.saveUsage(true)
 		return true
 	case proto.SchedConfigure:
 		r.log.Info("CONFIGURE from the server")
+		r.saveUsage(true)
 		r.configure()
 		return false
 	case proto.SchedNull:
@@ -322,6 +352,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		r.log.Error("cannot read the server's state", "error", err)
 		return false
 	}
+	r.addEnded(client, world)
 	fetched := time.Now()
 	r.mu.Lock()
 	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
@@ -335,6 +366,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
+	r.saveUsage(false)
 	return false
 }
 
@@ -542,37 +574,4 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 
 func comment(id, text string) proto.AlterRequest {
 	return proto.AlterRequest{JobID: id, Attrs: []proto.Attr{{Name: proto.AttrComment, Value: text}}}
-}
-
-// lockWait is how long a starting scheduler waits for the lock of one
-// that is still exiting: a service manager restarts a killed scheduler at
-// once, before the kernel has released the dead one's lock.
-const lockWait = 10 * time.Second
-
-// lockDir takes an exclusive lock on sched_priv/sched.lock so that two
-// schedulers never share a PBS_HOME. The lock dies with the process; a
-// lock still held after lockWait belongs to a live scheduler.
-func lockDir(dir string) (func(), error) {
-	path := filepath.Join(dir, "sched.lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	deadline := time.Now().Add(lockWait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
-			b := make([]byte, 32)
-			n, _ := f.ReadAt(b, 0)
-			f.Close()
-			return nil, fmt.Errorf("another scheduler (pid %s) holds %s", strings.TrimSpace(string(b[:n])), path)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
-	return func() { f.Close() }, nil
 }

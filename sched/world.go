@@ -213,6 +213,7 @@ var BaseJobAttrs = []string{
 	proto.AttrJobOwner, proto.AttrEuser, proto.AttrEgroup, proto.AttrJobState, proto.AttrQueue,
 	proto.AttrPriority, proto.AttrQtime, proto.AttrComment, proto.AttrResourceList,
 	proto.AttrStime, proto.AttrExecVnode, proto.AttrHoldTypes, proto.AttrHoldUntil,
+	proto.AttrResourcesUsed,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.

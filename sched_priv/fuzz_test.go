@@ -2,7 +2,6 @@ package schedpriv
 
 import (
 	"bytes"
-	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -226,33 +225,34 @@ func FuzzDedicated(f *testing.F) {
 
 func FuzzUsage(f *testing.F) {
 	f.Add([]byte("gopbs-usage 1\nalice\t10\nb%09ob\t0.5\n"), "name\twith tab", 1.5)
-	f.Add([]byte("gopbs-usage 2\n"), "x", 0.0)
+	f.Add([]byte("gopbs-usage 2\ndecayed\t5\ne\talice\t1\nsum\t00000000\n"), "x", 0.0)
 	f.Add([]byte("alice\x00\x00\x00\x00"), strings.Repeat("long", 100), 1e300)
 	f.Fuzz(func(t *testing.T, data []byte, name string, v float64) {
-		// Whatever Decode accepts, Encode writes back to the same usage.
-		if u, err := Decode(bytes.NewReader(data), "f"); err == nil {
+		// Whatever Decode accepts, Encode writes back to the same state.
+		if s, err := Decode(bytes.NewReader(data), "f"); err == nil {
 			var buf bytes.Buffer
-			if err := Encode(&buf, u); err != nil {
+			if err := Encode(&buf, s); err != nil {
 				t.Fatalf("Encode of decoded usage: %v", err)
 			}
 			back, err := Decode(&buf, "again")
-			if err != nil || !maps.Equal(u, back) {
-				t.Fatalf("round trip: %v %v %v", u, back, err)
+			if err != nil || !usageEqual(s, back) {
+				t.Fatalf("round trip: %v %v %v", s, back, err)
 			}
-		} else if u != nil {
+		} else if s != nil {
 			t.Fatal("usage and error")
 		}
-		// Any name and any valid value survive a round trip.
-		u := Usage{name: v, "other": 1}
+		// Any name and any valid value survive a round trip, as an entity
+		// and as a job.
+		s := &UsageState{Entities: Usage{name: v, "other": 1}, Jobs: map[string]float64{name: v}}
 		var buf bytes.Buffer
-		if err := Encode(&buf, u); err != nil {
+		if err := Encode(&buf, s); err != nil {
 			if name != "" && v >= 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
 				t.Fatalf("Encode rejected a valid entry: %v", err)
 			}
 			return
 		}
 		back, err := Decode(&buf, "f")
-		if err != nil || !maps.Equal(u, back) {
+		if err != nil || !usageEqual(s, back) {
 			t.Fatalf("round trip of %q=%v: %v %v", name, v, back, err)
 		}
 	})

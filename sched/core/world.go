@@ -210,6 +210,10 @@ type World struct {
 	Queues []*Queue
 	Nodes  []*Node
 	Jobs   []*Job
+	// Ended are jobs that finished since the last cycle and that the
+	// policy asked to see once more (their final resources_used), for
+	// fair-share usage; no check or placement reads them.
+	Ended []*Job
 
 	queueByName map[string]*Queue
 	nodeByName  map[string]*Node

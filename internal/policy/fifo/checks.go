@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"gopbs/internal/policy/fairshare"
 	"gopbs/sched/core"
 )
 
@@ -97,18 +98,41 @@ type sortKeys struct{}
 func (sortKeys) Name() string { return "sort_by" }
 
 func (sortKeys) Sort(cx *Context, jobs []*core.Job) {
-	less := comparator(cx.Settings.Sort)
+	less := comparator(cx.Settings.Sort, cx.Inputs.Standing)
 	sort.SliceStable(jobs, func(a, b int) bool { return less(jobs[a], jobs[b]) })
+	if cx.Settings.FairShare && cx.Inputs.Standing != nil {
+		copy(jobs, cx.Inputs.Standing.Order(jobs, expectedUsage))
+	}
+}
+
+// expectedUsage is the cpu seconds a job is expected to take, charged to
+// its user when fair share picks it: its cput request, else walltime x
+// ncpus, else one second (so that a pick still counts).
+func expectedUsage(j *core.Job) float64 {
+	if v, ok := j.RequestNumber("cput"); ok && v > 0 {
+		return v
+	}
+	if j.Walltime > 0 {
+		return j.Walltime.Seconds() * max(1, j.Totals["ncpus"])
+	}
+	return 1
 }
 
 // comparator builds a stable ordering from sort keys: keys in order until
-// two jobs differ; a job without the value sorts after one with it.
-func comparator(keys []SortKey) func(a, b *core.Job) bool {
+// two jobs differ; a job without the value sorts after one with it. The
+// fair_share key reads the users' percentages from standing (nil: no
+// tree, the key orders nothing).
+func comparator(keys []SortKey, standing *fairshare.Standing) func(a, b *core.Job) bool {
 	return func(a, b *core.Job) bool {
 		for _, k := range keys {
 			var x, y float64
 			var okx, oky bool
 			switch {
+			case k.FairShare:
+				if standing == nil {
+					continue
+				}
+				x, y, okx, oky = standing.Group(a.Owner).Percentage, standing.Group(b.Owner).Percentage, true, true
 			case k.Priority:
 				x, y, okx, oky = float64(a.Priority), float64(b.Priority), true, true
 			case k.Resource != "":
@@ -269,14 +293,20 @@ type Settings struct {
 	// delay it.
 	Backfill      bool
 	BackfillDepth int
+	// FairShare orders jobs by how far their users are below their share
+	// (Inputs.Standing), each user's jobs keeping the sort keys' order.
+	FairShare bool
 }
 
 // SortKey orders jobs by one value, ascending unless Descending.
 type SortKey struct {
 	// Resource names a Resource_List entry; "" with Priority false means
 	// no ordering.
-	Resource   string
-	Priority   bool // the job's Priority attribute
+	Resource string
+	Priority bool // the job's Priority attribute
+	// FairShare orders by the percentage of the machine the job's user
+	// has in the resource_group tree (sort_by: fair_share).
+	FairShare  bool
 	Descending bool
 }
 
@@ -289,4 +319,7 @@ type Inputs struct {
 	// Dedicated is the current or next dedicated-time window, nil when
 	// none is pending.
 	Dedicated *Window
+	// Standing is the fair-share standing of the users (nil without a
+	// resource_group tree or when fair share is not used).
+	Standing *fairshare.Standing
 }

@@ -1,9 +1,11 @@
 package fifo
 
 import (
+	"slices"
 	"sync"
 	"time"
 
+	"gopbs/internal/policy/fairshare"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 )
@@ -16,16 +18,16 @@ type Policy struct {
 
 	mu    sync.Mutex
 	files *schedpriv.Files
+	// ledger counts fair-share usage while the configuration uses fair
+	// share (nil before the first cycle that does).
+	ledger *fairshare.Ledger
 }
 
 // Configure takes new sched_priv files. Options the FIFO policy does not
 // implement are accepted and named in the log.
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
-		switch {
-		case s.FairShare || s.SortBy == schedpriv.FairShareSort:
-			log.Warn("fair_share is not implemented by this policy: jobs keep their sort order")
-		case s.LoadBalancing || s.LoadBalancingRR:
+		if s.LoadBalancing || s.LoadBalancingRR {
 			log.Warn("load_balancing is not implemented by this policy: nodes are chosen first-fit")
 		}
 	}
@@ -35,16 +37,85 @@ func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	return nil
 }
 
-// Schedule decides one cycle.
+// Schedule decides one cycle. With fair share in the configuration it
+// first counts the usage of the world's jobs and decays it.
 func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan {
 	p.mu.Lock()
 	files := p.files
 	pl := p.Pipeline
+	in := InputsAt(files, w.Now)
+	if usesFairShare(files) {
+		if p.ledger == nil {
+			p.ledger = fairshare.NewLedger(nil)
+		}
+		p.ledger.Observe(w)
+		interval, factor := files.Config.Decay()
+		p.ledger.Decay(w.Now, interval, factor)
+		if files.Groups != nil {
+			in.Standing = fairshare.NewStanding(files.Groups.Clone(), p.ledger.Usage())
+		}
+	}
 	p.mu.Unlock()
 	if pl == nil {
 		pl = DefaultPipeline()
 	}
-	return pl.Schedule(w, InputsAt(files, w.Now))
+	return pl.Schedule(w, in)
+}
+
+// usesFairShare reports whether either side of the clock orders jobs by
+// fair share.
+func usesFairShare(files *schedpriv.Files) bool {
+	if files == nil || files.Config == nil {
+		return false
+	}
+	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
+		if s.FairShare || s.SortBy == schedpriv.FairShareSort || slices.Contains(s.Keys, schedpriv.FairShareSort) {
+			return true
+		}
+	}
+	return false
+}
+
+// The scheduler toolkit keeps the fair-share usage on disk through these
+// (sched.UsageKeeper).
+
+// RestoreUsage starts counting from a saved state.
+func (p *Policy) RestoreUsage(s *schedpriv.UsageState) {
+	p.mu.Lock()
+	p.ledger = fairshare.NewLedger(s)
+	p.mu.Unlock()
+}
+
+// UsageState returns the usage to save (nil when fair share is not in
+// use) and whether it changed since the last call.
+func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ledger == nil || !usesFairShare(p.files) {
+		return nil, false
+	}
+	return p.ledger.State()
+}
+
+// Following lists the jobs whose cpu time is counted; those that ended
+// are wanted in the next world's Ended.
+func (p *Policy) Following() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ledger == nil || !usesFairShare(p.files) {
+		return nil
+	}
+	return p.ledger.Following()
+}
+
+// SyncEvery is sched_config's sync_time: how often usage is saved.
+func (p *Policy) SyncEvery() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.files == nil || p.files.Config == nil {
+		return 0
+	}
+	return p.files.Config.SyncTime
 }
 
 // InputsAt derives the settings in force at now: prime or non-prime time
@@ -62,6 +133,7 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 		DedicatedPrefix: cfg.DedicatedPrefix, IgnoreQueues: cfg.IgnoreQueues,
 	}
 	st.Backfill, st.BackfillDepth = backfillOf(cfg, a)
+	st.FairShare = a.FairShare
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
 		keys = a.Keys
@@ -76,6 +148,8 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 			st.Sort = append(st.Sort, SortKey{Resource: spec.Resource, Descending: spec.Descending})
 		case schedpriv.SourcePriority:
 			st.Sort = append(st.Sort, SortKey{Priority: true, Descending: spec.Descending})
+		case schedpriv.SourceFairShare:
+			st.Sort = append(st.Sort, SortKey{FairShare: true, Descending: spec.Descending})
 		}
 	}
 	for _, k := range a.JobSortKeys {

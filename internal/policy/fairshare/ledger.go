@@ -1,0 +1,132 @@
+package fairshare
+
+import (
+	"maps"
+	"math"
+	"time"
+
+	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
+)
+
+// Ledger counts usage: the cpu seconds of each user's jobs.
+type Ledger struct {
+	s       *schedpriv.UsageState
+	changed bool
+}
+
+// NewLedger starts from a saved state (nil: empty). The ledger keeps s.
+func NewLedger(s *schedpriv.UsageState) *Ledger {
+	if s == nil {
+		s = schedpriv.NewUsageState()
+	}
+	if s.Entities == nil {
+		s.Entities = schedpriv.Usage{}
+	}
+	if s.Jobs == nil {
+		s.Jobs = map[string]float64{}
+	}
+	return &Ledger{s: s}
+}
+
+// Usage is the usage of each user (read only).
+func (l *Ledger) Usage() schedpriv.Usage { return l.s.Entities }
+
+// State returns a copy of the state to save, and whether it changed
+// since the last call.
+func (l *Ledger) State() (*schedpriv.UsageState, bool) {
+	changed := l.changed
+	l.changed = false
+	return &schedpriv.UsageState{Entities: maps.Clone(l.s.Entities), Jobs: maps.Clone(l.s.Jobs), LastDecay: l.s.LastDecay}, changed
+}
+
+// Following lists the jobs whose cpu time is being counted: when one is
+// missing from a world (it ended), the caller looks it up among finished
+// jobs and passes it in World.Ended, so its last seconds count.
+func (l *Ledger) Following() []string {
+	out := make([]string, 0, len(l.s.Jobs))
+	for id := range l.s.Jobs {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Observe counts what the world's jobs consumed since they were last
+// seen: running jobs and those in w.Ended. A followed job that is in
+// neither (gone from the server altogether) stops being followed.
+func (l *Ledger) Observe(w *core.World) {
+	seen := make(map[string]bool, len(l.s.Jobs))
+	count := func(j *core.Job) {
+		cur := j.UsedCPU.Seconds()
+		prev, followed := l.s.Jobs[j.ID]
+		switch {
+		case cur > prev:
+			l.s.Entities[entity(j)] += cur - prev
+			l.changed = true
+		case cur < prev:
+			// A new run of a requeued job: its usage starts again.
+			l.s.Entities[entity(j)] += cur
+			l.changed = true
+		}
+		if !followed {
+			l.changed = true
+		}
+		l.s.Jobs[j.ID] = cur
+		seen[j.ID] = true
+	}
+	for _, j := range w.Jobs {
+		if j.Running() {
+			count(j)
+		}
+	}
+	for _, j := range w.Ended {
+		if _, followed := l.s.Jobs[j.ID]; followed {
+			count(j)
+			delete(l.s.Jobs, j.ID)
+			delete(seen, j.ID)
+		}
+	}
+	// Followed jobs neither running nor ended were requeued (a new run
+	// counts from zero) or are gone from the server.
+	for id := range l.s.Jobs {
+		if !seen[id] {
+			delete(l.s.Jobs, id)
+			l.changed = true
+		}
+	}
+}
+
+// entity is whom a job's usage is charged to: its owner (euser), as in
+// the classic scheduler.
+func entity(j *core.Job) string { return j.Owner }
+
+// Decay multiplies every usage by factor once per whole interval since
+// the last decay (half_life: factor 0.5). The first call only starts the
+// clock. A non-positive interval, or a factor outside (0,1), never decays.
+func (l *Ledger) Decay(now time.Time, interval time.Duration, factor float64) {
+	step := int64(interval / time.Second)
+	if step <= 0 || factor <= 0 || factor >= 1 {
+		return
+	}
+	if l.s.LastDecay == 0 {
+		l.s.LastDecay = now.Unix()
+		l.changed = true
+		return
+	}
+	periods := (now.Unix() - l.s.LastDecay) / step
+	if periods <= 0 {
+		return
+	}
+	f := math.Pow(factor, float64(periods))
+	for name, v := range l.s.Entities {
+		l.s.Entities[name] = v * f
+	}
+	l.s.LastDecay += periods * step
+	l.changed = true
+}
+
+// Set sets one entity's usage (pbsfs -s).
+func (l *Ledger) Set(name string, v float64) {
+	l.s.Entities[name] = v
+	l.changed = true
+}

@@ -1,0 +1,214 @@
+// Command pbsfs shows and changes the scheduler's fair-share usage, as
+// OpenPBS's pbsfs does: the resource_group tree with each entity's
+// shares, usage and priority factor, one entity's line, and (with the
+// scheduler stopped) decay, set or reset usage.
+//
+//	pbsfs [-t]            the tree
+//	pbsfs -p              every entity, one per line
+//	pbsfs -g NAME         one entity
+//	pbsfs -d              decay all usage once (sched_config's half_life
+//	                      factor, 0.5)
+//	pbsfs -s NAME USAGE   set an entity's usage (cpu seconds)
+//	pbsfs -r              reset all usage to zero (this project's addition)
+//
+// It reads PBS_HOME/sched_priv (pbs.conf). Writing needs the scheduler's
+// lock: while pbs_sched runs it would overwrite the change, so pbsfs
+// refuses and says so.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopbs/internal/config"
+	"gopbs/internal/getopt"
+	"gopbs/internal/policy/fairshare"
+	schedpriv "gopbs/sched_priv"
+	"gopbs/sched_priv/privdir"
+)
+
+const usage = "usage: pbsfs [-t | -p | -g entity | -d | -s entity usage | -r]\n"
+
+func main() {
+	cfg, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pbsfs:", err)
+		os.Exit(2)
+	}
+	os.Exit(run(cfg.SchedPriv(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(dir string, args []string, stdout, stderr io.Writer) int {
+	opts, rest, err := getopt.Spec{Short: "tpg:dsr"}.Parse(args)
+	if err != nil || len(opts) > 1 {
+		if err != nil {
+			fmt.Fprintln(stderr, "pbsfs:", err)
+		}
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	op := byte('t')
+	var value string
+	if len(opts) == 1 {
+		op, value = opts[0].Name, opts[0].Value
+	}
+	if (op == 's') != (len(rest) == 2) || (op != 's' && len(rest) != 0) {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	files, err := privdir.Load(dir, time.Local)
+	if err != nil {
+		fmt.Fprintln(stderr, "pbsfs:", err)
+		return 1
+	}
+	write := op == 'd' || op == 's' || op == 'r'
+	if write {
+		unlock, err := privdir.Lock(dir, 0)
+		if errors.Is(err, privdir.ErrLocked) {
+			fmt.Fprintf(stderr, "pbsfs: pbs_sched is running (%v): stop it before changing usage, or it would overwrite the change\n", err)
+			return 1
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "pbsfs:", err)
+			return 1
+		}
+		defer unlock()
+	}
+	st, err := privdir.ReadUsageFile(dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "pbsfs:", err)
+		return 1
+	}
+	switch op {
+	case 't', 'p', 'g':
+		tree := files.Groups
+		if tree == nil {
+			tree = schedpriv.NewTree(files.Config.UnknownShares)
+		}
+		v := newView(tree.Clone(), st.Entities)
+		switch op {
+		case 't':
+			v.tree(stdout)
+		case 'p':
+			v.flat(stdout)
+		case 'g':
+			if !v.line(stdout, value) {
+				fmt.Fprintf(stderr, "pbsfs: %s: no such entity in the tree or the usage\n", value)
+				return 1
+			}
+		}
+		return 0
+	case 'd':
+		interval, factor := files.Config.Decay()
+		if interval <= 0 || factor <= 0 || factor >= 1 {
+			factor = 0.5
+		}
+		for name, u := range st.Entities {
+			st.Entities[name] = u * factor
+		}
+	case 's':
+		u, err := strconv.ParseFloat(rest[1], 64)
+		if err != nil || u < 0 {
+			fmt.Fprintf(stderr, "pbsfs: usage %q is not a non-negative number\n", rest[1])
+			return 2
+		}
+		st.Entities[rest[0]] = u
+	case 'r':
+		st.Entities = schedpriv.Usage{}
+	}
+	if err := privdir.WriteUsageFile(dir, st); err != nil {
+		fmt.Fprintln(stderr, "pbsfs:", err)
+		return 1
+	}
+	return 0
+}
+
+// view renders the tree with the standing of each entity.
+type view struct {
+	t     *schedpriv.Tree
+	own   schedpriv.Usage
+	stand *fairshare.Standing
+}
+
+func newView(t *schedpriv.Tree, usage schedpriv.Usage) *view {
+	return &view{t: t, own: usage, stand: fairshare.NewStanding(t, usage)}
+}
+
+// subtree is the usage of g and everything under it (without the unit
+// the standing adds to every node).
+func (v *view) subtree(g *schedpriv.Group) float64 {
+	u := v.own[g.Name]
+	if g.Parent == nil || g.Name == schedpriv.UnknownGroup {
+		u = 0 // the tree's own groups have no usage of their own
+	}
+	for _, c := range g.Children {
+		u += v.subtree(c)
+	}
+	return u
+}
+
+func (v *view) ofParent(g *schedpriv.Group) float64 {
+	if g.Parent == nil {
+		return 1
+	}
+	sum := 0
+	for _, c := range g.Parent.Children {
+		sum += c.Shares
+	}
+	if sum == 0 {
+		return 0
+	}
+	return float64(g.Shares) / float64(sum)
+}
+
+func (v *view) text(g *schedpriv.Group) string {
+	return fmt.Sprintf("shares %d  of parent %.2f%%  of machine %.2f%%  usage %.0f  factor %.3f",
+		g.Shares, 100*v.ofParent(g), 100*g.Percentage, v.subtree(g), v.stand.Factor(g))
+}
+
+func (v *view) tree(w io.Writer) {
+	var walk func(g *schedpriv.Group, depth int)
+	walk = func(g *schedpriv.Group, depth int) {
+		fmt.Fprintf(w, "%s%-*s %s\n", strings.Repeat("  ", depth), max(1, 24-2*depth), g.Name, v.text(g))
+		for _, c := range g.Children {
+			walk(c, depth+1)
+		}
+	}
+	walk(v.t.Root, 0)
+}
+
+func (v *view) flat(w io.Writer) {
+	var all []*schedpriv.Group
+	v.t.Walk(func(g *schedpriv.Group) { all = append(all, g) })
+	sort.SliceStable(all, func(a, b int) bool { return all[a].Name < all[b].Name })
+	fmt.Fprintf(w, "%-24s %-12s %s\n", "entity", "parent", "standing")
+	for _, g := range all {
+		parent := "-"
+		if g.Parent != nil {
+			parent = g.Parent.Name
+		}
+		fmt.Fprintf(w, "%-24s %-12s %s\n", g.Name, parent, v.text(g))
+	}
+}
+
+func (v *view) line(w io.Writer, name string) bool {
+	g, ok := v.t.Lookup(name)
+	if !ok {
+		if _, used := v.own[name]; !used {
+			return false
+		}
+		g = v.stand.Group(name)
+	}
+	parent := "-"
+	if g.Parent != nil {
+		parent = g.Parent.Name
+	}
+	fmt.Fprintf(w, "%s (parent %s): %s\n", g.Name, parent, v.text(g))
+	return true
+}
