@@ -531,15 +531,15 @@ var NodeDefs = newTable(proto.ObjNode, []Def{
 	{Name: proto.AttrNodeMom, Kind: KindString, Access: MgrSet},
 	{Name: proto.AttrNodePort, Kind: KindLong, Access: MgrSet, Check: portCheck},
 	{Name: proto.AttrNodeVersion, Kind: KindString, Access: ReadOnly},
-	{Name: proto.AttrNodeNtype, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrNodeNtype, Kind: KindString, Access: MgrSet, Check: ntypeCheck},
 	{Name: proto.AttrNodeState, Kind: KindString, Access: OperSet | MgrSet, Check: nodeStateCheck},
 	{Name: proto.AttrNodePcpus, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrNodeJobs, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
 	{Name: proto.AttrNodeLoadave, Kind: KindString, Access: ReadOnly},
-	{Name: proto.AttrNodeIdealLoad, Kind: KindString, Access: MgrSet},
-	{Name: proto.AttrNodeMaxLoad, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrNodeIdealLoad, Kind: KindString, Access: MgrSet, Check: loadCheck},
+	{Name: proto.AttrNodeMaxLoad, Kind: KindString, Access: MgrSet, Check: loadCheck},
 	{Name: proto.AttrNodeProperties, Kind: KindList, Access: MgrSet},
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
 	{Name: proto.AttrNodeResvEnable, Kind: KindBool, Access: MgrSet},
@@ -566,6 +566,32 @@ const (
 	NodeJobBusy = "job-busy"
 	NodeJobExcl = "job-exclusive"
 )
+
+// Node types: an ordinary node ("PBS", OpenPBS's name; "cluster", the
+// classic one) takes jobs by placement; a time-shared one (":ts" in a
+// nodes file) is where load balancing sends jobs.
+const (
+	NodePBS        = "PBS"
+	NodeCluster    = "cluster"
+	NodeTimeShared = "time-shared"
+)
+
+func ntypeCheck(v string) (string, error) {
+	switch v {
+	case NodePBS, NodeCluster, NodeTimeShared:
+		return v, nil
+	}
+	return "", proto.Errorf(proto.PBSE_BADNDATVAL, "ntype = %s (PBS, cluster or time-shared)", v)
+}
+
+// loadCheck accepts a load average limit: a non-negative number.
+func loadCheck(v string) (string, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return "", proto.Errorf(proto.PBSE_BADNDATVAL, "load %s (want a non-negative number)", v)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64), nil
+}
 
 func nodeStateCheck(v string) (string, error) {
 	switch v {

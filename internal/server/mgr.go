@@ -251,7 +251,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		o := model.NewObject(name)
 		o.Set(proto.AttrNodeMom, "", name)
 		o.Set(proto.AttrNodePort, "", strconv.Itoa(s.cfg.MomPort))
-		o.Set(proto.AttrNodeNtype, "", "PBS")
+		o.Set(proto.AttrNodeNtype, "", model.NodePBS)
 		o.Set(proto.AttrNodeSharing, "", "default_shared")
 		o.Set(proto.AttrResourcesAvail, proto.ResHost, name)
 		o.Set(proto.AttrResourcesAvail, "vnode", name)

@@ -33,7 +33,10 @@ type nodeRuntime struct {
 	status   proto.MomStatus
 	// avail is what status makes available, canonical (set with status
 	// by setStatus; shared with readers, never modified in place).
-	avail      map[string]string
+	avail map[string]string
+	// loadBusy: the load went above max_load and has not come back below
+	// ideal_load (overloaded).
+	loadBusy   bool
 	down       bool
 	downSince  time.Time
 	lastChange time.Time
@@ -156,6 +159,51 @@ func appendAvail(out []proto.Attr, n *model.Object, rt *nodeRuntime) []proto.Att
 	return out
 }
 
+// loadLimits are a node's ideal and max load: set on the node (qmgr, or
+// resources_available), else as its mom's config says; -1 when unset.
+// Without an ideal load the node is free again below its max load.
+func (s *Server) loadLimits(n *model.Object, rt *nodeRuntime) (ideal, maxLoad float64) {
+	ideal, maxLoad = rt.status.IdealLoad, rt.status.MaxLoad
+	read := func(name string, into *float64) {
+		v, ok := s.availOne(n, rt, name)
+		if !ok {
+			v, ok = n.Get(name)
+		}
+		if ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				*into = f
+			}
+		}
+	}
+	read(proto.AttrNodeMaxLoad, &maxLoad)
+	read(proto.AttrNodeIdealLoad, &ideal)
+	if ideal < 0 || ideal > maxLoad {
+		ideal = maxLoad
+	}
+	return ideal, maxLoad
+}
+
+// overloaded decides whether a node is busy by load, as moms do (reference
+// §6): busy once its load is above max_load, and free again only when it
+// is below ideal_load, so that a load hovering at the limit does not flip
+// the node at every report.
+func (s *Server) overloaded(n *model.Object, rt *nodeRuntime) bool {
+	if n == nil {
+		return false
+	}
+	ideal, maxLoad := s.loadLimits(n, rt)
+	load := rt.status.Loadave
+	switch {
+	case maxLoad < 0:
+		return false
+	case load > maxLoad:
+		return true
+	case rt.loadBusy:
+		return load >= ideal && !(ideal == maxLoad && load <= maxLoad)
+	}
+	return false
+}
+
 // setStatus records a mom's report for a node and what it makes
 // available. Status replies read the availability of every node, so it is
 // worked out here, once per report, not once per reader.
@@ -185,18 +233,12 @@ func (s *Server) nodeState(n *model.Object) string {
 		state = model.NodeDown
 	default:
 		state = model.NodeFree
-		maxLoad := rt.status.MaxLoad
-		if v, ok := s.availOne(n, rt, proto.AttrNodeMaxLoad); ok {
-			maxLoad, _ = strconv.ParseFloat(v, 64)
-		} else if v, ok := n.Get(proto.AttrNodeMaxLoad); ok {
-			maxLoad, _ = strconv.ParseFloat(v, 64)
-		}
 		v, _ := s.availOne(n, rt, proto.ResNcpus)
 		ncpus, _ := strconv.ParseFloat(v, 64)
 		switch {
 		case s.counts.assigned[n.Name][proto.ResNcpus] >= ncpus && ncpus > 0:
 			state = model.NodeJobBusy
-		case maxLoad >= 0 && rt.status.Loadave > maxLoad:
+		case rt.loadBusy:
 			state = model.NodeBusy
 		}
 	}
@@ -342,6 +384,13 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	rt.reported, rt.down, rt.lastSeen = true, false, now
 	rt.setStatus(*st)
+	wasBusy := rt.loadBusy
+	rt.loadBusy = s.overloaded(s.nodes[st.Node], rt)
+	unloaded := wasBusy && !rt.loadBusy
+	if wasBusy != rt.loadBusy {
+		rt.lastChange = now
+		s.log.Info("node load", "node", st.Node, "busy", rt.loadBusy, "loadave", st.Loadave)
+	}
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
 	reply.Interval = int(max(1, rate/time.Second/3))
@@ -365,8 +414,13 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 			continue
 		}
 		// Usage is advisory and not worth a commit; it is saved with the
-		// job's next durable change (its end at the latest).
+		// job's next durable change (its end at the latest). A change of
+		// cpu time is a change schedulers fetch (fair share counts it).
+		before, _ := j.ResourcesUsed.Get(proto.ResCput)
 		j.ResourcesUsed = usageResources(j, mj.Used)
+		if after, _ := j.ResourcesUsed.Get(proto.ResCput); after != before {
+			s.counts.touch(j)
+		}
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
 		}
@@ -380,7 +434,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	for _, seq := range lost {
 		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
-	if cameUp {
+	if cameUp || unloaded {
 		// Its resources may start queued jobs now, not at the next timer.
 		s.schedEvent(proto.SchedNew)
 	}

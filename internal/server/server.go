@@ -407,6 +407,13 @@ func (c *counters) add(j *model.Job) {
 }
 func (c *counters) remove(j *model.Job) { c.bump(j, -1) }
 
+// touch marks j changed for incremental status fetches without any
+// count changing.
+func (c *counters) touch(j *model.Job) {
+	c.version++
+	j.Version = c.version
+}
+
 // queued returns the unfinished jobs in queue q.
 func (c *counters) queued(q string) int {
 	qs := c.byQueueState[q]

@@ -296,6 +296,10 @@ type Settings struct {
 	// FairShare orders jobs by how far their users are below their share
 	// (Inputs.Standing), each user's jobs keeping the sort keys' order.
 	FairShare bool
+	// LoadBalancing and LoadBalancingRR send one-chunk jobs to the
+	// time-shared nodes by load (loadbalance.go).
+	LoadBalancing   bool
+	LoadBalancingRR bool
 }
 
 // SortKey orders jobs by one value, ascending unless Descending.
@@ -322,4 +326,7 @@ type Inputs struct {
 	// Standing is the fair-share standing of the users (nil without a
 	// resource_group tree or when fair share is not used).
 	Standing *fairshare.Standing
+	// LastRR is the time-shared node load_balancing_rr last started a job
+	// on ("" at first): the next one starts after it.
+	LastRR string
 }

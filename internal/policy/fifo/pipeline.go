@@ -29,11 +29,12 @@ type Check interface {
 	Check(cx *Context, j *core.Job) core.Status
 }
 
-// Ranking orders the nodes a job may go to, best first (nil keeps the
-// calendar's order and next fit).
+// Ranking orders the nodes a job may go to, best first: nil keeps the
+// calendar's order and next fit; a status other than run means no node
+// will do now (the job is not placed, reserved or backfilled this cycle).
 type Ranking interface {
 	Name() string
-	Rank(cx *Context, j *core.Job, nodes []*core.Node) []*core.Node
+	Rank(cx *Context, j *core.Job) ([]*core.Node, core.Status)
 }
 
 // Activation has the last word on a start the pipeline found room for;
@@ -63,6 +64,10 @@ type Context struct {
 	// inDedicated is set while a dedicated-time window is open.
 	inDedicated bool
 	starving    *core.Job
+	// load is each node's load as the cycle's starts raise it (load
+	// balancing), and lastRR the time-shared node the last start went to.
+	load   map[string]float64
+	lastRR string
 }
 
 // Running is the number of running jobs on the server (queue "") or in a
@@ -98,8 +103,9 @@ const (
 // sched_config, and the checks of reference §2.4 step 5 in order.
 func DefaultPipeline() *Pipeline {
 	return &Pipeline{
-		Order:  sortKeys{},
-		Checks: []Check{serverLimits{}, queueLimits{}, dedicatedBoundary{}, starvation{}},
+		Order:   sortKeys{},
+		Checks:  []Check{serverLimits{}, queueLimits{}, dedicatedBoundary{}, starvation{}},
+		Ranking: loadBalance{},
 	}
 }
 
@@ -107,7 +113,7 @@ func DefaultPipeline() *Pipeline {
 func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	st := in.Settings
 	plan := core.NewPlan()
-	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, counts: newCounts(w)}
+	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, counts: newCounts(w), lastRR: in.LastRR}
 	now := w.Now
 	if d := in.Dedicated; d != nil {
 		cx.inDedicated = now.After(d.From) && now.Before(d.To)
@@ -211,7 +217,15 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		ignoreBlocks := isDed(j.Queue) && cx.inDedicated
 		var nodes []*core.Node
 		if p.Ranking != nil {
-			nodes = p.Ranking.Rank(cx, j, upNodes(w))
+			var s core.Status
+			nodes, s = p.Ranking.Rank(cx, j)
+			if !s.IsRun() {
+				if s.Plugin == "" {
+					s.Plugin = p.Ranking.Name()
+				}
+				plan.Comment(j, s.Comment())
+				continue
+			}
 		}
 		where, fits := cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
 		if fits {
@@ -226,7 +240,14 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				plan.Comment(j, s.Comment())
 				continue
 			}
-			plan.Run(j, where, stamp)
+			if nodes != nil {
+				// Placed by the ranking: the comment names the node, and
+				// the node's load counts the job for the next ones.
+				plan.Run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
+				cx.started(j, where)
+			} else {
+				plan.Run(j, where, stamp)
+			}
 			cx.Cal.Start(j, where)
 			cx.counts.start(j)
 			if j == cx.starving {
@@ -329,16 +350,6 @@ func moveFirst(js []*core.Job, j *core.Job) []*core.Job {
 	for _, x := range js {
 		if x != j {
 			out = append(out, x)
-		}
-	}
-	return out
-}
-
-func upNodes(w *core.World) []*core.Node {
-	var out []*core.Node
-	for _, n := range w.Nodes {
-		if n.Up() {
-			out = append(out, n)
 		}
 	}
 	return out

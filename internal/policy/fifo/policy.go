@@ -21,16 +21,12 @@ type Policy struct {
 	// ledger counts fair-share usage while the configuration uses fair
 	// share (nil before the first cycle that does).
 	ledger *fairshare.Ledger
+	// lastRR is where load_balancing_rr last started a job.
+	lastRR string
 }
 
-// Configure takes new sched_priv files. Options the FIFO policy does not
-// implement are accepted and named in the log.
+// Configure takes new sched_priv files.
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
-	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
-		if s.LoadBalancing || s.LoadBalancingRR {
-			log.Warn("load_balancing is not implemented by this policy: nodes are chosen first-fit")
-		}
-	}
 	p.mu.Lock()
 	p.files = files
 	p.mu.Unlock()
@@ -55,11 +51,24 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 			in.Standing = fairshare.NewStanding(files.Groups.Clone(), p.ledger.Usage())
 		}
 	}
+	in.LastRR = p.lastRR
 	p.mu.Unlock()
 	if pl == nil {
 		pl = DefaultPipeline()
 	}
-	return pl.Schedule(w, in)
+	plan := pl.Schedule(w, in)
+	if in.Settings.LoadBalancingRR {
+		for _, d := range plan.Decisions() {
+			if d.Kind == core.DecideRun && len(d.Where) > 0 {
+				if n := w.Node(d.Where[0].Node); n != nil && n.TimeShared {
+					p.mu.Lock()
+					p.lastRR = n.Name
+					p.mu.Unlock()
+				}
+			}
+		}
+	}
+	return plan
 }
 
 // usesFairShare reports whether either side of the clock orders jobs by
@@ -134,6 +143,7 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 	}
 	st.Backfill, st.BackfillDepth = backfillOf(cfg, a)
 	st.FairShare = a.FairShare
+	st.LoadBalancing, st.LoadBalancingRR = a.LoadBalancing, a.LoadBalancingRR
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
 		keys = a.Keys
