@@ -167,6 +167,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.acct = acct
 	s.commit = store.NewCommitter(st, &s.mu, s.rollback)
+	if err := s.importNodesFile(); err != nil {
+		s.commit.Close()
+		st.Close()
+		return nil, fmt.Errorf("nodes file: %w", err)
+	}
 	s.log.Info("server state loaded", "store", st.Path(), "jobs", len(s.jobs), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
 	return s, nil
 }
