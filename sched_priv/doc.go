@@ -95,9 +95,12 @@
 //
 // # usage
 //
-// "gopbs-usage 1", then "name<TAB>usage" lines with names %-escaped (see
-// Encode). privdir.WriteUsageFile writes it through a synced temporary
-// file and a rename.
+// "gopbs-usage 2", a "decayed<TAB>time" line, "e<TAB>entity<TAB>usage"
+// lines, "j<TAB>job<TAB>cpu seconds counted" lines for the jobs still
+// followed, and a last "sum<TAB>crc32c" line (see Encode); version 1
+// files (entities only) still read. Names are %-escaped.
+// privdir.WriteUsageFile writes it through a synced temporary file and a
+// rename; a file Decode refuses is set aside by privdir.SetAsideUsageFile.
 //
 // # Defaults
 //
