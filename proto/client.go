@@ -275,6 +275,16 @@ func (c *Client) RunJob(id, nodes string) error { return c.jobOp(MsgRunJob, id, 
 // SignalJob sends a signal name or number, or "suspend"/"resume".
 func (c *Client) SignalJob(id, sig string) error { return c.jobOp(MsgSignalJob, id, sig) }
 
+// RerunJob kills a running job and puts it back in its queue (qrerun);
+// force reruns a job that is not rerunnable.
+func (c *Client) RerunJob(id string, force bool) error {
+	extra := ""
+	if force {
+		extra = "force"
+	}
+	return c.jobOp(MsgRerunJob, id, extra)
+}
+
 // AlterJob changes job attributes.
 func (c *Client) AlterJob(id string, attrs []Attr) error {
 	return c.Call(MsgAlterJob, &AlterRequest{JobID: id, Attrs: attrs}, nil)

@@ -36,6 +36,7 @@ const (
 	MsgSignalJob    MsgType = 22
 	MsgShutdown     MsgType = 23
 	MsgWhoAmI       MsgType = 24
+	MsgRerunJob     MsgType = 25
 )
 
 var msgNames = map[MsgType]string{
@@ -45,7 +46,7 @@ var msgNames = map[MsgType]string{
 	MsgDeleteJob: "DeleteJob", MsgHoldJob: "HoldJob", MsgReleaseJob: "ReleaseJob",
 	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
 	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
-	MsgWhoAmI: "WhoAmI",
+	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob",
 }
 
 func (t MsgType) String() string {

@@ -1,5 +1,5 @@
 // Package jobcmd is the common body of the commands that send one request
-// per job id: qdel, qhold, qrls, qsig and qrun. Each is a Command value:
+// per job id: qdel, qhold, qrls, qsig, qrun and qrerun. Each is a Command value:
 // its options, how they become the request's argument, and the request.
 //
 // Every operand is a job id in any form the server resolves; surrounding
@@ -26,6 +26,7 @@ type Client interface {
 	ReleaseJob(id, types string) error
 	SignalJob(id, sig string) error
 	RunJob(id, nodes string) error
+	RerunJob(id string, force bool) error
 	ServerName() string
 	Close() error
 }
@@ -180,4 +181,28 @@ var Run = &Command{
 	Options: "H:a",
 	Arg:     func(opts []getopt.Option) (string, error) { return last(opts, 'H', "") },
 	Do:      func(c Client, id, arg string) error { return c.RunJob(id, arg) },
+}
+
+// Rerun is qrerun [-W force] [-f] job_id...: kills running jobs and puts
+// them back in their queues (operators and managers); -W force (OpenPBS)
+// or -f (Torque) reruns a job marked not rerunnable.
+var Rerun = &Command{
+	Name:    "qrerun",
+	Usage:   "usage: qrerun [-W force] [-f] job_id...\n",
+	Options: "W:f",
+	Arg: func(opts []getopt.Option) (string, error) {
+		arg := ""
+		for _, o := range opts {
+			switch {
+			case o.Name == 'f':
+				arg = forceFlag
+			case strings.EqualFold(strings.TrimSpace(o.Value), forceFlag):
+				arg = forceFlag
+			default:
+				return "", fmt.Errorf("illegal -W value: %s", o.Value)
+			}
+		}
+		return arg, nil
+	},
+	Do: func(c Client, id, arg string) error { return c.RerunJob(id, arg == forceFlag) },
 }

@@ -34,8 +34,15 @@ func (f *fake) HoldJob(id, types string) error    { return f.record("hold", id, 
 func (f *fake) ReleaseJob(id, types string) error { return f.record("rls", id, types) }
 func (f *fake) SignalJob(id, sig string) error    { return f.record("sig", id, sig) }
 func (f *fake) RunJob(id, nodes string) error     { return f.record("run", id, nodes) }
-func (f *fake) ServerName() string                { return "srv" }
-func (f *fake) Close() error                      { f.closed = true; return nil }
+func (f *fake) RerunJob(id string, force bool) error {
+	arg := ""
+	if force {
+		arg = "force"
+	}
+	return f.record("rerun", id, arg)
+}
+func (f *fake) ServerName() string { return "srv" }
+func (f *fake) Close() error       { f.closed = true; return nil }
 
 func run(cmd *Command, p config.Personality, f *fake, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
@@ -79,6 +86,9 @@ func TestCommands(t *testing.T) {
 			[]string{"sig 1 SIGTERM"}, 168, "qsig: Request invalid for state of job 1.srv\n"},
 		{"qrun server chooses", Run, config.PBSPro, []string{"1", " 2 "}, nil, []string{"run 1 ", "run 2 "}, 0, ""},
 		{"qrun hosts", Run, config.PBSPro, []string{"-H", "n1+n2", "1"}, nil, []string{"run 1 n1+n2"}, 0, ""},
+		{"qrerun", Rerun, config.PBSPro, []string{"1", "2"}, nil, []string{"rerun 1 ", "rerun 2 "}, 0, ""},
+		{"qrerun -W force", Rerun, config.PBSPro, []string{"-W", "force", "1"}, nil, []string{"rerun 1 force"}, 0, ""},
+		{"qrerun -f (torque)", Rerun, config.Torque, []string{"-f", "1"}, nil, []string{"rerun 1 force"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +117,7 @@ func TestUsageErrors(t *testing.T) {
 		{Release, []string{"-q", "1"}},
 		{Signal, []string{"-s", " ", "1"}}, {Signal, []string{"-s"}}, {Signal, []string{"\n"}},
 		{Run, []string{"-H", " ", "1"}}, {Run, []string{"-H"}},
+		{Rerun, []string{"-W", "soon", "1"}}, {Rerun, nil},
 	}
 	for _, tt := range tests {
 		f := &fake{}

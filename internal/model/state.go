@@ -34,6 +34,7 @@ const (
 	SubRunning    = 42
 	SubSuspended  = 43
 	SubExiting    = 50
+	SubRerun      = 60 // qrerun: its mom is killing it, then it is requeued
 	SubTerminated = 91 // deleted before or while running
 	SubFinished   = 92 // ran to completion
 	SubFailed     = 93 // could not run

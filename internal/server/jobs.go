@@ -493,9 +493,11 @@ func (s *Server) modifiableJob(who *caller, id string, mgr, op bool) (*model.Job
 	return j, priv, nil
 }
 
-// jobRequest handles delete, hold, release, run and signal.
+// jobRequest handles delete, hold, release, run, signal and rerun.
 func (s *Server) jobRequest(who *caller, t proto.MsgType, req *proto.JobRequest) error {
 	switch t {
+	case proto.MsgRerunJob:
+		return s.rerunJob(who, req.JobID, req.Extra == "force")
 	case proto.MsgDeleteJob:
 		return s.deleteJob(who, req.JobID, req.Extra)
 	case proto.MsgHoldJob:

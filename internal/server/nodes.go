@@ -498,6 +498,20 @@ func usageResources(j *model.Job, u proto.Usage) model.Resources {
 // already finished, requeued or rerun) is acknowledged and ignored, so each
 // end counts exactly once.
 func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
+	s.mu.RLock()
+	j, err := s.lookupJob(ob.JobID)
+	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
+	var seq int64
+	var why string
+	if rerun {
+		seq, why = j.Seq, j.Comment
+	}
+	s.mu.RUnlock()
+	if rerun {
+		// qrerun killed it: back to its queue, whatever it exited with.
+		s.requeueJob(seq, why, true, &ob.Used)
+		return nil
+	}
 	if ob.Fenced || ob.ExitStatus == proto.JobExecRetry {
 		// Killed because the mom lost the server for longer than its
 		// lease, or never started because the mom stopped while starting
@@ -517,7 +531,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		return nil
 	}
 	var ended *model.Job
-	err := s.commit.Do(func(b *store.Batch) error {
+	err = s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(ob.JobID)
 		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
 			return nil
@@ -551,7 +565,11 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 
 // requeue puts a running job back in its queue (rerunnable) or finishes
 // it with the reason (not rerunnable).
-func (s *Server) requeue(seq int64, reason string) {
+func (s *Server) requeue(seq int64, reason string) { s.requeueJob(seq, reason, false, nil) }
+
+// requeueJob is requeue; force requeues a job that is not rerunnable
+// (qrerun -W force), and used, when set, is the job's final usage.
+func (s *Server) requeueJob(seq int64, reason string, force bool, used *proto.Usage) {
 	var j2 *model.Job
 	requeued := false
 	err := s.commit.Do(func(b *store.Batch) error {
@@ -561,7 +579,10 @@ func (s *Server) requeue(seq int64, reason string) {
 		}
 		now := s.nowUnix()
 		j2 = j
-		if !j.Rerunable {
+		if used != nil {
+			j.ResourcesUsed = usageResources(j, *used)
+		}
+		if !j.Rerunable && !force {
 			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
 			return nil
 		}

@@ -612,3 +612,55 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 		return nil
 	})
 }
+
+// rerunJob is qrerun: a running job's mom kills it, and its obit puts it
+// back in its queue (jobObit) instead of ending it. Operators and
+// managers only, as in OpenPBS; a job not rerunnable needs force. The
+// mark (substate SubRerun, with the comment) is durable before the kill is
+// asked for, so a server restart in between still requeues the job.
+func (s *Server) rerunJob(who *caller, id string, force bool) error {
+	mgr, op := s.privileges(who)
+	if !mgr && !op {
+		return proto.NewError(proto.PBSE_PERM)
+	}
+	var seq int64
+	var node string
+	var req *proto.MomSignal
+	var before string
+	err := s.commit.Do(func(b *store.Batch) error {
+		j, _, err := s.modifiableJob(who, id, mgr, op)
+		if err != nil {
+			return err
+		}
+		if !j.Active() || j.State == model.StateExiting {
+			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only running jobs are rerun)", j.State)
+		}
+		if !j.Rerunable && !force {
+			return proto.NewError(proto.PBSE_NORERUN)
+		}
+		seq, node, before = j.Seq, firstNode(j.ExecHost), j.Comment
+		req = &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}
+		s.updateJob(j, func() {
+			j.Substate = model.SubRerun
+			j.Comment = "Job requeued: rerun by " + who.user + "@" + who.host
+		})
+		b.PutJob(j)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.callMom(node, proto.MsgMomSignalJob, req); err != nil {
+		// The job goes on running where it is: take the mark back.
+		s.commit.Do(func(b *store.Batch) error {
+			if j, ok := s.jobs[seq]; ok && j.Substate == model.SubRerun {
+				s.updateJob(j, func() { j.Substate, j.Comment = model.SubRunning, before })
+				b.PutJob(j)
+			}
+			return nil
+		})
+		return err
+	}
+	s.log.Info("rerun of running job sent to its mom", "job", req.JobID, "node", node, "by", who.user+"@"+who.host)
+	return nil
+}
