@@ -54,9 +54,9 @@ func isListAttr(name string) bool {
 	return false
 }
 
-// isTimeAttr reports whether a value is Unix seconds that list shows as a
+// IsTimeAttr reports whether a value is Unix seconds that list shows as a
 // ctime(3) string.
-func isTimeAttr(name string) bool {
+func IsTimeAttr(name string) bool {
 	switch name {
 	case proto.AttrMtime, proto.AttrCtime, proto.AttrNodeLastState, proto.AttrNodeLastUsed:
 		return true
