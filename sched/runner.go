@@ -486,12 +486,14 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			flushRuns()
 			flushAlters()
 			holds := d.Holds
-			if holds == "" {
+			if holds == "" && d.Until.IsZero() {
 				holds = "s"
 			}
-			if err := c.HoldJob(d.Job.ID, holds); err != nil {
-				log.Warn("hold failed", "job", d.Job.ID, "error", err)
-				continue
+			if holds != "" {
+				if err := c.HoldJob(d.Job.ID, holds); err != nil {
+					log.Warn("hold failed", "job", d.Job.ID, "error", err)
+					continue
+				}
 			}
 			attrs := []proto.Attr{}
 			if d.Text != "" {
