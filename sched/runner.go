@@ -32,6 +32,42 @@ import (
 // the simulator).
 type Policy = core.Policy
 
+// CycleReader reads from the server, during a cycle, what the world does
+// not hold: a job's every attribute (activation filters get the job as
+// qstat -f shows it).
+type CycleReader interface {
+	JobStatus(id string) (proto.Status, error)
+	ServerName() string
+}
+
+// CycleAware is a policy that does I/O of its own during a cycle
+// (activation filters): the runner calls BeginCycle before each Schedule
+// with the cycle's reader, the time the cycle must end by, and a logger.
+type CycleAware interface {
+	BeginCycle(r CycleReader, deadline time.Time, log core.Logger)
+}
+
+// cycleReader reads over the cycle's connection.
+type cycleReader struct {
+	c    *proto.Client
+	name string
+}
+
+func (r cycleReader) ServerName() string { return r.name }
+
+func (r cycleReader) JobStatus(id string) (proto.Status, error) {
+	jobs, errs, err := r.c.StatusJobs(&proto.StatusRequest{IDs: []string{id}})
+	switch {
+	case err != nil:
+		return proto.Status{}, err
+	case len(errs) > 0:
+		return proto.Status{}, &proto.Error{Code: errs[0].Code, Text: errs[0].Text}
+	case len(jobs) != 1:
+		return proto.Status{}, fmt.Errorf("job %s: %d status objects", id, len(jobs))
+	}
+	return jobs[0], nil
+}
+
 // Options configure Run.
 type Options struct {
 	Name    string // program name for logs ("pbs_sched")
@@ -324,6 +360,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	}
 	fetched := time.Now()
 	r.mu.Lock()
+	if ca, ok := r.policy.(CycleAware); ok {
+		ca.BeginCycle(cycleReader{c: client, name: hello.Name}, deadline, r.log.Named("filters"))
+	}
 	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
 	r.mu.Unlock()
 	decided := time.Now()
