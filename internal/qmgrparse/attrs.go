@@ -48,7 +48,7 @@ func isListAttr(name string) bool {
 	switch name {
 	case proto.AttrManagers, proto.AttrOperators, proto.AttrAclHosts, proto.AttrAclUsers,
 		proto.AttrAclGroups, proto.AttrAclRoots, proto.AttrRouteDestinations,
-		proto.AttrNodeProperties:
+		proto.AttrNodeProperties, proto.AttrSubmissionFilters, proto.AttrActivationFilters:
 		return true
 	}
 	return false
