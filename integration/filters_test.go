@@ -290,3 +290,37 @@ func TestQalterHoldUntil(t *testing.T) {
 		t.Errorf("a user set hold_until: %s", r)
 	}
 }
+
+// A start in a backfill window needs exit 0: a filter that says 2 to
+// backfill starts leaves the short job queued with the filter named, while
+// the top job keeps its reservation.
+func TestActivationFilterRefusesBackfill(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	dir := filterDir(t)
+	log := filepath.Join(dir, "calls")
+	nobf := script(t, dir, "nobf", `echo "$PBS_FILTER_JOB_ID backfill=$PBS_FILTER_BACKFILL index=$PBS_FILTER_JOB_INDEX" >> `+log+`
+[ "$PBS_FILTER_BACKFILL" = 1 ] && exit 2
+exit 0
+`)
+	c.MustRun("qmgr", "-c", "set queue workq activation_filters = "+nobf)
+	running := c.Submit("#!/bin/sh\nsleep 90\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:01:30")
+	c.MustRun("qrun", running)
+	c.WaitJobState(running, "R", 10*time.Second)
+	big := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=2", "-l", "walltime=00:01:40")
+	short := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:00:20")
+	c.StartScheduler("pbs_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	waitAttr(t, c, short, "comment", hasPrefix("Not Running: activation filter "+nobf+" (exit 2) refused a backfill start"), 20*time.Second)
+	if st := attr(t, c, short, "job_state"); st != "Q" {
+		t.Errorf("the refused backfill job is %s", st)
+	}
+	if got := attr(t, c, big, "estimated.exec_vnode"); got != "(n1:ncpus=2)" {
+		t.Errorf("the top job lost its reservation: estimated.exec_vnode %q", got)
+	}
+	if b, _ := os.ReadFile(log); !strings.Contains(string(b), short+" backfill=1 index=2\n") {
+		t.Errorf("calls:\n%s", b)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"gopbs/internal/filter"
 	"gopbs/internal/jobjson"
 	"gopbs/internal/model"
+	"gopbs/internal/store"
 	"gopbs/proto"
 )
 
@@ -103,12 +104,18 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 		return nil, nil
 	}
 	// The job gets its id now, so that the filters see it (and may
-	// record it): an id the job then does not get is a gap, never a
-	// reuse.
-	s.mu.Lock()
-	seq := s.nextSeq
-	s.nextSeq++
-	s.mu.Unlock()
+	// record it, as a license filter does). The next id is made durable
+	// before they run, so that not even a crash gives that id to
+	// another job: a refused job leaves a gap, never a reuse.
+	var seq int64
+	if err := s.commit.Do(func(b *store.Batch) error {
+		seq = s.nextSeq
+		s.nextSeq++
+		b.SetNextSeq(s.nextSeq)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
 
 	j := base.Clone()
 	j.Seq, j.ID, j.QueueRank = seq, s.jobID(seq), seq
