@@ -42,9 +42,12 @@ type CycleReader interface {
 
 // CycleAware is a policy that does I/O of its own during a cycle
 // (activation filters): the runner calls BeginCycle before each Schedule
-// with the cycle's reader, the time the cycle must end by, and a logger.
+// with the cycle's reader, the time the cycle must end by, and a logger,
+// and EndCycle once the plan is applied, with the jobs whose start the
+// server refused (what a filter took for them can be given back).
 type CycleAware interface {
 	BeginCycle(r CycleReader, deadline time.Time, log core.Logger)
+	EndCycle(notStarted []string)
 }
 
 // cycleReader reads over the cycle's connection.
@@ -371,6 +374,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		decisions = plan.Decisions()
 	}
 	stats := apply(client, decisions, r.log)
+	if ca, ok := r.policy.(CycleAware); ok {
+		ca.EndCycle(stats.notStarted)
+	}
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
@@ -463,7 +469,10 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 	return jobs, nil
 }
 
-type applyStats struct{ started, refused, comments int }
+type applyStats struct {
+	started, refused, comments int
+	notStarted                 []string // runs refused or lost
+}
 
 // apply carries out decisions in order; consecutive starts and comments
 // go in one request each. A start names its exact placement, which the
@@ -482,6 +491,9 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 		}
 		if err != nil {
 			log.Error("run request failed", "jobs", len(runs), "error", err)
+			for _, r := range runs {
+				st.notStarted = append(st.notStarted, r.JobID)
+			}
 			runs = runs[:0]
 			return
 		}
@@ -492,6 +504,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				continue
 			}
 			st.refused++
+			st.notStarted = append(st.notStarted, runs[i].JobID)
 			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
 			alters = append(alters, comment(runs[i].JobID, "Not Running: PBS Error: "+r.Text))
 		}

@@ -38,6 +38,14 @@ type Filters struct {
 	reader   sched.CycleReader
 	deadline time.Time
 	log      core.Logger
+	// approved are this cycle's jobs every filter said 0 to: if the
+	// server then refuses the start, the filters are called to revert.
+	approved map[string]approval
+}
+
+type approval struct {
+	chain filter.Chain
+	data  []byte
 }
 
 // Name is the hook's name in comments and logs.
@@ -51,6 +59,28 @@ func (f *Filters) BeginCycle(r sched.CycleReader, deadline time.Time, log core.L
 	if f.log == nil {
 		f.log = core.NopLogger{}
 	}
+	f.approved = map[string]approval{}
+}
+
+// EndCycle reverts the filters of approved jobs the server did not start
+// (it re-checks every start against live state and may refuse one).
+func (f *Filters) EndCycle(notStarted []string) {
+	for _, id := range notStarted {
+		a, ok := f.approved[id]
+		if !ok {
+			continue
+		}
+		file, remove, err := filter.TempFile(a.data)
+		if err != nil {
+			f.log.Error("cannot revert activation filters", "job", id, "error", err)
+			continue
+		}
+		for _, r := range a.chain.Revert(context.Background(), file, len(a.chain.Programs)) {
+			f.log.Info("activation filter reverted: the server did not start the job", "job", id, "filter", r.Program, "result", r.Reason())
+		}
+		remove()
+	}
+	f.approved = nil
 }
 
 // programs is the chain for a job of queue: the queue's own first.
@@ -95,6 +125,9 @@ func (f *Filters) Activate(cx *fifo.Context, c fifo.Candidate) core.Status {
 	})
 	if ref == nil {
 		f.log.Debug("activation filters say start", "job", c.Job.ID, "filters", len(progs))
+		if f.approved != nil {
+			f.approved[c.Job.ID] = approval{chain: chain, data: data}
+		}
 		return core.OK
 	}
 	// Those that said 0 may have taken something for the job (a
@@ -194,3 +227,6 @@ func NewPolicy() *Policy {
 func (p *Policy) BeginCycle(r sched.CycleReader, deadline time.Time, log core.Logger) {
 	p.Filters.BeginCycle(r, deadline, log)
 }
+
+// EndCycle tells the filters which approved starts did not happen.
+func (p *Policy) EndCycle(notStarted []string) { p.Filters.EndCycle(notStarted) }

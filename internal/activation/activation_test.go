@@ -161,3 +161,25 @@ exit 0
 		}
 	}
 }
+
+// Every filter of a start the server then refused is called to revert;
+// a started job's are not.
+func TestRevertWhenTheServerRefusesTheStart(t *testing.T) {
+	b := newBed(t)
+	cx, j := cycleContext([]string{b.filter("q", "exit 0\n")}, []string{b.filter("g", "exit 0\n")})
+	f := &Filters{}
+	f.BeginCycle(&reader{}, time.Now().Add(time.Minute), nil)
+	if s := f.Activate(cx, fifo.Candidate{Job: j, Where: where}); !s.IsRun() {
+		t.Fatal(s)
+	}
+	f.EndCycle([]string{"other.srv"})
+	if got := b.calls(); got != "q \ng" {
+		t.Errorf("calls after a start: %q", got)
+	}
+	f.BeginCycle(&reader{}, time.Now().Add(time.Minute), nil)
+	f.Activate(cx, fifo.Candidate{Job: j, Where: where})
+	f.EndCycle([]string{j.ID})
+	if got := b.calls(); got != "q \ng \ng --revert\nq --revert" {
+		t.Errorf("calls after a refused start: %q", got)
+	}
+}
