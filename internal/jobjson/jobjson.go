@@ -98,6 +98,9 @@ func Decode(data []byte, loc *time.Location) (*Job, error) {
 			}
 			continue
 		}
+		if name == proto.AttrVariableList {
+			return nil, fmt.Errorf("%s: want an object of variables", name)
+		}
 		v, err := scalar(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)

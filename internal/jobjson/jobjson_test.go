@@ -74,6 +74,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{`{"Jobs":{"1":{"ctime":"yesterday"}}}`, "is not a time"},
 		{`{"Jobs":{"1":{"Variable_List":{"A=B":"1"}}}}`, "bad variable name"},
 		{`{"Jobs":{"1":{}}} trailing`, "text after"},
+		{`{"Jobs":{"1":{"Variable_List":"A=1"}}}`, "want an object of variables"},
 	} {
 		_, err := Decode([]byte(tc.in), time.UTC)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
