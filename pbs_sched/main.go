@@ -1,5 +1,6 @@
 // Command pbs_sched is the default scheduler: the FIFO policy
-// (internal/policy/fifo) on the scheduler toolkit (package sched). The
+// (internal/policy/fifo) with activation filters (internal/activation) on
+// the scheduler toolkit (package sched). The
 // server connects to it on PBS_SCHEDULER_SERVICE_PORT to start each cycle;
 // its policy files are in PBS_HOME/sched_priv (installed with defaults on
 // first start) and its log in PBS_HOME/sched_logs. It stays in the
@@ -7,11 +8,11 @@
 package main
 
 import (
-	"gopbs/internal/policy/fifo"
+	"gopbs/internal/activation"
 	"gopbs/sched"
 )
 
-func main() { sched.Main("pbs_sched", &fifo.Policy{}) }
+func main() { sched.Main("pbs_sched", activation.NewPolicy()) }
 
 // The FIFO policy keeps fair-share usage through the toolkit.
-var _ sched.UsageKeeper = (*fifo.Policy)(nil)
+var _ sched.UsageKeeper = (*activation.Policy)(nil)

@@ -105,6 +105,10 @@ const (
 	AttrTotalJobs         = "total_jobs"
 	AttrStateCount        = "state_count"
 	AttrHasNodes          = "hasnodes"
+	// AttrActivationFilters lists the programs the scheduler runs before
+	// starting a job of the queue, before sched_config's
+	// activation_filter lines (comma-separated absolute paths, in order).
+	AttrActivationFilters = "activation_filters"
 )
 
 // Server attributes.
@@ -138,6 +142,13 @@ const (
 	AttrResvEnable         = "resv_enable"
 	AttrLicenseCount       = "license_count"
 	AttrJobscriptMaxSize   = "jobscript_max_size"
+	// AttrSubmissionFilters lists the programs pbs_server runs at qsub
+	// (comma-separated absolute paths, in order); a queue's own list,
+	// under the same name, runs before the server's.
+	AttrSubmissionFilters = "submission_filters"
+	// AttrSubmissionFilterTimeout is how long one submission filter may
+	// run, in seconds (15 when unset).
+	AttrSubmissionFilterTimeout = "submission_filter_timeout"
 )
 
 // Node attributes.

@@ -48,6 +48,45 @@ type UsageKeeper interface {
 	SyncEvery() time.Duration
 }
 
+// CycleReader reads from the server, during a cycle, what the world does
+// not hold: a job's every attribute (activation filters get the job as
+// qstat -f shows it).
+type CycleReader interface {
+	JobStatus(id string) (proto.Status, error)
+	ServerName() string
+}
+
+// CycleAware is a policy that does I/O of its own during a cycle
+// (activation filters): the runner calls BeginCycle before each Schedule
+// with the cycle's reader, the time the cycle must end by, and a logger,
+// and EndCycle once the plan is applied, with the jobs whose start the
+// server refused (what a filter took for them can be given back).
+type CycleAware interface {
+	BeginCycle(r CycleReader, deadline time.Time, log core.Logger)
+	EndCycle(notStarted []string)
+}
+
+// cycleReader reads over the cycle's connection.
+type cycleReader struct {
+	c    *proto.Client
+	name string
+}
+
+func (r cycleReader) ServerName() string { return r.name }
+
+func (r cycleReader) JobStatus(id string) (proto.Status, error) {
+	jobs, errs, err := r.c.StatusJobs(&proto.StatusRequest{IDs: []string{id}})
+	switch {
+	case err != nil:
+		return proto.Status{}, err
+	case len(errs) > 0:
+		return proto.Status{}, &proto.Error{Code: errs[0].Code, Text: errs[0].Text}
+	case len(jobs) != 1:
+		return proto.Status{}, fmt.Errorf("job %s: %d status objects", id, len(jobs))
+	}
+	return jobs[0], nil
+}
+
 // Options configure Run.
 type Options struct {
 	Name    string // program name for logs ("pbs_sched")
@@ -355,6 +394,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.addEnded(client, world)
 	fetched := time.Now()
 	r.mu.Lock()
+	if ca, ok := r.policy.(CycleAware); ok {
+		ca.BeginCycle(cycleReader{c: client, name: hello.Name}, deadline, r.log.Named("filters"))
+	}
 	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
 	r.mu.Unlock()
 	decided := time.Now()
@@ -363,6 +405,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		decisions = plan.Decisions()
 	}
 	stats := apply(client, decisions, r.log)
+	if ca, ok := r.policy.(CycleAware); ok {
+		ca.EndCycle(stats.notStarted)
+	}
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
@@ -469,7 +514,10 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 	return jobs, nil
 }
 
-type applyStats struct{ started, refused, comments int }
+type applyStats struct {
+	started, refused, comments int
+	notStarted                 []string // runs refused or lost
+}
 
 // apply carries out decisions in order; consecutive starts and comments
 // go in one request each. A start names its exact placement, which the
@@ -488,6 +536,9 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 		}
 		if err != nil {
 			log.Error("run request failed", "jobs", len(runs), "error", err)
+			for _, r := range runs {
+				st.notStarted = append(st.notStarted, r.JobID)
+			}
 			runs = runs[:0]
 			return
 		}
@@ -498,6 +549,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				continue
 			}
 			st.refused++
+			st.notStarted = append(st.notStarted, runs[i].JobID)
 			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
 			alters = append(alters, comment(runs[i].JobID, "Not Running: PBS Error: "+r.Text))
 		}
@@ -531,12 +583,14 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			flushRuns()
 			flushAlters()
 			holds := d.Holds
-			if holds == "" {
+			if holds == "" && d.Until.IsZero() {
 				holds = "s"
 			}
-			if err := c.HoldJob(d.Job.ID, holds); err != nil {
-				log.Warn("hold failed", "job", d.Job.ID, "error", err)
-				continue
+			if holds != "" {
+				if err := c.HoldJob(d.Job.ID, holds); err != nil {
+					log.Warn("hold failed", "job", d.Job.ID, "error", err)
+					continue
+				}
 			}
 			attrs := []proto.Attr{}
 			if d.Text != "" {

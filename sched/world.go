@@ -47,7 +47,8 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
 			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain),
 			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
-			MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
 		})
 	}
 	return core.NewWorld(now, srv, qs, ns, jobs)

@@ -76,6 +76,17 @@ type Config struct {
 	FairshareDecayFactor     float64       // fairshare_decay_factor, 0 < f < 1 (0.5)
 	FairshareEnforceNoShares bool          // fairshare_enforce_no_shares
 
+	// Activation filters (DESIGN §7): the programs pbs_sched runs, in
+	// order, before starting a job it found resources for
+	// (activation_filter lines, after the job's queue's own
+	// activation_filters); how long each may run (filter_timeout,
+	// DefaultFilterTimeout when absent); and how long exit code 3 holds a
+	// job without a hold_until of its own (default_hold_duration,
+	// MinHoldDuration..MaxHoldDuration, DefaultHoldDuration when absent).
+	ActivationFilters   []string
+	FilterTimeout       time.Duration
+	DefaultHoldDuration time.Duration
+
 	// Warnings are findings that did not stop the file from being used:
 	// OpenPBS options accepted but not implemented, keys without multi_sort
 	// and the like. Callers log them.
@@ -100,6 +111,14 @@ const (
 	BackfillDepthAll = -1
 )
 
+// Activation filter settings' defaults and bounds.
+const (
+	DefaultFilterTimeout = 15 * time.Second
+	DefaultHoldDuration  = 900 * time.Second
+	MinHoldDuration      = 60 * time.Second
+	MaxHoldDuration      = 604800 * time.Second
+)
+
 // NewConfig returns the settings of an empty sched_config: every switch off
 // but backfill, no sorting, every number zero (as the classic scheduler's
 // zeroed configuration), plus the documented OpenPBS defaults for its
@@ -115,6 +134,8 @@ func NewConfig() *Config {
 		FairshareUsageRes:    "cput",
 		FairshareEntity:      "euser",
 		FairshareDecayFactor: 0.5,
+		FilterTimeout:        DefaultFilterTimeout,
+		DefaultHoldDuration:  DefaultHoldDuration,
 	}
 }
 

@@ -264,6 +264,50 @@ func configOptions() []option {
 			},
 		},
 		boolC("fairshare_enforce_no_shares", func(c *Config) *bool { return &c.FairshareEnforceNoShares }),
+
+		// Activation filters: one line per program, in chain order.
+		{name: "activation_filter",
+			setC: func(c *Config, v string) error {
+				p, err := parseFilterPath(v)
+				if err == nil {
+					c.ActivationFilters = append(c.ActivationFilters, p)
+				}
+				return err
+			},
+			showC: func(c *Config) []string {
+				var out []string
+				for _, p := range c.ActivationFilters {
+					out = append(out, quote(p))
+				}
+				return out
+			},
+		},
+		{name: "filter_timeout",
+			setC: func(c *Config, v string) error {
+				d, err := parseDuration(v)
+				if err == nil && d <= 0 {
+					err = fmt.Errorf("%q: a filter needs at least a second", v)
+				}
+				if err == nil {
+					c.FilterTimeout = d
+				}
+				return err
+			},
+			showC: func(c *Config) []string { return []string{formatDuration(c.FilterTimeout)} },
+		},
+		{name: "default_hold_duration",
+			setC: func(c *Config, v string) error {
+				d, err := parseDuration(v)
+				if err == nil && (d < MinHoldDuration || d > MaxHoldDuration) {
+					err = fmt.Errorf("%q is not between %d and %d seconds", v, int(MinHoldDuration/time.Second), int(MaxHoldDuration/time.Second))
+				}
+				if err == nil {
+					c.DefaultHoldDuration = d
+				}
+				return err
+			},
+			showC: func(c *Config) []string { return []string{formatDuration(c.DefaultHoldDuration)} },
+		},
 	}
 	// OpenPBS options a site may carry over that this scheduler does not
 	// implement (preemption detail, peer scheduling, provisioning, dynamic

@@ -308,6 +308,19 @@ func parseName(s string) (string, error) {
 	return s, nil
 }
 
+// parseFilterPath reads a filter program's path: absolute, since the
+// scheduler runs filters from /, and without control characters or
+// commas (queues list filters comma-separated).
+func parseFilterPath(s string) (string, error) {
+	if !strings.HasPrefix(s, "/") {
+		return "", fmt.Errorf("%q is not an absolute path", s)
+	}
+	if strings.ContainsAny(s, ",\x00\n\r") {
+		return "", fmt.Errorf("%q contains a comma or a control character", s)
+	}
+	return s, nil
+}
+
 // parseNameList reads OpenPBS's comma-separated lists ("ncpus, mem").
 func parseNameList(s string) ([]string, error) {
 	var out []string

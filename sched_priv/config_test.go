@@ -181,6 +181,13 @@ func TestConfigOptions(t *testing.T) {
 			return c.FairshareUsageRes == "ncpus" && c.FairshareEntity == "egroup:euser" &&
 				iv == 12*time.Hour && f == 0.7 && c.FairshareEnforceNoShares
 		}},
+		{"activation filters", "activation_filter: /opt/f/licenses\nactivation_filter: \"/opt/my filters/b\"\nfilter_timeout: 30\ndefault_hold_duration: 1:00:00", func(c *Config) bool {
+			return slices.Equal(c.ActivationFilters, []string{"/opt/f/licenses", "/opt/my filters/b"}) &&
+				c.FilterTimeout == 30*time.Second && c.DefaultHoldDuration == time.Hour
+		}},
+		{"activation filter defaults", "", func(c *Config) bool {
+			return len(c.ActivationFilters) == 0 && c.FilterTimeout == 15*time.Second && c.DefaultHoldDuration == 900*time.Second
+		}},
 		{"fair_share with fairshare_decay_time only", "fair_share: true\nfairshare_decay_time: 24:00:00", func(c *Config) bool {
 			iv, f := c.Decay()
 			return c.FairShareAny() && iv == 24*time.Hour && f == 0.5
@@ -212,6 +219,12 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown option", "# c\nround_robbin: true", []string{`sched_config:2: unknown option "round_robbin"`}},
 		{"option case matters", "By_Queue: true", []string{`sched_config:1: unknown option "By_Queue"`}},
 		{"missing value", "by_queue:", []string{"sched_config:1: by_queue: missing value"}},
+		{"relative filter", "activation_filter: f", []string{`sched_config:1: activation_filter: "f" is not an absolute path`}},
+		{"filter with comma", "activation_filter: /a,b", []string{`sched_config:1: activation_filter: "/a,b" contains a comma`}},
+		{"filter prime", "activation_filter: /a prime", []string{`sched_config:1: activation_filter has no prime/non-prime setting`}},
+		{"filter timeout 0", "filter_timeout: 0", []string{`sched_config:1: filter_timeout: "0": a filter needs at least a second`}},
+		{"hold too short", "default_hold_duration: 59", []string{`sched_config:1: default_hold_duration: "59" is not between 60 and 604800 seconds`}},
+		{"hold too long", "default_hold_duration: 604801", []string{`sched_config:1: default_hold_duration: "604801" is not between 60 and 604800 seconds`}},
 		{"missing value comment", "by_queue: # x", []string{"sched_config:1: by_queue: missing value"}},
 		{"missing name", ": true", []string{"sched_config:1: missing option name"}},
 		{"bad suffix", "by_queue: true sometimes", []string{`sched_config:1: by_queue: "sometimes" is not prime`}},
@@ -380,6 +393,7 @@ func TestConfigFormatRoundTrip(t *testing.T) {
 		"ignore_queue: a\nignore_queue: b\ndedicated_prefix: ded\nlog_filter: 256\nmax_starve: 3600\nhelp_starving_jobs: true\nunknown_shares: 7\nsync_time: 10:00",
 		"backfill: false non_prime\nbackfill_depth: all",
 		"backfill: false\nbackfill_depth: 1",
+		"activation_filter: /a\nactivation_filter: \"/b c\"\nfilter_timeout: 2\ndefault_hold_duration: 60",
 		"backfill: false prime\nbackfill_depth: 123456",
 		"strict_ordering: true prime\nbackfill: true\nbackfill_prime: true non_prime\nprime_spill: 1:00:00 prime\njob_sort_key: \"ncpus HIGH\"\njob_sort_key: \"mem LOW\" non_prime\nnode_sort_key: \"sort_priority HIGH\"\nresources: \"ncpus, mem\"\nsmp_cluster_dist: round_robin\nprimetime_prefix: p_\nnonprimetime_prefix: np_\nfairshare_usage_res: cput\nfairshare_entity: queue\nfairshare_decay_time: 24:00:00\nfairshare_decay_factor: 0.25\nfairshare_enforce_no_shares: true\nprime_exempt_anytime_queues: true\npreemptive_sched: true",
 	}

@@ -62,7 +62,11 @@
 // job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
 // primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
 // resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
-// fairshare_decay_factor, fairshare_enforce_no_shares. The remaining
+// fairshare_decay_factor, fairshare_enforce_no_shares.
+// Activation filters (DESIGN §7): activation_filter (one absolute path
+// per line, in chain order), filter_timeout (how long each may run,
+// 15 s) and default_hold_duration (how long exit code 3 holds a job
+// without a hold_until, 60..604800 s, 900 s); no suffix. Other
 // OpenPBS options (preemption detail, peer scheduling, provisioning,
 // dynamic resources; see IgnoredOptions) are accepted with a warning and
 // ignored. A missing option takes the classic zero default, except

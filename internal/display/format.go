@@ -112,10 +112,27 @@ func FormatTime(value string, loc *time.Location) string {
 	return time.Unix(n, 0).In(loc).Format(ctimeLayout)
 }
 
-// isTimeAttr reports whether a full listing shows a as a date: the union
+// ParseTime reads back what FormatTime wrote (a ctime string in loc) or
+// decimal Unix seconds, as Unix seconds.
+func ParseTime(value string, loc *time.Location) (int64, bool) {
+	v := strings.TrimSpace(value)
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return n, true
+	}
+	if loc == nil {
+		loc = time.UTC
+	}
+	t, err := time.ParseInLocation(ctimeLayout, v, loc)
+	if err != nil {
+		return 0, false
+	}
+	return t.Unix(), true
+}
+
+// IsTimeAttr reports whether a full listing shows a as a date: the union
 // of what OpenPBS and Torque convert, plus the other times the wire
 // carries as seconds (proto/doc.go).
-func isTimeAttr(a proto.Attr) bool {
+func IsTimeAttr(a proto.Attr) bool {
 	if a.Name == "estimated" {
 		return a.Resource == "start_time"
 	}

@@ -31,7 +31,7 @@ func FullJobs(w io.Writer, jobs []proto.Status, o Options) error {
 		e.print("Job Id: ", printable(j.Name), "\n")
 		for _, a := range present(o.Personality, j.Attrs) {
 			v := a.Value
-			if isTimeAttr(a) {
+			if IsTimeAttr(a) {
 				v = showTime(a, o.loc())
 			}
 			e.print(AttrLine(a.FullName(), v, o.lineLimit(), o.OneLine))
@@ -142,7 +142,7 @@ func DSV(w io.Writer, title string, objs []proto.Status, jobs bool, o Options) e
 		}
 		for i, a := range attrs {
 			v := a.Value
-			if jobs && isTimeAttr(a) {
+			if jobs && IsTimeAttr(a) {
 				v = showTime(a, o.loc())
 			}
 			if i > 0 {

@@ -64,7 +64,7 @@ func objectsJSON(w io.Writer, key string, objs []proto.Status, jobs bool, o Opti
 				continue
 			}
 			switch {
-			case jobs && isTimeAttr(a):
+			case jobs && IsTimeAttr(a):
 				j.raw(a.Name, jsonString(showTime(a, o.loc())))
 			case a.Name == proto.AttrVariableList:
 				j.open(a.Name)

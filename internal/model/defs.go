@@ -430,6 +430,31 @@ func mustNonNegative(v string) (string, error) {
 	return v, nil
 }
 
+// checkFilterPaths accepts a list of filter programs: absolute paths (the
+// daemons run filters from /), since a relative one would mean a
+// different program to each daemon.
+func checkFilterPaths(v string) (string, error) {
+	for _, p := range SplitList(v) {
+		if !strings.HasPrefix(p, "/") {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "filter %q is not an absolute path", p)
+		}
+	}
+	return v, nil
+}
+
+// MaxSubmissionFilterTimeout bounds submission_filter_timeout: qsub waits
+// for the whole chain within its request timeout (60 s), so one filter
+// may not take most of it.
+const MaxSubmissionFilterTimeout = 45
+
+func checkFilterTimeout(v string) (string, error) {
+	n, _ := strconv.ParseInt(v, 10, 64)
+	if n < 1 || n > MaxSubmissionFilterTimeout {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "submission_filter_timeout = %s (want 1 to %d seconds)", v, MaxSubmissionFilterTimeout)
+	}
+	return v, nil
+}
+
 // queueTypeCheck accepts any case-insensitive prefix of Execution or Route
 // and stores the full word, as PBS does.
 func queueTypeCheck(v string) (string, error) {
@@ -485,6 +510,8 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrEligibleTimeEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrFlatUID, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrJobscriptMaxSize, Kind: KindSize, Access: MgrSet},
+	{Name: proto.AttrSubmissionFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},
+	{Name: proto.AttrSubmissionFilterTimeout, Kind: KindLong, Access: MgrSet, Check: checkFilterTimeout},
 	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
 })
@@ -521,6 +548,8 @@ var QueueDefs = newTable(proto.ObjQueue, []Def{
 	{Name: proto.AttrKillDelay, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrKeepCompleted, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrHasNodes, Kind: KindBool, Access: ReadOnly},
+	{Name: proto.AttrSubmissionFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},
+	{Name: proto.AttrActivationFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
 	{Name: proto.AttrEnabled, Kind: KindBool, Access: OperSet | MgrSet},
 	{Name: proto.AttrStarted, Kind: KindBool, Access: OperSet | MgrSet},

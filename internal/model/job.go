@@ -173,14 +173,15 @@ func (j *Job) Active() bool { return j.State == StateRunning || j.State == State
 
 // EvalState recomputes the state of a job that is neither running nor
 // finished from its holds and Execution_Time (reference §4.1): held if
-// any hold is set, waiting if Execution_Time is in the future, else queued.
+// any hold is set or hold_until is in the future, waiting if
+// Execution_Time is, else queued.
 func (j *Job) EvalState(now int64) {
 	switch j.State {
 	case StateRunning, StateExiting, StateFinished:
 		return
 	}
 	switch {
-	case j.Holds != "":
+	case j.Holds != "" || j.HoldUntil > now:
 		j.State, j.Substate = StateHeld, SubHeld
 	case j.ExecutionTime > now:
 		j.State, j.Substate = StateWaiting, SubWaiting
@@ -419,7 +420,9 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrSandbox, jaUser, func(j *Job) *string { return &j.Sandbox }, oneOf(proto.AttrSandbox, "HOME", "PRIVATE")),
 	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, notYet(proto.AttrStagein, "the job would start without its input files")),
 	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, notYet(proto.AttrStageout, "its output files would not be copied back")),
-	mkTime(proto.AttrHoldUntil, jaUser|jaOper, func(j *Job) *int64 { return &j.HoldUntil }),
+	// Managers and operators (and filters) hold a job until a time; the
+	// server lifts it then (DESIGN §7).
+	mkTime(proto.AttrHoldUntil, jaOper, func(j *Job) *int64 { return &j.HoldUntil }),
 	mkStr(proto.AttrProject, jaUser, func(j *Job) *string { return &j.Project }, nil),
 	mkStr(proto.AttrSubmitHost, jaReadOnly, func(j *Job) *string { return &j.SubmitHost }, nil),
 	mkTime(proto.AttrObittime, jaReadOnly, func(j *Job) *int64 { return &j.Obittime }),

@@ -93,6 +93,8 @@ func TestSetJobAttr(t *testing.T) {
 		{"pass-through x", StateQueued, proto.Attr{Name: "x", Value: "NACCESSPOLICY:SINGLEJOB"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.Extra.Get("x"); return v == "NACCESSPOLICY:SINGLEJOB" }},
 		{"user sets system hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "s"}, user, AtSubmit, proto.PBSE_PERM, nil},
 		{"user hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "u"}, user, AtSubmit, 0, func(j *Job) bool { return j.Holds == "u" }},
+		{"hold_until by user", StateQueued, proto.Attr{Name: "hold_until", Value: "1700000000"}, user, AtAlter, proto.PBSE_PERM, nil},
+		{"hold_until by operator", StateQueued, proto.Attr{Name: "hold_until", Value: "1700000000"}, oper, AtAlter, 0, func(j *Job) bool { return j.HoldUntil == 1700000000 }},
 		{"comment by user", StateQueued, proto.Attr{Name: "comment", Value: "hi"}, user, AtAlter, proto.PBSE_PERM, nil},
 		{"comment by operator while running", StateRunning, proto.Attr{Name: "comment", Value: "hi"}, oper, AtAlter, 0, func(j *Job) bool { return j.Comment == "hi" }},
 		{"resources while running", StateRunning, proto.Attr{Name: "Resource_List", Resource: "ncpus", Value: "2"}, user, AtAlter, proto.PBSE_MODATRRUN, nil},

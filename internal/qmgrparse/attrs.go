@@ -48,15 +48,15 @@ func isListAttr(name string) bool {
 	switch name {
 	case proto.AttrManagers, proto.AttrOperators, proto.AttrAclHosts, proto.AttrAclUsers,
 		proto.AttrAclGroups, proto.AttrAclRoots, proto.AttrRouteDestinations,
-		proto.AttrNodeProperties:
+		proto.AttrNodeProperties, proto.AttrSubmissionFilters, proto.AttrActivationFilters:
 		return true
 	}
 	return false
 }
 
-// isTimeAttr reports whether a value is Unix seconds that list shows as a
+// IsTimeAttr reports whether a value is Unix seconds that list shows as a
 // ctime(3) string.
-func isTimeAttr(name string) bool {
+func IsTimeAttr(name string) bool {
 	switch name {
 	case proto.AttrMtime, proto.AttrCtime, proto.AttrNodeLastState, proto.AttrNodeLastUsed:
 		return true

@@ -48,7 +48,7 @@ func FormatList(obj proto.ObjectType, objs []proto.Status, loc *time.Location) s
 func writeListAttr(b *strings.Builder, a proto.Attr, loc *time.Location) {
 	name := a.FullName()
 	value := a.Value
-	if isTimeAttr(a.Name) {
+	if IsTimeAttr(a.Name) {
 		if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
 			value = time.Unix(secs, 0).In(loc).Format(ctimeLayout)
 		}

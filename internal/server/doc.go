@@ -1,7 +1,7 @@
 // Package server is pbs_server's core: it owns the server, queue, node and
-// job objects, answers the commands' requests, enforces queue attributes at
-// submission, and persists every change through the store before
-// answering.
+// job objects, answers the commands' requests, admits new jobs
+// (admission.go: submission filters, then queue attributes), and persists
+// every change through the store before answering.
 //
 // Concurrency: one goroutine per connection reads a request, handles it and
 // writes the reply. Reads of the state take mu for reading. Every durable

@@ -374,6 +374,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		j.HasExit = false
 		j.ResourcesUsed = nil
 		j.Estimated = nil
+		j.HoldUntil = 0 // a wait that is over once the job runs (qrun may start it early)
 		if r.Comment != "" {
 			j.Comment = r.Comment
 		} else {

@@ -362,3 +362,35 @@ func TestLeaseFor(t *testing.T) {
 		t.Errorf("downAfter with a lowered rate = %v, want three told intervals", got)
 	}
 }
+
+// hold_until alone holds a queued job until then, with a comment saying
+// so; the server lifts it then.
+func TestHoldUntilAlone(t *testing.T) {
+	_, c := newTestServer(t, store.Options{})
+	id, err := submit(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Unix() + 2
+	if err := c.AlterJob(id, []proto.Attr{{Name: proto.AttrHoldUntil, Value: strconv.FormatInt(until, 10)}}); err != nil {
+		t.Fatal(err)
+	}
+	get := func(name string) string {
+		jobs, _, _ := c.StatusJobs(&proto.StatusRequest{IDs: []string{id}})
+		v, _ := jobs[0].Get(name)
+		return v
+	}
+	if s, cm := get("job_state"), get("comment"); s != "H" || !strings.HasPrefix(cm, "Not Running: held until ") || !strings.HasSuffix(cm, "(hold_until)") {
+		t.Fatalf("state %s comment %q", s, cm)
+	}
+	deadline := time.Now().Add(6 * time.Second)
+	for get("job_state") != "Q" {
+		if time.Now().After(deadline) {
+			t.Fatal("hold_until never lifted")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if v := get("hold_until"); v != "" {
+		t.Errorf("hold_until %q after it passed", v)
+	}
+}

@@ -32,7 +32,8 @@ const (
 	// DecideComment sets the job's comment.
 	DecideComment
 	// DecideHold puts holds of types Holds on the job, until Until when
-	// it is not zero.
+	// it is not zero; with no Holds and an Until, the job's hold_until
+	// alone holds it (the server lifts it then).
 	DecideHold
 	// DecideFail ends a job that can never run, with Text as why.
 	DecideFail
@@ -76,7 +77,8 @@ func (p *Plan) Comment(j *Job, text string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideComment, Job: j, Text: text})
 }
 
-// Hold holds j (types "s", "u", "o"), until until unless it is zero.
+// Hold holds j (types "s", "u", "o"; "" with an until: by hold_until
+// alone), until until unless it is zero.
 func (p *Plan) Hold(j *Job, types string, until time.Time, reason string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideHold, Job: j, Holds: types, Until: until, Text: reason})
 }

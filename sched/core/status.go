@@ -19,6 +19,12 @@ const (
 	Never
 	// WaitUntil: the job cannot start before Status.Until.
 	WaitUntil
+	// Block: the job does not start, and neither does any job of equal or
+	// lower priority after it this cycle (an activation filter's exit 1).
+	Block
+	// Keep: the job does not start now, and the resources found for it
+	// stay reserved for it this cycle (an activation filter's exit 2).
+	Keep
 )
 
 // Status is what a check, a filter or an activation hook says of a job:
@@ -58,7 +64,7 @@ func Waitf(plugin string, until time.Time, format string, args ...any) Status {
 func (s Status) Comment() string { return "Not Running: " + s.Reason }
 
 func (s Status) String() string {
-	names := [...]string{"run", "not now", "never", "wait"}
+	names := [...]string{"run", "not now", "never", "wait", "block", "keep"}
 	out := names[s.Code]
 	if s.Plugin != "" {
 		out += " (" + s.Plugin + ")"

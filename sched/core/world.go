@@ -190,6 +190,9 @@ type Queue struct {
 	ResourcesAvailable Amounts
 	ResourcesMax       Amounts
 	MaxWalltime        time.Duration
+	// ActivationFilters are the queue's own activation filter programs,
+	// run before the scheduler's (DESIGN §7).
+	ActivationFilters []string
 }
 
 // Server is the server object.

@@ -300,6 +300,12 @@ type Settings struct {
 	// time-shared nodes by load (loadbalance.go).
 	LoadBalancing   bool
 	LoadBalancingRR bool
+	// Activation filters of sched_config (run after a queue's own), how
+	// long each may run, and how long exit 3 holds a job without a
+	// hold_until; the activation hook reads them.
+	ActivationFilters   []string
+	FilterTimeout       time.Duration
+	DefaultHoldDuration time.Duration
 }
 
 // SortKey orders jobs by one value, ascending unless Descending.

@@ -37,11 +37,28 @@ type Ranking interface {
 	Rank(cx *Context, j *core.Job) ([]*core.Node, core.Status)
 }
 
-// Activation has the last word on a start the pipeline found room for;
-// backfill is set when the start would use a gap before a reservation.
+// Activation has the last word on a start the pipeline found room for
+// (activation filters, DESIGN §7). Its status decides: Run starts the
+// job; Block starts neither it nor any job of equal or lower priority
+// after it this cycle; Keep leaves its candidate resources reserved for
+// it this cycle; WaitUntil holds it until Until, its resources released;
+// Never fails it; NotNow only skips it. In a backfill window only Run
+// starts a job, and Block and Keep are taken as NotNow: the gap belongs
+// to the top job's reservation.
 type Activation interface {
 	Name() string
-	Activate(cx *Context, j *core.Job, where []core.Chunk, backfill bool) core.Status
+	Activate(cx *Context, c Candidate) core.Status
+}
+
+// Candidate is a start the pipeline found room for.
+type Candidate struct {
+	Job   *core.Job
+	Where []core.Chunk
+	// Backfill is set when the start would use a gap before a
+	// reservation; Index is the job's place in this cycle's order (1 for
+	// the first job tried).
+	Backfill bool
+	Index    int
 }
 
 // Pipeline is one configuration of the extension points.
@@ -97,6 +114,7 @@ const (
 	cStrictFIFO       = "Strict fifo order"
 	cTopJob           = "Job would conflict with reservation or top job"
 	cNoWalltime       = "Job has no walltime: it cannot be backfilled"
+	cBlocked          = "an activation filter blocked jobs of equal or lower priority at job "
 )
 
 // DefaultPipeline is the classic FIFO policy: the sort keys of
@@ -186,13 +204,20 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// they cannot delay it.
 	var top *core.Job
 	looked := 0
-	for _, j := range order {
+	// blocker is the job an activation Block stopped the cycle at: no job
+	// of equal or lower priority after it starts.
+	var blocker *core.Job
+	for i, j := range order {
 		scope := ""
 		if st.ByQueue {
 			scope = j.Queue
 		}
 		if blocked[scope] {
 			plan.Comment(j, notRunning+cStrictFIFO)
+			continue
+		}
+		if blocker != nil && j.Priority <= blocker.Priority {
+			plan.Comment(j, notRunning+cBlocked+blocker.ID)
 			continue
 		}
 		backfilling := top != nil
@@ -236,8 +261,21 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 				continue
 			}
-			if s := p.activate(cx, j, where, backfilling); !s.IsRun() {
-				plan.Comment(j, s.Comment())
+			if s := p.activate(cx, Candidate{Job: j, Where: where, Backfill: backfilling, Index: i + 1}); !s.IsRun() {
+				switch {
+				case s.Code == core.WaitUntil:
+					plan.Hold(j, "", s.Until, s.Comment())
+				case s.Code == core.Never:
+					plan.Fail(j, s.Comment())
+				case s.Code == core.Block && !backfilling:
+					blocker = j
+					plan.Comment(j, s.Comment())
+				case s.Code == core.Keep && !backfilling:
+					cx.Cal.Reserve(j, now, where)
+					plan.Comment(j, s.Comment())
+				default:
+					plan.Comment(j, s.Comment())
+				}
 				continue
 			}
 			if nodes != nil {
@@ -294,11 +332,11 @@ func (p *Pipeline) check(cx *Context, j *core.Job) core.Status {
 	return core.OK
 }
 
-// activate runs the activation hooks; in a backfill window only an
-// explicit yes starts the job.
-func (p *Pipeline) activate(cx *Context, j *core.Job, where []core.Chunk, backfill bool) core.Status {
+// activate runs the activation hooks; the first that does not say Run
+// decides.
+func (p *Pipeline) activate(cx *Context, c Candidate) core.Status {
 	for _, a := range p.Activations {
-		if s := a.Activate(cx, j, where, backfill); !s.IsRun() {
+		if s := a.Activate(cx, c); !s.IsRun() {
 			if s.Plugin == "" {
 				s.Plugin = a.Name()
 			}

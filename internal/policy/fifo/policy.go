@@ -29,7 +29,13 @@ type Policy struct {
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	p.mu.Lock()
 	p.files = files
+	pl := p.Pipeline
 	p.mu.Unlock()
+	if len(files.Config.ActivationFilters) > 0 && (pl == nil || len(pl.Activations) == 0) {
+		// A driver without the filter runner (the simulator) does not run
+		// them: say so rather than schedule as if they had said yes.
+		log.Warn("activation_filter lines are not run by this scheduler: jobs start without them")
+	}
 	return nil
 }
 
@@ -140,6 +146,7 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 		ByQueue: a.ByQueue, StrictFIFO: a.StrictFIFO, RoundRobin: a.RoundRobin, SortQueues: a.SortQueues,
 		HelpStarving: a.HelpStarvingJobs, MaxStarve: cfg.MaxStarve,
 		DedicatedPrefix: cfg.DedicatedPrefix, IgnoreQueues: cfg.IgnoreQueues,
+		ActivationFilters: cfg.ActivationFilters, FilterTimeout: cfg.FilterTimeout, DefaultHoldDuration: cfg.DefaultHoldDuration,
 	}
 	st.Backfill, st.BackfillDepth = backfillOf(cfg, a)
 	st.FairShare = a.FairShare

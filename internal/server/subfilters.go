@@ -1,0 +1,225 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"gopbs/internal/filter"
+	"gopbs/internal/jobjson"
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// Submission filters (DESIGN §7): the programs of the destination queue's
+// submission_filters, then the server's, run at qsub on the job's JSON
+// file (package filter has the calling contract, package jobjson the
+// file). Exit 0 accepts the job as it is, 1 as the program rewrote the
+// file; anything else, a timeout or a missing program refuses it, and
+// the filters that accepted it before are called again in reverse order
+// with --revert.
+
+// Environment of a submission filter, besides filter.EnvKind and
+// filter.EnvJobID.
+const (
+	envUser  = "PBS_FILTER_USER"  // the submitting user
+	envGroup = "PBS_FILTER_GROUP" // their group
+	envHost  = "PBS_FILTER_HOST"  // the host qsub ran on
+	envQueue = "PBS_FILTER_QUEUE" // the destination queue as submitted
+)
+
+// The whole chain, and its reverts, must end well within qsub's request
+// timeout (proto.DefaultTimeout, 60 s), or qsub would give up on a job
+// the server then accepts: filters still running past chainBudget time out.
+const (
+	chainBudget  = 40 * time.Second
+	revertBudget = 15 * time.Second
+)
+
+// filtered is a job the submission filters accepted.
+type filtered struct {
+	job   *model.Job
+	queue string // the destination queue, as a filter may have changed it
+	seq   int64  // the id the filters saw, reserved for the job
+	chain filter.Chain
+	file  string
+	rm    func()
+}
+
+func (f *filtered) reserved() int64 {
+	if f == nil {
+		return 0
+	}
+	return f.seq
+}
+
+func (f *filtered) remove() { f.rm() }
+
+// revert calls every filter of the chain again, last first: admission
+// refused a job they all accepted.
+func (f *filtered) revert(s *Server, why string) {
+	s.revertFilters(f.chain, f.file, len(f.chain.Programs), f.job.ID, why)
+}
+
+func (s *Server) revertFilters(c filter.Chain, file string, n int, id, why string) {
+	ctx, cancel := context.WithTimeout(context.Background(), revertBudget)
+	defer cancel()
+	for _, r := range c.Revert(ctx, file, n) {
+		s.log.Info("submission filter reverted", "job", id, "filter", r.Program, "result", r.Reason(), "why", why)
+	}
+}
+
+// submissionFilters reads the chain for a job bound for queue (mu held
+// for reading): the queue's filters first, then the server's.
+func (s *Server) submissionFilters(queue string) filter.Chain {
+	var c filter.Chain
+	if q, ok := s.queues[queue]; ok {
+		v, _ := q.Get(proto.AttrSubmissionFilters)
+		c.Programs = append(c.Programs, model.SplitList(v)...)
+	}
+	v, _ := s.server.Get(proto.AttrSubmissionFilters)
+	c.Programs = append(c.Programs, model.SplitList(v)...)
+	if n, ok := s.server.Long(proto.AttrSubmissionFilterTimeout); ok {
+		c.Timeout = time.Duration(n) * time.Second
+	}
+	return c
+}
+
+// filterSubmission is admission's step 2. It returns nil when no filter
+// applies, and a refusal naming the filter and why when one refuses.
+// No lock is held while filters run.
+func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string) (*filtered, error) {
+	s.mu.RLock()
+	queue := queueReq
+	if queue == "" {
+		queue, _ = s.server.Get(proto.AttrDefaultQueue)
+	}
+	chain := s.submissionFilters(queue)
+	s.mu.RUnlock()
+	if len(chain.Programs) == 0 {
+		return nil, nil
+	}
+	// The job gets its id now, so that the filters see it (and may
+	// record it, as a license filter does). The next id is made durable
+	// before they run, so that not even a crash gives that id to
+	// another job: a refused job leaves a gap, never a reuse.
+	var seq int64
+	if err := s.commit.Do(func(b *store.Batch) error {
+		seq = s.nextSeq
+		s.nextSeq++
+		b.SetNextSeq(s.nextSeq)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	j := base.Clone()
+	j.Seq, j.ID, j.QueueRank = seq, s.jobID(seq), seq
+	j.Queue = queue
+	j.State = model.StateTransit
+	now := s.nowUnix()
+	j.Ctime, j.Qtime, j.Mtime = now, now, now
+	data, err := jobjson.Encode(proto.Status{Name: j.ID, Attrs: model.JobStatus(j, nil)}, s.cfg.ServerName, time.Unix(now, 0), time.Local)
+	if err != nil {
+		return nil, fmt.Errorf("submission filters: %w", err)
+	}
+	accepted, err := jobjson.Decode(data, time.Local)
+	if err != nil {
+		return nil, fmt.Errorf("submission filters: the job file does not read back: %w", err)
+	}
+	file, rm, err := filter.TempFile(data)
+	if err != nil {
+		return nil, proto.Errorf(proto.PBSE_SYSTEM, "%v", err)
+	}
+	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, j.ID,
+		envUser, who.user, envGroup, who.group, envHost, j.SubmitHost, envQueue, queue)
+
+	ctx, cancel := context.WithTimeout(context.Background(), chainBudget)
+	defer cancel()
+	_, ref := chain.Run(ctx, file, func(i int, r filter.Result) error {
+		switch {
+		case r.Exit0():
+			// Accepted as it is: whatever the program wrote does not
+			// count, and the next filter must not see it.
+			return restore(file, data)
+		case r.Outcome == filter.Exited && r.Code == 1:
+			rewritten, err := readRewrite(file)
+			if err == nil {
+				var after *jobjson.Job
+				if after, err = jobjson.Decode(rewritten, time.Local); err == nil {
+					err = applyRewrite(j, accepted, after)
+					accepted, data = after, rewritten
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("exit 1 with a rewrite that is refused: %w", err)
+			}
+			s.log.Info("submission filter rewrote the job", "job", j.ID, "filter", r.Program)
+			return nil
+		}
+		return &filter.Refusal{Result: r}
+	})
+	if ref != nil {
+		s.log.Info("submission filter refused a job", "job", j.ID, "owner", j.Owner, "filter", ref.Result.Program, "why", ref.Error())
+		s.revertFilters(chain, file, ref.Index, j.ID, ref.Error())
+		rm()
+		return nil, &proto.Error{Code: proto.PBSE_PERM, Text: "Job rejected by submission " + ref.Error()}
+	}
+	return &filtered{job: j, queue: j.Queue, seq: seq, chain: chain, file: file, rm: rm}, nil
+}
+
+// restore puts back what the last accepting filter left, when a program
+// that exited 0 changed the file anyway.
+func restore(file string, data []byte) error {
+	now, err := os.ReadFile(file)
+	if err == nil && bytes.Equal(now, data) {
+		return nil
+	}
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return fmt.Errorf("restoring the job file: %w", err)
+	}
+	return nil
+}
+
+// readRewrite reads a rewritten job file, bounded in size.
+func readRewrite(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, fmt.Errorf("the job file is gone: %w", err)
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, jobjson.MaxSize+1))
+}
+
+// filterPriv is what a filter may change: anything an operator and
+// manager may set at submission, besides the destination queue.
+var filterPriv = model.Privilege{Owner: true, Operator: true, Manager: true}
+
+// applyRewrite applies to j what a filter changed in the job file from
+// before to after. The id, the owner and every attribute the server alone
+// sets may not change; the queue may.
+func applyRewrite(j *model.Job, before, after *jobjson.Job) error {
+	if after.ID != before.ID {
+		return fmt.Errorf("the job id changed from %s to %s, which a filter may not change", before.ID, after.ID)
+	}
+	for _, a := range jobjson.Diff(before, after) {
+		if a.Name == proto.AttrQueue && a.Resource == "" {
+			if a.Op == proto.OpUnset || model.CheckQueueName(a.Value) != nil {
+				return fmt.Errorf("queue %q is not a queue name", a.Value)
+			}
+			j.Queue = a.Value
+			continue
+		}
+		if err := model.SetJobAttr(j, a, filterPriv, model.AtSubmit); err != nil {
+			if proto.CodeOf(err) == proto.PBSE_ATTRRO {
+				return fmt.Errorf("%s changed, which a filter may not change", a.FullName())
+			}
+			return fmt.Errorf("%s: %w", a.FullName(), err)
+		}
+	}
+	return nil
+}
