@@ -79,7 +79,7 @@ func TestLoadBalancing(t *testing.T) {
 	c.WaitNodeState("t1", "busy", 10*time.Second)
 	c.WaitNodeState("t2", "busy", 10*time.Second)
 	j := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1")
-	waitAttr(t, c, j, "comment", "Not Running: All timesharing nodes are too loaded to run job", 20*time.Second)
+	waitAttr(t, c, j, "comment", equals("Not Running: All timesharing nodes are too loaded to run job"), 20*time.Second)
 	// t2's limit is raised: at its next report it is free again, which
 	// starts a cycle (no other event is coming: scheduler_iteration 600).
 	c.MustRun("qmgr", "-c", "set node t2 max_load = 100")
@@ -97,18 +97,5 @@ func firstHost(execHost string) string {
 	return h
 }
 
-// waitAttr polls until a job attribute has the wanted value.
-func waitAttr(t *testing.T, c *testcluster.Cluster, id, name, want string, timeout time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got := attr(t, c, id, name)
-		if got == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s of %s is %q, want %q\n%s", name, id, got, want, c.SchedLog())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+// equals is a waitAttr condition.
+func equals(want string) func(string) bool { return func(v string) bool { return v == want } }

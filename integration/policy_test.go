@@ -105,7 +105,7 @@ func TestDedicatedWindow(t *testing.T) {
 	if !waitState(c, dedicated, "F", 20*time.Second) {
 		t.Fatalf("dedicated job: %s\n%s", c.MustRun("qstat", "-f", dedicated), c.SchedLog())
 	}
-	waitAttr(t, c, ordinary, "comment", "Not Running: Dedicated time conflict", 10*time.Second)
+	waitAttr(t, c, ordinary, "comment", equals("Not Running: Dedicated time conflict"), 10*time.Second)
 	if st := attr(t, c, ordinary, "job_state"); st != "Q" {
 		t.Fatalf("the ordinary job is %s during dedicated time", st)
 	}
@@ -129,7 +129,7 @@ func TestStarvingJob(t *testing.T) {
 	small := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1")
 	c.StartScheduler("pbs_sched")
 	c.MustRun("qmgr", "-c", "set server scheduling = True")
-	waitAttr(t, c, small, "comment", "Not Running: Draining system to allow starving job to run", 10*time.Second)
+	waitAttr(t, c, small, "comment", equals("Not Running: Draining system to allow starving job to run"), 10*time.Second)
 	sameOrder(t, "the starving job first", startOrder(t, c, small, starving), []string{starving, small}, c)
 }
 
