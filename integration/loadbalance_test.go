@@ -34,6 +34,9 @@ func TestLoadBalancing(t *testing.T) {
 		c.AddMom(n, testcluster.MomOptions{})
 		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 4")
 		c.MustRun("qmgr", "-c", "set node "+n+" ntype = time-shared")
+		// Room above whatever load the host has (other tests run beside
+		// this one): without a max_load the node's 4 cpus would be it.
+		c.MustRun("qmgr", "-c", "set node "+n+" max_load = 1000")
 	}
 	if out := c.MustRun("pbsnodes", "t1"); !strings.Contains(out, "ntype = time-shared") {
 		t.Fatalf("pbsnodes does not show the node type:\n%s", out)
@@ -82,7 +85,7 @@ func TestLoadBalancing(t *testing.T) {
 	waitAttr(t, c, j, "comment", equals("Not Running: All timesharing nodes are too loaded to run job"), 20*time.Second)
 	// t2's limit is raised: at its next report it is free again, which
 	// starts a cycle (no other event is coming: scheduler_iteration 600).
-	c.MustRun("qmgr", "-c", "set node t2 max_load = 100")
+	c.MustRun("qmgr", "-c", "set node t2 max_load = 1000")
 	c.WaitJobState(j, "R", 20*time.Second)
 	if h := firstHost(attr(t, c, j, "exec_host")); h != "t2" {
 		t.Errorf("job ran on %s, want t2 (t1 is over its max load)", h)

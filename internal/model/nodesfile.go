@@ -73,6 +73,11 @@ func ParseNodesFile(r io.Reader, name string) ([]NodeLine, error) {
 		var props []string
 		ok := true
 		for _, w := range words[1:] {
+			if strings.IndexFunc(w, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+				bad("%s: %q holds a control character", node, w)
+				ok = false
+				continue
+			}
 			key, value, isAttr := strings.Cut(w, "=")
 			if !isAttr {
 				props = append(props, w)

@@ -40,6 +40,8 @@ func TestParseNodesFileErrors(t *testing.T) {
 		{"n1 colour=red\n", `nodes:1: n1: unknown node attribute "colour"`},
 		{"n1 jobs=x\n", "nodes:1: n1: attribute jobs cannot be set"},
 		{"n1 max_load=-1\n", "nodes:1: n1: max_load"},
+		{"A \x00\n", `nodes:1: A: "\x00" holds a control character`},
+		{"n1 bigmem\x7f\n", "nodes:1: n1: "},
 		{"n1 ntype=weird\n", "nodes:1: n1: ntype"},
 		// Every bad line is named, and nothing is returned.
 		{"n1 np=0\nok\nn2:zz\n", "nodes:1: n1: np=0 (want a positive count of cpus)\nnodes:3: n2: unknown suffix"},
