@@ -30,7 +30,8 @@
 //
 //   - sched_config booleans are true or false in any case; any other word is
 //     an error (the classic parser took it as true). Unknown option names are
-//     errors. key ... non_prime sets the non-prime key list only.
+//     errors that name the closest known option (edit distance, any case).
+//     key ... non_prime sets the non-prime key list only.
 //     fair_share with no usage decay (half_life 0) and help_starving_jobs with
 //     max_starve 0 are errors rather than a hang or an all-starving queue.
 //   - A holiday is non-prime the whole day. "weekday all none" is always
@@ -47,18 +48,22 @@
 // # sched_config
 //
 // Lines are "name[:] value [prime|non_prime|all|none]"; the suffix is
-// matched in any case and applies to the options marked in Settings (those
-// in Config take none, or all/none). Values may be double-quoted to hold
+// matched in any case, non-prime (the admin guide's spelling) works as
+// non_prime, and it applies to the options marked in Settings (those in
+// Config take none, or all/none). Values may be double-quoted to hold
 // white space (OpenPBS writes resources: "ncpus, mem"). Classic options:
 // round_robin, by_queue, strict_fifo, fair_share, load_balancing,
 // load_balancing_rr, help_starving_jobs, sort_queues, sort_by, key
 // (prime-dependent); log_filter, dedicated_prefix (at most 15 characters),
-// ignore_queue (at most 16), max_starve, half_life, unknown_shares,
-// sync_time. Backfilling: backfill (prime-dependent, on unless turned off)
+// ignore_queue (at most 16), max_starve (also spelt starve_max), half_life,
+// unknown_shares, sync_time. Sort names are the classic ones plus
+// cmp_job_walltime_asc for short_walltime_first (SortAliases). Options of
+// the old scheduler that mean nothing now (debug_level; ObsoleteOptions)
+// load with a warning naming them. Backfilling: backfill (prime-dependent, on unless turned off)
 // and backfill_depth (how many jobs after the first blocked one are
 // considered: a positive number, default 1000, or all; OpenPBS made this a
-// server attribute). OpenPBS options kept: strict_ordering (another name
-// for strict_fifo), backfill_prime, prime_spill, preemptive_sched,
+// server attribute). OpenPBS options kept: strict_ordering (another
+// spelling of strict_fifo), backfill_prime, prime_spill, preemptive_sched,
 // job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
 // primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
 // resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
