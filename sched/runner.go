@@ -22,6 +22,8 @@ import (
 	"gopbs/internal/connlimit"
 	"gopbs/internal/daemon"
 	"gopbs/internal/fault"
+	"gopbs/internal/logging"
+	"gopbs/internal/logging/logclass"
 	"gopbs/proto"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -135,7 +137,10 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	// small heap between cycles the default GC target would collect many
 	// times per cycle.
 	debug.SetGCPercent(400)
-	r := &runner{policy: policy, o: o, log: o.Logger, dir: o.Config.SchedPriv()}
+	// Every line gets a PBS event class; sched_config's log_filter drops
+	// classes (applied on each successful configure).
+	flog := logging.NewFiltered(o.Logger)
+	r := &runner{policy: policy, o: o, log: flog, logFilter: flog, dir: o.Config.SchedPriv()}
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
 		return fmt.Errorf("sched_priv: %w", err)
 	}
@@ -180,7 +185,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		for {
 			select {
 			case <-hup:
-				r.log.Info("SIGHUP: re-reading sched_priv")
+				r.log.Info("SIGHUP: re-reading sched_priv", logclass.Key, logclass.Admin)
 				r.configure()
 			case <-ctx.Done():
 				l.Close()
@@ -191,8 +196,8 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 			}
 		}
 	}()
-	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid())
-	limit := connlimit.New("remote", schedBudget, r.log.Named("conn"))
+	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
+	limit := connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -257,6 +262,9 @@ type runner struct {
 	jobs    jobCache
 	// savedUsage is when the fair-share usage was last written.
 	savedUsage time.Time
+
+	// logFilter is log's filter, whose mask is sched_config's log_filter.
+	logFilter *logging.Filtered
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -276,7 +284,7 @@ func (r *runner) configure() error {
 		return err
 	}
 	for _, w := range files.Warnings {
-		r.log.Warn("sched_priv", "warning", w.String())
+		r.log.Warn("sched_priv", "warning", w.String(), logclass.Key, logclass.Admin)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -284,7 +292,8 @@ func (r *runner) configure() error {
 		r.log.Error("configuration rejected by the policy; keeping the previous one", "error", err)
 		return err
 	}
-	r.log.Info("configuration loaded", "dir", r.dir)
+	r.logFilter.SetMask(uint32(files.Config.LogFilter))
+	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
 	return nil
 }
 
@@ -318,7 +327,7 @@ func (r *runner) watch(ctx context.Context) (func(), error) {
 				if !ok {
 					return
 				}
-				r.log.Warn("watching sched_priv", "error", err)
+				r.log.Warn("watching sched_priv", "error", err, logclass.Key, logclass.System)
 			case <-settle:
 				settle = nil
 				r.configure()
@@ -351,7 +360,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		return r.key, nil
 	})
 	if err != nil {
-		r.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		r.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err, logclass.Key, logclass.Security)
 		return false
 	}
 	h, body, err := conn.Recv()
@@ -370,11 +379,11 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	}
 	switch cmd.Cmd {
 	case proto.SchedQuit:
-		r.log.Info("QUIT from the server")
+		r.log.Info("QUIT from the server", logclass.Key, logclass.System)
 		r.saveUsage(true)
 		return true
 	case proto.SchedConfigure:
-		r.log.Info("CONFIGURE from the server")
+		r.log.Info("CONFIGURE from the server", logclass.Key, logclass.Admin)
 		r.saveUsage(true)
 		r.configure()
 		return false
