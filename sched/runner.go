@@ -157,7 +157,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		return fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
 	r.key = key
-	if err := privdir.InstallDefaults(r.dir); err != nil {
+	if err := privdir.InstallDefaults(r.dir, time.Now().Year()); err != nil {
 		return fmt.Errorf("install default sched_priv files: %w", err)
 	}
 	if err := r.configure(); err != nil {
