@@ -104,10 +104,19 @@ type Options struct {
 
 // Main is a scheduler binary's main: it parses the common daemon flags,
 // reads pbs.conf and runs policy until SIGTERM or QUIT. It exits the
-// process.
+// process. With -t [DIR] it only checks the sched_priv files of DIR (by
+// default PBS_HOME/sched_priv) and exits (Check).
 func Main(name string, policy Policy) {
 	common := daemon.Register(flag.CommandLine)
+	check := flag.Bool("t", false, "check the sched_priv files (of the directory given after the flags, or PBS_HOME/sched_priv), print every problem as file:line: message, and exit: 0 when they would load, 1 when not")
 	flag.Parse()
+	if *check {
+		os.Exit(checkMain(name, common, flag.Args(), policy))
+	}
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q (only -t takes a directory)\n", name, flag.Arg(0))
+		os.Exit(CheckBadUsage)
+	}
 	d, status := common.Start(name, Version, (*config.Config).SchedLogs)
 	if d == nil {
 		os.Exit(status)
@@ -265,6 +274,8 @@ type runner struct {
 
 	// logFilter is log's filter, whose mask is sched_config's log_filter.
 	logFilter *logging.Filtered
+	// status is shown as the server's comment (policystatus.go).
+	status policyStatus
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -281,6 +292,7 @@ func (r *runner) configure() error {
 	files, err := privdir.Load(r.dir, time.Local)
 	if err != nil {
 		r.log.Error("sched_priv rejected; keeping the previous configuration", "error", err)
+		r.status.rejected(err)
 		return err
 	}
 	for _, w := range files.Warnings {
@@ -290,8 +302,11 @@ func (r *runner) configure() error {
 	defer r.mu.Unlock()
 	if err := r.policy.Configure(files, r.log.Named("policy")); err != nil {
 		r.log.Error("configuration rejected by the policy; keeping the previous one", "error", err)
+		r.status.rejected(err)
 		return err
 	}
+	r.status.loaded(files)
+	r.noteYear(time.Now())
 	r.logFilter.SetMask(uint32(files.Config.LogFilter))
 	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
 	return nil
@@ -386,6 +401,8 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		r.log.Info("CONFIGURE from the server", logclass.Key, logclass.Admin)
 		r.saveUsage(true)
 		r.configure()
+		nc.SetDeadline(time.Now().Add(r.o.CycleLimit))
+		r.syncComment(proto.NewClient(conn, hello.Name, r.o.CycleLimit))
 		return false
 	case proto.SchedNull:
 		return false
@@ -394,6 +411,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	deadline := start.Add(r.o.CycleLimit)
 	nc.SetDeadline(deadline)
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
+	r.noteYear(start)
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
 	world, err := r.fetch(client, start, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
@@ -417,6 +435,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	if ca, ok := r.policy.(CycleAware); ok {
 		ca.EndCycle(stats.notStarted)
 	}
+	r.syncComment(client)
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())

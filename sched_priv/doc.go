@@ -85,7 +85,7 @@
 // read too. Without a file or a YEAR line all time is prime. Rows missing
 // for a day make it all prime. Holiday day numbers apply in the file's YEAR
 // only; Holidays.YearWarning (and Files.Check) report a file for another
-// year. Calendar-date holiday lines ("1/1 New Year") are not a PBS format
+// year, which pbs_sched logs and shows as the server's comment. Calendar-date holiday lines ("1/1 New Year") are not a PBS format
 // and are rejected.
 //
 // # resource_group
@@ -113,7 +113,17 @@
 //
 // # Defaults
 //
-// The files under defaults/ are embedded: a first-come-first-served
-// policy by queue, with backfilling, no prime time, no fair-share groups
-// and no dedicated time. privdir.InstallDefaults writes the missing ones.
+// A new installation gets the admin guide's shipped policy (Default,
+// Defaults): jobs by queue priority in prime and non-prime time, smallest
+// memory first within a queue, help for jobs starving over 24 hours,
+// backfilling on; no fair-share groups and no dedicated time. sched_config,
+// resource_group and dedicated_time are embedded from defaults/; the
+// holidays file is made for a given year (DefaultHolidays): prime time
+// 04:00-17:30 on weekdays, weekends non-prime, and the US federal holidays
+// observed that year (USHolidays) non-prime, each as its day of the year
+// with the date and name as comment. Each file says in comments what it
+// does and how to change it. privdir.InstallDefaults writes the missing
+// ones, the holidays for the year it is given (pbs_sched: the current
+// year); LoadFS replaces a missing resource_group or dedicated_time by its
+// default and takes a missing holidays file as all prime time.
 package schedpriv
