@@ -41,8 +41,8 @@ func waitComment(t *testing.T, c *testcluster.Cluster, ok func(string) bool, tim
 // An admin's round trip with a broken edit: pbs_sched -t finds it with
 // file and line before it is saved; saved anyway, it is refused, the
 // previous policy keeps running jobs, and qstat -Bf says why (file and
-// line) within a cycle; once fixed, the comment goes. An admin's own
-// comment is left alone.
+// line) within a cycle; once fixed, the comment goes and the fixed file's
+// log_filter applies. An admin's own comment is left alone.
 func TestSchedPrivBrokenEdit(t *testing.T) {
 	c, _ := schedCluster(t)
 	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 1")
@@ -84,17 +84,22 @@ func TestSchedPrivBrokenEdit(t *testing.T) {
 	id := c.Submit("#!/bin/sh\n")
 	c.WaitJobState(id, "F", 20*time.Second)
 
-	// Fixed: the comment goes at the next cycle.
-	writeByRename(t, path, orig+"\nsort_by: smallest_memory_first all\n")
+	// Fixed: the comment goes at the next cycle. The fix also hides the
+	// cycle's own lines (log_filter 256 + 64), at once.
+	writeByRename(t, path, orig+"\nsort_by: smallest_memory_first all\nlog_filter: 320\n")
 	waitComment(t, c, func(s string) bool { return s == "" }, 10*time.Second)
 	if !strings.Contains(c.SchedLog(), "server comment cleared") {
 		t.Errorf("clearing the comment is not logged:\n%s", c.SchedLog())
 	}
+	cycles := strings.Count(c.SchedLog(), "scheduling cycle starts")
 
 	// An admin's comment is theirs: the scheduler leaves it alone.
 	c.MustRun("qmgr", "-c", "set server comment = \"maintenance on friday\"")
 	time.Sleep(2500 * time.Millisecond) // two cycles
 	if got := serverComment(t, c); got != "maintenance on friday" {
 		t.Errorf("the admin's comment became %q", got)
+	}
+	if n := strings.Count(c.SchedLog(), "scheduling cycle starts"); n != cycles {
+		t.Errorf("log_filter 320 let %d sched lines through:\n%s", n-cycles, c.SchedLog())
 	}
 }
