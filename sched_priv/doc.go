@@ -59,14 +59,15 @@
 // unknown_shares, sync_time. Sort names are the classic ones plus
 // cmp_job_walltime_asc for short_walltime_first (SortAliases). Options of
 // the old scheduler that mean nothing now (debug_level; ObsoleteOptions)
-// load with a warning naming them. Backfilling: backfill (prime-dependent, on unless turned off)
-// and backfill_depth (how many jobs after the first blocked one are
-// considered: a positive number, default 1000, or all; OpenPBS made this a
-// server attribute). OpenPBS options kept: strict_ordering (another
-// spelling of strict_fifo), backfill_prime, prime_spill, preemptive_sched,
-// job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
-// primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
-// resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
+// load with a warning naming them. Backfilling: backfill (prime-dependent,
+// on unless turned off) and backfill_depth (how many jobs after the first
+// blocked one are considered: a positive number, default 1000, or all;
+// OpenPBS made this a server attribute). OpenPBS options kept:
+// strict_ordering (another spelling of strict_fifo), backfill_prime,
+// prime_spill, preemptive_sched, job_sort_key, node_sort_key,
+// smp_cluster_dist (prime-dependent); primetime_prefix,
+// nonprimetime_prefix, prime_exempt_anytime_queues, resources,
+// fairshare_usage_res, fairshare_entity, fairshare_decay_time,
 // fairshare_decay_factor, fairshare_enforce_no_shares.
 // Activation filters (DESIGN §7): activation_filter (one absolute path
 // per line, in chain order), filter_timeout (how long each may run,
@@ -85,8 +86,9 @@
 // read too. Without a file or a YEAR line all time is prime. Rows missing
 // for a day make it all prime. Holiday day numbers apply in the file's YEAR
 // only; Holidays.YearWarning (and Files.Check) report a file for another
-// year, which pbs_sched logs and shows as the server's comment. Calendar-date holiday lines ("1/1 New Year") are not a PBS format
-// and are rejected.
+// year, which pbs_sched logs and shows as the server's comment.
+// Calendar-date holiday lines ("1/1 New Year") are not a PBS format and are
+// rejected.
 //
 // # resource_group
 //
