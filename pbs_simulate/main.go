@@ -333,12 +333,18 @@ func torqueSpec(s string, props map[string]bool) string {
 // replay runs the jobs with the sched_priv of dir ("" for the shipped
 // files).
 func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, stderr io.Writer) (result, error) {
+	origin := time.Unix(w.UnixStartTime, 0)
+	if w.UnixStartTime <= 0 {
+		origin = time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC)
+	}
 	name := dir
 	var files *schedpriv.Files
 	var err error
 	if dir == "" {
+		// The shipped files as pbs_sched installs them in the trace's
+		// first year.
 		name = "defaults"
-		files, err = schedpriv.Defaults(time.UTC)
+		files, err = schedpriv.Defaults(origin.Year(), time.UTC)
 	} else {
 		files, err = privdir.Load(dir, time.UTC)
 	}
@@ -348,10 +354,6 @@ func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, s
 	pol := &fifo.Policy{}
 	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		return result{}, err
-	}
-	origin := time.Unix(w.UnixStartTime, 0)
-	if w.UnixStartTime <= 0 {
-		origin = time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC)
 	}
 	cfg := sim.Config{Nodes: nodes, Policy: pol, Origin: origin}
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && stderr == os.Stderr {

@@ -12,7 +12,16 @@
 // live scheduler, in tests and in a simulator. The server re-checks every
 // decision against live state; a refused start becomes the job's comment.
 //
+// sched_priv is reloaded when a file in it changes, on SIGHUP and on the
+// server's CONFIGURE. A file with an error is refused as a whole: the
+// previous policy stays, and the reason, with file and line, goes to
+// sched_logs and to the server's comment (qstat -Bf) at the server's next
+// contact, until a good file loads; a holidays file for another year is
+// shown the same way. Every log line carries a PBS event class (package
+// logclass) and sched_config's log_filter drops classes. "-t [DIR]" checks
+// a sched_priv directory without running (Check).
+//
 // A minimal scheduler binary:
 //
-//	func main() { sched.Main(&myPolicy{}) }
+//	func main() { sched.Main("my_sched", &myPolicy{}) }
 package sched

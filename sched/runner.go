@@ -22,6 +22,8 @@ import (
 	"gopbs/internal/connlimit"
 	"gopbs/internal/daemon"
 	"gopbs/internal/fault"
+	"gopbs/internal/logging"
+	"gopbs/internal/logging/logclass"
 	"gopbs/proto"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -102,10 +104,19 @@ type Options struct {
 
 // Main is a scheduler binary's main: it parses the common daemon flags,
 // reads pbs.conf and runs policy until SIGTERM or QUIT. It exits the
-// process.
+// process. With -t [DIR] it only checks the sched_priv files of DIR (by
+// default PBS_HOME/sched_priv) and exits (Check).
 func Main(name string, policy Policy) {
 	common := daemon.Register(flag.CommandLine)
+	check := flag.Bool("t", false, "check the sched_priv files (of the directory given after the flags, or PBS_HOME/sched_priv), print every problem as file:line: message, and exit: 0 when they would load, 1 when not")
 	flag.Parse()
+	if *check {
+		os.Exit(checkMain(name, common, flag.Args(), policy))
+	}
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "%s: unexpected argument %q (only -t takes a directory)\n", name, flag.Arg(0))
+		os.Exit(CheckBadUsage)
+	}
 	d, status := common.Start(name, Version, (*config.Config).SchedLogs)
 	if d == nil {
 		os.Exit(status)
@@ -135,7 +146,10 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	// small heap between cycles the default GC target would collect many
 	// times per cycle.
 	debug.SetGCPercent(400)
-	r := &runner{policy: policy, o: o, log: o.Logger, dir: o.Config.SchedPriv()}
+	// Every line gets a PBS event class; sched_config's log_filter drops
+	// classes (applied on each successful configure).
+	flog := logging.NewFiltered(o.Logger)
+	r := &runner{policy: policy, o: o, log: flog, logFilter: flog, dir: o.Config.SchedPriv()}
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
 		return fmt.Errorf("sched_priv: %w", err)
 	}
@@ -152,7 +166,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		return fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
 	r.key = key
-	if err := privdir.InstallDefaults(r.dir); err != nil {
+	if err := privdir.InstallDefaults(r.dir, time.Now().Year()); err != nil {
 		return fmt.Errorf("install default sched_priv files: %w", err)
 	}
 	if err := r.configure(); err != nil {
@@ -180,7 +194,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		for {
 			select {
 			case <-hup:
-				r.log.Info("SIGHUP: re-reading sched_priv")
+				r.log.Info("SIGHUP: re-reading sched_priv", logclass.Key, logclass.Admin)
 				r.configure()
 			case <-ctx.Done():
 				l.Close()
@@ -191,8 +205,8 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 			}
 		}
 	}()
-	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid())
-	limit := connlimit.New("remote", schedBudget, r.log.Named("conn"))
+	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
+	limit := connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security))
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -257,6 +271,11 @@ type runner struct {
 	jobs    jobCache
 	// savedUsage is when the fair-share usage was last written.
 	savedUsage time.Time
+
+	// logFilter is log's filter, whose mask is sched_config's log_filter.
+	logFilter *logging.Filtered
+	// status is shown as the server's comment (policystatus.go).
+	status policyStatus
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -273,18 +292,23 @@ func (r *runner) configure() error {
 	files, err := privdir.Load(r.dir, time.Local)
 	if err != nil {
 		r.log.Error("sched_priv rejected; keeping the previous configuration", "error", err)
+		r.status.rejected(err)
 		return err
 	}
 	for _, w := range files.Warnings {
-		r.log.Warn("sched_priv", "warning", w.String())
+		r.log.Warn("sched_priv", "warning", w.String(), logclass.Key, logclass.Admin)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.policy.Configure(files, r.log.Named("policy")); err != nil {
 		r.log.Error("configuration rejected by the policy; keeping the previous one", "error", err)
+		r.status.rejected(err)
 		return err
 	}
-	r.log.Info("configuration loaded", "dir", r.dir)
+	r.status.loaded(files)
+	r.noteYear(time.Now())
+	r.logFilter.SetMask(uint32(files.Config.LogFilter))
+	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
 	return nil
 }
 
@@ -318,7 +342,7 @@ func (r *runner) watch(ctx context.Context) (func(), error) {
 				if !ok {
 					return
 				}
-				r.log.Warn("watching sched_priv", "error", err)
+				r.log.Warn("watching sched_priv", "error", err, logclass.Key, logclass.System)
 			case <-settle:
 				settle = nil
 				r.configure()
@@ -351,7 +375,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		return r.key, nil
 	})
 	if err != nil {
-		r.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		r.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err, logclass.Key, logclass.Security)
 		return false
 	}
 	h, body, err := conn.Recv()
@@ -370,13 +394,15 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	}
 	switch cmd.Cmd {
 	case proto.SchedQuit:
-		r.log.Info("QUIT from the server")
+		r.log.Info("QUIT from the server", logclass.Key, logclass.System)
 		r.saveUsage(true)
 		return true
 	case proto.SchedConfigure:
-		r.log.Info("CONFIGURE from the server")
+		r.log.Info("CONFIGURE from the server", logclass.Key, logclass.Admin)
 		r.saveUsage(true)
 		r.configure()
+		nc.SetDeadline(time.Now().Add(r.o.CycleLimit))
+		r.syncComment(proto.NewClient(conn, hello.Name, r.o.CycleLimit))
 		return false
 	case proto.SchedNull:
 		return false
@@ -385,6 +411,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	deadline := start.Add(r.o.CycleLimit)
 	nc.SetDeadline(deadline)
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
+	r.noteYear(start)
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
 	world, err := r.fetch(client, start, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
@@ -408,6 +435,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	if ca, ok := r.policy.(CycleAware); ok {
 		ca.EndCycle(stats.notStarted)
 	}
+	r.syncComment(client)
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())

@@ -3,6 +3,7 @@ package sched
 import (
 	"time"
 
+	"gopbs/internal/logging/logclass"
 	"gopbs/proto"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -89,7 +90,7 @@ func (r *runner) addEnded(c *proto.Client, w *core.World) {
 	}
 	sts, _, err := c.StatusJobs(&proto.StatusRequest{IDs: missing, History: true, Attrs: BaseJobAttrs})
 	if err != nil {
-		r.log.Warn("cannot read finished jobs for fair-share usage", "error", err)
+		r.log.Warn("cannot read finished jobs for fair-share usage", "error", err, logclass.Key, logclass.JobUsage)
 		return
 	}
 	for _, st := range sts {

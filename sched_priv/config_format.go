@@ -14,7 +14,7 @@ import (
 func (c *Config) Format(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	for _, o := range configOptions() {
-		if o.ignored || o.aliasOf != "" {
+		if o.skipped() || o.aliasOf != "" {
 			continue
 		}
 		if o.showS != nil {

@@ -2,6 +2,7 @@ package schedpriv
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,15 @@ type option struct {
 	twoWord bool
 	// ignored: an OpenPBS option accepted with a warning and not kept.
 	ignored bool
+	// obsolete: an option of the old scheduler that means nothing now,
+	// accepted with a warning that says so (and why, in hint).
+	obsolete bool
+	hint     string
 }
+
+// skipped reports whether a line with this option is read only to be
+// reported: nothing of it is kept, so Format never writes it.
+func (o option) skipped() bool { return o.ignored || o.obsolete }
 
 // configOptions lists every option in the order Format writes them. It is
 // built per call rather than kept in a package variable so that no shared
@@ -175,12 +184,6 @@ func configOptions() []option {
 		durC("sync_time", func(c *Config) *time.Duration { return &c.SyncTime }),
 
 		// OpenPBS options kept in the configuration.
-		{name: "strict_ordering", aliasOf: "strict_fifo",
-			setS: func(v string) (func(*Settings), error) {
-				b, err := parseBool(v)
-				return func(s *Settings) { s.StrictFIFO = b }, err
-			},
-		},
 		boolS("backfill", func(s *Settings) *bool { return &s.Backfill }),
 		{name: "backfill_depth",
 			setC: func(c *Config, v string) error {
@@ -321,6 +324,42 @@ func configOptions() []option {
 		"max_job_check", "update_comments", "resv_confirm_ignore", "allow_aoe_calendar",
 		"assign_ssinodes", "cpus_per_ssinode", "mem_per_ssinode",
 	)...)
+	// Options of the old scheduler (OpenPBS 2.3 and before) that no
+	// longer mean anything: a site's file keeps loading, and the admin
+	// learns the line does nothing.
+	opts = append(opts,
+		option{name: "debug_level", obsolete: true,
+			hint: "the old scheduler's debugging switch; log_filter chooses what sched_logs shows"},
+	)
+	// Other spellings of options, as the admin guide and OpenPBS write
+	// them: each reads exactly like the option it stands for.
+	return withAliases(opts, map[string]string{
+		"strict_ordering": "strict_fifo", // OpenPBS
+		"starve_max":      "max_starve",  // the admin guide's spelling
+	})
+}
+
+// withAliases appends, for each alias, a copy of the option it names
+// marked aliasOf, so that parsing it is parsing that option and Format
+// writes only the canonical name. Aliases are added in name order, which
+// keeps configOptions deterministic.
+func withAliases(opts []option, aliases map[string]string) []option {
+	names := make([]string, 0, len(aliases))
+	for a := range aliases {
+		names = append(names, a)
+	}
+	slices.Sort(names)
+	for _, a := range names {
+		i := slices.IndexFunc(opts, func(o option) bool { return o.name == aliases[a] })
+		if i < 0 {
+			// A misspelt target is a programming error the tests catch
+			// (TestConfigSpellings); skipping keeps the package free of panics.
+			continue
+		}
+		o := opts[i]
+		o.name, o.aliasOf = a, opts[i].name
+		opts = append(opts, o)
+	}
 	return opts
 }
 
@@ -336,9 +375,26 @@ func optionIndex() map[string]option {
 // IgnoredOptions lists the OpenPBS option names ParseConfig accepts with a
 // warning and otherwise ignores.
 func IgnoredOptions() []string {
+	return optionNames(func(o option) bool { return o.ignored })
+}
+
+// ObsoleteOptions lists the options of the old scheduler that mean nothing
+// now (debug_level): ParseConfig accepts them with a warning naming them.
+func ObsoleteOptions() []string {
+	return optionNames(func(o option) bool { return o.obsolete })
+}
+
+// OptionNames lists every option name ParseConfig knows: the options in
+// Format's order, then the ignored OpenPBS ones, the obsolete ones and the
+// other spellings (strict_ordering, starve_max).
+func OptionNames() []string {
+	return optionNames(func(option) bool { return true })
+}
+
+func optionNames(keep func(option) bool) []string {
 	var out []string
 	for _, o := range configOptions() {
-		if o.ignored {
+		if keep(o) {
 			out = append(out, o.name)
 		}
 	}

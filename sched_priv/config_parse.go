@@ -20,6 +20,7 @@ func ParseConfig(r io.Reader, name string) (*Config, error) {
 		rep:   report{file: name},
 		cfg:   NewConfig(),
 		opts:  optionIndex(),
+		names: OptionNames(),
 		lines: map[string]*[2]int{},
 	}
 	eachLine(r, &p.rep, p.line)
@@ -35,6 +36,9 @@ type configParser struct {
 	rep  report
 	cfg  *Config
 	opts map[string]option
+	// names are the known option names in a fixed order, for suggesting
+	// the closest one to an unknown name.
+	names []string
 	// lines remembers where each option was last set, per side ([0] prime,
 	// [1] non-prime; options without a suffix use [0]), so that the
 	// cross-option checks can point at the line to change.
@@ -54,13 +58,15 @@ const (
 	selNone
 )
 
+// parsePrimeSel reads the third word in any case. non-prime is the admin
+// guide's spelling, non_prime the sample file's; both work.
 func parsePrimeSel(s string) (primeSel, bool) {
 	switch strings.ToLower(s) {
 	case "all":
 		return selAll, true
 	case "prime":
 		return selPrime, true
-	case "non_prime":
+	case "non_prime", "non-prime":
 		return selNonPrime, true
 	case "none":
 		return selNone, true
@@ -130,11 +136,19 @@ func (p *configParser) line(n int, line string) {
 	}
 	opt, ok := p.opts[name]
 	if !ok {
-		p.rep.errorf(n, "unknown option %q", name)
+		if near := closest(name, p.names); near != "" {
+			p.rep.errorf(n, "unknown option %q; did you mean %s?", name, near)
+		} else {
+			p.rep.errorf(n, "unknown option %q", name)
+		}
 		return
 	}
 	if opt.ignored {
 		p.rep.warnf(n, "%s is an OpenPBS option this scheduler does not implement; ignored", name)
+		return
+	}
+	if opt.obsolete {
+		p.rep.warnf(n, "%s is an option of the old scheduler that means nothing now (%s); ignored", name, opt.hint)
 		return
 	}
 	if len(words) == 0 {

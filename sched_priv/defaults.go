@@ -2,7 +2,6 @@ package schedpriv
 
 import (
 	"embed"
-	"io/fs"
 )
 
 // File names in sched_priv.
@@ -13,10 +12,11 @@ const (
 	DedicatedFile     = "dedicated_time"
 )
 
-// defaultFiles holds the shipped sched_priv files. embed.FS is read-only,
-// so this package variable is not mutable state.
+// defaultFiles holds the shipped sched_priv files but holidays, which is
+// made for the year it is installed in (DefaultHolidays). embed.FS is
+// read-only, so this package variable is not mutable state.
 //
-//go:embed defaults/sched_config defaults/holidays defaults/resource_group defaults/dedicated_time
+//go:embed defaults/sched_config defaults/resource_group defaults/dedicated_time
 var defaultFiles embed.FS
 
 // DefaultFiles lists the shipped files, in the order privdir.InstallDefaults
@@ -25,18 +25,11 @@ func DefaultFiles() []string {
 	return []string{ConfigFile, HolidaysFile, ResourceGroupFile, DedicatedFile}
 }
 
-// Default returns the shipped contents of one sched_priv file.
-func Default(name string) ([]byte, error) {
-	return defaultFiles.ReadFile("defaults/" + name)
-}
-
-// DefaultFS returns the shipped files as a file system with the four files
-// at its top, the shape LoadFS expects.
-func DefaultFS() fs.FS {
-	sub, err := fs.Sub(defaultFiles, "defaults")
-	if err != nil {
-		// fs.Sub fails only for an invalid path name, which "defaults" is not.
-		panic(err)
+// Default returns the shipped contents of one sched_priv file; year is the
+// year a holidays file is for (the current year, for an installation).
+func Default(name string, year int) ([]byte, error) {
+	if name == HolidaysFile {
+		return DefaultHolidays(year)
 	}
-	return sub
+	return defaultFiles.ReadFile("defaults/" + name)
 }

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 )
 
+// The shipped files are the admin guide's shipped policy: jobs by queue
+// priority in prime and non-prime time, smallest memory first within a
+// queue, help for jobs starving over 24 hours, backfilling on; prime time
+// 04:00-17:30 on weekdays, weekends and the year's holidays non-prime.
 func TestDefaultsParse(t *testing.T) {
-	f, err := Defaults(time.UTC)
+	f, err := Defaults(2030, time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,16 +24,21 @@ func TestDefaultsParse(t *testing.T) {
 	c := f.Config
 	for _, prime := range []bool{true, false} {
 		s := c.Active(prime)
-		if !s.ByQueue || s.StrictFIFO || s.HelpStarvingJobs || s.FairShare || s.RoundRobin || s.SortBy != NoSort || !s.Backfill {
+		if !s.ByQueue || !s.SortQueues || s.SortBy != SmallestMemoryFirst || !s.HelpStarvingJobs || !s.Backfill ||
+			s.StrictFIFO || s.FairShare || s.RoundRobin || s.LoadBalancing || s.LoadBalancingRR {
 			t.Errorf("default policy (prime=%v): %+v", prime, s)
 		}
 	}
-	if c.DedicatedPrefix != "ded" || c.MaxStarve != 24*time.Hour || c.UnknownShares != 10 || c.BackfillDepth != DefaultBackfillDepth {
+	if !equalSettings(c.Prime, c.NonPrime) {
+		t.Errorf("prime and non-prime differ as shipped:\n%+v\n%+v", c.Prime, c.NonPrime)
+	}
+	if c.DedicatedPrefix != "ded" || c.MaxStarve != 24*time.Hour || c.UnknownShares != 10 ||
+		c.BackfillDepth != DefaultBackfillDepth || c.LogFilter != 256 {
 		t.Errorf("defaults: %+v", c)
 	}
 	// Turning the documented switches on must give a valid file: the
 	// companion values are already there.
-	data, _ := Default(ConfigFile)
+	data, _ := Default(ConfigFile, 2030)
 	data = append(data, "fair_share: true\nhelp_starving_jobs: true\n"...)
 	if _, err := ParseConfig(bytes.NewReader(data), ConfigFile); err != nil {
 		t.Errorf("default config with fair_share and help_starving_jobs on: %v", err)
@@ -39,16 +49,40 @@ func TestDefaultsParse(t *testing.T) {
 		t.Errorf("shipped backfill %v/%v depth %d; an empty file gives %v/%v depth %d",
 			c.Prime.Backfill, c.NonPrime.Backfill, c.BackfillDepth, empty.Prime.Backfill, empty.NonPrime.Backfill, empty.BackfillDepth)
 	}
-	// Turning backfilling off as the comment says gives a valid file, with
-	// nothing to warn about (backfill_depth stays, unused).
-	data, _ = Default(ConfigFile)
-	data = append(data, "backfill: false all\nbackfill_depth: all\n"...)
+	// Turning options off as the comments say gives a valid file, with
+	// nothing to warn about (backfill_depth and max_starve stay, unused).
+	data, _ = Default(ConfigFile, 2030)
+	data = append(data, "backfill: false all\nbackfill_depth: all\nhelp_starving_jobs: false all\n"...)
 	if off, err := ParseConfig(bytes.NewReader(data), ConfigFile); err != nil || off.Prime.Backfill || off.NonPrime.Backfill ||
-		off.BackfillDepth != BackfillDepthAll || len(off.Warnings) != 0 {
-		t.Errorf("default config with backfill off: %+v, %v", off, err)
+		off.Prime.HelpStarvingJobs || off.BackfillDepth != BackfillDepthAll || len(off.Warnings) != 0 {
+		t.Errorf("default config with backfill and help_starving_jobs off: %+v, %v", off, err)
 	}
-	if f.Holidays.Year != 0 || !f.Holidays.IsPrime(time.Date(2030, 1, 5, 3, 0, 0, 0, time.UTC)) {
-		t.Error("default holidays should make all time prime")
+	// The comment's example of a night policy is valid.
+	data, _ = Default(ConfigFile, 2030)
+	data = append(data, "strict_fifo: false prime\nstrict_fifo: true  non_prime\n"...)
+	if night, err := ParseConfig(bytes.NewReader(data), ConfigFile); err != nil || night.Prime.StrictFIFO || !night.NonPrime.StrictFIFO {
+		t.Errorf("the comment's prime/non_prime example: %+v, %v", night, err)
+	}
+
+	h := f.Holidays
+	if h.Year != 2030 {
+		t.Errorf("holidays year %d, want the year asked for", h.Year)
+	}
+	// 2030-01-07 is a Monday.
+	for _, tt := range []struct {
+		t     time.Time
+		prime bool
+	}{
+		{at(2030, 1, 7, 3, 59, 0), false}, {at(2030, 1, 7, 4, 0, 0), true}, {at(2030, 1, 7, 12, 0, 0), true},
+		{at(2030, 1, 11, 17, 29, 0), true}, {at(2030, 1, 11, 17, 30, 0), false}, {at(2030, 1, 11, 23, 0, 0), false},
+		{at(2030, 1, 12, 12, 0, 0), false}, {at(2030, 1, 13, 12, 0, 0), false}, // the weekend
+		{at(2030, 1, 1, 12, 0, 0), false},   // New Year's Day, a Tuesday
+		{at(2030, 11, 28, 12, 0, 0), false}, // Thanksgiving
+		{at(2030, 11, 29, 12, 0, 0), true},  // the Friday after
+	} {
+		if got := h.IsPrime(tt.t); got != tt.prime {
+			t.Errorf("IsPrime(%v) = %v, want %v", tt.t, got, tt.prime)
+		}
 	}
 	if f.Groups.Len() != 2 || f.Groups.Unknown.Shares != 10 || f.Groups.Unknown.Percentage != 1 {
 		t.Errorf("default resource_group: %d nodes", f.Groups.Len())
@@ -56,23 +90,43 @@ func TestDefaultsParse(t *testing.T) {
 	if len(f.Dedicated.Windows) != 0 {
 		t.Error("default dedicated_time has no windows")
 	}
-	if len(f.Check(time.Now())) != 0 {
-		t.Error("default files have nothing to warn about at any date")
+	if w := f.Check(at(2030, 6, 1, 0, 0, 0)); len(w) != 0 {
+		t.Errorf("default files for this year: %v", w)
+	}
+	if w := f.Check(at(2031, 1, 1, 0, 0, 0)); len(w) != 1 || !strings.Contains(w[0].Msg, "holidays are for 2030 but the year is 2031") {
+		t.Errorf("default files a year on: %v", w)
 	}
 }
 
-func TestDefaultFS(t *testing.T) {
+func equalSettings(a, b Settings) bool {
+	var fa, fb bytes.Buffer
+	ca, cb := NewConfig(), NewConfig()
+	ca.Prime, ca.NonPrime = a, a
+	cb.Prime, cb.NonPrime = b, b
+	ca.Format(&fa)
+	cb.Format(&fb)
+	return fa.String() == fb.String()
+}
+
+func TestDefault(t *testing.T) {
 	for _, name := range DefaultFiles() {
-		a, err := fs.ReadFile(DefaultFS(), name)
-		if err != nil {
-			t.Fatal(err)
+		a, err := Default(name, 2030)
+		if err != nil || len(a) == 0 {
+			t.Fatalf("%s: %v", name, err)
 		}
-		b, _ := Default(name)
-		if !bytes.Equal(a, b) || len(a) == 0 {
-			t.Errorf("%s: DefaultFS and Default disagree", name)
+		// Every shipped file says in comments what it does and how to
+		// change it: it opens with a comment block.
+		if !strings.HasPrefix(string(a), "# "+name+" - ") && !strings.HasPrefix(string(a), "* "+name+" - ") {
+			t.Errorf("%s does not open with its own description:\n%.80s", name, a)
 		}
 	}
-	if _, err := Default("usage"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Default("usage", 2030); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("no usage default expected: %v", err)
+	}
+	if _, err := Default(HolidaysFile, 0); err == nil {
+		t.Error("holidays for year 0")
+	}
+	if _, err := Default(HolidaysFile, 10000); err == nil {
+		t.Error("holidays for year 10000")
 	}
 }

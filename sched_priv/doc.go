@@ -30,7 +30,8 @@
 //
 //   - sched_config booleans are true or false in any case; any other word is
 //     an error (the classic parser took it as true). Unknown option names are
-//     errors. key ... non_prime sets the non-prime key list only.
+//     errors that name the closest known option (edit distance, any case).
+//     key ... non_prime sets the non-prime key list only.
 //     fair_share with no usage decay (half_life 0) and help_starving_jobs with
 //     max_starve 0 are errors rather than a hang or an all-starving queue.
 //   - A holiday is non-prime the whole day. "weekday all none" is always
@@ -47,21 +48,26 @@
 // # sched_config
 //
 // Lines are "name[:] value [prime|non_prime|all|none]"; the suffix is
-// matched in any case and applies to the options marked in Settings (those
-// in Config take none, or all/none). Values may be double-quoted to hold
+// matched in any case, non-prime (the admin guide's spelling) works as
+// non_prime, and it applies to the options marked in Settings (those in
+// Config take none, or all/none). Values may be double-quoted to hold
 // white space (OpenPBS writes resources: "ncpus, mem"). Classic options:
 // round_robin, by_queue, strict_fifo, fair_share, load_balancing,
 // load_balancing_rr, help_starving_jobs, sort_queues, sort_by, key
 // (prime-dependent); log_filter, dedicated_prefix (at most 15 characters),
-// ignore_queue (at most 16), max_starve, half_life, unknown_shares,
-// sync_time. Backfilling: backfill (prime-dependent, on unless turned off)
-// and backfill_depth (how many jobs after the first blocked one are
-// considered: a positive number, default 1000, or all; OpenPBS made this a
-// server attribute). OpenPBS options kept: strict_ordering (another name
-// for strict_fifo), backfill_prime, prime_spill, preemptive_sched,
-// job_sort_key, node_sort_key, smp_cluster_dist (prime-dependent);
-// primetime_prefix, nonprimetime_prefix, prime_exempt_anytime_queues,
-// resources, fairshare_usage_res, fairshare_entity, fairshare_decay_time,
+// ignore_queue (at most 16), max_starve (also spelt starve_max), half_life,
+// unknown_shares, sync_time. Sort names are the classic ones plus
+// cmp_job_walltime_asc for short_walltime_first (SortAliases). Options of
+// the old scheduler that mean nothing now (debug_level; ObsoleteOptions)
+// load with a warning naming them. Backfilling: backfill (prime-dependent,
+// on unless turned off) and backfill_depth (how many jobs after the first
+// blocked one are considered: a positive number, default 1000, or all;
+// OpenPBS made this a server attribute). OpenPBS options kept:
+// strict_ordering (another spelling of strict_fifo), backfill_prime,
+// prime_spill, preemptive_sched, job_sort_key, node_sort_key,
+// smp_cluster_dist (prime-dependent); primetime_prefix,
+// nonprimetime_prefix, prime_exempt_anytime_queues, resources,
+// fairshare_usage_res, fairshare_entity, fairshare_decay_time,
 // fairshare_decay_factor, fairshare_enforce_no_shares.
 // Activation filters (DESIGN §7): activation_filter (one absolute path
 // per line, in chain order), filter_timeout (how long each may run,
@@ -80,8 +86,9 @@
 // read too. Without a file or a YEAR line all time is prime. Rows missing
 // for a day make it all prime. Holiday day numbers apply in the file's YEAR
 // only; Holidays.YearWarning (and Files.Check) report a file for another
-// year. Calendar-date holiday lines ("1/1 New Year") are not a PBS format
-// and are rejected.
+// year, which pbs_sched logs and shows as the server's comment.
+// Calendar-date holiday lines ("1/1 New Year") are not a PBS format and are
+// rejected.
 //
 // # resource_group
 //
@@ -108,7 +115,17 @@
 //
 // # Defaults
 //
-// The files under defaults/ are embedded: a first-come-first-served
-// policy by queue, with backfilling, no prime time, no fair-share groups
-// and no dedicated time. privdir.InstallDefaults writes the missing ones.
+// A new installation gets the admin guide's shipped policy (Default,
+// Defaults): jobs by queue priority in prime and non-prime time, smallest
+// memory first within a queue, help for jobs starving over 24 hours,
+// backfilling on; no fair-share groups and no dedicated time. sched_config,
+// resource_group and dedicated_time are embedded from defaults/; the
+// holidays file is made for a given year (DefaultHolidays): prime time
+// 04:00-17:30 on weekdays, weekends non-prime, and the US federal holidays
+// observed that year (USHolidays) non-prime, each as its day of the year
+// with the date and name as comment. Each file says in comments what it
+// does and how to change it. privdir.InstallDefaults writes the missing
+// ones, the holidays for the year it is given (pbs_sched: the current
+// year); LoadFS replaces a missing resource_group or dedicated_time by its
+// default and takes a missing holidays file as all prime time.
 package schedpriv

@@ -19,7 +19,7 @@ func seedFixture(f *testing.F, name string) {
 	if err == nil {
 		f.Add(string(data))
 	}
-	if def, err := Default(name); err == nil {
+	if def, err := Default(name, 2030); err == nil {
 		f.Add(string(def))
 	}
 }

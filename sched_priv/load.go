@@ -17,15 +17,17 @@ type Files struct {
 	Groups    *Tree
 	Dedicated *Dedicated
 	// Warnings gathers the warnings of all four files, plus one for each
-	// optional file that was missing and replaced by its default.
+	// optional file that was missing.
 	Warnings []Problem
 }
 
 // LoadFS reads the four sched_priv files from the top of fsys; dedicated
 // times are read in loc (nil: UTC).
 //
-// sched_config must exist. A missing holidays, resource_group or
-// dedicated_time is replaced by the shipped default, with a warning. Any
+// sched_config must exist. A missing resource_group or dedicated_time is
+// replaced by the shipped default, with a warning; a missing holidays file
+// makes all time prime time, with a warning (the shipped one is made for a
+// year, which LoadFS does not know; see Defaults and DefaultHolidays). Any
 // error in any file makes LoadFS return nil and an error (an Errors when
 // the files are readable) listing every problem with file and line, so the
 // caller can keep its previous settings. The resource_group tree gets
@@ -38,6 +40,18 @@ func LoadFS(fsys fs.FS, loc *time.Location) (*Files, error) {
 // display maps a file name (ConfigFile, ...) to it. privdir.Load passes
 // the file's path in its directory.
 func LoadFSNamed(fsys fs.FS, display func(name string) string, loc *time.Location) (*Files, error) {
+	return load(func(name string) ([]byte, error) { return fs.ReadFile(fsys, path.Clean(name)) }, display, loc)
+}
+
+// Defaults returns the shipped files parsed, with the holidays file made
+// for year: what a scheduler runs on a new PBS_HOME that year.
+func Defaults(year int, loc *time.Location) (*Files, error) {
+	return load(func(name string) ([]byte, error) { return Default(name, year) }, nil, loc)
+}
+
+// load reads the four files through readFile (fs.ErrNotExist for a
+// missing one), as LoadFS describes.
+func load(readFile func(name string) ([]byte, error), display func(name string) string, loc *time.Location) (*Files, error) {
 	if display == nil {
 		display = func(name string) string { return name }
 	}
@@ -56,15 +70,21 @@ func LoadFSNamed(fsys fs.FS, display func(name string) string, loc *time.Locatio
 	}
 
 	// read returns a file's contents, or the default (with a warning) when
-	// an optional file is missing.
+	// an optional file is missing. The holidays default depends on the
+	// year, which this pure package does not know: a missing holidays file
+	// means all time is prime time, as in PBS.
 	read := func(name string, optional bool) ([]byte, bool) {
-		data, err := fs.ReadFile(fsys, path.Clean(name))
+		data, err := readFile(name)
 		if err == nil {
 			return data, true
 		}
 		if optional && errors.Is(err, fs.ErrNotExist) {
+			if name == HolidaysFile {
+				f.Warnings = append(f.Warnings, Problem{File: display(name), Msg: "file not found; all time is prime time (pbs_sched installs one for the current year when it starts)"})
+				return nil, false
+			}
 			f.Warnings = append(f.Warnings, Problem{File: display(name), Msg: "file not found; using the shipped default"})
-			def, derr := Default(name)
+			def, derr := Default(name, 0)
 			if derr != nil {
 				other = append(other, derr)
 				return nil, false
@@ -128,10 +148,4 @@ func (f *Files) Check(now time.Time) []Problem {
 		out = append(out, w)
 	}
 	return out
-}
-
-// Defaults returns the shipped files parsed, as a scheduler without a
-// sched_priv would run.
-func Defaults(loc *time.Location) (*Files, error) {
-	return LoadFS(DefaultFS(), loc)
 }

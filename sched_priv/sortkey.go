@@ -104,22 +104,44 @@ func (k SortKey) Valid() bool {
 func (k SortKey) String() string { return string(k) }
 
 // parseSortKey matches a name exactly, as PBS does: sort names are
-// lower-case identifiers and a near miss is more likely a typo than intent.
+// lower-case identifiers and a near miss is more likely a typo than intent,
+// so it is refused, naming the closest sort. The admin guide's other
+// spellings (sortAlias) read as the sort they stand for.
 func parseSortKey(s string) (SortKey, error) {
+	if k, ok := sortAlias(s); ok {
+		return k, nil
+	}
 	k := SortKey(s)
 	if !k.Valid() {
-		return "", fmt.Errorf("unknown sort %q (one of %s)", s, sortNameList())
+		names := sortNames()
+		if near := closest(s, names); near != "" {
+			return "", fmt.Errorf("unknown sort %q; did you mean %s?", s, near)
+		}
+		return "", fmt.Errorf("unknown sort %q (one of %s)", s, strings.Join(names, ", "))
 	}
 	return k, nil
 }
 
-func sortNameList() string {
+// SortAliases maps the other spellings sort_by and key accept to the sort
+// they stand for: cmp_job_walltime_asc, the classic scheduler's comparator
+// that the admin guide names for short_walltime_first. Format writes the
+// sort's own name. A fresh map each call.
+func SortAliases() map[string]SortKey {
+	return map[string]SortKey{"cmp_job_walltime_asc": ShortWalltimeFirst}
+}
+
+func sortAlias(s string) (SortKey, bool) {
+	k, ok := SortAliases()[s]
+	return k, ok
+}
+
+func sortNames() []string {
 	ks := SortKeys()
 	s := make([]string, len(ks))
 	for i, k := range ks {
 		s[i] = string(k)
 	}
-	return strings.Join(s, ", ")
+	return s
 }
 
 // ResourceSort is one entry of the OpenPBS job_sort_key / node_sort_key

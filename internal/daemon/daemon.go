@@ -52,6 +52,19 @@ func (s *Started) Close() error {
 	return s.closer.Close()
 }
 
+// Config loads pbs.conf with -d applied, touching nothing: for a daemon's
+// modes that only read (pbs_sched -t).
+func (f *Flags) Config() (*config.Config, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	if *f.home != "" {
+		cfg.Home = *f.home
+	}
+	return cfg, nil
+}
+
 // Start handles -version, loads pbs.conf, creates PBS_HOME and opens the
 // log in logDir(cfg). When the process should exit instead (a version
 // request or an error, already printed), it returns nil and the status.
@@ -60,13 +73,10 @@ func (f *Flags) Start(name, version string, logDir func(*config.Config) string) 
 		fmt.Println("pbs_version =", version)
 		return nil, 0
 	}
-	cfg, err := config.Load()
+	cfg, err := f.Config()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return nil, 2
-	}
-	if *f.home != "" {
-		cfg.Home = *f.home
 	}
 	if err := os.MkdirAll(cfg.Home, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)

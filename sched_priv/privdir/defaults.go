@@ -9,18 +9,19 @@ import (
 )
 
 // InstallDefaults writes each shipped file (schedpriv.DefaultFiles) that dir
-// lacks, with mode 0644, creating dir (0750) if needed. An existing file is
+// lacks, with mode 0644, creating dir (0750) if needed; the holidays file
+// is made for year (the current year, for pbs_sched). An existing file is
 // never replaced or changed, even one another process creates meanwhile:
 // each file is written to a temporary name, synced, then linked into place
 // only if the name is free. This is how a fresh PBS_HOME gets its
 // sched_priv.
-func InstallDefaults(dir string) error {
+func InstallDefaults(dir string, year int) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return err
 	}
 	var errs []error
 	for _, name := range schedpriv.DefaultFiles() {
-		data, err := schedpriv.Default(name)
+		data, err := schedpriv.Default(name, year)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -1,0 +1,78 @@
+package fifo
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"gopbs/proto"
+	"gopbs/sched"
+	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
+)
+
+// The shipped sched_priv, through the policy, in prime and non-prime time:
+// queues by priority; within a queue the smallest memory request first
+// (jobs without one after, in submission order); a job queued over 24
+// hours goes before everything and, once started, blocks nothing.
+func TestShippedPolicy(t *testing.T) {
+	files, err := schedpriv.Defaults(now.Year(), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{}
+	if err := p.Configure(files, core.NopLogger{}); err != nil {
+		t.Fatal(err)
+	}
+	mem := func(v string) []any { return []any{r("Resource_List", "mem", v)} }
+	build := func(at time.Time, starving bool) *world {
+		queued := func(ago time.Duration) []any {
+			return []any{a("qtime", strconv.FormatInt(at.Add(-ago).Unix(), 10))}
+		}
+		w := newWorld().queue("hi", "Execution", true, a("Priority", "10")).node("n1", 8, "free")
+		add := func(seq int, queue string, extra ...[]any) {
+			attrs := queued(time.Hour)
+			for _, e := range extra {
+				attrs = append(attrs, e...)
+			}
+			w.job(seq, "Q", queue, "u", "1:ncpus=1", toAttrs(attrs)...)
+		}
+		add(1, "workq", mem("512mb"))
+		add(2, "hi", mem("2gb"))
+		add(3, "hi")
+		add(4, "hi", mem("1gb"))
+		if starving {
+			add(5, "workq", mem("4gb"), queued(25*time.Hour))
+		}
+		return w
+	}
+	// 2026-11-23 is a Monday: 10:00 is prime time, 20:00 non-prime; the
+	// shipped policy is the same in both.
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC),
+	} {
+		if prime := files.Holidays.IsPrime(at); prime != (at.Hour() == 10) {
+			t.Fatalf("%v: prime %v", at, prime)
+		}
+		for _, starving := range []bool{false, true} {
+			w := build(at, starving)
+			plan := p.Schedule(sched.NewWorld(at, w.server, w.queues, w.nodes, w.jobs), core.EventNew, core.NopLogger{})
+			want := []string{"run 4 n1", "run 2 n1", "run 3 n1", "run 1 n1"}
+			if starving {
+				want = append([]string{"run 5 n1"}, want...)
+			}
+			if got := outcome(plan); !reflect.DeepEqual(got, want) {
+				t.Errorf("%v starving=%v:\n got %q\nwant %q", at, starving, got, want)
+			}
+		}
+	}
+}
+
+func toAttrs(v []any) []proto.Attr {
+	out := make([]proto.Attr, len(v))
+	for i, x := range v {
+		out[i] = x.(proto.Attr)
+	}
+	return out
+}
