@@ -1,0 +1,182 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stageDirs makes a job working directory (the execution side, n1) and a
+// directory standing for the other node's disk (n2), open to every user.
+func stageDirs(t *testing.T) (work, other string) {
+	t.Helper()
+	// Not t.TempDir: its parent is closed to other users.
+	root, err := os.MkdirTemp("", "gopbs-stage-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	os.Chmod(root, 0o755)
+	work, other = filepath.Join(root, "work"), filepath.Join(root, "n2disk")
+	for _, d := range []string{work, other} {
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(d, 0o777)
+	}
+	return work, other
+}
+
+// Files staged in from the other node's mom are in the working directory
+// when the script starts; the outputs are staged out to the other node;
+// the staged-in files and the staged-out sources are gone afterwards; the
+// file on this node's own name is a local copy. qstat -f shows the lists.
+func TestStageInAndOutBetweenMoms(t *testing.T) {
+	c, _, n2 := twoMoms(t)
+	work, other := stageDirs(t)
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("input from n2\n"), 0o644)
+	os.WriteFile(filepath.Join(work, "..", "local.src"), []byte("local input\n"), 0o644)
+	script := "#!/bin/sh\ncat in.dat local.dat > seen.txt\necho result > out.dat\n"
+	id := c.Submit(script, "-d", work, "-o", work+"/", "-e", work+"/",
+		"-W", "stagein=in.dat@n2:"+other+"/in.dat,local.dat@n1:"+filepath.Join(work, "..", "local.src"),
+		"-W", "stageout=out.dat@n2:"+other+"/out.dat")
+	if got := attr(t, c, id, "stagein"); !strings.Contains(got, "in.dat@n2:"+other+"/in.dat") {
+		t.Errorf("stagein shown as %q", got)
+	}
+	if got := attr(t, c, id, "substate"); got != "11" {
+		t.Errorf("queued job with stage-in files has substate %q, want 11", got)
+	}
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "0" {
+		t.Fatalf("Exit_status %q\n%s", got, c.MustRun("qstat", "-fx", id))
+	}
+	if got := readFile(t, filepath.Join(work, "seen.txt")); got != "input from n2\nlocal input\n" {
+		t.Errorf("the script saw %q", got)
+	}
+	if got := readFile(t, filepath.Join(other, "out.dat")); got != "result\n" {
+		t.Errorf("staged-out file holds %q", got)
+	}
+	for _, gone := range []string{"in.dat", "local.dat", "out.dat"} {
+		if _, err := os.Stat(filepath.Join(work, gone)); err == nil {
+			t.Errorf("%s is still in the working directory", gone)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "..", "local.src")); err != nil {
+		t.Errorf("the local source went: %v", err)
+	}
+	if log := n2.Log(); !strings.Contains(log, "staging copy served") {
+		t.Errorf("n2's mom did not serve the copies:\n%s", log)
+	}
+}
+
+// A missing source sends the job to W for stagefail_wait with a comment
+// naming the file and why (tracejob shows it); once the file exists,
+// qrls ends the wait and the job runs.
+func TestStageInFailureWaitsThenRuns(t *testing.T) {
+	c, _, _ := twoMoms(t, "set server stagefail_wait = 900")
+	work, other := stageDirs(t)
+	id := c.Submit("#!/bin/sh\ncat in.dat\n", "-d", work, "-o", work+"/", "-j", "oe", "-N", "sfail",
+		"-W", "stagein=in.dat@n2:"+other+"/missing.dat")
+	before := time.Now().Unix()
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "W", 30*time.Second)
+	comment := attr(t, c, id, "comment")
+	if !strings.Contains(comment, "Stage-in failed") || !strings.Contains(comment, other+"/missing.dat") || !strings.Contains(comment, "no such file") {
+		t.Errorf("comment %q does not say which file failed and why", comment)
+	}
+	if got := attr(t, c, id, "substate"); got != "37" {
+		t.Errorf("substate %q, want 37 (STAGEFAIL)", got)
+	}
+	shown := attr(t, c, id, "Execution_Time")
+	et, err := time.ParseInLocation("Mon Jan _2 15:04:05 2006", shown, time.Local)
+	if err != nil || et.Unix() < before+890 || et.Unix() > time.Now().Unix()+910 {
+		t.Errorf("Execution_Time %q, want about now + 900 s", shown)
+	}
+	if out := c.MustRun("tracejob", id); !strings.Contains(out, "missing.dat") {
+		t.Errorf("tracejob does not show the failure:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(other, "missing.dat"), []byte("here now\n"), 0o644)
+	c.MustRun("qrls", id)
+	c.WaitJobState(id, "Q", 10*time.Second)
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	seq := strings.SplitN(id, ".", 2)[0]
+	if got := readFile(t, filepath.Join(work, "sfail.o"+seq)); got != "here now\n" {
+		t.Errorf("output %q", got)
+	}
+}
+
+// A path with blanks, quotes and a leading dash is copied as a name, in
+// and out, never read as an option or by a shell.
+func TestStagePathIsAName(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	work, other := stageDirs(t)
+	odd := `-odd "q" name`
+	os.WriteFile(filepath.Join(other, odd), []byte("odd input\n"), 0o644)
+	id := c.Submit("#!/bin/sh\ncat -- '"+odd+"' > './"+odd+".out'\n", "-d", work, "-o", work+"/", "-e", work+"/",
+		"-W", "stagein='"+odd+"@n2:"+other+"/"+odd+"'",
+		"-W", "stageout='"+odd+".out@n2:"+other+"/"+odd+".out'")
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if got := readFile(t, filepath.Join(other, odd+".out")); got != "odd input\n" {
+		t.Errorf("copied back %q\n%s", got, c.MustRun("qstat", "-fx", id))
+	}
+	if ents, _ := os.ReadDir(work); len(ents) > 2 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("working directory holds %q (leftovers of the copy?)", names)
+	}
+}
+
+// A stage-out to a directory the owner cannot write fails into the spool
+// on the execution host, which the owner can read; the comment and the
+// accounting record say where. A stage-in of another user's private file
+// fails as that user would: the copy runs as the job's owner.
+func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
+	c, n1, _ := twoMoms(t)
+	u := newUsers(t, "stg")[0]
+	work, other := stageDirs(t)
+	locked := filepath.Join(other, "locked")
+	os.Mkdir(locked, 0o755) // root's: the user cannot write here
+	secret := filepath.Join(other, "secret")
+	os.WriteFile(secret, []byte("root only\n"), 0o600)
+
+	id := submitAs(t, c, u, work, "#!/bin/sh\necho precious > out.dat\n", "-d", work,
+		"-W", "stageout=out.dat@n2:"+locked+"/out.dat")
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	spool := filepath.Join(n1.Home, "undelivered", id)
+	comment := attr(t, c, id, "comment")
+	if !strings.Contains(comment, "stage-out of out.dat@n2:"+locked+"/out.dat failed") || !strings.Contains(comment, "kept in "+spool) {
+		t.Errorf("comment %q", comment)
+	}
+	if got := readFile(t, filepath.Join(spool, "out.dat")); got != "precious\n" {
+		t.Errorf("spooled file holds %q", got)
+	}
+	for _, p := range []string{spool, filepath.Join(spool, "out.dat")} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Sys().(*syscall.Stat_t).Uid != u.cred.UID {
+			t.Errorf("%s is not the owner's: %v", p, err)
+		}
+	}
+	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	if !strings.Contains(acct, "stageout_spool="+spool) {
+		t.Errorf("E record lacks stageout_spool:\n%s", acct)
+	}
+
+	id2 := submitAs(t, c, u, work, "#!/bin/sh\ncat stolen\n", "-d", work, "-W", "stagein=stolen@n2:"+secret)
+	c.MustRun("qrun", "-H", "n1", id2)
+	c.WaitJobState(id2, "W", 30*time.Second)
+	if comment := attr(t, c, id2, "comment"); !strings.Contains(comment, "permission denied") {
+		t.Errorf("stage-in of another user's file: comment %q", comment)
+	}
+	if _, err := os.Stat(filepath.Join(work, "stolen")); err == nil {
+		t.Errorf("another user's private file was copied")
+	}
+}
