@@ -180,3 +180,47 @@ func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
 		t.Errorf("another user's private file was copied")
 	}
 }
+
+// The scheduler's early stage-in: the job the backfilling reservation
+// protects has its files copied to the node it is expected to run on
+// while it waits (substate 16, stagein_node); when it runs there the copy
+// is skipped (a source changed afterwards is not copied again).
+func TestEarlyStageInThenRunSkipsCopy(t *testing.T) {
+	c, _, _ := twoMoms(t, "set server scheduling = False")
+	for _, n := range []string{"n1", "n2"} {
+		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 1")
+	}
+	work, other := stageDirs(t)
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("original\n"), 0o644)
+	flag := filepath.Join(work, "flag")
+	c.StartScheduler("pbs_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	big := c.Submit("#!/bin/sh\nwhile [ ! -f "+flag+" ]; do sleep 0.2; done\n", "-d", work, "-o", work+"/", "-e", work+"/",
+		"-l", "select=2:ncpus=1", "-l", "place=scatter", "-l", "walltime=00:02:00")
+	c.WaitJobState(big, "R", 30*time.Second)
+	id := c.Submit("#!/bin/sh\ncat in.dat > seen.txt\n", "-d", work, "-o", work+"/", "-e", work+"/",
+		"-l", "select=1:ncpus=1", "-l", "walltime=00:00:30", "-W", "stagein=in.dat@n2:"+other+"/in.dat")
+	waitAttr(t, c, id, "substate", func(v string) bool { return v == "16" }, 30*time.Second)
+	node := attr(t, c, id, "stagein_node")
+	if node != "n1" && node != "n2" {
+		t.Fatalf("stagein_node %q", node)
+	}
+	if got := readFile(t, filepath.Join(work, "in.dat")); got != "original\n" {
+		t.Fatalf("staged early: %q", got)
+	}
+	if got := attr(t, c, id, "job_state"); got != "Q" {
+		t.Fatalf("an early stage-in ran the job: %s", got)
+	}
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("changed after the stage-in\n"), 0o644)
+	os.WriteFile(flag, nil, 0o644)
+	c.WaitJobState(id, "F", 60*time.Second)
+	if got := attr(t, c, id, "exec_host"); !strings.HasPrefix(got, node+"/") {
+		t.Errorf("ran on %q, not where its files were (%s)", got, node)
+	}
+	if got := readFile(t, filepath.Join(work, "seen.txt")); got != "original\n" {
+		t.Errorf("the run copied the file again: the script saw %q", got)
+	}
+	if log := c.SchedLog(); !strings.Contains(log, "early stage-in asked for") {
+		t.Errorf("the scheduler's log does not show the request:\n%s", log)
+	}
+}
