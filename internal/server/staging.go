@@ -225,8 +225,8 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 	var jobID string
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(rep.JobID)
-		if err != nil || j.StageNode != who.name || j.StagePhase != model.StageRunning {
-			return nil // the job ran, moved on or was staged elsewhere since
+		if err != nil || j.Finished() || j.Active() || j.StageNode != who.name || j.StagePhase != model.StageRunning {
+			return nil // the job ran, ended or was staged elsewhere since
 		}
 		now := s.nowUnix()
 		jobID = j.ID
