@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"gopbs/proto"
 )
 
 // stageDirs makes a job working directory (the execution side, n1) and a
@@ -222,5 +224,53 @@ func TestEarlyStageInThenRunSkipsCopy(t *testing.T) {
 	}
 	if log := c.SchedLog(); !strings.Contains(log, "early stage-in asked for") {
 		t.Errorf("the scheduler's log does not show the request:\n%s", log)
+	}
+}
+
+// An early stage-in survives restarts (DESIGN §6): the source's mom is
+// stopped so the copy hangs; the copying mom is killed and restarted, then
+// the server; the job stays queued in STAGEIN throughout, the restarted
+// mom copies again once the source answers, the server records STAGECMP,
+// and the job then runs once.
+func TestEarlyStageInSurvivesRestarts(t *testing.T) {
+	c, n1, n2 := twoMoms(t, "set server scheduling = False")
+	work, other := stageDirs(t)
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("survived\n"), 0o644)
+	id := c.Submit("#!/bin/sh\ncat in.dat\n", "-d", work, "-o", work+"/", "-j", "oe", "-N", "restage",
+		"-W", "stagein=in.dat@n2:"+other+"/in.dat")
+	syscall.Kill(n2.Pid(), syscall.SIGSTOP)
+	defer syscall.Kill(n2.Pid(), syscall.SIGCONT)
+	cl, err := proto.Dial(proto.DialOptions{Network: "unix", Address: filepath.Join(c.Home, "pbs_server.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.StageInJob(id, "n1"); err != nil {
+		t.Fatalf("stage-in request: %v", err)
+	}
+	cl.Close()
+	if got := attr(t, c, id, "substate"); got != "14" {
+		t.Fatalf("substate %q while the copy hangs, want 14", got)
+	}
+	n1.Kill(syscall.SIGKILL)
+	n1.Start()
+	c.KillServer(syscall.SIGKILL)
+	c.StartServer()
+	c.WaitNodeState("n1", "free", 20*time.Second)
+	if got := attr(t, c, id, "substate"); got != "14" || attr(t, c, id, "job_state") != "Q" {
+		t.Fatalf("after the restarts: %s", c.MustRun("qstat", "-f", id))
+	}
+	syscall.Kill(n2.Pid(), syscall.SIGCONT)
+	waitAttr(t, c, id, "substate", func(v string) bool { return v == "16" }, 60*time.Second)
+	if got := readFile(t, filepath.Join(work, "in.dat")); got != "survived\n" {
+		t.Fatalf("staged %q", got)
+	}
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	seq := strings.SplitN(id, ".", 2)[0]
+	if got := readFile(t, filepath.Join(work, "restage.o"+seq)); got != "survived\n" {
+		t.Errorf("output %q", got)
+	}
+	if got := attr(t, c, id, "run_count"); got != "1" {
+		t.Errorf("run_count %q", got)
 	}
 }
