@@ -98,6 +98,9 @@ func TestStageInFailureWaitsThenRuns(t *testing.T) {
 	if err != nil || et.Unix() < before+890 || et.Unix() > time.Now().Unix()+910 {
 		t.Errorf("Execution_Time %q, want about now + 900 s", shown)
 	}
+	if out := c.MustRun("qmgr", "-c", "print server"); !strings.Contains(out, "set server stagefail_wait = 900") {
+		t.Errorf("qmgr print server lacks stagefail_wait:\n%s", out)
+	}
 	if out := c.MustRun("tracejob", id); !strings.Contains(out, "missing.dat") {
 		t.Errorf("tracejob does not show the failure:\n%s", out)
 	}
