@@ -64,6 +64,10 @@ const (
 	AttrArrayIndices = "array_indices_submitted"
 	AttrStagein      = "stagein"
 	AttrStageout     = "stageout"
+	// AttrStageinNode is the node where an early stage-in (the
+	// scheduler's stage-in request) put, or is putting, the job's
+	// stage-in files; read only.
+	AttrStageinNode  = "stagein_node"
 	AttrInitRootDir  = "init_root_dir" // Torque qsub -D
 	AttrJobArguments = "job_arguments" // Torque qsub -F
 	AttrRemoveFiles  = "Remove_Files"  // OpenPBS qsub -R
@@ -149,6 +153,10 @@ const (
 	// AttrSubmissionFilterTimeout is how long one submission filter may
 	// run, in seconds (15 when unset).
 	AttrSubmissionFilterTimeout = "submission_filter_timeout"
+	// AttrStagefailWait is how long, in seconds, a job whose stage-in
+	// failed waits (W) before the scheduler may try it again: the
+	// classic PBS_STAGEFAIL_WAIT, 1800 when unset.
+	AttrStagefailWait = "stagefail_wait"
 )
 
 // Node attributes.

@@ -275,6 +275,10 @@ func (c *Client) RunJob(id, nodes string) error { return c.jobOp(MsgRunJob, id, 
 // SignalJob sends a signal name or number, or "suspend"/"resume".
 func (c *Client) SignalJob(id, sig string) error { return c.jobOp(MsgSignalJob, id, sig) }
 
+// StageInJob asks the server to copy a queued job's stage-in files to
+// node without running it.
+func (c *Client) StageInJob(id, node string) error { return c.jobOp(MsgStageInJob, id, node) }
+
 // RerunJob kills a running job and puts it back in its queue (qrerun);
 // force reruns a job that is not rerunnable.
 func (c *Client) RerunJob(id string, force bool) error {

@@ -30,6 +30,8 @@ package proto
 //   - Variable_List: "NAME=value,NAME=value"; a comma or backslash inside a
 //     value is escaped with a backslash.
 //   - exec_host: "node/0*2+node2/0"; exec_vnode: "(node:ncpus=2)+(node2:ncpus=1)".
+//   - stagein, stageout: "local@host:remote,..." (internal/stage), a comma
+//     inside a name escaped with a backslash.
 //
 // Status replies list attributes in OpenPBS's qstat -f order, with the
 // resources of a resource-list attribute (Resource_List, resources_used,

@@ -41,6 +41,9 @@ var bodyTypes = []func() any{
 	func() any { return new(RunJobsReply) },
 	func() any { return new(AlterJobsRequest) },
 	func() any { return new(AlterJobsReply) },
+	func() any { return new(StageInDone) },
+	func() any { return new(FileRequest) },
+	func() any { return new(FileChunk) },
 }
 
 // bodySamples are realistic bodies, one per entry of bodyTypes, for seeds.
@@ -58,6 +61,8 @@ func bodySamples() []any {
 		KeepFiles: "n", ExecHost: "n1/0*2", ExecVnode: "(n1:ncpus=2)", NodeFile: []string{"n1", "n1"},
 		Ncpus: 2, OMPThreads: 2, Walltime: 3600, KillDelay: 10,
 		Resources: map[string]string{"ncpus": "2", "walltime": "01:00:00"},
+		StageIn:   []StageFile{{Local: "in.dat", Host: "n2", Remote: "/data/in.dat", Node: "n2", Addr: "n2:15002", Token: []byte{1, 2}}},
+		StageOut:  []StageFile{{Local: "out.dat", Host: "n1", Remote: "/data/out.dat", Here: true}},
 	}
 	errs := []ObjectError{{Name: "7.srv", Code: PBSE_UNKJOBID, Text: "Unknown Job Id 7.srv"}, {Name: "8.srv"}}
 	return []any{
@@ -77,11 +82,12 @@ func bodySamples() []any {
 		&MomStatus{
 			Node: "n1", Version: "1.0", Port: 15002, Arch: "linux", Ncpus: 8, Physmem: 16 << 30, Loadave: 0.5,
 			IdealLoad: -1, MaxLoad: 7.5, Resources: map[string]string{"scratch": "100gb", "arch": "x86_64"},
-			Jobs:   []MomJobState{{JobID: "7.srv", RunCount: 1, SessionID: 4242, Used: used}, {JobID: "6.srv", Exited: true}},
-			Vnodes: []VnodeStatus{{Name: "n1v0", Ncpus: 4, Physmem: 8 << 30, Resources: map[string]string{"ngpus": "1"}}},
+			Jobs:       []MomJobState{{JobID: "7.srv", RunCount: 1, SessionID: 4242, Used: used}, {JobID: "6.srv", Exited: true, Phase: PhaseStageOut}},
+			Vnodes:     []VnodeStatus{{Name: "n1v0", Ncpus: 4, Physmem: 8 << 30, Resources: map[string]string{"ngpus": "1"}}},
+			RemoteCopy: true, Staging: []string{"9.srv"},
 		},
 		&MomStatusReply{Interval: 45, Kill: []string{"5.srv"}},
-		&JobObit{JobID: "7.srv", RunCount: 1, ExitStatus: 271, Used: used, Start: 1700000000, End: 1700000030, Comment: "walltime exceeded", SessionID: 4242},
+		&JobObit{JobID: "7.srv", RunCount: 1, ExitStatus: 271, Used: used, Start: 1700000000, End: 1700000030, Comment: "walltime exceeded", SessionID: 4242, StageOutSpool: "/var/spool/pbs/undelivered/7.srv"},
 		&job,
 		&MomSignal{JobID: "7.srv", Signal: "SIGUSR1", KillDelay: 10},
 		&MomJobs{Jobs: []MomJob{job, {JobID: "8.srv", Name: "b"}}},
@@ -91,6 +97,9 @@ func bodySamples() []any {
 		&RunJobsReply{Results: errs},
 		&AlterJobsRequest{Alters: []AlterRequest{{JobID: "7.srv", Attrs: []Attr{{Name: AttrComment, Value: "Not Running: no free nodes"}}}}},
 		&AlterJobsReply{Results: errs[:1]},
+		&StageInDone{JobID: "7.srv", Comment: "stage-in of in.dat@n2:/data/in.dat failed: no such file"},
+		&FileRequest{JobID: "7.srv", User: "alice", Group: "users", Path: "/data/-odd \"q\" name", Token: bytes.Repeat([]byte{3}, 32)},
+		&FileChunk{Data: []byte("part of a file"), Mode: 0o644},
 	}
 }
 

@@ -13,6 +13,21 @@ const (
 	MsgMomSignalJob MsgType = 51 // server -> mom: MomSignal, reply empty
 	MsgMomRunJobs   MsgType = 52 // server -> mom: MomJobs, reply MomJobsReply
 	MsgMomShutdown  MsgType = 53 // server -> mom: no body, reply empty; the mom then stops (qterm -m)
+	// MsgStageInDone tells the server how an early stage-in ended.
+	MsgStageInDone MsgType = 42 // mom -> server: StageInDone, reply empty
+	// MsgMomStageIn asks a mom to copy a queued job's stage-in files
+	// without running it (the server's pbs_stagein); the mom answers at
+	// once and reports the outcome with MsgStageInDone.
+	MsgMomStageIn MsgType = 54 // server -> mom: MomJob (no script), reply empty
+	// Mom-to-mom file transfer for staging (RoleMom on the mom port, the
+	// cluster key). A get is answered by FileChunk frames, More set on all
+	// but the last. A put is answered once when the file is open; the
+	// requester then sends FileChunk frames of type MsgMomFileData with
+	// the request's Seq, More set on all but the last, and the serving mom
+	// answers once more when the file is in place.
+	MsgMomFileGet  MsgType = 55 // mom -> mom: FileRequest, reply FileChunk frames
+	MsgMomFilePut  MsgType = 56 // mom -> mom: FileRequest, reply empty, then data
+	MsgMomFileData MsgType = 57 // mom -> mom: FileChunk, one frame of a put
 )
 
 func init() {
@@ -22,6 +37,11 @@ func init() {
 	msgNames[MsgMomSignalJob] = "MomSignalJob"
 	msgNames[MsgMomRunJobs] = "MomRunJobs"
 	msgNames[MsgMomShutdown] = "MomShutdown"
+	msgNames[MsgStageInDone] = "StageInDone"
+	msgNames[MsgMomStageIn] = "MomStageIn"
+	msgNames[MsgMomFileGet] = "MomFileGet"
+	msgNames[MsgMomFilePut] = "MomFilePut"
+	msgNames[MsgMomFileData] = "MomFileData"
 }
 
 // MomStatus is a mom's periodic report.
@@ -46,6 +66,12 @@ type MomStatus struct {
 	// several nodes, or a simulator): each must exist on the server with
 	// the same Mom host and Port as the reporting node.
 	Vnodes []VnodeStatus
+	// RemoteCopy is set when mom_priv/config lets this mom copy staged
+	// files with scp from hosts that run no pbs_mom ($rcpcmd).
+	RemoteCopy bool
+	// Staging lists the queued jobs whose early stage-in this mom is
+	// copying, or has finished and not yet reported.
+	Staging []string
 }
 
 // VnodeStatus is what a mom reports for one of its further nodes.
@@ -66,7 +92,20 @@ type MomJobState struct {
 	Exited    bool
 	Suspended bool
 	Used      Usage
+	// Phase is what the job's shepherd is doing: PhaseRunning, or copying
+	// stage-in or stage-out files.
+	Phase JobPhase
 }
+
+// JobPhase is the part of a job's life its shepherd is in.
+type JobPhase uint8
+
+// Job phases.
+const (
+	PhaseRunning  JobPhase = 0
+	PhaseStageIn  JobPhase = 1 // copying stage-in files before the script
+	PhaseStageOut JobPhase = 2 // copying stage-out files after the script
+)
 
 // Usage is what a job consumed so far.
 type Usage struct {
@@ -107,6 +146,52 @@ type JobObit struct {
 	// Fenced is set when the shepherd killed the job because the mom's
 	// lease lapsed: the server requeues it as after a node failure.
 	Fenced bool
+	// StageInFailed is set when a stage-in file could not be copied: the
+	// script never started, Comment says which file and why, and the
+	// server makes the job wait (stagefail_wait) rather than end it.
+	StageInFailed bool
+	// StageOutSpool is where the files whose stage-out failed were kept
+	// ("" when every stage-out copy worked); Comment says which and why.
+	StageOutSpool string
+}
+
+// StageFile is one file of a job's stage-in or stage-out list as the
+// server resolved it for the mom that copies it.
+type StageFile struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Local    string   // on the execution host; relative to the job's working directory
+	Host     string   // as the user wrote it
+	Remote   string   // the path on Host
+	// Here is set when Host is the execution host itself: a local copy.
+	Here bool
+	// Node and Addr name the mom that serves Remote (mom-to-mom copy);
+	// both empty when Host runs no pbs_mom (scp, when the mom allows it).
+	Node  string
+	Addr  string
+	Token []byte // the server's grant, checked by that mom (see StageToken)
+}
+
+// StageInDone is the outcome of an early stage-in.
+type StageInDone struct {
+	JobID   string
+	OK      bool
+	Comment string // which file failed and why
+}
+
+// FileRequest asks another mom to read or write one file of a job's
+// staging list, as the job's owner.
+type FileRequest struct {
+	JobID string
+	User  string // the job's owner (euser)
+	Group string
+	Path  string
+	Token []byte // StageToken of JobID, User, the direction and Path
+}
+
+// FileChunk carries a part of a file.
+type FileChunk struct {
+	Data []byte
+	Mode uint32 // the file's permission bits, in the first chunk
 }
 
 // MomJob is everything a mom needs to run a job (server -> mother
@@ -139,6 +224,12 @@ type MomJob struct {
 	Resources map[string]string
 	// AllowRoot is set when the server's acl_roots lets this job run as root.
 	AllowRoot bool
+	// StageIn and StageOut are the job's staging lists, resolved by the
+	// server; StagedIn is set when an early stage-in already put the
+	// stage-in files in place on this node, so the copy is skipped.
+	StageIn  []StageFile
+	StageOut []StageFile
+	StagedIn bool
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

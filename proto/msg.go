@@ -37,6 +37,11 @@ const (
 	MsgShutdown     MsgType = 23
 	MsgWhoAmI       MsgType = 24
 	MsgRerunJob     MsgType = 25
+	// MsgStageInJob asks the server to have a queued job's stage-in files
+	// copied to a node without running it (OpenPBS's pbs_stagein): a
+	// JobRequest whose Extra is the node. Operators and managers (the
+	// scheduler) only.
+	MsgStageInJob MsgType = 26
 )
 
 var msgNames = map[MsgType]string{
@@ -46,7 +51,7 @@ var msgNames = map[MsgType]string{
 	MsgDeleteJob: "DeleteJob", MsgHoldJob: "HoldJob", MsgReleaseJob: "ReleaseJob",
 	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
 	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
-	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob",
+	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob",
 }
 
 func (t MsgType) String() string {

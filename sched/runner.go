@@ -639,6 +639,16 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			} else {
 				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)
 			}
+		case core.DecideStageIn:
+			flushRuns()
+			if len(d.Where) == 0 {
+				continue
+			}
+			if err := c.StageInJob(d.Job.ID, d.Where[0].Node); err != nil {
+				log.Warn("stage-in request refused", "job", d.Job.ID, "node", d.Where[0].Node, "error", err)
+			} else {
+				log.Info("early stage-in asked for", "job", d.Job.ID, "node", d.Where[0].Node)
+			}
 		case core.DecideReserve:
 			// What qstat -f shows as estimated.start_time and
 			// estimated.exec_vnode (and qstat -T lists).

@@ -141,6 +141,17 @@ func NewCoreJob(st proto.Status) *core.Job {
 	if j.Owner == "" {
 		j.Owner, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
 	}
+	if plain[proto.AttrStagein] != "" {
+		// The substate says how far an early stage-in got (OpenPBS's
+		// numbers: STAGEIN 14 copying, STAGECMP 16 done).
+		j.StageIn, j.StageNode = core.StageInNeeded, plain[proto.AttrStageinNode]
+		switch plain[proto.AttrSubstate] {
+		case strconv.Itoa(model.SubStageIn):
+			j.StageIn = core.StagingIn
+		case strconv.Itoa(model.SubStageCmp):
+			j.StageIn = core.StagedIn
+		}
+	}
 	j.Seq, _ = model.ParseJobSeq(j.ID)
 	if v, ok := rl[proto.ResSelect]; ok {
 		j.Select, _ = resc.ParseSelect(v)
@@ -214,7 +225,7 @@ var BaseJobAttrs = []string{
 	proto.AttrJobOwner, proto.AttrEuser, proto.AttrEgroup, proto.AttrJobState, proto.AttrQueue,
 	proto.AttrPriority, proto.AttrQtime, proto.AttrComment, proto.AttrResourceList,
 	proto.AttrStime, proto.AttrExecVnode, proto.AttrHoldTypes, proto.AttrHoldUntil,
-	proto.AttrResourcesUsed,
+	proto.AttrResourcesUsed, proto.AttrStagein, proto.AttrStageinNode, proto.AttrSubstate,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.

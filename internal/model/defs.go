@@ -512,6 +512,7 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrJobscriptMaxSize, Kind: KindSize, Access: MgrSet},
 	{Name: proto.AttrSubmissionFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},
 	{Name: proto.AttrSubmissionFilterTimeout, Kind: KindLong, Access: MgrSet, Check: checkFilterTimeout},
+	{Name: proto.AttrStagefailWait, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
 })

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gopbs/internal/resc"
+	"gopbs/internal/stage"
 	"gopbs/proto"
 )
 
@@ -60,6 +61,11 @@ type Job struct {
 	Sandbox       string
 	Stagein       string
 	Stageout      string
+	// StageNode is the node where the job's stage-in files are being
+	// copied or are in place (StagePhase says which), after an early
+	// stage-in request; "" when none was made.
+	StageNode  string
+	StagePhase int
 
 	Ctime         int64
 	Qtime         int64
@@ -185,9 +191,38 @@ func (j *Job) EvalState(now int64) {
 		j.State, j.Substate = StateHeld, SubHeld
 	case j.ExecutionTime > now:
 		j.State, j.Substate = StateWaiting, SubWaiting
+		if j.StagePhase == StageFailed {
+			j.Substate = SubStageFail
+		}
 	default:
+		if j.StagePhase == StageFailed {
+			// The wait after a failed stage-in is over: try again.
+			j.StagePhase = StageNone
+		}
 		j.State, j.Substate = StateQueued, SubQueued
+		switch {
+		case j.StagePhase == StageRunning:
+			j.Substate = SubStageIn
+		case j.StagePhase == StageDone:
+			j.Substate = SubStageCmp
+		case j.Stagein != "":
+			j.Substate = SubPrestagein
+		}
 	}
+}
+
+// Stage-in phases of a job that is not running (Job.StagePhase).
+const (
+	StageNone    = 0
+	StageRunning = 1 // an early stage-in is copying the files to StageNode
+	StageDone    = 2 // the files are in place on StageNode
+	StageFailed  = 3 // the last stage-in failed: the job waits (W) before another try
+)
+
+// ClearStage forgets an early stage-in (the job runs, or its files
+// changed).
+func (j *Job) ClearStage() {
+	j.StageNode, j.StagePhase = "", StageNone
 }
 
 // SetExit records the exit status.
@@ -310,6 +345,22 @@ func notYet(name, why string) func(string) (string, error) {
 	}
 }
 
+// checkStageList checks a stagein or stageout list (internal/stage) and
+// stores it in its canonical form. Whether each host may be reached is
+// the server's check at submission (it knows the nodes).
+func checkStageList(name string) func(string) (string, error) {
+	return func(v string) (string, error) {
+		if v == "" {
+			return v, nil
+		}
+		pairs, err := stage.ParseList(v)
+		if err != nil {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s: %v", name, err)
+		}
+		return stage.FormatList(pairs), nil
+	}
+}
+
 func checkMailPoints(v string) (string, error) {
 	if v == "n" {
 		return v, nil
@@ -418,8 +469,11 @@ var jobAttrs = []jobAttr{
 		return v, nil
 	}),
 	mkStr(proto.AttrSandbox, jaUser, func(j *Job) *string { return &j.Sandbox }, oneOf(proto.AttrSandbox, "HOME", "PRIVATE")),
-	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, notYet(proto.AttrStagein, "the job would start without its input files")),
-	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, notYet(proto.AttrStageout, "its output files would not be copied back")),
+	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, checkStageList(proto.AttrStagein)),
+	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, checkStageList(proto.AttrStageout)),
+	// Where an early stage-in put (or is putting) the job's files: the
+	// scheduler runs the job there to skip the copy.
+	mkStr(proto.AttrStageinNode, jaReadOnly, func(j *Job) *string { return &j.StageNode }, nil),
 	// Managers and operators (and filters) hold a job until a time; the
 	// server lifts it then (DESIGN §7).
 	mkTime(proto.AttrHoldUntil, jaOper, func(j *Job) *int64 { return &j.HoldUntil }),

@@ -173,6 +173,8 @@ var jobFields = []jobField{
 		func(d *msgpack.Decoder, j *Job) (err error) { j.Version, err = d.DecodeUint64(); return },
 	},
 	fRes(func(j *Job) *Resources { return &j.Estimated }),
+	fStr(func(j *Job) *string { return &j.StageNode }),
+	fInt(func(j *Job) *int { return &j.StagePhase }),
 }
 
 var (

@@ -28,12 +28,18 @@ func (s JobState) Valid() bool {
 const (
 	SubTransit    = 0
 	SubQueued     = 10
+	SubPrestagein = 11 // queued, with files to stage in
+	SubStageIn    = 14 // queued; an early stage-in is copying its files
+	SubStageGo    = 15 // running; its mom copies the stage-in files before the script
+	SubStageCmp   = 16 // queued; its files are in place on its stagein_node
 	SubHeld       = 20
 	SubWaiting    = 30
+	SubStageFail  = 37 // waiting (W) after a failed stage-in
 	SubPrerun     = 41
 	SubRunning    = 42
 	SubSuspended  = 43
 	SubExiting    = 50
+	SubStageOut   = 51 // its mom copies the stage-out files after the script
 	SubRerun      = 60 // qrerun: its mom is killing it, then it is requeued
 	SubTerminated = 91 // deleted before or while running
 	SubFinished   = 92 // ran to completion

@@ -56,6 +56,12 @@ type Mom struct {
 	interval   time.Duration
 	serverName string
 
+	// staging holds the early stage-ins (the server's stage-in requests)
+	// this mom is copying or has not yet reported, by job id.
+	staging  map[string]*earlyStage
+	stageDir string // mom_priv/stagein: one record per early stage-in
+	spool    string // PBS_HOME/undelivered: files whose stage-out failed
+
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
 	listeners []net.Listener
@@ -114,6 +120,9 @@ func New(cfg Config) (*Mom, error) {
 		log:      cfg.Logger,
 		jobsDir:  filepath.Join(cfg.Home, "mom_priv", "jobs"),
 		jobs:     map[string]*momJob{},
+		staging:  map[string]*earlyStage{},
+		stageDir: filepath.Join(cfg.Home, "mom_priv", "stagein"),
+		spool:    filepath.Join(cfg.Home, "undelivered"),
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
 		ended:    make(chan string, 64),
@@ -121,6 +130,17 @@ func New(cfg Config) (*Mom, error) {
 	}
 	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
 		return nil, fmt.Errorf("mom_priv: %w", err)
+	}
+	if err := os.MkdirAll(m.stageDir, 0o700); err != nil {
+		return nil, fmt.Errorf("mom_priv: %w", err)
+	}
+	// Owners create their own directory here when a stage-out fails (as
+	// /tmp: sticky, so no one removes another's).
+	if err := os.MkdirAll(m.spool, 0o755); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	if err := os.Chmod(m.spool, 0o1777|os.ModeSticky); err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -148,6 +168,9 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.recover(); err != nil {
+		return nil, err
+	}
+	if err := m.recoverStaging(); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -211,6 +234,7 @@ func (m *Mom) Run(ctx context.Context) error {
 		m.wg.Add(1)
 		go m.acceptLoop(ul, connlimit.New("local", localBudget, m.log.Named("conn")), m.relay)
 	}
+	m.resumeStaging()
 	m.wg.Add(3)
 	go m.acceptLoop(l, connlimit.New("remote", remoteBudget, m.log.Named("conn")), m.serveServer)
 	go m.serverLink()
@@ -403,6 +427,7 @@ func (m *Mom) status() *proto.MomStatus {
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
 		Ncpus: facts.Ncpus, Physmem: facts.Physmem, Loadave: facts.Loadave,
 		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
+		RemoteCopy: m.momConf.Rcp != "",
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -413,8 +438,16 @@ func (m *Mom) status() *proto.MomStatus {
 	sort.Strings(ids)
 	for _, id := range ids {
 		j := m.jobs[id]
-		st.Jobs = append(st.Jobs, proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: j.used})
+		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: j.used}
+		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
+			js.Phase = readPhase(j.dir)
+		}
+		st.Jobs = append(st.Jobs, js)
 	}
+	for id := range m.staging {
+		st.Staging = append(st.Staging, id)
+	}
+	sort.Strings(st.Staging)
 	return st
 }
 
@@ -438,7 +471,8 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.CPUSecs = max(used.CPUSecs, v.used.CPUSecs)
 		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
-		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced}
+		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
+			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool}
 		if err := fault.Hit(fault.MomBeforeObit); err != nil {
 			return err
 		}
@@ -453,7 +487,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		m.log.Info("job end reported", "job", j.spec.JobID, "exit_status", r.ExitStatus)
 		m.forget(j)
 	}
-	return nil
+	return m.sendStageReports(c)
 }
 
 // transient reports whether a server's refusal may not hold next time (a
@@ -712,9 +746,9 @@ func (m *Mom) shepherdPidOf(j *momJob) int {
 func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
 	c := proto.NewConn(nc, 0)
 	nc.SetDeadline(time.Now().Add(handshakeTimeout))
-	_, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
-		if r != proto.RoleServer {
-			return nil, fmt.Errorf("only the server may connect to a mom's port")
+	hello, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
+		if r != proto.RoleServer && r != proto.RoleMom {
+			return nil, fmt.Errorf("only the server and other moms may connect to a mom's port")
 		}
 		return m.key, nil
 	})
@@ -733,7 +767,18 @@ func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
 		slot.Established()
 		var rerr error
 		var body2 any
+		if hello.Role == proto.RoleMom {
+			// Another mom: only the files of a job's staging list, and
+			// the connection carries one transfer.
+			m.serveFile(c, hello.Name, h, body)
+			return
+		}
 		switch h.Type {
+		case proto.MsgMomStageIn:
+			var job proto.MomJob
+			if rerr = proto.DecodeBody(body, &job); rerr == nil {
+				rerr = m.startEarlyStage(&job)
+			}
 		case proto.MsgMomRunJobs:
 			var jobs proto.MomJobs
 			if rerr = proto.DecodeBody(body, &jobs); rerr == nil {
@@ -805,15 +850,9 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		m.mu.Lock()
 	}
 	m.mu.Unlock()
-	usr, err := lookupAccount(job.EUser, job.EGroup)
+	usr, err := m.jobOwner(job)
 	if err != nil {
-		return proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
-	}
-	if usr.UID == 0 && !job.AllowRoot {
-		return proto.Errorf(proto.PBSE_BADUSER, "on %s: jobs of root run only when the server's acl_roots allows them", m.cfg.NodeName)
-	}
-	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
-		return proto.Errorf(proto.PBSE_BADUSER, "on %s: this pbs_mom runs as uid %d and can run only that user's jobs", m.cfg.NodeName, os.Geteuid())
+		return err
 	}
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
@@ -837,6 +876,12 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if err := os.WriteFile(filepath.Join(dir, fileNodes), []byte(nodes), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("node file: %w", err)
+	}
+	if len(job.StageIn) > 0 || len(job.StageOut) > 0 {
+		if err := writeJSONAtomic(dir, fileStage, m.stageConfig(), 0o600); err != nil {
+			os.RemoveAll(dir)
+			return fmt.Errorf("stage file: %w", err)
+		}
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -871,6 +916,23 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	m.mu.Unlock()
 	m.log.Info("job started", "job", job.JobID, "run", job.RunCount, "user", job.EUser, "shepherd", pid)
 	return fault.Hit(fault.MomAfterStart)
+}
+
+// jobOwner resolves a job's owner here and checks that this mom may act
+// as them: root only when the server's acl_roots allows it, and a mom not
+// running as root only for its own user.
+func (m *Mom) jobOwner(job *proto.MomJob) (*account, error) {
+	usr, err := lookupAccount(job.EUser, job.EGroup)
+	if err != nil {
+		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
+	}
+	if usr.UID == 0 && !job.AllowRoot {
+		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: jobs of root run only when the server's acl_roots allows them", m.cfg.NodeName)
+	}
+	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
+		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: this pbs_mom runs as uid %d and can run only that user's jobs", m.cfg.NodeName, os.Geteuid())
+	}
+	return usr, nil
 }
 
 // writeOwned writes a file and gives it to the job's owner.

@@ -11,4 +11,12 @@
 // restarting or killing pbs_mom neither kills jobs nor loses their exit
 // status: the mom finds the job directories again at start and reports
 // every result until the server has acknowledged it.
+//
+// File staging (stage.go, earlystage.go): a job's shepherd copies its
+// stage-in files before the script and its stage-out files after it; the
+// mom itself copies them for an early stage-in the server asks for. Files
+// on another node are read or written by that node's mom, which accepts
+// connections from other moms (RoleMom, the cluster key) for exactly one
+// transfer of a file the server granted (proto.StageToken). All file work
+// is done with the owner's credentials.
 package mom

@@ -22,6 +22,8 @@ const (
 	fileLog      = "shepherd.log"  // the shepherd's own stderr
 	fileDelete   = "delete"        // present once a delete was asked for
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
+	fileStage    = "stage.json"    // stageConfig, when the job stages files
+	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
 )
 
 // sessionInfo is written once the job's process exists.
@@ -38,6 +40,10 @@ type jobResult struct {
 	End        int64       `json:"end"`
 	Comment    string      `json:"comment,omitempty"`
 	Fenced     bool        `json:"fenced,omitempty"` // killed when the lease lapsed
+	// StageInFailed: a stage-in copy failed and the script never ran.
+	StageInFailed bool `json:"stagein_failed,omitempty"`
+	// StageOutSpool is where files whose stage-out failed were kept.
+	StageOutSpool string `json:"stageout_spool,omitempty"`
 }
 
 // writeJSONAtomic writes v to dir/name with writeFileAtomic.

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MomConfig is mom_priv/config: initialisation directives ($name value)
@@ -15,6 +17,12 @@ type MomConfig struct {
 	MaxLoad   float64 // -1 when unset
 	// Resources are the static "name value" lines.
 	Resources map[string]string
+	// Rcp is $rcpcmd: the scp program a staged file on a host that runs
+	// no pbs_mom is copied with ("" when such hosts are refused).
+	Rcp string
+	// StageTimeout is $stage_timeout: how long a staging copy may make no
+	// progress before it fails (0: the default, a minute).
+	StageTimeout time.Duration
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }
@@ -58,6 +66,23 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 			} else {
 				c.MaxLoad = f
 			}
+		case name == "$rcpcmd":
+			// PBS moms take any rcp-like command here; this one runs
+			// only scp, with the options it needs (batch mode, timeouts).
+			prog, _, _ := strings.Cut(value, " ")
+			if !strings.HasPrefix(prog, "/") || filepath.Base(prog) != "scp" {
+				return nil, fmt.Errorf("line %d: $rcpcmd %q: want the absolute path of scp", line, value)
+			}
+			if prog != value {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: $rcpcmd arguments are ignored: scp runs with -B -q -p and batch-mode timeouts", line))
+			}
+			c.Rcp = prog
+		case name == "$stage_timeout":
+			n, err := strconv.Atoi(value)
+			if err != nil || n <= 0 || n > 86400 {
+				return nil, fmt.Errorf("line %d: $stage_timeout %q is not a number of seconds from 1 to 86400", line, value)
+			}
+			c.StageTimeout = time.Duration(n) * time.Second
 		case strings.HasPrefix(name, "$"):
 			if !knownIgnored[name] {
 				return nil, fmt.Errorf("line %d: unknown directive %s", line, name)

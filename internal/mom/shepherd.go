@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,6 +101,30 @@ func (sh *shepherd) run() jobResult {
 		}
 	}
 	argv, env, dir := sh.command(tmpdir)
+
+	// Stage-in before anything of the job exists: a failed copy leaves no
+	// output files, and the server makes the job wait (StageInFailed).
+	stg, err := sh.stager(dir)
+	if err != nil {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	if stg != nil && len(job.StageIn) > 0 && !job.StagedIn {
+		sh.setPhase("stagein")
+		err := stg.stageIn(job.StageIn)
+		sh.setPhase("")
+		switch {
+		case errors.Is(err, errDeleted):
+			return sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started")
+		case errors.Is(err, errFenced):
+			res := sh.fail(proto.JobExecRerun, "%s", "job not started: "+err.Error())
+			res.Fenced = true
+			return res
+		case err != nil:
+			res := sh.fail(proto.JobExecFail1, "%v", err)
+			res.StageInFailed = true
+			return res
+		}
+	}
 
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
@@ -208,7 +233,71 @@ func (sh *shepherd) run() jobResult {
 	}
 	res.Fenced = sh.fenced
 	sh.mu.Unlock()
+	if stg != nil && !res.Fenced {
+		sh.stageOut(stg, &res)
+	}
 	return res
+}
+
+// errDeleted and errFenced stop a stage-in: the job was deleted, or the
+// mom's lease lapsed (the server may start the job elsewhere).
+var (
+	errDeleted = errors.New("job deleted")
+	errFenced  = errors.New("lost contact with the server")
+)
+
+// stager prepares the job's file staging (nil when it has none), with the
+// settings the mom wrote to the job directory.
+func (sh *shepherd) stager(workdir string) (*stager, error) {
+	job := sh.job
+	if len(job.StageIn) == 0 && len(job.StageOut) == 0 {
+		return nil, nil
+	}
+	var cfg stageConfig
+	if err := readJSON(filepath.Join(sh.dir, fileStage), &cfg); err != nil {
+		return nil, fmt.Errorf("staging settings: %w", err)
+	}
+	lease := leasePath(filepath.Dir(sh.dir))
+	return &stager{cfg: cfg, job: job, usr: sh.usr, dir: workdir, cancel: func() error {
+		if sh.deleteAsked() {
+			return errDeleted
+		}
+		if lapsed, why := leaseLapsed(lease); lapsed {
+			return fmt.Errorf("%w: %s", errFenced, why)
+		}
+		return nil
+	}}, nil
+}
+
+// stageOut copies the stage-out files after the script and records any
+// failure in the result; the stage-in files go unless a copy failed.
+func (sh *shepherd) stageOut(stg *stager, res *jobResult) {
+	stg.cancel = nil // a deleted job's files are staged out too
+	var failures []string
+	if len(sh.job.StageOut) > 0 {
+		sh.setPhase("stageout")
+		res.StageOutSpool, failures = stg.stageOut(sh.job.StageOut)
+		sh.setPhase("")
+	}
+	if len(failures) == 0 {
+		stg.removeStagedIn(sh.job.StageIn)
+		return
+	}
+	msg := strings.Join(failures, "; ")
+	if res.Comment != "" {
+		msg = res.Comment + "; " + msg
+	}
+	res.Comment = msg
+	sh.appendToStderr("PBS: " + strings.Join(failures, "\nPBS: "))
+}
+
+// setPhase tells the mom what the shepherd is doing ("" : the job runs).
+func (sh *shepherd) setPhase(phase string) {
+	if phase == "" {
+		os.Remove(filepath.Join(sh.dir, filePhase))
+		return
+	}
+	writeFileAtomic(sh.dir, filePhase, []byte(phase+"\n"), 0o644)
 }
 
 func (sh *shepherd) deleteAsked() bool {

@@ -32,8 +32,10 @@
 //   - Values reach the server as given; checking names, sizes and lists is
 //     the server's job. This package rejects only what it must interpret
 //     itself (-a, -b, -j, -p, -r, qalter's -h, the syntax of -l, -v and -W
-//     lists and their names, an -o or -e host without a path) and empty
-//     values, with an error naming the option and the value.
+//     lists and their names, an -o or -e host without a path), the syntax
+//     of -W stagein and stageout lists (OpenPBS's qsub refuses those too,
+//     "illegal -W value") and empty values, with an error naming the
+//     option and the value.
 //   - Variable_List always starts with the PBS_O_ variables qsub computes;
 //     -V and -v cannot replace them (a job that submits a job would otherwise
 //     pass its own PBS_O_WORKDIR on). -v NAME without '=' takes qsub's value

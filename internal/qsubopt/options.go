@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gopbs/internal/getopt"
+	"gopbs/internal/stage"
 	"gopbs/proto"
 )
 
@@ -340,7 +341,15 @@ func (s *source) extra(v string) error {
 			return bad('W', v, fmt.Sprintf("bad attribute name %q", p.name))
 		}
 		name, res := proto.SplitAttrName(p.name)
-		s.set(proto.Attr{Name: name, Resource: res, Value: stripQuotes(strings.TrimSpace(p.value))})
+		value := stripQuotes(strings.TrimSpace(p.value))
+		if name == proto.AttrStagein || name == proto.AttrStageout {
+			// As OpenPBS's qsub: a list that does not parse is refused
+			// before anything is sent.
+			if _, err := stage.ParseList(value); err != nil {
+				return bad('W', v, fmt.Sprintf("%s: %v", name, err))
+			}
+		}
+		s.set(proto.Attr{Name: name, Resource: res, Value: value})
 	}
 	return nil
 }

@@ -269,6 +269,8 @@ func TestSubmitErrors(t *testing.T) {
 		{"resource quote", []string{"-l", `x="a`, "job.sh"}, true, "unterminated double quote"},
 		{"W without =", []string{"-W", "depend", "job.sh"}, true, `illegal -W value "depend"`},
 		{"W bad name", []string{"-W", "a b=c", "job.sh"}, true, `bad attribute name "a b"`},
+		{"stagein without host", []string{"-W", "stagein=in.dat:/data/in.dat", "job.sh"}, true, `illegal -W value "stagein=in.dat:/data/in.dat": stagein: item 1`},
+		{"stageout trailing comma", []string{"-W", "stageout=a@h:/x,", "job.sh"}, true, "stageout: trailing comma"},
 		{"v bad name", []string{"-v", "=x", "job.sh"}, true, `illegal -v value "=x"`},
 		{"two scripts", []string{"a.sh", "b.sh"}, true, `unexpected argument "b.sh"`},
 		{"no executable", []string{"--"}, true, "no executable"},

@@ -136,6 +136,9 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 		if seq == 0 {
 			seq = s.nextSeq
 		}
+		if err := s.checkStageHosts(base); err != nil {
+			return err
+		}
 		j := base.Clone()
 		j.Seq = seq
 		j.ID = s.jobID(seq)

@@ -342,7 +342,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return s.statusNodes(who, req)
-	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob:
+	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob:
 		req, err := decode[proto.JobRequest](body)
 		if err != nil {
 			return nil, err
@@ -396,6 +396,15 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return nil, s.jobObit(who, req)
+	case proto.MsgStageInDone:
+		if who.role != proto.RoleMom {
+			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports stage-ins")
+		}
+		req, err := decode[proto.StageInDone](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.stageInDone(who, req)
 	case proto.MsgShutdown:
 		req, err := decode[proto.ShutdownRequest](body)
 		if err != nil {

@@ -129,6 +129,8 @@ func (s *Server) jobRequest(who *caller, t proto.MsgType, req *proto.JobRequest)
 		return s.runJob(who, req.JobID, req.Extra)
 	case proto.MsgSignalJob:
 		return s.signalJob(who, req.JobID, req.Extra)
+	case proto.MsgStageInJob:
+		return s.stageInJob(who, req.JobID, req.Extra)
 	}
 	return proto.NewError(proto.PBSE_UNKREQ)
 }
@@ -228,6 +230,11 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 				j.Holds = model.AddHolds(j.Holds, holds)
 			} else {
 				j.Holds = model.RemoveHolds(j.Holds, holds)
+				if j.StagePhase == model.StageFailed && j.State == model.StateWaiting {
+					// qrls ends the wait after a failed stage-in (the
+					// owner fixed the file): the job may be tried now.
+					j.ExecutionTime = 0
+				}
 			}
 			j.EvalState(now)
 			if j.State == model.StateQueued && j.Etime == 0 {
@@ -306,6 +313,14 @@ func (s *Server) alterOne(who *caller, req *proto.AlterRequest, mgr, op bool, no
 		}
 		if err := model.SetJobAttr(c, a, priv, model.AtAlter); err != nil {
 			return altered{}, err
+		}
+	}
+	if c.Stagein != j.Stagein || c.Stageout != j.Stageout {
+		if err := s.checkStageHosts(c); err != nil {
+			return altered{}, err
+		}
+		if c.Stagein != j.Stagein {
+			c.ClearStage() // files staged early are not these
 		}
 	}
 	if resourcesChanged && c.QueueType == "Execution" {

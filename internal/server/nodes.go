@@ -424,7 +424,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
 		}
+		s.notePhase(j, mj.Phase)
 	}
+	resetStage := s.checkStaging(st.Node, st.Staging, now)
 	for _, j := range s.jobList {
 		if j.Active() && firstNode(j.ExecHost) == st.Node && !reported[j.ID] && now.Sub(time.Unix(j.Stime, 0)) > lostJobGrace {
 			lost = append(lost, j.Seq)
@@ -434,11 +436,41 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	for _, seq := range lost {
 		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
+	for _, seq := range resetStage {
+		s.log.Warn("early stage-in lost: its mom does not report it", "seq", seq, "node", st.Node)
+		s.stageForget(seq, st.Node)
+	}
 	if cameUp || unloaded {
 		// Its resources may start queued jobs now, not at the next timer.
 		s.schedEvent(proto.SchedNew)
 	}
 	return reply, nil
+}
+
+// notePhase shows what a running job's shepherd is doing in its state and
+// substate: copying stage-in files (R, STAGEGO), running (R, RUNNING), or
+// copying stage-out files (E, STAGEOUT) (mu held). Not worth a commit:
+// the next report says it again after a restart.
+func (s *Server) notePhase(j *model.Job, phase proto.JobPhase) {
+	if j.Suspended || j.Substate == model.SubRerun {
+		return
+	}
+	state, sub := model.StateRunning, model.SubRunning
+	switch phase {
+	case proto.PhaseStageIn:
+		sub = model.SubStageGo
+	case proto.PhaseStageOut:
+		state, sub = model.StateExiting, model.SubStageOut
+	}
+	if j.State == model.StateExiting && state == model.StateRunning {
+		return // staging out once: never back to running
+	}
+	if j.State != state || j.Substate != sub {
+		s.counts.remove(j)
+		j.State, j.Substate = state, sub
+		s.counts.add(j)
+		s.counts.touch(j)
+	}
 }
 
 // vnodeStatus records the further nodes a mom reports for; a vnode must
@@ -512,6 +544,9 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		s.requeueJob(seq, why, true, &ob.Used)
 		return nil
 	}
+	if ob.StageInFailed {
+		return s.stageInFailedRun(who, ob)
+	}
 	if ob.Fenced || ob.ExitStatus == proto.JobExecRetry {
 		// Killed because the mom lost the server for longer than its
 		// lease, or never started because the mom stopped while starting
@@ -557,6 +592,9 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	}
 	if ended != nil {
 		s.log.Info("job ended", "job", ended.ID, "exit_status", ended.ExitStatus, "node", who.name)
+		if ob.StageOutSpool != "" {
+			s.log.Warn("stage-out failed; files kept in the spool", "job", ended.ID, "node", who.name, "spool", ob.StageOutSpool, "comment", ob.Comment)
+		}
 		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
 		s.schedEvent(proto.SchedTerm)
 	}
@@ -662,5 +700,10 @@ func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
 	for _, p := range j.ResourcesUsed {
 		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
 	}
-	return append(kvs, accounting.KV{Key: "run_count", Value: strconv.Itoa(j.RunCount)})
+	kvs = append(kvs, accounting.KV{Key: "run_count", Value: strconv.Itoa(j.RunCount)})
+	if ob.StageOutSpool != "" {
+		// Where the owner finds the files whose stage-out failed.
+		kvs = append(kvs, accounting.KV{Key: "stageout_spool", Value: ob.StageOutSpool})
+	}
+	return kvs
 }

@@ -26,6 +26,11 @@ const momTimeout = 15 * time.Second
 func (s *Server) momAddr(node string) (string, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.momAddrLocked(node)
+}
+
+// momAddrLocked is momAddr with mu held.
+func (s *Server) momAddrLocked(node string) (string, error) {
 	n, ok := s.nodes[node]
 	if !ok {
 		return "", proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
@@ -366,8 +371,15 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 	}
 	execHost, execVnode, nodefile := place.ExecStrings(p)
+	// An early stage-in to this very node spares the copy; anywhere else
+	// the mom copies again.
+	stagedIn := j.StagePhase == model.StageDone && j.StageNode == p[0].Node
 	s.updateJob(j, func() {
 		j.State, j.Substate = model.StateRunning, model.SubRunning
+		if j.Stagein != "" && !stagedIn {
+			j.Substate = model.SubStageGo
+		}
+		j.ClearStage()
 		j.ExecHost, j.ExecVnode = execHost, execVnode
 		j.Stime = now
 		j.RunCount++
@@ -382,7 +394,10 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		}
 	})
 	b.PutJob(j)
-	return &startRequest{seq: j.Seq, job: j, spec: s.momJob(j, p, nodefile)}, nil
+	delete(s.stageAsked, j.Seq)
+	spec := s.momJob(j, p, nodefile)
+	spec.StagedIn = stagedIn
+	return &startRequest{seq: j.Seq, job: j, spec: spec}, nil
 }
 
 // placementHosts reads the nodes of a run request: "n1+n2" (qrun -H: a
@@ -498,12 +513,15 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		roots, _ := s.server.Get(proto.AttrAclRoots)
 		allowRoot = matchesUserList(roots, "root", j.SubmitHost)
 	}
+	first := p[0].Node
 	return &proto.MomJob{
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
 		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(place.ChunkNcpus(p[0].Chunk)),
 		OMPThreads: ompthreads, Walltime: walltime, KillDelay: s.killDelay(j), Resources: res, AllowRoot: allowRoot,
+		StageIn:  s.stageFiles(j, j.Stagein, first, proto.StageGet),
+		StageOut: s.stageFiles(j, j.Stageout, first, proto.StagePut),
 	}
 }
 

@@ -80,7 +80,10 @@ type Server struct {
 	// runtime holds what moms report, per node name (under mu; not
 	// persisted: moms report again after a restart).
 	runtime map[string]*nodeRuntime
-	started time.Time
+	// stageAsked is when each job's early stage-in was last sent to its
+	// mom (not durable: after a restart the server's start counts).
+	stageAsked map[int64]time.Time
+	started    time.Time
 	// epoch names this run of the server, so that a scheduler's cached
 	// job versions are not used across a restart.
 	epoch string
@@ -117,6 +120,7 @@ func New(cfg Config) (*Server, error) {
 		remoteLimit: connlimit.New("remote", cfg.Remote, cfg.Logger.Named("conn")),
 		stop:        make(chan struct{}),
 		runtime:     map[string]*nodeRuntime{},
+		stageAsked:  map[int64]time.Time{},
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}

@@ -40,6 +40,11 @@ const (
 	// DecideReserve records when and where the job is expected to start
 	// (estimated.start_time, estimated.exec_vnode).
 	DecideReserve
+	// DecideStageIn has the job's stage-in files copied to the node of
+	// Where[0] without running it (OpenPBS's pbs_stagein), so that a
+	// later run there starts at once: copying takes unknown time, and the
+	// job waits anyway.
+	DecideStageIn
 )
 
 // Decision is one thing a policy wants done.
@@ -91,6 +96,12 @@ func (p *Plan) Fail(j *Job, reason string) {
 // Reserve records j's expected start.
 func (p *Plan) Reserve(j *Job, start time.Time, where []Chunk) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideReserve, Job: j, Start: start, Where: where})
+}
+
+// StageIn has j's stage-in files copied to node now, for a later run
+// there.
+func (p *Plan) StageIn(j *Job, node string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideStageIn, Job: j, Where: []Chunk{{Node: node}}})
 }
 
 // Decisions returns the decisions in order.

@@ -101,10 +101,25 @@ type Job struct {
 	// Where runs the job (running jobs), chunk by chunk.
 	Where   []Chunk
 	Comment string
+	// StageIn says whether the job has stage-in files and how far their
+	// early stage-in got; StageNode is the node it copies them to.
+	StageIn   StageState
+	StageNode string
 	// Attrs holds every plain attribute as the server sent it, for the
 	// attributes a policy asked for beyond those typed here.
 	Attrs map[string]string
 }
+
+// StageState is how far a queued job's stage-in files are.
+type StageState uint8
+
+// Stage states.
+const (
+	NoStageIn     StageState = iota // the job stages nothing in
+	StageInNeeded                   // it has stage-in files, not copied yet
+	StagingIn                       // an early stage-in is copying them to StageNode
+	StagedIn                        // they are in place on StageNode
+)
 
 // Queued reports whether the job waits to run.
 func (j *Job) Queued() bool { return j.State == JobQueued }

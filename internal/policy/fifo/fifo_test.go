@@ -87,6 +87,8 @@ func outcome(p *core.Plan) []string {
 			out = append(out, "hold "+id)
 		case core.DecideReserve:
 			out = append(out, "reserve "+id+" "+strings.Join(nodes, "+")+" +"+d.Start.Sub(now).String())
+		case core.DecideStageIn:
+			out = append(out, "stagein "+id+" "+strings.Join(nodes, "+"))
 		}
 	}
 	return out

@@ -115,6 +115,7 @@ const (
 	cTopJob           = "Job would conflict with reservation or top job"
 	cNoWalltime       = "Job has no walltime: it cannot be backfilled"
 	cBlocked          = "an activation filter blocked jobs of equal or lower priority at job "
+	cStagingIn        = "Job's stage-in files are being copied to "
 )
 
 // DefaultPipeline is the classic FIFO policy: the sort keys of
@@ -252,7 +253,25 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
-		where, fits := cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
+		var where []core.Chunk
+		fits := false
+		if j.StageNode != "" && (j.StageIn == core.StagedIn || j.StageIn == core.StagingIn) && nodes == nil {
+			// Where its files are (or are going): a run there skips
+			// the copy.
+			if n := w.Node(j.StageNode); n != nil {
+				where, fits = cx.Cal.PlaceAt(j, now, []*core.Node{n}, ignoreBlocks)
+			}
+		}
+		if !fits {
+			where, fits = cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
+		}
+		if fits && j.StageIn == core.StagingIn {
+			// Started now, it would copy its files a second time: it
+			// keeps what it would take until the copy is done.
+			cx.Cal.Reserve(j, now, where)
+			plan.Comment(j, notRunning+cStagingIn+j.StageNode)
+			continue
+		}
 		if fits {
 			if why := resources(cx, j); why != "" {
 				plan.Comment(j, notRunning+why)
@@ -307,6 +326,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			if at, where, ok := cx.Cal.Earliest(j, now, ignoreBlocks); ok {
 				cx.Cal.Reserve(j, at, where)
 				plan.Reserve(j, at, where)
+				if j.StageIn == core.StageInNeeded && len(where) > 0 {
+					// The job runs next, where it is expected to: its
+					// files are copied meanwhile (the admin guide's
+					// early stage-in), not when it starts.
+					plan.StageIn(j, where[0].Node)
+				}
 			}
 			plan.Comment(j, notRunning+cNodes)
 		default:
