@@ -119,8 +119,9 @@ func TestFairShareUsagePersists(t *testing.T) {
 	c, out := fairShareCluster(t, burn.name+" 10 root 1\n", nil)
 	s := c.StartScheduler("pbs_sched")
 	c.MustRun("qmgr", "-c", "set server scheduling = True")
-	// Three seconds of cpu.
-	id := submitAs(t, c, burn, out, "#!/bin/sh\nend=$(($(date +%s)+3))\nwhile [ $(date +%s) -lt $end ]; do :; done\n")
+	// Six seconds of busy loop: at least a second of cpu (cput counts
+	// whole seconds) even on a host busy with other tests.
+	id := submitAs(t, c, burn, out, "#!/bin/sh\nend=$(($(date +%s)+6))\nwhile [ $(date +%s) -lt $end ]; do :; done\n")
 	c.WaitJobState(id, "F", 30*time.Second)
 	priv := filepath.Join(c.Home, "sched_priv")
 	var got float64
