@@ -164,6 +164,25 @@ func (t *Tree) AddUnknown(name string) *Group {
 	return g
 }
 
+// AddUnknowns is AddUnknown for many names at once, recomputing the
+// percentages once (a fair-share pass adds every user with usage; one
+// recomputation per user would cost the square of their number).
+func (t *Tree) AddUnknowns(names []string) {
+	added := false
+	for _, name := range names {
+		if _, ok := t.byName[name]; ok {
+			continue
+		}
+		g := &Group{Name: name, ID: -1, Shares: 1, Parent: t.Unknown}
+		t.Unknown.Children = append(t.Unknown.Children, g)
+		t.byName[name] = g
+		added = true
+	}
+	if added {
+		t.recompute(t.Unknown)
+	}
+}
+
 // Walk calls fn for every node, parents before their children, in file
 // order, starting with root.
 func (t *Tree) Walk(fn func(g *Group)) {

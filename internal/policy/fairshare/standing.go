@@ -3,6 +3,7 @@ package fairshare
 import (
 	"container/heap"
 	"maps"
+	"sort"
 
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -21,6 +22,12 @@ type Standing struct {
 // the caller's and changes: pass a clone to keep the original).
 func NewStanding(tree *schedpriv.Tree, usage schedpriv.Usage) *Standing {
 	s := &Standing{tree: tree, usage: map[*schedpriv.Group]float64{}}
+	names := make([]string, 0, len(usage))
+	for name := range usage {
+		names = append(names, userKey(name))
+	}
+	sort.Strings(names) // the same tree whatever the map's order
+	tree.AddUnknowns(names)
 	own := map[*schedpriv.Group]float64{}
 	for name, v := range usage {
 		own[s.Group(name)] = v
@@ -42,9 +49,7 @@ func NewStanding(tree *schedpriv.Tree, usage schedpriv.Usage) *Standing {
 // does not name it. A user called like the tree's own groups (root,
 // unknown) is a user under unknown all the same, not the group.
 func (s *Standing) Group(name string) *schedpriv.Group {
-	if name == schedpriv.RootGroup || name == schedpriv.UnknownGroup {
-		name += reservedSuffix
-	}
+	name = userKey(name)
 	if g, ok := s.tree.Lookup(name); ok {
 		return g
 	}
@@ -59,6 +64,14 @@ func (s *Standing) Group(name string) *schedpriv.Group {
 // reservedSuffix renames, inside a Standing, users whose names are those
 // of the groups the scheduler adds.
 const reservedSuffix = " (user)"
+
+// userKey is the tree name of a user.
+func userKey(name string) string {
+	if name == schedpriv.RootGroup || name == schedpriv.UnknownGroup {
+		return name + reservedSuffix
+	}
+	return name
+}
 
 // Usage is a group's usage with its subtree's.
 func (s *Standing) Usage(g *schedpriv.Group) float64 { return s.usage[g] }
