@@ -1,0 +1,185 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrNotStreamable is the error of a Stream over an SWF trace that cannot
+// be replayed in one pass with the results Load and Normalize give: a job
+// submitted earlier than one the stream has already yielded (the file is
+// out of submit order by more than the reorder window), a job submitted
+// before the time base taken from the jobs already yielded, or a
+// MaxProcs, MaxNodes or UnixStartTime header line after the first job.
+// Such a trace is replayed from memory (Load, Normalize) instead.
+var ErrNotStreamable = errors.New("trace cannot be replayed in one pass")
+
+// ReorderWindow is how many kept jobs a Stream holds back to put a trace
+// that is not quite sorted by submit time in order (about 170 bytes
+// each). The archive's traces are sorted; a job out of order by more than
+// this is ErrNotStreamable.
+const ReorderWindow = 4096
+
+// A Stream yields the jobs of an SWF trace one at a time, as Load and
+// then Normalize would leave them, without holding the trace: each job is
+// kept or dropped by Normalize's rules as it is read, submit times are
+// made relative as ReadSWF makes them, and jobs come out in submit order,
+// ties in file order, through a reorder window of ReorderWindow jobs.
+// Memory is that window, plus one string per distinct user, group, queue
+// and node spec.
+type Stream struct {
+	r      *swfReader
+	closer io.Closer
+	// Workload is the trace's header (and machines file, from OpenStream):
+	// Jobs stays nil. Normalize sets MaxProcs to the machine replayed;
+	// Dropped counts the jobs dropped so far, and UnixStartTime is final
+	// once the first job has come out.
+	Workload *Workload
+	procs    int
+	window   int // ReorderWindow; smaller in tests
+
+	held []Job // kept jobs read and not yet yielded, by submit then file order
+	eof  bool
+
+	// The time base: the earliest submit time read, over every job (also
+	// those dropped), as ReadSWF takes it; decided when the first job
+	// comes out, after which a job submitted before it is not streamable.
+	minSubmit  int64
+	seen       bool
+	decided    bool
+	base       int64
+	lastSubmit int64 // as written, of the last job yielded
+	yielded    int
+}
+
+// OpenStream opens the SWF trace at path (plain or gzip) for a one-pass
+// replay: it reads the header lines and the machines file beside the
+// trace, as Load does. Call Normalize before Next, and Close at the end.
+func OpenStream(path string) (*Stream, error) {
+	rc, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewStream(rc)
+	if err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.closer = rc
+	if err := loadMachines(s.Workload, path); err != nil {
+		rc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewStream reads the header of the SWF trace r (plain or gzip).
+func NewStream(r io.Reader) (*Stream, error) {
+	sr, err := newSWFReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{r: sr, Workload: &sr.w, window: ReorderWindow}, nil
+}
+
+// Normalize sets the machine the jobs are kept for, as the function
+// Normalize does: procs processors when procs > 0, else MaxProcs.
+func (s *Stream) Normalize(procs int) error {
+	procs, err := machineSize(procs, s.Workload.MaxProcs)
+	if err != nil {
+		return err
+	}
+	s.procs = procs
+	s.Workload.MaxProcs = procs
+	return nil
+}
+
+// Yielded is the number of jobs Next has returned.
+func (s *Stream) Yielded() int { return s.yielded }
+
+// Close closes the file OpenStream opened.
+func (s *Stream) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	return s.closer.Close()
+}
+
+// Next returns the next job to replay, or io.EOF after the last. Errors
+// name the line; see ErrNotStreamable for the traces it refuses.
+func (s *Stream) Next() (Job, error) {
+	if s.procs <= 0 {
+		return Job{}, errors.New("trace: Stream.Next before Normalize")
+	}
+	for !s.eof && len(s.held) <= s.window {
+		if err := s.read(); err != nil {
+			return Job{}, err
+		}
+	}
+	if len(s.held) == 0 {
+		return Job{}, io.EOF
+	}
+	if !s.decided {
+		// ReadSWF's guess: without an UnixStartTime header, a trace whose
+		// earliest submit is a plausible Unix time writes Unix times.
+		s.decided = true
+		if !s.r.haveStart && s.minSubmit >= unixTimeFloor {
+			s.base = s.minSubmit
+			s.Workload.UnixStartTime = s.base
+		}
+	}
+	j := s.held[0]
+	s.held[0] = Job{} // let its strings go
+	s.held = s.held[1:]
+	if len(s.held) == 0 {
+		s.held = s.held[:0:0] // start again at the front of a fresh array
+	}
+	s.lastSubmit = j.Submit
+	j.Submit -= s.base
+	s.yielded++
+	return j, nil
+}
+
+// read reads one job, drops it or holds it in order.
+func (s *Stream) read() error {
+	j, err := s.r.next()
+	if err == io.EOF {
+		s.eof = true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	line := s.r.ls.n
+	if s.r.lateHeader {
+		return fmt.Errorf("line %d: %w: a MaxProcs, MaxNodes or UnixStartTime header after the first job", line, ErrNotStreamable)
+	}
+	if !s.seen || j.Submit < s.minSubmit {
+		if s.decided && s.base != 0 {
+			return fmt.Errorf("line %d: %w: job %d submitted at %d, before the trace's start %d taken from the jobs already replayed",
+				line, ErrNotStreamable, j.ID, j.Submit, s.base)
+		}
+		s.minSubmit, s.seen = j.Submit, true
+	}
+	// A submit time < 0 is unknown and dropped (Normalize's rule): with a
+	// time base it would have been refused above.
+	if j.Submit < 0 || !normalJob(&j, s.procs) {
+		s.Workload.Dropped++
+		return nil
+	}
+	if s.yielded > 0 && j.Submit < s.lastSubmit {
+		return fmt.Errorf("line %d: %w: job %d submitted at %d, before a job at %d already replayed (out of submit order by more than %d jobs)",
+			line, ErrNotStreamable, j.ID, j.Submit, s.lastSubmit, s.window)
+	}
+	// Insert in order: at the end for a sorted trace, else after the last
+	// job submitted no later (ties keep file order).
+	i := len(s.held)
+	s.held = append(s.held, j)
+	for i > 0 && s.held[i-1].Submit > j.Submit {
+		s.held[i] = s.held[i-1]
+		i--
+	}
+	s.held[i] = j
+	return nil
+}
