@@ -24,7 +24,7 @@ func machine(procs int) []*core.Node {
 
 func starts(t *testing.T, pol core.Policy, jobs []Job) []int64 {
 	t.Helper()
-	outs, err := Run(Config{Nodes: machine(4), Policy: pol, Origin: time.Unix(1_000_000_000, 0)}, jobs)
+	outs, err := Replay(Config{Nodes: machine(4), Policy: pol, Origin: time.Unix(1_000_000_000, 0)}, jobs)
 	if err != nil {
 		t.Fatal(err)
 	}

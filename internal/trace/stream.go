@@ -30,21 +30,23 @@ const ReorderWindow = 4096
 // and node spec.
 type Stream struct {
 	r      *swfReader
+	mem    []Job // the jobs of MemoryStream, once normalized
 	closer io.Closer
 	// Workload is the trace's header (and machines file, from OpenStream):
-	// Jobs stays nil. Normalize sets MaxProcs to the machine replayed;
-	// Dropped counts the jobs dropped so far, and UnixStartTime is final
-	// once the first job has come out.
+	// Jobs stays nil. Normalize sets MaxProcs to the machine replayed and
+	// makes UnixStartTime final; Dropped counts the jobs dropped so far.
 	Workload *Workload
 	procs    int
 	window   int // ReorderWindow; smaller in tests
+	inMemory bool
 
 	held []Job // kept jobs read and not yet yielded, by submit then file order
 	eof  bool
 
 	// The time base: the earliest submit time read, over every job (also
-	// those dropped), as ReadSWF takes it; decided when the first job
-	// comes out, after which a job submitted before it is not streamable.
+	// those dropped), as ReadSWF takes it; decided by Normalize on the
+	// first window, after which a job submitted before it is not
+	// streamable.
 	minSubmit  int64
 	seen       bool
 	decided    bool
@@ -83,15 +85,53 @@ func NewStream(r io.Reader) (*Stream, error) {
 	return &Stream{r: sr, Workload: &sr.w, window: ReorderWindow}, nil
 }
 
+// MemoryStream is a Stream over a workload read whole (an accounting log,
+// or an SWF trace that is not streamable): its Normalize is the function
+// Normalize, which sorts the jobs, and Next yields them.
+func MemoryStream(w *Workload) *Stream {
+	return &Stream{Workload: w, inMemory: true}
+}
+
 // Normalize sets the machine the jobs are kept for, as the function
-// Normalize does: procs processors when procs > 0, else MaxProcs.
+// Normalize does: procs processors when procs > 0, else MaxProcs. It
+// reads the first window of jobs (so it may fail as Next does), which
+// fixes the time base: UnixStartTime is final when it returns.
 func (s *Stream) Normalize(procs int) error {
+	if s.inMemory {
+		if err := Normalize(s.Workload, procs); err != nil {
+			return err
+		}
+		s.procs, s.mem = s.Workload.MaxProcs, s.Workload.Jobs
+		return nil
+	}
 	procs, err := machineSize(procs, s.Workload.MaxProcs)
 	if err != nil {
 		return err
 	}
 	s.procs = procs
 	s.Workload.MaxProcs = procs
+	// Read the first window, which decides the time base: UnixStartTime
+	// is final from here on, before the replay needs it.
+	if err := s.fill(); err != nil {
+		return err
+	}
+	s.decided = true
+	// ReadSWF's guess: without an UnixStartTime header, a trace whose
+	// earliest submit is a plausible Unix time writes Unix times.
+	if !s.r.haveStart && s.seen && s.minSubmit >= unixTimeFloor {
+		s.base = s.minSubmit
+		s.Workload.UnixStartTime = s.base
+	}
+	return nil
+}
+
+// fill reads until the window is full or the trace ends.
+func (s *Stream) fill() error {
+	for !s.eof && len(s.held) <= s.window {
+		if err := s.read(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -112,22 +152,20 @@ func (s *Stream) Next() (Job, error) {
 	if s.procs <= 0 {
 		return Job{}, errors.New("trace: Stream.Next before Normalize")
 	}
-	for !s.eof && len(s.held) <= s.window {
-		if err := s.read(); err != nil {
-			return Job{}, err
+	if s.inMemory {
+		if len(s.mem) == 0 {
+			return Job{}, io.EOF
 		}
+		j := s.mem[0]
+		s.mem = s.mem[1:]
+		s.yielded++
+		return j, nil
+	}
+	if err := s.fill(); err != nil {
+		return Job{}, err
 	}
 	if len(s.held) == 0 {
 		return Job{}, io.EOF
-	}
-	if !s.decided {
-		// ReadSWF's guess: without an UnixStartTime header, a trace whose
-		// earliest submit is a plausible Unix time writes Unix times.
-		s.decided = true
-		if !s.r.haveStart && s.minSubmit >= unixTimeFloor {
-			s.base = s.minSubmit
-			s.Workload.UnixStartTime = s.base
-		}
 	}
 	j := s.held[0]
 	s.held[0] = Job{} // let its strings go

@@ -188,3 +188,23 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+func TestMemoryStream(t *testing.T) {
+	in := "; MaxProcs: 4\n" + swfLine(1, 5, 1, 1) + swfLine(2, 3, 1, 1) + swfLine(3, 4, 1, 9)
+	w, err := ReadSWF(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := MemoryStream(w)
+	if _, err := s.Next(); err == nil {
+		t.Error("Next before Normalize")
+	}
+	if err := s.Normalize(0); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := drain(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameAsWhole(t, in, 0, s, jobs)
+}
