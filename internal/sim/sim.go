@@ -116,7 +116,8 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Live state: queued and running jobs, and the running jobs' ends.
 	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
-	running := map[*core.Job]bool{}
+	// running is kept in Seq order, the order a world lists them in.
+	var running []*core.Job
 	ends := &endHeap{}
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -170,7 +171,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := heap.Pop(ends).(end)
-			delete(running, e.job)
+			running = removeRunning(running, e.job)
 			release(byName, e.job)
 			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
 				return err
@@ -198,10 +199,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		}
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		all := make([]*core.Job, 0, len(running)+len(queued))
-		for j := range running {
-			all = append(all, j)
-		}
-		sort.Slice(all, func(a, b int) bool { return all[a].Seq < all[b].Seq })
+		all = append(all, running...)
 		all = append(all, queued...)
 		w := core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, all)
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
@@ -211,7 +209,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			case core.DecideRun:
 				j := d.Job
 				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
-				running[j] = true
+				running = addRunning(running, j)
 				started[j] = true
 				claim(byName, j)
 				l := jobs[j]
@@ -356,6 +354,26 @@ func release(nodes map[string]*core.Node, j *core.Job) {
 type end struct {
 	at  int64
 	job *core.Job
+}
+
+// addRunning inserts j into running, kept by Seq and, for jobs of one
+// Seq (a trace may repeat a job number), in start order: a world lists
+// the running jobs in that order, and keeping it costs less than sorting
+// them at every pass.
+func addRunning(running []*core.Job, j *core.Job) []*core.Job {
+	i := sort.Search(len(running), func(k int) bool { return running[k].Seq > j.Seq })
+	return slices.Insert(running, i, j)
+}
+
+// removeRunning removes j from running.
+func removeRunning(running []*core.Job, j *core.Job) []*core.Job {
+	i := sort.Search(len(running), func(k int) bool { return running[k].Seq >= j.Seq })
+	for ; i < len(running); i++ {
+		if running[i] == j {
+			return slices.Delete(running, i, i+1)
+		}
+	}
+	return running
 }
 
 // endHeap orders running jobs by end, then by start order.
