@@ -146,7 +146,7 @@
 // MaxNodes or UnixStartTime header line after the first job. The caller
 // (pbs_simulate) then replays the trace again from memory (Load and
 // Normalize), which sorts it whole. The archive's traces are sorted and
-// stream in about 700 KB (the window) plus the interned names.
+// stream in about 1.4 MB (the window's ring) plus the interned names.
 //
 // Accounting logs are read whole (ReadAccounting, then Normalize), not
 // streamed: a job's values come from several records (Q, S, E, and R or

@@ -16,8 +16,8 @@ import (
 var ErrNotStreamable = errors.New("trace cannot be replayed in one pass")
 
 // ReorderWindow is how many kept jobs a Stream holds back to put a trace
-// that is not quite sorted by submit time in order (about 170 bytes
-// each). The archive's traces are sorted; a job out of order by more than
+// that is not quite sorted by submit time in order (in a ring of 8,192
+// Jobs of 176 bytes: 1.4 MB). The archive's traces are sorted; a job out of order by more than
 // this is ErrNotStreamable.
 const ReorderWindow = 4096
 
@@ -40,7 +40,7 @@ type Stream struct {
 	window   int // ReorderWindow; smaller in tests
 	inMemory bool
 
-	held []Job // kept jobs read and not yet yielded, by submit then file order
+	held jobRing // kept jobs read and not yet yielded, by submit then file order
 	eof  bool
 
 	// The time base: the earliest submit time read, over every job (also
@@ -127,7 +127,7 @@ func (s *Stream) Normalize(procs int) error {
 
 // fill reads until the window is full or the trace ends.
 func (s *Stream) fill() error {
-	for !s.eof && len(s.held) <= s.window {
+	for !s.eof && s.held.n <= s.window {
 		if err := s.read(); err != nil {
 			return err
 		}
@@ -164,15 +164,10 @@ func (s *Stream) Next() (Job, error) {
 	if err := s.fill(); err != nil {
 		return Job{}, err
 	}
-	if len(s.held) == 0 {
+	if s.held.n == 0 {
 		return Job{}, io.EOF
 	}
-	j := s.held[0]
-	s.held[0] = Job{} // let its strings go
-	s.held = s.held[1:]
-	if len(s.held) == 0 {
-		s.held = s.held[:0:0] // start again at the front of a fresh array
-	}
+	j := s.held.pop()
 	s.lastSubmit = j.Submit
 	j.Submit -= s.base
 	s.yielded++
@@ -210,14 +205,45 @@ func (s *Stream) read() error {
 		return fmt.Errorf("line %d: %w: job %d submitted at %d, before a job at %d already replayed (out of submit order by more than %d jobs)",
 			line, ErrNotStreamable, j.ID, j.Submit, s.lastSubmit, s.window)
 	}
-	// Insert in order: at the end for a sorted trace, else after the last
-	// job submitted no later (ties keep file order).
-	i := len(s.held)
-	s.held = append(s.held, j)
-	for i > 0 && s.held[i-1].Submit > j.Submit {
-		s.held[i] = s.held[i-1]
+	s.held.insert(j)
+	return nil
+}
+
+// jobRing is the reorder window: a ring of jobs sorted by submit time,
+// so that taking the first and adding one allocate nothing once it has
+// grown to the window's size.
+type jobRing struct {
+	buf     []Job // a power of two long
+	head, n int
+}
+
+func (r *jobRing) at(i int) *Job { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+
+// insert adds j in order: at the end for a sorted trace, else after the
+// last job submitted no later (ties keep file order).
+func (r *jobRing) insert(j Job) {
+	if r.n == len(r.buf) {
+		buf := make([]Job, max(16, 2*len(r.buf)))
+		for i := range r.n {
+			buf[i] = *r.at(i)
+		}
+		r.buf, r.head = buf, 0
+	}
+	i := r.n
+	r.n++
+	for i > 0 && r.at(i-1).Submit > j.Submit {
+		*r.at(i) = *r.at(i - 1)
 		i--
 	}
-	s.held[i] = j
-	return nil
+	*r.at(i) = j
+}
+
+// pop takes the first job.
+func (r *jobRing) pop() Job {
+	p := r.at(0)
+	j := *p
+	*p = Job{} // let its strings go
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return j
 }
