@@ -17,8 +17,8 @@ var ErrNotStreamable = errors.New("trace cannot be replayed in one pass")
 
 // ReorderWindow is how many kept jobs a Stream holds back to put a trace
 // that is not quite sorted by submit time in order (in a ring of 8,192
-// Jobs of 176 bytes: 1.4 MB). The archive's traces are sorted; a job out of order by more than
-// this is ErrNotStreamable.
+// Jobs of 176 bytes: 1.4 MB). The archive's traces are sorted; a job out
+// of order by more than this is ErrNotStreamable.
 const ReorderWindow = 4096
 
 // A Stream yields the jobs of an SWF trace one at a time, as Load and
