@@ -155,6 +155,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node})
 	}
 	done, seq := 0, 0
+	// unfit counts the queued jobs, from the front, known not to fit in
+	// what is free: until a job ends or a pass runs, what is free stays,
+	// and only jobs submitted since need looking at.
+	unfit := 0
 	for next != nil || ends.Len() > 0 || len(queued) > 0 {
 		// The next instant: the earliest end or submit.
 		t := int64(-1)
@@ -172,6 +176,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := heap.Pop(ends).(end)
 			running = removeRunning(running, e.job)
+			unfit = 0
 			release(byName, e.job)
 			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
 				return err
@@ -192,11 +197,13 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if cfg.Progress != nil && done%1000 == 0 {
 			cfg.Progress(done, len(jobs))
 		}
-		if !anyFits(nodes, queued) {
+		if !anyFits(nodes, queued[unfit:]) {
 			// No queued job fits in what is free: a pass would start
 			// nothing (it would only restate comments), so skip it.
+			unfit = len(queued)
 			continue
 		}
+		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		all := make([]*core.Job, 0, len(running)+len(queued))
 		all = append(all, running...)
@@ -308,8 +315,15 @@ func anyFits(nodes []*core.Node, queued []*core.Job) bool {
 // coreJob is the core's view of a trace job: one chunk of Procs cpus.
 func coreJob(j *Job, origin time.Time) *core.Job {
 	procs := max(j.Procs, 1)
-	sel, err := resc.ParseSelect(j.Select)
-	if j.Select == "" || err != nil {
+	// Most trace jobs have no select: parse none (and make no error).
+	var sel resc.Select
+	ok := false
+	if j.Select != "" {
+		var err error
+		sel, err = resc.ParseSelect(j.Select)
+		ok = err == nil
+	}
+	if !ok {
 		sel, _ = resc.ParseSelect("1:ncpus=" + strconv.Itoa(procs))
 	}
 	queue := j.Queue
