@@ -138,12 +138,14 @@ func (s *Stream) fill() error {
 // Yielded is the number of jobs Next has returned.
 func (s *Stream) Yielded() int { return s.yielded }
 
-// Close closes the file OpenStream opened.
+// Close closes the file OpenStream opened; closing again does nothing.
 func (s *Stream) Close() error {
-	if s.closer == nil {
+	c := s.closer
+	if c == nil {
 		return nil
 	}
-	return s.closer.Close()
+	s.closer = nil
+	return c.Close()
 }
 
 // Next returns the next job to replay, or io.EOF after the last. Errors
