@@ -128,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for i, dir := range dirs {
 		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr}
 		if i == 0 {
-			rp.opened, rp.csv, rp.plots = first, *csvFile, *svg != ""
+			rp.opened, rp.csv = first, *csvFile
 		}
 		r, err := rp.run(dir)
 		if err != nil {
@@ -366,7 +366,6 @@ type replayer struct {
 	stderr       io.Writer
 	opened       *trace.Stream // the trace, already open (nil: open it)
 	csv          string        // write a row per job to this file ("": none)
-	plots        bool          // keep the plots' series
 }
 
 // run replays the trace with the sched_priv of dir ("" for the shipped
