@@ -310,23 +310,27 @@ func serverNodes() ([]*core.Node, int, error) {
 // jobs, converted one at a time.
 type jobSource struct {
 	s     *trace.Stream
+	path  string          // for errors
 	props map[string]bool // the properties some node has
 }
 
-func newJobSource(s *trace.Stream, nodes []*core.Node) *jobSource {
+func newJobSource(s *trace.Stream, path string, nodes []*core.Node) *jobSource {
 	props := map[string]bool{}
 	for _, n := range nodes {
 		for p := range n.Props {
 			props[p] = true
 		}
 	}
-	return &jobSource{s: s, props: props}
+	return &jobSource{s: s, path: path, props: props}
 }
 
 func (js *jobSource) Next() (sim.Job, error) {
 	j, err := js.s.Next()
-	if err != nil {
+	if err == io.EOF {
 		return sim.Job{}, err
+	}
+	if err != nil {
+		return sim.Job{}, fmt.Errorf("%s: %w", js.path, err)
 	}
 	out := sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
 		Walltime: max(j.ReqTime, 0), User: j.User, Group: j.Group, Queue: j.Queue}
@@ -409,7 +413,7 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 	}
 	defer src.Close()
 	if err := src.Normalize(rp.size); err != nil {
-		return result{}, err
+		return result{}, fmt.Errorf("%s: %w", rp.path, err)
 	}
 	stats := sim.NewStats(rp.size)
 	sink := func(o sim.Outcome) error {
@@ -442,7 +446,7 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 		}
 	}
 	start := time.Now()
-	err = sim.Run(cfg, newJobSource(src, rp.nodes), sink)
+	err = sim.Run(cfg, newJobSource(src, rp.path, rp.nodes), sink)
 	if cfg.Progress != nil {
 		fmt.Fprint(rp.stderr, "\r\033[K")
 	}

@@ -78,6 +78,14 @@ func TestRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plots, "index.html")); err != nil {
 		t.Fatal(err)
 	}
+	// A line the stream cannot parse, after jobs replayed: an error naming
+	// the file and the line.
+	broken := filepath.Join(dir, "broken.swf")
+	os.WriteFile(broken, []byte(swf+"1 2 3\n"), 0o644)
+	errb.Reset()
+	if code := run([]string{broken}, &out, &errb); code != 1 || !strings.Contains(errb.String(), broken+": line 6: 3 fields") {
+		t.Errorf("broken trace: exit %d: %s", code, errb.String())
+	}
 	for _, bad := range [][]string{{}, {"--procs", "4", "--nodes", trace, trace}, {"--frobnicate", trace}, {"--compare", trace}} {
 		if code := run(bad, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2", bad, code)
