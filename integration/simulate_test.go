@@ -80,7 +80,7 @@ func TestSimulatorMatchesLiveOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	node := &core.Node{Name: "n1", Avail: core.Amounts{"ncpus": 4}, Props: map[string]string{"host": "n1"}, Assigned: core.Amounts{}, IdealLoad: -1, MaxLoad: -1}
-	outs, err := sim.Run(sim.Config{Nodes: []*core.Node{node}, Policy: pol, Origin: time.Now()}, simJobs)
+	outs, err := sim.Replay(sim.Config{Nodes: []*core.Node{node}, Policy: pol, Origin: time.Now()}, simJobs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,16 @@
 // Without --sched-priv the shipped defaults decide. The replay follows
 // the conventions of the Parallel Workloads Archive (machine size
 // MaxProcs, processors and walltimes as requested, see internal/trace).
+//
+// An SWF trace is streamed: read one job at a time, each job's outcome
+// counted and written out when it is final, so memory follows the queue
+// (jobs submitted and not finished), not the trace. A trace out of
+// submit order by more than internal/trace's window of 4,096 jobs is
+// replayed again from memory (said on stderr); accounting logs are read
+// whole (see internal/trace). --compare reads the trace once per replay.
+// --csv rows come in the order jobs finish (at one instant in start
+// order), then the jobs that never started in trace order; job numbers
+// that grow with the file, as the archive's do, sort back to its order.
 package main
 
 import (
@@ -43,8 +53,11 @@ import (
 
 func main() {
 	// A replay builds a world per event and drops it: with the default GC
-	// target the collector would run many times per pass.
-	debug.SetGCPercent(400)
+	// target the collector would run many times per pass. GOGC, when set,
+	// decides instead.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -62,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	nodesFile := fs.String("nodes", "", "node layout: lines of \"name ncpus\"")
 	fromServer := fs.Bool("from-server", false, "take the node layout from the running server (PBS_CONF_FILE)")
 	asJSON := fs.Bool("json", false, "print the metrics as one JSON object")
-	csvFile := fs.String("csv", "", "write one row per job to FILE")
+	csvFile := fs.String("csv", "", "write one row per job to FILE, as jobs finish")
 	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
@@ -85,49 +98,47 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	path := rest[len(rest)-1]
-	w, err := load(path, *format)
+	if *format == "" {
+		*format = sniff(path)
+	}
+	// The first replay takes the trace opened here, whose header (and
+	// machines file) gives the machine; a second one opens it again.
+	first, err := openTrace(path, *format, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		return 1
 	}
+	defer first.Close()
 	var nodes []*core.Node
 	size := 0
 	if *fromServer {
 		nodes, size, err = serverNodes()
 	} else {
-		nodes, size, err = machine(w, *procs, *nodesFile)
+		nodes, size, err = machine(first.Workload, *procs, *nodesFile)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		return 1
 	}
-	if err := trace.Normalize(w, size); err != nil {
-		fmt.Fprintln(stderr, "pbs_simulate:", err)
-		return 1
-	}
-	jobs := simJobs(w, nodes)
 	dirs := []string{*privDir}
 	if *compare {
 		dirs = rest[:2]
 	}
 	var results []result
-	for _, dir := range dirs {
-		r, err := replay(dir, w, nodes, jobs, stderr)
+	for i, dir := range dirs {
+		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr}
+		if i == 0 {
+			rp.opened, rp.csv = first, *csvFile
+		}
+		r, err := rp.run(dir)
 		if err != nil {
 			fmt.Fprintln(stderr, "pbs_simulate:", err)
 			return 1
 		}
-		r.metrics = sim.Measure(r.outs, size)
 		results = append(results, r)
 	}
-	if *csvFile != "" {
-		if err := writeCSV(*csvFile, results[0].outs); err != nil {
-			fmt.Fprintln(stderr, "pbs_simulate:", err)
-			return 1
-		}
-	}
 	if *svg != "" {
-		if err := writePlots(*svg, results[0].outs, size); err != nil {
+		if err := writePlots(*svg, results[0].stats); err != nil {
 			fmt.Fprintln(stderr, "pbs_simulate:", err)
 			return 1
 		}
@@ -142,26 +153,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	fmt.Fprintf(stdout, "trace %s: %d jobs (%d dropped) on %d processors in %d nodes\n", filepath.Base(path), len(jobs), w.Dropped, size, len(nodes))
+	fmt.Fprintf(stdout, "trace %s: %d jobs (%d dropped) on %d processors in %d nodes\n", filepath.Base(path), results[0].jobs, results[0].dropped, size, len(nodes))
 	report(stdout, results)
 	return 0
 }
 
 type result struct {
 	name    string
-	outs    []sim.Outcome
+	stats   *sim.Stats // with the plots' series, for --svg
 	metrics sim.Metrics
 	took    time.Duration
+	// jobs and dropped are the jobs the trace gave and those Normalize's
+	// rules dropped.
+	jobs, dropped int
 }
 
-// load reads the trace in its format.
-func load(path, format string) (*trace.Workload, error) {
-	if format == "" {
-		format = sniff(path)
-	}
+// openTrace opens the trace at path for one replay: an SWF trace streamed
+// (or read whole, with whole), an accounting log read whole (see
+// internal/trace's doc for why).
+func openTrace(path, format string, whole bool) (*trace.Stream, error) {
 	switch format {
 	case "swf":
-		return trace.Load(path)
+		if !whole {
+			return trace.OpenStream(path)
+		}
+		w, err := trace.Load(path)
+		if err != nil {
+			return nil, err
+		}
+		return trace.MemoryStream(w), nil
 	case "accounting":
 		rc, err := trace.Open(path)
 		if err != nil {
@@ -172,7 +192,7 @@ func load(path, format string) (*trace.Workload, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		return w, nil
+		return trace.MemoryStream(w), nil
 	}
 	return nil, fmt.Errorf("--format %q: want swf or accounting", format)
 }
@@ -286,28 +306,40 @@ func serverNodes() ([]*core.Node, int, error) {
 	return world.Nodes, size, nil
 }
 
-func simJobs(w *trace.Workload, nodes []*core.Node) []sim.Job {
+// jobSource is the trace's jobs as the simulator takes them: Normalize's
+// jobs, converted one at a time.
+type jobSource struct {
+	s     *trace.Stream
+	path  string          // for errors
+	props map[string]bool // the properties some node has
+}
+
+func newJobSource(s *trace.Stream, path string, nodes []*core.Node) *jobSource {
 	props := map[string]bool{}
 	for _, n := range nodes {
 		for p := range n.Props {
 			props[p] = true
 		}
 	}
-	out := make([]sim.Job, len(w.Jobs))
-	for i, j := range w.Jobs {
-		wall := j.ReqTime
-		if wall < 0 {
-			wall = 0
-		}
-		out[i] = sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
-			Walltime: wall, User: j.User, Group: j.Group, Queue: j.Queue}
-		if j.NodeSpec != "" {
-			if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec, props)); err == nil {
-				out[i].Select = sel.String()
-			}
+	return &jobSource{s: s, path: path, props: props}
+}
+
+func (js *jobSource) Next() (sim.Job, error) {
+	j, err := js.s.Next()
+	if err == io.EOF {
+		return sim.Job{}, err
+	}
+	if err != nil {
+		return sim.Job{}, fmt.Errorf("%s: %w", js.path, err)
+	}
+	out := sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
+		Walltime: max(j.ReqTime, 0), User: j.User, Group: j.Group, Queue: j.Queue}
+	if j.NodeSpec != "" {
+		if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec, js.props)); err == nil {
+			out.Select = sel.String()
 		}
 	}
-	return out
+	return out, nil
 }
 
 // torqueSpec drops the "#excl"-style suffixes of a Torque node spec, and
@@ -330,16 +362,66 @@ func torqueSpec(s string, props map[string]bool) string {
 	return strings.Join(parts, "+")
 }
 
-// replay runs the jobs with the sched_priv of dir ("" for the shipped
-// files).
-func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, stderr io.Writer) (result, error) {
-	origin := time.Unix(w.UnixStartTime, 0)
-	if w.UnixStartTime <= 0 {
+// replayer runs one replay of the trace at path.
+type replayer struct {
+	path, format string
+	nodes        []*core.Node
+	size         int
+	stderr       io.Writer
+	opened       *trace.Stream // the trace, already open (nil: open it)
+	csv          string        // write a row per job to this file ("": none)
+}
+
+// run replays the trace with the sched_priv of dir ("" for the shipped
+// files), streaming it; an SWF trace the stream refuses
+// (trace.ErrNotStreamable) is replayed again from memory, from the start.
+func (rp *replayer) run(dir string) (result, error) {
+	r, err := rp.once(dir, false)
+	if errors.Is(err, trace.ErrNotStreamable) {
+		fmt.Fprintf(rp.stderr, "pbs_simulate: %v; replaying it from memory\n", err)
+		r, err = rp.once(dir, true)
+	}
+	return r, err
+}
+
+func (rp *replayer) once(dir string, whole bool) (result, error) {
+	var err error
+	src := rp.opened
+	rp.opened = nil
+	if src == nil || whole {
+		if src != nil {
+			src.Close()
+		}
+		if src, err = openTrace(rp.path, rp.format, whole); err != nil {
+			return result{}, err
+		}
+	}
+	defer src.Close()
+	if err := src.Normalize(rp.size); err != nil {
+		return result{}, fmt.Errorf("%s: %w", rp.path, err)
+	}
+	stats := sim.NewStats(rp.size)
+	sink := func(o sim.Outcome) error {
+		stats.Add(o)
+		return nil
+	}
+	var rows *csvRows
+	if rp.csv != "" {
+		if rows, err = createCSV(rp.csv); err != nil {
+			return result{}, err
+		}
+		defer rows.close()
+		sink = func(o sim.Outcome) error {
+			stats.Add(o)
+			return rows.write(o)
+		}
+	}
+	origin := time.Unix(src.Workload.UnixStartTime, 0)
+	if src.Workload.UnixStartTime <= 0 {
 		origin = time.Date(2000, 1, 3, 0, 0, 0, 0, time.UTC)
 	}
 	name := dir
 	var files *schedpriv.Files
-	var err error
 	if dir == "" {
 		// The shipped files as pbs_sched installs them in the trace's
 		// first year.
@@ -355,22 +437,29 @@ func replay(dir string, w *trace.Workload, nodes []*core.Node, jobs []sim.Job, s
 	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		return result{}, err
 	}
-	cfg := sim.Config{Nodes: nodes, Policy: pol, Origin: origin}
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && stderr == os.Stderr {
+	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin}
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && rp.stderr == os.Stderr {
 		last := time.Time{}
-		cfg.Progress = func(done, total int) {
+		cfg.Progress = func(done, live int) {
 			if time.Since(last) > 200*time.Millisecond {
 				last = time.Now()
-				fmt.Fprintf(stderr, "\r%s: %3d%% (%d of %d jobs)", name, done*100/max(total, 1), done, total)
+				fmt.Fprintf(rp.stderr, "\r%s: %d jobs done, %d queued or running", name, done, live)
 			}
 		}
 	}
 	start := time.Now()
-	outs, err := sim.Run(cfg, jobs)
+	err = sim.Run(cfg, newJobSource(src, rp.path, rp.nodes), sink)
 	if cfg.Progress != nil {
-		fmt.Fprint(stderr, "\r\033[K")
+		fmt.Fprint(rp.stderr, "\r\033[K")
 	}
-	return result{name: name, outs: outs, took: time.Since(start)}, err
+	if err == nil && rows != nil {
+		err = rows.close()
+	}
+	if err != nil {
+		return result{}, err
+	}
+	return result{name: name, stats: stats, metrics: stats.Metrics(), took: time.Since(start),
+		jobs: src.Yielded(), dropped: src.Workload.Dropped}, nil
 }
 
 func report(w io.Writer, rs []result) {
@@ -412,11 +501,11 @@ func groups(w io.Writer, title string, gs []sim.Group) {
 }
 
 // writePlots writes the replay's plots into dir, creating it.
-func writePlots(dir string, outs []sim.Outcome, procs int) error {
+func writePlots(dir string, stats *sim.Stats) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return sim.WritePlots(outs, procs, func(name string, r io.Reader) error {
+	return sim.WritePlots(stats, func(name string, r io.Reader) error {
 		b, err := io.ReadAll(r)
 		if err != nil {
 			return err
@@ -425,26 +514,49 @@ func writePlots(dir string, outs []sim.Outcome, procs int) error {
 	})
 }
 
-func writeCSV(path string, outs []sim.Outcome) error {
+// csvRows writes --csv: a row per job, written as the job's outcome is
+// final (see the command's doc for the order), so a replay holds none.
+type csvRows struct {
+	f   *os.File
+	w   *csv.Writer
+	rec []string
+}
+
+func createCSV(path string) (*csvRows, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cw := csv.NewWriter(f)
-	cw.Write([]string{"job", "submit", "start", "end", "wait", "run", "procs", "walltime", "user", "queue"})
-	for _, o := range outs {
-		j := o.Job
-		wait := ""
-		if o.Start >= 0 {
-			wait = strconv.FormatInt(o.Start-j.Submit, 10)
-		}
-		cw.Write([]string{j.ID, strconv.FormatInt(j.Submit, 10), strconv.FormatInt(o.Start, 10), strconv.FormatInt(o.End, 10),
-			wait, strconv.FormatInt(j.Run, 10), strconv.Itoa(j.Procs), strconv.FormatInt(j.Walltime, 10), j.User, j.Queue})
+	r := &csvRows{f: f, w: csv.NewWriter(f), rec: make([]string, 10)}
+	r.w.Write([]string{"job", "submit", "start", "end", "wait", "run", "procs", "walltime", "user", "queue"})
+	return r, nil
+}
+
+func (r *csvRows) write(o sim.Outcome) error {
+	j := o.Job
+	wait := ""
+	if o.Start >= 0 {
+		wait = strconv.FormatInt(o.Start-j.Submit, 10)
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		f.Close()
-		return err
+	r.rec[0], r.rec[1], r.rec[2], r.rec[3] = j.ID, strconv.FormatInt(j.Submit, 10), strconv.FormatInt(o.Start, 10), strconv.FormatInt(o.End, 10)
+	r.rec[4], r.rec[5], r.rec[6], r.rec[7] = wait, strconv.FormatInt(j.Run, 10), strconv.Itoa(j.Procs), strconv.FormatInt(j.Walltime, 10)
+	r.rec[8], r.rec[9] = j.User, j.Queue
+	return r.w.Write(r.rec)
+}
+
+// close flushes and closes the file, once; the first error is returned.
+func (r *csvRows) close() error {
+	if r.f == nil {
+		return nil
 	}
-	return f.Close()
+	r.w.Flush()
+	err := r.w.Error()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	r.f = nil
+	if err != nil {
+		return fmt.Errorf("--csv: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -41,57 +42,117 @@ func BSLD(o Outcome) float64 {
 	return math.Max(1, (wait+run)/math.Max(run, Tau))
 }
 
-// Measure computes the metrics of a replay on a machine of procs
-// processors.
+// Measure computes the metrics of outcomes held in memory on a machine of
+// procs processors (a replay adds each to a Stats as it comes instead).
 func Measure(outs []Outcome, procs int) Metrics {
-	var m Metrics
-	var waits []float64
-	var area float64
-	first, last := int64(math.MaxInt64), int64(math.MinInt64)
-	users, queues := map[string]*acc{}, map[string]*acc{}
+	s := NewStats(procs)
 	for _, o := range outs {
-		first = min(first, o.Job.Submit)
-		if o.Start < 0 {
-			m.NotStarted++
-			continue
-		}
-		m.Jobs++
-		wait := float64(o.Start - o.Job.Submit)
-		b := BSLD(o)
-		waits = append(waits, wait)
-		m.AvgWait += wait
-		m.AvgBSLD += b
-		area += float64(o.Job.Run) * float64(max(o.Job.Procs, 1))
-		last = max(last, o.End)
-		for _, g := range []struct {
-			m    map[string]*acc
-			name string
-		}{{users, o.Job.User}, {queues, o.Job.Queue}} {
-			a := g.m[g.name]
-			if a == nil {
-				a = &acc{}
-				g.m[g.name] = a
-			}
-			a.n++
-			a.wait += wait
-			a.bsld += b
-		}
+		s.Add(o)
 	}
+	return s.Metrics()
+}
+
+// Stats accumulates the metrics and plots of a replay from its outcomes,
+// in any order, one at a time: a replay holds no list of outcomes. What
+// it keeps grows with the trace only by the exact median and 95th
+// percentile, which need every wait: 4 bytes a started job (8 for a wait
+// of 136 years or more). The rest is per user and per queue, or of fixed
+// size (the plots' series and histogram).
+type Stats struct {
+	procs       int
+	jobs        int
+	notStarted  int
+	first, last int64 // earliest submit of any job, latest end (-1: none)
+	wait, bsld  exactSum
+	area        exactSum // processor-seconds used
+	waits       []uint32 // of started jobs, sorted by Metrics
+	bigWaits    []int64  // waits from 2^32 s up, likewise
+	sorted      bool
+	users       map[string]*acc
+	queues      map[string]*acc
+	busy        stepSeries // processors in use
+	queued      stepSeries // jobs submitted and not started
+	waitCounts  [len(waitBuckets)]float64
+}
+
+// NewStats starts the metrics of a replay on procs processors.
+func NewStats(procs int) *Stats {
+	return &Stats{procs: procs, first: math.MaxInt64, last: -1, users: map[string]*acc{}, queues: map[string]*acc{}}
+}
+
+// Add counts one job's outcome.
+func (s *Stats) Add(o Outcome) {
+	j := o.Job
+	s.first = min(s.first, j.Submit)
+	s.queued.add(j.Submit, 1)
+	if o.Start < 0 {
+		s.notStarted++
+		return
+	}
+	s.jobs++
+	s.last = max(s.last, o.End)
+	wait := o.Start - j.Submit
+	if wait < 1<<32 {
+		s.waits = append(s.waits, uint32(wait))
+	} else {
+		s.bigWaits = append(s.bigWaits, wait)
+	}
+	s.sorted = false
+	b := BSLD(o)
+	s.wait.add(float64(wait))
+	s.bsld.add(b)
+	procs := max(j.Procs, 1)
+	s.area.add(float64(j.Run) * float64(procs))
+	for _, g := range [2]struct {
+		m    map[string]*acc
+		name string
+	}{{s.users, j.User}, {s.queues, j.Queue}} {
+		a := g.m[g.name]
+		if a == nil {
+			a = &acc{}
+			g.m[g.name] = a
+		}
+		a.n++
+		a.wait.add(float64(wait))
+		a.bsld.add(b)
+	}
+	s.busy.add(o.Start, float64(procs))
+	s.busy.add(o.End, -float64(procs))
+	s.queued.add(o.Start, -1)
+	s.waitCounts[waitBucket(wait)]++
+}
+
+// nthWait is the n-th smallest wait of the started jobs.
+func (s *Stats) nthWait(n int) float64 {
+	if !s.sorted {
+		slices.Sort(s.waits)
+		slices.Sort(s.bigWaits)
+		s.sorted = true
+	}
+	if n < len(s.waits) {
+		return float64(s.waits[n])
+	}
+	return float64(s.bigWaits[n-len(s.waits)])
+}
+
+// Metrics are the replay's metrics so far.
+func (s *Stats) Metrics() Metrics {
+	m := Metrics{Jobs: s.jobs, NotStarted: s.notStarted}
 	if m.Jobs == 0 {
 		return m
 	}
-	m.AvgWait /= float64(m.Jobs)
-	m.AvgBSLD /= float64(m.Jobs)
-	sort.Float64s(waits)
-	m.MedianWait = waits[len(waits)/2]
-	m.P95Wait = waits[min(len(waits)-1, len(waits)*95/100)]
-	m.MaxWait = waits[len(waits)-1]
-	m.Makespan = last - first
-	if m.Makespan > 0 && procs > 0 {
-		m.Utilization = area / (float64(procs) * float64(m.Makespan))
+	n := float64(m.Jobs)
+	m.AvgWait = s.wait.value() / n
+	m.AvgBSLD = s.bsld.value() / n
+	m.MedianWait = s.nthWait(m.Jobs / 2)
+	m.P95Wait = s.nthWait(min(m.Jobs-1, m.Jobs*95/100))
+	m.MaxWait = s.nthWait(m.Jobs - 1)
+	m.Makespan = s.last - s.first
+	if m.Makespan > 0 && s.procs > 0 {
+		m.Utilization = s.area.value() / (float64(s.procs) * float64(m.Makespan))
 	}
-	m.Users = groups(users)
-	m.Queues = groups(queues)
+	m.Users = groups(s.users)
+	m.Queues = groups(s.queues)
 	var sum, sq float64
 	for _, u := range m.Users {
 		sum += u.AvgBSLD
@@ -103,15 +164,17 @@ func Measure(outs []Outcome, procs int) Metrics {
 	return m
 }
 
+// acc is one user's or queue's share so far.
 type acc struct {
 	n          int
-	wait, bsld float64
+	wait, bsld exactSum
 }
 
 func groups(m map[string]*acc) []Group {
 	out := make([]Group, 0, len(m))
 	for name, a := range m {
-		out = append(out, Group{Name: name, Jobs: a.n, AvgWait: a.wait / float64(a.n), AvgBSLD: a.bsld / float64(a.n)})
+		n := float64(a.n)
+		out = append(out, Group{Name: name, Jobs: a.n, AvgWait: a.wait.value() / n, AvgBSLD: a.bsld.value() / n})
 	}
 	sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	return out

@@ -4,6 +4,11 @@
 // their run time. It is pure: the caller reads the trace and the files
 // and writes the results (pbs_simulate).
 //
+// A replay streams: Run pulls jobs from a Source as the virtual clock
+// reaches their submit time and pushes each outcome to a Sink once it is
+// final, holding only the jobs queued or running; Stats turns outcomes,
+// in any order, into the metrics and plots without keeping them.
+//
 // Time follows the reference semantics of ../shared/traces/README.md:
 // it advances from event to event; at one instant, first every job that
 // ends then releases its processors, then every job submitted then joins
@@ -13,6 +18,8 @@ package sim
 import (
 	"container/heap"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -41,61 +48,76 @@ type Job struct {
 // Outcome is what happened to one job.
 type Outcome struct {
 	Job   *Job
+	Seq   int   // the job's place in the source, from 0
 	Start int64 // -1 when it never started (failed, or still queued at the end)
 	End   int64
 	Node  string
 }
 
+// Source yields a replay's jobs in trace order: by submit time, ties in
+// the order the trace gives them. Next returns io.EOF after the last job;
+// any other error ends the replay with it.
+type Source interface {
+	Next() (Job, error)
+}
+
+// Sink takes each job's outcome once it is final: when the job ends,
+// when the policy fails it, or at the end of the replay for the jobs that
+// never started (in trace order). Jobs that end at one instant come in
+// start order. Run keeps nothing of a job once its outcome is sunk; an
+// error ends the replay with it.
+type Sink func(Outcome) error
+
 // Config is a replay: the machine, the policy (configured by its caller)
 // and the virtual time at which the trace starts.
 type Config struct {
 	Nodes  []*core.Node
-	Queues []*core.Queue // nil: one execution queue "workq"
+	Queues []*core.Queue // nil: an execution queue per queue the trace names
 	Policy core.Policy
 	Log    core.Logger // nil: none
 	Origin time.Time   // the trace's time 0 (its UnixStartTime)
-	// Progress, when set, is called now and then with the jobs done.
-	Progress func(done, total int)
+	// Progress, when set, is called now and then with the jobs whose
+	// outcome is final and the jobs queued or running.
+	Progress func(done, live int)
 }
 
-// Run replays jobs (in trace order) and returns an outcome per job, in
-// the same order.
-func Run(cfg Config, jobs []Job) ([]Outcome, error) {
+// live is a job between its submit and its outcome: the only per-job
+// state a replay holds.
+type live struct {
+	job   Job
+	seq   int
+	core  *core.Job
+	start int64
+}
+
+// Run replays the jobs of src and passes each outcome to sink. It holds
+// only the jobs submitted and not yet finished, so a trace of any length
+// replays in memory proportional to its queue. A source out of submit
+// order is an error.
+func Run(cfg Config, src Source, sink Sink) error {
 	if len(cfg.Nodes) == 0 {
-		return nil, fmt.Errorf("no nodes to replay on")
+		return fmt.Errorf("no nodes to replay on")
 	}
 	queues := cfg.Queues
-	if queues == nil {
-		// An execution queue for every queue the trace names ("workq" for
-		// jobs without one), in order of first appearance.
-		seen := map[string]bool{}
-		for i := range jobs {
-			name := jobs[i].Queue
-			if name == "" {
-				name = "workq"
-			}
-			if !seen[name] {
-				seen[name] = true
-				queues = append(queues, &core.Queue{Name: name, Execution: true, Enabled: true, Started: true, Limits: core.NoLimits})
-			}
+	// Without configured queues, an execution queue for every queue the
+	// trace names ("workq" for jobs without one), in order of first
+	// appearance: a queue is added when its first job is submitted.
+	seen := map[string]bool{}
+	addQueue := func(name string) {
+		if cfg.Queues == nil && !seen[name] {
+			seen[name] = true
+			queues = append(queues, &core.Queue{Name: name, Execution: true, Enabled: true, Started: true, Limits: core.NoLimits})
 		}
 	}
 	log := cfg.Log
 	if log == nil {
 		log = core.NopLogger{}
 	}
-	out := make([]Outcome, len(jobs))
-	order := make([]int, len(jobs))
-	for i := range jobs {
-		order[i] = i
-		out[i] = Outcome{Job: &jobs[i], Start: -1, End: -1}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Submit < jobs[order[b]].Submit })
-
-	// Live state: queued and running core jobs, and the running jobs' ends.
-	cj := make(map[*core.Job]int, 1024) // core job -> index in jobs
+	// Live state: queued and running jobs, and the running jobs' ends.
+	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
-	running := map[*core.Job]bool{}
+	// running is kept in Seq order, the order a world lists them in.
+	var running []*core.Job
 	ends := &endHeap{}
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -107,15 +129,44 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 	for _, n := range nodes {
 		byName[n.Name] = n
 	}
-	next, done := 0, 0
-	for next < len(order) || ends.Len() > 0 || len(queued) > 0 {
+	// next is the first job not yet submitted (nil when none is left).
+	var next *Job
+	lastSubmit := int64(0)
+	pull := func() error {
+		j, err := src.Next()
+		if err == io.EOF {
+			next = nil
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if next != nil && j.Submit < lastSubmit {
+			return fmt.Errorf("job %s submitted at %d after a job submitted at %d: the trace is not in submit order", j.ID, j.Submit, lastSubmit)
+		}
+		next, lastSubmit = &j, j.Submit
+		return nil
+	}
+	if err := pull(); err != nil {
+		return err
+	}
+	final := func(l *live, end int64, node string) error {
+		delete(jobs, l.core)
+		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node})
+	}
+	done, seq := 0, 0
+	// unfit counts the queued jobs, from the front, known not to fit in
+	// what is free: until a job ends or a pass runs, what is free stays,
+	// and only jobs submitted since need looking at.
+	unfit := 0
+	for next != nil || ends.Len() > 0 || len(queued) > 0 {
 		// The next instant: the earliest end or submit.
 		t := int64(-1)
 		if ends.Len() > 0 {
 			t = (*ends)[0].at
 		}
-		if next < len(order) && (t < 0 || jobs[order[next]].Submit < t) {
-			t = jobs[order[next]].Submit
+		if next != nil && (t < 0 || next.Submit < t) {
+			t = next.Submit
 		}
 		if t < 0 {
 			// Jobs queued, nothing running, nothing to come: they never
@@ -124,29 +175,38 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := heap.Pop(ends).(end)
-			delete(running, e.job)
-			delete(cj, e.job)
+			running = removeRunning(running, e.job)
+			unfit = 0
 			release(byName, e.job)
+			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
+				return err
+			}
 			done++
 		}
-		for next < len(order) && jobs[order[next]].Submit == t {
-			i := order[next]
-			j := coreJob(&jobs[i], cfg.Origin)
-			cj[j] = i
-			queued = append(queued, j)
-			next++
+		for next != nil && next.Submit == t {
+			l := &live{job: *next, seq: seq, start: -1}
+			seq++
+			l.core = coreJob(&l.job, cfg.Origin)
+			addQueue(l.core.Queue)
+			jobs[l.core] = l
+			queued = append(queued, l.core)
+			if err := pull(); err != nil {
+				return err
+			}
 		}
-		if !anyFits(nodes, queued) {
+		if cfg.Progress != nil && done%1000 == 0 {
+			cfg.Progress(done, len(jobs))
+		}
+		if !anyFits(nodes, queued[unfit:]) {
 			// No queued job fits in what is free: a pass would start
 			// nothing (it would only restate comments), so skip it.
+			unfit = len(queued)
 			continue
 		}
+		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		all := make([]*core.Job, 0, len(running)+len(queued))
-		for j := range running {
-			all = append(all, j)
-		}
-		sort.Slice(all, func(a, b int) bool { return all[a].Seq < all[b].Seq })
+		all = append(all, running...)
 		all = append(all, queued...)
 		w := core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, all)
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
@@ -155,17 +215,18 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 			switch d.Kind {
 			case core.DecideRun:
 				j := d.Job
-				i := cj[j]
 				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
-				running[j] = true
+				running = addRunning(running, j)
 				started[j] = true
 				claim(byName, j)
-				out[i].Start, out[i].End = t, t+jobs[i].Run
-				out[i].Node = d.Where[0].Node
-				heap.Push(ends, end{at: t + jobs[i].Run, job: j})
+				l := jobs[j]
+				l.start = t
+				heap.Push(ends, end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
 				started[d.Job] = true // leaves the queue, never runs
-				delete(cj, d.Job)
+				if err := final(jobs[d.Job], -1, ""); err != nil {
+					return err
+				}
 				done++
 			case core.DecideComment:
 				d.Job.Comment = d.Text
@@ -178,13 +239,57 @@ func Run(cfg Config, jobs []Job) ([]Outcome, error) {
 					kept = append(kept, j)
 				}
 			}
+			clear(queued[len(kept):])
 			queued = kept
 		}
-		if cfg.Progress != nil && done%1000 == 0 {
-			cfg.Progress(done, len(jobs))
+	}
+	for _, j := range queued {
+		if err := final(jobs[j], -1, ""); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// Jobs is a Source over a slice, in submit order (a stable sort of the
+// slice's order, which it leaves as it is).
+func Jobs(jobs []Job) Source {
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return jobs[order[a]].Submit < jobs[order[b]].Submit })
+	return &sliceSource{jobs: jobs, order: order}
+}
+
+type sliceSource struct {
+	jobs  []Job
+	order []int
+}
+
+func (s *sliceSource) Next() (Job, error) {
+	if len(s.order) == 0 {
+		return Job{}, io.EOF
+	}
+	j := s.jobs[s.order[0]]
+	s.order = s.order[1:]
+	return j, nil
+}
+
+// Replay runs a workload held in memory and returns an outcome per job,
+// in the slice's order, each pointing into jobs: for tests and small
+// workloads (a trace replays through Run from a streaming Source).
+func Replay(cfg Config, jobs []Job) ([]Outcome, error) {
+	src := Jobs(jobs).(*sliceSource)
+	order := slices.Clone(src.order) // source place -> index in jobs
+	out := make([]Outcome, len(jobs))
+	err := Run(cfg, src, func(o Outcome) error {
+		i := order[o.Seq]
+		o.Job = &jobs[i]
+		out[i] = o
+		return nil
+	})
+	return out, err
 }
 
 // anyFits reports whether some queued job's totals fit in what all nodes
@@ -210,8 +315,15 @@ func anyFits(nodes []*core.Node, queued []*core.Job) bool {
 // coreJob is the core's view of a trace job: one chunk of Procs cpus.
 func coreJob(j *Job, origin time.Time) *core.Job {
 	procs := max(j.Procs, 1)
-	sel, err := resc.ParseSelect(j.Select)
-	if j.Select == "" || err != nil {
+	// Most trace jobs have no select: parse none (and make no error).
+	var sel resc.Select
+	ok := false
+	if j.Select != "" {
+		var err error
+		sel, err = resc.ParseSelect(j.Select)
+		ok = err == nil
+	}
+	if !ok {
 		sel, _ = resc.ParseSelect("1:ncpus=" + strconv.Itoa(procs))
 	}
 	queue := j.Queue
@@ -256,6 +368,26 @@ func release(nodes map[string]*core.Node, j *core.Job) {
 type end struct {
 	at  int64
 	job *core.Job
+}
+
+// addRunning inserts j into running, kept by Seq and, for jobs of one
+// Seq (a trace may repeat a job number), in start order: a world lists
+// the running jobs in that order, and keeping it costs less than sorting
+// them at every pass.
+func addRunning(running []*core.Job, j *core.Job) []*core.Job {
+	i := sort.Search(len(running), func(k int) bool { return running[k].Seq > j.Seq })
+	return slices.Insert(running, i, j)
+}
+
+// removeRunning removes j from running.
+func removeRunning(running []*core.Job, j *core.Job) []*core.Job {
+	i := sort.Search(len(running), func(k int) bool { return running[k].Seq >= j.Seq })
+	for ; i < len(running); i++ {
+		if running[i] == j {
+			return slices.Delete(running, i, i+1)
+		}
+	}
+	return running
 }
 
 // endHeap orders running jobs by end, then by start order.

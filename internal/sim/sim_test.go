@@ -2,6 +2,7 @@ package sim
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func machine(procs int) []*core.Node {
 
 func starts(t *testing.T, pol core.Policy, jobs []Job) []int64 {
 	t.Helper()
-	outs, err := Run(Config{Nodes: machine(4), Policy: pol, Origin: time.Unix(1_000_000_000, 0)}, jobs)
+	outs, err := Replay(Config{Nodes: machine(4), Policy: pol, Origin: time.Unix(1_000_000_000, 0)}, jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,5 +95,24 @@ func TestMeasure(t *testing.T) {
 	}
 	if want := 2.5 * 2.5 / (2 * (1.5*1.5 + 1)); m.Fairness != want {
 		t.Fatalf("fairness %v, want %v", m.Fairness, want)
+	}
+}
+
+// TestRunningOrder: running jobs stay in Seq order, jobs of one Seq in
+// start order, and the one that ends is the one removed.
+func TestRunningOrder(t *testing.T) {
+	a, b, c, d := &core.Job{Seq: 5}, &core.Job{Seq: 2}, &core.Job{Seq: 5}, &core.Job{Seq: 9}
+	var r []*core.Job
+	for _, j := range []*core.Job{a, b, c, d} {
+		r = addRunning(r, j)
+	}
+	// slices.Equal compares the pointers: the same jobs, not equal ones.
+	if !slices.Equal(r, []*core.Job{b, a, c, d}) {
+		t.Fatalf("order %v", r)
+	}
+	r = removeRunning(r, c)
+	r = removeRunning(r, &core.Job{Seq: 5}) // not running: nothing removed
+	if !slices.Equal(r, []*core.Job{b, a, d}) {
+		t.Fatalf("after removing: %v", r)
 	}
 }

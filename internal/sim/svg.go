@@ -27,13 +27,19 @@ const (
 	svgTitleY, svgLabelX = 18, 10
 )
 
-// Plots are the SVG documents of a replay, by file name.
-func Plots(outs []Outcome, procs int) map[string]string {
+// Plots are the SVG documents of a replay, by file name, drawn from what
+// its Stats accumulated.
+func Plots(s *Stats) map[string]string {
+	first, last := s.span()
+	busy := s.busy.averages(first, last, timeSeriesBins)
+	for i := range busy {
+		busy[i] /= float64(max(s.procs, 1))
+	}
 	return map[string]string{
-		"utilization.svg": series("Utilization over time (busy processors / machine)", busy(outs, procs), 1),
-		"queue.svg":       series("Queue length over time (jobs waiting)", queueLength(outs), 0),
-		"waits.svg":       bars("Distribution of waits", waitHistogram(outs)),
-		"users.svg":       bars("Average wait per user (hours), the 20 users with most jobs", userWaits(outs)),
+		"utilization.svg": series("Utilization over time (busy processors / machine)", busy, 1),
+		"queue.svg":       series("Queue length over time (jobs waiting)", s.queued.averages(first, last, timeSeriesBins), 0),
+		"waits.svg":       bars("Distribution of waits", s.waitHistogram()),
+		"users.svg":       bars("Average wait per user (hours), the 20 users with most jobs", s.userWaits()),
 		"index.html":      index(),
 	}
 }
@@ -49,68 +55,12 @@ func index() string {
 }
 
 // span is the replay's time range: first submit to last end.
-func span(outs []Outcome) (int64, int64) {
-	first, last := int64(-1), int64(-1)
-	for _, o := range outs {
-		if first < 0 || o.Job.Submit < first {
-			first = o.Job.Submit
-		}
-		if o.End > last {
-			last = o.End
-		}
+func (s *Stats) span() (int64, int64) {
+	first := s.first
+	if s.jobs+s.notStarted == 0 {
+		first = -1
 	}
-	return first, max(last, first+1)
-}
-
-// step integrates a step function given by (time, delta) events into
-// timeSeriesBins averages over [first, last).
-func step(events [][2]int64, first, last int64) []float64 {
-	sort.SliceStable(events, func(a, b int) bool { return events[a][0] < events[b][0] })
-	width := float64(last-first) / timeSeriesBins
-	out := make([]float64, timeSeriesBins)
-	level, t, k := 0.0, first, 0
-	for bin := 0; bin < timeSeriesBins; bin++ {
-		end := first + int64(float64(bin+1)*width)
-		area := 0.0
-		for k < len(events) && events[k][0] < end {
-			area += level * float64(events[k][0]-t)
-			t = events[k][0]
-			level += float64(events[k][1])
-			k++
-		}
-		area += level * float64(end-t)
-		t = end
-		out[bin] = area / max(width, 1)
-	}
-	return out
-}
-
-func busy(outs []Outcome, procs int) []float64 {
-	var ev [][2]int64
-	for _, o := range outs {
-		if o.Start >= 0 {
-			p := int64(max(o.Job.Procs, 1))
-			ev = append(ev, [2]int64{o.Start, p}, [2]int64{o.End, -p})
-		}
-	}
-	first, last := span(outs)
-	s := step(ev, first, last)
-	for i := range s {
-		s[i] /= float64(max(procs, 1))
-	}
-	return s
-}
-
-func queueLength(outs []Outcome) []float64 {
-	var ev [][2]int64
-	first, last := span(outs)
-	for _, o := range outs {
-		ev = append(ev, [2]int64{o.Job.Submit, 1})
-		if o.Start >= 0 {
-			ev = append(ev, [2]int64{o.Start, -1})
-		}
-	}
-	return step(ev, first, last)
+	return first, max(s.last, first+1)
 }
 
 type bar struct {
@@ -118,33 +68,33 @@ type bar struct {
 	value float64
 }
 
-func waitHistogram(outs []Outcome) []bar {
-	bounds := []struct {
-		label string
-		upTo  int64
-	}{{"0", 0}, {"<1m", 60}, {"<10m", 600}, {"<1h", 3600}, {"<6h", 6 * 3600}, {"<1d", 86400}, {"<1w", 7 * 86400}, {">=1w", -1}}
-	counts := make([]float64, len(bounds))
-	for _, o := range outs {
-		if o.Start < 0 {
-			continue
-		}
-		w := o.Start - o.Job.Submit
-		for i, b := range bounds {
-			if b.upTo < 0 || w <= b.upTo && (i == 0 || w > 0) {
-				counts[i]++
-				break
-			}
+// waitBuckets are the bars of the wait distribution: a wait of 0, then
+// up to (and including) each bound, then a week or more.
+var waitBuckets = [...]struct {
+	label string
+	upTo  int64
+}{{"0", 0}, {"<1m", 60}, {"<10m", 600}, {"<1h", 3600}, {"<6h", 6 * 3600}, {"<1d", 86400}, {"<1w", 7 * 86400}, {">=1w", -1}}
+
+// waitBucket is the bar a wait falls in.
+func waitBucket(w int64) int {
+	for i, b := range waitBuckets {
+		if b.upTo < 0 || w <= b.upTo && (i == 0 || w > 0) {
+			return i
 		}
 	}
-	out := make([]bar, len(bounds))
-	for i, b := range bounds {
-		out[i] = bar{b.label, counts[i]}
+	return len(waitBuckets) - 1
+}
+
+func (s *Stats) waitHistogram() []bar {
+	out := make([]bar, len(waitBuckets))
+	for i, b := range waitBuckets {
+		out[i] = bar{b.label, s.waitCounts[i]}
 	}
 	return out
 }
 
-func userWaits(outs []Outcome) []bar {
-	gs := Measure(outs, 1).Users
+func (s *Stats) userWaits() []bar {
+	gs := s.Metrics().Users
 	sort.SliceStable(gs, func(a, b int) bool { return gs[a].Jobs > gs[b].Jobs })
 	if len(gs) > maxUserBars {
 		gs = gs[:maxUserBars]
@@ -213,8 +163,8 @@ func frame(b *strings.Builder, title string, top float64) {
 
 // WritePlots writes each plot with write(name, contents) (the caller
 // owns the files).
-func WritePlots(outs []Outcome, procs int, write func(name string, r io.Reader) error) error {
-	plots := Plots(outs, procs)
+func WritePlots(s *Stats, write func(name string, r io.Reader) error) error {
+	plots := Plots(s)
 	names := make([]string, 0, len(plots))
 	for n := range plots {
 		names = append(names, n)

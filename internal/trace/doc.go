@@ -8,19 +8,22 @@
 // # Contract
 //
 // Readers stream: they read line by line (a line longer than 4 MiB is an
-// error) and keep one Job per job, the strings that repeat (user, group,
-// queue, node spec) interned per workload, so memory is proportional to
-// the number of jobs, not to the size of the file (HPC2N's 202,876 jobs:
-// 36 MB held, read in about 0.2 s). Input may be gzip-compressed
-// (recognised by its magic number, whatever the file is called). A line
-// the reader cannot parse is an error naming its line number; nothing is
-// skipped silently. Readers keep values as the input writes them (-1 is
-// "unknown" in SWF, and readers use -1 the same way) except that submit
-// times are made relative to the trace's start; they drop no job and fix
-// no field. Normalize then applies the replay conventions
-// (../shared/traces/README.md) and is the only place jobs are dropped or
-// fields rewritten. No global state: any number of readers may run at
-// once.
+// error), the strings that repeat (user, group, queue, node spec)
+// interned, so nothing but the jobs themselves grows with the size of the
+// file. Input may be gzip-compressed (recognised by its magic number,
+// whatever the file is called). A line the reader cannot parse is an
+// error naming its line number; nothing is skipped silently. Readers keep
+// values as the input writes them (-1 is "unknown" in SWF, and readers
+// use -1 the same way) except that submit times are made relative to the
+// trace's start; they drop no job and fix no field. Normalize then
+// applies the replay conventions (../shared/traces/README.md) and is the
+// only place jobs are dropped or fields rewritten. No global state: any
+// number of readers may run at once.
+//
+// ReadSWF, Load and ReadAccounting return the whole workload (HPC2N's
+// 202,876 jobs: 36 MB held, read in about 0.2 s). A replay takes an SWF
+// trace one job at a time instead, through a Stream (see below), and
+// holds only a window of it.
 //
 // # Standard Workload Format (ReadSWF)
 //
@@ -125,4 +128,31 @@
 // machine, or (not in the README's list, and never the case in the
 // reference traces) an unknown submit time < 0 are dropped and counted in
 // w.Dropped; the rest is sorted by submit time, ties in file order.
+//
+// # Stream
+//
+// OpenStream(path) reads an SWF trace's header and machines file;
+// Stream.Normalize(procs) sets the machine as Normalize does; then Next
+// yields the jobs one at a time exactly as Load and Normalize would leave
+// them: each job is kept or dropped by the same rules (normalJob) as it
+// is read, the Unix-time guess takes the earliest submit time, and jobs
+// come out in submit order, ties in file order. Order is not assumed: the
+// stream holds back ReorderWindow (4,096) kept jobs and sorts them as
+// they come, so a file out of order by fewer jobs than that replays as if
+// sorted. What one pass cannot do it refuses with ErrNotStreamable, after
+// having yielded jobs, rather than give other figures: a job submitted
+// before one already yielded (out of order by more than the window), a
+// job submitted before the Unix time base already used, or a MaxProcs,
+// MaxNodes or UnixStartTime header line after the first job. The caller
+// (pbs_simulate) then replays the trace again from memory (Load and
+// Normalize), which sorts it whole. The archive's traces are sorted and
+// stream in about 1.4 MB (the window's ring) plus the interned names.
+//
+// Accounting logs are read whole (ReadAccounting, then Normalize), not
+// streamed: a job's values come from several records (Q, S, E, and R or
+// D) that may lie days apart in the log, later records override earlier
+// ones, and jobs are numbered in submit order, which is known only once
+// every record has been read. Memory is one Job per job (about 170 bytes)
+// plus what merging the records needs (its id, the times seen), about half
+// a kilobyte a job while the log is read.
 package trace

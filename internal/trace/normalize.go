@@ -18,25 +18,17 @@ import (
 // counted in w.Dropped. The rest is sorted by submit time, ties keeping
 // their order. Normalize fails only when the machine size is unknown.
 func Normalize(w *Workload, procs int) error {
-	if procs <= 0 {
-		procs = w.MaxProcs
-	}
-	if procs <= 0 {
-		return errors.New("trace: machine size unknown (no MaxProcs header): give the number of processors")
+	procs, err := machineSize(procs, w.MaxProcs)
+	if err != nil {
+		return err
 	}
 	w.MaxProcs = procs
 	kept := w.Jobs[:0]
 	for _, j := range w.Jobs {
-		p := j.ReqProcs
-		if p <= 0 {
-			p = j.Procs
-		}
-		if j.Run < 0 || p <= 0 || p > procs || j.Submit < 0 {
+		if j.Submit < 0 || !normalJob(&j, procs) {
 			w.Dropped++
 			continue
 		}
-		j.Procs = p
-		j.ReqTime = max(j.ReqTime, j.Run)
 		kept = append(kept, j)
 	}
 	clear(w.Jobs[len(kept):]) // let the dropped jobs' strings go
@@ -45,6 +37,36 @@ func Normalize(w *Workload, procs int) error {
 		slices.SortStableFunc(w.Jobs, bySubmit)
 	}
 	return nil
+}
+
+// machineSize is the machine Normalize replays: procs when > 0, else the
+// header's MaxProcs.
+func machineSize(procs, maxProcs int) (int, error) {
+	if procs <= 0 {
+		procs = maxProcs
+	}
+	if procs <= 0 {
+		return 0, errors.New("trace: machine size unknown (no MaxProcs header): give the number of processors")
+	}
+	return procs, nil
+}
+
+// normalJob applies the job-level rules of Normalize to j on a machine of
+// procs processors, but for the submit time (which a stream knows only
+// once it has its time base): false when j is to be dropped, else j's
+// Procs and ReqTime are rewritten to what a replay uses. Normalize and
+// Stream share it, so that a job is kept or dropped alike in both.
+func normalJob(j *Job, procs int) bool {
+	p := j.ReqProcs
+	if p <= 0 {
+		p = j.Procs
+	}
+	if j.Run < 0 || p <= 0 || p > procs {
+		return false
+	}
+	j.Procs = p
+	j.ReqTime = max(j.ReqTime, j.Run)
+	return true
 }
 
 func bySubmit(x, y Job) int { return cmp.Compare(x.Submit, y.Submit) }

@@ -21,50 +21,28 @@ const (
 const unixTimeFloor = 315360000
 
 // ReadSWF reads a trace in the Standard Workload Format, or in Alea's
-// extended SWF (21 fields), plain or gzip-compressed. See the package
-// documentation for the fields and header lines it reads.
+// extended SWF (21 fields), plain or gzip-compressed, whole. See the
+// package documentation for the fields and header lines it reads; a
+// replay that takes the jobs one at a time uses a Stream instead.
 func ReadSWF(r io.Reader) (*Workload, error) {
-	ls, err := newLines(r)
+	s, err := newSWFReader(r)
 	if err != nil {
 		return nil, err
 	}
-	w := &Workload{Header: map[string]string{}}
-	names := interner{}
-	haveStart := false
 	var jobs jobBuf
-	var fields [aleaFields][]byte
 	for {
-		line, ok := ls.next()
-		if !ok {
+		j, err := s.next()
+		if err == io.EOF {
 			break
 		}
-		t := bytes.TrimSpace(line)
-		if len(t) == 0 {
-			continue
-		}
-		if t[0] == ';' {
-			start, err := w.header(t[1:])
-			if err != nil {
-				return nil, fmt.Errorf("line %d: %w", ls.n, err)
-			}
-			haveStart = haveStart || start
-			continue
-		}
-		n := split(t, fields[:])
-		if n != swfFields && n != aleaFields {
-			return nil, fmt.Errorf("line %d: %s fields, want %d (SWF) or %d (Alea's extended SWF)", ls.n, fieldCount(n, aleaFields), swfFields, aleaFields)
-		}
-		j, err := swfJob(fields[:n], names)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", ls.n, err)
+			return nil, err
 		}
 		jobs.add(j)
 	}
-	if err := ls.err(); err != nil {
-		return nil, err
-	}
+	w := s.w
 	w.Jobs = jobs.all()
-	if !haveStart && len(w.Jobs) > 0 {
+	if !s.haveStart && len(w.Jobs) > 0 {
 		first := w.Jobs[0].Submit
 		for _, j := range w.Jobs {
 			first = min(first, j.Submit)
@@ -76,7 +54,88 @@ func ReadSWF(r io.Reader) (*Workload, error) {
 			}
 		}
 	}
-	return w, nil
+	return &w, nil
+}
+
+// swfReader parses an SWF trace one job line at a time: the parser both
+// ReadSWF and Stream use. Submit times are as the file writes them (the
+// Unix-time guess needs the earliest of them, which its callers find).
+type swfReader struct {
+	ls     *lines
+	names  interner
+	fields [aleaFields][]byte
+	// w holds the header lines read so far (Jobs stays nil).
+	w Workload
+	// haveStart is set by an UnixStartTime header line.
+	haveStart bool
+	// jobs counts the job lines read; lateHeader is set by a MaxProcs,
+	// MaxNodes or UnixStartTime line after the first of them.
+	jobs       int
+	lateHeader bool
+	pending    *Job // the first job line, read while reading the header
+}
+
+// newSWFReader reads the header: every line up to the first job line,
+// which it keeps for next.
+func newSWFReader(r io.Reader) (*swfReader, error) {
+	ls, err := newLines(r)
+	if err != nil {
+		return nil, err
+	}
+	s := &swfReader{ls: ls, names: interner{}, w: Workload{Header: map[string]string{}}}
+	j, err := s.scan()
+	switch {
+	case err == nil:
+		s.pending = &j
+	case err != io.EOF:
+		return nil, err
+	}
+	return s, nil
+}
+
+// next returns the next job, or io.EOF after the last.
+func (s *swfReader) next() (Job, error) {
+	if j := s.pending; j != nil {
+		s.pending = nil
+		return *j, nil
+	}
+	return s.scan()
+}
+
+// scan reads lines up to the next job line and converts it.
+func (s *swfReader) scan() (Job, error) {
+	for {
+		line, ok := s.ls.next()
+		if !ok {
+			if err := s.ls.err(); err != nil {
+				return Job{}, err
+			}
+			return Job{}, io.EOF
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == ';' {
+			key, err := s.w.header(t[1:])
+			if err != nil {
+				return Job{}, fmt.Errorf("line %d: %w", s.ls.n, err)
+			}
+			s.haveStart = s.haveStart || key == "UnixStartTime"
+			s.lateHeader = s.lateHeader || key != "" && s.jobs > 0
+			continue
+		}
+		n := split(t, s.fields[:])
+		if n != swfFields && n != aleaFields {
+			return Job{}, fmt.Errorf("line %d: %s fields, want %d (SWF) or %d (Alea's extended SWF)", s.ls.n, fieldCount(n, aleaFields), swfFields, aleaFields)
+		}
+		j, err := swfJob(s.fields[:n], s.names)
+		if err != nil {
+			return Job{}, fmt.Errorf("line %d: %w", s.ls.n, err)
+		}
+		s.jobs++
+		return j, nil
+	}
 }
 
 // split cuts t at blanks (ASCII white space other than newlines) into
@@ -182,13 +241,14 @@ func nodeList(b []byte) bool {
 	return true
 }
 
-// header reads one "; Key: value" line (without the ';'), reporting
-// whether it was UnixStartTime.
-func (w *Workload) header(b []byte) (bool, error) {
+// header reads one "; Key: value" line (without the ';'), returning the
+// key when it is one of those parsed into fields (MaxProcs, MaxNodes,
+// UnixStartTime), "" for any other.
+func (w *Workload) header(b []byte) (string, error) {
 	k, v, ok := strings.Cut(string(b), ":")
 	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 	if !ok || k == "" || strings.ContainsAny(k, " \t") {
-		return false, nil // a comment or a continuation line
+		return "", nil // a comment or a continuation line
 	}
 	if old, dup := w.Header[k]; dup {
 		w.Header[k] = old + "\n" + v
@@ -199,7 +259,7 @@ func (w *Workload) header(b []byte) (bool, error) {
 	case "MaxProcs", "MaxNodes", "UnixStartTime":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 || k != "UnixStartTime" && !fitsInt(n) {
-			return false, fmt.Errorf("header %s: %q is not a count", k, v)
+			return "", fmt.Errorf("header %s: %q is not a count", k, v)
 		}
 		switch k {
 		case "MaxProcs":
@@ -208,10 +268,10 @@ func (w *Workload) header(b []byte) (bool, error) {
 			w.MaxNodes = int(n)
 		default:
 			w.UnixStartTime = n
-			return true, nil
 		}
+		return k, nil
 	}
-	return false, nil
+	return "", nil
 }
 
 // jobBuf collects jobs in chunks of fixed size, so a trace of unknown

@@ -108,6 +108,16 @@ func Load(path string) (*Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := loadMachines(w, path); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// loadMachines reads the machines file beside the trace at path into
+// w.Machines, if there is one, and fills in MaxProcs and MaxNodes from it
+// when the trace's header does not give them.
+func loadMachines(w *Workload, path string) error {
 	names := []string{path + ".machines"}
 	if base, ok := strings.CutSuffix(path, ".gz"); ok {
 		names = append(names, base+".machines")
@@ -118,12 +128,12 @@ func Load(path string) (*Workload, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		w.Machines, err = ReadMachines(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		procs, nodes := 0, 0
 		for _, m := range w.Machines {
@@ -136,9 +146,9 @@ func Load(path string) (*Workload, error) {
 		if w.MaxNodes <= 0 {
 			w.MaxNodes = nodes
 		}
-		break
+		return nil
 	}
-	return w, nil
+	return nil
 }
 
 // decompress returns r itself, or a gzip reader over it when it starts
