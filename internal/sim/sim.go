@@ -155,6 +155,8 @@ func Run(cfg Config, src Source, sink Sink) error {
 		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node})
 	}
 	done, seq := 0, 0
+	// ended are the jobs that ended since the last pass.
+	var ended []*core.Job
 	// unfit counts the queued jobs, from the front, known not to fit in
 	// what is free: until a job ends or a pass runs, what is free stays,
 	// and only jobs submitted since need looking at.
@@ -178,6 +180,11 @@ func Run(cfg Config, src Source, sink Sink) error {
 			running = removeRunning(running, e.job)
 			unfit = 0
 			release(byName, e.job)
+			// Its final cpu time, for a policy that counts usage (fair
+			// share): run time x its cpus, seen in the next pass's Ended.
+			e.job.State = core.JobFinished
+			e.job.UsedCPU = cpuTime(e.job, jobs[e.job].job.Run)
+			ended = append(ended, e.job)
 			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
 				return err
 			}
@@ -206,9 +213,13 @@ func Run(cfg Config, src Source, sink Sink) error {
 		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		all := make([]*core.Job, 0, len(running)+len(queued))
+		for _, j := range running {
+			j.UsedCPU = cpuTime(j, t-jobs[j].start)
+		}
 		all = append(all, running...)
 		all = append(all, queued...)
 		w := core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, all)
+		w.Ended, ended = ended, nil
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
 		started := map[*core.Job]bool{}
 		for _, d := range plan.Decisions() {
@@ -407,4 +418,10 @@ func (h *endHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// cpuTime is the cpu time of a job that has run for secs seconds on its
+// cpus, as a mom would report it for a job keeping them busy.
+func cpuTime(j *core.Job, secs int64) time.Duration {
+	return time.Duration(float64(secs)*max(1, j.Totals["ncpus"])) * time.Second
 }

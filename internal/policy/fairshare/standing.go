@@ -22,12 +22,14 @@ type Standing struct {
 // the caller's and changes: pass a clone to keep the original).
 func NewStanding(tree *schedpriv.Tree, usage schedpriv.Usage) *Standing {
 	s := &Standing{tree: tree, usage: map[*schedpriv.Group]float64{}}
-	names := make([]string, 0, len(usage))
+	var missing []string
 	for name := range usage {
-		names = append(names, userKey(name))
+		if _, ok := tree.Lookup(userKey(name)); !ok {
+			missing = append(missing, userKey(name))
+		}
 	}
-	sort.Strings(names) // the same tree whatever the map's order
-	tree.AddUnknowns(names)
+	sort.Strings(missing) // the same tree whatever the map's order
+	tree.AddUnknowns(missing)
 	own := map[*schedpriv.Group]float64{}
 	for name, v := range usage {
 		own[s.Group(name)] = v

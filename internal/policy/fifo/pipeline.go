@@ -179,8 +179,11 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		perQueue[j.Queue] = append(perQueue[j.Queue], j)
 		all = append(all, j)
 	}
-	for _, js := range perQueue {
-		p.Order.Sort(cx, js)
+	if st.ByQueue || st.RoundRobin {
+		// Only these orders take the jobs queue by queue (arrange).
+		for _, js := range perQueue {
+			p.Order.Sort(cx, js)
+		}
 	}
 	p.Order.Sort(cx, all)
 	if st.HelpStarving && st.MaxStarve > 0 {

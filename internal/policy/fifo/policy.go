@@ -23,12 +23,17 @@ type Policy struct {
 	ledger *fairshare.Ledger
 	// lastRR is where load_balancing_rr last started a job.
 	lastRR string
+	// tree is the resource_group tree fair share works on: a copy of the
+	// file's, to which users without an entry are added as they appear
+	// (kept from cycle to cycle; made again when the files change).
+	tree *schedpriv.Tree
 }
 
 // Configure takes new sched_priv files.
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	p.mu.Lock()
 	p.files = files
+	p.tree = nil
 	pl := p.Pipeline
 	p.mu.Unlock()
 	if len(files.Config.ActivationFilters) > 0 && (pl == nil || len(pl.Activations) == 0) {
@@ -54,7 +59,10 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 		interval, factor := files.Config.Decay()
 		p.ledger.Decay(w.Now, interval, factor)
 		if files.Groups != nil {
-			in.Standing = fairshare.NewStanding(files.Groups.Clone(), p.ledger.Usage())
+			if p.tree == nil {
+				p.tree = files.Groups.Clone()
+			}
+			in.Standing = fairshare.NewStanding(p.tree, p.ledger.Usage())
 		}
 	}
 	in.LastRR = p.lastRR
