@@ -58,6 +58,10 @@ func (s *Server) checkDepends(j *model.Job) (never string, err error) {
 	for i := range j.Depends {
 		dep := &j.Depends[i]
 		for k := range dep.Jobs {
+			if dep.Jobs[k].Seq == j.Seq {
+				// qalter naming the job itself: it would wait forever.
+				return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s names the job itself)", dep.Type)
+			}
 			p, ok := s.jobs[dep.Jobs[k].Seq]
 			if !ok {
 				return "", proto.Errorf(proto.PBSE_UNKJOBID, "%s (depend=%s)", s.jobID(dep.Jobs[k].Seq), dep.Type)

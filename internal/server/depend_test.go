@@ -249,6 +249,9 @@ func TestDependAlterAndRelease(t *testing.T) {
 	if err := c.AlterJob(child, []proto.Attr{depend("afterok:12345")}); proto.CodeOf(err) != proto.PBSE_UNKJOBID {
 		t.Fatalf("qalter to an unknown job: %v", err)
 	}
+	if err := c.AlterJob(child, []proto.Attr{depend("afterok:" + child)}); proto.CodeOf(err) != proto.PBSE_BADDEPEND {
+		t.Fatalf("qalter to the job itself: %v", err)
+	}
 	if err := c.AlterJob(child, []proto.Attr{depend("before:" + parent)}); proto.CodeOf(err) != proto.PBSE_NOSUP {
 		t.Fatalf("qalter before: %v", err)
 	}
