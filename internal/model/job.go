@@ -30,9 +30,11 @@ type Job struct {
 	QueueType string // "Execution" or "Route", copied from the queue
 	QueueRank int64
 
-	Account       string
-	Checkpoint    string
-	Depend        string
+	Account    string
+	Checkpoint string
+	// Depends is the depend attribute, parsed; the job is held while
+	// Depends.Waiting() (see EvalState).
+	Depends       Depends
 	ErrorPath     string
 	OutputPath    string
 	JoinPath      string
@@ -152,6 +154,7 @@ func (j *Job) Clone() *Job {
 	c.ResourcesUsed = j.ResourcesUsed.Clone()
 	c.Extra = j.Extra.Clone()
 	c.Estimated = j.Estimated.Clone()
+	c.Depends = j.Depends.Clone()
 	return &c
 }
 
@@ -180,7 +183,8 @@ func (j *Job) Active() bool { return j.State == StateRunning || j.State == State
 // EvalState recomputes the state of a job that is neither running nor
 // finished from its holds and Execution_Time (reference §4.1): held if
 // any hold is set or hold_until is in the future, waiting if
-// Execution_Time is, else queued.
+// Execution_Time is, held for dependencies while they are not all met,
+// else queued.
 func (j *Job) EvalState(now int64) {
 	switch j.State {
 	case StateRunning, StateExiting, StateFinished:
@@ -189,6 +193,8 @@ func (j *Job) EvalState(now int64) {
 	switch {
 	case j.Holds != "" || j.HoldUntil > now:
 		j.State, j.Substate = StateHeld, SubHeld
+	case j.Depends.Waiting():
+		j.State, j.Substate = StateHeld, SubDepHold
 	case j.ExecutionTime > now:
 		j.State, j.Substate = StateWaiting, SubWaiting
 		if j.StagePhase == StageFailed {
@@ -333,18 +339,6 @@ func checkJobName(v string) (string, error) {
 	return v, nil
 }
 
-// notYet refuses an attribute the server would otherwise store and then
-// ignore (why says what the user would get): a refusal is better than a
-// job that silently does not do what was asked. Unsetting it is fine.
-func notYet(name, why string) func(string) (string, error) {
-	return func(v string) (string, error) {
-		if v == "" {
-			return v, nil
-		}
-		return "", proto.Errorf(proto.PBSE_NOSUP, "(%s=%s is not supported yet: %s)", name, v, why)
-	}
-}
-
 // checkStageList checks a stagein or stageout list (internal/stage) and
 // stores it in its canonical form. Whether each host may be reached is
 // the server's check at submission (it knows the nodes).
@@ -394,16 +388,31 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrAccountName, jaUser, func(j *Job) *string { return &j.Account }, nil),
 	mkStr(proto.AttrCheckpoint, jaUser, func(j *Job) *string { return &j.Checkpoint }, nil),
 	mkTime(proto.AttrCtime, jaReadOnly, func(j *Job) *int64 { return &j.Ctime }),
-	mkStr(proto.AttrDepend, jaUser, func(j *Job) *string { return &j.Depend }, notYet(proto.AttrDepend, "the job would start without waiting for the jobs it depends on")),
+	mk(proto.AttrDepend, jaUser, func(j *Job) (string, bool) {
+		_, srv, _ := strings.Cut(j.ID, ".")
+		return j.Depends.Format(srv), len(j.Depends) > 0
+	}, func(j *Job, _, v string) error {
+		d, err := ParseDepend(v)
+		if err != nil {
+			return err
+		}
+		j.Depends = d
+		return nil
+	}),
 	mkStr(proto.AttrErrorPath, jaUser, func(j *Job) *string { return &j.ErrorPath }, checkPath),
 	mkStr(proto.AttrExecHost, jaReadOnly, func(j *Job) *string { return &j.ExecHost }, nil),
 	mkStr(proto.AttrExecVnode, jaReadOnly, func(j *Job) *string { return &j.ExecVnode }, nil),
 	mkTime(proto.AttrExecutionTime, jaUser, func(j *Job) *int64 { return &j.ExecutionTime }),
 	mk(proto.AttrHoldTypes, jaUser, func(j *Job) (string, bool) {
-		if j.Holds == "" {
+		h := j.Holds
+		if j.Depends.Waiting() {
+			// As OpenPBS shows a job held for its dependencies.
+			h = AddHolds(h, string(HoldSystem))
+		}
+		if h == "" {
 			return "n", true
 		}
-		return j.Holds, true
+		return h, true
 	}, func(j *Job, _, v string) error {
 		h, ok := NormalizeHolds(v)
 		if !ok {

@@ -102,6 +102,10 @@ func fRes(f func(*Job) *Resources) jobField {
 	}
 }
 
+// retiredJobFields counts slots of jobFields that no Job field uses any
+// more (kept so that later fields keep their places).
+const retiredJobFields = 1
+
 // jobFields is the stored order of Job's fields. Append only.
 var jobFields = []jobField{
 	fI64(func(j *Job) *int64 { return &j.Seq }),
@@ -127,7 +131,12 @@ var jobFields = []jobField{
 	fI64(func(j *Job) *int64 { return &j.QueueRank }),
 	fStr(func(j *Job) *string { return &j.Account }),
 	fStr(func(j *Job) *string { return &j.Checkpoint }),
-	fStr(func(j *Job) *string { return &j.Depend }),
+	// Once the depend text, always empty (depend was refused); kept so
+	// that the fields after it keep their places. Depends is at the end.
+	{
+		func(e *msgpack.Encoder, j *Job) error { return e.EncodeString("") },
+		func(d *msgpack.Decoder, j *Job) error { _, err := d.DecodeString(); return err },
+	},
 	fStr(func(j *Job) *string { return &j.ErrorPath }),
 	fStr(func(j *Job) *string { return &j.OutputPath }),
 	fStr(func(j *Job) *string { return &j.JoinPath }),
@@ -175,6 +184,74 @@ var jobFields = []jobField{
 	fRes(func(j *Job) *Resources { return &j.Estimated }),
 	fStr(func(j *Job) *string { return &j.StageNode }),
 	fInt(func(j *Job) *int { return &j.StagePhase }),
+	fDepends,
+}
+
+// fDepends stores Depends as [type, count, [seq, met, seq, met, ...]]
+// per dependency.
+var fDepends = jobField{
+	func(e *msgpack.Encoder, j *Job) error {
+		if err := e.EncodeArrayLen(len(j.Depends)); err != nil {
+			return err
+		}
+		for _, d := range j.Depends {
+			e.EncodeArrayLen(3)
+			e.EncodeUint8(uint8(d.Type))
+			e.EncodeInt(int64(d.Count))
+			e.EncodeArrayLen(2 * len(d.Jobs))
+			for _, p := range d.Jobs {
+				e.EncodeInt(p.Seq)
+				if err := e.EncodeBool(p.Met); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	},
+	func(d *msgpack.Decoder, j *Job) error {
+		n, err := d.DecodeArrayLen()
+		if err != nil || n <= 0 {
+			j.Depends = nil
+			return err
+		}
+		if n > 1<<16 {
+			return fmt.Errorf("depend list of %d entries", n)
+		}
+		j.Depends = make(Depends, n)
+		for i := range j.Depends {
+			dep := &j.Depends[i]
+			if m, err := d.DecodeArrayLen(); err != nil || m != 3 {
+				return fmt.Errorf("dependency %d: %d fields, %v", i, m, err)
+			}
+			t, err := d.DecodeUint8()
+			if err != nil {
+				return err
+			}
+			dep.Type = DepType(t)
+			if dep.Count, err = d.DecodeInt(); err != nil {
+				return err
+			}
+			m, err := d.DecodeArrayLen()
+			if err != nil {
+				return err
+			}
+			if m%2 != 0 || m > 1<<20 {
+				return fmt.Errorf("dependency %d: job list of %d items", i, m)
+			}
+			if m > 0 {
+				dep.Jobs = make([]DepJob, m/2)
+			}
+			for k := range dep.Jobs {
+				if dep.Jobs[k].Seq, err = d.DecodeInt64(); err != nil {
+					return err
+				}
+				if dep.Jobs[k].Met, err = d.DecodeBool(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	},
 }
 
 var (

@@ -33,6 +33,7 @@ const (
 	SubStageGo    = 15 // running; its mom copies the stage-in files before the script
 	SubStageCmp   = 16 // queued; its files are in place on its stagein_node
 	SubHeld       = 20
+	SubDepHold    = 22 // held only by its dependencies (depend)
 	SubWaiting    = 30
 	SubStageFail  = 37 // waiting (W) after a failed stage-in
 	SubPrerun     = 41

@@ -56,7 +56,6 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 	}
 	s.log.Info("job queued", "job", job.ID, "owner", job.Owner, "name", job.Name, "queue", job.Queue, "state", string(job.State))
 	s.eligible(job)
-	s.account(accounting.Queued, job, s.queuedRecord(job))
 	return job.ID, nil
 }
 
@@ -147,6 +146,10 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 		j.VariableList = model.SetVar(j.VariableList, "PBS_O_QUEUE", qname)
 		j.OutputPath = s.stdPath(j, j.OutputPath, 'o', who)
 		j.ErrorPath = s.stdPath(j, j.ErrorPath, 'e', who)
+		never, err := s.checkDepends(j)
+		if err != nil {
+			return err
+		}
 		placed, err := s.enqueue(j, q, who, false, now)
 		if err != nil {
 			return err
@@ -161,6 +164,15 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 		b.PutScript(seq, script)
 		b.SetNextSeq(s.nextSeq)
 		s.insertJob(placed)
+		b.After(func() { s.account(accounting.Queued, placed, s.queuedRecord(placed)) })
+		s.indexDepends(placed)
+		s.registerBefore(b, placed, now)
+		if never != "" {
+			// Its parent ended the wrong way already: the job is
+			// deleted at once, as it would be had the parent ended a
+			// moment later (qsub still prints its id).
+			s.deleteUnmet(b, placed, never, now)
+		}
 		job = placed
 		return nil
 	})
@@ -225,10 +237,7 @@ func (s *Server) enqueue(j *model.Job, q *model.Object, who *caller, routed bool
 	c.QueueType = "Execution"
 	c.Qtime = now
 	c.State = model.StateTransit
-	c.EvalState(now)
-	if c.State == model.StateQueued && c.Etime == 0 {
-		c.Etime = now
-	}
+	c.Settle(now) // the caller tells the scheduler (eligible)
 	return c, nil
 }
 
@@ -251,7 +260,7 @@ func (s *Server) routeOrHold(j *model.Job, q *model.Object, who *caller, now int
 	c.QueueType = "Route"
 	c.Qtime = now
 	c.State = model.StateTransit
-	c.EvalState(now)
+	c.Settle(now)
 	return c, nil
 }
 

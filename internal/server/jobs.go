@@ -153,24 +153,17 @@ func (s *Server) retention() time.Duration {
 
 // finish moves j to history (mu held, inside a commit): state F with the
 // given substate and exit status, or removal when history is not kept.
+// Its dependants are released or deleted in the same commit.
 func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, comment string, now int64) {
-	s.updateJob(j, func() {
-		j.State = model.StateFinished
-		j.Substate = substate
-		j.Suspended = false
-		j.SetExit(exit)
-		j.HistoryTime = now
-		j.Obittime = now
-		if comment != "" {
-			j.Comment = comment
-		}
-	})
+	var h model.Hooks
+	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
 	if s.retention() <= 0 {
 		s.removeJob(j)
 		b.DeleteJob(j.Seq)
-		return
+	} else {
+		b.PutJob(j)
 	}
-	b.PutJob(j)
+	s.hooks(b, j, h, now)
 }
 
 func (s *Server) deleteJob(who *caller, id, extra string) error {
@@ -225,6 +218,8 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 			return proto.NewError(proto.PBSE_BADSTATE)
 		}
 		now := s.nowUnix()
+		var h model.Hooks
+		s.unindexDepends(j)
 		s.updateJob(j, func() {
 			if hold {
 				j.Holds = model.AddHolds(j.Holds, holds)
@@ -235,16 +230,17 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 					// owner fixed the file): the job may be tried now.
 					j.ExecutionTime = 0
 				}
+				if strings.IndexByte(holds, model.HoldSystem) >= 0 {
+					// A manager's qrls -h s also lifts the wait for
+					// dependencies, which OpenPBS shows as an s hold.
+					j.ReleaseDepends()
+				}
 			}
-			j.EvalState(now)
-			if j.State == model.StateQueued && j.Etime == 0 {
-				j.Etime = now
-			}
-			if j.State != model.StateQueued {
-				j.Etime = 0
-			}
+			h = j.Settle(now)
 		})
+		s.indexDepends(j)
 		b.PutJob(j)
+		s.hooks(b, j, h, now)
 		return nil
 	})
 }
@@ -267,20 +263,13 @@ func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.AlterJobsReply, error) {
 	mgr, op := s.privileges(who)
 	reply := &proto.AlterJobsReply{Results: make([]proto.ObjectError, len(reqs))}
-	var eligible []*model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
 		for i := range reqs {
 			reply.Results[i].Name = reqs[i].JobID
-			j, err := s.alterOne(who, &reqs[i], mgr, op, now)
-			if err != nil {
+			if _, err := s.alterOne(b, who, &reqs[i], mgr, op, now); err != nil {
 				pe := toPBSE(err)
 				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
-				continue
-			}
-			b.PutJob(j.job)
-			if j.nowEligible {
-				eligible = append(eligible, j.job)
 			}
 		}
 		return nil
@@ -288,19 +277,15 @@ func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.Alter
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range eligible {
-		s.eligible(j)
-	}
 	return reply, nil
 }
 
 type altered struct {
-	job         *model.Job
-	nowEligible bool
+	job *model.Job
 }
 
-// alterOne changes one job (mu held, inside a commit).
-func (s *Server) alterOne(who *caller, req *proto.AlterRequest, mgr, op bool, now int64) (altered, error) {
+// alterOne changes one job and saves it (mu held, inside a commit).
+func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, mgr, op bool, now int64) (altered, error) {
 	j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
 	if err != nil {
 		return altered{}, err
@@ -329,20 +314,35 @@ func (s *Server) alterOne(who *caller, req *proto.AlterRequest, mgr, op bool, no
 			return altered{}, err
 		}
 	}
-	c.EvalState(now)
-	if c.State == model.StateQueued && c.Etime == 0 {
-		c.Etime = now
+	dependsChanged := setsAttr(req.Attrs, proto.AttrDepend)
+	var never string
+	if dependsChanged {
+		if c.Depends.HasBefore() || j.Depends.HasBefore() {
+			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(qalter of before dependencies: give them at submission)")
+		}
+		if never, err = s.checkDepends(c); err != nil {
+			return altered{}, err
+		}
 	}
+	h := c.Settle(now)
 	if c.HoldUntil != j.HoldUntil && c.HoldUntil > now && !setsAttr(req.Attrs, proto.AttrComment) {
 		// Say why the job waits, where users look.
 		c.Comment = heldUntilComment(c.HoldUntil)
 	}
 	c.Mtime = now
-	wasQueued := j.State == model.StateQueued
 	s.counts.remove(j)
+	s.unindexDepends(j)
 	*j = *c
 	s.counts.add(j)
-	return altered{job: j, nowEligible: !wasQueued}, nil
+	s.indexDepends(j)
+	if never != "" {
+		// As when a parent ends: the job can never run.
+		s.deleteUnmet(b, j, never, now)
+		return altered{job: j}, nil
+	}
+	b.PutJob(j)
+	s.hooks(b, j, h, now)
+	return altered{job: j}, nil
 }
 
 // heldUntilComment is the comment of a job held by its hold_until.

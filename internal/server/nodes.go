@@ -624,17 +624,10 @@ func (s *Server) requeueJob(seq int64, reason string, force bool, used *proto.Us
 			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
 			return nil
 		}
-		s.updateJob(j, func() {
-			j.State = model.StateTransit
-			j.Suspended = false
-			j.ExecHost, j.ExecVnode = "", ""
-			j.Comment = reason
-			j.EvalState(now)
-			if j.State == model.StateQueued {
-				j.Etime = now
-			}
-		})
+		var h model.Hooks
+		s.updateJob(j, func() { h = j.Requeue(reason, now) })
 		b.PutJob(j)
+		s.hooks(b, j, h, now)
 		requeued = true
 		return nil
 	})
@@ -647,7 +640,6 @@ func (s *Server) requeueJob(seq int64, reason string, force bool, used *proto.Us
 		s.schedEvent(proto.SchedTerm)
 		if requeued {
 			s.account(accounting.Rerun, j2, nil)
-			s.eligible(j2)
 		}
 	}
 }

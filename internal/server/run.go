@@ -374,16 +374,15 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	// An early stage-in to this very node spares the copy; anywhere else
 	// the mom copies again.
 	stagedIn := j.StagePhase == model.StageDone && j.StageNode == p[0].Node
+	var h model.Hooks
 	s.updateJob(j, func() {
-		j.State, j.Substate = model.StateRunning, model.SubRunning
+		sub := model.SubRunning
 		if j.Stagein != "" && !stagedIn {
-			j.Substate = model.SubStageGo
+			sub = model.SubStageGo
 		}
+		h = j.Start(sub, now)
 		j.ClearStage()
 		j.ExecHost, j.ExecVnode = execHost, execVnode
-		j.Stime = now
-		j.RunCount++
-		j.HasExit = false
 		j.ResourcesUsed = nil
 		j.Estimated = nil
 		j.HoldUntil = 0 // a wait that is over once the job runs (qrun may start it early)
@@ -394,6 +393,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		}
 	})
 	b.PutJob(j)
+	s.hooks(b, j, h, now)
 	delete(s.stageAsked, j.Seq)
 	spec := s.momJob(j, p, nodefile)
 	spec.StagedIn = stagedIn
@@ -486,7 +486,7 @@ func (s *Server) undoRuns(failed []*startRequest) {
 				j.ExecHost, j.ExecVnode = "", ""
 				j.Stime = 0
 				j.Comment = "Not Running: PBS Error: " + st.err.Error()
-				j.EvalState(now)
+				j.Settle(now) // eligible as it was; the scheduler's cycle is still going
 			})
 			b.PutJob(j)
 		}

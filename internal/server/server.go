@@ -83,6 +83,10 @@ type Server struct {
 	// stageAsked is when each job's early stage-in was last sent to its
 	// mom (not durable: after a restart the server's start counts).
 	stageAsked map[int64]time.Time
+	// dependants maps a job to the jobs that wait for it (an after form
+	// not yet met naming it). Derived from the jobs, never stored:
+	// rebuilt at load (depend.go).
+	dependants map[int64]map[int64]bool
 	started    time.Time
 	// epoch names this run of the server, so that a scheduler's cached
 	// job versions are not used across a restart.
@@ -232,6 +236,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 		s.counts.add(j)
 	}
 	sort.Slice(s.jobList, func(a, b int) bool { return s.jobList[a].Seq < s.jobList[b].Seq })
+	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
 }
 

@@ -167,7 +167,7 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 		seq = j.Seq
 		s.updateJob(j, func() {
 			j.StageNode, j.StagePhase = node, model.StageRunning
-			j.EvalState(s.nowUnix())
+			j.Settle(s.nowUnix())
 		})
 		b.PutJob(j)
 		req = s.stageRequest(j, node)
@@ -209,7 +209,7 @@ func (s *Server) stageForget(seq int64, node string) {
 		}
 		s.updateJob(j, func() {
 			j.ClearStage()
-			j.EvalState(s.nowUnix())
+			j.Settle(s.nowUnix())
 		})
 		b.PutJob(j)
 		return nil
@@ -234,7 +234,7 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 			ok = true
 			s.updateJob(j, func() {
 				j.StagePhase = model.StageDone
-				j.EvalState(now)
+				j.Settle(now)
 			})
 		} else {
 			s.stageFailed(j, rep.Comment, now)
@@ -265,8 +265,7 @@ func (s *Server) stageFailed(j *model.Job, why string, now int64) {
 		j.StagePhase = model.StageFailed
 		j.ExecutionTime = now + wait
 		j.Comment = fmt.Sprintf("Stage-in failed: %s; the job waits until %s (stagefail_wait), or qrls", why, time.Unix(j.ExecutionTime, 0).Format("Mon Jan 02 at 15:04"))
-		j.Etime = 0
-		j.EvalState(now)
+		j.Settle(now)
 	})
 }
 

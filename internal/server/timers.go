@@ -58,17 +58,16 @@ func (s *Server) releaseWaiting(now int64) {
 			if !ok || !(j.State == model.StateWaiting || heldUntilPassed(j, now)) {
 				continue
 			}
+			var h model.Hooks
 			s.updateJob(j, func() {
 				if heldUntilPassed(j, now) {
 					j.Holds = model.RemoveHolds(j.Holds, string(model.HoldSystem))
 					j.HoldUntil = 0
 				}
-				j.EvalState(now)
-				if j.State == model.StateQueued && j.Etime == 0 {
-					j.Etime = now
-				}
+				h = j.Settle(now)
 			})
 			b.PutJob(j)
+			s.hooks(b, j, h, now)
 		}
 		return nil
 	})

@@ -80,6 +80,7 @@ func (c *Committer) run() {
 	group := make([]*request, 0, maxGroup)
 	results := make([]error, 0, maxGroup)
 	batches := make([]*Batch, 0, maxGroup)
+	var after []func()
 	for {
 		var r *request
 		select {
@@ -106,17 +107,22 @@ func (c *Committer) run() {
 		}
 		results = results[:0]
 		batches = batches[:0]
+		after = after[:0]
 		c.lock.Lock()
 		for _, r := range group {
 			b := &Batch{}
 			err := r.fn(b)
 			results = append(results, err)
+			if err == nil {
+				after = append(after, b.after...)
+			}
 			if err == nil && !b.Empty() {
 				batches = append(batches, b)
 			}
 		}
 		if len(batches) > 0 {
 			if err := c.st.Commit(batches); err != nil {
+				after = after[:0]
 				c.rollback(err)
 				saveErr := &proto.Error{Code: proto.PBSE_SAVE_ERR, Text: fmt.Sprintf("%s: %v", proto.PBSE_SAVE_ERR.Message(), err)}
 				for i := range results {
@@ -127,6 +133,9 @@ func (c *Committer) run() {
 			}
 		}
 		c.lock.Unlock()
+		for _, f := range after {
+			f()
+		}
 		for i, r := range group {
 			r.err <- results[i]
 		}

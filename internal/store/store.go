@@ -355,9 +355,16 @@ type op struct {
 // Batch buffers the writes of one mutation. Values are encoded when added,
 // so the caller may keep modifying its objects afterwards.
 type Batch struct {
-	ops []op
-	err error
+	ops   []op
+	err   error
+	after []func()
 }
+
+// After runs f once the batch is durable: after its group's commit, outside
+// the lock, before the callers get their answers; never when the commit
+// fails. Work that must not happen before the change is durable
+// (accounting records, scheduler events) goes here.
+func (b *Batch) After(f func()) { b.after = append(b.after, f) }
 
 func (b *Batch) add(kind opKind, key []byte, v any) {
 	if b.err != nil {

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"fmt"
+	"slices"
+
+	"gopbs/internal/accounting"
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// Job dependencies (qsub -W depend). A job's dependencies live on the job
+// (model.Depends, stored with it); the server keeps an index of who waits
+// for whom, rebuilt from the jobs at load. When a job starts or ends, its
+// dependants are updated in the same commit: met, or deleted when their
+// condition can never hold.
+
+// rebuildDependants derives the index from the jobs (mu held).
+func (s *Server) rebuildDependants() {
+	s.dependants = map[int64]map[int64]bool{}
+	for _, j := range s.jobList {
+		if !j.Finished() {
+			s.indexDepends(j)
+		}
+	}
+}
+
+// indexDepends records the jobs j waits for (mu held).
+func (s *Server) indexDepends(j *model.Job) {
+	for _, p := range j.Parents() {
+		m := s.dependants[p]
+		if m == nil {
+			m = map[int64]bool{}
+			s.dependants[p] = m
+		}
+		m[j.Seq] = true
+	}
+}
+
+// unindexDepends forgets what j waits for (mu held).
+func (s *Server) unindexDepends(j *model.Job) {
+	for _, p := range j.Parents() {
+		delete(s.dependants[p], j.Seq)
+		if len(s.dependants[p]) == 0 {
+			delete(s.dependants, p)
+		}
+	}
+}
+
+// checkDepends checks a new job's dependencies against the jobs of the
+// moment (mu held): every job named exists; a before form names a job
+// not yet started. After forms on jobs that already started or ended are
+// judged at once. never names a dependency that can never be met: the job
+// is then admitted and deleted at once, as it would be had its parent
+// ended a moment later.
+func (s *Server) checkDepends(j *model.Job) (never string, err error) {
+	for i := range j.Depends {
+		dep := &j.Depends[i]
+		for k := range dep.Jobs {
+			if dep.Jobs[k].Seq == j.Seq {
+				// qalter naming the job itself: it would wait forever.
+				return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s names the job itself)", dep.Type)
+			}
+			p, ok := s.jobs[dep.Jobs[k].Seq]
+			if !ok {
+				return "", proto.Errorf(proto.PBSE_UNKJOBID, "%s (depend=%s)", s.jobID(dep.Jobs[k].Seq), dep.Type)
+			}
+			if dep.Type.IsBefore() {
+				if p.Finished() || p.Active() {
+					return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s:%s: that job has already started)", dep.Type, p.ID)
+				}
+				continue
+			}
+			switch model.Judge(dep.Type, p) {
+			case model.DepMet:
+				dep.Jobs[k].Met = true
+			case model.DepNever:
+				never = neverComment(dep.Type, p)
+			}
+		}
+	}
+	return never, nil
+}
+
+// neverComment says why a dependency on parent can never be met.
+func neverComment(t model.DepType, parent *model.Job) string {
+	how := fmt.Sprintf("ended with Exit_status %d", parent.ExitStatus)
+	if t == model.DepAfter {
+		how = "ended without running"
+	}
+	return fmt.Sprintf("Job deleted: dependency %s:%s can never be met (%s)", t, parent.ID, how)
+}
+
+// registerBefore records j's before forms on the jobs they name, which
+// then wait for j (mu held, inside the commit that admits j).
+func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
+	for _, dep := range j.Depends {
+		if !dep.Type.IsBefore() {
+			continue
+		}
+		for _, pj := range dep.Jobs {
+			p := s.jobs[pj.Seq]
+			s.unindexDepends(p)
+			var h model.Hooks
+			s.updateJob(p, func() {
+				p.Register(dep.Type, j.Seq)
+				h = p.Settle(now)
+			})
+			s.indexDepends(p)
+			b.PutJob(p)
+			s.hooks(b, p, h, now)
+		}
+	}
+}
+
+// hooks runs what a transition of j asks for (mu held, inside a commit).
+func (s *Server) hooks(b *store.Batch, j *model.Job, h model.Hooks, now int64) {
+	if h.Began || h.Ended {
+		s.releaseDependants(b, j, now)
+	}
+	if h.Ended {
+		s.unindexDepends(j)
+	}
+	if h.Eligible && j.QueueType == "Execution" {
+		b.After(func() { s.schedEvent(proto.SchedNew) })
+	}
+}
+
+// releaseDependants applies parent's new state (started or ended) to the
+// jobs waiting for it: conditions met are marked, a job whose last one is
+// met becomes queued, and a job whose condition can never hold is deleted
+// with a comment and an accounting record, which in turn releases its own
+// dependants (mu held, inside the commit of parent's change).
+func (s *Server) releaseDependants(b *store.Batch, parent *model.Job, now int64) {
+	waiting := make([]int64, 0, len(s.dependants[parent.Seq]))
+	for seq := range s.dependants[parent.Seq] {
+		waiting = append(waiting, seq)
+	}
+	slices.Sort(waiting) // one order, so that logs and records repeat
+	for _, seq := range waiting {
+		c, ok := s.jobs[seq]
+		if !ok || c.Finished() {
+			continue
+		}
+		var never bool
+		var h model.Hooks
+		s.unindexDepends(c)
+		s.updateJob(c, func() {
+			_, never = c.Resolve(parent)
+			if !never && !c.Active() {
+				h = c.Settle(now)
+			}
+		})
+		s.indexDepends(c)
+		if never {
+			var t model.DepType
+			for _, d := range c.Depends {
+				for _, p := range d.Jobs {
+					if p.Seq == parent.Seq && !p.Met {
+						t = d.Type
+					}
+				}
+			}
+			s.deleteUnmet(b, c, neverComment(t, parent), now)
+			continue
+		}
+		b.PutJob(c)
+		s.hooks(b, c, h, now)
+	}
+}
+
+// deleteUnmet deletes a job whose dependency can never be met (mu held,
+// inside a commit).
+func (s *Server) deleteUnmet(b *store.Batch, j *model.Job, comment string, now int64) {
+	if j.Active() {
+		return // released by hand (qrls -h s) and running: let it be
+	}
+	s.finish(b, j, model.SubTerminated, ExitDeleted, comment, now)
+	b.After(func() {
+		s.log.Info("job deleted: dependency never met", "job", j.ID, "comment", comment)
+		s.account(accounting.Deleted, j, []accounting.KV{{Key: "requestor", Value: "Server@" + s.cfg.ServerName}})
+	})
+}
