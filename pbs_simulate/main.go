@@ -80,6 +80,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
+			return 0
+		}
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
 		usage(stderr, fs)
 		return 2

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"gopbs/internal/cmdutil"
 	"gopbs/internal/config"
 	"gopbs/internal/getopt"
 	"gopbs/internal/policy/fairshare"
@@ -45,6 +46,10 @@ func main() {
 }
 
 func run(dir string, args []string, stdout, stderr io.Writer) int {
+	if cmdutil.Help(args, false) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
 	opts, rest, err := getopt.Spec{Short: "tpg:dsr"}.Parse(args)
 	if err != nil || len(opts) > 1 {
 		if err != nil {

@@ -33,6 +33,9 @@ func processSystem(env *cmdutil.Env) system {
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {
+	if cmdutil.Help(args, true) {
+		return env.PrintHelp(qsubopt.AlterUsage + "\n")
+	}
 	alt, err := qsubopt.ParseAlter(args, sys.ctx)
 	if err != nil {
 		var ue *qsubopt.UsageError

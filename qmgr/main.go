@@ -47,6 +47,9 @@ func main() {
 }
 
 func run(env *cmdutil.Env, args []string, stdin io.Reader) int {
+	if cmdutil.Help(args, false) {
+		return env.PrintHelp(usage)
+	}
 	return runWith(env, args, stdin, deps{
 		connect: func() (server, error) {
 			c, err := env.Connect()

@@ -34,6 +34,9 @@ func processSystem(env *cmdutil.Env) system {
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {
+	if cmdutil.Help(args, true) {
+		return env.PrintHelp(qsubopt.SubmitUsage + "\n")
+	}
 	sub, err := qsubopt.ParseSubmit(args, sys.ctx)
 	if err != nil {
 		var ue *qsubopt.UsageError

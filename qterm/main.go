@@ -24,6 +24,9 @@ func main() {
 }
 
 func run(env *cmdutil.Env, args []string, connect func() (client, error)) int {
+	if cmdutil.Help(args, false) {
+		return env.PrintHelp(usage)
+	}
 	req, err := parse(args, env.Config)
 	if err != nil {
 		env.Errorf("%v", err)

@@ -43,14 +43,13 @@ type options struct {
 
 func run(args []string, stdout, stderr io.Writer, now time.Time) int {
 	o, err := parse(args)
+	if err == errHelp {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
 	if err != nil {
-		if err != errHelp {
-			fmt.Fprintln(stderr, "tracejob:", err)
-		}
+		fmt.Fprintln(stderr, "tracejob:", err)
 		fmt.Fprint(stderr, usage)
-		if err == errHelp {
-			return 0
-		}
 		return 2
 	}
 	if o.home == "" || !strings.Contains(o.id, ".") {

@@ -116,3 +116,26 @@ func Connector[T any](e *Env) func() (T, error) {
 		return any(c).(T), nil
 	}
 }
+
+// Help reports whether args ask for help: "--help" before any "--", or
+// "-h" alone when the command has no -h option of its own (hasH false).
+// The command then prints its usage on stdout and exits 0, without
+// reading its configuration or connecting.
+func Help(args []string, hasH bool) bool {
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "--help", a == "-h" && !hasH:
+			return true
+		}
+	}
+	return false
+}
+
+// PrintHelp writes usage on the command's stdout and returns the exit
+// status of a help request.
+func (e *Env) PrintHelp(usage string) int {
+	fmt.Fprint(e.Stdout, usage)
+	return 0
+}

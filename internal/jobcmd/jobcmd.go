@@ -50,6 +50,9 @@ func (cmd *Command) Main() {
 
 // Run executes the command with args, connecting through connect.
 func (cmd *Command) Run(env *cmdutil.Env, args []string, connect func() (Client, error)) int {
+	if cmdutil.Help(args, strings.Contains(cmd.Options, "h")) {
+		return env.PrintHelp(cmd.Usage)
+	}
 	arg, ids, err := cmd.parse(args)
 	if err != nil {
 		env.Errorf("%v", err)
