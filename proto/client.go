@@ -279,6 +279,10 @@ func (c *Client) SignalJob(id, sig string) error { return c.jobOp(MsgSignalJob, 
 // node without running it.
 func (c *Client) StageInJob(id, node string) error { return c.jobOp(MsgStageInJob, id, node) }
 
+// MoveJob moves a job that is not running to another queue (qmove);
+// dest is "queue" or "queue@server".
+func (c *Client) MoveJob(id, dest string) error { return c.jobOp(MsgMoveJob, id, dest) }
+
 // RerunJob kills a running job and puts it back in its queue (qrerun);
 // force reruns a job that is not rerunnable.
 func (c *Client) RerunJob(id string, force bool) error {

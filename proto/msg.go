@@ -42,6 +42,9 @@ const (
 	// JobRequest whose Extra is the node. Operators and managers (the
 	// scheduler) only.
 	MsgStageInJob MsgType = 26
+	// MsgMoveJob moves a job that is not running to another queue
+	// (qmove): a JobRequest whose Extra is "queue[@server]".
+	MsgMoveJob MsgType = 27
 )
 
 var msgNames = map[MsgType]string{
@@ -51,7 +54,7 @@ var msgNames = map[MsgType]string{
 	MsgDeleteJob: "DeleteJob", MsgHoldJob: "HoldJob", MsgReleaseJob: "ReleaseJob",
 	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
 	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
-	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob",
+	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob", MsgMoveJob: "MoveJob",
 }
 
 func (t MsgType) String() string {

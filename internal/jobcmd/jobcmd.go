@@ -1,5 +1,5 @@
 // Package jobcmd is the common body of the commands that send one request
-// per job id: qdel, qhold, qrls, qsig, qrun and qrerun. Each is a Command value:
+// per job id: qdel, qhold, qrls, qsig, qrun, qrerun and qmove. Each is a Command value:
 // its options, how they become the request's argument, and the request.
 //
 // Every operand is a job id in any form the server resolves; surrounding
@@ -27,6 +27,7 @@ type Client interface {
 	SignalJob(id, sig string) error
 	RunJob(id, nodes string) error
 	RerunJob(id string, force bool) error
+	MoveJob(id, dest string) error
 	ServerName() string
 	Close() error
 }
@@ -38,6 +39,9 @@ type Command struct {
 	Options string // getopt(3) spec
 	// Arg turns the parsed options into the request's argument.
 	Arg func(opts []getopt.Option) (string, error)
+	// ArgOperand: the first operand is the request's argument instead
+	// (qmove's destination), and Arg is not used.
+	ArgOperand bool
 	// Do sends the request for one job.
 	Do func(c Client, id, arg string) error
 }
@@ -78,7 +82,12 @@ func (cmd *Command) parse(args []string) (arg string, ids []string, err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if arg, err = cmd.Arg(opts); err != nil {
+	if cmd.ArgOperand {
+		if len(operands) == 0 || strings.TrimSpace(operands[0]) == "" {
+			return "", nil, fmt.Errorf("no destination given")
+		}
+		arg, operands = strings.TrimSpace(operands[0]), operands[1:]
+	} else if arg, err = cmd.Arg(opts); err != nil {
 		return "", nil, err
 	}
 	for _, op := range operands {
@@ -208,4 +217,13 @@ var Rerun = &Command{
 		return arg, nil
 	},
 	Do: func(c Client, id, arg string) error { return c.RerunJob(id, arg == forceFlag) },
+}
+
+// Move is qmove destination job_id...: moves jobs that are not running
+// to the queue destination ("queue" or "queue@server").
+var Move = &Command{
+	Name:       "qmove",
+	Usage:      "usage: qmove destination job_identifier...\n",
+	ArgOperand: true,
+	Do:         func(c Client, id, arg string) error { return c.MoveJob(id, arg) },
 }

@@ -34,6 +34,7 @@ func (f *fake) HoldJob(id, types string) error    { return f.record("hold", id, 
 func (f *fake) ReleaseJob(id, types string) error { return f.record("rls", id, types) }
 func (f *fake) SignalJob(id, sig string) error    { return f.record("sig", id, sig) }
 func (f *fake) RunJob(id, nodes string) error     { return f.record("run", id, nodes) }
+func (f *fake) MoveJob(id, dest string) error     { return f.record("move", id, dest) }
 func (f *fake) RerunJob(id string, force bool) error {
 	arg := ""
 	if force {
@@ -87,6 +88,7 @@ func TestCommands(t *testing.T) {
 		{"qrun server chooses", Run, config.PBSPro, []string{"1", " 2 "}, nil, []string{"run 1 ", "run 2 "}, 0, ""},
 		{"qrun hosts", Run, config.PBSPro, []string{"-H", "n1+n2", "1"}, nil, []string{"run 1 n1+n2"}, 0, ""},
 		{"qrerun", Rerun, config.PBSPro, []string{"1", "2"}, nil, []string{"rerun 1 ", "rerun 2 "}, 0, ""},
+		{"qmove", Move, config.PBSPro, []string{"q2", "1", "2"}, nil, []string{"move 1 q2", "move 2 q2"}, 0, ""},
 		{"qrerun -W force", Rerun, config.PBSPro, []string{"-W", "force", "1"}, nil, []string{"rerun 1 force"}, 0, ""},
 		{"qrerun -f (torque)", Rerun, config.Torque, []string{"-f", "1"}, nil, []string{"rerun 1 force"}, 0, ""},
 	}
@@ -118,6 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		{Signal, []string{"-s", " ", "1"}}, {Signal, []string{"-s"}}, {Signal, []string{"\n"}},
 		{Run, []string{"-H", " ", "1"}}, {Run, []string{"-H"}},
 		{Rerun, []string{"-W", "soon", "1"}}, {Rerun, nil},
+		{Move, nil}, {Move, []string{"q2"}}, {Move, []string{"-x", "q2", "1"}},
 	}
 	for _, tt := range tests {
 		f := &fake{}

@@ -342,7 +342,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 			return nil, err
 		}
 		return s.statusNodes(who, req)
-	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob:
+	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob, proto.MsgMoveJob:
 		req, err := decode[proto.JobRequest](body)
 		if err != nil {
 			return nil, err

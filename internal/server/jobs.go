@@ -119,6 +119,8 @@ func (s *Server) jobRequest(who *caller, t proto.MsgType, req *proto.JobRequest)
 	switch t {
 	case proto.MsgRerunJob:
 		return s.rerunJob(who, req.JobID, req.Extra == "force")
+	case proto.MsgMoveJob:
+		return s.moveJob(who, req.JobID, req.Extra)
 	case proto.MsgDeleteJob:
 		return s.deleteJob(who, req.JobID, req.Extra)
 	case proto.MsgHoldJob:

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"strings"
+
+	"gopbs/internal/accounting"
+	"gopbs/internal/model"
+	"gopbs/internal/resc"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// moveJob is qmove: a job that is not running, and not finished, enters
+// another queue of this server as a new submission would (the queue must
+// be enabled; its access lists, limits and resource defaults apply; a
+// route queue forwards it), with a new qtime and a Q accounting record.
+// The job's owner, operators and managers may move it. Moving to another
+// server is refused: jobs do not travel between servers here.
+func (s *Server) moveJob(who *caller, id, dest string) error {
+	queue, server, _ := strings.Cut(strings.TrimSpace(dest), "@")
+	if queue == "" {
+		return proto.Errorf(proto.PBSE_UNKQUE, "(no destination queue in %q)", dest)
+	}
+	if server != "" && server != s.cfg.ServerName && server != s.cfg.Host {
+		return proto.Errorf(proto.PBSE_NOSUP, "(moving a job to another server, %s)", server)
+	}
+	mgr, op := s.privileges(who)
+	var moved *model.Job
+	err := s.commit.Do(func(b *store.Batch) error {
+		j, _, err := s.modifiableJob(who, id, mgr, op)
+		if err != nil {
+			return err
+		}
+		if j.Active() || j.Finished() {
+			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only jobs not running are moved)", j.State)
+		}
+		q, ok := s.queues[queue]
+		if !ok {
+			return proto.Errorf(proto.PBSE_UNKQUE, "%s", queue)
+		}
+		now := s.nowUnix()
+		// The job leaves its queue's counts first, so that it is not
+		// counted twice against the server's limits.
+		s.counts.remove(j)
+		placed, err := s.enqueue(requested(j), q, who, false, now)
+		if err != nil {
+			s.counts.add(j)
+			return err
+		}
+		s.unindexDepends(j)
+		*j = *placed
+		j.Mtime = now
+		s.counts.add(j)
+		s.indexDepends(j)
+		b.PutJob(j)
+		s.hooks(b, j, model.Hooks{Eligible: j.State == model.StateQueued}, now)
+		b.After(func() { s.account(accounting.Queued, j, s.queuedRecord(j)) })
+		moved = j
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.log.Info("job moved", "job", moved.ID, "queue", moved.Queue, "by", who.user+"@"+who.host)
+	return nil
+}
+
+// requested is a copy of j with its resources as a submission gives them:
+// the host-level totals admission derived from the select are dropped,
+// for the destination's admission to derive them again (with its own
+// defaults and limits) from the select, which stays.
+func requested(j *model.Job) *model.Job {
+	c := j.Clone()
+	if _, ok := c.ResourceList.Get(proto.ResSelect); !ok {
+		return c
+	}
+	var rl model.Resources
+	for _, p := range c.ResourceList {
+		if resc.Lookup(p.Name).Chunk && p.Name != proto.ResSelect {
+			continue
+		}
+		rl = append(rl, p)
+	}
+	c.ResourceList = rl
+	return c
+}
