@@ -979,7 +979,7 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	}
 	if v.session.Pgid == 0 {
 		var s sessionInfo
-		if err := readJSON(filepath.Join(j.dir, fileSession), &s); err != nil {
+		if err := waitSession(j.dir, &s, sessionWait); err != nil {
 			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
 		}
 		m.mu.Lock()
@@ -1112,4 +1112,23 @@ func identity(uid, gid uint32) *proto.Identity {
 		id.User = name
 	}
 	return id
+}
+
+// sessionWait bounds how long a signal waits for a job's session file: the
+// shepherd writes it just after it starts the job, so a job that is
+// already running its script (and may have said so) can be a few
+// milliseconds ahead of the file on a busy host.
+const sessionWait = 3 * time.Second
+
+// waitSession reads the job's session file, waiting up to wait for the
+// shepherd to write it.
+func waitSession(dir string, s *sessionInfo, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := readJSON(filepath.Join(dir, fileSession), s)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -138,3 +138,20 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 		t.Fatal("a late shepherd ran the job the mom gave up")
 	}
 }
+
+// A signal that comes just before the shepherd writes the session file
+// waits for it rather than failing (the job may already be running).
+func TestWaitSession(t *testing.T) {
+	dir := t.TempDir()
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		writeJSONAtomic(dir, fileSession, sessionInfo{Pgid: 42}, 0o644)
+	}()
+	var s sessionInfo
+	if err := waitSession(dir, &s, 5*time.Second); err != nil || s.Pgid != 42 {
+		t.Fatalf("waitSession: %v, %+v", err, s)
+	}
+	if err := waitSession(t.TempDir(), &s, 50*time.Millisecond); err == nil {
+		t.Fatal("no session file: want an error after the wait")
+	}
+}
