@@ -19,6 +19,9 @@ type entry struct {
 // line is about job id: a "job=" field equal to it. The daemon's name and
 // the job field itself are left out of the message.
 func logLine(line, id string, loc *time.Location) (time.Time, string, bool) {
+	if strings.ContainsAny(line, "\n\r") {
+		return time.Time{}, "", false // not one line of a log
+	}
 	stamp, rest, ok := strings.Cut(line, " ")
 	if !ok {
 		return time.Time{}, "", false
