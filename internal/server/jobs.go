@@ -331,12 +331,7 @@ func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, 
 		// Say why the job waits, where users look.
 		c.Comment = heldUntilComment(c.HoldUntil)
 	}
-	c.Mtime = now
-	s.counts.remove(j)
-	s.unindexDepends(j)
-	*j = *c
-	s.counts.add(j)
-	s.indexDepends(j)
+	s.replaceJob(j, c, now)
 	if never != "" {
 		// As when a parent ends: the job can never run.
 		s.deleteUnmet(b, j, never, now)

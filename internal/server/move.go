@@ -43,15 +43,11 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		// counted twice against the server's limits.
 		s.counts.remove(j)
 		placed, err := s.enqueue(requested(j), q, who, false, now)
+		s.counts.add(j)
 		if err != nil {
-			s.counts.add(j)
 			return err
 		}
-		s.unindexDepends(j)
-		*j = *placed
-		j.Mtime = now
-		s.counts.add(j)
-		s.indexDepends(j)
+		s.replaceJob(j, placed, now)
 		b.PutJob(j)
 		s.hooks(b, j, model.Hooks{Eligible: j.State == model.StateQueued}, now)
 		b.After(func() { s.account(accounting.Queued, j, s.queuedRecord(j)) })

@@ -304,6 +304,17 @@ func (s *Server) removeJob(j *model.Job) {
 	}
 }
 
+// replaceJob puts c, a changed copy of j, in j's place, keeping the
+// counters and the dependency index right (mu held).
+func (s *Server) replaceJob(j, c *model.Job, now int64) {
+	c.Mtime = now
+	s.counts.remove(j)
+	s.unindexDepends(j)
+	*j = *c
+	s.counts.add(j)
+	s.indexDepends(j)
+}
+
 // updateJob runs change on j keeping the counters right (mu held).
 func (s *Server) updateJob(j *model.Job, change func()) {
 	s.counts.remove(j)

@@ -58,18 +58,15 @@ func (l *Ledger) Observe(w *core.World) {
 	seen := make(map[string]bool, len(l.s.Jobs))
 	count := func(j *core.Job) {
 		cur := j.UsedCPU.Seconds()
-		prev, followed := l.s.Jobs[j.ID]
-		switch {
-		case cur > prev:
-			l.s.Entities[entity(j)] += cur - prev
-			l.changed = true
-		case cur < prev:
-			// A new run of a requeued job: its usage starts again.
-			l.s.Entities[entity(j)] += cur
+		counted, followed := l.s.Jobs[j.ID]
+		if cur != counted || !followed {
 			l.changed = true
 		}
-		if !followed {
-			l.changed = true
+		if cur < counted {
+			counted = 0 // a new run of a requeued job: its usage starts again
+		}
+		if cur > counted {
+			l.s.Entities[entity(j)] += cur - counted
 		}
 		l.s.Jobs[j.ID] = cur
 		seen[j.ID] = true
@@ -84,6 +81,7 @@ func (l *Ledger) Observe(w *core.World) {
 			count(j)
 			delete(l.s.Jobs, j.ID)
 			delete(seen, j.ID)
+			l.changed = true
 		}
 	}
 	// Followed jobs neither running nor ended were requeued (a new run
