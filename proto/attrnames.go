@@ -62,6 +62,14 @@ const (
 	AttrInteractive  = "interactive"
 	AttrInitWorkDir  = "init_work_dir" // Torque qsub -d / -w
 	AttrArrayIndices = "array_indices_submitted"
+	// Job arrays: a parent shows array = True, its indices still queued
+	// and its subjobs' counts by state; a subjob its parent and index.
+	AttrArray           = "array"
+	AttrArrayRemaining  = "array_indices_remaining"
+	AttrArrayStateCount = "array_state_count"
+	AttrMaxRunSubjobs   = "max_run_subjobs"
+	AttrArrayID         = "array_id"
+	AttrArrayIndex      = "array_index"
 	AttrStagein      = "stagein"
 	AttrStageout     = "stageout"
 	// AttrStageinNode is the node where an early stage-in (the

@@ -54,6 +54,9 @@ func FuzzJobRecord(f *testing.F) {
 	}
 	f.Add(rec)
 	f.Add(rec[:len(rec)/2])
+	if arr, err := msgpack.Marshal(sampleArray()); err == nil {
+		f.Add(arr)
+	}
 	old, _ := msgpack.Marshal(&Job{Seq: 1, ID: "1.s"})
 	f.Add(append([]byte{0x93}, old[3:6]...)) // a record of an older version: 3 fields
 	f.Add([]byte{0xc0})

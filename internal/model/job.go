@@ -89,6 +89,12 @@ type Job struct {
 	// not interpret (see passThrough), sorted by name.
 	Extra Resources
 
+	// Array is set on a job array's parent (array.go).
+	Array *Array
+	// IsSubjob marks subjob Index of array Seq (its ID is Seq[Index]).
+	IsSubjob bool
+	Index    int
+
 	// Version is the server's change counter at the job's last change;
 	// schedulers fetch only jobs changed since their last cycle. It means
 	// nothing across server restarts (the server's epoch tells them).
@@ -107,7 +113,6 @@ var passThrough = map[string]bool{
 	proto.AttrBlock:             true,
 	"tolerate_node_failures":    true,
 	"release_nodes_on_stageout": true,
-	"max_run_subjobs":           true,
 }
 
 // Resources is a resource list kept sorted by name.
@@ -155,6 +160,7 @@ func (j *Job) Clone() *Job {
 	c.Extra = j.Extra.Clone()
 	c.Estimated = j.Estimated.Clone()
 	c.Depends = j.Depends.Clone()
+	c.Array = j.Array.Clone()
 	return &c
 }
 
@@ -187,7 +193,7 @@ func (j *Job) Active() bool { return j.State == StateRunning || j.State == State
 // else queued.
 func (j *Job) EvalState(now int64) {
 	switch j.State {
-	case StateRunning, StateExiting, StateFinished:
+	case StateRunning, StateExiting, StateFinished, StateBegun:
 		return
 	}
 	switch {
@@ -252,6 +258,7 @@ const (
 	jaOper                           // operators and managers may set it
 	jaRunning                        // may change while the job runs
 	jaReadOnly                       // only the server sets it
+	jaSubmitOnly                     // set at submission, never altered
 )
 
 // jobAttr binds an attribute name to a Job field.
@@ -493,6 +500,68 @@ var jobAttrs = []jobAttr{
 	// Set by the scheduler (a manager) for the job its backfilling
 	// protects; users cannot.
 	{name: proto.AttrEstimated, access: jaOper, resources: func(j *Job) *Resources { return &j.Estimated }},
+	// Job arrays (array.go).
+	mk(proto.AttrArray, jaReadOnly, func(j *Job) (string, bool) { return "True", j.Array != nil }, nil),
+	mk(proto.AttrArrayIndices, jaUser|jaSubmitOnly, func(j *Job) (string, bool) {
+		if j.Array == nil || j.Array.Indices.Empty() {
+			return "", false
+		}
+		return j.Array.Indices.String(), true
+	}, func(j *Job, _, v string) error {
+		spec, err := ParseArraySpec(v)
+		if err != nil {
+			return err
+		}
+		if j.Array == nil {
+			j.Array = &Array{}
+		}
+		j.Array.Indices, j.Array.Queued = spec.Indices, spec.Indices.Clone()
+		if spec.MaxRun > 0 {
+			j.Array.MaxRun = spec.MaxRun
+		}
+		return nil
+	}),
+	mk(proto.AttrArrayRemaining, jaReadOnly, func(j *Job) (string, bool) {
+		if j.Array == nil {
+			return "", false
+		}
+		return j.Array.Queued.String(), true
+	}, nil),
+	mk(proto.AttrArrayStateCount, jaReadOnly, func(j *Job) (string, bool) {
+		if j.Array == nil {
+			return "", false
+		}
+		return j.Array.StateCount(), true
+	}, nil),
+	mk(proto.AttrMaxRunSubjobs, jaUser|jaRunning, func(j *Job) (string, bool) {
+		if j.Array == nil || j.Array.MaxRun == 0 {
+			return "", false
+		}
+		return strconv.Itoa(j.Array.MaxRun), true
+	}, func(j *Job, _, v string) error {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return proto.Errorf(proto.PBSE_BADATVAL, "max_run_subjobs = %q (want a whole number from 1)", v)
+		}
+		if j.IsSubjob {
+			return proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is set on the array, not on a subjob)")
+		}
+		if j.Array == nil {
+			j.Array = &Array{} // the indices may come later in the request; the server checks
+		}
+		j.Array.MaxRun = n
+		return nil
+	}),
+	mk(proto.AttrArrayID, jaReadOnly, func(j *Job) (string, bool) {
+		if !j.IsSubjob {
+			return "", false
+		}
+		_, srv, _ := strings.Cut(j.ID, ".")
+		return FormatArrayID(j.Seq, srv), true
+	}, nil),
+	mk(proto.AttrArrayIndex, jaReadOnly, func(j *Job) (string, bool) {
+		return strconv.Itoa(j.Index), j.IsSubjob
+	}, nil),
 }
 
 var jobAttrIndex = func() map[string]int {
@@ -605,6 +674,8 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 		return proto.Errorf(proto.PBSE_ATTRRO, "%s", a.FullName())
 	case d.access&jaUser == 0 && !(d.access&jaOper != 0 && privileged):
 		return proto.Errorf(proto.PBSE_PERM, "%s may be set only by an operator or manager", a.FullName())
+	case phase == AtAlter && d.access&jaSubmitOnly != 0:
+		return proto.Errorf(proto.PBSE_ATTRRO, "%s (set at submission only)", a.FullName())
 	}
 	if phase == AtAlter && j.Active() && d.access&jaRunning == 0 {
 		return proto.Errorf(proto.PBSE_MODATRRUN, "%s", a.FullName())

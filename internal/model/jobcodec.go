@@ -185,6 +185,63 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.StageNode }),
 	fInt(func(j *Job) *int { return &j.StagePhase }),
 	fDepends,
+	fArray,
+	fBool(func(j *Job) *bool { return &j.IsSubjob }),
+	fInt(func(j *Job) *int { return &j.Index }),
+}
+
+// fArray stores a parent's Array as [indices, max_run] with the indices
+// as [lo, hi, step, ...]; nil for a job that is not an array. The rest of
+// Array is rebuilt from the subjobs' records at load.
+var fArray = jobField{
+	func(e *msgpack.Encoder, j *Job) error {
+		if j.Array == nil {
+			return e.EncodeNil()
+		}
+		e.EncodeArrayLen(2)
+		e.EncodeArrayLen(3 * len(j.Array.Indices))
+		for _, r := range j.Array.Indices {
+			e.EncodeInt(int64(r.Lo))
+			e.EncodeInt(int64(r.Hi))
+			e.EncodeInt(int64(r.Step))
+		}
+		return e.EncodeInt(int64(j.Array.MaxRun))
+	},
+	func(d *msgpack.Decoder, j *Job) error {
+		n, err := d.DecodeArrayLen()
+		if err != nil || n < 0 {
+			j.Array = nil
+			return err
+		}
+		if n != 2 {
+			return fmt.Errorf("array of %d fields", n)
+		}
+		m, err := d.DecodeArrayLen()
+		if err != nil {
+			return err
+		}
+		if m%3 != 0 || m > 3<<20 {
+			return fmt.Errorf("array index list of %d numbers", m)
+		}
+		a := &Array{Indices: make(IndexSet, m/3)}
+		for k := range a.Indices {
+			r := &a.Indices[k]
+			for _, f := range []*int{&r.Lo, &r.Hi, &r.Step} {
+				if *f, err = d.DecodeInt(); err != nil {
+					return err
+				}
+			}
+			if r.Step < 1 || r.Lo < 0 || r.Hi < r.Lo || (r.Hi-r.Lo)%r.Step != 0 || k > 0 && r.Lo <= a.Indices[k-1].Hi {
+				return fmt.Errorf("array index range %d-%d:%d is not valid", r.Lo, r.Hi, r.Step)
+			}
+		}
+		if a.MaxRun, err = d.DecodeInt(); err != nil {
+			return err
+		}
+		a.Queued = a.Indices.Clone()
+		j.Array = a
+		return nil
+	},
 }
 
 // fDepends stores Depends as [type, count, [seq, met, seq, met, ...]]

@@ -13,12 +13,17 @@ const (
 	StateRunning  JobState = 'R'
 	StateExiting  JobState = 'E'
 	StateFinished JobState = 'F'
+	// StateBegun is an array's parent once a subjob has started, until
+	// every subjob has finished (then F).
+	StateBegun JobState = 'B'
+	// StateExpired is a finished subjob as qstat shows it.
+	StateExpired JobState = 'X'
 )
 
 // Valid reports whether s is a known state.
 func (s JobState) Valid() bool {
 	switch s {
-	case StateTransit, StateQueued, StateHeld, StateWaiting, StateRunning, StateExiting, StateFinished:
+	case StateTransit, StateQueued, StateHeld, StateWaiting, StateRunning, StateExiting, StateFinished, StateBegun:
 		return true
 	}
 	return false
