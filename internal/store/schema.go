@@ -3,7 +3,11 @@ package store
 // StorageVersion is the layout version written in the meta bucket. Bump it
 // when the encoding of any bucket changes incompatibly, and teach Open to
 // migrate or refuse older versions.
-const StorageVersion = 1
+//
+// Version 2 added the subjob records of job arrays (kindSubjob,
+// kindSubjobEnd); a version 1 store is a version 2 store without them and
+// is upgraded in place when opened.
+const StorageVersion = 2
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"
@@ -22,14 +26,20 @@ var (
 	// the 8-byte big-endian sequence number followed by one kind byte
 	// (kindJob: msgpack model.Job; kindScript: the script). Keeping both
 	// in one bucket, in key order, makes a submission dirty one leaf page
-	// instead of one per bucket.
+	// instead of one per bucket. A job array's subjobs that have records
+	// of their own follow their parent's: the sequence number, a kind byte
+	// (kindSubjob: msgpack model.Job of a subjob that is queued on its own,
+	// running or exiting; kindSubjobEnd: msgpack model.SubjobEnd of a
+	// finished one), then the 4-byte big-endian index.
 	bucketJobs = []byte("jobs")
 )
 
 // Kinds of record in bucketJobs.
 const (
-	kindJob    byte = 0
-	kindScript byte = 1
+	kindJob       byte = 0
+	kindScript    byte = 1
+	kindSubjob    byte = 2
+	kindSubjobEnd byte = 3
 )
 
 // allBuckets is checked on open and created on init.

@@ -44,6 +44,11 @@ type Snapshot struct {
 	Nodes   []*model.Object
 	Jobs    []*model.Job // in sequence order
 	NextSeq int64
+	// Subjobs are the subjobs with records of their own (queued alone,
+	// running, exiting), by parent and index; Ends what is kept of
+	// finished ones, by parent and index.
+	Subjobs []*model.Job
+	Ends    map[int64][]*model.SubjobEnd
 }
 
 // Open opens the store in dir, creating a fresh one when none exists
@@ -74,6 +79,10 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 	}
 	s = &Store{db: db, path: path, opts: opts}
 	if err := guard(path, s.check); err != nil {
+		db.Close()
+		return nil, false, err
+	}
+	if err := s.upgrade(); err != nil {
 		db.Close()
 		return nil, false, err
 	}
@@ -217,11 +226,28 @@ func (s *Store) check() error {
 			}
 		}
 		v := tx.Bucket(bucketMeta).Get(keyVersion)
-		if string(v) != strconv.Itoa(StorageVersion) {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
 			return fmt.Errorf("store %s: next job sequence number is damaged (%d bytes)", s.path, len(n))
+		}
+		return nil
+	})
+}
+
+// upgrade marks a version 1 store as version 2: nothing else differs (a
+// version 1 store has no subjob records), and an older pbs_server then
+// refuses it by its version instead of failing on a record it does not
+// know.
+func (s *Store) upgrade() error {
+	return s.db.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		if string(meta.Get(keyVersion)) == strconv.Itoa(StorageVersion) {
+			return nil
+		}
+		if err := meta.Put(keyVersion, []byte(strconv.Itoa(StorageVersion))); err != nil {
+			return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
 		}
 		return nil
 	})
@@ -278,6 +304,9 @@ func (s *Store) Load() (*Snapshot, error) {
 				}
 			}
 			return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
+				if len(k) == 13 && (k[8] == kindSubjob || k[8] == kindSubjobEnd) {
+					return s.loadSubjob(snap, k, v)
+				}
 				if len(k) != 9 {
 					return fmt.Errorf("store %s: job key %x is not 9 bytes", s.path, k)
 				}
@@ -304,7 +333,52 @@ func (s *Store) Load() (*Snapshot, error) {
 			return nil, fmt.Errorf("store %s: job %d is at or above the next sequence number %d: damaged", s.path, j.Seq, snap.NextSeq)
 		}
 	}
+	parents := make(map[int64]bool, len(snap.Jobs))
+	for _, j := range snap.Jobs {
+		if j.IsArray() {
+			parents[j.Seq] = true
+		}
+	}
+	for _, j := range snap.Subjobs {
+		if !parents[j.Seq] {
+			return nil, fmt.Errorf("store %s: subjob %s has no array record: damaged", s.path, j.ID)
+		}
+	}
+	for seq := range snap.Ends {
+		if !parents[seq] {
+			return nil, fmt.Errorf("store %s: finished subjobs of %d have no array record: damaged", s.path, seq)
+		}
+	}
 	return snap, nil
+}
+
+// loadSubjob reads one subjob record (key: seq, kind, index).
+func (s *Store) loadSubjob(snap *Snapshot, k, v []byte) error {
+	seq := int64(binary.BigEndian.Uint64(k))
+	index := int(binary.BigEndian.Uint32(k[9:]))
+	if k[8] == kindSubjobEnd {
+		var e model.SubjobEnd
+		if err := decodeRecord(v, &e); err != nil {
+			return fmt.Errorf("store %s: finished subjob record %x: %v", s.path, k, err)
+		}
+		if e.Index != index {
+			return fmt.Errorf("store %s: finished subjob record %x holds index %d", s.path, k, e.Index)
+		}
+		if snap.Ends == nil {
+			snap.Ends = map[int64][]*model.SubjobEnd{}
+		}
+		snap.Ends[seq] = append(snap.Ends[seq], &e)
+		return nil
+	}
+	var j model.Job
+	if err := decodeRecord(v, &j); err != nil {
+		return fmt.Errorf("store %s: subjob record %x: %v", s.path, k, err)
+	}
+	if j.Seq != seq || !j.IsSubjob || j.Index != index {
+		return fmt.Errorf("store %s: subjob record %x holds job %s", s.path, k, j.ID)
+	}
+	snap.Subjobs = append(snap.Subjobs, &j)
+	return nil
 }
 
 // decodeRecord decodes one stored record, bounded first: a damaged record
@@ -344,6 +418,7 @@ const (
 	opDelNode
 	opPutServer
 	opNextSeq
+	opDelSubjob
 )
 
 type op struct {
@@ -388,8 +463,36 @@ func (b *Batch) add(kind opKind, key []byte, v any) {
 // PutJob writes a job.
 func (b *Batch) PutJob(j *model.Job) { b.add(opPutJob, jobKey(j.Seq, kindJob), j) }
 
-// DeleteJob removes a job and its script.
+// DeleteJob removes a job and its script, or an array with its script and
+// every record of its subjobs.
 func (b *Batch) DeleteJob(seq int64) { b.add(opDelJob, encodeSeq(seq), nil) }
+
+// subjobKey is the bucketJobs key of a subjob's record.
+func subjobKey(seq int64, kind byte, index int) []byte {
+	k := make([]byte, 13)
+	binary.BigEndian.PutUint64(k, uint64(seq))
+	k[8] = kind
+	binary.BigEndian.PutUint32(k[9:], uint32(index))
+	return k
+}
+
+// PutSubjob writes a subjob that has a record of its own.
+func (b *Batch) PutSubjob(j *model.Job) {
+	b.add(opPutJob, subjobKey(j.Seq, kindSubjob, j.Index), j)
+}
+
+// EndSubjob replaces a subjob's record, if it has one, with what is kept
+// once it has finished.
+func (b *Batch) EndSubjob(seq int64, e *model.SubjobEnd) {
+	b.add(opDelSubjob, subjobKey(seq, kindSubjob, e.Index), nil)
+	b.add(opPutJob, subjobKey(seq, kindSubjobEnd, e.Index), e)
+}
+
+// DeleteSubjob removes the record of a subjob queued alone, which goes
+// back to its parent's queued indices.
+func (b *Batch) DeleteSubjob(seq int64, index int) {
+	b.add(opDelSubjob, subjobKey(seq, kindSubjob, index), nil)
+}
 
 // PutScript writes a job's script.
 func (b *Batch) PutScript(seq int64, script []byte) {
@@ -456,11 +559,22 @@ func apply(tx *bolt.Tx, o op) error {
 	case opPutJob:
 		return tx.Bucket(bucketJobs).Put(o.key, o.value)
 	case opDelJob:
-		seq := int64(binary.BigEndian.Uint64(o.key))
-		if err := tx.Bucket(bucketJobs).Delete(jobKey(seq, kindJob)); err != nil {
-			return err
+		// Every record under the sequence number: the job, its script,
+		// and an array's subjobs. Keys are gathered first: deleting
+		// while a cursor walks may skip the key after each deletion.
+		var keys [][]byte
+		c := tx.Bucket(bucketJobs).Cursor()
+		for k, _ := c.Seek(o.key); k != nil && len(k) > 8 && string(k[:8]) == string(o.key); k, _ = c.Next() {
+			keys = append(keys, append([]byte(nil), k...))
 		}
-		return tx.Bucket(bucketJobs).Delete(jobKey(seq, kindScript))
+		for _, k := range keys {
+			if err := tx.Bucket(bucketJobs).Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	case opDelSubjob:
+		return tx.Bucket(bucketJobs).Delete(o.key)
 	case opPutScript:
 		return tx.Bucket(bucketJobs).Put(o.key, o.value)
 	case opPutQueue:

@@ -161,3 +161,70 @@ func TestDeepRecordRefused(t *testing.T) {
 	}
 	st.Close()
 }
+
+// TestSubjobRecords stores an array, a running subjob and a finished one,
+// reloads them, and deletes the array with all its records; a version 1
+// store opens as version 2.
+func TestSubjobRecords(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := model.ParseArraySpec("1-5")
+	parent := &model.Job{Seq: 3, ID: "3[].srv", State: model.StateBegun, Array: &model.Array{Indices: spec.Indices}}
+	other := &model.Job{Seq: 4, ID: "4.srv", State: model.StateQueued}
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	b.PutJob(parent)
+	b.PutScript(3, []byte("script"))
+	b.PutJob(other)
+	b.PutScript(4, []byte("other"))
+	b.SetNextSeq(5)
+	running := parent.Subjob(2, "srv", 1)
+	running.State = model.StateRunning
+	b.PutSubjob(running)
+	b.PutSubjob(parent.Subjob(4, "srv", 1))
+	b.EndSubjob(3, &model.SubjobEnd{Index: 4, HasExit: true, Exit: 1, RunCount: 1})
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Subjobs) != 1 || snap.Subjobs[0].ID != "3[2].srv" || snap.Subjobs[0].State != model.StateRunning {
+		t.Fatalf("subjobs %+v: want 3[2] running only (4's record was replaced by its end)", snap.Subjobs)
+	}
+	if e := snap.Ends[3]; len(e) != 1 || e[0].Index != 4 || e[0].Exit != 1 {
+		t.Fatalf("ends %+v", snap.Ends)
+	}
+	if len(snap.Jobs) != 2 || snap.Jobs[0].Array == nil || snap.Jobs[0].Array.Indices.String() != "1-5" {
+		t.Fatalf("jobs %+v", snap.Jobs)
+	}
+	b = &Batch{}
+	b.DeleteJob(3)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	if snap, err = st.Load(); err != nil || len(snap.Jobs) != 1 || len(snap.Subjobs) != 0 || len(snap.Ends) != 0 {
+		t.Fatalf("after deleting the array: %+v, %v", snap, err)
+	}
+	if s, err := st.Script(4); err != nil || string(s) != "other" {
+		t.Fatalf("the next job's script: %q, %v", s, err)
+	}
+	// An older store: version 1 is upgraded when opened.
+	st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, []byte("1")) })
+	st.Close()
+	st, _, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("a version 1 store: %v", err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != "2" {
+			t.Errorf("version after opening a version 1 store: %q", v)
+		}
+		return nil
+	})
+	st.Close()
+}
