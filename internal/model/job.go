@@ -254,11 +254,11 @@ type Privilege struct {
 type jobAccess uint8
 
 const (
-	jaUser     jobAccess = 1 << iota // the owner may set it at submit and with qalter
-	jaOper                           // operators and managers may set it
-	jaRunning                        // may change while the job runs
-	jaReadOnly                       // only the server sets it
-	jaSubmitOnly                     // set at submission, never altered
+	jaUser       jobAccess = 1 << iota // the owner may set it at submit and with qalter
+	jaOper                             // operators and managers may set it
+	jaRunning                          // may change while the job runs
+	jaReadOnly                         // only the server sets it
+	jaSubmitOnly                       // set at submission, never altered
 )
 
 // jobAttr binds an attribute name to a Job field.
