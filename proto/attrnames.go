@@ -70,8 +70,8 @@ const (
 	AttrMaxRunSubjobs   = "max_run_subjobs"
 	AttrArrayID         = "array_id"
 	AttrArrayIndex      = "array_index"
-	AttrStagein      = "stagein"
-	AttrStageout     = "stageout"
+	AttrStagein         = "stagein"
+	AttrStageout        = "stageout"
 	// AttrStageinNode is the node where an early stage-in (the
 	// scheduler's stage-in request) put, or is putting, the job's
 	// stage-in files; read only.

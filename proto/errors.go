@@ -69,6 +69,7 @@ const (
 	PBSE_BADTSPEC         Code = 15086
 	PBSE_BADNODESPEC      Code = 15089
 	PBSE_NOSCHEDULER      Code = 15099
+	PBSE_MaxArraySize     Code = 15107
 	PBSE_INVALSELECTRESC  Code = 15108
 	PBSE_INVALJOBRESC     Code = 15109
 	PBSE_DUPRESC          Code = 15116
@@ -92,6 +93,7 @@ var messages = map[Code]string{
 	PBSE_NOATTR:           "Undefined attribute ",
 	PBSE_ATTRRO:           "Cannot set attribute, read only or insufficient permission ",
 	PBSE_IVALREQ:          "Invalid request",
+	PBSE_MaxArraySize:     "Array job exceeds server or queue size limit",
 	PBSE_UNKREQ:           "Unknown request",
 	PBSE_PERM:             "Unauthorized Request ",
 	PBSE_BADHOST:          "Access from host not allowed, or unknown host",

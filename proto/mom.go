@@ -230,6 +230,11 @@ type MomJob struct {
 	StageIn  []StageFile
 	StageOut []StageFile
 	StagedIn bool
+	// ArrayID is the array of a subjob ("12[].srv"; "" for a job that is
+	// not one) and ArrayIndex its index: PBS_ARRAY_ID, PBS_ARRAY_INDEX
+	// and Torque's PBS_ARRAYID.
+	ArrayID    string
+	ArrayIndex int
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

@@ -215,6 +215,11 @@ type StatusRequest struct {
 	IDs     []string
 	Attrs   []string
 	History bool // include finished jobs (qstat -x)
+	// Subjobs lists every subjob of each array after it (qstat -t);
+	// LiveSubjobs only those that are jobs of their own: queued alone,
+	// running or exiting (schedulers make the others from the parent).
+	Subjobs     bool
+	LiveSubjobs bool
 	// Since and Epoch ask for jobs changed since an earlier answer (all
 	// jobs, no IDs): when Epoch is the server's, only jobs whose version is
 	// above Since are sent, and Live lists every job that would have been.

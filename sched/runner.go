@@ -492,7 +492,7 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 // fetch returns every unfinished job, asking only for those changed since
 // the last call when the server is the same run.
 func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) {
-	req := &proto.StatusRequest{Attrs: attrs}
+	req := &proto.StatusRequest{Attrs: attrs, LiveSubjobs: true}
 	if jc.epoch != "" {
 		req.Since, req.Epoch = jc.version, jc.epoch
 	}
@@ -553,6 +553,8 @@ type applyStats struct {
 func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	var st applyStats
 	var runs []proto.RunSpec
+	var runJobs []*core.Job         // the jobs of runs, in order
+	arrayNoted := map[string]bool{} // arrays whose comment was set this cycle
 	var alters []proto.AlterRequest
 	flushRuns := func() {
 		if len(runs) == 0 {
@@ -567,7 +569,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			for _, r := range runs {
 				st.notStarted = append(st.notStarted, r.JobID)
 			}
-			runs = runs[:0]
+			runs, runJobs = runs[:0], runJobs[:0]
 			return
 		}
 		for i, r := range res {
@@ -579,9 +581,9 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			st.refused++
 			st.notStarted = append(st.notStarted, runs[i].JobID)
 			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
-			alters = append(alters, comment(runs[i].JobID, "Not Running: PBS Error: "+r.Text))
+			alters = append(alters, comment(shared(runJobs[i]), "Not Running: PBS Error: "+r.Text))
 		}
-		runs = runs[:0]
+		runs, runJobs = runs[:0], runJobs[:0]
 	}
 	flushAlters := func() {
 		if len(alters) == 0 {
@@ -604,9 +606,18 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 		switch d.Kind {
 		case core.DecideRun:
 			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Nodes: ExecVnode(d.Where), Comment: d.Text})
+			runJobs = append(runJobs, d.Job)
 		case core.DecideComment:
 			flushRuns()
-			alters = append(alters, comment(d.Job.ID, d.Text))
+			if a := d.Job.FromArray; a != "" {
+				// Said once on the array: its waiting subjobs have no
+				// record of their own to carry it.
+				if arrayNoted[a] {
+					continue
+				}
+				arrayNoted[a] = true
+			}
+			alters = append(alters, comment(shared(d.Job), d.Text))
 		case core.DecideHold:
 			flushRuns()
 			flushAlters()
@@ -653,7 +664,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			// What qstat -f shows as estimated.start_time and
 			// estimated.exec_vnode (and qstat -T lists).
 			flushRuns()
-			alters = append(alters, proto.AlterRequest{JobID: d.Job.ID, Attrs: []proto.Attr{
+			alters = append(alters, proto.AlterRequest{JobID: shared(d.Job), Attrs: []proto.Attr{
 				{Name: proto.AttrEstimated, Resource: "start_time", Value: strconv.FormatInt(d.Start.Unix(), 10)},
 				{Name: proto.AttrEstimated, Resource: "exec_vnode", Value: ExecVnode(d.Where)},
 			}})
@@ -662,6 +673,15 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	flushRuns()
 	flushAlters()
 	return st
+}
+
+// shared is where what j shares with its array is said: on the array for
+// a subjob made from it, else on j.
+func shared(j *core.Job) string {
+	if j.FromArray != "" {
+		return j.FromArray
+	}
+	return j.ID
 }
 
 func comment(id, text string) proto.AlterRequest {

@@ -51,7 +51,76 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
 		})
 	}
-	return core.NewWorld(now, srv, qs, ns, jobs)
+	return core.NewWorld(now, srv, qs, ns, expandArrays(jobs, ns))
+}
+
+// expandArrays replaces each job array's parent by its subjobs that wait
+// in its queued indices with nothing of their own, as many as could start
+// this cycle: as many as the free cpus of the usable nodes hold, one more
+// (the one backfilling may reserve for), and no more than
+// max_run_subjobs allows beside those running. Subjobs that are jobs of
+// their own (held alone, requeued, running) come from the server as jobs.
+func expandArrays(jobs []*core.Job, nodes []*core.Node) []*core.Job {
+	var parents []*core.Job
+	for _, j := range jobs {
+		if j.Attrs[proto.AttrArray] == "True" {
+			parents = append(parents, j)
+		}
+	}
+	if len(parents) == 0 {
+		return jobs
+	}
+	free := 0.0
+	for _, n := range nodes {
+		if n.Up() {
+			free += max(0, n.Avail[proto.ResNcpus]-n.Assigned[proto.ResNcpus])
+		}
+	}
+	live := map[string]bool{}   // subjobs that are jobs of their own
+	running := map[string]int{} // by array id
+	for _, j := range jobs {
+		if array := j.Attrs[proto.AttrArrayID]; array != "" {
+			live[j.ID] = true
+			if j.Running() {
+				running[array]++
+			}
+		}
+	}
+	out := make([]*core.Job, 0, len(jobs))
+	for _, j := range jobs {
+		if j.Attrs[proto.AttrArray] != "True" {
+			out = append(out, j)
+			continue
+		}
+		if j.State != core.JobQueued && j.State != core.JobBegun || j.Holds != "" && j.Holds != "n" {
+			continue // held or waiting: so are its waiting subjobs
+		}
+		waiting, err := model.ParseIndexSet(j.Attrs[proto.AttrArrayRemaining])
+		if err != nil {
+			continue // "-": none left
+		}
+		cpus := max(1, j.Totals[proto.ResNcpus])
+		n := int(free/cpus) + 1
+		if maxRun := int(num(j.Attrs, proto.AttrMaxRunSubjobs, 0)); maxRun > 0 {
+			n = min(n, maxRun-running[j.ID])
+		}
+		prefix, suffix, _ := strings.Cut(j.ID, "[]")
+		waiting.Each(func(i int) bool {
+			if n <= 0 {
+				return false
+			}
+			id := prefix + "[" + strconv.Itoa(i) + "]" + suffix
+			if live[id] {
+				return true
+			}
+			sub := *j
+			sub.ID, sub.State, sub.FromArray = id, core.JobQueued, j.ID
+			out = append(out, &sub)
+			n--
+			return true
+		})
+	}
+	return out
 }
 
 func coreLimits(m map[string]string) core.Limits {
@@ -152,7 +221,9 @@ func NewCoreJob(st proto.Status) *core.Job {
 			j.StageIn = core.StagedIn
 		}
 	}
-	j.Seq, _ = model.ParseJobSeq(j.ID)
+	if ref, ok := model.ParseJobRef(j.ID); ok {
+		j.Seq = ref.Seq
+	}
 	if v, ok := rl[proto.ResSelect]; ok {
 		j.Select, _ = resc.ParseSelect(v)
 	}
@@ -226,6 +297,7 @@ var BaseJobAttrs = []string{
 	proto.AttrPriority, proto.AttrQtime, proto.AttrComment, proto.AttrResourceList,
 	proto.AttrStime, proto.AttrExecVnode, proto.AttrHoldTypes, proto.AttrHoldUntil,
 	proto.AttrResourcesUsed, proto.AttrStagein, proto.AttrStageinNode, proto.AttrSubstate,
+	proto.AttrArray, proto.AttrArrayRemaining, proto.AttrMaxRunSubjobs, proto.AttrArrayID,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.

@@ -297,6 +297,10 @@ type Array struct {
 	// MaxRun is max_run_subjobs: how many subjobs may run at once (0: no
 	// limit). The scheduler enforces it.
 	MaxRun int
+	// Deleted are the subjobs deleted while they waited in Queued: they
+	// have no record of their own (an array of 100,000 deleted at once
+	// is one change of its parent).
+	Deleted IndexSet
 	// Queued are the indices of subjobs waiting to run, those made into
 	// jobs of their own (held, requeued) included: array_indices_remaining.
 	Queued IndexSet
@@ -312,6 +316,7 @@ func (a *Array) Clone() *Array {
 	c := *a
 	c.Indices = a.Indices.Clone()
 	c.Queued = a.Queued.Clone()
+	c.Deleted = a.Deleted.Clone()
 	return &c
 }
 
@@ -491,6 +496,16 @@ func (j *Job) EndedSubjob(e *SubjobEnd, server string) *Job {
 	c.Holds = j.Holds
 	return c
 }
+
+// DeletedEnd is what a subjob deleted while it waited queued shows.
+func DeletedEnd(index int, when int64) *SubjobEnd {
+	return &SubjobEnd{Index: index, Substate: SubTerminated, HasExit: true, Exit: ExitDeleted, End: when}
+}
+
+// ExitDeleted is the Exit_status of a job deleted before it ran: 256 +
+// SIGTERM, as for a running job killed by qdel, so that workflow tools
+// that wait for an exit status see a failure.
+const ExitDeleted = 271
 
 // ArrayExit is a finished array's Exit_status, as OpenPBS sets it: 0 when
 // every subjob that ran exited 0, 1 when one exited otherwise, 2 when one

@@ -513,6 +513,7 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrSubmissionFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},
 	{Name: proto.AttrSubmissionFilterTimeout, Kind: KindLong, Access: MgrSet, Check: checkFilterTimeout},
 	{Name: proto.AttrStagefailWait, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxArraySize, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
 })
@@ -534,6 +535,7 @@ var QueueDefs = newTable(proto.ObjQueue, []Def{
 	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrDefaultChunk, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
+	{Name: proto.AttrMaxArraySize, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrAclHostEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrAclHosts, Kind: KindList, Access: MgrSet},
 	{Name: proto.AttrAclUserEnable, Kind: KindBool, Access: MgrSet},

@@ -40,12 +40,19 @@ var depByName = func() map[string]DepType {
 	return m
 }()
 
-// unsupportedDeps are forms OpenPBS and Torque accept that need job
-// arrays or synchronised starts, which this server does not have: they
-// are refused by name rather than stored and ignored.
+// arrayDeps are Torque's forms on a whole array: the array's parent
+// starts with its first subjob and ends with its last, with Exit_status 0
+// only when every subjob exited 0, so each is the plain form on the
+// array's id.
+var arrayDeps = map[string]DepType{
+	"afterstartarray": DepAfter, "afterokarray": DepAfterOK, "afternotokarray": DepAfterNotOK, "afteranyarray": DepAfterAny,
+}
+
+// unsupportedDeps are forms OpenPBS and Torque accept that this server
+// does not have: they are refused by name rather than stored and ignored.
 var unsupportedDeps = map[string]string{
-	"afterstartarray": "job arrays", "afterokarray": "job arrays", "afternotokarray": "job arrays", "afteranyarray": "job arrays",
-	"beforestartarray": "job arrays", "beforeokarray": "job arrays", "beforenotokarray": "job arrays", "beforeanyarray": "job arrays",
+	"beforestartarray": "before forms on job arrays", "beforeokarray": "before forms on job arrays",
+	"beforenotokarray": "before forms on job arrays", "beforeanyarray": "before forms on job arrays",
 	"synccount": "synchronised starts", "syncwith": "synchronised starts",
 }
 
@@ -98,6 +105,9 @@ func ParseDepend(v string) (Depends, error) {
 			return nil, proto.Errorf(proto.PBSE_NOSUP, "(depend=%s: %s are not supported)", typ, what)
 		}
 		t, ok := depByName[typ]
+		if at, isArray := arrayDeps[typ]; isArray {
+			t, ok = at, true
+		}
 		if !ok {
 			return nil, proto.Errorf(proto.PBSE_BADDEPEND, "(unknown type %q in %q)", typ, v)
 		}
@@ -117,11 +127,14 @@ func ParseDepend(v string) (Depends, error) {
 		for _, id := range strings.Split(args, ":") {
 			// "12.srv@srv", as qstat -f shows it, is accepted back.
 			id, _, _ = strings.Cut(id, "@")
-			seq, ok := ParseJobSeq(id)
+			ref, ok := ParseJobRef(id)
 			if !ok {
 				return nil, proto.Errorf(proto.PBSE_BADDEPEND, "(%s:%s: %q is not a job id)", typ, args, id)
 			}
-			d.Jobs = append(d.Jobs, DepJob{Seq: seq})
+			if ref.Kind == IDSubjob || ref.Kind == IDRange {
+				return nil, proto.Errorf(proto.PBSE_NOSUP, "(%s:%s: a dependency names a job or a whole array, %d[], not its subjobs)", typ, args, ref.Seq)
+			}
+			d.Jobs = append(d.Jobs, DepJob{Seq: ref.Seq})
 		}
 		out = append(out, d)
 	}

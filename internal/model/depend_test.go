@@ -33,8 +33,12 @@ func TestParseDepend(t *testing.T) {
 		{"later:1", nil, "", proto.PBSE_BADDEPEND},
 		{"on:x", nil, "", proto.PBSE_BADDEPEND},
 		{"on:-1", nil, "", proto.PBSE_BADDEPEND},
-		{"afterokarray:12[]", nil, "", proto.PBSE_NOSUP},
-		{"afteranyarray:12[]", nil, "", proto.PBSE_NOSUP},
+		{"afterok:12[].srv", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12}}}}, "afterok:12.srv@srv", 0},
+		{"afterokarray:12[]", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12}}}}, "afterok:12.srv@srv", 0},
+		{"afteranyarray:12[].srv", Depends{{Type: DepAfterAny, Jobs: []DepJob{{Seq: 12}}}}, "afterany:12.srv@srv", 0},
+		{"afterok:12[3].srv", nil, "", proto.PBSE_NOSUP},
+		{"afterok:12[1-3]", nil, "", proto.PBSE_NOSUP},
+		{"beforeokarray:12[]", nil, "", proto.PBSE_NOSUP},
 		{"syncwith:3", nil, "", proto.PBSE_NOSUP},
 		{"synccount:3", nil, "", proto.PBSE_NOSUP},
 	} {
@@ -53,9 +57,9 @@ func TestParseDepend(t *testing.T) {
 			t.Errorf("Format(%q) = %q, want %q", tc.in, f, tc.out)
 		}
 	}
-	// The array forms are refused naming the form, not stored.
-	if _, err := ParseDepend("afterokarray:12[]"); err == nil || !bytes.Contains([]byte(err.Error()), []byte("afterokarray")) {
-		t.Errorf("afterokarray refusal: %v", err)
+	// The forms refused are named in the refusal.
+	if _, err := ParseDepend("beforeokarray:12[]"); err == nil || !bytes.Contains([]byte(err.Error()), []byte("beforeokarray")) {
+		t.Errorf("beforeokarray refusal: %v", err)
 	}
 }
 

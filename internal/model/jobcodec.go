@@ -190,22 +190,18 @@ var jobFields = []jobField{
 	fInt(func(j *Job) *int { return &j.Index }),
 }
 
-// fArray stores a parent's Array as [indices, max_run] with the indices
-// as [lo, hi, step, ...]; nil for a job that is not an array. The rest of
-// Array is rebuilt from the subjobs' records at load.
+// fArray stores a parent's Array as [indices, max_run, deleted] with
+// each index set as [lo, hi, step, ...]; nil for a job that is not an
+// array. The rest of Array is rebuilt from the subjobs' records at load.
 var fArray = jobField{
 	func(e *msgpack.Encoder, j *Job) error {
 		if j.Array == nil {
 			return e.EncodeNil()
 		}
-		e.EncodeArrayLen(2)
-		e.EncodeArrayLen(3 * len(j.Array.Indices))
-		for _, r := range j.Array.Indices {
-			e.EncodeInt(int64(r.Lo))
-			e.EncodeInt(int64(r.Hi))
-			e.EncodeInt(int64(r.Step))
-		}
-		return e.EncodeInt(int64(j.Array.MaxRun))
+		e.EncodeArrayLen(3)
+		encodeIndexSet(e, j.Array.Indices)
+		e.EncodeInt(int64(j.Array.MaxRun))
+		return encodeIndexSet(e, j.Array.Deleted)
 	},
 	func(d *msgpack.Decoder, j *Job) error {
 		n, err := d.DecodeArrayLen()
@@ -213,35 +209,60 @@ var fArray = jobField{
 			j.Array = nil
 			return err
 		}
-		if n != 2 {
+		if n != 3 {
 			return fmt.Errorf("array of %d fields", n)
 		}
-		m, err := d.DecodeArrayLen()
-		if err != nil {
+		a := &Array{}
+		if a.Indices, err = decodeIndexSet(d); err != nil {
 			return err
 		}
-		if m%3 != 0 || m > 3<<20 {
-			return fmt.Errorf("array index list of %d numbers", m)
-		}
-		a := &Array{Indices: make(IndexSet, m/3)}
-		for k := range a.Indices {
-			r := &a.Indices[k]
-			for _, f := range []*int{&r.Lo, &r.Hi, &r.Step} {
-				if *f, err = d.DecodeInt(); err != nil {
-					return err
-				}
-			}
-			if r.Step < 1 || r.Lo < 0 || r.Hi < r.Lo || (r.Hi-r.Lo)%r.Step != 0 || k > 0 && r.Lo <= a.Indices[k-1].Hi {
-				return fmt.Errorf("array index range %d-%d:%d is not valid", r.Lo, r.Hi, r.Step)
-			}
-		}
 		if a.MaxRun, err = d.DecodeInt(); err != nil {
+			return err
+		}
+		if a.Deleted, err = decodeIndexSet(d); err != nil {
 			return err
 		}
 		a.Queued = a.Indices.Clone()
 		j.Array = a
 		return nil
 	},
+}
+
+func encodeIndexSet(e *msgpack.Encoder, set IndexSet) error {
+	e.EncodeArrayLen(3 * len(set))
+	for _, r := range set {
+		e.EncodeInt(int64(r.Lo))
+		e.EncodeInt(int64(r.Hi))
+		if err := e.EncodeInt(int64(r.Step)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeIndexSet reads a set, checking that it is one the server made:
+// ranges in increasing order, each Hi on its step.
+func decodeIndexSet(d *msgpack.Decoder) (IndexSet, error) {
+	m, err := d.DecodeArrayLen()
+	if err != nil || m <= 0 {
+		return nil, err
+	}
+	if m%3 != 0 || m > 3<<20 {
+		return nil, fmt.Errorf("array index list of %d numbers", m)
+	}
+	set := make(IndexSet, m/3)
+	for k := range set {
+		r := &set[k]
+		for _, f := range []*int{&r.Lo, &r.Hi, &r.Step} {
+			if *f, err = d.DecodeInt(); err != nil {
+				return nil, err
+			}
+		}
+		if r.Step < 1 || r.Lo < 0 || r.Hi < r.Lo || (r.Hi-r.Lo)%r.Step != 0 || k > 0 && r.Lo <= set[k-1].Hi {
+			return nil, fmt.Errorf("array index range %d-%d:%d is not valid", r.Lo, r.Hi, r.Step)
+		}
+	}
+	return set, nil
 }
 
 // fDepends stores Depends as [type, count, [seq, met, seq, met, ...]]

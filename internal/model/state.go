@@ -45,11 +45,12 @@ const (
 	SubRunning    = 42
 	SubSuspended  = 43
 	SubExiting    = 50
-	SubStageOut   = 51 // its mom copies the stage-out files after the script
-	SubRerun      = 60 // qrerun: its mom is killing it, then it is requeued
-	SubTerminated = 91 // deleted before or while running
-	SubFinished   = 92 // ran to completion
-	SubFailed     = 93 // could not run
+	SubStageOut   = 51  // its mom copies the stage-out files after the script
+	SubRerun      = 60  // qrerun: its mom is killing it, then it is requeued
+	SubTerminated = 91  // deleted before or while running
+	SubFinished   = 92  // ran to completion
+	SubFailed     = 93  // could not run
+	SubArrayBegun = 153 // an array's parent once a subjob started (B)
 )
 
 // Hold types.

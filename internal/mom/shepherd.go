@@ -512,6 +512,13 @@ func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
 	set("SHELL", usr.Shell)
 	set("PBS_JOBID", job.JobID)
 	set("PBS_JOBNAME", job.Name)
+	if job.ArrayID != "" {
+		// A subjob: its index under OpenPBS's name and Torque's, and its
+		// array's id.
+		set("PBS_ARRAY_INDEX", strconv.Itoa(job.ArrayIndex))
+		set("PBS_ARRAYID", strconv.Itoa(job.ArrayIndex))
+		set("PBS_ARRAY_ID", job.ArrayID)
+	}
 	set("PBS_QUEUE", job.Queue)
 	set("PBS_NODEFILE", nodefile)
 	set("PBS_NCPUS", strconv.Itoa(job.Ncpus))

@@ -80,8 +80,6 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 		switch a.Name {
 		case proto.AttrInteractive:
 			return nil, proto.Errorf(proto.PBSE_NOSUP, "interactive jobs are not supported")
-		case proto.AttrArrayIndices:
-			return nil, proto.Errorf(proto.PBSE_NOSUP, "job arrays are not supported")
 		}
 		if err := model.SetJobAttr(base, a, priv, model.AtSubmit); err != nil {
 			return nil, err
@@ -89,6 +87,10 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 	}
 	if base.Name == "" {
 		base.Name = "STDIN"
+	}
+	if base.IsArray() && !base.Rerunable {
+		// As OpenPBS: a subjob requeued from a failed node must run again.
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(a job array must be rerunnable: -r n is refused with -J)")
 	}
 	submitHost := who.host
 	if h, ok := model.GetVar(base.VariableList, "PBS_O_HOST"); ok && h != "" && who.role != proto.RoleClient {
@@ -140,7 +142,7 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 		}
 		j := base.Clone()
 		j.Seq = seq
-		j.ID = s.jobID(seq)
+		j.ID = s.idOf(j)
 		j.QueueRank = seq
 		j.Ctime, j.Qtime, j.Mtime = now, now, now
 		j.VariableList = model.SetVar(j.VariableList, "PBS_O_QUEUE", qname)
@@ -184,6 +186,9 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 // inside it, and a path without host gets the submission host.
 func (s *Server) stdPath(j *model.Job, given string, kind byte, who *caller) string {
 	def := j.Name + "." + string(kind) + strconv.FormatInt(j.Seq, 10)
+	if j.IsArray() {
+		def += "." + model.ArrayIndexTag // each subjob its own file, as OpenPBS names them
+	}
 	host := j.SubmitHost
 	p := given
 	if p == "" {
@@ -217,6 +222,9 @@ func (s *Server) enqueue(j *model.Job, q *model.Object, who *caller, routed bool
 		return nil, proto.Errorf(proto.PBSE_QACESS, "%s accepts jobs only from route queues", q.Name)
 	}
 	if err := s.checkCounts(j, q); err != nil {
+		return nil, err
+	}
+	if err := s.checkArray(j, q); err != nil {
 		return nil, err
 	}
 	if err := checkACLs(j, q, who); err != nil {

@@ -20,7 +20,7 @@ import (
 func (s *Server) rebuildDependants() {
 	s.dependants = map[int64]map[int64]bool{}
 	for _, j := range s.jobList {
-		if !j.Finished() {
+		if !j.Finished() && !j.IsSubjob {
 			s.indexDepends(j)
 		}
 	}
@@ -62,7 +62,7 @@ func (s *Server) checkDepends(j *model.Job) (never string, err error) {
 				// qalter naming the job itself: it would wait forever.
 				return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s names the job itself)", dep.Type)
 			}
-			p, ok := s.jobs[dep.Jobs[k].Seq]
+			p, ok := s.top(dep.Jobs[k].Seq)
 			if !ok {
 				return "", proto.Errorf(proto.PBSE_UNKJOBID, "%s (depend=%s)", s.jobID(dep.Jobs[k].Seq), dep.Type)
 			}
@@ -100,7 +100,7 @@ func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
 			continue
 		}
 		for _, pj := range dep.Jobs {
-			p := s.jobs[pj.Seq]
+			p, _ := s.top(pj.Seq)
 			s.unindexDepends(p)
 			var h model.Hooks
 			s.updateJob(p, func() {
@@ -108,7 +108,7 @@ func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
 				h = p.Settle(now)
 			})
 			s.indexDepends(p)
-			b.PutJob(p)
+			s.save(b, p)
 			s.hooks(b, p, h, now)
 		}
 	}
@@ -116,6 +116,11 @@ func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
 
 // hooks runs what a transition of j asks for (mu held, inside a commit).
 func (s *Server) hooks(b *store.Batch, j *model.Job, h model.Hooks, now int64) {
+	if j.IsSubjob {
+		// Dependants wait for the whole array: its parent's own start
+		// (began) and end (rollUp) release them.
+		h.Began, h.Ended = false, false
+	}
 	if h.Began || h.Ended {
 		s.releaseDependants(b, j, now)
 	}
@@ -139,7 +144,7 @@ func (s *Server) releaseDependants(b *store.Batch, parent *model.Job, now int64)
 	}
 	slices.Sort(waiting) // one order, so that logs and records repeat
 	for _, seq := range waiting {
-		c, ok := s.jobs[seq]
+		c, ok := s.top(seq)
 		if !ok || c.Finished() {
 			continue
 		}
@@ -165,7 +170,7 @@ func (s *Server) releaseDependants(b *store.Batch, parent *model.Job, now int64)
 			s.deleteUnmet(b, c, neverComment(t, parent), now)
 			continue
 		}
-		b.PutJob(c)
+		s.save(b, c)
 		s.hooks(b, c, h, now)
 	}
 }

@@ -168,8 +168,8 @@ func TestDependOnFinishedAndUnknown(t *testing.T) {
 	if _, err := submit(c, depend("afterok:999")); proto.CodeOf(err) != proto.PBSE_UNKJOBID || !strings.Contains(err.Error(), "999.srv") {
 		t.Errorf("unknown parent: %v", err)
 	}
-	if _, err := submit(c, depend("afterokarray:1[]")); proto.CodeOf(err) != proto.PBSE_NOSUP || !strings.Contains(err.Error(), "afterokarray") {
-		t.Errorf("array form: %v", err)
+	if _, err := submit(c, depend("beforeokarray:1[]")); proto.CodeOf(err) != proto.PBSE_NOSUP || !strings.Contains(err.Error(), "beforeokarray") {
+		t.Errorf("before form on an array: %v", err)
 	}
 	if _, err := submit(c, depend("before:"+good)); proto.CodeOf(err) != proto.PBSE_BADDEPEND {
 		t.Errorf("before on a finished job: %v", err)

@@ -12,10 +12,8 @@ import (
 	"gopbs/proto"
 )
 
-// ExitDeleted is the Exit_status given to a job deleted before it ran:
-// 256 + SIGTERM, as for a running job killed by qdel, so that workflow
-// tools that wait for an exit status see a failure.
-const ExitDeleted = 271
+// ExitDeleted is the Exit_status given to a job deleted before it ran.
+const ExitDeleted = model.ExitDeleted
 
 // defaultRetention keeps finished jobs visible when neither
 // job_history_enable nor keep_completed says otherwise, long enough for
@@ -30,13 +28,18 @@ func (s *Server) visibleTo(who *caller, j *model.Job, privileged bool) bool {
 	return false
 }
 
-// statusJobs answers qstat.
+// statusJobs answers qstat. An array is listed as its parent; with
+// req.Subjobs (qstat -t) every subjob follows it, and with
+// req.LiveSubjobs (schedulers) those that are jobs of their own (queued
+// alone, running, exiting): a scheduler makes the others from the
+// parent's array_indices_remaining.
 func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
 	mgr, op := s.privileges(who)
 	priv := mgr || op
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	now := s.nowUnix()
 	reply := &proto.StatusReply{Version: s.counts.version, Epoch: s.epoch}
 	render := model.NewJobRenderer(want)
 	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
@@ -49,10 +52,37 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 		}
 		reply.Objects = append(reply.Objects, proto.Status{Name: j.ID, Attrs: render.Render(j)})
 	}
+	// subjobs lists array p's subjobs of indices (all when nil) as they
+	// stand (qstat -t).
+	subjobs := func(p *model.Job, indices []int) {
+		show := func(i int) bool {
+			if j, _, ok := s.subjobAt(p, i, now); ok {
+				add(j)
+			}
+			return true
+		}
+		if indices == nil {
+			p.Array.Indices.Each(show)
+			return
+		}
+		for _, i := range indices {
+			show(i)
+		}
+	}
 	all := func(queue string) {
 		for _, j := range s.jobList {
-			if (queue == "" || j.Queue == queue) && (req.History || !j.Finished()) && s.visibleTo(who, j, priv) {
-				add(j)
+			if (queue != "" && j.Queue != queue) || (!req.History && j.Finished()) || !s.visibleTo(who, j, priv) {
+				continue
+			}
+			if j.IsSubjob {
+				if req.LiveSubjobs && !req.Subjobs {
+					add(j)
+				}
+				continue
+			}
+			add(j)
+			if j.IsArray() && req.Subjobs {
+				subjobs(j, nil)
 			}
 		}
 	}
@@ -62,17 +92,27 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 	}
 	for _, raw := range req.IDs {
 		id := strings.TrimSpace(raw)
-		if _, isJob := model.ParseJobSeq(id); isJob {
-			j, err := s.lookupJob(id)
+		if ref, isJob := model.ParseJobRef(id); isJob {
+			j, ok := s.top(ref.Seq)
 			switch {
-			case err != nil:
-				reply.Errors = append(reply.Errors, objErr(raw, err))
+			case !ok || ref.Kind != model.IDJob && !j.IsArray():
+				reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
 			case j.Finished() && !req.History:
 				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_HISTJOBID, Text: proto.PBSE_HISTJOBID.Message()})
 			case !s.visibleTo(who, j, priv):
 				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_PERM, Text: proto.PBSE_PERM.Message()})
+			case namesSubjobs(ref):
+				indices := arrayIndices(j, ref)
+				if len(indices) == 0 {
+					reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
+					continue
+				}
+				subjobs(j, indices)
 			default:
 				add(j)
+				if j.IsArray() && req.Subjobs {
+					subjobs(j, nil)
+				}
 			}
 			continue
 		}
@@ -93,25 +133,6 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 func objErr(name string, err error) proto.ObjectError {
 	code := proto.CodeOf(err)
 	return proto.ObjectError{Name: name, Code: code, Text: err.Error()}
-}
-
-// modifiableJob finds the unfinished job id that who may change (as its
-// owner, an operator or a manager) and returns it with who's privilege.
-// mu is held. mgr and op come from privileges, which must be called before
-// entering a commit (it takes the read lock the committer holds).
-func (s *Server) modifiableJob(who *caller, id string, mgr, op bool) (*model.Job, model.Privilege, error) {
-	j, err := s.lookupJob(id)
-	if err != nil {
-		return nil, model.Privilege{}, err
-	}
-	if j.Finished() {
-		return nil, model.Privilege{}, proto.NewError(proto.PBSE_HISTJOBID)
-	}
-	priv := model.Privilege{Owner: j.User() == who.user, Operator: op, Manager: mgr}
-	if !priv.Owner && !priv.Operator && !priv.Manager {
-		return nil, priv, proto.NewError(proto.PBSE_PERM)
-	}
-	return j, priv, nil
 }
 
 // jobRequest handles delete, hold, release, run, signal and rerun.
@@ -155,10 +176,15 @@ func (s *Server) retention() time.Duration {
 
 // finish moves j to history (mu held, inside a commit): state F with the
 // given substate and exit status, or removal when history is not kept.
-// Its dependants are released or deleted in the same commit.
+// Its dependants are released or deleted in the same commit. A subjob
+// leaves what is kept of it with its array (endSubjob).
 func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, comment string, now int64) {
 	var h model.Hooks
 	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
+	if j.IsSubjob {
+		s.endSubjob(b, j, now)
+		return
+	}
 	if s.retention() <= 0 {
 		s.removeJob(j)
 		b.DeleteJob(j.Seq)
@@ -168,37 +194,95 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 	s.hooks(b, j, h, now)
 }
 
+// save stores j: a job or array's record, or a subjob's (mu held, inside
+// a commit).
+func (s *Server) save(b *store.Batch, j *model.Job) {
+	if j.IsSubjob {
+		b.PutSubjob(j)
+	} else {
+		b.PutJob(j)
+	}
+}
+
+// deleteJob is qdel of a job, an array (every subjob), one subjob or a
+// range of them. Queued jobs end at once; running ones are killed by
+// their moms and end when their moms report it.
 func (s *Server) deleteJob(who *caller, id, extra string) error {
 	mgr, op := s.privileges(who)
-	var deleted, running *model.Job
+	var deleted []*model.Job
+	var running []model.JobKey
+	requestor := who.user + "@" + who.host
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, _, err := s.modifiableJob(who, id, mgr, op)
+		deleted, running = nil, nil
+		top, ref, _, err := s.resolve(who, id, mgr, op)
 		if err != nil {
 			return err
 		}
-		if j.Active() {
-			running = j
+		now := s.nowUnix()
+		comment := "Job deleted by " + requestor
+		del := func(j *model.Job) {
+			if j.Active() {
+				running = append(running, j.Key())
+				return
+			}
+			c := comment
+			if who.role == proto.RoleSched && j.Comment != "" {
+				c = "" // keep the scheduler's reason
+			}
+			s.finish(b, j, model.SubTerminated, ExitDeleted, c, now)
+			deleted = append(deleted, j)
+		}
+		if !top.IsArray() {
+			del(top)
 			return nil
 		}
-		comment := "Job deleted by " + who.user + "@" + who.host
-		if who.role == proto.RoleSched && j.Comment != "" {
-			comment = "" // keep the scheduler's reason
+		var indices []int
+		if namesSubjobs(ref) {
+			indices = arrayIndices(top, ref)
+		} else {
+			top.Array.Queued.Each(func(i int) bool { indices = append(indices, i); return true })
+			for _, j := range s.liveSubjobs(top) {
+				if j.Active() {
+					indices = append(indices, j.Index)
+				}
+			}
 		}
-		s.finish(b, j, model.SubTerminated, ExitDeleted, comment, s.nowUnix())
-		deleted = j
+		var waiting []int
+		for _, i := range indices {
+			if s.waiting(top, i) {
+				waiting = append(waiting, i)
+				if namesSubjobs(ref) {
+					deleted = append(deleted, top.Subjob(i, s.cfg.ServerName, now))
+				}
+			} else if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok {
+				del(j)
+			}
+		}
+		s.deleteWaiting(b, top, waiting, comment, now)
+		if !namesSubjobs(ref) {
+			deleted = append(deleted, top)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if running != nil {
-		return s.deleteRunning(who, running.Seq, extra == "force")
+	for _, j := range deleted {
+		s.log.Info("job deleted", "job", j.ID, "by", requestor)
+		s.account(accounting.Deleted, j, []accounting.KV{{Key: "requestor", Value: requestor}})
 	}
-	s.log.Info("job deleted", "job", deleted.ID, "by", who.user+"@"+who.host)
-	s.account(accounting.Deleted, deleted, []accounting.KV{{Key: "requestor", Value: who.user + "@" + who.host}})
-	return nil
+	var firstErr error
+	for _, k := range running {
+		if err := s.deleteRunning(who, k, extra == "force"); err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
 }
 
+// holdJob is qhold (hold) and qrls of a job, an array (its parent and its
+// subjobs queued on their own), one subjob or a range (each made a job of
+// its own).
 func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 	if types == "" {
 		types = "u"
@@ -209,42 +293,87 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 	}
 	mgr, op := s.privileges(who)
 	return s.commit.Do(func(b *store.Batch) error {
-		j, priv, err := s.modifiableJob(who, id, mgr, op)
+		top, ref, priv, err := s.resolve(who, id, mgr, op)
 		if err != nil {
 			return err
 		}
 		if !model.HoldAllowed(holds, priv.Owner, priv.Operator, priv.Manager) {
 			return proto.NewError(proto.PBSE_PERM)
 		}
-		if j.Active() {
-			return proto.NewError(proto.PBSE_BADSTATE)
-		}
 		now := s.nowUnix()
-		var h model.Hooks
-		s.unindexDepends(j)
-		s.updateJob(j, func() {
-			if hold {
-				j.Holds = model.AddHolds(j.Holds, holds)
-			} else {
-				j.Holds = model.RemoveHolds(j.Holds, holds)
-				if j.StagePhase == model.StageFailed && j.State == model.StateWaiting {
-					// qrls ends the wait after a failed stage-in (the
-					// owner fixed the file): the job may be tried now.
-					j.ExecutionTime = 0
+		if !top.IsArray() {
+			return s.holdOne(b, top, holds, hold, now)
+		}
+		if namesSubjobs(ref) {
+			indices := arrayIndices(top, ref)
+			changed := 0
+			for _, i := range indices {
+				if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok && j.Active() || !top.Array.Queued.Contains(i) {
+					continue // running or finished: nothing to hold
 				}
-				if strings.IndexByte(holds, model.HoldSystem) >= 0 {
-					// A manager's qrls -h s also lifts the wait for
-					// dependencies, which OpenPBS shows as an s hold.
-					j.ReleaseDepends()
+				j, err := s.ownSubjob(b, top, i, now)
+				if err != nil {
+					return err
+				}
+				if err := s.holdOne(b, j, holds, hold, now); err != nil {
+					return err
+				}
+				changed++
+			}
+			if changed == 0 {
+				return proto.Errorf(proto.PBSE_BADSTATE, "(no subjob of %s named is queued)", top.ID)
+			}
+			return nil
+		}
+		if err := s.holdOne(b, top, holds, hold, now); err != nil {
+			return err
+		}
+		for _, j := range s.liveSubjobs(top) {
+			if !j.Active() {
+				if err := s.holdOne(b, j, holds, hold, now); err != nil {
+					return err
 				}
 			}
-			h = j.Settle(now)
-		})
-		s.indexDepends(j)
-		b.PutJob(j)
-		s.hooks(b, j, h, now)
+		}
+		if !hold && top.State == model.StateBegun {
+			// Its waiting subjobs may run again; a begun parent's own
+			// state does not say so.
+			b.After(func() { s.schedEvent(proto.SchedNew) })
+		}
 		return nil
 	})
+}
+
+// holdOne sets or clears holds on one job, array parent or subjob (mu
+// held, inside a commit).
+func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, now int64) error {
+	if j.Active() {
+		return proto.NewError(proto.PBSE_BADSTATE)
+	}
+	var h model.Hooks
+	s.unindexDepends(j)
+	s.updateJob(j, func() {
+		if hold {
+			j.Holds = model.AddHolds(j.Holds, holds)
+		} else {
+			j.Holds = model.RemoveHolds(j.Holds, holds)
+			if j.StagePhase == model.StageFailed && j.State == model.StateWaiting {
+				// qrls ends the wait after a failed stage-in (the
+				// owner fixed the file): the job may be tried now.
+				j.ExecutionTime = 0
+			}
+			if strings.IndexByte(holds, model.HoldSystem) >= 0 {
+				// A manager's qrls -h s also lifts the wait for
+				// dependencies, which OpenPBS shows as an s hold.
+				j.ReleaseDepends()
+			}
+		}
+		h = j.Settle(now)
+	})
+	s.indexDepends(j)
+	s.save(b, j)
+	s.hooks(b, j, h, now)
+	return nil
 }
 
 // alterJob applies qalter attributes to a copy, re-checks queue limits when
@@ -286,21 +415,73 @@ type altered struct {
 	job *model.Job
 }
 
-// alterOne changes one job and saves it (mu held, inside a commit).
+// alterOne is one qalter request (mu held, inside a commit): of a job;
+// of an array, its parent (the template of its waiting subjobs) and its
+// subjobs queued on their own; of subjobs, each made a job of its own.
 func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, mgr, op bool, now int64) (altered, error) {
-	j, priv, err := s.modifiableJob(who, req.JobID, mgr, op)
+	top, ref, priv, err := s.resolve(who, req.JobID, mgr, op)
 	if err != nil {
 		return altered{}, err
 	}
+	if !top.IsArray() {
+		return s.alterTarget(b, top, priv, req.Attrs, now)
+	}
+	if namesSubjobs(ref) {
+		if setsAttr(req.Attrs, proto.AttrDepend) {
+			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(dependencies are set on the array, %s)", top.ID)
+		}
+		var last altered
+		for _, i := range arrayIndices(top, ref) {
+			j, err := s.ownSubjob(b, top, i, now)
+			if err != nil {
+				return altered{}, err
+			}
+			if last, err = s.alterTarget(b, j, priv, req.Attrs, now); err != nil {
+				return altered{}, err
+			}
+		}
+		return last, nil
+	}
+	res, err := s.alterTarget(b, top, priv, req.Attrs, now)
+	if err != nil {
+		return altered{}, err
+	}
+	attrs := make([]proto.Attr, 0, len(req.Attrs))
+	for _, a := range req.Attrs {
+		switch a.Name {
+		case proto.AttrDepend, proto.AttrMaxRunSubjobs, proto.AttrComment, proto.AttrEstimated:
+			// The array's own.
+		default:
+			attrs = append(attrs, a)
+		}
+	}
+	if len(attrs) > 0 {
+		for _, j := range s.liveSubjobs(top) {
+			if !j.Active() {
+				if _, err := s.alterTarget(b, j, priv, attrs, now); err != nil {
+					return altered{}, err
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// alterTarget changes one job, array parent or subjob and saves it (mu
+// held, inside a commit).
+func (s *Server) alterTarget(b *store.Batch, j *model.Job, priv model.Privilege, attrs []proto.Attr, now int64) (altered, error) {
 	c := j.Clone()
 	resourcesChanged := false
-	for _, a := range req.Attrs {
+	for _, a := range attrs {
 		if a.Name == proto.AttrResourceList {
 			resourcesChanged = true
 		}
 		if err := model.SetJobAttr(c, a, priv, model.AtAlter); err != nil {
 			return altered{}, err
 		}
+	}
+	if c.IsArray() != j.IsArray() {
+		return altered{}, proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is for job arrays)")
 	}
 	if c.Stagein != j.Stagein || c.Stageout != j.Stageout {
 		if err := s.checkStageHosts(c); err != nil {
@@ -311,23 +492,27 @@ func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, 
 		}
 	}
 	if resourcesChanged && c.QueueType == "Execution" {
-		c.ResourceList = rederivable(c.ResourceList, req.Attrs)
+		c.ResourceList = rederivable(c.ResourceList, attrs)
 		if err := s.applyResources(c, s.queues[c.Queue]); err != nil {
 			return altered{}, err
 		}
 	}
-	dependsChanged := setsAttr(req.Attrs, proto.AttrDepend)
+	dependsChanged := setsAttr(attrs, proto.AttrDepend)
 	var never string
 	if dependsChanged {
 		if c.Depends.HasBefore() || j.Depends.HasBefore() {
 			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(qalter of before dependencies: give them at submission)")
 		}
+		if c.IsSubjob {
+			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(dependencies are set on the array)")
+		}
+		var err error
 		if never, err = s.checkDepends(c); err != nil {
 			return altered{}, err
 		}
 	}
 	h := c.Settle(now)
-	if c.HoldUntil != j.HoldUntil && c.HoldUntil > now && !setsAttr(req.Attrs, proto.AttrComment) {
+	if c.HoldUntil != j.HoldUntil && c.HoldUntil > now && !setsAttr(attrs, proto.AttrComment) {
 		// Say why the job waits, where users look.
 		c.Comment = heldUntilComment(c.HoldUntil)
 	}
@@ -337,7 +522,7 @@ func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, 
 		s.deleteUnmet(b, j, never, now)
 		return altered{job: j}, nil
 	}
-	b.PutJob(j)
+	s.save(b, j)
 	s.hooks(b, j, h, now)
 	return altered{job: j}, nil
 }
@@ -413,7 +598,7 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 	defer s.mu.RUnlock()
 	reply := &proto.SelectReply{}
 	for _, j := range s.jobList {
-		if (!req.History && j.Finished()) || !s.visibleTo(who, j, mgr || op) {
+		if j.IsSubjob || (!req.History && j.Finished()) || !s.visibleTo(who, j, mgr || op) {
 			continue
 		}
 		ok := true
@@ -457,10 +642,9 @@ func matchCriterion(j *model.Job, c proto.Attr) (bool, error) {
 			return true, nil
 		}
 		return (j.Queue == q) == (c.Op != proto.OpNE), nil
-	case "array":
-		// Job arrays are not supported, so no job is one.
+	case proto.AttrArray:
 		isArray := strings.EqualFold(c.Value, "True")
-		return !isArray == (c.Op != proto.OpNE), nil
+		return (j.IsArray() == isArray) == (c.Op != proto.OpNE), nil
 	case proto.AttrHoldTypes:
 		h, _ := model.NormalizeHolds(c.Value)
 		eq := j.Holds == h

@@ -27,9 +27,15 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 	mgr, op := s.privileges(who)
 	var moved *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, _, err := s.modifiableJob(who, id, mgr, op)
+		j, ref, _, err := s.resolve(who, id, mgr, op)
 		if err != nil {
 			return err
+		}
+		if namesSubjobs(ref) {
+			return proto.Errorf(proto.PBSE_NOSUP, "(a subjob moves with its array, %s)", j.ID)
+		}
+		if j.IsArray() && (j.State == model.StateBegun || len(s.liveSubjobs(j)) > 0) {
+			return proto.Errorf(proto.PBSE_BADSTATE, "(array %s has subjobs that started or were changed on their own)", j.ID)
 		}
 		if j.Active() || j.Finished() {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only jobs not running are moved)", j.State)
@@ -41,9 +47,9 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		now := s.nowUnix()
 		// The job leaves its queue's counts first, so that it is not
 		// counted twice against the server's limits.
-		s.counts.remove(j)
+		s.untrack(j)
 		placed, err := s.enqueue(requested(j), q, who, false, now)
-		s.counts.add(j)
+		s.track(j)
 		if err != nil {
 			return err
 		}

@@ -370,7 +370,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	now := s.now()
 	reply := &proto.MomStatusReply{}
-	var lost []int64
+	var lost []model.JobKey
 	s.mu.Lock()
 	if _, ok := s.nodes[st.Node]; !ok {
 		s.mu.Unlock()
@@ -429,16 +429,16 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	resetStage := s.checkStaging(st.Node, st.Staging, now)
 	for _, j := range s.jobList {
 		if j.Active() && firstNode(j.ExecHost) == st.Node && !reported[j.ID] && now.Sub(time.Unix(j.Stime, 0)) > lostJobGrace {
-			lost = append(lost, j.Seq)
+			lost = append(lost, j.Key())
 		}
 	}
 	s.mu.Unlock()
-	for _, seq := range lost {
-		s.requeue(seq, "Job requeued: its execution host "+st.Node+" does not know it")
+	for _, key := range lost {
+		s.requeue(key, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
-	for _, seq := range resetStage {
-		s.log.Warn("early stage-in lost: its mom does not report it", "seq", seq, "node", st.Node)
-		s.stageForget(seq, st.Node)
+	for _, key := range resetStage {
+		s.log.Warn("early stage-in lost: its mom does not report it", "seq", key.Seq, "index", key.Index, "node", st.Node)
+		s.stageForget(key, st.Node)
 	}
 	if cameUp || unloaded {
 		// Its resources may start queued jobs now, not at the next timer.
@@ -466,10 +466,9 @@ func (s *Server) notePhase(j *model.Job, phase proto.JobPhase) {
 		return // staging out once: never back to running
 	}
 	if j.State != state || j.Substate != sub {
-		s.counts.remove(j)
+		s.untrack(j)
 		j.State, j.Substate = state, sub
-		s.counts.add(j)
-		s.counts.touch(j)
+		s.track(j)
 	}
 }
 
@@ -533,15 +532,15 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	s.mu.RLock()
 	j, err := s.lookupJob(ob.JobID)
 	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
-	var seq int64
+	var key model.JobKey
 	var why string
 	if rerun {
-		seq, why = j.Seq, j.Comment
+		key, why = j.Key(), j.Comment
 	}
 	s.mu.RUnlock()
 	if rerun {
 		// qrerun killed it: back to its queue, whatever it exited with.
-		s.requeueJob(seq, why, true, &ob.Used)
+		s.requeueJob(key, why, true, &ob.Used)
 		return nil
 	}
 	if ob.StageInFailed {
@@ -561,7 +560,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 			if !ob.Fenced {
 				why = "Job requeued: " + ob.Comment + " (" + who.name + ")"
 			}
-			s.requeue(j.Seq, why)
+			s.requeue(j.Key(), why)
 		}
 		return nil
 	}
@@ -603,15 +602,15 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 
 // requeue puts a running job back in its queue (rerunnable) or finishes
 // it with the reason (not rerunnable).
-func (s *Server) requeue(seq int64, reason string) { s.requeueJob(seq, reason, false, nil) }
+func (s *Server) requeue(key model.JobKey, reason string) { s.requeueJob(key, reason, false, nil) }
 
 // requeueJob is requeue; force requeues a job that is not rerunnable
 // (qrerun -W force), and used, when set, is the job's final usage.
-func (s *Server) requeueJob(seq int64, reason string, force bool, used *proto.Usage) {
+func (s *Server) requeueJob(key model.JobKey, reason string, force bool, used *proto.Usage) {
 	var j2 *model.Job
 	requeued := false
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[seq]
+		j, ok := s.jobs[key]
 		if !ok || !j.Active() {
 			return nil
 		}
@@ -626,13 +625,13 @@ func (s *Server) requeueJob(seq int64, reason string, force bool, used *proto.Us
 		}
 		var h model.Hooks
 		s.updateJob(j, func() { h = j.Requeue(reason, now) })
-		b.PutJob(j)
+		s.save(b, j)
 		s.hooks(b, j, h, now)
 		requeued = true
 		return nil
 	})
 	if err != nil {
-		s.log.Error("cannot requeue job", "seq", seq, "error", err)
+		s.log.Error("cannot requeue job", "seq", key.Seq, "index", key.Index, "error", err)
 		return
 	}
 	if j2 != nil {
@@ -650,7 +649,7 @@ func (s *Server) checkNodes(now time.Time) {
 	s.mu.Lock()
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
-	var victims []int64
+	var victims []model.JobKey
 	var failedNode []string
 	names := make([]string, 0, len(s.nodes))
 	for name := range s.nodes {
@@ -666,15 +665,15 @@ func (s *Server) checkNodes(now time.Time) {
 		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
 			for _, j := range s.jobList {
 				if j.Active() && nodeInExecHost(j.ExecHost, name) {
-					victims = append(victims, j.Seq)
+					victims = append(victims, j.Key())
 					failedNode = append(failedNode, name)
 				}
 			}
 		}
 	}
 	s.mu.Unlock()
-	for i, seq := range victims {
-		s.requeue(seq, "Job requeued, execution node "+failedNode[i]+" down")
+	for i, key := range victims {
+		s.requeue(key, "Job requeued, execution node "+failedNode[i]+" down")
 	}
 }
 

@@ -139,7 +139,7 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 // startRequest is one job being started.
 type startRequest struct {
 	index int
-	seq   int64
+	key   model.JobKey // the job's; its script is under key.Seq
 	spec  *proto.MomJob
 	job   *model.Job
 	err   error
@@ -308,7 +308,7 @@ func (s *Server) sendStarts(starts []*startRequest) {
 func (s *Server) startBatch(addr string, sts []*startRequest) {
 	req := &proto.MomJobs{Jobs: make([]proto.MomJob, 0, len(sts))}
 	for _, st := range sts {
-		script, err := s.st.Script(st.seq)
+		script, err := s.st.Script(st.key.Seq)
 		if err != nil {
 			st.err = err
 			continue
@@ -340,14 +340,16 @@ func (s *Server) startBatch(addr string, sts []*startRequest) {
 }
 
 // placeJob checks one start and records the job as running (mu held,
-// inside a commit).
+// inside a commit). A subjob waiting in its array's queued indices is
+// made a job of its own once its placement holds; naming an array starts
+// its first waiting subjob.
 func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startRequest, error) {
-	j, err := s.lookupJob(r.JobID)
+	j, parent, err := s.runnable(r.JobID, now)
 	if err != nil {
 		return nil, err
 	}
 	switch j.State {
-	case model.StateFinished:
+	case model.StateFinished, model.StateExpired:
 		return nil, proto.NewError(proto.PBSE_HISTJOBID)
 	case model.StateRunning, model.StateExiting, model.StateTransit:
 		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.State)
@@ -374,6 +376,20 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	// An early stage-in to this very node spares the copy; anywhere else
 	// the mom copies again.
 	stagedIn := j.StagePhase == model.StageDone && j.StageNode == p[0].Node
+	s.recordStart(b, j, parent, execHost, execVnode, stagedIn, r.Comment, now)
+	delete(s.stageAsked, j.Key())
+	spec := s.momJob(j, p, nodefile)
+	spec.StagedIn = stagedIn
+	return &startRequest{key: j.Key(), job: j, spec: spec}, nil
+}
+
+// recordStart records that j (made a job of its own if it is a subjob
+// waiting in array parent) runs on execHost from now (mu held, inside a
+// commit).
+func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, execHost, execVnode string, stagedIn bool, comment string, now int64) {
+	if _, live := s.jobs[j.Key()]; !live {
+		s.insertJob(j)
+	}
 	var h model.Hooks
 	s.updateJob(j, func() {
 		sub := model.SubRunning
@@ -386,18 +402,48 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		j.ResourcesUsed = nil
 		j.Estimated = nil
 		j.HoldUntil = 0 // a wait that is over once the job runs (qrun may start it early)
-		if r.Comment != "" {
-			j.Comment = r.Comment
+		if comment != "" {
+			j.Comment = comment
 		} else {
 			j.Comment = fmt.Sprintf("Job run at %s on (%s)", time.Unix(now, 0).Format("Mon Jan 02 at 15:04"), strings.Trim(execVnode, "()"))
 		}
 	})
-	b.PutJob(j)
+	s.save(b, j)
 	s.hooks(b, j, h, now)
-	delete(s.stageAsked, j.Seq)
-	spec := s.momJob(j, p, nodefile)
-	spec.StagedIn = stagedIn
-	return &startRequest{seq: j.Seq, job: j, spec: spec}, nil
+	if parent != nil {
+		s.began(b, parent, now)
+	}
+}
+
+// runnable finds the job a run request names (mu held): a job, a subjob
+// (made from its array while it waits there, not yet stored), or an
+// array's first waiting subjob; parent is the array of a subjob.
+func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error) {
+	ref, ok := model.ParseJobRef(id)
+	if !ok || ref.Kind == model.IDRange {
+		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	top, ok := s.top(ref.Seq)
+	if !ok || ref.Kind != model.IDJob && !top.IsArray() {
+		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	if !top.IsArray() {
+		return top, nil, nil
+	}
+	if top.Finished() {
+		return nil, nil, proto.NewError(proto.PBSE_HISTJOBID)
+	}
+	index := 0
+	if ref.Kind == model.IDSubjob {
+		index = ref.Indices[0].Lo
+	} else if index, ok = s.nextWaiting(top); !ok {
+		return nil, nil, proto.Errorf(proto.PBSE_BADSTATE, "(array %s has no queued subjob left)", top.ID)
+	}
+	j, _, ok = s.subjobAt(top, index, now)
+	if !ok {
+		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	return j, top, nil
 }
 
 // placementHosts reads the nodes of a run request: "n1+n2" (qrun -H: a
@@ -477,7 +523,7 @@ func (s *Server) undoRuns(failed []*startRequest) {
 	s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
 		for _, st := range failed {
-			j, ok := s.jobs[st.seq]
+			j, ok := s.jobs[st.key]
 			if !ok || !j.Active() || j.RunCount != st.spec.RunCount {
 				continue
 			}
@@ -488,7 +534,7 @@ func (s *Server) undoRuns(failed []*startRequest) {
 				j.Comment = "Not Running: PBS Error: " + st.err.Error()
 				j.Settle(now) // eligible as it was; the scheduler's cycle is still going
 			})
-			b.PutJob(j)
+			s.save(b, j)
 		}
 		return nil
 	})
@@ -514,7 +560,12 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		allowRoot = matchesUserList(roots, "root", j.SubmitHost)
 	}
 	first := p[0].Node
+	arrayID := ""
+	if j.IsSubjob {
+		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
+	}
 	return &proto.MomJob{
+		ArrayID: arrayID, ArrayIndex: j.Index,
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
@@ -539,9 +590,9 @@ func (s *Server) killDelay(j *model.Job) int64 {
 // deleteRunning asks a running job's mom to end it (SIGTERM, SIGKILL after
 // kill_delay); the job finishes when the mom reports its end. With force,
 // a job whose mom cannot be reached is finished at once.
-func (s *Server) deleteRunning(who *caller, seq int64, force bool) error {
+func (s *Server) deleteRunning(who *caller, key model.JobKey, force bool) error {
 	s.mu.RLock()
-	j, ok := s.jobs[seq]
+	j, ok := s.jobs[key]
 	if !ok || !j.Active() {
 		s.mu.RUnlock()
 		return nil
@@ -560,7 +611,7 @@ func (s *Server) deleteRunning(who *caller, seq int64, force bool) error {
 	}
 	var done *model.Job
 	cerr := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[seq]
+		j, ok := s.jobs[key]
 		if !ok || !j.Active() || j.RunCount != run {
 			return nil
 		}
@@ -578,8 +629,43 @@ func (s *Server) deleteRunning(who *caller, seq int64, force bool) error {
 	return nil
 }
 
-// signalJob delivers qsig to a running job through its mom; suspend and
-// resume also change the state shown (S).
+// runningTargets are the running jobs an id names (mu held): the job;
+// an array's running subjobs; the running ones of the subjobs named.
+// None is an error.
+func (s *Server) runningTargets(who *caller, id string, mgr, op bool) ([]*model.Job, error) {
+	top, ref, _, err := s.resolve(who, id, mgr, op)
+	if err != nil {
+		return nil, err
+	}
+	if !top.IsArray() {
+		if !top.Active() {
+			return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", top.StateLetter())
+		}
+		return []*model.Job{top}, nil
+	}
+	var out []*model.Job
+	if namesSubjobs(ref) {
+		for _, i := range arrayIndices(top, ref) {
+			if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok && j.Active() {
+				out = append(out, j)
+			}
+		}
+	} else {
+		for _, j := range s.liveSubjobs(top) {
+			if j.Active() {
+				out = append(out, j)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(no subjob named is running)")
+	}
+	return out, nil
+}
+
+// signalJob delivers qsig to a running job (or an array's running
+// subjobs) through its mom; suspend and resume also change the state
+// shown (S).
 func (s *Server) signalJob(who *caller, id, sig string) error {
 	_, special, ok := signals.Parse(sig)
 	if !ok || special == signals.Delete {
@@ -591,95 +677,128 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 		// which is the operators' call, not the owner's.
 		return proto.Errorf(proto.PBSE_PERM, "suspend and resume need operator or manager privilege")
 	}
+	type target struct {
+		key   model.JobKey
+		node  string
+		run   int
+		jobID string
+	}
+	var targets []target
 	s.mu.RLock()
-	j, _, err := s.modifiableJob(who, id, mgr, op)
-	if err != nil {
-		s.mu.RUnlock()
-		return err
-	}
-	if !j.Active() {
-		s.mu.RUnlock()
-		return proto.NewError(proto.PBSE_BADSTATE)
-	}
-	if special == signals.Resume && !j.Suspended || special == signals.Suspend && j.Suspended {
-		s.mu.RUnlock()
-		return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.StateLetter())
-	}
-	seq, node, run, jobID := j.Seq, firstNode(j.ExecHost), j.RunCount, j.ID
-	s.mu.RUnlock()
-	if err := s.callMom(node, proto.MsgMomSignalJob, &proto.MomSignal{JobID: jobID, Signal: sig}); err != nil {
-		return err
-	}
-	s.log.Info("job signalled", "job", jobID, "signal", sig, "by", who.user+"@"+who.host)
-	if special == "" {
-		return nil
-	}
-	return s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[seq]
-		if !ok || !j.Active() || j.RunCount != run {
-			return nil
-		}
-		s.updateJob(j, func() {
-			j.Suspended = special == signals.Suspend
-			if j.Suspended {
-				j.Substate = model.SubSuspended
-			} else {
-				j.Substate = model.SubRunning
+	jobs, err := s.runningTargets(who, id, mgr, op)
+	for _, j := range jobs {
+		if special == signals.Resume && !j.Suspended || special == signals.Suspend && j.Suspended {
+			if len(jobs) == 1 {
+				err = proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.StateLetter())
 			}
+			continue
+		}
+		targets = append(targets, target{j.Key(), firstNode(j.ExecHost), j.RunCount, j.ID})
+	}
+	s.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		if err := s.callMom(t.node, proto.MsgMomSignalJob, &proto.MomSignal{JobID: t.jobID, Signal: sig}); err != nil {
+			return err
+		}
+		s.log.Info("job signalled", "job", t.jobID, "signal", sig, "by", who.user+"@"+who.host)
+		if special == "" {
+			continue
+		}
+		err := s.commit.Do(func(b *store.Batch) error {
+			j, ok := s.jobs[t.key]
+			if !ok || !j.Active() || j.RunCount != t.run {
+				return nil
+			}
+			s.updateJob(j, func() {
+				j.Suspended = special == signals.Suspend
+				if j.Suspended {
+					j.Substate = model.SubSuspended
+				} else {
+					j.Substate = model.SubRunning
+				}
+			})
+			s.save(b, j)
+			return nil
 		})
-		b.PutJob(j)
-		return nil
-	})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rerunJob is qrerun: a running job's mom kills it, and its obit puts it
-// back in its queue (jobObit) instead of ending it. Operators and
-// managers only, as in OpenPBS; a job not rerunnable needs force. The
-// mark (substate SubRerun, with the comment) is durable before the kill is
-// asked for, so a server restart in between still requeues the job.
+// back in its queue (jobObit) instead of ending it; an array's running
+// subjobs (or those named) likewise. Operators and managers only, as in
+// OpenPBS; a job not rerunnable needs force. The mark (substate SubRerun,
+// with the comment) is durable before the kill is asked for, so a server
+// restart in between still requeues the job.
 func (s *Server) rerunJob(who *caller, id string, force bool) error {
 	mgr, op := s.privileges(who)
 	if !mgr && !op {
 		return proto.NewError(proto.PBSE_PERM)
 	}
-	var seq int64
-	var node string
-	var req *proto.MomSignal
-	var before string
+	type target struct {
+		key    model.JobKey
+		node   string
+		req    *proto.MomSignal
+		before string
+	}
+	var targets []target
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, _, err := s.modifiableJob(who, id, mgr, op)
+		targets = nil
+		jobs, err := s.runningTargets(who, id, mgr, op)
 		if err != nil {
 			return err
 		}
-		if !j.Active() || j.State == model.StateExiting {
-			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only running jobs are rerun)", j.State)
+		for _, j := range jobs {
+			if j.State == model.StateExiting {
+				if len(jobs) == 1 {
+					return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only running jobs are rerun)", j.State)
+				}
+				continue
+			}
+			if !j.Rerunable && !force {
+				return proto.NewError(proto.PBSE_NORERUN)
+			}
 		}
-		if !j.Rerunable && !force {
-			return proto.NewError(proto.PBSE_NORERUN)
+		for _, j := range jobs {
+			if j.State == model.StateExiting {
+				continue
+			}
+			targets = append(targets, target{j.Key(), firstNode(j.ExecHost),
+				&proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}, j.Comment})
+			s.updateJob(j, func() {
+				j.Substate = model.SubRerun
+				j.Comment = "Job requeued: rerun by " + who.user + "@" + who.host
+			})
+			s.save(b, j)
 		}
-		seq, node, before = j.Seq, firstNode(j.ExecHost), j.Comment
-		req = &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}
-		s.updateJob(j, func() {
-			j.Substate = model.SubRerun
-			j.Comment = "Job requeued: rerun by " + who.user + "@" + who.host
-		})
-		b.PutJob(j)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := s.callMom(node, proto.MsgMomSignalJob, req); err != nil {
-		// The job goes on running where it is: take the mark back.
-		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[seq]; ok && j.Substate == model.SubRerun {
-				s.updateJob(j, func() { j.Substate, j.Comment = model.SubRunning, before })
-				b.PutJob(j)
+	var firstErr error
+	for _, t := range targets {
+		if err := s.callMom(t.node, proto.MsgMomSignalJob, t.req); err != nil {
+			// The job goes on running where it is: take the mark back.
+			s.commit.Do(func(b *store.Batch) error {
+				if j, ok := s.jobs[t.key]; ok && j.Substate == model.SubRerun {
+					s.updateJob(j, func() { j.Substate, j.Comment = model.SubRunning, t.before })
+					s.save(b, j)
+				}
+				return nil
+			})
+			if firstErr == nil {
+				firstErr = err
 			}
-			return nil
-		})
-		return err
+			continue
+		}
+		s.log.Info("rerun of running job sent to its mom", "job", t.req.JobID, "node", t.node, "by", who.user+"@"+who.host)
 	}
-	s.log.Info("rerun of running job sent to its mom", "job", req.JobID, "node", node, "by", who.user+"@"+who.host)
-	return nil
+	return firstErr
 }

@@ -66,12 +66,19 @@ type Server struct {
 	key    []byte
 	now    func() time.Time
 
-	mu      sync.RWMutex
-	server  *model.Object
-	queues  map[string]*model.Object
-	nodes   map[string]*model.Object
-	jobs    map[int64]*model.Job
-	jobList []*model.Job // by sequence number
+	mu     sync.RWMutex
+	server *model.Object
+	queues map[string]*model.Object
+	nodes  map[string]*model.Object
+	// jobs holds every job, array parent and subjob that is a job of its
+	// own (queued alone, running, exiting); jobList the same in key
+	// order, each array's parent before its subjobs. A subjob still in
+	// its parent's queued indices is in neither (arrays.go).
+	jobs    map[model.JobKey]*model.Job
+	jobList []*model.Job
+	// ended keeps what is left of an array's finished subjobs, by
+	// parent and index.
+	ended   map[int64]map[int]*model.SubjobEnd
 	nextSeq int64
 	counts  counters
 
@@ -82,7 +89,7 @@ type Server struct {
 	runtime map[string]*nodeRuntime
 	// stageAsked is when each job's early stage-in was last sent to its
 	// mom (not durable: after a restart the server's start counts).
-	stageAsked map[int64]time.Time
+	stageAsked map[model.JobKey]time.Time
 	// dependants maps a job to the jobs that wait for it (an after form
 	// not yet met naming it). Derived from the jobs, never stored:
 	// rebuilt at load (depend.go).
@@ -124,7 +131,7 @@ func New(cfg Config) (*Server, error) {
 		remoteLimit: connlimit.New("remote", cfg.Remote, cfg.Logger.Named("conn")),
 		stop:        make(chan struct{}),
 		runtime:     map[string]*nodeRuntime{},
-		stageAsked:  map[int64]time.Time{},
+		stageAsked:  map[model.JobKey]time.Time{},
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
@@ -227,15 +234,16 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	for _, n := range snap.Nodes {
 		s.nodes[n.Name] = n
 	}
-	s.jobs = make(map[int64]*model.Job, len(snap.Jobs))
-	s.jobList = make([]*model.Job, 0, len(snap.Jobs))
+	s.jobs = make(map[model.JobKey]*model.Job, len(snap.Jobs))
+	s.jobList = make([]*model.Job, 0, len(snap.Jobs)+len(snap.Subjobs))
 	s.counts.reset()
 	for _, j := range snap.Jobs {
-		s.jobs[j.Seq] = j
+		s.jobs[j.Key()] = j
 		s.jobList = append(s.jobList, j)
 		s.counts.add(j)
 	}
-	sort.Slice(s.jobList, func(a, b int) bool { return s.jobList[a].Seq < s.jobList[b].Seq })
+	s.loadSubjobs(snap)
+	sort.Slice(s.jobList, func(a, b int) bool { return keyLess(s.jobList[a].Key(), s.jobList[b].Key()) })
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
 }
@@ -279,26 +287,49 @@ func (s *Server) nowUnix() int64 { return s.now().Unix() }
 // jobID formats a job id for this server.
 func (s *Server) jobID(seq int64) string { return model.FormatJobID(seq, s.cfg.ServerName) }
 
-// insertJob adds a new job (mu held).
+// idOf is j's id on this server from its sequence number: "<seq>[].srv"
+// for an array.
+func (s *Server) idOf(j *model.Job) string {
+	if j.IsArray() {
+		return model.FormatArrayID(j.Seq, s.cfg.ServerName)
+	}
+	return s.jobID(j.Seq)
+}
+
+// keyLess orders job keys: by sequence number, an array's parent (index
+// NoIndex) before its subjobs.
+func keyLess(a, b model.JobKey) bool {
+	if a.Seq != b.Seq {
+		return a.Seq < b.Seq
+	}
+	return a.Index < b.Index
+}
+
+// insertJob adds a new job, array or subjob (mu held).
 func (s *Server) insertJob(j *model.Job) {
-	s.jobs[j.Seq] = j
+	k := j.Key()
+	s.jobs[k] = j
 	n := len(s.jobList)
-	if n == 0 || s.jobList[n-1].Seq < j.Seq {
+	if n == 0 || keyLess(s.jobList[n-1].Key(), k) {
 		s.jobList = append(s.jobList, j)
 	} else {
-		i := sort.Search(n, func(i int) bool { return s.jobList[i].Seq >= j.Seq })
+		i := sort.Search(n, func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
 		s.jobList = append(s.jobList, nil)
 		copy(s.jobList[i+1:], s.jobList[i:])
 		s.jobList[i] = j
 	}
-	s.counts.add(j)
+	s.track(j)
 }
 
 // removeJob drops a job from memory (mu held).
 func (s *Server) removeJob(j *model.Job) {
-	s.counts.remove(j)
-	delete(s.jobs, j.Seq)
-	i := sort.Search(len(s.jobList), func(i int) bool { return s.jobList[i].Seq >= j.Seq })
+	s.untrack(j)
+	k := j.Key()
+	delete(s.jobs, k)
+	if j.IsArray() {
+		delete(s.ended, j.Seq)
+	}
+	i := sort.Search(len(s.jobList), func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
 	if i < len(s.jobList) && s.jobList[i] == j {
 		s.jobList = append(s.jobList[:i], s.jobList[i+1:]...)
 	}
@@ -308,41 +339,68 @@ func (s *Server) removeJob(j *model.Job) {
 // counters and the dependency index right (mu held).
 func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	c.Mtime = now
-	s.counts.remove(j)
+	s.untrack(j)
 	s.unindexDepends(j)
 	*j = *c
-	s.counts.add(j)
+	s.track(j)
 	s.indexDepends(j)
 }
 
 // updateJob runs change on j keeping the counters right (mu held).
 func (s *Server) updateJob(j *model.Job, change func()) {
-	s.counts.remove(j)
+	s.untrack(j)
 	change()
 	j.Mtime = s.nowUnix()
-	s.counts.add(j)
+	s.track(j)
 }
 
-// lookupJob resolves any accepted job id form (mu held for reading).
+// track counts j in the server's counters and, for a subjob, in its
+// array's (mu held); untrack takes it out. Every change of a job's state
+// happens between the two.
+func (s *Server) track(j *model.Job) {
+	s.counts.add(j)
+	s.arrayCount(j, 1)
+}
+
+func (s *Server) untrack(j *model.Job) {
+	s.counts.remove(j)
+	s.arrayCount(j, -1)
+}
+
+// lookupJob resolves an id naming one job: a job, an array (its parent),
+// or a subjob that is a job of its own (mu held for reading). Other
+// subjobs are found with resolve (arrays.go).
 func (s *Server) lookupJob(id string) (*model.Job, error) {
-	seq, ok := model.ParseJobSeq(id)
-	if !ok {
+	ref, ok := model.ParseJobRef(id)
+	if !ok || ref.Kind == model.IDRange {
 		return nil, proto.NewError(proto.PBSE_UNKJOBID)
 	}
-	j, ok := s.jobs[seq]
-	if !ok {
+	key := model.TopKey(ref.Seq)
+	if ref.Kind == model.IDSubjob {
+		key.Index = ref.Indices[0].Lo
+	}
+	j, ok := s.jobs[key]
+	if !ok || ref.Kind == model.IDArray && !j.IsArray() {
 		return nil, proto.NewError(proto.PBSE_UNKJOBID)
 	}
 	return j, nil
+}
+
+// top is job or array seq (mu held).
+func (s *Server) top(seq int64) (*model.Job, bool) {
+	j, ok := s.jobs[model.TopKey(seq)]
+	return j, ok
 }
 
 // counters keeps per-queue job counts by state and per-user counts of
 // unfinished jobs, so queue limits are checked without scanning all jobs.
 type counters struct {
 	byQueueState map[string]*[8]int
-	byQueueUser  map[string]map[string]int
-	byUser       map[string]int
-	unfinished   int
+	// subjobsByQueueState counts the subjobs that are jobs of their own.
+	subjobsByQueueState map[string]*[8]int
+	byQueueUser         map[string]map[string]int
+	byUser              map[string]int
+	unfinished          int
 	// assigned sums the consumable resources of running jobs per node,
 	// from their exec_vnode (resources_assigned, and free space for
 	// placement).
@@ -373,11 +431,12 @@ func stateSlot(st model.JobState) int {
 	case model.StateFinished:
 		return 7
 	}
-	return 6
+	return 6 // Begun
 }
 
 func (c *counters) reset() {
 	c.byQueueState = map[string]*[8]int{}
+	c.subjobsByQueueState = map[string]*[8]int{}
 	c.byQueueUser = map[string]map[string]int{}
 	c.byUser = map[string]int{}
 	c.unfinished = 0
@@ -386,10 +445,16 @@ func (c *counters) reset() {
 }
 
 func (c *counters) bump(j *model.Job, d int) {
-	qs := c.byQueueState[j.Queue]
+	byState := c.byQueueState
+	if j.IsSubjob {
+		// Shown in state_count; the limits count the array once, by its
+		// parent.
+		byState = c.subjobsByQueueState
+	}
+	qs := byState[j.Queue]
 	if qs == nil {
 		qs = &[8]int{}
-		c.byQueueState[j.Queue] = qs
+		byState[j.Queue] = qs
 	}
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
@@ -405,7 +470,7 @@ func (c *counters) bump(j *model.Job, d int) {
 			}
 		}
 	}
-	if j.Finished() {
+	if j.Finished() || j.IsSubjob {
 		return
 	}
 	c.unfinished += d
@@ -458,12 +523,11 @@ func (c *counters) queued(q string) int {
 // server when q is "".
 func (c *counters) stateCount(q string) (string, int) {
 	var total [8]int
-	if q != "" {
-		if qs := c.byQueueState[q]; qs != nil {
-			total = *qs
-		}
-	} else {
-		for _, qs := range c.byQueueState {
+	for _, byState := range []map[string]*[8]int{c.byQueueState, c.subjobsByQueueState} {
+		for name, qs := range byState {
+			if q != "" && name != q {
+				continue
+			}
 			for i, v := range qs {
 				total[i] += v
 			}

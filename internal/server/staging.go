@@ -146,9 +146,9 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 		return proto.NewError(proto.PBSE_PERM)
 	}
 	var req *proto.MomJob
-	var seq int64
+	var key model.JobKey
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, _, err := s.runnable(id, s.nowUnix())
 		if err != nil {
 			return err
 		}
@@ -164,14 +164,17 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 		case j.StageNode == node && j.StagePhase != model.StageNone:
 			return nil // under way or done there already
 		}
-		seq = j.Seq
+		if _, live := s.jobs[j.Key()]; !live {
+			s.insertJob(j) // a subjob staged on its own
+		}
+		key = j.Key()
 		s.updateJob(j, func() {
 			j.StageNode, j.StagePhase = node, model.StageRunning
 			j.Settle(s.nowUnix())
 		})
-		b.PutJob(j)
+		s.save(b, j)
 		req = s.stageRequest(j, node)
-		s.stageAsked[j.Seq] = s.now()
+		s.stageAsked[key] = s.now()
 		return nil
 	})
 	if err != nil || req == nil {
@@ -179,7 +182,7 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 	}
 	if err := s.callMom(node, proto.MsgMomStageIn, req); err != nil {
 		s.log.Warn("early stage-in refused", "job", id, "node", node, "error", err)
-		s.stageForget(seq, node)
+		s.stageForget(key, node)
 		return err
 	}
 	s.log.Info("early stage-in sent to its mom", "job", id, "node", node, "files", len(req.StageIn), "by", who.user+"@"+who.host)
@@ -200,10 +203,10 @@ func (s *Server) stageRequest(j *model.Job, node string) *proto.MomJob {
 
 // stageForget puts a job whose early stage-in on node did not happen
 // back to "not staged" (the scheduler may ask again).
-func (s *Server) stageForget(seq int64, node string) {
+func (s *Server) stageForget(key model.JobKey, node string) {
 	err := s.commit.Do(func(b *store.Batch) error {
-		delete(s.stageAsked, seq)
-		j, ok := s.jobs[seq]
+		delete(s.stageAsked, key)
+		j, ok := s.jobs[key]
 		if !ok || j.StageNode != node || j.StagePhase != model.StageRunning {
 			return nil
 		}
@@ -211,11 +214,11 @@ func (s *Server) stageForget(seq int64, node string) {
 			j.ClearStage()
 			j.Settle(s.nowUnix())
 		})
-		b.PutJob(j)
+		s.save(b, j)
 		return nil
 	})
 	if err != nil {
-		s.log.Error("cannot reset a job's stage-in", "seq", seq, "error", err)
+		s.log.Error("cannot reset a job's stage-in", "seq", key.Seq, "index", key.Index, "error", err)
 	}
 }
 
@@ -239,8 +242,8 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 		} else {
 			s.stageFailed(j, rep.Comment, now)
 		}
-		delete(s.stageAsked, j.Seq)
-		b.PutJob(j)
+		delete(s.stageAsked, j.Key())
+		s.save(b, j)
 		return nil
 	})
 	if err != nil || jobID == "" {
@@ -273,22 +276,22 @@ func (s *Server) stageFailed(j *model.Job, why string, now int64) {
 // that node is neither listed nor recently asked for was lost (the mom
 // lost its record, or never got the request) and goes back to "not
 // staged" (mu held; returns the jobs to reset).
-func (s *Server) checkStaging(node string, listed []string, now time.Time) []int64 {
+func (s *Server) checkStaging(node string, listed []string, now time.Time) []model.JobKey {
 	in := make(map[string]bool, len(listed))
 	for _, id := range listed {
 		in[id] = true
 	}
-	var lost []int64
+	var lost []model.JobKey
 	for _, j := range s.jobList {
 		if j.StagePhase != model.StageRunning || j.StageNode != node || in[j.ID] {
 			continue
 		}
-		asked, ok := s.stageAsked[j.Seq]
+		asked, ok := s.stageAsked[j.Key()]
 		if !ok {
 			asked = s.started
 		}
 		if now.Sub(asked) > lostJobGrace {
-			lost = append(lost, j.Seq)
+			lost = append(lost, j.Key())
 		}
 	}
 	return lost
@@ -313,7 +316,7 @@ func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 			j.Stime = 0
 		})
 		s.stageFailed(j, ob.Comment, now)
-		b.PutJob(j)
+		s.save(b, j)
 		return nil
 	})
 	if err != nil {

@@ -118,7 +118,8 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	}
 
 	j := base.Clone()
-	j.Seq, j.ID, j.QueueRank = seq, s.jobID(seq), seq
+	j.Seq, j.QueueRank = seq, seq
+	j.ID = s.idOf(j)
 	j.Queue = queue
 	j.State = model.StateTransit
 	now := s.nowUnix()

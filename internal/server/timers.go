@@ -42,10 +42,10 @@ func (s *Server) timerLoop() {
 // or activation filter held them until then).
 func (s *Server) releaseWaiting(now int64) {
 	s.mu.RLock()
-	var due []int64
+	var due []model.JobKey
 	for _, j := range s.jobList {
 		if j.State == model.StateWaiting && j.ExecutionTime <= now || heldUntilPassed(j, now) {
-			due = append(due, j.Seq)
+			due = append(due, j.Key())
 		}
 	}
 	s.mu.RUnlock()
@@ -53,8 +53,8 @@ func (s *Server) releaseWaiting(now int64) {
 		return
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
-		for _, seq := range due {
-			j, ok := s.jobs[seq]
+		for _, key := range due {
+			j, ok := s.jobs[key]
 			if !ok || !(j.State == model.StateWaiting || heldUntilPassed(j, now)) {
 				continue
 			}
@@ -66,7 +66,7 @@ func (s *Server) releaseWaiting(now int64) {
 				}
 				h = j.Settle(now)
 			})
-			b.PutJob(j)
+			s.save(b, j)
 			s.hooks(b, j, h, now)
 		}
 		return nil
@@ -94,7 +94,7 @@ func (s *Server) expireHistory(now int64) {
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, seq := range old {
-			if j, ok := s.jobs[seq]; ok && j.Finished() {
+			if j, ok := s.top(seq); ok && j.Finished() {
 				s.removeJob(j)
 				b.DeleteJob(seq)
 			}
@@ -114,7 +114,7 @@ func (s *Server) retryRoutes(now int64) {
 	s.mu.RLock()
 	var cands []int64
 	for _, j := range s.jobList {
-		if j.QueueType != "Route" || j.Finished() {
+		if j.QueueType != "Route" || j.Finished() || j.IsSubjob {
 			continue
 		}
 		q, ok := s.queues[j.Queue]
@@ -135,7 +135,7 @@ func (s *Server) retryRoutes(now int64) {
 	for _, seq := range cands {
 		var moved *model.Job
 		err := s.commit.Do(func(b *store.Batch) error {
-			j, ok := s.jobs[seq]
+			j, ok := s.top(seq)
 			if !ok || j.QueueType != "Route" {
 				return nil
 			}
@@ -152,13 +152,13 @@ func (s *Server) retryRoutes(now int64) {
 					return nil
 				}
 				s.updateJob(j, func() {})
-				b.PutJob(j)
+				s.save(b, j)
 				return nil
 			}
-			s.counts.remove(j)
+			s.untrack(j)
 			*j = *placed
-			s.counts.add(j)
-			b.PutJob(j)
+			s.track(j)
+			s.save(b, j)
 			moved = j
 			return nil
 		})

@@ -43,6 +43,8 @@ const (
 	JobSuspended JobState = 'S'
 	JobTransit   JobState = 'T'
 	JobFinished  JobState = 'F'
+	// JobBegun is a job array's parent once a subjob has started.
+	JobBegun JobState = 'B'
 )
 
 // Chunk is one chunk of a job placed on one node.
@@ -108,6 +110,13 @@ type Job struct {
 	// Attrs holds every plain attribute as the server sent it, for the
 	// attributes a policy asked for beyond those typed here.
 	Attrs map[string]string
+	// FromArray is the id of the array a subjob was made from, for
+	// subjobs that wait in their array's queued indices with nothing of
+	// their own: the live runner makes them from the array's parent, which
+	// is not a job of the world itself ("" for every other job): what is decided about it alone (a start, a
+	// hold) names the subjob, what it shares with its array (a comment,
+	// an estimate) is said on the array.
+	FromArray string
 }
 
 // StageState is how far a queued job's stage-in files are.

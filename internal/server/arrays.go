@@ -1,0 +1,329 @@
+package server
+
+import (
+	"sort"
+	"strconv"
+
+	"gopbs/internal/accounting"
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// Job arrays in the server. An array is its parent job (in jobs, with
+// model.Array) and three kinds of subjob:
+//
+//   - waiting in the parent's queued indices with nothing of its own: it is
+//     made from the parent when it is shown (subjobAt), and made a job of
+//     its own (ownSubjob) when it starts or is held, changed or staged on
+//     its own;
+//   - a job of its own (queued alone, running, exiting): in jobs and
+//     jobList after its parent, stored as a subjob record;
+//   - finished: what is kept of it (ended), or nothing but its index in
+//     the parent's Deleted set when it was deleted while it waited.
+//
+// The parent's Array counts its subjobs by state (arrayCount, called
+// around every change of a subjob's state); when the last one ends, the
+// parent ends (rollUp) with the array's exit status, and its dependants
+// are released then. The parent is B from its first subjob's start.
+
+// arrayCount keeps the counts of subjob j's array as j enters (d = 1) or
+// leaves (d = -1) its state (mu held).
+func (s *Server) arrayCount(j *model.Job, d int) {
+	if !j.IsSubjob {
+		return
+	}
+	p, ok := s.top(j.Seq)
+	if !ok || p.Array == nil {
+		return
+	}
+	a := p.Array
+	switch j.State {
+	case model.StateRunning:
+		a.Running += d
+	case model.StateExiting:
+		a.Exiting += d
+	case model.StateFinished:
+		// Counted as Expired when its end is recorded (recordEnd).
+	default:
+		if d > 0 {
+			a.Queued = a.Queued.Add(j.Index)
+		} else {
+			a.Queued = a.Queued.Remove(j.Index)
+		}
+	}
+	s.counts.touch(p) // its counts are shown, and schedulers read its queued indices
+}
+
+// loadSubjobs rebuilds the arrays' subjobs from the store (mu held or not
+// yet serving): a parent's queued indices are its indices less those
+// deleted, finished or with a record of their own.
+func (s *Server) loadSubjobs(snap *store.Snapshot) {
+	s.ended = map[int64]map[int]*model.SubjobEnd{}
+	for _, j := range snap.Jobs {
+		if a := j.Array; a != nil {
+			a.Queued = a.Indices.Clone()
+			a.Deleted.Each(func(i int) bool {
+				a.Queued = a.Queued.Remove(i)
+				a.Expired++
+				return true
+			})
+		}
+	}
+	for seq, ends := range snap.Ends {
+		p, _ := s.top(seq) // the store checked that every subjob has its parent
+		m := make(map[int]*model.SubjobEnd, len(ends))
+		for _, e := range ends {
+			m[e.Index] = e
+			p.Array.Queued = p.Array.Queued.Remove(e.Index)
+			p.Array.Expired++
+		}
+		s.ended[seq] = m
+	}
+	for _, j := range snap.Subjobs {
+		p, _ := s.top(j.Seq)
+		p.Array.Queued = p.Array.Queued.Remove(j.Index)
+		s.jobs[j.Key()] = j
+		s.jobList = append(s.jobList, j)
+		s.track(j)
+	}
+}
+
+// subjobAt is subjob index of array p as it stands: its own job (live),
+// what is kept of it once finished (shown as X), or made from p while it
+// waits in p's queued indices; ok is false when p has no such index (mu
+// held). Only a live subjob may be changed; the others are views.
+func (s *Server) subjobAt(p *model.Job, index int, now int64) (j *model.Job, live, ok bool) {
+	if j, ok := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]; ok {
+		return j, true, true
+	}
+	if e, ok := s.ended[p.Seq][index]; ok {
+		return p.EndedSubjob(e, s.cfg.ServerName), false, true
+	}
+	if p.Array.Deleted.Contains(index) {
+		return p.EndedSubjob(model.DeletedEnd(index, p.Obittime), s.cfg.ServerName), false, true
+	}
+	if p.Array.Queued.Contains(index) {
+		return p.Subjob(index, s.cfg.ServerName, now), false, true
+	}
+	return nil, false, false
+}
+
+// waiting reports whether subjob index of p waits in p's queued indices
+// with nothing of its own (mu held).
+func (s *Server) waiting(p *model.Job, index int) bool {
+	if !p.Array.Queued.Contains(index) {
+		return false
+	}
+	_, live := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]
+	return !live
+}
+
+// nextWaiting is the first subjob of p waiting with nothing of its own (mu
+// held).
+func (s *Server) nextWaiting(p *model.Job) (int, bool) {
+	found, index := false, 0
+	p.Array.Queued.Each(func(i int) bool {
+		if s.waiting(p, i) {
+			found, index = true, i
+			return false
+		}
+		return true
+	})
+	return index, found
+}
+
+// ownSubjob makes subjob index of p a job of its own, to be held, changed
+// or staged alone, and stores it (mu held, inside a commit). A subjob
+// that already is one is returned as it is.
+func (s *Server) ownSubjob(b *store.Batch, p *model.Job, index int, now int64) (*model.Job, error) {
+	if j, ok := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]; ok {
+		return j, nil
+	}
+	id := model.FormatSubjobID(p.Seq, index, s.cfg.ServerName)
+	if !p.Array.Queued.Contains(index) {
+		if p.Array.Indices.Contains(index) {
+			return nil, proto.Errorf(proto.PBSE_BADSTATE, "(subjob %s has finished)", id)
+		}
+		return nil, proto.Errorf(proto.PBSE_UNKJOBID, "%s", id)
+	}
+	if p.QueueType != "Execution" {
+		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(array %s is in route queue %s)", p.ID, p.Queue)
+	}
+	j := p.Subjob(index, s.cfg.ServerName, now)
+	s.insertJob(j)
+	b.PutSubjob(j)
+	return j, nil
+}
+
+// began marks array p begun when one of its subjobs starts: state B, and
+// its after dependants released (mu held, inside a commit).
+func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
+	if p.State == model.StateBegun {
+		return
+	}
+	s.updateJob(p, func() {
+		p.State, p.Substate = model.StateBegun, model.SubArrayBegun
+		p.Stime = now
+		p.Comment = ""
+	})
+	b.PutJob(p)
+	s.hooks(b, p, model.Hooks{Began: true}, now)
+}
+
+// endSubjob replaces finished subjob j (state F) by what is kept of it
+// (mu held, inside a commit).
+func (s *Server) endSubjob(b *store.Batch, j *model.Job, now int64) {
+	s.removeJob(j)
+	s.recordEnd(b, j.Seq, model.EndOf(j), now)
+}
+
+// recordEnd keeps the end of one subjob of array seq and ends the array
+// with its last subjob (mu held, inside a commit).
+func (s *Server) recordEnd(b *store.Batch, seq int64, e *model.SubjobEnd, now int64) {
+	p, ok := s.top(seq)
+	if !ok {
+		return
+	}
+	m := s.ended[seq]
+	if m == nil {
+		m = map[int]*model.SubjobEnd{}
+		s.ended[seq] = m
+	}
+	m[e.Index] = e
+	p.Array.Expired++
+	s.counts.touch(p)
+	b.EndSubjob(seq, e)
+	s.rollUp(b, p, "", now)
+}
+
+// deleteWaiting deletes subjobs of p that wait in its queued indices with
+// nothing of their own: they join its Deleted set, one change of the
+// parent however many there are (mu held, inside a commit).
+func (s *Server) deleteWaiting(b *store.Batch, p *model.Job, indices []int, comment string, now int64) {
+	if len(indices) == 0 {
+		return
+	}
+	a := p.Array
+	for _, i := range indices {
+		a.Queued = a.Queued.Remove(i)
+		a.Deleted = a.Deleted.Add(i)
+		a.Expired++
+	}
+	s.updateJob(p, func() {})
+	p.Obittime = now
+	b.PutJob(p)
+	s.rollUp(b, p, comment, now)
+}
+
+// rollUp ends array p once its last subjob has ended: F, with the array's
+// exit status (model.ArrayExit), an E record when a subjob ran, and its
+// dependants released (mu held, inside a commit). comment, when set, says
+// why (a qdel of the array).
+func (s *Server) rollUp(b *store.Batch, p *model.Job, comment string, now int64) {
+	if p.Finished() || !p.Array.Done() {
+		return
+	}
+	ends := make([]*model.SubjobEnd, 0, len(s.ended[p.Seq]))
+	for _, e := range s.ended[p.Seq] {
+		ends = append(ends, e)
+	}
+	ran := false
+	for _, e := range ends {
+		ran = ran || e.RunCount > 0
+	}
+	sub, exit := model.SubFinished, model.ArrayExit(ends)
+	if !ran {
+		// Deleted before any subjob ran: a failure, as for a job deleted
+		// while queued.
+		sub, exit = model.SubTerminated, model.ExitDeleted
+	}
+	s.finish(b, p, sub, exit, comment, now)
+	if ran {
+		b.After(func() {
+			rec := append(s.queuedRecord(p), accounting.KV{Key: "start", Value: strconv.FormatInt(p.Stime, 10)},
+				accounting.KV{Key: "end", Value: strconv.FormatInt(now, 10)},
+				accounting.KV{Key: "Exit_status", Value: strconv.Itoa(exit)})
+			s.account(accounting.Ended, p, rec)
+		})
+	}
+}
+
+// arrayIndices are the indices of ref that array p has, in order; none
+// when ref names the whole array.
+func arrayIndices(p *model.Job, ref model.JobRef) []int {
+	var out []int
+	ref.Indices.Each(func(i int) bool {
+		if p.Array.Indices.Contains(i) {
+			out = append(out, i)
+		}
+		return true
+	})
+	return out
+}
+
+// resolve finds what id names for a request that changes jobs: the job
+// or array (top) and, for subjob ids, the indices named that the array
+// has. The caller must own the job or be an operator or manager (mu held;
+// mgr and op come from privileges, called before the commit).
+func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, ref model.JobRef, priv model.Privilege, err error) {
+	ref, ok := model.ParseJobRef(id)
+	if !ok {
+		return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	top, ok = s.top(ref.Seq)
+	if !ok || ref.Kind != model.IDJob && !top.IsArray() {
+		return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
+	}
+	if top.Finished() {
+		return nil, ref, priv, proto.NewError(proto.PBSE_HISTJOBID)
+	}
+	if ref.Kind == model.IDSubjob || ref.Kind == model.IDRange {
+		if len(arrayIndices(top, ref)) == 0 {
+			return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
+		}
+	}
+	priv = model.Privilege{Owner: top.User() == who.user, Operator: op, Manager: mgr}
+	if !priv.Owner && !priv.Operator && !priv.Manager {
+		return nil, ref, priv, proto.NewError(proto.PBSE_PERM)
+	}
+	return top, ref, priv, nil
+}
+
+// names reports whether ref names subjobs (not a job or a whole array).
+func namesSubjobs(ref model.JobRef) bool {
+	return ref.Kind == model.IDSubjob || ref.Kind == model.IDRange
+}
+
+// liveSubjobs are array p's subjobs that are jobs of their own, by index
+// (mu held).
+func (s *Server) liveSubjobs(p *model.Job) []*model.Job {
+	k := model.JobKey{Seq: p.Seq, Index: model.NoIndex}
+	i := sort.Search(len(s.jobList), func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
+	var out []*model.Job
+	for i++; i < len(s.jobList) && s.jobList[i].Seq == p.Seq && s.jobList[i].IsSubjob; i++ {
+		out = append(out, s.jobList[i])
+	}
+	return out
+}
+
+// checkArray checks a new array against max_array_size, the queue's
+// then the server's (mu held).
+func (s *Server) checkArray(j *model.Job, q *model.Object) error {
+	if j.Array == nil {
+		return nil
+	}
+	if j.Array.Indices.Empty() {
+		return proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is for job arrays: give -J too)")
+	}
+	n := j.Array.Indices.Count()
+	for _, o := range []*model.Object{q, s.server} {
+		if limit, ok := o.Long(proto.AttrMaxArraySize); ok && int64(n) > limit {
+			return proto.Errorf(proto.PBSE_MaxArraySize, "(%d subjobs; max_array_size of %s is %d)", n, o.Name, limit)
+		}
+	}
+	if _, ok := s.server.Long(proto.AttrMaxArraySize); !ok && n > model.DefaultMaxArraySize {
+		return proto.Errorf(proto.PBSE_MaxArraySize, "(%d subjobs; max_array_size is %d unless the server sets it)", n, model.DefaultMaxArraySize)
+	}
+	return nil
+}
