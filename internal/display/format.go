@@ -56,9 +56,10 @@ type Options struct {
 
 	// Delim separates fields in -F dsv output ("|" when empty).
 	Delim string
-	// EstStart is qstat -T: the alternate format's last column shows a
-	// queued job's estimated start (estimated.start_time) instead of the
-	// elapsed time.
+	// EstStart is qstat -T (OpenPBS): the alternate format's last column
+	// shows the estimated start (estimated.start_time) of jobs that may
+	// still start instead of the elapsed time, and the rows are ordered by
+	// start, then estimated start.
 	EstStart bool
 }
 
