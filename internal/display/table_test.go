@@ -178,7 +178,7 @@ func TestAltJobTable(t *testing.T) {
 			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
 			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
 			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05",
-			"   node01/0*2",
+			"   node01/0-1",
 			"   Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)",
 			"3.srv                   carol       workq    sleep               --    --     --        --        --  C       -- |",
 			"    -- |",
@@ -194,7 +194,7 @@ func TestAltJobTable(t *testing.T) {
 			strings.Repeat(" ", 82)+"Req'd       Req'd       Elap",
 			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
 			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
-			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05   node01/0*2",
+			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05   node01/0-1",
 		)},
 		{"no jobs prints nothing", nil, pro, ""},
 	}
@@ -281,6 +281,36 @@ func TestStateLetter(t *testing.T) {
 		if got := StateLetter("pbspro", in); got != in {
 			t.Errorf("pbspro %s -> %s, want unchanged", in, got)
 		}
+	}
+}
+
+// Torque lists a job's slots per host as ranges; OpenPBS's host/index*cpus
+// becomes that, anything else stays as it is.
+func TestTorqueExecHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"n1/0":                      "n1/0",
+		"n1/0*2":                    "n1/0-1",
+		"n1/3*1":                    "n1/3",
+		"n1.example.com/2*4+n2/0":   "n1.example.com/2-5+n2/0",
+		"n1/0*2+n2/0*16":            "n1/0-1+n2/0-15",
+		"n1":                        "n1",
+		"n1/x*2":                    "n1/x*2",
+		"n1/0*0":                    "n1/0*0",
+		"n1/0*-3":                   "n1/0*-3",
+		"n1/0*99999999999999999999": "n1/0*99999999999999999999",
+		"":                          "",
+	} {
+		if got := torqueExecHost(in); got != want {
+			t.Errorf("torqueExecHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Only the torque personality rewrites it.
+	attrs := []proto.Attr{{Name: "exec_host", Value: "n1/0*2"}}
+	if got := present("torque", attrs)[0].Value; got != "n1/0-1" {
+		t.Errorf("torque shows %q", got)
+	}
+	if got := present("pbspro", attrs)[0].Value; got != "n1/0*2" {
+		t.Errorf("pbspro shows %q", got)
 	}
 }
 
