@@ -13,6 +13,7 @@ import (
 // alterer is the part of *proto.Client that qalter uses.
 type alterer interface {
 	AlterJob(id string, attrs []proto.Attr) error
+	ServerName() string
 	Close() error
 }
 
@@ -55,7 +56,7 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 	for _, raw := range alt.JobIDs {
 		id := cmdutil.NormalizeJobID(raw)
 		if err := client.AlterJob(id, alt.Attrs); err != nil {
-			status = env.JobError(err, id)
+			status = env.FailJob(err, id, client.ServerName())
 		}
 	}
 	return status

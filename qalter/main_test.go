@@ -31,11 +31,16 @@ func (f *fakeServer) AlterJob(id string, attrs []proto.Attr) error {
 	return f.errs[id]
 }
 
-func (f *fakeServer) Close() error { f.closed = true; return nil }
+func (f *fakeServer) Close() error       { f.closed = true; return nil }
+func (f *fakeServer) ServerName() string { return "srv" }
 
 func testRun(args []string, srv *fakeServer) (int, string, string) {
+	return testRunAs(config.PBSPro, args, srv)
+}
+
+func testRunAs(p config.Personality, args []string, srv *fakeServer) (int, string, string) {
 	var out, errb bytes.Buffer
-	env := &cmdutil.Env{Name: "qalter", Config: &config.Config{Personality: config.PBSPro}, Stdout: &out, Stderr: &errb}
+	env := &cmdutil.Env{Name: "qalter", Config: &config.Config{Personality: p}, Stdout: &out, Stderr: &errb}
 	sys := system{
 		ctx: qsubopt.Context{Environ: []string{"X=from env"}, Cwd: "/w", Host: "h1", Now: time.Unix(0, 0)},
 		connect: func() (alterer, error) {
@@ -79,11 +84,16 @@ func TestAlterErrors(t *testing.T) {
 	if rc != int(proto.PBSE_MODATRRUN)%256 || out != "" {
 		t.Fatalf("rc %d stdout %q", rc, out)
 	}
-	if errs != "qalter: Unknown Job Id 1\nqalter: Cannot modify attribute while job running 3.srv\n" {
+	if errs != "qalter: Unknown Job Id 1.srv\nqalter: Cannot modify attribute while job running 3.srv\n" {
 		t.Fatalf("stderr %q", errs)
 	}
 	if len(srv.calls) != 3 {
 		t.Fatalf("an error stopped the other ids: %+v", srv.calls)
+	}
+	// Torque words the unknown id its own way.
+	srv = &fakeServer{errs: map[string]error{"1": proto.NewError(proto.PBSE_UNKJOBID)}}
+	if rc, _, errs := testRunAs(config.Torque, []string{"-N", "n", "1"}, srv); rc != 153 || errs != "qalter: Unknown Job Id Error 1.srv\n" {
+		t.Fatalf("torque: rc %d stderr %q", rc, errs)
 	}
 	// The last failure sets the status even when a later id succeeds.
 	srv = &fakeServer{errs: map[string]error{"1": proto.NewError(proto.PBSE_UNKJOBID)}}

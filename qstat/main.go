@@ -13,7 +13,7 @@ func main() { os.Exit(run(cmdutil.NewEnv("qstat"), os.Args[1:])) }
 // time zone.
 func run(env *cmdutil.Env, args []string) int {
 	if cmdutil.Help(args, false) {
-		return env.PrintHelp(usageText)
+		return env.PrintHelp(usage(env.Personality()))
 	}
 	return runWith(env, args, deps{
 		connect: cmdutil.Connector[client](env),

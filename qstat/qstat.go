@@ -74,7 +74,10 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-const usageText = `usage:
+// proUsage and torqueUsage list the options spec accepts in each
+// personality, in the forms of the two programs' synopses.
+const (
+	proUsage = `usage:
 qstat [-f [-1]] [-F json|dsv [-D delim]] [-w] [-x] [-E] [-J] [-t] [job_id | destination]...
 qstat [-a|-i|-r|-H|-T] [-u user[,user]...] [-n] [-s] [-1] [-w] [-G|-M] [-x] [job_id | destination]...
 qstat -Q [-f] [destination]...
@@ -82,6 +85,23 @@ qstat -q [-G|-M] [destination]...
 qstat -B [-f] [server]...
 qstat --version
 `
+	torqueUsage = `usage:
+qstat [-c] [-C] [-f [-1]] [-x] [-t] [job_id | destination]...
+qstat [-a|-i|-r|-e] [-c] [-n [-1]] [-s] [-G|-M] [-R] [-l] [-u user_list] [job_id | destination]...
+qstat -Q [-f [-1]] [-c] [destination]...
+qstat -q [-c] [-G|-M] [destination]...
+qstat -B [-c] [-f [-1]] [server]...
+qstat --version
+`
+)
+
+// usage is the usage text of personality p.
+func usage(p config.Personality) string {
+	if p == config.Torque {
+		return torqueUsage
+	}
+	return proUsage
+}
 
 // parse reads the command line for personality p.
 func parse(p config.Personality, args []string) (*request, []string, error) {
@@ -200,7 +220,7 @@ func runWith(env *cmdutil.Env, args []string, d deps) int {
 	r, ids, err := parse(p, args)
 	if err != nil {
 		env.Errorf("%v", err)
-		fmt.Fprint(env.Stderr, usageText)
+		fmt.Fprint(env.Stderr, usage(p))
 		return 2
 	}
 	if r.version {

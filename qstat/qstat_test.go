@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -359,6 +360,26 @@ func TestUsageErrors(t *testing.T) {
 		if r.rc != 2 || !strings.Contains(r.stderr, "usage:") || r.stdout != "" || len(f.reqs) != 0 {
 			t.Errorf("%s %q: rc %d stderr %q", c.p, c.args, r.rc, r.stderr)
 		}
+	}
+}
+
+// Each personality's usage lists only options its qstat accepts, and a
+// usage error prints that usage.
+func TestUsagePerPersonality(t *testing.T) {
+	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
+		text := usage(p)
+		for _, m := range regexp.MustCompile(`\[-([A-Za-z0-9])\b`).FindAllStringSubmatch(text, -1) {
+			if !strings.Contains(spec(p).Short, m[1]) {
+				t.Errorf("%s usage lists -%s, which its qstat refuses", p, m[1])
+			}
+		}
+		r := runQstat(t, p, newServer(), "-Z")
+		if r.rc != 2 || !strings.HasSuffix(r.stderr, text) {
+			t.Errorf("%s -Z: rc %d stderr %q", p, r.rc, r.stderr)
+		}
+	}
+	if strings.Contains(torqueUsage, "-F") || strings.Contains(torqueUsage, "-T") {
+		t.Error("Torque's usage lists OpenPBS-only options")
 	}
 }
 

@@ -69,6 +69,14 @@ func (e *Env) JobError(err error, id string) int {
 	return ExitStatus(err)
 }
 
+// FailJob reports the failure of a per-job request the way every
+// id-taking command does: the message in the personality's wording, then
+// the id, with a bare sequence number completed by server (as PBS shows
+// it), and returns the exit status for it.
+func (e *Env) FailJob(err error, id, server string) int {
+	return e.JobError(JobError(e.Personality(), err, id), FullJobID(id, server))
+}
+
 // Fail prints "<cmd>: <message>" for err and returns its exit status.
 func (e *Env) Fail(err error) int {
 	fmt.Fprintf(e.Stderr, "%s: %s\n", e.Name, strings.TrimRight(errText(err), " "))

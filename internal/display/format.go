@@ -56,9 +56,10 @@ type Options struct {
 
 	// Delim separates fields in -F dsv output ("|" when empty).
 	Delim string
-	// EstStart is qstat -T: the alternate format's last column shows a
-	// queued job's estimated start (estimated.start_time) instead of the
-	// elapsed time.
+	// EstStart is qstat -T (OpenPBS): the alternate format's last column
+	// shows the estimated start (estimated.start_time) of jobs that may
+	// still start instead of the elapsed time, and the rows are ordered by
+	// start, then estimated start.
 	EstStart bool
 }
 
@@ -206,10 +207,41 @@ func present(p config.Personality, attrs []proto.Attr) []proto.Attr {
 			if a.Name == proto.AttrJobState && a.Resource == "" {
 				a.Value = StateLetter(p, a.Value)
 			}
+			if a.Name == proto.AttrExecHost && a.Resource == "" {
+				a.Value = torqueExecHost(a.Value)
+			}
 		}
 		out = append(out, a)
 	}
 	return out
+}
+
+// torqueExecHost writes an OpenPBS exec_host ("n1/0*2+n2/1", host/index
+// and a count of cpus) the way Torque 6 lists a job's slots: a range per
+// host ("n1/0-1+n2/1"), which Torque clients such as Open OnDemand count
+// processors from. A chunk it cannot read is kept as it is.
+func torqueExecHost(v string) string {
+	chunks := strings.Split(v, "+")
+	for i, c := range chunks {
+		host, slot, ok := strings.Cut(c, "/")
+		if !ok {
+			continue
+		}
+		first, count, hasCount := strings.Cut(slot, "*")
+		lo, err := strconv.Atoi(first)
+		if !hasCount || err != nil || lo < 0 {
+			continue
+		}
+		n, err := strconv.Atoi(count)
+		if err != nil || n < 1 || n > 1<<20 {
+			continue
+		}
+		chunks[i] = host + "/" + strconv.Itoa(lo)
+		if n > 1 {
+			chunks[i] += "-" + strconv.Itoa(lo+n-1)
+		}
+	}
+	return strings.Join(chunks, "+")
 }
 
 // get returns an attribute value by name and resource.

@@ -3,6 +3,7 @@ package display
 import (
 	"io"
 	"net/netip"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -178,11 +179,12 @@ func altJob(j proto.Status, o Options) altFields {
 		}
 	}
 	if o.EstStart {
-		f.elap = "--"
-		if v, ok := val(proto.AttrEstimated, "start_time"); ok && (f.state == "Q" || f.state == "H" || f.state == "W") {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
-				f.elap = estStart(time.Unix(n, 0).In(o.loc()), o.Now.In(o.loc()))
-			}
+		// Only a job that may still start shows an estimate: queued,
+		// suspended, or an array that has begun (OpenPBS's Q, S, B).
+		f.elap = noText
+		if len(f.state) == 1 && strings.Contains("QSB", f.state) {
+			v, _ := val(proto.AttrEstimated, "start_time")
+			f.elap = estStart(v, o.Now.In(o.loc()))
 		}
 	}
 	if o.torque() {
@@ -212,13 +214,73 @@ func altJob(j proto.Status, o Options) altFields {
 	return f
 }
 
-// estStart renders an estimated start in the 5 characters of the column:
-// the time of day within a day from now, the month and day beyond.
-func estStart(t, now time.Time) string {
-	if d := t.Sub(now); d < 24*time.Hour && d > -24*time.Hour {
-		return t.Format("15:04")
+// estStart renders an estimated.start_time (Unix seconds) in the five
+// columns of -T's Est Start, as OpenPBS does: "--" without an estimate or
+// for one already past, "?" when the scheduler has none (0), the time of
+// day for today, weekday and hour within a week, the month within this
+// year, the year within five years, ">5yrs" beyond.
+func estStart(v string, now time.Time) string {
+	if strings.TrimSpace(v) == "" {
+		return noText
 	}
-	return t.Format("01/02")
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n == 0 {
+		return "?"
+	}
+	t := time.Unix(n, 0).In(now.Location())
+	switch {
+	case n < now.Unix():
+		return noText
+	case t.Year() == now.Year() && t.YearDay() == now.YearDay():
+		return t.Format("15:04")
+	case n-now.Unix() < 7*24*3600:
+		return t.Format("Mon")[:2] + " " + t.Format("15")
+	case t.Year() == now.Year():
+		return t.Format("Jan")
+	case t.Year()-now.Year() < 5:
+		return t.Format("2006")
+	}
+	return ">5yrs"
+}
+
+// byEstimatedStart orders -T's rows as OpenPBS does: jobs that started
+// first, by start time; then jobs whose estimate is still ahead, soonest
+// first; then the others in the server's order. jobs is not modified.
+func byEstimatedStart(jobs []proto.Status, now time.Time) []proto.Status {
+	type key struct {
+		group int
+		at    int64
+	}
+	keyOf := func(j proto.Status) key {
+		if v, ok := get(j.Attrs, proto.AttrStime, ""); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= 0 {
+				return key{0, n}
+			}
+		}
+		if v, ok := get(j.Attrs, proto.AttrEstimated, "start_time"); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && n >= now.Unix() {
+				return key{1, n}
+			}
+		}
+		return key{2, 0}
+	}
+	keys := make([]key, len(jobs))
+	idx := make([]int, len(jobs))
+	for i, j := range jobs {
+		keys[i], idx[i] = keyOf(j), i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := keys[idx[a]], keys[idx[b]]
+		if ka.group != kb.group {
+			return ka.group < kb.group
+		}
+		return ka.at < kb.at
+	})
+	out := make([]proto.Status, len(jobs))
+	for i, k := range idx {
+		out[i] = jobs[k]
+	}
+	return out
 }
 
 // torqueTasks is Torque's TSK column: the processors of a nodes= request
@@ -375,10 +437,19 @@ func torqueAltHead() string {
 		"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------\n"
 }
 
-// proAltHead is OpenPBS's alternate-format header, normal or wide.
-func proAltHead(wide bool) string {
+// proAltHead is OpenPBS's alternate-format header, normal or wide. With
+// est (-T) the last column is the estimated start: a line with "Est" above
+// "Req'd  Req'd   Start", over the usual column names.
+func proAltHead(wide, est bool) string {
+	last, estLine := "Elap", ""
+	if est {
+		last = "Start"
+	}
 	if !wide {
-		return strings.Repeat(" ", 60) + "Req'd  Req'd   Elap\n" +
+		if est {
+			estLine = strings.Repeat(" ", 75) + "Est\n"
+		}
+		return estLine + strings.Repeat(" ", 60) + "Req'd  Req'd   " + last + "\n" +
 			"Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time\n" +
 			"--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----\n"
 	}
@@ -390,7 +461,10 @@ func proAltHead(wide bool) string {
 		hd.WriteString(left(titles[i], n) + " ")
 		da.WriteString(strings.Repeat("-", n) + " ")
 	}
-	return sp.String() + "Req'd  Req'd   Elap\n" + hd.String() + "Memory Time  S Time\n" + da.String() + "------ ----- - -----\n"
+	if est {
+		estLine = sp.String() + strings.Repeat(" ", 15) + "Est\n"
+	}
+	return estLine + sp.String() + "Req'd  Req'd   " + last + "\n" + hd.String() + "Memory Time  S Time\n" + da.String() + "------ ----- - -----\n"
 }
 
 // AltJobTable writes the alternate format (-a, and -u, -i, -r, -n, -s,
@@ -406,15 +480,10 @@ func AltJobTable(w io.Writer, jobs []proto.Status, o Options) error {
 	if o.torque() {
 		e.print(torqueAltHead())
 	} else {
-		head := proAltHead(o.Wide)
+		e.print(proAltHead(o.Wide, o.EstStart))
 		if o.EstStart {
-			// The last column is the estimated start: "Est" over "Start".
-			lines := strings.SplitN(head, "\n", 3)
-			lines[0] = strings.TrimSuffix(lines[0], "Elap") + " Est"
-			lines[1] = strings.TrimSuffix(lines[1], "Time") + "Start"
-			head = strings.Join(lines, "\n")
+			jobs = byEstimatedStart(jobs, o.Now)
 		}
-		e.print(head)
 	}
 	for _, j := range jobs {
 		e.print(altRow(altJob(j, o), o))

@@ -178,7 +178,7 @@ func TestAltJobTable(t *testing.T) {
 			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
 			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
 			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05",
-			"   node01/0*2",
+			"   node01/0-1",
 			"   Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)",
 			"3.srv                   carol       workq    sleep               --    --     --        --        --  C       -- |",
 			"    -- |",
@@ -194,7 +194,7 @@ func TestAltJobTable(t *testing.T) {
 			strings.Repeat(" ", 82)+"Req'd       Req'd       Elap",
 			"Job ID                  Username    Queue    Jobname          SessID  NDS   TSK   Memory      Time    S   Time",
 			"----------------------- ----------- -------- ---------------- ------ ----- ------ --------- --------- - ---------",
-			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05   node01/0*2",
+			"1.srv                   alice       workq    STDIN              4242     1      2       1gb  01:00:00 R  00:00:05   node01/0-1",
 		)},
 		{"no jobs prints nothing", nil, pro, ""},
 	}
@@ -284,31 +284,102 @@ func TestStateLetter(t *testing.T) {
 	}
 }
 
-// qstat -T: the last column of the alternate format is a queued job's
-// estimated start: the time of day within a day, month/day beyond; "--"
-// for jobs without an estimate or not queued.
+// Torque lists a job's slots per host as ranges; OpenPBS's host/index*cpus
+// becomes that, anything else stays as it is.
+func TestTorqueExecHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"n1/0":                      "n1/0",
+		"n1/0*2":                    "n1/0-1",
+		"n1/3*1":                    "n1/3",
+		"n1.example.com/2*4+n2/0":   "n1.example.com/2-5+n2/0",
+		"n1/0*2+n2/0*16":            "n1/0-1+n2/0-15",
+		"n1":                        "n1",
+		"n1/x*2":                    "n1/x*2",
+		"n1/0*0":                    "n1/0*0",
+		"n1/0*-3":                   "n1/0*-3",
+		"n1/0*99999999999999999999": "n1/0*99999999999999999999",
+		"":                          "",
+	} {
+		if got := torqueExecHost(in); got != want {
+			t.Errorf("torqueExecHost(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Only the torque personality rewrites it.
+	attrs := []proto.Attr{{Name: "exec_host", Value: "n1/0*2"}}
+	if got := present("torque", attrs)[0].Value; got != "n1/0-1" {
+		t.Errorf("torque shows %q", got)
+	}
+	if got := present("pbspro", attrs)[0].Value; got != "n1/0*2" {
+		t.Errorf("pbspro shows %q", got)
+	}
+}
+
+// qstat -T: OpenPBS's header ("Est" above "Req'd  Req'd   Start"), the
+// estimate only for jobs that may still start (Q, S, B), rows ordered
+// started jobs first, then by estimate, then the rest in server order.
 func TestAltJobTableEstimatedStart(t *testing.T) {
 	o := pro()
 	o.EstStart = true
-	soon := strconv.FormatInt(o.Now.Add(90*time.Minute).Unix(), 10)
-	later := strconv.FormatInt(o.Now.Add(72*time.Hour).Unix(), 10)
+	at := func(d time.Duration) string { return strconv.FormatInt(o.Now.Add(d).Unix(), 10) }
+	soon, later := at(90*time.Minute), at(72*time.Hour)
+	row := func(id, state string, kv ...string) proto.Status {
+		return job(id, append([]string{"Job_Name", "j" + id[:1], "Job_Owner", "a@h", "job_state", state, "queue", "workq"}, kv...)...)
+	}
 	jobs := []proto.Status{
-		job("1.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq", "estimated.start_time", soon),
-		job("2.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq", "estimated.start_time", later),
-		job("3.srv", "Job_Owner", "a@h", "job_state", "Q", "queue", "workq"),
-		job("4.srv", "Job_Owner", "a@h", "job_state", "R", "queue", "workq", "estimated.start_time", soon),
+		row("3.srv", "Q"),
+		row("2.srv", "Q", "estimated.start_time", later),
+		row("5.srv", "H", "estimated.start_time", soon),
+		row("1.srv", "R", "stime", jan1m1, "estimated.start_time", soon),
+		row("4.srv", "Q", "estimated.start_time", soon),
 	}
-	var b bytes.Buffer
-	if err := AltJobTable(&b, jobs, o); err != nil {
-		t.Fatal(err)
+	check(t, render(t, func(b *bytes.Buffer) error { return AltJobTable(b, jobs, o) }), lines(
+		"",
+		"srv: |",
+		"                                                                           Est",
+		"                                                            Req'd  Req'd   Start",
+		"Job ID          Username Queue    Jobname    SessID NDS TSK Memory Time  S Time",
+		"--------------- -------- -------- ---------- ------ --- --- ------ ----- - -----",
+		"1.srv           a        workq    j1            --   --  --    --    --  R    --",
+		"5.srv           a        workq    j5            --   --  --    --    --  H    --",
+		"4.srv           a        workq    j4            --   --  --    --    --  Q 01:31",
+		"2.srv           a        workq    j2            --   --  --    --    --  Q Th 00",
+		"3.srv           a        workq    j3            --   --  --    --    --  Q    --",
+	))
+	if jobs[0].Name != "3.srv" {
+		t.Error("the caller's slice was reordered")
 	}
-	out := strings.Split(b.String(), "\n")
-	if !strings.HasSuffix(out[2], "Req'd  Req'd    Est") || !strings.HasSuffix(out[3], "S Start") {
-		t.Fatalf("header:\n%s", b.String())
+	o.Wide = true
+	out := render(t, func(b *bytes.Buffer) error { return AltJobTable(b, jobs[:1], o) })
+	head := strings.Split(out, "\n")
+	if len(head) < 4 || !strings.HasSuffix(head[2], strings.Repeat(" ", 15)+"Est") || !strings.HasSuffix(head[3], "Req'd  Req'd   Start") ||
+		len(head[2]) != len(head[3])-len("Req'd  Req'd   Start")+len(strings.Repeat(" ", 15)+"Est") {
+		t.Errorf("wide -T header:\n%s", out)
 	}
-	for i, want := range []string{"01:31", "01/04", "--", "--"} {
-		if !strings.HasSuffix(strings.TrimRight(out[5+i], " "), " "+want) {
-			t.Errorf("row %d %q, want it to end with %q\n%s", i+1, out[5+i], want, b.String())
+}
+
+// The Est Start cell's forms, relative to Monday 2024-01-01 00:01:40 UTC.
+func TestEstStart(t *testing.T) {
+	now := time.Unix(1704067300, 0).UTC()
+	unix := func(y int, m time.Month, d, h, min int) string {
+		return strconv.FormatInt(time.Date(y, m, d, h, min, 0, 0, time.UTC).Unix(), 10)
+	}
+	for _, tt := range []struct{ v, want string }{
+		{"", "--"},
+		{"0", "?"},
+		{"junk", "?"},
+		{strconv.FormatInt(now.Unix()-60, 10), "--"},
+		{unix(2024, 1, 1, 1, 31), "01:31"},
+		{unix(2024, 1, 1, 23, 58), "23:58"},
+		{unix(2024, 1, 2, 10, 0), "Tu 10"},
+		{unix(2024, 1, 7, 23, 0), "Su 23"},
+		{unix(2024, 1, 9, 0, 0), "Jan"},
+		{unix(2024, 12, 31, 0, 0), "Dec"},
+		{unix(2025, 6, 1, 0, 0), "2025"},
+		{unix(2028, 12, 31, 0, 0), "2028"},
+		{unix(2029, 1, 1, 0, 0), ">5yrs"},
+	} {
+		if got := estStart(tt.v, now); got != tt.want {
+			t.Errorf("estStart(%q) = %q, want %q", tt.v, got, tt.want)
 		}
 	}
 }

@@ -91,8 +91,8 @@ func TestJobsXMLParsesAndRoundTrips(t *testing.T) {
 	if first["job_state"] != "R" || first["ctime"] != jan1 || first["start_time"] != jan1m1 {
 		t.Errorf("running job: state %q ctime %q start_time %q", first["job_state"], first["ctime"], first["start_time"])
 	}
-	if eh := first["exec_host"]; !strings.Contains(eh, "/") {
-		t.Errorf("exec_host %q", eh)
+	if eh := first["exec_host"]; eh != "node01/0-1" {
+		t.Errorf("exec_host %q, want Torque's slot range node01/0-1", eh)
 	}
 }
 

@@ -71,7 +71,7 @@ func (cmd *Command) Run(env *cmdutil.Env, args []string, connect func() (Client,
 	rc := 0
 	for _, id := range ids {
 		if err := cmd.Do(c, id, arg); err != nil {
-			rc = env.JobError(cmdutil.JobError(env.Personality(), err, id), cmdutil.FullJobID(id, c.ServerName()))
+			rc = env.FailJob(err, id, c.ServerName())
 		}
 	}
 	return rc

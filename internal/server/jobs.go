@@ -596,6 +596,18 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 	mgr, op := s.privileges(who)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	// A queue that does not exist is an error, not an empty selection
+	// (OpenPBS: "qselect: Unknown queue", exit 170).
+	for _, c := range req.Criteria {
+		if c.Name != proto.AttrQueue {
+			continue
+		}
+		if q, _, _ := strings.Cut(c.Value, "@"); q != "" {
+			if _, ok := s.queues[q]; !ok {
+				return nil, proto.Errorf(proto.PBSE_UNKQUE, "%s", q)
+			}
+		}
+	}
 	reply := &proto.SelectReply{}
 	for _, j := range s.jobList {
 		if j.IsSubjob || (!req.History && j.Finished()) || !s.visibleTo(who, j, mgr || op) {

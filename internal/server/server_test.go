@@ -265,6 +265,13 @@ func TestSelect(t *testing.T) {
 			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
 		}
 	}
+	// A queue is named by qselect -q; the whole server (@srv) is not one.
+	if got, err := c.SelectJobs([]proto.Attr{{Name: "queue", Value: "@srv", Op: proto.OpEQ}}, false); err != nil || len(got) != 2 {
+		t.Errorf("queue @srv: %v, %v", got, err)
+	}
+	if _, err := c.SelectJobs([]proto.Attr{{Name: "queue", Value: "nosuch", Op: proto.OpEQ}}, false); proto.CodeOf(err) != proto.PBSE_UNKQUE {
+		t.Errorf("an unknown queue: %v, want PBSE_UNKQUE", err)
+	}
 }
 
 // Node status lists attributes in NodeDefs order, manager settings
