@@ -66,6 +66,7 @@ type request struct {
 	users      []string // -u
 	states     string   // -i, -r, -H: the states to show
 	arrays     bool     // -J
+	subjobs    bool     // -t
 	noComplete bool     // torque -c
 }
 
@@ -176,6 +177,8 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 			r.history = true
 		case 'J':
 			r.arrays = true
+		case 't':
+			r.subjobs = true
 		case 'c':
 			r.noComplete = true
 		case 'q':
@@ -185,10 +188,10 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 			r.mode, Q = queuesMode, true
 		case 'B':
 			r.mode, B = serverMode, true
-		case 'E', 't', 'e', 'C', 'l', 'R':
+		case 'E', 'e', 'C', 'l', 'R':
 			// Accepted for the tools that pass them (-E sorts ids per
-			// server, -t shows array subjobs, Torque's -e, -C, -l, -R
-			// select details): a single server needs none of them.
+			// server, Torque's -e, -C, -l, -R select details): a single
+			// server needs none of them.
 		}
 	}
 	switch {
@@ -272,7 +275,7 @@ func (q *qstat) serverHeader() {
 
 func (q *qstat) jobs() int {
 	r := q.r
-	jobs, objErrs, err := q.c.StatusJobs(&proto.StatusRequest{IDs: q.ids, History: r.history})
+	jobs, objErrs, err := q.c.StatusJobs(&proto.StatusRequest{IDs: q.ids, History: r.history, Subjobs: r.subjobs})
 	if err != nil {
 		// A server that rejects the whole request for a single operand
 		// means that operand; anything else is a failure of the command.
@@ -345,14 +348,19 @@ func (q *qstat) filter(jobs []proto.Status) []proto.Status {
 			continue
 		case r.noComplete && state == "C":
 			continue
-		case r.arrays && !isTrue(j, "array"):
-			continue
+		case r.arrays && !isTrue(j, proto.AttrArray) && !(r.subjobs && has(j, proto.AttrArrayID)):
+			continue // -J: arrays, and with -t their subjobs
 		case len(r.users) > 0 && !ownedBy(owner, r.users):
 			continue
 		}
 		out = append(out, j)
 	}
 	return out
+}
+
+func has(j proto.Status, name string) bool {
+	_, ok := j.Get(name)
+	return ok
 }
 
 func isTrue(j proto.Status, name string) bool {

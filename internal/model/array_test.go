@@ -2,6 +2,7 @@ package model
 
 import (
 	"math/rand"
+	"strconv"
 	"reflect"
 	"slices"
 	"testing"
@@ -145,6 +146,9 @@ func TestParseJobRef(t *testing.T) {
 		{"123[0]", true, 123, IDSubjob, "0"},
 		{"123[1-5].srv", true, 123, IDRange, "1-5"},
 		{"123[1-9:2,12]", true, 123, IDRange, "1-9:2,12"},
+		{"0.x", true, 0, IDJob, "-"},
+		{"9999999999999999999", false, 0, 0, ""},
+		{"abc", false, 0, 0, ""},
 		{"123[", false, 0, 0, ""},
 		{"123[x].srv", false, 0, 0, ""},
 		{"123[4]srv", false, 0, 0, ""},
@@ -290,10 +294,12 @@ func FuzzParseArraySpec(f *testing.F) {
 	})
 }
 
-// FuzzParseJobRef: an id either fails or names a sequence number, and a
-// subjob or range id names at least one index.
+// FuzzParseJobRef checks the job id parser every command and the server
+// use: an id either fails or names a non-negative sequence number that
+// survives formatting, and a subjob or range id names at least one index.
 func FuzzParseJobRef(f *testing.F) {
-	for _, s := range []string{"1", "1.s", "1[]", "1[2].s", "1[1-3:2,7].s", "1[", "1]"} {
+	for _, s := range []string{"1", "1.s", "1[]", "1[2].s", "1[1-3:2,7].s", "1[", "1]",
+		" 7.head.example.org ", "123456789012345678", "12a", ".srv", "-1.s", "+5"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, id string) {
@@ -303,6 +309,11 @@ func FuzzParseJobRef(f *testing.F) {
 		}
 		if ref.Seq < 0 {
 			t.Fatalf("%q: negative sequence number", id)
+		}
+		for _, s := range []string{FormatJobID(ref.Seq, "srv"), FormatArrayID(ref.Seq, "srv"), strconv.FormatInt(ref.Seq, 10)} {
+			if again, ok := ParseJobRef(s); !ok || again.Seq != ref.Seq {
+				t.Fatalf("%q gave %d; its form %q reads as %+v, %v", id, ref.Seq, s, again, ok)
+			}
 		}
 		if (ref.Kind == IDSubjob || ref.Kind == IDRange) && ref.Indices.Empty() {
 			t.Fatalf("%q: subjob id without an index", id)

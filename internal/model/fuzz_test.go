@@ -353,24 +353,3 @@ func FuzzJobAttrs(f *testing.F) {
 	})
 }
 
-// FuzzJobID checks the job id parser every command and the server use:
-// an accepted id's number is non-negative and survives formatting.
-func FuzzJobID(f *testing.F) {
-	for _, s := range []string{"123", "123.srv", " 7.head.example.org ", "0", "123456789012345678", "12a", ".srv", "-1.s", "+5"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, id string) {
-		n, ok := ParseJobSeq(id)
-		if !ok {
-			return
-		}
-		if n < 0 {
-			t.Fatalf("ParseJobSeq(%q) = %d", id, n)
-		}
-		for _, s := range []string{FormatJobID(n, "srv"), strconv.FormatInt(n, 10)} {
-			if m, ok := ParseJobSeq(s); !ok || m != n {
-				t.Fatalf("ParseJobSeq(%q) = %d, %v; %q gave %d", s, m, ok, id, n)
-			}
-		}
-	})
-}

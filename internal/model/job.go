@@ -737,21 +737,3 @@ func GetVar(s, name string) (string, bool) {
 func FormatJobID(seq int64, server string) string {
 	return strconv.FormatInt(seq, 10) + "." + server
 }
-
-// ParseJobSeq extracts the sequence number from any accepted job id form:
-// "123", "123.server", "123.other.domain", with surrounding blanks.
-func ParseJobSeq(id string) (int64, bool) {
-	s := strings.TrimSpace(id)
-	end := 0
-	for end < len(s) && s[end] >= '0' && s[end] <= '9' {
-		end++
-	}
-	if end == 0 || end > 18 {
-		return 0, false
-	}
-	if end < len(s) && s[end] != '.' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s[:end], 10, 64)
-	return n, err == nil
-}

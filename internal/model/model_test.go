@@ -136,23 +136,6 @@ func TestJobStatusOrder(t *testing.T) {
 	}
 }
 
-func TestParseJobSeq(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"123", 123, true}, {"123.srv", 123, true}, {" 7.a.b.c\n", 7, true}, {"0.x", 0, true},
-		{"", 0, false}, {"abc", 0, false}, {"12x", 0, false}, {"12[].srv", 0, false}, {"9999999999999999999", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParseJobSeq(tt.in)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseJobSeq(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestDefTableApply(t *testing.T) {
 	tests := []struct {
 		name  string
