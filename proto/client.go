@@ -299,9 +299,9 @@ func (c *Client) AlterJob(id string, attrs []Attr) error {
 }
 
 // SelectJobs returns the ids of jobs matching every criterion.
-func (c *Client) SelectJobs(criteria []Attr, history bool) ([]string, error) {
+func (c *Client) SelectJobs(req *SelectRequest) ([]string, error) {
 	var reply SelectReply
-	err := c.Call(MsgSelectJobs, &SelectRequest{Criteria: criteria, History: history}, &reply)
+	err := c.Call(MsgSelectJobs, req, &reply)
 	return reply.IDs, err
 }
 

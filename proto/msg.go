@@ -268,6 +268,9 @@ type AlterRequest struct {
 type SelectRequest struct {
 	Criteria []Attr
 	History  bool
+	// Subjobs selects among jobs and every array's subjobs instead of the
+	// arrays themselves (OpenPBS's qselect -T).
+	Subjobs bool
 }
 
 // SelectReply lists the matching job ids in submission order.

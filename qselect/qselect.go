@@ -14,7 +14,7 @@ import (
 
 // client is the part of proto.Client qselect uses.
 type client interface {
-	SelectJobs(criteria []proto.Attr, history bool) ([]string, error)
+	SelectJobs(req *proto.SelectRequest) ([]string, error)
 	Close() error
 }
 
@@ -168,16 +168,16 @@ func isDigits(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
-// parse turns the command line into criteria and the history flag.
-func parse(p config.Personality, args []string, now time.Time, loc *time.Location) ([]proto.Attr, bool, error) {
+// parse turns the command line into the select request.
+func parse(p config.Personality, args []string, now time.Time, loc *time.Location) (*proto.SelectRequest, error) {
 	opts, operands, err := getopt.Spec{Short: "a:A:c:h:HJl:N:p:P:q:r:s:t:Tu:x"}.Parse(args)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if len(operands) > 0 {
-		return nil, false, fmt.Errorf("unexpected operand %q", operands[0])
+		return nil, fmt.Errorf("unexpected operand %q", operands[0])
 	}
-	history := p == config.Torque
+	req := &proto.SelectRequest{History: p == config.Torque}
 	var crit []proto.Attr
 	add := func(name, res, value string, op proto.Op) {
 		crit = append(crit, proto.Attr{Name: name, Resource: res, Value: value, Op: op})
@@ -190,20 +190,20 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 			if o.Name == 't' {
 				var ok bool
 				if v == "" {
-					return nil, false, fmt.Errorf("illegal -t value: %q", v)
+					return nil, fmt.Errorf("illegal -t value: %q", v)
 				}
 				if name, res, ok = timeAttr(v[0]); !ok {
-					return nil, false, fmt.Errorf("illegal -t value: %q", v)
+					return nil, fmt.Errorf("illegal -t value: %q", v)
 				}
 				v = v[1:]
 			}
 			op, rest, err := leadingOp(v)
 			if err != nil {
-				return nil, false, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			when, err := parseDateTime(rest, now, loc)
 			if err != nil {
-				return nil, false, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			add(name, res, strconv.FormatInt(when.Unix(), 10), op)
 		case 'c', 'h', 'p', 's':
@@ -212,7 +212,7 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 				err = fmt.Errorf("empty value")
 			}
 			if err != nil {
-				return nil, false, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			name := map[byte]string{'c': proto.AttrCheckpoint, 'h': proto.AttrHoldTypes, 'p': proto.AttrPriority, 's': proto.AttrJobState}[o.Name]
 			if o.Name == 's' && p == config.Torque {
@@ -222,13 +222,13 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 		case 'l':
 			rl, err := resourceList(v)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			crit = append(crit, rl...)
 		case 'q':
 			op, rest, err := leadingOp(v)
 			if err != nil {
-				return nil, false, fmt.Errorf("illegal -q value: %v", err)
+				return nil, fmt.Errorf("illegal -q value: %v", err)
 			}
 			if queue, _, _ := strings.Cut(rest, "@"); queue != "" {
 				add(proto.AttrQueue, "", queue, op)
@@ -240,7 +240,7 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 			case "n":
 				add(proto.AttrRerunable, "", "False", proto.OpEQ)
 			default:
-				return nil, false, fmt.Errorf("illegal -r value: %q", v)
+				return nil, fmt.Errorf("illegal -r value: %q", v)
 			}
 		case 'A':
 			add(proto.AttrAccountName, "", v, proto.OpEQ)
@@ -251,17 +251,18 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 		case 'u':
 			add(proto.AttrUserList, "", v, proto.OpEQ)
 		case 'J':
-			add("array", "", "True", proto.OpEQ)
+			add(proto.AttrArray, "", "True", proto.OpEQ)
 		case 'H':
 			add(proto.AttrJobState, "", "FM", proto.OpEQ)
-			history = true
+			req.History = true
 		case 'x':
-			history = true
+			req.History = true
 		case 'T':
-			// Estimated start times are not kept; -T selects nothing more.
+			req.Subjobs = true // jobs and subjobs, not the arrays themselves
 		}
 	}
-	return crit, history, nil
+	req.Criteria = crit
+	return req, nil
 }
 
 func runWith(env *cmdutil.Env, args []string, d deps) int {
@@ -269,7 +270,7 @@ func runWith(env *cmdutil.Env, args []string, d deps) int {
 	if loc == nil {
 		loc = time.UTC
 	}
-	crit, history, err := parse(env.Personality(), args, now, loc)
+	req, err := parse(env.Personality(), args, now, loc)
 	if err != nil {
 		env.Errorf("%v", err)
 		fmt.Fprint(env.Stderr, usageText)
@@ -280,7 +281,7 @@ func runWith(env *cmdutil.Env, args []string, d deps) int {
 		return env.Fail(err)
 	}
 	defer c.Close()
-	ids, err := c.SelectJobs(crit, history)
+	ids, err := c.SelectJobs(req)
 	if err != nil {
 		rc := env.Fail(err)
 		if proto.CodeOf(err) == proto.PBSE_JOBHISTNOTSET {

@@ -20,8 +20,8 @@ type fake struct {
 	err     error
 }
 
-func (f *fake) SelectJobs(c []proto.Attr, h bool) ([]string, error) {
-	f.crit, f.history, f.called = c, h, true
+func (f *fake) SelectJobs(req *proto.SelectRequest) ([]string, error) {
+	f.crit, f.history, f.called = req.Criteria, req.History, true
 	return f.ids, f.err
 }
 func (f *fake) Close() error { return nil }

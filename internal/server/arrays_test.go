@@ -289,3 +289,32 @@ func TestArrayCostsOneJob(t *testing.T) {
 		t.Errorf("an array deleted before any subjob ran: Exit_status %q, want %d", got, model.ExitDeleted)
 	}
 }
+
+// TestArraySelect: qselect lists an array once; -J only arrays; -T the
+// subjobs instead, each matched on its own state.
+func TestArraySelect(t *testing.T) {
+	s, c := newTestServer(t, store.Options{})
+	plain := mustSubmit(t, c)
+	id := mustSubmit(t, c, arrayAttr("1-3"))
+	runSub(t, s, "1[2]")
+	sel := func(req *proto.SelectRequest) string {
+		t.Helper()
+		ids, err := c.SelectJobs(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(ids, " ")
+	}
+	if got := sel(&proto.SelectRequest{}); got != plain+" "+id {
+		t.Errorf("qselect: %q", got)
+	}
+	if got := sel(&proto.SelectRequest{Criteria: []proto.Attr{{Name: proto.AttrArray, Value: "True", Op: proto.OpEQ}}}); got != id {
+		t.Errorf("qselect -J: %q", got)
+	}
+	if got := sel(&proto.SelectRequest{Subjobs: true}); got != plain+" 1[1].srv 1[2].srv 1[3].srv" {
+		t.Errorf("qselect -T: %q", got)
+	}
+	if got := sel(&proto.SelectRequest{Subjobs: true, Criteria: []proto.Attr{{Name: proto.AttrJobState, Value: "R", Op: proto.OpEQ}}}); got != "1[2].srv" {
+		t.Errorf("qselect -T -s R: %q", got)
+	}
+}

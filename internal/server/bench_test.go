@@ -126,7 +126,7 @@ func BenchmarkRunJobs(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		_, c := benchCluster(b, 10000)
-		ids, err := c.SelectJobs(nil, false)
+		ids, err := c.SelectJobs(&proto.SelectRequest{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -591,7 +591,8 @@ func rederivable(rl model.Resources, altered []proto.Attr) model.Resources {
 	return out
 }
 
-// selectJobs answers qselect: ids of visible jobs matching every criterion.
+// selectJobs answers qselect: ids of visible jobs matching every
+// criterion; with req.Subjobs, arrays are replaced by their subjobs.
 func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.SelectReply, error) {
 	mgr, op := s.privileges(who)
 	s.mu.RLock()
@@ -608,25 +609,42 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 			}
 		}
 	}
+	now := s.nowUnix()
 	reply := &proto.SelectReply{}
+	var failed error
+	consider := func(j *model.Job) {
+		if failed != nil || (!req.History && (j.Finished() || j.State == model.StateExpired)) {
+			return
+		}
+		for _, c := range req.Criteria {
+			match, err := matchCriterion(j, c)
+			if err != nil {
+				failed = err
+				return
+			}
+			if !match {
+				return
+			}
+		}
+		reply.IDs = append(reply.IDs, j.ID)
+	}
 	for _, j := range s.jobList {
 		if j.IsSubjob || (!req.History && j.Finished()) || !s.visibleTo(who, j, mgr || op) {
 			continue
 		}
-		ok := true
-		for _, c := range req.Criteria {
-			match, err := matchCriterion(j, c)
-			if err != nil {
-				return nil, err
-			}
-			if !match {
-				ok = false
-				break
-			}
+		if j.IsArray() && req.Subjobs {
+			j.Array.Indices.Each(func(i int) bool {
+				if sub, _, ok := s.subjobAt(j, i, now); ok {
+					consider(sub)
+				}
+				return failed == nil
+			})
+			continue
 		}
-		if ok {
-			reply.IDs = append(reply.IDs, j.ID)
-		}
+		consider(j)
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	return reply, nil
 }

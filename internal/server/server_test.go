@@ -260,16 +260,16 @@ func TestSelect(t *testing.T) {
 		{"owner", []proto.Attr{{Name: "Job_Owner", Value: "nobody-at-all", Op: proto.OpEQ}}, nil},
 	}
 	for _, tt := range tests {
-		got, err := c.SelectJobs(tt.criteria, false)
+		got, err := c.SelectJobs(&proto.SelectRequest{Criteria: tt.criteria})
 		if err != nil || strings.Join(got, ",") != strings.Join(tt.want, ",") {
 			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
 		}
 	}
 	// A queue is named by qselect -q; the whole server (@srv) is not one.
-	if got, err := c.SelectJobs([]proto.Attr{{Name: "queue", Value: "@srv", Op: proto.OpEQ}}, false); err != nil || len(got) != 2 {
+	if got, err := c.SelectJobs(&proto.SelectRequest{Criteria: []proto.Attr{{Name: "queue", Value: "@srv", Op: proto.OpEQ}}}); err != nil || len(got) != 2 {
 		t.Errorf("queue @srv: %v, %v", got, err)
 	}
-	if _, err := c.SelectJobs([]proto.Attr{{Name: "queue", Value: "nosuch", Op: proto.OpEQ}}, false); proto.CodeOf(err) != proto.PBSE_UNKQUE {
+	if _, err := c.SelectJobs(&proto.SelectRequest{Criteria: []proto.Attr{{Name: "queue", Value: "nosuch", Op: proto.OpEQ}}}); proto.CodeOf(err) != proto.PBSE_UNKQUE {
 		t.Errorf("an unknown queue: %v, want PBSE_UNKQUE", err)
 	}
 }

@@ -105,7 +105,7 @@ func runExperiment(moms, jobs, samples int) {
 	}
 	wg.Wait()
 	for {
-		sel, err := cli.SelectJobs([]proto.Attr{{Name: proto.AttrJobState, Value: "F", Op: proto.OpNE}}, false)
+		sel, err := cli.SelectJobs(&proto.SelectRequest{Criteria: []proto.Attr{{Name: proto.AttrJobState, Value: "F", Op: proto.OpNE}}})
 		if err != nil {
 			log.Fatal(err)
 		}
