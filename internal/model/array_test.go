@@ -2,9 +2,9 @@ package model
 
 import (
 	"math/rand"
-	"strconv"
 	"reflect"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"

@@ -352,4 +352,3 @@ func FuzzJobAttrs(f *testing.F) {
 		}
 	})
 }
-
