@@ -255,12 +255,8 @@ func (c *Client) jobOp(t MsgType, id, extra string) error {
 }
 
 // DeleteJob deletes (or, when running, kills) a job.
-func (c *Client) DeleteJob(id string, force bool) error {
-	extra := ""
-	if force {
-		extra = "force"
-	}
-	return c.jobOp(MsgDeleteJob, id, extra)
+func (c *Client) DeleteJob(id string, opts DeleteOptions) error {
+	return c.jobOp(MsgDeleteJob, id, opts.String())
 }
 
 // HoldJob adds holds ("u", "o", "s" or a combination).

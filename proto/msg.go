@@ -273,6 +273,61 @@ type SelectRequest struct {
 	Subjobs bool
 }
 
+// DeleteOptions are qdel's, sent as a delete request's Extra: Force ends
+// the job without waiting for its execution host (-W force, Torque's -p);
+// Purge removes its history too (-x); KillDelay, when not NoKillDelay,
+// replaces kill_delay, the seconds between SIGTERM and SIGKILL (-W N).
+type DeleteOptions struct {
+	Force     bool
+	Purge     bool
+	KillDelay int64
+}
+
+// NoKillDelay is DeleteOptions.KillDelay when qdel gave none.
+const NoKillDelay = -1
+
+// String encodes o as a request's Extra: "force,purge,delay=N", the parts
+// that are set; "" for none.
+func (o DeleteOptions) String() string {
+	var parts []string
+	if o.Force {
+		parts = append(parts, "force")
+	}
+	if o.Purge {
+		parts = append(parts, "purge")
+	}
+	if o.KillDelay >= 0 {
+		parts = append(parts, "delay="+strconv.FormatInt(o.KillDelay, 10))
+	}
+	return strings.Join(parts, ",")
+}
+
+// ParseDeleteOptions reads what String wrote. The zero DeleteOptions is
+// not "no options": use this on "" to get KillDelay NoKillDelay.
+func ParseDeleteOptions(s string) (DeleteOptions, error) {
+	o := DeleteOptions{KillDelay: NoKillDelay}
+	if s == "" {
+		return o, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		switch {
+		case part == "force":
+			o.Force = true
+		case part == "purge":
+			o.Purge = true
+		case strings.HasPrefix(part, "delay="):
+			n, err := strconv.ParseInt(part[len("delay="):], 10, 64)
+			if err != nil || n < 0 {
+				return o, Errorf(PBSE_BADATVAL, "(delete option %q: want delay=<seconds>)", part)
+			}
+			o.KillDelay = n
+		default:
+			return o, Errorf(PBSE_BADATVAL, "(unknown delete option %q)", part)
+		}
+	}
+	return o, nil
+}
+
 // SelectReply lists the matching job ids in submission order.
 type SelectReply struct {
 	IDs []string

@@ -645,7 +645,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			flushRuns()
 			alters = append(alters, comment(d.Job.ID, d.Text))
 			flushAlters()
-			if err := c.DeleteJob(d.Job.ID, false); err != nil {
+			if err := c.DeleteJob(d.Job.ID, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 				log.Warn("delete failed", "job", d.Job.ID, "error", err)
 			} else {
 				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)

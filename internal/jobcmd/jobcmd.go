@@ -13,15 +13,17 @@ package jobcmd
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/getopt"
+	"gopbs/proto"
 )
 
 // Client is the part of proto.Client these commands use.
 type Client interface {
-	DeleteJob(id string, force bool) error
+	DeleteJob(id string, opts proto.DeleteOptions) error
 	HoldJob(id, types string) error
 	ReleaseJob(id, types string) error
 	SignalJob(id, sig string) error
@@ -127,32 +129,48 @@ func holdList(opts []getopt.Option) (string, error) {
 // forceFlag is the argument of qdel: "force" for -W force or -p.
 const forceFlag = "force"
 
-// Delete is qdel [-W force|delay|suppress_email=N] [-x] [-p] job_id...
-// The kill delay and mail settings of the server apply; -W force and -p
-// (Torque's purge) force the delete.
+// Delete is qdel [-W force|delay|suppress_email=N] [-x] [-p] job_id...:
+// -W force and -p (Torque's purge) delete without waiting for the
+// execution host, -W N sets the seconds between SIGTERM and SIGKILL for
+// this delete, -x removes the job's history too (a finished job's alone).
+// suppress_email is accepted: this server sends no mail.
 var Delete = &Command{
 	Name:    "qdel",
 	Usage:   "usage: qdel [-W force|delay|suppress_email=N] [-x] [-p] job_id...\n",
 	Options: "W:xp",
 	Arg: func(opts []getopt.Option) (string, error) {
-		arg := ""
+		d := proto.DeleteOptions{KillDelay: proto.NoKillDelay}
 		for _, o := range opts {
 			switch o.Name {
 			case 'W':
 				switch v := strings.TrimSpace(o.Value); {
 				case strings.EqualFold(v, forceFlag):
-					arg = forceFlag
-				case v != "" && strings.Trim(v, "0123456789") == "", strings.HasPrefix(v, "suppress_email="):
+					d.Force = true
+				case v != "" && strings.Trim(v, "0123456789") == "":
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil {
+						return "", fmt.Errorf("illegal -W value: %s", o.Value)
+					}
+					d.KillDelay = n
+				case strings.HasPrefix(v, "suppress_email="):
 				default:
 					return "", fmt.Errorf("illegal -W value: %s", o.Value)
 				}
 			case 'p':
-				arg = forceFlag
+				d.Force = true
+			case 'x':
+				d.Purge = true
 			}
 		}
-		return arg, nil
+		return d.String(), nil
 	},
-	Do: func(c Client, id, arg string) error { return c.DeleteJob(id, arg == forceFlag) },
+	Do: func(c Client, id, arg string) error {
+		opts, err := proto.ParseDeleteOptions(arg)
+		if err != nil {
+			return err
+		}
+		return c.DeleteJob(id, opts)
+	},
 }
 
 // Hold is qhold [-h hold_list] job_id...: adds holds (default u); which

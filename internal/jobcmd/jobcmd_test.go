@@ -23,12 +23,8 @@ func (f *fake) record(verb, id, arg string) error {
 	f.calls = append(f.calls, verb+" "+id+" "+arg)
 	return f.errs[id]
 }
-func (f *fake) DeleteJob(id string, force bool) error {
-	arg := ""
-	if force {
-		arg = "force"
-	}
-	return f.record("del", id, arg)
+func (f *fake) DeleteJob(id string, opts proto.DeleteOptions) error {
+	return f.record("del", id, opts.String())
 }
 func (f *fake) HoldJob(id, types string) error    { return f.record("hold", id, types) }
 func (f *fake) ReleaseJob(id, types string) error { return f.record("rls", id, types) }
@@ -70,7 +66,8 @@ func TestCommands(t *testing.T) {
 		{"qdel force", Delete, config.PBSPro, []string{"-W", "force", "1"}, nil, []string{"del 1 force"}, 0, ""},
 		{"qdel attached force", Delete, config.PBSPro, []string{"-Wforce", "1"}, nil, []string{"del 1 force"}, 0, ""},
 		{"qdel torque purge", Delete, config.Torque, []string{"-p", "1"}, nil, []string{"del 1 force"}, 0, ""},
-		{"qdel delay and -x accepted", Delete, config.PBSPro, []string{"-x", "-W", "30", "1"}, nil, []string{"del 1 "}, 0, ""},
+		{"qdel delay and -x", Delete, config.PBSPro, []string{"-x", "-W", "30", "1"}, nil, []string{"del 1 purge,delay=30"}, 0, ""},
+		{"qdel suppress_email", Delete, config.PBSPro, []string{"-W", "suppress_email=1", "1"}, nil, []string{"del 1 "}, 0, ""},
 		{"qdel unknown id", Delete, config.PBSPro, []string{"9"}, map[string]error{"9": unknown}, []string{"del 9 "}, 153, "qdel: Unknown Job Id 9.srv\n"},
 		{"qdel torque wording", Delete, config.Torque, []string{"9.srv"}, map[string]error{"9.srv": unknown}, []string{"del 9.srv "}, 153, "qdel: Unknown Job Id Error 9.srv\n"},
 		{"qdel last failure sets the status", Delete, config.PBSPro, []string{"9", "1", "3"}, map[string]error{"9": unknown, "3": finished},

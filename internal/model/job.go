@@ -94,6 +94,8 @@ type Job struct {
 	// IsSubjob marks subjob Index of array Seq (its ID is Seq[Index]).
 	IsSubjob bool
 	Index    int
+	// Purge: qdel -x asked for the job to leave no history when it ends.
+	Purge bool
 
 	// Version is the server's change counter at the job's last change;
 	// schedulers fetch only jobs changed since their last cycle. It means

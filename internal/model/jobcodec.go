@@ -188,6 +188,7 @@ var jobFields = []jobField{
 	fArray,
 	fBool(func(j *Job) *bool { return &j.IsSubjob }),
 	fInt(func(j *Job) *int { return &j.Index }),
+	fBool(func(j *Job) *bool { return &j.Purge }),
 }
 
 // fArray stores a parent's Array as [indices, max_run, deleted] with

@@ -110,7 +110,7 @@ func TestArrayLifecycle(t *testing.T) {
 	if err := c.HoldJob("1[3]", "u"); err != nil {
 		t.Fatalf("qhold of a subjob: %v", err)
 	}
-	if err := c.DeleteJob("1[4-5].srv", false); err != nil {
+	if err := c.DeleteJob("1[4-5].srv", proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 		t.Fatalf("qdel of a range: %v", err)
 	}
 	st, _ = states(t, c, false)
@@ -130,7 +130,7 @@ func TestArrayLifecycle(t *testing.T) {
 
 	// Deleting the array deletes the held subjob now; the running one ends
 	// when its mom says so, and the array with it.
-	if err := c.DeleteJob(id, false); err == nil {
+	if err := c.DeleteJob(id, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err == nil {
 		// There is no mom to kill 1[2]: the request says so, the rest is done.
 		t.Log("qdel of the array: no error")
 	}
@@ -276,7 +276,7 @@ func TestArrayCostsOneJob(t *testing.T) {
 		t.Errorf("an array of 100,000 queued subjobs grew the store by %d bytes", grewDB)
 	}
 	// Deleting all of them at once is one change of the parent.
-	if err := c.DeleteJob(id, false); err != nil {
+	if err := c.DeleteJob(id, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 		t.Fatal(err)
 	}
 	if got := jobAttr(t, c, id, proto.AttrArrayStateCount); got != "Queued:0 Running:0 Exiting:0 Expired:100000 " {
@@ -316,5 +316,45 @@ func TestArraySelect(t *testing.T) {
 	}
 	if got := sel(&proto.SelectRequest{Subjobs: true, Criteria: []proto.Attr{{Name: proto.AttrJobState, Value: "R", Op: proto.OpEQ}}}); got != "1[2].srv" {
 		t.Errorf("qselect -T -s R: %q", got)
+	}
+}
+
+// TestDeletePurge: qdel -x removes a finished job's history, a queued
+// job leaves none, an array goes with its subjobs, and a subjob alone is
+// refused.
+func TestDeletePurge(t *testing.T) {
+	s, c := newTestServer(t, store.Options{})
+	purge := proto.DeleteOptions{Purge: true, KillDelay: proto.NoKillDelay}
+	done := mustSubmit(t, c)
+	ran(t, s, done, 0)
+	queued := mustSubmit(t, c)
+	arr := mustSubmit(t, c, arrayAttr("1-3"))
+	runSub(t, s, arr)
+	gone := func(id string) bool {
+		_, errs, err := c.StatusJobs(&proto.StatusRequest{IDs: []string{id}, History: true})
+		return err == nil && len(errs) == 1 && errs[0].Code == proto.PBSE_UNKJOBID
+	}
+	if err := c.DeleteJob(done, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); proto.CodeOf(err) != proto.PBSE_HISTJOBID {
+		t.Errorf("qdel of a finished job without -x: %v", err)
+	}
+	for _, id := range []string{done, queued} {
+		if err := c.DeleteJob(id, purge); err != nil {
+			t.Errorf("qdel -x %s: %v", id, err)
+		}
+		if !gone(id) {
+			t.Errorf("%s still has history after qdel -x", id)
+		}
+	}
+	seq := strings.TrimSuffix(arr, "[].srv")
+	if err := c.DeleteJob(seq+"[2]", purge); proto.CodeOf(err) != proto.PBSE_NOSUP {
+		t.Errorf("qdel -x of a subjob: %v", err)
+	}
+	c.DeleteJob(arr, purge) // its running subjob has no mom to kill it: ended below
+	if gone(arr) {
+		t.Fatalf("the array went before its running subjob ended")
+	}
+	endJob(t, s, seq+"[1]", 271)
+	if !gone(arr) || !gone(seq+"[1]") {
+		t.Errorf("the array keeps history after qdel -x and its last subjob's end")
 	}
 }

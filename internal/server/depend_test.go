@@ -125,7 +125,7 @@ func TestDependAfterForms(t *testing.T) {
 				t.Errorf("%s: deleted child Exit_status %s", tc.typ, ex)
 			}
 		}
-		c.DeleteJob(child, false)
+		c.DeleteJob(child, proto.DeleteOptions{KillDelay: proto.NoKillDelay})
 	}
 	// Deletion is recorded in the accounting log (a D record by the server).
 	acct, _ := os.ReadDir(s.cfg.AccountingDir)
@@ -150,7 +150,7 @@ func TestDependOnFinishedAndUnknown(t *testing.T) {
 	bad := mustSubmit(t, c)
 	ran(t, s, bad, 2)
 	neverRan := mustSubmit(t, c)
-	if err := c.DeleteJob(neverRan, false); err != nil {
+	if err := c.DeleteJob(neverRan, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ dep, want string }{
@@ -185,7 +185,7 @@ func TestDependParentDeleted(t *testing.T) {
 	grandchild := mustSubmit(t, c, depend("afterok:"+ok))
 	any := mustSubmit(t, c, depend("afterany:"+parent))
 	notok := mustSubmit(t, c, depend("afternotok:"+parent))
-	if err := c.DeleteJob(parent, false); err != nil {
+	if err := c.DeleteJob(parent, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{ok: "F", grandchild: "F", any: "Q", notok: "Q"} {

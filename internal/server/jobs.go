@@ -143,7 +143,11 @@ func (s *Server) jobRequest(who *caller, t proto.MsgType, req *proto.JobRequest)
 	case proto.MsgMoveJob:
 		return s.moveJob(who, req.JobID, req.Extra)
 	case proto.MsgDeleteJob:
-		return s.deleteJob(who, req.JobID, req.Extra)
+		opts, err := proto.ParseDeleteOptions(req.Extra)
+		if err != nil {
+			return err
+		}
+		return s.deleteJob(who, req.JobID, opts)
 	case proto.MsgHoldJob:
 		return s.holdJob(who, req.JobID, req.Extra, true)
 	case proto.MsgReleaseJob:
@@ -185,7 +189,7 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		s.endSubjob(b, j, now)
 		return
 	}
-	if s.retention() <= 0 {
+	if s.retention() <= 0 || j.Purge {
 		s.removeJob(j)
 		b.DeleteJob(j.Seq)
 	} else {
@@ -206,9 +210,16 @@ func (s *Server) save(b *store.Batch, j *model.Job) {
 
 // deleteJob is qdel of a job, an array (every subjob), one subjob or a
 // range of them. Queued jobs end at once; running ones are killed by
-// their moms and end when their moms report it.
-func (s *Server) deleteJob(who *caller, id, extra string) error {
+// their moms and end when their moms report it. With opts.Purge (qdel -x)
+// the job leaves no history: a finished one is removed, another is
+// removed when it ends.
+func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) error {
 	mgr, op := s.privileges(who)
+	if opts.Purge {
+		if done, err := s.purgeFinished(who, id, mgr, op); done {
+			return err
+		}
+	}
 	var deleted []*model.Job
 	var running []model.JobKey
 	requestor := who.user + "@" + who.host
@@ -218,8 +229,15 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 		if err != nil {
 			return err
 		}
+		if opts.Purge && namesSubjobs(ref) {
+			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
+		}
 		now := s.nowUnix()
 		comment := "Job deleted by " + requestor
+		if opts.Purge && !top.Purge {
+			s.updateJob(top, func() { top.Purge = true })
+			s.save(b, top)
+		}
 		del := func(j *model.Job) {
 			if j.Active() {
 				running = append(running, j.Key())
@@ -273,11 +291,42 @@ func (s *Server) deleteJob(who *caller, id, extra string) error {
 	}
 	var firstErr error
 	for _, k := range running {
-		if err := s.deleteRunning(who, k, extra == "force"); err != nil && firstErr == nil {
+		if err := s.deleteRunning(who, k, opts); err != nil && firstErr == nil {
 			firstErr = err
 		}
 	}
 	return firstErr
+}
+
+// purgeFinished is qdel -x of a finished job or array: its history is
+// removed. done is false when id names no finished job (mu not held).
+func (s *Server) purgeFinished(who *caller, id string, mgr, op bool) (done bool, err error) {
+	var purged string
+	err = s.commit.Do(func(b *store.Batch) error {
+		ref, ok := model.ParseJobRef(id)
+		if !ok {
+			return nil
+		}
+		top, ok := s.top(ref.Seq)
+		if !ok || !top.Finished() || ref.Kind != model.IDJob && !top.IsArray() {
+			return nil
+		}
+		done = true
+		if namesSubjobs(ref) {
+			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
+		}
+		if top.User() != who.user && !mgr && !op {
+			return proto.NewError(proto.PBSE_PERM)
+		}
+		s.removeJob(top)
+		b.DeleteJob(top.Seq)
+		purged = top.ID
+		return nil
+	})
+	if purged != "" {
+		s.log.Info("job history purged", "job", purged, "by", who.user+"@"+who.host)
+	}
+	return done, err
 }
 
 // holdJob is qhold (hold) and qrls of a job, an array (its parent and its

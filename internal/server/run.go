@@ -590,7 +590,7 @@ func (s *Server) killDelay(j *model.Job) int64 {
 // deleteRunning asks a running job's mom to end it (SIGTERM, SIGKILL after
 // kill_delay); the job finishes when the mom reports its end. With force,
 // a job whose mom cannot be reached is finished at once.
-func (s *Server) deleteRunning(who *caller, key model.JobKey, force bool) error {
+func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteOptions) error {
 	s.mu.RLock()
 	j, ok := s.jobs[key]
 	if !ok || !j.Active() {
@@ -598,7 +598,11 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, force bool) error 
 		return nil
 	}
 	node := firstNode(j.ExecHost)
-	req := &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}
+	delay := opts.KillDelay
+	if delay < 0 {
+		delay = s.killDelay(j)
+	}
+	req := &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: delay}
 	run := j.RunCount
 	s.mu.RUnlock()
 	err := s.callMom(node, proto.MsgMomSignalJob, req)
@@ -606,7 +610,7 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, force bool) error 
 		s.log.Info("delete of running job sent to its mom", "job", req.JobID, "node", node, "by", who.user+"@"+who.host)
 		return nil
 	}
-	if !force {
+	if !opts.Force {
 		return err
 	}
 	var done *model.Job

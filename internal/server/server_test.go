@@ -226,7 +226,7 @@ func TestHoldReleaseAndWait(t *testing.T) {
 	if s := state(); s != "Q" {
 		t.Fatalf("Execution_Time in the past: state %s", s)
 	}
-	if err := c.DeleteJob(id, false); err != nil {
+	if err := c.DeleteJob(id, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.HoldJob(id, "u"); proto.CodeOf(err) != proto.PBSE_HISTJOBID {
