@@ -12,21 +12,6 @@ import (
 	"gopbs/internal/testcluster"
 )
 
-// tableStates reads qstat's default table the way Parsl and Toil do
-// (split on whitespace, column 1 the id, column 5 the state).
-func tableStates(t *testing.T, out string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) != 6 || f[0] == "Job" || strings.HasPrefix(f[0], "---") {
-			continue
-		}
-		got[f[0]] = f[4]
-	}
-	return got
-}
-
 func count(states map[string]string, prefix, state string) int {
 	n := 0
 	for id, st := range states {
@@ -76,13 +61,13 @@ func TestJobArrays(t *testing.T) {
 
 	var st map[string]string
 	waitFor(t, "four subjobs running", 30*time.Second, func() bool {
-		st = tableStates(t, c.MustRun("qstat", "-t"))
+		st = tableRows(t, c.MustRun("qstat", "-t"))
 		return count(st, seq+"[", "R") == 4
 	})
 	if st[id] != "B" || count(st, seq+"[", "Q") != 2 || len(st) != 7 {
 		t.Fatalf("qstat -t while four run: %v", st)
 	}
-	if plain := tableStates(t, c.MustRun("qstat")); len(plain) != 1 || plain[id] != "B" {
+	if plain := tableRows(t, c.MustRun("qstat")); len(plain) != 1 || plain[id] != "B" {
 		t.Fatalf("qstat without -t lists the array alone: %v", plain)
 	}
 	if got, _ := c.JobAttr(id, "array_state_count"); got != "Queued:2 Running:4 Exiting:0 Expired:0" {
@@ -106,7 +91,7 @@ func TestJobArrays(t *testing.T) {
 	// is back.
 	c.KillServer(syscall.SIGKILL)
 	c.StartServer()
-	st = tableStates(t, c.MustRun("qstat", "-t"))
+	st = tableRows(t, c.MustRun("qstat", "-t"))
 	if st[id] != "B" || st[sub(2)] != "R" || st[sub(5)] != "X" {
 		t.Fatalf("qstat -t after the server's restart: %v", st)
 	}
@@ -127,12 +112,12 @@ func TestJobArrays(t *testing.T) {
 			t.Errorf("output of %s: %q, %v; want %q", sub(i), out, err, want)
 		}
 	}
-	hist := tableStates(t, c.MustRun("qstat", "-x", "-t", id))
+	hist := tableRows(t, c.MustRun("qstat", "-x", "-t", id))
 	if hist[id] != "F" || count(hist, seq+"[", "X") != 6 {
 		t.Errorf("qstat -x -t of the finished array: %v", hist)
 	}
 	torque := c.RunEnv(append(c.Env(), "PBS_PERSONALITY=torque"), "qstat", "-t", id)
-	if tst := tableStates(t, torque.Stdout); tst[id] != "C" || tst[sub(3)] != "C" {
+	if tst := tableRows(t, torque.Stdout); tst[id] != "C" || tst[sub(3)] != "C" {
 		t.Errorf("torque qstat -t: %v (%s)", tst, torque)
 	}
 	if r := c.Run("qstat", sub(2)); r.Code != 35 || !strings.Contains(r.Stderr, "Job has finished") {
@@ -157,7 +142,7 @@ func TestArrayLimitsAndHolds(t *testing.T) {
 	seq := strings.TrimSuffix(id, "[]."+c.ServerName())
 	most := 0
 	waitFor(t, "the limited array to finish", 60*time.Second, func() bool {
-		st := tableStates(t, c.Run("qstat", "-x", "-t", id).Stdout)
+		st := tableRows(t, c.Run("qstat", "-x", "-t", id).Stdout)
 		most = max(most, count(st, seq+"[", "R"))
 		return st[id] == "F"
 	})

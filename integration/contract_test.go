@@ -564,6 +564,60 @@ func TestClientContract(t *testing.T) {
 			}
 		}
 	})
+
+	// A job array read the same ways: its id in column 1 of the table, its
+	// subjobs with -t (Q, R; B and X are Torque's R and C), and the JSON
+	// and XML decoders accept the bracketed ids.
+	t.Run("arrays", func(t *testing.T) {
+		id := c.Submit("#!/bin/sh\nsleep 600\n", "-J", "1-3", "-N", "arr")
+		seq := strings.TrimSuffix(id, "[].localhost")
+		sub := func(i int) string { return fmt.Sprintf("%s[%d].localhost", seq, i) }
+		c.MustRun("qrun", sub(1))
+		c.WaitJobState(sub(1), "R", 20*time.Second)
+		for _, d := range dialects {
+			begun := "B"
+			if d.torque() {
+				begun = "R"
+			}
+			checkTable(t, d, c, map[string]string{id: begun}, id)
+			checkTable(t, d, c, map[string]string{id: begun, sub(1): "R", sub(2): "Q", sub(3): "Q"}, "-t", id)
+			blocks := fullBlocks(t, mustRunEnv(t, c, d.env, "qstat", "-f", "-t", id))
+			if len(blocks) != 4 || !regexp.MustCompile(`(?m)^    array_index = 2$`).MatchString(blocks[sub(2)]) {
+				t.Errorf("%s qstat -f -t: %d blocks; subjob 2:\n%s", d.name, len(blocks), blocks[sub(2)])
+			}
+		}
+		doc := decodeProJSON(t, mustRunEnv(t, c, dialects[0].env, "qstat", "-f", "-t", "-F", "json", id))
+		for _, want := range []string{id, sub(1), sub(2), sub(3)} {
+			if _, ok := doc.Jobs[want]; !ok {
+				t.Errorf("qstat -f -t -F json lacks %s: %v", want, keys2(doc.Jobs))
+			}
+		}
+		if doc.Jobs[id]["array_indices_remaining"] != "2-3" {
+			t.Errorf("JSON array_indices_remaining = %v", doc.Jobs[id]["array_indices_remaining"])
+		}
+		xmlDocs := torqueDocs(t, mustRunEnv(t, c, dialects[1].env, "qstat", "-x", "-t"))
+		found := map[string]string{}
+		for _, j := range xmlDocs[0].Jobs {
+			found[j.ID] = j.State
+		}
+		if found[sub(1)] != "R" || found[sub(3)] != "Q" {
+			t.Errorf("torque qstat -x -t: %v", found)
+		}
+		c.MustRun("qdel", id)
+		c.WaitJobState(id, "F", 30*time.Second)
+		out := mustRunEnv(t, c, dialects[1].env, "qstat", "-f", "-1", id)
+		if !regexp.MustCompile(`(?m)^    exit_status = 1$`).MatchString(out) || !strings.Contains(out, "job_state = C") {
+			t.Errorf("torque qstat -f of the deleted array (a subjob was killed):\n%s", out)
+		}
+	})
+}
+
+func keys2(m map[string]map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 func mustRunEnv(t *testing.T, c *testcluster.Cluster, env []string, name string, args ...string) string {
