@@ -192,13 +192,7 @@ func (nc *netCluster) must(h *netHost, name string, args ...string) string {
 // waitFor polls cond for up to timeout.
 func (nc *netCluster) waitFor(what string, timeout time.Duration, cond func() bool) {
 	nc.t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			nc.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitFor(nc.t, what, timeout, cond)
 }
 
 func (nc *netCluster) jobAttr(id, attr string) string {
