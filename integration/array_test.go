@@ -162,4 +162,14 @@ func TestArrayLimitsAndHolds(t *testing.T) {
 	if ex, _ := c.JobAttr(held, "Exit_status"); ex != "0" {
 		t.Errorf("released array Exit_status %s", ex)
 	}
+
+	// Subjobs that can never run: the array goes at once, saying why.
+	never := c.Submit("#!/bin/sh\nexit 0\n", "-J", "1-500", "-l", "select=1:ncpus=99")
+	c.WaitJobState(never, "F", 30*time.Second)
+	if cm, _ := c.JobAttr(never, "comment"); !strings.Contains(cm, "could never run") {
+		t.Errorf("comment of an array that can never run: %q", cm)
+	}
+	if sc, _ := c.JobAttr(never, "array_state_count"); sc != "Queued:0 Running:0 Exiting:0 Expired:500" {
+		t.Errorf("array_state_count of the deleted array: %q", sc)
+	}
 }

@@ -555,6 +555,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	var runs []proto.RunSpec
 	var runJobs []*core.Job         // the jobs of runs, in order
 	arrayNoted := map[string]bool{} // arrays whose comment was set this cycle
+	failed := map[string]bool{}     // jobs and arrays deleted as never able to run
 	var alters []proto.AlterRequest
 	flushRuns := func() {
 		if len(runs) == 0 {
@@ -642,13 +643,20 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				alters = append(alters, proto.AlterRequest{JobID: d.Job.ID, Attrs: attrs})
 			}
 		case core.DecideFail:
+			// A subjob made from its array can never run for what it
+			// shares with every waiting sibling: the array goes, once.
+			id := shared(d.Job)
+			if failed[id] {
+				continue
+			}
+			failed[id] = true
 			flushRuns()
-			alters = append(alters, comment(d.Job.ID, d.Text))
+			alters = append(alters, comment(id, d.Text))
 			flushAlters()
-			if err := c.DeleteJob(d.Job.ID, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
-				log.Warn("delete failed", "job", d.Job.ID, "error", err)
+			if err := c.DeleteJob(id, proto.DeleteOptions{KillDelay: proto.NoKillDelay}); err != nil {
+				log.Warn("delete failed", "job", id, "error", err)
 			} else {
-				log.Info("job deleted: it can never run", "job", d.Job.ID, "reason", d.Text)
+				log.Info("job deleted: it can never run", "job", id, "reason", d.Text)
 			}
 		case core.DecideStageIn:
 			flushRuns()
@@ -675,8 +683,9 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	return st
 }
 
-// shared is where what j shares with its array is said: on the array for
-// a subjob made from it, else on j.
+// shared is where what j shares with its array is said or done (its
+// comment, its estimate, that it can never run): on the array for a
+// subjob made from it, else on j.
 func shared(j *core.Job) string {
 	if j.FromArray != "" {
 		return j.FromArray

@@ -233,7 +233,13 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
 		}
 		now := s.nowUnix()
-		comment := "Job deleted by " + requestor
+		// A scheduler's delete keeps the job's comment: its reason.
+		commentFor := func(j *model.Job) string {
+			if who.role == proto.RoleSched && j.Comment != "" {
+				return ""
+			}
+			return "Job deleted by " + requestor
+		}
 		if opts.Purge && !top.Purge {
 			s.updateJob(top, func() { top.Purge = true })
 			s.save(b, top)
@@ -243,11 +249,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 				running = append(running, j.Key())
 				return
 			}
-			c := comment
-			if who.role == proto.RoleSched && j.Comment != "" {
-				c = "" // keep the scheduler's reason
-			}
-			s.finish(b, j, model.SubTerminated, ExitDeleted, c, now)
+			s.finish(b, j, model.SubTerminated, ExitDeleted, commentFor(j), now)
 			deleted = append(deleted, j)
 		}
 		if !top.IsArray() {
@@ -276,7 +278,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 				del(j)
 			}
 		}
-		s.deleteWaiting(b, top, waiting, comment, now)
+		s.deleteWaiting(b, top, waiting, commentFor(top), now)
 		if !namesSubjobs(ref) {
 			deleted = append(deleted, top)
 		}
