@@ -110,6 +110,39 @@ func TestFairShareOrder(t *testing.T) {
 	}
 }
 
+// job_sort_formula reaches the live scheduler and comes before fair
+// share: a formula on the jobs' Priority starts the heavy user's job
+// first, where fair share alone (TestFairShareOrder) starts the light
+// user's; its fair-share term is worked out from the same usage.
+func TestJobSortFormulaOrder(t *testing.T) {
+	us := newUsers(t, "fheavy", "flight")
+	heavy, light := us[0], us[1]
+	groups := heavy.name + " 10 root 50\n" + light.name + " 20 root 50\n"
+	usage := &schedpriv.UsageState{Entities: schedpriv.Usage{heavy.name: 1e6}}
+	c, out := fairShareCluster(t, groups, usage)
+	cfg := filepath.Join(c.Home, "sched_priv", "sched_config")
+	f, err := os.OpenFile(cfg, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`job_sort_formula: "job_priority + fairshare_factor"` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	blocker := c.Submit("#!/bin/sh\nsleep 2\n")
+	c.MustRun("qrun", blocker)
+	l := submitAs(t, c, light, out, "#!/bin/sh\nsleep 2\n")
+	h := submitAs(t, c, heavy, out, "#!/bin/sh\nsleep 2\n", "-p", "10")
+	c.StartScheduler("pbs_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.WaitJobState(h, "F", 30*time.Second)
+	c.WaitJobState(l, "F", 30*time.Second)
+	hs, ls := startTime(t, c, h), startTime(t, c, l)
+	if !hs.Before(ls) {
+		t.Fatalf("the heavy user's job (Priority 10) started at %v, the light user's at %v: the formula should start the heavy one first\n%s", hs, ls, c.SchedLog())
+	}
+}
+
 // Usage is counted from the jobs' cpu time, saved, survives a kill -9 of
 // the scheduler, and a damaged usage file is set aside with a message
 // naming it.

@@ -18,15 +18,12 @@ import (
 // the metrics as JSON and one CSV row per job, and refuses bad usage.
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "t.swf")
 	swf := "; MaxProcs: 4\n" +
 		"1 0 -1 60 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n" +
 		"2 0 -1 50 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n" +
 		"3 0 -1 30 2 -1 -1 2 40 -1 1 2 1 -1 1 -1 -1 -1\n" +
 		"4 10 -1 200 2 -1 -1 2 300 -1 1 2 1 -1 1 -1 -1 -1\n"
-	if err := os.WriteFile(trace, []byte(swf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeTrace(t, swf)
 	csvPath := filepath.Join(dir, "jobs.csv")
 	var out, errb bytes.Buffer
 	if code := run([]string{"--sched-priv", "../examples/sim/easy", "--json", "--csv", csvPath, trace}, &out, &errb); code != 0 {
@@ -127,4 +124,33 @@ func TestUnsortedTrace(t *testing.T) {
 	if outs[0].String() != outs[1].String() || !strings.Contains(outs[0].String(), fmt.Sprintf(`"jobs": %d,`, n)) {
 		t.Errorf("sorted:\n%s\nunsorted:\n%s", outs[0].String(), outs[1].String())
 	}
+}
+
+// Every settings directory of examples/sim replays a trace: a broken
+// example fails here rather than in a reader's hands.
+func TestExampleSettings(t *testing.T) {
+	trace := writeTrace(t, "; MaxProcs: 4\n"+
+		"1 0 -1 60 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"2 0 -1 50 2 -1 -1 2 100 -1 1 1 1 -1 1 -1 -1 -1\n"+
+		"3 5 -1 30 2 -1 -1 2 40 -1 1 2 1 -1 1 -1 -1 -1\n")
+	examples, err := filepath.Glob("../examples/sim/*/sched_config")
+	if err != nil || len(examples) < 4 {
+		t.Fatalf("examples: %v, %v", examples, err)
+	}
+	for _, cfg := range examples {
+		var out, errb bytes.Buffer
+		if code := run([]string{"--sched-priv", filepath.Dir(cfg), "--json", trace}, &out, &errb); code != 0 {
+			t.Errorf("%s: exit %d: %s", filepath.Dir(cfg), code, errb.String())
+		}
+	}
+}
+
+// writeTrace writes an SWF trace to a temporary file and returns its path.
+func writeTrace(t *testing.T, swf string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.swf")
+	if err := os.WriteFile(path, []byte(swf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -3,6 +3,8 @@ package schedpriv
 import (
 	"slices"
 	"time"
+
+	"gopbs/internal/formula"
 )
 
 // Settings are the options that may differ between prime and non-prime
@@ -75,6 +77,13 @@ type Config struct {
 	FairshareDecayTime       time.Duration // fairshare_decay_time
 	FairshareDecayFactor     float64       // fairshare_decay_factor, 0 < f < 1 (0.5)
 	FairshareEnforceNoShares bool          // fairshare_enforce_no_shares
+
+	// JobSortFormula (job_sort_formula) orders queued jobs by a formula
+	// of their terms, highest value first, ahead of fair share and the
+	// sort keys (which then only break ties); nil when not set. OpenPBS
+	// keeps it in a server attribute; it lives here so that pbs_sched -t
+	// and pbs_simulate see it with the rest of the policy.
+	JobSortFormula *formula.Expr
 
 	// Activation filters (DESIGN §7): the programs pbs_sched runs, in
 	// order, before starting a job it found resources for

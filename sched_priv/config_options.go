@@ -24,6 +24,9 @@ type option struct {
 	aliasOf string
 	// twoWord: the value is "resource HIGH|LOW" and may be written unquoted.
 	twoWord bool
+	// spaced: the value usually holds white space, so it goes in double
+	// quotes; an unquoted one is refused with that hint.
+	spaced bool
 	// ignored: an OpenPBS option accepted with a warning and not kept.
 	ignored bool
 	// obsolete: an option of the old scheduler that means nothing now,
@@ -211,6 +214,21 @@ func configOptions() []option {
 		boolS("preemptive_sched", func(s *Settings) *bool { return &s.PreemptiveSched }),
 		resSortS("job_sort_key", func(s *Settings) *[]ResourceSort { return &s.JobSortKeys }),
 		resSortS("node_sort_key", func(s *Settings) *[]ResourceSort { return &s.NodeSortKeys }),
+		{name: "job_sort_formula", spaced: true,
+			setC: func(c *Config, v string) error {
+				f, err := parseFormula(v)
+				if err == nil {
+					c.JobSortFormula = f
+				}
+				return err
+			},
+			showC: func(c *Config) []string {
+				if c.JobSortFormula == nil {
+					return nil
+				}
+				return []string{quote(c.JobSortFormula.String())}
+			},
+		},
 		{name: "smp_cluster_dist",
 			setS: func(v string) (func(*Settings), error) {
 				var err error
@@ -226,7 +244,7 @@ func configOptions() []option {
 		nameC("primetime_prefix", 0, func(c *Config) *string { return &c.PrimetimePrefix }),
 		nameC("nonprimetime_prefix", 0, func(c *Config) *string { return &c.NonprimetimePrefix }),
 		boolC("prime_exempt_anytime_queues", func(c *Config) *bool { return &c.PrimeExemptAnytimeQueues }),
-		{name: "resources",
+		{name: "resources", spaced: true,
 			setC: func(c *Config, v string) error {
 				l, err := parseNameList(v)
 				if err == nil {

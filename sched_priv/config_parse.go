@@ -1,11 +1,14 @@
 package schedpriv
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"gopbs/internal/formula"
 )
 
 // ParseConfig reads a sched_config. name is used in messages only.
@@ -166,6 +169,10 @@ func (p *configParser) line(n int, line string) {
 	sel := selAll
 	if len(words) > 1 {
 		s, ok := parsePrimeSel(words[1].text)
+		if !ok && opt.spaced && !words[0].quoted {
+			p.rep.errorf(n, "%s: a value with white space goes in double quotes (%s: \"%s ...\")", name, name, value)
+			return
+		}
 		if !ok {
 			p.rep.errorf(n, "%s: %q is not prime, non_prime, all or none", name, words[1].text)
 			return
@@ -261,8 +268,18 @@ func (p *configParser) check() {
 		if s.SortBy == MultiSort && len(s.Keys) == 0 {
 			p.rep.errorf(lineOf("sort_by", i), "sort_by multi_sort in %s time needs key lines for %s time", sideName[i], sideName[i])
 		}
+		if s.StrictFIFO && c.JobSortFormula != nil {
+			p.rep.warnf(lineOf("job_sort_formula", 0), "job_sort_formula does not order jobs in %s time: strict_fifo orders them by queue time there", sideName[i])
+		}
 		if s.SortBy != MultiSort && len(s.Keys) > 0 {
 			p.rep.warnf(p.keyLine[i], "key lines for %s time are unused: sort_by is %s there, not multi_sort", sideName[i], s.SortBy)
+		}
+	}
+	if f := c.JobSortFormula; f != nil && f.UsesFairshare() {
+		// The formula's fair-share terms make the scheduler count usage
+		// whether or not fair_share is on, and usage must decay.
+		if iv, _ := c.Decay(); iv <= 0 && !c.FairShareAny() {
+			p.rep.errorf(lineOf("job_sort_formula", 0), "job_sort_formula reads the fair-share standing but half_life is 0: usage could never decay; set half_life (or fairshare_decay_time) to a positive time")
 		}
 	}
 	if c.HalfLife > 0 && c.FairshareDecayTime > 0 && c.HalfLife != c.FairshareDecayTime {
@@ -352,6 +369,19 @@ func parseNameList(s string) ([]string, error) {
 		return nil, fmt.Errorf("empty list")
 	}
 	return out, nil
+}
+
+// parseFormula reads job_sort_formula, naming the closest known term
+// when the formula uses an unknown one.
+func parseFormula(s string) (*formula.Expr, error) {
+	f, err := formula.Parse(s)
+	var fe *formula.Error
+	if errors.As(err, &fe) && fe.Name != "" {
+		if near := closest(fe.Name, formula.Names()); near != "" {
+			return nil, fmt.Errorf("%w; did you mean %s?", err, near)
+		}
+	}
+	return f, err
 }
 
 func parseDecayFactor(s string) (float64, error) {

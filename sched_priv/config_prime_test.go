@@ -115,6 +115,7 @@ func TestConfigNoSuffixOptions(t *testing.T) {
 		{"unknown_shares", "10", func(c *Config) bool { return c.UnknownShares == 10 }},
 		{"sync_time", "1:00:00", func(c *Config) bool { return c.SyncTime == time.Hour }},
 		{"backfill_depth", "5", func(c *Config) bool { return c.BackfillDepth == 5 }},
+		{"job_sort_formula", `"ncpus * 2"`, func(c *Config) bool { return c.JobSortFormula != nil }},
 	}
 	for _, o := range opts {
 		if o.isSet(NewConfig()) {

@@ -192,6 +192,23 @@ func TestConfigOptions(t *testing.T) {
 			iv, f := c.Decay()
 			return c.FairShareAny() && iv == 24*time.Hour && f == 0.5
 		}},
+		{"job_sort_formula", "job_sort_formula: \"eligible_time + 3600 * fairshare_factor\"\nfair_share: true\nhalf_life: 24:00:00", func(c *Config) bool {
+			f := c.JobSortFormula
+			return f != nil && f.String() == "eligible_time + 3600 * fairshare_factor" && f.UsesFairshare()
+		}},
+		{"job_sort_formula unquoted, no spaces, suffix", "job_sort_formula: ncpus*walltime all", func(c *Config) bool {
+			return c.JobSortFormula != nil && c.JobSortFormula.String() == "ncpus*walltime" && !c.JobSortFormula.UsesFairshare()
+		}},
+		{"job_sort_formula later line wins", "job_sort_formula: ncpus\njob_sort_formula: \"job_priority * 10\"", func(c *Config) bool {
+			return c.JobSortFormula.String() == "job_priority * 10"
+		}},
+		{"job_sort_formula none", "job_sort_formula: ncpus none", func(c *Config) bool { return c.JobSortFormula == nil }},
+		// Fair-share terms without fair_share: usage is counted for the
+		// formula, with the decay configured.
+		{"job_sort_formula fair-share terms, fair_share off", "job_sort_formula: fairshare_factor\nhalf_life: 1:00:00", func(c *Config) bool {
+			return c.JobSortFormula.UsesFairshare() && !c.FairShareAny()
+		}},
+		{"no job_sort_formula", "", func(c *Config) bool { return c.JobSortFormula == nil }},
 		{"preemptive_sched", "preemptive_sched: true ALL", func(c *Config) bool { return c.Prime.PreemptiveSched && c.NonPrime.PreemptiveSched }},
 	}
 	for _, tt := range tests {
@@ -275,6 +292,17 @@ func TestConfigErrors(t *testing.T) {
 		{"backfill_depth prime", "backfill_depth: 10 prime", []string{"sched_config:1: backfill_depth has no prime/non-prime setting"}},
 		{"backfill_depth non_prime", "backfill_depth: all non_prime", []string{"sched_config:1: backfill_depth has no prime/non-prime setting"}},
 		{"backfill_depth missing", "backfill_depth:", []string{"sched_config:1: backfill_depth: missing value"}},
+		// job_sort_formula: the column, and the nearest name for a typo.
+		{"formula unknown term", "job_sort_formula: \"eligible_time + 3600 * fairshare_fator\"", []string{`sched_config:1: job_sort_formula: column 24: unknown term "fairshare_fator"; did you mean fairshare_factor?`}},
+		{"formula unknown function", "job_sort_formula: \"powr(2, ncpus)\"", []string{`sched_config:1: job_sort_formula: column 1: unknown function "powr"; did you mean pow?`}},
+		{"formula nothing near", "job_sort_formula: \"1 + zzzzzzzzzz\"", []string{`sched_config:1: job_sort_formula: column 5: unknown term "zzzzzzzzzz"`}},
+		{"formula syntax", "job_sort_formula: \"(ncpus + 1\"", []string{"sched_config:1: job_sort_formula: column 1: unclosed parenthesis"}},
+		{"formula conditional", "job_sort_formula: \"ncpus if ncpus else 1\"", []string{"sched_config:1: job_sort_formula: column 7: conditional expressions (x if c else y) are not supported"}},
+		{"formula empty", "job_sort_formula: \"\"", []string{"sched_config:1: job_sort_formula: column 1: empty formula"}},
+		{"formula unquoted with spaces", "job_sort_formula: eligible_time + 1", []string{`sched_config:1: job_sort_formula: a value with white space goes in double quotes (job_sort_formula: "eligible_time ...")`}},
+		{"resources unquoted with spaces", "resources: ncpus, mem", []string{`sched_config:1: resources: a value with white space goes in double quotes`}},
+		{"formula prime", "job_sort_formula: ncpus prime", []string{"sched_config:1: job_sort_formula has no prime/non-prime setting"}},
+		{"formula fair-share terms without decay", "\njob_sort_formula: \"eligible_time + 3600 * fairshare_factor\"", []string{"sched_config:2: job_sort_formula reads the fair-share standing but half_life is 0"}},
 		{"backfill_depth bad with none", "backfill_depth: 0 none", []string{"sched_config:1: backfill_depth: 0 jobs"}},
 	}
 	for _, tt := range tests {
@@ -320,6 +348,11 @@ func TestConfigWarnings(t *testing.T) {
 	}
 	if iv, f := c.Decay(); iv != time.Hour || f != 0.5 {
 		t.Errorf("Decay() = %v, %v; half_life should win", iv, f)
+	}
+	// A formula strict_fifo overrides says so, side by side.
+	c = parseConfigString(t, "strict_fifo: true non_prime\njob_sort_formula: ncpus\n")
+	if len(c.Warnings) != 1 || c.Warnings[0].String() != "sched_config:2: job_sort_formula does not order jobs in non-prime time: strict_fifo orders them by queue time there" {
+		t.Errorf("strict_fifo with a formula: %v", c.Warnings)
 	}
 	for _, name := range IgnoredOptions() {
 		c := parseConfigString(t, name+": whatever")
@@ -395,6 +428,8 @@ func TestConfigFormatRoundTrip(t *testing.T) {
 		"backfill: false\nbackfill_depth: 1",
 		"activation_filter: /a\nactivation_filter: \"/b c\"\nfilter_timeout: 2\ndefault_hold_duration: 60",
 		"backfill: false prime\nbackfill_depth: 123456",
+		"job_sort_formula: \"eligible_time + 3600 * fairshare_factor\"\nfair_share: true\nhalf_life: 6:00:00",
+		"job_sort_formula: -2**ncpus//3",
 		"strict_ordering: true prime\nbackfill: true\nbackfill_prime: true non_prime\nprime_spill: 1:00:00 prime\njob_sort_key: \"ncpus HIGH\"\njob_sort_key: \"mem LOW\" non_prime\nnode_sort_key: \"sort_priority HIGH\"\nresources: \"ncpus, mem\"\nsmp_cluster_dist: round_robin\nprimetime_prefix: p_\nnonprimetime_prefix: np_\nfairshare_usage_res: cput\nfairshare_entity: queue\nfairshare_decay_time: 24:00:00\nfairshare_decay_factor: 0.25\nfairshare_enforce_no_shares: true\nprime_exempt_anytime_queues: true\npreemptive_sched: true",
 	}
 	for _, in := range inputs {

@@ -64,6 +64,22 @@ func TestDefaultsParse(t *testing.T) {
 		t.Errorf("the comment's prime/non_prime example: %+v, %v", night, err)
 	}
 
+	// The comment's job_sort_formula example is valid as it stands, with
+	// fair_share on or off.
+	data, _ = Default(ConfigFile, 2030)
+	example := ""
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "#job_sort_formula:") {
+			example = strings.TrimPrefix(line, "#")
+		}
+	}
+	for _, extra := range []string{"", "fair_share: true\n"} {
+		c, err := ParseConfig(strings.NewReader(string(data)+example+"\n"+extra), ConfigFile)
+		if example == "" || err != nil || c.JobSortFormula == nil || !c.JobSortFormula.UsesFairshare() || len(c.Warnings) != 0 {
+			t.Errorf("the comment's job_sort_formula example %q (%q): %v, %v", example, extra, c, err)
+		}
+	}
+
 	h := f.Holidays
 	if h.Year != 2030 {
 		t.Errorf("holidays year %d, want the year asked for", h.Year)

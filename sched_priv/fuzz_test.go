@@ -37,6 +37,8 @@ func FuzzSchedConfig(f *testing.F) {
 		"backfill: false prime\nbackfill_depth: all",
 		"backfill: FALSE\nbackfill_depth: 0",
 		"backfill_depth: 1 none\nbackfill_depth: ALL all",
+		"job_sort_formula: \"eligible_time + 3600 * fairshare_factor\"\nfair_share: true\nhalf_life: 1:00:00",
+		"job_sort_formula: -ncpus**2//mem\njob_sort_formula: \"fairshare_fator\"",
 	} {
 		f.Add(s)
 	}
@@ -59,6 +61,11 @@ func FuzzSchedConfig(f *testing.F) {
 		}
 		if len(c.DedicatedPrefix) > MaxDedicatedPrefix || len(c.IgnoreQueues) > MaxIgnoreQueues {
 			t.Fatal("limits not enforced")
+		}
+		if f := c.JobSortFormula; f != nil && f.UsesFairshare() {
+			if iv, _ := c.Decay(); iv <= 0 {
+				t.Fatal("a formula reading fair share without decay accepted")
+			}
 		}
 		if c.BackfillDepth != BackfillDepthAll && c.BackfillDepth < 1 {
 			t.Fatalf("backfill_depth %d accepted", c.BackfillDepth)

@@ -94,6 +94,9 @@ func Consumable(name string) bool {
 	return false
 }
 
+// Builtin lists the built-in resources, in a fixed order.
+func Builtin() []Def { return append([]Def(nil), builtin...) }
+
 // Known reports whether name is a built-in resource.
 func Known(name string) bool {
 	for _, d := range builtin {

@@ -10,9 +10,10 @@ import (
 
 // purePackages must decide from their inputs alone: the core, the
 // sched_priv parsers whose types policies use (their file-system side is
-// sched_priv/privdir), and the policies built on the core (each policy
-// package is added here as it moves onto the core).
-var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv", "gopbs/internal/policy/fifo", "gopbs/internal/policy/fairshare", "gopbs/internal/sim"}
+// sched_priv/privdir) and the job sort formula they carry, and the
+// policies built on the core (each policy package is added here as it
+// moves onto the core).
+var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv", "gopbs/internal/policy/fifo", "gopbs/internal/policy/fairshare", "gopbs/internal/formula", "gopbs/internal/sim"}
 
 // forbiddenImports reach outside a process's inputs: sockets, files,
 // processes, process-wide settings, the wire protocol, loggers that write.

@@ -199,3 +199,59 @@ func TestStandingOrder(t *testing.T) {
 		}
 	}
 }
+
+// The job sort formula's fair-share terms, worked by hand. Usages are
+// large so that the one unit every node starts with does not show at the
+// tolerance used.
+func TestStandingFormulaTerms(t *testing.T) {
+	parse := func(text string, unknown int) *schedpriv.Tree {
+		tree, err := schedpriv.ParseResourceGroup(strings.NewReader(text), "rg", unknown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tree
+	}
+	tests := []struct {
+		name  string
+		tree  *schedpriv.Tree
+		usage schedpriv.Usage
+		// user: tree usage, factor
+		want map[string][2]float64
+	}{
+		{
+			// Two users of the whole machine with equal shares: tree usage
+			// is the fraction of all usage; on share (0.5 of usage for 0.5
+			// of the machine) is a factor of 0.5.
+			"flat", parse("alice 10 root 1\nbob 20 root 1\ncarol 30 root 2\n", 0),
+			schedpriv.Usage{"alice": 3e6, "bob": 1e6},
+			map[string][2]float64{
+				"alice": {0.75, math.Pow(2, -0.75/0.25)},
+				"bob":   {0.25, math.Pow(2, -0.25/0.25)},
+				"carol": {0, 1}, // half the machine, nothing used
+			},
+		},
+		{
+			// physics used 3/4 of the machine for half of it: abe, who used
+			// nothing, is taken halfway to physics' 0.75 (he is entitled
+			// to half of physics), so he deserves less than carl, who used
+			// exactly chem's share.
+			"groups", parse("physics 10 root 50\nchem 20 root 50\nann 11 physics 1\nabe 12 physics 1\ncarl 21 chem 1\n", 0),
+			schedpriv.Usage{"ann": 6e6, "carl": 2e6},
+			map[string][2]float64{
+				"ann":  {0.75, math.Pow(2, -0.75/0.25)},
+				"abe":  {0.375, math.Pow(2, -0.375/0.25)},
+				"carl": {0.25, math.Pow(2, -0.25/0.5)},
+				"zed":  {0, 0}, // unknown has no shares: a factor of 0
+			},
+		},
+	}
+	for _, tt := range tests {
+		s := NewStanding(tt.tree, tt.usage)
+		for user, want := range tt.want {
+			usage, factor := s.TreeUsage(s.Group(user)), s.FormulaFactor(user)
+			if math.Abs(usage-want[0]) > 1e-5 || math.Abs(factor-want[1]) > 1e-5 {
+				t.Errorf("%s: %s: tree usage %.6f factor %.6f, want %.6f %.6f", tt.name, user, usage, factor, want[0], want[1])
+			}
+		}
+	}
+}

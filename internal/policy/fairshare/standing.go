@@ -3,6 +3,7 @@ package fairshare
 import (
 	"container/heap"
 	"maps"
+	"math"
 	"sort"
 
 	"gopbs/sched/core"
@@ -88,6 +89,41 @@ func (s *Standing) Factor(g *schedpriv.Group) float64 {
 		return 0
 	}
 	return g.Percentage / (u / root)
+}
+
+// TreeUsage is a group's usage as OpenPBS's job sort formula reads it
+// (fairshare_tree_usage), between 0 and 1: its fraction of the machine's
+// usage, moved toward its parent's tree usage by the fraction of the
+// parent it is entitled to, from the root down. A user who used little in
+// a group that used much is thus not taken for a light user of the whole
+// machine, just as Order's walk down the tree does not take them for one.
+func (s *Standing) TreeUsage(g *schedpriv.Group) float64 {
+	root := s.usage[s.tree.Root]
+	if g.Parent == nil || root <= 0 {
+		return 1
+	}
+	own := s.usage[g] / root
+	if g.Parent.Parent == nil {
+		return own
+	}
+	entitled := 0.0 // of the parent: shares over the siblings' shares
+	if g.Parent.Percentage > 0 {
+		entitled = g.Percentage / g.Parent.Percentage
+	}
+	return own + (s.TreeUsage(g.Parent)-own)*entitled
+}
+
+// FormulaFactor is an entity's fairshare_factor for the job sort
+// formula: 2^-(tree usage / percentage), between 0 and 1. An entity using
+// exactly its percentage of the machine gets 0.5, one using nothing
+// nearer 1, one far above its share nearer 0; an entity without shares
+// gets 0.
+func (s *Standing) FormulaFactor(name string) float64 {
+	g := s.Group(name)
+	if g.Percentage <= 0 {
+		return 0
+	}
+	return math.Exp2(-s.TreeUsage(g) / g.Percentage)
 }
 
 // charge adds expected usage to a group and its ancestors.

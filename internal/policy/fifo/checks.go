@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"gopbs/internal/formula"
 	"gopbs/internal/policy/fairshare"
 	"gopbs/sched/core"
 )
@@ -100,7 +101,12 @@ func (sortKeys) Name() string { return "sort_by" }
 func (sortKeys) Sort(cx *Context, jobs []*core.Job) {
 	less := comparator(cx.Settings.Sort, cx.Inputs.Standing)
 	sort.SliceStable(jobs, func(a, b int) bool { return less(jobs[a], jobs[b]) })
-	if cx.Settings.FairShare && cx.Inputs.Standing != nil {
+	fairShare := cx.Settings.FairShare && cx.Inputs.Standing != nil
+	if f := cx.Settings.Formula; f != nil {
+		byFormula(cx, f, jobs, fairShare)
+		return
+	}
+	if fairShare {
 		copy(jobs, cx.Inputs.Standing.Order(jobs, expectedUsage))
 	}
 }
@@ -296,6 +302,10 @@ type Settings struct {
 	// FairShare orders jobs by how far their users are below their share
 	// (Inputs.Standing), each user's jobs keeping the sort keys' order.
 	FairShare bool
+	// Formula is job_sort_formula (nil: none): jobs by its value, highest
+	// first, before fair share and the sort keys, which order only jobs
+	// of equal value.
+	Formula *formula.Expr
 	// LoadBalancing and LoadBalancingRR send one-chunk jobs to the
 	// time-shared nodes by load (loadbalance.go).
 	LoadBalancing   bool

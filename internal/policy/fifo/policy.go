@@ -86,10 +86,13 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 }
 
 // usesFairShare reports whether either side of the clock orders jobs by
-// fair share.
+// fair share, or the job sort formula reads the fair-share standing.
 func usesFairShare(files *schedpriv.Files) bool {
 	if files == nil || files.Config == nil {
 		return false
+	}
+	if f := files.Config.JobSortFormula; f != nil && f.UsesFairshare() {
+		return true
 	}
 	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
 		if s.FairShare || s.SortBy == schedpriv.FairShareSort || slices.Contains(s.Keys, schedpriv.FairShareSort) {
@@ -158,6 +161,7 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 	}
 	st.Backfill, st.BackfillDepth = backfillOf(cfg, a)
 	st.FairShare = a.FairShare
+	st.Formula = cfg.JobSortFormula
 	st.LoadBalancing, st.LoadBalancingRR = a.LoadBalancing, a.LoadBalancingRR
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
