@@ -235,6 +235,16 @@ type MomJob struct {
 	// and Torque's PBS_ARRAYID.
 	ArrayID    string
 	ArrayIndex int
+	// Umask is the job's umask when HasUmask is set (-W umask): for its
+	// processes and for the files the mom creates for it.
+	HasUmask bool
+	Umask    uint32
+	// Args are passed to the script after its path (Torque's qsub -F).
+	Args []string
+	// RemoveOutput and RemoveError remove the job's output or error file
+	// when it exits 0 (OpenPBS's qsub -R).
+	RemoveOutput bool
+	RemoveError  bool
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

@@ -63,6 +63,12 @@ func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
 	if err != nil {
 		return err
 	}
+	// The mode as asked, whatever the umask (a shepherd runs with the
+	// job's, which may hide its files from a mom that is not root).
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
 	if _, err := f.Write(b); err != nil {
 		f.Close()
 		return err

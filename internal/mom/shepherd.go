@@ -85,6 +85,13 @@ func (sh *shepherd) run() jobResult {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
 	}
 	sh.usr = usr
+	if job.HasUmask {
+		// The job's umask (-W umask) holds for everything made for it from
+		// here on: staged-in files, the output files, its processes. The
+		// shepherd's own files in the job directory set their modes
+		// explicitly (writeFileAtomic).
+		syscall.Umask(int(job.Umask & 0o777))
+	}
 	asOther := os.Geteuid() == 0 && usr.UID != 0
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
@@ -236,7 +243,33 @@ func (sh *shepherd) run() jobResult {
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
 	}
+	if res.ExitStatus == 0 {
+		sh.removeOutput()
+	}
 	return res
+}
+
+// removeOutput removes the output and error files that Remove_Files
+// (qsub -R) names, after a job that exited 0, as the owner. A stream
+// joined into the other's file (-j) has no file of its own: the file
+// goes only when the stream that owns it is named.
+func (sh *shepherd) removeOutput() {
+	job := sh.job
+	var paths []string
+	if job.RemoveOutput && job.JoinPath != "eo" {
+		paths = append(paths, localPath(job.OutputPath))
+	}
+	if job.RemoveError && job.JoinPath != "oe" {
+		paths = append(paths, localPath(job.ErrorPath))
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if err := asUser(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
+			fmt.Fprintf(os.Stderr, "shepherd: Remove_Files: cannot remove %s: %v\n", p, err)
+		}
+	}
 }
 
 // errDeleted and errFenced stop a stage-in: the job was deleted, or the
@@ -433,6 +466,8 @@ func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	default:
 		argv = []string{usr.Shell, script}
 	}
+	// Torque's job_arguments (qsub -F): the script's $1, $2, ...
+	argv = append(argv, job.Args...)
 	dir = job.WorkDir
 	if dir == "" {
 		dir = usr.Home

@@ -564,8 +564,11 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 	if j.IsSubjob {
 		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
 	}
+	umask, hasUmask := model.ParseUmask(j.Umask)
 	return &proto.MomJob{
 		ArrayID: arrayID, ArrayIndex: j.Index,
+		HasUmask: hasUmask, Umask: umask, Args: model.JobArgWords(j.JobArgs),
+		RemoveOutput: strings.Contains(j.RemoveFiles, "o"), RemoveError: strings.Contains(j.RemoveFiles, "e"),
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
