@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopbs/internal/mailer"
 	"gopbs/internal/resc"
 	"gopbs/internal/stage"
 	"gopbs/proto"
@@ -407,16 +408,36 @@ func checkStageList(name string) func(string) (string, error) {
 	}
 }
 
+// checkMailPoints accepts n alone, or letters of a, b and e, with j
+// (subjobs mail too) only beside one of them, as OpenPBS's qsub -m.
 func checkMailPoints(v string) (string, error) {
 	if v == "n" {
 		return v, nil
 	}
-	for _, c := range v {
-		if !strings.ContainsRune("abej", c) {
-			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (want n or letters of abej)", v)
+	for i, c := range v {
+		if !strings.ContainsRune("abej", c) || strings.IndexRune(v, c) != i {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (want n, or letters of a, b, e, j without repeats)", v)
 		}
 	}
+	if strings.Trim(v, "j") == "" {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (j needs a, b or e beside it)", v)
+	}
 	return v, nil
+}
+
+// checkMailUsers accepts Mail_Users: comma-separated addresses that can
+// each be one argument of the mailer (no blank, not starting with '-'),
+// stored without the blanks around them.
+func checkMailUsers(v string) (string, error) {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		a = strings.TrimSpace(a)
+		if !mailer.ValidAddress(a) {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Users = %q (want mail addresses separated by commas; %q is not one)", v, a)
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, ","), nil
 }
 
 // checkUmask accepts an octal umask of one to four digits, at most 0777,
@@ -514,7 +535,7 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrJoinPath, jaUser, func(j *Job) *string { return &j.JoinPath }, oneOf(proto.AttrJoinPath, "oe", "eo", "n")),
 	mkStr(proto.AttrKeepFiles, jaUser, func(j *Job) *string { return &j.KeepFiles }, nil),
 	mkStr(proto.AttrMailPoints, jaUser|jaRunning, func(j *Job) *string { return &j.MailPoints }, checkMailPoints),
-	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, nil),
+	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, checkMailUsers),
 	mkTime(proto.AttrMtime, jaReadOnly, func(j *Job) *int64 { return &j.Mtime }),
 	mkStr(proto.AttrOutputPath, jaUser, func(j *Job) *string { return &j.OutputPath }, checkPath),
 	mk(proto.AttrPriority, jaUser|jaRunning, func(j *Job) (string, bool) { return strconv.Itoa(j.Priority), true },
