@@ -69,6 +69,9 @@ type MomStatus struct {
 	// RemoteCopy is set when mom_priv/config lets this mom copy staged
 	// files with scp from hosts that run no pbs_mom ($rcpcmd).
 	RemoteCopy bool
+	// UseCpHosts are the host patterns of this mom's $usecp lines: files
+	// of those hosts it reaches as local files (a name, "*.domain", "*").
+	UseCpHosts []string
 	// Staging lists the queued jobs whose early stage-in this mom is
 	// copying, or has finished and not yet reported.
 	Staging []string

@@ -24,7 +24,16 @@ const (
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
 	fileStage    = "stage.json"    // stageConfig, when the job stages files
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
+	fileSettings = "settings.json" // shepherdSettings: this mom's settings for the job
 )
+
+// shepherdSettings are what of mom_priv/config a job's shepherd needs.
+// A job directory without the file (made by an earlier mom) runs with
+// the defaults.
+type shepherdSettings struct {
+	TmpDir   string  `json:"tmpdir,omitempty"`   // $tmpdir; "" for the system's
+	WallMult float64 `json:"wallmult,omitempty"` // $wallmult; 0 counts as 1
+}
 
 // sessionInfo is written once the job's process exists.
 type sessionInfo struct {

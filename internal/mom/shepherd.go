@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,6 +53,10 @@ func RunShepherd(dir string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sh := &shepherd{dir: dir, job: &job, sigs: sigs}
+	if err := readJSON(filepath.Join(dir, fileSettings), &sh.set); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "shepherd:", err)
+		return 1
+	}
 	res := sh.run()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
@@ -63,6 +68,7 @@ func RunShepherd(dir string) int {
 type shepherd struct {
 	dir  string
 	job  *proto.MomJob
+	set  shepherdSettings
 	usr  *account
 	pgid int
 	sigs chan os.Signal
@@ -96,7 +102,11 @@ func (sh *shepherd) run() jobResult {
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
 	}
-	tmpdir := filepath.Join(os.TempDir(), "pbs."+job.JobID)
+	base := sh.set.TmpDir // $tmpdir
+	if base == "" {
+		base = os.TempDir()
+	}
+	tmpdir := filepath.Join(base, "pbs."+job.JobID)
 	os.RemoveAll(tmpdir)
 	if err := os.Mkdir(tmpdir, 0o700); err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
@@ -341,9 +351,14 @@ func (sh *shepherd) deleteAsked() bool {
 // supervise enforces the walltime and carries out the delete sequence
 // until done is closed.
 func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start time.Time) {
+	// $wallmult: this host's seconds count f times against the limit.
+	mult := sh.set.WallMult
+	if mult <= 0 {
+		mult = 1
+	}
 	var wall <-chan time.Time
 	if sh.job.Walltime > 0 {
-		t := time.NewTimer(time.Duration(sh.job.Walltime) * time.Second)
+		t := time.NewTimer(time.Duration(float64(sh.job.Walltime) / mult * float64(time.Second)))
 		defer t.Stop()
 		wall = t.C
 	}
@@ -366,7 +381,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-sigs:
 			terminate()
 		case <-wall:
-			used := int64(time.Since(start) / time.Second)
+			used := int64(math.Round(time.Since(start).Seconds() * mult))
 			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
 			sh.mu.Lock()
 			sh.killReason = "job killed: walltime " + strconv.FormatInt(used, 10) + " exceeded limit " + strconv.FormatInt(sh.job.Walltime, 10)
