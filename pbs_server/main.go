@@ -43,6 +43,7 @@ func run() int {
 		KeyFile:       cfg.KeyFile(),
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),
+		Sendmail:      cfg.Sendmail,
 		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
 	})

@@ -82,6 +82,10 @@ const (
 	AttrExtension    = "x"             // Torque qsub -W x=...
 	AttrUmask        = "umask"
 	AttrBlock        = "block" // OpenPBS qsub -W block=true
+	// OpenPBS's node-failure options: only the values that describe what
+	// this system does are accepted (model.passThrough).
+	AttrTolerateNodeFailures   = "tolerate_node_failures"
+	AttrReleaseNodesOnStageout = "release_nodes_on_stageout"
 )
 
 // Queue attributes.

@@ -69,6 +69,9 @@ type MomStatus struct {
 	// RemoteCopy is set when mom_priv/config lets this mom copy staged
 	// files with scp from hosts that run no pbs_mom ($rcpcmd).
 	RemoteCopy bool
+	// UseCpHosts are the host patterns of this mom's $usecp lines: files
+	// of those hosts it reaches as local files (a name, "*.domain", "*").
+	UseCpHosts []string
 	// Staging lists the queued jobs whose early stage-in this mom is
 	// copying, or has finished and not yet reported.
 	Staging []string
@@ -235,6 +238,16 @@ type MomJob struct {
 	// and Torque's PBS_ARRAYID.
 	ArrayID    string
 	ArrayIndex int
+	// Umask is the job's umask when HasUmask is set (-W umask): for its
+	// processes and for the files the mom creates for it.
+	HasUmask bool
+	Umask    uint32
+	// Args are passed to the script after its path (Torque's qsub -F).
+	Args []string
+	// RemoveOutput and RemoveError remove the job's output or error file
+	// when it exits 0 (OpenPBS's qsub -R).
+	RemoveOutput bool
+	RemoveError  bool
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

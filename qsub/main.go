@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/display"
@@ -14,6 +15,7 @@ import (
 // submitter is the part of *proto.Client that qsub uses.
 type submitter interface {
 	Submit(req *proto.SubmitRequest) (string, error)
+	StatusJobs(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	Close() error
 }
 
@@ -22,6 +24,7 @@ type submitter interface {
 type system struct {
 	ctx     qsubopt.Context
 	connect func() (submitter, error)
+	clock   clock
 }
 
 func main() {
@@ -30,7 +33,7 @@ func main() {
 }
 
 func processSystem(env *cmdutil.Env) system {
-	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[submitter](env)}
+	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[submitter](env), clock: clock{now: time.Now, sleep: time.Sleep}}
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {
@@ -59,7 +62,7 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 		}
 		return cmdutil.ExitStatus(err)
 	}
-	defer client.Close()
+	defer func() { client.Close() }()
 	id, err := client.Submit(sub.Request)
 	if err != nil {
 		return env.Fail(err)
@@ -70,5 +73,15 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 	if !sub.Quiet {
 		fmt.Fprintln(env.Stdout, id)
 	}
-	return 0
+	if !sub.Block {
+		return 0
+	}
+	status, c, err := waitJob(id, client, sys.connect, sys.clock)
+	client = c
+	if err != nil {
+		return env.Fail(err)
+	}
+	// As OpenPBS's qsub: the job's exit status is qsub's (the system
+	// keeps its low 8 bits).
+	return status
 }

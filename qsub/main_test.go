@@ -23,6 +23,33 @@ type fakeServer struct {
 	closed  bool
 	dialErr error
 	dialed  bool
+	// polls are the answers to StatusJobs, in order (the last repeats).
+	polls  []poll
+	polled int
+	dials  int
+}
+
+// poll is one answer to a status request.
+type poll struct {
+	state, exit string
+	errs        []proto.ObjectError
+	err         error
+}
+
+func (f *fakeServer) StatusJobs(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+	if len(f.polls) == 0 {
+		return nil, nil, errors.New("no status expected")
+	}
+	p := f.polls[min(f.polled, len(f.polls)-1)]
+	f.polled++
+	if p.err != nil || p.errs != nil {
+		return nil, p.errs, p.err
+	}
+	st := proto.Status{Name: req.IDs[0], Attrs: []proto.Attr{{Name: proto.AttrJobState, Value: p.state}}}
+	if p.exit != "" {
+		st.Attrs = append(st.Attrs, proto.Attr{Name: proto.AttrExitStatus, Value: p.exit})
+	}
+	return []proto.Status{st}, nil, nil
 }
 
 func (f *fakeServer) Submit(req *proto.SubmitRequest) (string, error) {
@@ -50,7 +77,9 @@ func testRun(t *testing.T, pers config.Personality, args []string, files map[str
 			},
 			Stdin: strings.NewReader(stdin),
 		},
+		clock: clock{now: func() time.Time { return time.Unix(1700000000+int64(srv.polled)*60, 0) }, sleep: func(time.Duration) {}},
 		connect: func() (submitter, error) {
+			srv.dials++
 			srv.dialed = true
 			if srv.dialErr != nil {
 				return nil, srv.dialErr
@@ -179,5 +208,46 @@ func TestVersion(t *testing.T) {
 		if rc != 0 || out != want || errs != "" || srv.dialed {
 			t.Errorf("%s: rc %d stdout %q stderr %q dialed %v", pers, rc, out, errs, srv.dialed)
 		}
+	}
+}
+
+// TestBlock: -W block=true makes qsub wait for the job's end and exit with
+// its exit status, reconnecting when the server goes away for a while.
+func TestBlock(t *testing.T) {
+	files := map[string]string{"job.sh": "#!/bin/sh\nexit 3\n"}
+	lost := &proto.Error{Code: proto.PBSE_PROTOCOL, Text: "connection reset"}
+	tests := []struct {
+		name     string
+		polls    []poll
+		rc       int
+		dials    int
+		stderr   string
+		polledAt int
+	}{
+		{"finishes", []poll{{state: "Q"}, {state: "R"}, {state: "F", exit: "3"}}, 3, 1, "", 3},
+		{"exit 0", []poll{{state: "F", exit: "0"}}, 0, 1, "", 1},
+		{"server restart", []poll{{state: "R"}, {err: lost}, {state: "F", exit: "7"}}, 7, 2, "", 3},
+		{"no history", []poll{{state: "R"}, {errs: []proto.ObjectError{{Name: "1.srv", Code: proto.PBSE_UNKJOBID}}}}, proto.PBSE_UNKJOBID.ExitStatus(), 1, "left no history", 2},
+		{"server gone for good", []poll{{state: "R"}, {err: lost}}, proto.PBSE_PROTOCOL.ExitStatus(), 0, "lost the server", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := &fakeServer{id: "1.srv", polls: tt.polls}
+			rc, out, errs := testRun(t, config.PBSPro, []string{"-W", "block=true", "job.sh"}, files, "", srv)
+			if rc != tt.rc || out != "1.srv\n" || !strings.Contains(errs, tt.stderr) || tt.stderr == "" && errs != "" {
+				t.Fatalf("rc %d (want %d) stdout %q stderr %q (want %q)", rc, tt.rc, out, errs, tt.stderr)
+			}
+			if tt.dials > 0 && srv.dials != tt.dials {
+				t.Errorf("dialed %d times, want %d", srv.dials, tt.dials)
+			}
+			if tt.polledAt > 0 && srv.polled != tt.polledAt {
+				t.Errorf("polled %d times, want %d", srv.polled, tt.polledAt)
+			}
+		})
+	}
+	// Without block qsub asks nothing after the submission.
+	srv := &fakeServer{id: "1.srv"}
+	if rc, _, _ := testRun(t, config.PBSPro, []string{"job.sh"}, files, "", srv); rc != 0 || srv.polled != 0 {
+		t.Fatalf("without block: rc %d, %d polls", rc, srv.polled)
 	}
 }

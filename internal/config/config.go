@@ -27,6 +27,9 @@ const (
 	KeySchedHost   = "PBS_SCHEDULER_HOST"
 	KeyMomNodeName = "PBS_MOM_NODE_NAME"
 	KeyPersonality = "PBS_PERSONALITY"
+	// KeySendmail is the mailer pbs_server runs for job mail (sendmail -f
+	// <mail_from> <recipients>, the message on its standard input).
+	KeySendmail = "PBS_SENDMAIL"
 )
 
 // Defaults.
@@ -36,6 +39,7 @@ const (
 	DefaultBatchPort = 15001
 	DefaultMomPort   = 15002
 	DefaultSchedPort = 15004
+	DefaultSendmail  = "/usr/sbin/sendmail"
 )
 
 // Personality selects the client dialect (DESIGN §9).
@@ -59,6 +63,8 @@ type Config struct {
 	SchedPort   int
 	MomNodeName string
 	Personality Personality
+	// Sendmail is the mailer for job mail (PBS_SENDMAIL).
+	Sendmail string
 }
 
 // Load reads the configuration using the process environment.
@@ -86,7 +92,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -130,6 +136,14 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 		SchedHost:   vals[KeySchedHost],
 		MomNodeName: vals[KeyMomNodeName],
 		Personality: Personality(strings.ToLower(vals[KeyPersonality])),
+		Sendmail:    vals[KeySendmail],
+	}
+	if c.Sendmail == "" {
+		c.Sendmail = DefaultSendmail
+	}
+	if !filepath.IsAbs(c.Sendmail) {
+		// Run without a shell or a search path: name the program itself.
+		return nil, fmt.Errorf("%s=%q: want an absolute path", KeySendmail, c.Sendmail)
 	}
 	if c.Home == "" {
 		c.Home = DefaultHome

@@ -60,6 +60,13 @@ func TestLoadEnvOverridesFile(t *testing.T) {
 	if c.MomPort != DefaultMomPort || c.SchedPort != DefaultSchedPort {
 		t.Fatalf("default ports not applied: %+v", c)
 	}
+	if c.Sendmail != DefaultSendmail {
+		t.Fatalf("Sendmail %q, want the default %s", c.Sendmail, DefaultSendmail)
+	}
+	os.WriteFile(conf, []byte("PBS_SENDMAIL=/opt/mail/sendmail\n"), 0o644)
+	if c, err = LoadEnv(func(k string) string { return env[k] }); err != nil || c.Sendmail != "/opt/mail/sendmail" {
+		t.Fatalf("PBS_SENDMAIL from the file: %+v, %v", c, err)
+	}
 }
 
 func TestLoadEnvErrors(t *testing.T) {
@@ -73,6 +80,7 @@ func TestLoadEnvErrors(t *testing.T) {
 		{"bad port", map[string]string{KeyConfFile: "", KeyMomPort: "abc"}, KeyMomPort},
 		{"port out of range", map[string]string{KeyBatchPort: "70000"}, KeyBatchPort},
 		{"bad personality", map[string]string{KeyPersonality: "slurm"}, KeyPersonality},
+		{"relative mailer", map[string]string{KeySendmail: "sendmail"}, KeySendmail},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := LoadEnv(func(k string) string { return tt.env[k] })

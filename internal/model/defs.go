@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopbs/internal/mailer"
 	"gopbs/internal/resc"
 	"gopbs/proto"
 )
@@ -455,6 +456,15 @@ func checkFilterTimeout(v string) (string, error) {
 	return v, nil
 }
 
+// checkMailFrom accepts the sender of job mail: one address the mailer
+// takes as the value of its -f.
+func checkMailFrom(v string) (string, error) {
+	if !mailer.ValidAddress(v) {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "mail_from = %q (want one mail address)", v)
+	}
+	return v, nil
+}
+
 // queueTypeCheck accepts any case-insensitive prefix of Execution or Route
 // and stores the full word, as PBS does.
 func queueTypeCheck(v string) (string, error) {
@@ -478,7 +488,7 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
 	{Name: proto.AttrDefaultQueue, Kind: KindString, Access: MgrSet},
 	{Name: proto.AttrLogEvents, Kind: KindLong, Access: MgrSet},
-	{Name: proto.AttrMailFrom, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrMailFrom, Kind: KindString, Access: MgrSet, Check: checkMailFrom},
 	{Name: proto.AttrQueryOtherJobs, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrResourcesAvail, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesDefault, Kind: KindResources, Access: MgrSet},

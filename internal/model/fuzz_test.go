@@ -26,8 +26,9 @@ func sampleJob() *Job {
 		Ctime: 1700000000, Qtime: 1700000001, Stime: 1700000005, ExecutionTime: -1, HoldUntil: 1 << 40,
 		ResourceList:  Resources{{Name: "ncpus", Value: "2"}, {Name: "walltime", Value: "01:00:00"}},
 		ResourcesUsed: Resources{{Name: "cput", Value: "00:00:01"}},
-		Extra:         Resources{{Name: "umask", Value: "022"}},
-		Version:       1<<64 - 1,
+		Umask:         "022", JobArgs: "a b", RemoveFiles: "oe", Block: true,
+		Extra:   Resources{{Name: "tolerate_node_failures", Value: "none"}},
+		Version: 1<<64 - 1,
 	}
 }
 

@@ -1,10 +1,12 @@
 package model
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"gopbs/internal/mailer"
 	"gopbs/internal/resc"
 	"gopbs/internal/stage"
 	"gopbs/proto"
@@ -63,6 +65,18 @@ type Job struct {
 	Sandbox       string
 	Stagein       string
 	Stageout      string
+	// Umask is the job's umask in octal ("022"; "" for the mom's own),
+	// set for its processes and the files they and the mom create.
+	Umask string
+	// JobArgs are Torque's job_arguments (qsub -F): words passed to the
+	// script, separated by blanks.
+	JobArgs string
+	// RemoveFiles is OpenPBS's Remove_Files (qsub -R): which of the
+	// output ("o") and error ("e") files are removed when the job exits 0.
+	RemoveFiles string
+	// Block is OpenPBS's block (qsub -W block=true): qsub waits for the
+	// job's end and exits with its exit status. The server only shows it.
+	Block bool
 	// StageNode is the node where the job's stage-in files are being
 	// copied or are in place (StagePhase says which), after an early
 	// stage-in request; "" when none was made.
@@ -103,18 +117,48 @@ type Job struct {
 	Version uint64
 }
 
-// passThrough lists job attributes of OpenPBS and Torque that are accepted
-// at submission and by qalter, kept and shown, but not acted upon, so
-// that scripts written for those systems are not refused.
-var passThrough = map[string]bool{
-	proto.AttrInitRootDir:       true,
-	proto.AttrJobArguments:      true,
-	proto.AttrRemoveFiles:       true,
-	proto.AttrExtension:         true,
-	proto.AttrUmask:             true,
-	proto.AttrBlock:             true,
-	"tolerate_node_failures":    true,
-	"release_nodes_on_stageout": true,
+// passThrough lists job attributes of OpenPBS that are stored and shown
+// as given but need nothing done, each with the check of its value. They
+// stay only with the values that describe what this system does anyway,
+// so that scripts written for OpenPBS that spell the default out are not
+// refused; any other value is refused by its check:
+//
+//   - tolerate_node_failures = none: a job here never outlives the failure
+//     of one of its nodes (it is requeued, or ends when not rerunnable).
+//   - release_nodes_on_stageout = False: a job's nodes are released when
+//     it ends, after its stage-out.
+var passThrough = map[string]func(string) (string, error){
+	proto.AttrTolerateNodeFailures: func(v string) (string, error) {
+		switch strings.TrimSpace(v) {
+		case "none":
+			return "none", nil
+		case "all", "job_start":
+			return "", proto.Errorf(proto.PBSE_NOSUP, "(%s = %s: jobs do not outlive a failed node here; only none is supported)", proto.AttrTolerateNodeFailures, v)
+		}
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "%s = %q (want none, all or job_start)", proto.AttrTolerateNodeFailures, v)
+	},
+	proto.AttrReleaseNodesOnStageout: func(v string) (string, error) {
+		b, err := resc.ParseBool(v)
+		switch {
+		case err != nil:
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s = %q (want True or False)", proto.AttrReleaseNodesOnStageout, v)
+		case b:
+			return "", proto.Errorf(proto.PBSE_NOSUP, "(%s = True: a job's nodes are released when it ends, after its stage-out; only False is supported)", proto.AttrReleaseNodesOnStageout)
+		}
+		return resc.FormatBool(false), nil
+	},
+}
+
+// refused lists attributes of OpenPBS and Torque that this system cannot
+// honour, with the reason it gives: submitting or altering them is refused
+// (PBSE_NOSUP) rather than stored and ignored.
+var refused = map[string]string{
+	// Torque qsub -D: a chroot as the job's owner can be escaped with a
+	// set-uid program the owner links into that tree.
+	proto.AttrInitRootDir: "running a job under another root directory (qsub -D) is not supported",
+	// Torque qsub -W x=...: Moab's extensions, for a scheduler this
+	// system does not have.
+	proto.AttrExtension: "Moab scheduler extensions (qsub -W x=...) are not supported",
 }
 
 // Resources is a resource list kept sorted by name.
@@ -364,16 +408,74 @@ func checkStageList(name string) func(string) (string, error) {
 	}
 }
 
+// checkMailPoints accepts n alone, or letters of a, b and e, with j
+// (subjobs mail too) only beside one of them, as OpenPBS's qsub -m.
 func checkMailPoints(v string) (string, error) {
 	if v == "n" {
 		return v, nil
 	}
-	for _, c := range v {
-		if !strings.ContainsRune("abej", c) {
-			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (want n or letters of abej)", v)
+	for i, c := range v {
+		if !strings.ContainsRune("abej", c) || strings.IndexRune(v, c) != i {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (want n, or letters of a, b, e, j without repeats)", v)
 		}
 	}
+	if strings.Trim(v, "j") == "" {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Points = %q (j needs a, b or e beside it)", v)
+	}
 	return v, nil
+}
+
+// checkMailUsers accepts Mail_Users: comma-separated addresses that can
+// each be one argument of the mailer (no blank, not starting with '-'),
+// stored without the blanks around them.
+func checkMailUsers(v string) (string, error) {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		a = strings.TrimSpace(a)
+		if !mailer.ValidAddress(a) {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Users = %q (want mail addresses separated by commas; %q is not one)", v, a)
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, ","), nil
+}
+
+// checkUmask accepts an octal umask of one to four digits, at most 0777,
+// and stores it with three digits ("22" -> "022").
+func checkUmask(v string) (string, error) {
+	t := strings.TrimSpace(v)
+	n, err := strconv.ParseUint(t, 8, 32)
+	if err != nil || t == "" || len(t) > 4 || n > 0o777 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "umask = %q (want octal digits, at most 0777)", v)
+	}
+	return fmt.Sprintf("%03o", n), nil
+}
+
+// ParseUmask reads a umask stored by checkUmask.
+func ParseUmask(v string) (uint32, bool) {
+	n, err := strconv.ParseUint(v, 8, 32)
+	return uint32(n), err == nil && v != "" && n <= 0o777
+}
+
+// checkJobArgs accepts job_arguments with at least one word.
+func checkJobArgs(v string) (string, error) {
+	if len(JobArgWords(v)) == 0 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "job_arguments is empty")
+	}
+	return v, nil
+}
+
+// JobArgWords splits job_arguments into the script's arguments: words
+// separated by blanks, as Torque's mom passes them (no quoting, no shell).
+func JobArgWords(v string) []string { return strings.Fields(v) }
+
+// checkRemoveFiles accepts Remove_Files: o, e, oe or eo.
+func checkRemoveFiles(v string) (string, error) {
+	switch v {
+	case "o", "e", "oe", "eo":
+		return v, nil
+	}
+	return "", proto.Errorf(proto.PBSE_BADATVAL, "Remove_Files = %q (want o, e, oe or eo)", v)
 }
 
 func checkPath(v string) (string, error) {
@@ -433,7 +535,7 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrJoinPath, jaUser, func(j *Job) *string { return &j.JoinPath }, oneOf(proto.AttrJoinPath, "oe", "eo", "n")),
 	mkStr(proto.AttrKeepFiles, jaUser, func(j *Job) *string { return &j.KeepFiles }, nil),
 	mkStr(proto.AttrMailPoints, jaUser|jaRunning, func(j *Job) *string { return &j.MailPoints }, checkMailPoints),
-	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, nil),
+	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, checkMailUsers),
 	mkTime(proto.AttrMtime, jaReadOnly, func(j *Job) *int64 { return &j.Mtime }),
 	mkStr(proto.AttrOutputPath, jaUser, func(j *Job) *string { return &j.OutputPath }, checkPath),
 	mk(proto.AttrPriority, jaUser|jaRunning, func(j *Job) (string, bool) { return strconv.Itoa(j.Priority), true },
@@ -489,6 +591,18 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrSandbox, jaUser, func(j *Job) *string { return &j.Sandbox }, oneOf(proto.AttrSandbox, "HOME", "PRIVATE")),
 	mkStr(proto.AttrStagein, jaUser, func(j *Job) *string { return &j.Stagein }, checkStageList(proto.AttrStagein)),
 	mkStr(proto.AttrStageout, jaUser, func(j *Job) *string { return &j.Stageout }, checkStageList(proto.AttrStageout)),
+	mkStr(proto.AttrUmask, jaUser, func(j *Job) *string { return &j.Umask }, checkUmask),
+	mkStr(proto.AttrJobArguments, jaUser, func(j *Job) *string { return &j.JobArgs }, checkJobArgs),
+	mkStr(proto.AttrRemoveFiles, jaUser, func(j *Job) *string { return &j.RemoveFiles }, checkRemoveFiles),
+	mk(proto.AttrBlock, jaUser|jaSubmitOnly, func(j *Job) (string, bool) { return resc.FormatBool(j.Block), j.Block },
+		func(j *Job, _, v string) error {
+			b, err := resc.ParseBool(v)
+			if err != nil {
+				return proto.Errorf(proto.PBSE_BADATVAL, "block = %q (want true or false)", v)
+			}
+			j.Block = b
+			return nil
+		}),
 	// Where an early stage-in put (or is putting) the job's files: the
 	// scheduler runs the job there to skip the copy.
 	mkStr(proto.AttrStageinNode, jaReadOnly, func(j *Job) *string { return &j.StageNode }, nil),
@@ -577,7 +691,7 @@ var jobAttrIndex = func() map[string]int {
 // IsJobAttr reports whether name is a job attribute.
 func IsJobAttr(name string) bool {
 	_, ok := jobAttrIndex[name]
-	return ok || passThrough[name]
+	return ok || passThrough[name] != nil
 }
 
 // JobStatus renders j's attributes in display order. want limits the
@@ -656,17 +770,22 @@ const (
 func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	i, ok := jobAttrIndex[a.Name]
 	if !ok {
-		if !passThrough[a.Name] || a.Resource != "" {
-			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
+		if why, no := refused[a.Name]; no && a.Resource == "" {
+			return proto.Errorf(proto.PBSE_NOSUP, "(%s: %s)", a.Name, why)
 		}
-		if strings.ContainsAny(a.Value, resc.ControlChars) {
-			return proto.Errorf(proto.PBSE_BADATVAL, "%s contains a line break or NUL", a.Name)
+		check := passThrough[a.Name]
+		if check == nil || a.Resource != "" {
+			return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
 		}
 		if a.Op == proto.OpUnset {
 			j.Extra = j.Extra.Delete(a.Name)
-		} else {
-			j.Extra = j.Extra.Set(a.Name, a.Value)
+			return nil
 		}
+		v, err := check(a.Value)
+		if err != nil {
+			return err
+		}
+		j.Extra = j.Extra.Set(a.Name, v)
 		return nil
 	}
 	d := &jobAttrs[i]

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 
+	"gopbs/proto"
+
 	"github.com/vmihailenco/msgpack/v5"
 )
 
@@ -189,6 +191,10 @@ var jobFields = []jobField{
 	fBool(func(j *Job) *bool { return &j.IsSubjob }),
 	fInt(func(j *Job) *int { return &j.Index }),
 	fBool(func(j *Job) *bool { return &j.Purge }),
+	fStr(func(j *Job) *string { return &j.Umask }),
+	fStr(func(j *Job) *string { return &j.JobArgs }),
+	fStr(func(j *Job) *string { return &j.RemoveFiles }),
+	fBool(func(j *Job) *bool { return &j.Block }),
 }
 
 // fArray stores a parent's Array as [indices, max_run, deleted] with
@@ -371,5 +377,21 @@ func (j *Job) DecodeMsgpack(d *msgpack.Decoder) error {
 			return err
 		}
 	}
+	migrateExtra(j)
 	return nil
+}
+
+// migrateExtra moves attributes that earlier versions kept in Extra
+// without acting on them into the fields that now carry them, so that a
+// job submitted before the upgrade gets its umask, arguments and file
+// removal. A value those checks refuse is dropped.
+func migrateExtra(j *Job) {
+	for _, name := range []string{proto.AttrUmask, proto.AttrJobArguments, proto.AttrRemoveFiles, proto.AttrBlock} {
+		v, ok := j.Extra.Get(name)
+		if !ok {
+			continue
+		}
+		j.Extra = j.Extra.Delete(name)
+		jobAttrs[jobAttrIndex[name]].set(j, "", v)
+	}
 }

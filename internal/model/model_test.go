@@ -90,7 +90,33 @@ func TestSetJobAttr(t *testing.T) {
 		{"bad size", StateQueued, proto.Attr{Name: "Resource_List", Resource: "mem", Value: "lots"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"read only owner", StateQueued, proto.Attr{Name: "Job_Owner", Value: "x@y"}, oper, AtAlter, proto.PBSE_ATTRRO, nil},
 		{"unknown", StateQueued, proto.Attr{Name: "Nonsense", Value: "1"}, user, AtSubmit, proto.PBSE_NOATTR, nil},
-		{"pass-through x", StateQueued, proto.Attr{Name: "x", Value: "NACCESSPOLICY:SINGLEJOB"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.Extra.Get("x"); return v == "NACCESSPOLICY:SINGLEJOB" }},
+		{"mail points", StateQueued, proto.Attr{Name: "Mail_Points", Value: "abej"}, user, AtSubmit, 0, func(j *Job) bool { return j.MailPoints == "abej" }},
+		{"mail points j alone", StateQueued, proto.Attr{Name: "Mail_Points", Value: "j"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"mail points repeated", StateQueued, proto.Attr{Name: "Mail_Points", Value: "aa"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"mail points n and a", StateQueued, proto.Attr{Name: "Mail_Points", Value: "na"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"mail users", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a@x.org, b"}, user, AtSubmit, 0, func(j *Job) bool { return j.MailUsers == "a@x.org,b" }},
+		{"mail users option", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a@x,-oQ/tmp"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"mail users blank inside", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a b@x"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"refused x", StateQueued, proto.Attr{Name: "x", Value: "NACCESSPOLICY:SINGLEJOB"}, user, AtSubmit, proto.PBSE_NOSUP, nil},
+		{"refused x at qalter", StateQueued, proto.Attr{Name: "x", Value: "FLAGS:ADVRES"}, user, AtAlter, proto.PBSE_NOSUP, nil},
+		{"refused init_root_dir", StateQueued, proto.Attr{Name: "init_root_dir", Value: "/r"}, user, AtSubmit, proto.PBSE_NOSUP, nil},
+		{"tolerate none", StateQueued, proto.Attr{Name: "tolerate_node_failures", Value: "none"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.Extra.Get("tolerate_node_failures"); return v == "none" }},
+		{"tolerate all refused", StateQueued, proto.Attr{Name: "tolerate_node_failures", Value: "all"}, user, AtSubmit, proto.PBSE_NOSUP, nil},
+		{"tolerate nonsense", StateQueued, proto.Attr{Name: "tolerate_node_failures", Value: "some"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"release nodes false", StateQueued, proto.Attr{Name: "release_nodes_on_stageout", Value: "false"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.Extra.Get("release_nodes_on_stageout"); return v == "False" }},
+		{"release nodes true refused", StateQueued, proto.Attr{Name: "release_nodes_on_stageout", Value: "true"}, user, AtSubmit, proto.PBSE_NOSUP, nil},
+		{"umask", StateQueued, proto.Attr{Name: "umask", Value: "22"}, user, AtSubmit, 0, func(j *Job) bool { return j.Umask == "022" }},
+		{"umask four digits", StateQueued, proto.Attr{Name: "umask", Value: "0077"}, user, AtSubmit, 0, func(j *Job) bool { return j.Umask == "077" }},
+		{"umask not octal", StateQueued, proto.Attr{Name: "umask", Value: "089"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"umask too large", StateQueued, proto.Attr{Name: "umask", Value: "1777"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"umask while running", StateRunning, proto.Attr{Name: "umask", Value: "022"}, user, AtAlter, proto.PBSE_MODATRRUN, nil},
+		{"job arguments", StateQueued, proto.Attr{Name: "job_arguments", Value: "a  b=c"}, user, AtSubmit, 0, func(j *Job) bool { return j.JobArgs == "a  b=c" }},
+		{"job arguments blank", StateQueued, proto.Attr{Name: "job_arguments", Value: "  "}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"remove files", StateQueued, proto.Attr{Name: "Remove_Files", Value: "eo"}, user, AtSubmit, 0, func(j *Job) bool { return j.RemoveFiles == "eo" }},
+		{"remove files bad", StateQueued, proto.Attr{Name: "Remove_Files", Value: "oo"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"block", StateQueued, proto.Attr{Name: "block", Value: "true"}, user, AtSubmit, 0, func(j *Job) bool { return j.Block }},
+		{"block bad", StateQueued, proto.Attr{Name: "block", Value: "maybe"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"block at qalter", StateQueued, proto.Attr{Name: "block", Value: "true"}, user, AtAlter, proto.PBSE_ATTRRO, nil},
 		{"user sets system hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "s"}, user, AtSubmit, proto.PBSE_PERM, nil},
 		{"user hold", StateQueued, proto.Attr{Name: "Hold_Types", Value: "u"}, user, AtSubmit, 0, func(j *Job) bool { return j.Holds == "u" }},
 		{"hold_until by user", StateQueued, proto.Attr{Name: "hold_until", Value: "1700000000"}, user, AtAlter, proto.PBSE_PERM, nil},
@@ -157,6 +183,8 @@ func TestDefTableApply(t *testing.T) {
 		{"resource incr", QueueDefs, []proto.Attr{{Name: "resources_available", Resource: "ncpus", Value: "4"}, {Name: "resources_available", Resource: "ncpus", Value: "2", Op: proto.OpIncr}}, "resources_available", "ncpus", "6", 0},
 		{"unknown", QueueDefs, []proto.Attr{{Name: "bogus", Value: "1"}}, "", "", "", proto.PBSE_NOATTR},
 		{"iteration positive", ServerDefs, []proto.Attr{{Name: "scheduler_iteration", Value: "0"}}, "", "", "", proto.PBSE_BADATVAL},
+		{"mail_from", ServerDefs, []proto.Attr{{Name: "mail_from", Value: "pbs@head"}}, "mail_from", "", "pbs@head", 0},
+		{"mail_from option", ServerDefs, []proto.Attr{{Name: "mail_from", Value: "-oQ/tmp"}}, "", "", "", proto.PBSE_BADATVAL},
 		{"unset", ServerDefs, []proto.Attr{{Name: "comment", Value: "x"}, {Name: "comment", Op: proto.OpUnset}}, "comment", "", "", 0},
 		{"history duration", ServerDefs, []proto.Attr{{Name: "job_history_duration", Value: "1:0:0"}}, "job_history_duration", "", "01:00:00", 0},
 		{"node state", NodeDefs, []proto.Attr{{Name: "state", Value: "down"}}, "", "", "", proto.PBSE_BADNDATVAL},
@@ -198,15 +226,8 @@ func TestValidName(t *testing.T) {
 func TestJobCodecRoundTrip(t *testing.T) {
 	j := &Job{Seq: 42, ID: "42.srv", Name: "n", Owner: "u@h", UID: 1000, State: StateRunning, Substate: SubRunning,
 		Suspended: true, Queue: "workq", Priority: -5, Rerunable: true, HasExit: true, ExitStatus: -29, Ctime: 1700000000,
-		VariableList: "A=1,B=x\\,y", ResourceList: Resources{}.Set("ncpus", "2").Set("mem", "1gb"), Extra: Resources{}.Set("x", "y")}
-	b, err := msgpack.Marshal(j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got Job
-	if err := msgpack.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
+		VariableList: "A=1,B=x\\,y", ResourceList: Resources{}.Set("ncpus", "2").Set("mem", "1gb"), Extra: Resources{}.Set("tolerate_node_failures", "none"), Umask: "077", JobArgs: "x y", RemoveFiles: "o", Block: true}
+	got := codecRoundTrip(t, j)
 	if !reflect.DeepEqual(*j, got) {
 		t.Fatalf("round trip\n got %+v\nwant %+v", got, *j)
 	}
@@ -241,4 +262,34 @@ func TestJobCodecCoversEveryField(t *testing.T) {
 	if n := reflect.TypeOf(Job{}).NumField(); n+retiredJobFields != len(jobFields) {
 		t.Fatalf("Job has %d fields (+%d retired), jobFields stores %d", n, retiredJobFields, len(jobFields))
 	}
+}
+
+// TestMigrateExtra: a job stored by an earlier version kept umask,
+// job_arguments, Remove_Files and block in Extra; loading it moves them
+// into the fields the mom and qsub act on (a bad value is dropped), and
+// leaves what stays stored only.
+func TestMigrateExtra(t *testing.T) {
+	j := &Job{Seq: 1, ID: "1.srv", Extra: Resources{}.Set("umask", "22").Set("job_arguments", "a b").
+		Set("Remove_Files", "x").Set("block", "True").Set("x", "NACCESSPOLICY:SINGLEJOB")}
+	got := codecRoundTrip(t, j)
+	if got.Umask != "022" || got.JobArgs != "a b" || got.RemoveFiles != "" || !got.Block {
+		t.Fatalf("migrated fields: umask %q args %q remove %q block %v", got.Umask, got.JobArgs, got.RemoveFiles, got.Block)
+	}
+	if want := (Resources{}.Set("x", "NACCESSPOLICY:SINGLEJOB")); !reflect.DeepEqual(got.Extra, want) {
+		t.Fatalf("Extra after migration: %v, want %v", got.Extra, want)
+	}
+}
+
+// codecRoundTrip encodes j as the store does and decodes it again.
+func codecRoundTrip(t *testing.T, j *Job) Job {
+	t.Helper()
+	b, err := msgpack.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Job
+	if err := msgpack.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }

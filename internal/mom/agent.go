@@ -152,7 +152,7 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
 	m.key = key
-	m.momConf = &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}}
+	m.momConf = DefaultMomConfig()
 	path := filepath.Join(cfg.Home, "mom_priv", "config")
 	if f, err := os.Open(path); err == nil {
 		c, err := ParseMomConfig(f)
@@ -162,6 +162,9 @@ func New(cfg Config) (*Mom, error) {
 		}
 		for _, w := range c.Warnings {
 			m.log.Warn("mom_priv/config", "note", w)
+		}
+		if err := checkMomConfig(c, cfg.ServerAddr); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		m.momConf = c
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -428,6 +431,7 @@ func (m *Mom) status() *proto.MomStatus {
 		Ncpus: facts.Ncpus, Physmem: facts.Physmem, Loadave: facts.Loadave,
 		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
 		RemoteCopy: m.momConf.Rcp != "",
+		UseCpHosts: useCpHosts(m.momConf.UseCp),
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -438,7 +442,7 @@ func (m *Mom) status() *proto.MomStatus {
 	sort.Strings(ids)
 	for _, id := range ids {
 		j := m.jobs[id]
-		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: j.used}
+		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used)}
 		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
 			js.Phase = readPhase(j.dir)
 		}
@@ -471,7 +475,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.CPUSecs = max(used.CPUSecs, v.used.CPUSecs)
 		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
-		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: used, Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
+		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: m.scaleUsage(used), Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
 			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool}
 		if err := fault.Hit(fault.MomBeforeObit); err != nil {
 			return err
@@ -854,6 +858,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if err != nil {
 		return err
 	}
+	applyUseCp(job, m.momConf.UseCp)
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
 	if err := os.Mkdir(dir, 0o711); err != nil {
@@ -876,6 +881,10 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if err := os.WriteFile(filepath.Join(dir, fileNodes), []byte(nodes), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("node file: %w", err)
+	}
+	if err := writeJSONAtomic(dir, fileSettings, m.shepherdSettings(), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("settings file: %w", err)
 	}
 	if len(job.StageIn) > 0 || len(job.StageOut) > 0 {
 		if err := writeJSONAtomic(dir, fileStage, m.stageConfig(), 0o600); err != nil {

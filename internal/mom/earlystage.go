@@ -91,6 +91,7 @@ func (m *Mom) startEarlyStage(job *proto.MomJob) error {
 	if _, err := m.jobOwner(job); err != nil {
 		return err
 	}
+	applyUseCp(job, m.momConf.UseCp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.staging[job.JobID]; ok && !old.Done {

@@ -24,7 +24,16 @@ const (
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
 	fileStage    = "stage.json"    // stageConfig, when the job stages files
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
+	fileSettings = "settings.json" // shepherdSettings: this mom's settings for the job
 )
+
+// shepherdSettings are what of mom_priv/config a job's shepherd needs.
+// A job directory without the file (made by an earlier mom) runs with
+// the defaults.
+type shepherdSettings struct {
+	TmpDir   string  `json:"tmpdir,omitempty"`   // $tmpdir; "" for the system's
+	WallMult float64 `json:"wallmult,omitempty"` // $wallmult; 0 counts as 1
+}
 
 // sessionInfo is written once the job's process exists.
 type sessionInfo struct {
@@ -61,6 +70,12 @@ func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
 	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
+		return err
+	}
+	// The mode as asked, whatever the umask (a shepherd runs with the
+	// job's, which may hide its files from a mom that is not root).
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
 		return err
 	}
 	if _, err := f.Write(b); err != nil {

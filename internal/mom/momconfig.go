@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"gopbs/internal/stage"
 )
 
 // MomConfig is mom_priv/config: initialisation directives ($name value)
@@ -23,22 +26,67 @@ type MomConfig struct {
 	// StageTimeout is $stage_timeout: how long a staging copy may make no
 	// progress before it fails (0: the default, a minute).
 	StageTimeout time.Duration
+	// UseCp are the $usecp lines, in order: files of those hosts and
+	// prefixes are local files here (stage.CpRule).
+	UseCp []stage.CpRule
+	// TmpDir is $tmpdir: where each job's TMPDIR is made ("" for the
+	// system's temporary directory).
+	TmpDir string
+	// CputMult and WallMult are $cputmult and $wallmult: the factors by
+	// which this host's cpu time and wall time count (1 when unset), in
+	// resources_used and, for the walltime, against the job's limit.
+	CputMult float64
+	WallMult float64
+	// PBSServer are the $pbsserver names; the mom checks that they name
+	// its server (PBS_SERVER in pbs.conf).
+	PBSServer []string
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }
 
 // knownIgnored are directives of OpenPBS and Torque moms this mom accepts
-// without acting on them.
-var knownIgnored = map[string]bool{
-	"$clienthost": true, "$pbsserver": true, "$restricted": true, "$logevent": true,
-	"$cputmult": true, "$wallmult": true, "$usecp": true, "$timeout": true, "$tmpdir": true,
-	"$prologalarm": true, "$enforce": true, "$alps_client": true, "$checkpoint_path": true,
+// without acting on them, each with the reason it gives: none asks for
+// something a job would miss.
+var knownIgnored = map[string]string{
+	"$clienthost":      "every peer of this mom needs the cluster key; host lists add nothing",
+	"$restricted":      "this mom answers no resource-monitor queries",
+	"$logevent":        "the log level is pbs_mom's -log-level flag",
+	"$timeout":         "connections have fixed bounds here; $stage_timeout bounds staging copies",
+	"$prologalarm":     "this mom runs no prologue or epilogue",
+	"$alps_client":     "Cray ALPS is not supported",
+	"$checkpoint_path": "jobs are not checkpointed",
+}
+
+// floatDirectives are the directives whose value is one number.
+var floatDirectives = map[string]struct {
+	field func(*MomConfig) *float64
+	ok    func(float64) bool
+	want  string
+}{
+	"$ideal_load": {func(c *MomConfig) *float64 { return &c.IdealLoad }, nonNegative, "a non-negative number"},
+	"$max_load":   {func(c *MomConfig) *float64 { return &c.MaxLoad }, nonNegative, "a non-negative number"},
+	"$cputmult":   {func(c *MomConfig) *float64 { return &c.CputMult }, factor, "a factor above 0 (at most 1000)"},
+	"$wallmult":   {func(c *MomConfig) *float64 { return &c.WallMult }, factor, "a factor above 0 (at most 1000)"},
+}
+
+func nonNegative(f float64) bool { return f >= 0 && !math.IsInf(f, 1) }
+func factor(f float64) bool      { return f > 0 && f <= 1000 }
+
+// refusedDirectives ask for something this mom does not do, which a job
+// would miss: the mom refuses to start with them, saying so.
+var refusedDirectives = map[string]string{
+	"$enforce": "only walltime is enforced here (cpu time and memory limits are not)",
+}
+
+// DefaultMomConfig is the configuration of a mom without mom_priv/config.
+func DefaultMomConfig() *MomConfig {
+	return &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}, CputMult: 1, WallMult: 1}
 }
 
 // ParseMomConfig reads mom_priv/config. Blank lines and # comments are
 // skipped; a malformed line is an error naming its number.
 func ParseMomConfig(r io.Reader) (*MomConfig, error) {
-	c := &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}}
+	c := DefaultMomConfig()
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
@@ -56,16 +104,13 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 			return nil, fmt.Errorf("line %d: %q has no value", line, text)
 		}
 		switch {
-		case name == "$ideal_load" || name == "$max_load":
+		case floatDirectives[name].field != nil:
+			d := floatDirectives[name]
 			f, err := strconv.ParseFloat(value, 64)
-			if err != nil || f < 0 {
-				return nil, fmt.Errorf("line %d: %s %q is not a non-negative number", line, name, value)
+			if err != nil || !d.ok(f) {
+				return nil, fmt.Errorf("line %d: %s %q is not %s", line, name, value, d.want)
 			}
-			if name == "$ideal_load" {
-				c.IdealLoad = f
-			} else {
-				c.MaxLoad = f
-			}
+			*d.field(c) = f
 		case name == "$rcpcmd":
 			// PBS moms take any rcp-like command here; this one runs
 			// only scp, with the options it needs (batch mode, timeouts).
@@ -83,11 +128,28 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 				return nil, fmt.Errorf("line %d: $stage_timeout %q is not a number of seconds from 1 to 86400", line, value)
 			}
 			c.StageTimeout = time.Duration(n) * time.Second
+		case name == "$usecp":
+			r, err := stage.ParseCpRule(value)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			c.UseCp = append(c.UseCp, r)
+		case name == "$tmpdir":
+			if !filepath.IsAbs(value) {
+				return nil, fmt.Errorf("line %d: $tmpdir %q is not an absolute path", line, value)
+			}
+			c.TmpDir = filepath.Clean(value)
+		case name == "$pbsserver":
+			c.PBSServer = append(c.PBSServer, value)
 		case strings.HasPrefix(name, "$"):
-			if !knownIgnored[name] {
+			if why, ok := refusedDirectives[name]; ok {
+				return nil, fmt.Errorf("line %d: %s is not supported: %s", line, name, why)
+			}
+			why, ok := knownIgnored[name]
+			if !ok {
 				return nil, fmt.Errorf("line %d: unknown directive %s", line, name)
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: %s is accepted but has no effect", line, name))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: %s is ignored: %s", line, name, why))
 		case strings.HasPrefix(value, "!"):
 			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: shell escapes (%s) are not run", line, name))
 		default:

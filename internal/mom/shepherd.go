@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -52,6 +53,10 @@ func RunShepherd(dir string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sh := &shepherd{dir: dir, job: &job, sigs: sigs}
+	if err := readJSON(filepath.Join(dir, fileSettings), &sh.set); err != nil && !errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintln(os.Stderr, "shepherd:", err)
+		return 1
+	}
 	res := sh.run()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
@@ -63,6 +68,7 @@ func RunShepherd(dir string) int {
 type shepherd struct {
 	dir  string
 	job  *proto.MomJob
+	set  shepherdSettings
 	usr  *account
 	pgid int
 	sigs chan os.Signal
@@ -85,11 +91,22 @@ func (sh *shepherd) run() jobResult {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
 	}
 	sh.usr = usr
+	if job.HasUmask {
+		// The job's umask (-W umask) holds for everything made for it from
+		// here on: staged-in files, the output files, its processes. The
+		// shepherd's own files in the job directory set their modes
+		// explicitly (writeFileAtomic).
+		syscall.Umask(int(job.Umask & 0o777))
+	}
 	asOther := os.Geteuid() == 0 && usr.UID != 0
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
 	}
-	tmpdir := filepath.Join(os.TempDir(), "pbs."+job.JobID)
+	base := sh.set.TmpDir // $tmpdir
+	if base == "" {
+		base = os.TempDir()
+	}
+	tmpdir := filepath.Join(base, "pbs."+job.JobID)
 	os.RemoveAll(tmpdir)
 	if err := os.Mkdir(tmpdir, 0o700); err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
@@ -236,7 +253,33 @@ func (sh *shepherd) run() jobResult {
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
 	}
+	if res.ExitStatus == 0 {
+		sh.removeOutput()
+	}
 	return res
+}
+
+// removeOutput removes the output and error files that Remove_Files
+// (qsub -R) names, after a job that exited 0, as the owner. A stream
+// joined into the other's file (-j) has no file of its own: the file
+// goes only when the stream that owns it is named.
+func (sh *shepherd) removeOutput() {
+	job := sh.job
+	var paths []string
+	if job.RemoveOutput && job.JoinPath != "eo" {
+		paths = append(paths, localPath(job.OutputPath))
+	}
+	if job.RemoveError && job.JoinPath != "oe" {
+		paths = append(paths, localPath(job.ErrorPath))
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if err := asUser(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
+			fmt.Fprintf(os.Stderr, "shepherd: Remove_Files: cannot remove %s: %v\n", p, err)
+		}
+	}
 }
 
 // errDeleted and errFenced stop a stage-in: the job was deleted, or the
@@ -308,9 +351,14 @@ func (sh *shepherd) deleteAsked() bool {
 // supervise enforces the walltime and carries out the delete sequence
 // until done is closed.
 func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start time.Time) {
+	// $wallmult: this host's seconds count f times against the limit.
+	mult := sh.set.WallMult
+	if mult <= 0 {
+		mult = 1
+	}
 	var wall <-chan time.Time
 	if sh.job.Walltime > 0 {
-		t := time.NewTimer(time.Duration(sh.job.Walltime) * time.Second)
+		t := time.NewTimer(time.Duration(float64(sh.job.Walltime) / mult * float64(time.Second)))
 		defer t.Stop()
 		wall = t.C
 	}
@@ -333,7 +381,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-sigs:
 			terminate()
 		case <-wall:
-			used := int64(time.Since(start) / time.Second)
+			used := int64(math.Round(time.Since(start).Seconds() * mult))
 			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
 			sh.mu.Lock()
 			sh.killReason = "job killed: walltime " + strconv.FormatInt(used, 10) + " exceeded limit " + strconv.FormatInt(sh.job.Walltime, 10)
@@ -433,6 +481,8 @@ func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	default:
 		argv = []string{usr.Shell, script}
 	}
+	// Torque's job_arguments (qsub -F): the script's $1, $2, ...
+	argv = append(argv, job.Args...)
 	dir = job.WorkDir
 	if dir == "" {
 		dir = usr.Home

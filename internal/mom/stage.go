@@ -113,7 +113,7 @@ func (s *stager) in(f proto.StageFile) error {
 	case s.cfg.Rcp != "":
 		return s.scp(f.Host+":"+f.Remote, dst)
 	}
-	return fmt.Errorf("host %s runs no pbs_mom of this cluster and this mom does not copy with scp ($rcpcmd in mom_priv/config)", f.Host)
+	return errUnreachable(f)
 }
 
 // out copies one stage-out file from its local path.
@@ -127,7 +127,14 @@ func (s *stager) out(f proto.StageFile) error {
 	case s.cfg.Rcp != "":
 		return s.scp(src, f.Host+":"+f.Remote)
 	}
-	return fmt.Errorf("host %s runs no pbs_mom of this cluster and this mom does not copy with scp ($rcpcmd in mom_priv/config)", f.Host)
+	return errUnreachable(f)
+}
+
+// errUnreachable names a file whose host this mom has no way to: no mom
+// of the cluster runs there, no $usecp line names it, and scp is not
+// allowed.
+func errUnreachable(f proto.StageFile) error {
+	return fmt.Errorf("host %s runs no pbs_mom of this cluster, no $usecp line of this mom names %s:%s, and this mom does not copy with scp ($rcpcmd in mom_priv/config)", f.Host, f.Host, f.Remote)
 }
 
 // stageOut copies every stage-out file and removes each copied source. A

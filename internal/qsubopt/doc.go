@@ -46,6 +46,7 @@
 // and that only affect how the client behaves or an optional refinement
 // (-b -E -f -i -K -L -n -T -X -x) are accepted and ignored, so that a tool
 // passing them keeps working. -D, -F and -R are sent as init_root_dir,
-// job_arguments and Remove_Files for the server to accept or refuse.
-// -I (interactive) is refused.
+// job_arguments and Remove_Files for the server to accept or refuse (it
+// refuses init_root_dir). -W block=true is read here too (Submission.Block):
+// qsub waits for the job's end. -I (interactive) is refused.
 package qsubopt

@@ -8,17 +8,9 @@ import (
 	"strings"
 
 	"gopbs/internal/getopt"
+	"gopbs/internal/resc"
 	"gopbs/internal/stage"
 	"gopbs/proto"
-)
-
-// Attribute names of options that proto does not name (yet): they are
-// Torque's and OpenPBS's spellings, sent so that the server can accept or
-// refuse them with its own message rather than qsub dropping the request.
-const (
-	attrInitRootDir  = "init_root_dir" // Torque -D
-	attrJobArguments = "job_arguments" // Torque -F
-	attrRemoveFiles  = "Remove_Files"  // OpenPBS -R
 )
 
 // command selects the few letters whose meaning differs between qsub and
@@ -148,7 +140,7 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 		if err != nil {
 			return err
 		}
-		s.set(proto.Attr{Name: attrInitRootDir, Value: p})
+		s.set(proto.Attr{Name: proto.AttrInitRootDir, Value: p})
 	case 'e', 'o':
 		p, err := outputPath(o.Name, v, c)
 		if err != nil {
@@ -163,7 +155,7 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 		// Accepted and ignored: see the package documentation.
 	case 'F':
 		if v != "" {
-			s.set(proto.Attr{Name: attrJobArguments, Value: v})
+			s.set(proto.Attr{Name: proto.AttrJobArguments, Value: v})
 		}
 	case 'h':
 		if cmd == cmdSubmit {
@@ -218,7 +210,7 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 			return bad('r', v, "want y or n")
 		}
 	case 'R':
-		return str(attrRemoveFiles)
+		return str(proto.AttrRemoveFiles)
 	case 'S':
 		return str(proto.AttrShellPathList)
 	case 'u':
@@ -342,6 +334,14 @@ func (s *source) extra(v string) error {
 		}
 		name, res := proto.SplitAttrName(p.name)
 		value := stripQuotes(strings.TrimSpace(p.value))
+		if name == proto.AttrBlock && res == "" {
+			// qsub itself waits when block is true: read it here.
+			b, err := resc.ParseBool(value)
+			if err != nil {
+				return bad('W', v, "block: want true or false")
+			}
+			value = resc.FormatBool(b)
+		}
 		if name == proto.AttrStagein || name == proto.AttrStageout {
 			// As OpenPBS's qsub: a list that does not parse is refused
 			// before anything is sent.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gopbs/internal/getopt"
+	"gopbs/internal/resc"
 	"gopbs/proto"
 )
 
@@ -72,7 +73,10 @@ type Submission struct {
 	// Version is set for "qsub --version"; nothing else is filled in.
 	Version bool
 	// Quiet is -z: print nothing on success.
-	Quiet   bool
+	Quiet bool
+	// Block is -W block=true: wait for the job to end and exit with its
+	// exit status.
+	Block   bool
 	Request *proto.SubmitRequest
 }
 
@@ -171,8 +175,15 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	if cl.queueSet {
 		queue = cl.queue
 	}
+	block := false
+	for _, a := range attrs {
+		if a.Name == proto.AttrBlock && a.Resource == "" {
+			block = a.Value == resc.FormatBool(true)
+		}
+	}
 	return &Submission{
 		Quiet:   cl.quiet || ds.quiet,
+		Block:   block,
 		Request: &proto.SubmitRequest{Queue: queue, Attrs: attrs, Script: script},
 	}, nil
 }

@@ -156,6 +156,26 @@ func TestSubmitFlags(t *testing.T) {
 	if !s.Quiet {
 		t.Error("#PBS -z: Quiet not set")
 	}
+	for _, tt := range []struct {
+		args   []string
+		script string
+		block  bool
+	}{
+		{[]string{"-W", "block=true", "job.sh"}, plainScript, true},
+		{[]string{"-W", "block=y", "job.sh"}, plainScript, true},
+		{[]string{"-W", "block=false", "job.sh"}, plainScript, false},
+		{[]string{"job.sh"}, "#PBS -W block=true\n", true},
+		{[]string{"-W", "block=false", "job.sh"}, "#PBS -W block=true\n", false},
+		{[]string{"job.sh"}, plainScript, false},
+	} {
+		s, _ := submit(t, tt.args, map[string]string{"job.sh": tt.script}, "")
+		if s.Block != tt.block {
+			t.Errorf("%v with script %q: Block %v, want %v", tt.args, tt.script, s.Block, tt.block)
+		}
+		if v, ok := attrMap(s.Request.Attrs)["block"]; ok && v != "True" && v != "False" {
+			t.Errorf("%v: block sent as %q, want True or False", tt.args, v)
+		}
+	}
 	for _, args := range [][]string{{"--version"}, {"-N", "x", "--version"}, {"--version", "nonexistent.sh"}} {
 		s, err := ParseSubmit(args, testContext(nil, ""))
 		if err != nil || !s.Version || s.Request != nil {
@@ -277,6 +297,7 @@ func TestSubmitErrors(t *testing.T) {
 		{"empty output", []string{"-o", "", "job.sh"}, true, `illegal -o value ""`},
 		{"host without path", []string{"-e", "host:", "job.sh"}, true, "no path after the host name"},
 		{"bad -b", []string{"-b", "soon", "job.sh"}, true, `illegal -b value "soon"`},
+		{"bad block", []string{"-W", "block=sometimes", "job.sh"}, true, `illegal -W value "block=sometimes": block: want true or false`},
 		{"interactive", []string{"-I", "job.sh"}, false, "interactive jobs are not supported"},
 		{"missing script", []string{"nope.sh"}, false, "cannot read script file nope.sh: file does not exist"},
 		{"bad directive", []string{"bad.sh"}, true, `directive on line 2: illegal -j value "x"`},

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/mailer"
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
@@ -168,6 +169,7 @@ func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
 		p.Comment = ""
 	})
 	b.PutJob(p)
+	s.mailJob(b, p, mailer.Begin, "")
 	s.hooks(b, p, model.Hooks{Began: true}, now)
 }
 
@@ -240,6 +242,7 @@ func (s *Server) rollUp(b *store.Batch, p *model.Job, comment string, now int64)
 	}
 	s.finish(b, p, sub, exit, comment, now)
 	if ran {
+		s.mailJob(b, p, mailer.End, "")
 		b.After(func() {
 			rec := append(s.queuedRecord(p), accounting.KV{Key: "start", Value: strconv.FormatInt(p.Stime, 10)},
 				accounting.KV{Key: "end", Value: strconv.FormatInt(now, 10)},

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/mailer"
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
@@ -182,6 +183,7 @@ func (s *Server) deleteUnmet(b *store.Batch, j *model.Job, comment string, now i
 		return // released by hand (qrls -h s) and running: let it be
 	}
 	s.finish(b, j, model.SubTerminated, ExitDeleted, comment, now)
+	s.mailJob(b, j, mailer.Abort, comment)
 	b.After(func() {
 		s.log.Info("job deleted: dependency never met", "job", j.ID, "comment", comment)
 		s.account(accounting.Deleted, j, []accounting.KV{{Key: "requestor", Value: "Server@" + s.cfg.ServerName}})

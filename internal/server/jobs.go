@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gopbs/internal/accounting"
+	"gopbs/internal/mailer"
 	"gopbs/internal/model"
 	"gopbs/internal/resc"
 	"gopbs/internal/store"
@@ -239,6 +240,15 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 				return ""
 			}
 			return "Job deleted by " + requestor
+		}
+		if who.user != top.User() {
+			// Deleted by someone else (a manager, an operator, the
+			// scheduler): the owner hears of it, as from OpenPBS.
+			why := "Job deleted at request of " + requestor
+			if who.role == proto.RoleSched && top.Comment != "" {
+				why += "\n" + top.Comment
+			}
+			s.mailJob(b, top, mailer.Abort, why)
 		}
 		if opts.Purge && !top.Purge {
 			s.updateJob(top, func() { top.Purge = true })

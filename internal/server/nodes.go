@@ -9,6 +9,7 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/fault"
+	"gopbs/internal/mailer"
 	"gopbs/internal/model"
 	"gopbs/internal/resc"
 	"gopbs/internal/store"
@@ -582,6 +583,11 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		if ob.SessionID != 0 {
 			j.SessionID = ob.SessionID
 		}
+		// The mail is composed before finish, so that a subjob's goes
+		// before the one of the array it may end.
+		j.SetExit(ob.ExitStatus)
+		ev, text := endMail(ob.ExitStatus, comment)
+		s.mailJob(b, j, ev, text)
 		s.finish(b, j, sub, ob.ExitStatus, comment, now)
 		ended = j
 		return nil
@@ -621,6 +627,7 @@ func (s *Server) requeueJob(key model.JobKey, reason string, force bool, used *p
 		}
 		if !j.Rerunable && !force {
 			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
+			s.mailJob(b, j, mailer.Abort, j.Comment)
 			return nil
 		}
 		var h model.Hooks

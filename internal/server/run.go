@@ -221,7 +221,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 		s.log.Info("jobs started", "requested", len(runs), "started", who.started, "by", who.user+"@"+who.host,
 			"commit", t1.Sub(t0).String(), "moms", moms.String(), "after", time.Since(t2).String())
 	}()
-	var failed []*startRequest
+	var failed, started []*startRequest
 	var recs []accounting.Record
 	for _, st := range starts {
 		if errors.Is(st.err, errMomOutcomeUnknown) {
@@ -241,6 +241,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 			continue
 		}
 		who.started++
+		started = append(started, st)
 		s.log.Debug("job started", "job", st.spec.JobID, "exec_host", st.spec.ExecHost, "by", who.user+"@"+who.host)
 		recs = append(recs, accounting.Record{Kind: accounting.Started, ID: st.spec.JobID, KVs: s.startRecord(st)})
 	}
@@ -250,6 +251,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	if len(failed) > 0 {
 		s.undoRuns(failed)
 	}
+	s.mailStarted(started)
 	return reply, nil
 }
 
@@ -564,8 +566,11 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 	if j.IsSubjob {
 		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
 	}
+	umask, hasUmask := model.ParseUmask(j.Umask)
 	return &proto.MomJob{
 		ArrayID: arrayID, ArrayIndex: j.Index,
+		HasUmask: hasUmask, Umask: umask, Args: model.JobArgWords(j.JobArgs),
+		RemoveOutput: strings.Contains(j.RemoveFiles, "o"), RemoveError: strings.Contains(j.RemoveFiles, "e"),
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,

@@ -15,6 +15,7 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/mailer/sendmail"
 	"gopbs/internal/model"
 	"gopbs/internal/place"
 	"gopbs/internal/store"
@@ -54,6 +55,8 @@ type Config struct {
 	Local, Remote connlimit.Budget
 	// Now overrides the clock in tests.
 	Now func() time.Time
+	// Sendmail is the mailer for job mail (PBS_SENDMAIL); "" sends none.
+	Sendmail string
 }
 
 // Server is a running pbs_server.
@@ -63,6 +66,7 @@ type Server struct {
 	st     *store.Store
 	commit *store.Committer
 	acct   *accounting.Writer
+	mailer *sendmail.Sender // nil: no job mail
 	key    []byte
 	now    func() time.Time
 
@@ -187,6 +191,9 @@ func New(cfg Config) (*Server, error) {
 		st.Close()
 		return nil, fmt.Errorf("nodes file: %w", err)
 	}
+	if cfg.Sendmail != "" {
+		s.mailer = sendmail.New(cfg.Sendmail, 0, 0, s.log.Named("mail"))
+	}
 	s.log.Info("server state loaded", "store", st.Path(), "jobs", len(s.jobs), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
 	return s, nil
 }
@@ -277,6 +284,9 @@ func (s *Server) Close() error {
 	s.stopDaemons()
 	s.momPool.closeAll()
 	s.commit.Close()
+	if s.mailer != nil {
+		s.mailer.Close(5 * time.Second)
+	}
 	s.acct.Close()
 	return s.st.Close()
 }

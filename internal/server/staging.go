@@ -32,8 +32,8 @@ import (
 const defaultStagefailWait = 1800
 
 // stageHostKnown reports whether host can be reached for staging: it is
-// a node, or the host of a node's mom, or some mom may copy with scp
-// (mu held).
+// a node, or the host of a node's mom, or some mom may copy with scp or
+// names the host in a $usecp line (mu held).
 func (s *Server) stageHostKnown(host string) bool {
 	if _, ok := s.nodes[host]; ok {
 		return true
@@ -43,8 +43,15 @@ func (s *Server) stageHostKnown(host string) bool {
 		if mom, _ := n.Get(proto.AttrNodeMom); mom == host || mom == short || mom != "" && strings.HasPrefix(mom, short+".") {
 			return true
 		}
-		if rt := s.runtime[name]; rt != nil && rt.reported && rt.status.RemoteCopy {
-			return true
+		if rt := s.runtime[name]; rt != nil && rt.reported {
+			if rt.status.RemoteCopy {
+				return true
+			}
+			for _, p := range rt.status.UseCpHosts {
+				if stage.HostMatches(p, host) {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -63,7 +70,7 @@ func (s *Server) checkStageHosts(j *model.Job) error {
 		}
 		for _, p := range pairs {
 			if !s.stageHostKnown(p.Host) {
-				return proto.Errorf(proto.PBSE_BADATVAL, "%s: host %s runs no pbs_mom of this cluster, and no mom copies with scp ($rcpcmd in mom_priv/config); name a node or its host", list.name, p.Host)
+				return proto.Errorf(proto.PBSE_BADATVAL, "%s: host %s runs no pbs_mom of this cluster, no mom names it in $usecp, and no mom copies with scp ($rcpcmd in mom_priv/config); name a node or its host", list.name, p.Host)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"gopbs/internal/mailer"
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
@@ -148,6 +149,7 @@ func (s *Server) retryRoutes(now int64) {
 			if err != nil {
 				if permanent {
 					s.finish(b, j, model.SubFailed, -1, "Job rejected by all possible destinations", now)
+					s.mailJob(b, j, mailer.Abort, j.Comment)
 					moved = j
 					return nil
 				}

@@ -193,6 +193,8 @@ type Options struct {
 	// name -> GOPBS_FAULTS value).
 	FaultBuild bool
 	Faults     map[string]string
+	// Conf holds further pbs.conf lines ("PBS_SENDMAIL=/path\n").
+	Conf string
 }
 
 // New creates a PBS_HOME and pbs.conf and starts pbs_server. The cluster is
@@ -215,6 +217,7 @@ func New(t TB, opts Options) *Cluster {
 	if opts.Personality != "" {
 		conf += "PBS_PERSONALITY=" + opts.Personality + "\n"
 	}
+	conf += opts.Conf
 	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}

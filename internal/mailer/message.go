@@ -1,0 +1,119 @@
+package mailer
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Event is a job event that may be mailed: OpenPBS's mail points.
+type Event byte
+
+// Events.
+const (
+	Abort Event = 'a' // the batch system ended the job (deleted by another user, failed, killed)
+	Begin Event = 'b' // the job began execution
+	End   Event = 'e' // the job ended
+)
+
+// DefaultFrom is the sender when the server's mail_from is unset, as in
+// OpenPBS.
+const DefaultFrom = "adm"
+
+// Wanted reports whether a job with Mail_Points points mails on ev.
+// Unset points mean "a" (OpenPBS's default); "n" mails nothing. A
+// subjob of an array mails only when the points include "j": an array
+// mails as a whole otherwise (its first start, its end).
+func Wanted(points string, ev Event, subjob bool) bool {
+	if points == "" {
+		points = "a"
+	}
+	if strings.Contains(points, "n") || subjob && !strings.Contains(points, "j") {
+		return false
+	}
+	return strings.IndexByte(points, byte(ev)) >= 0
+}
+
+// Job is what a job's mail says about it.
+type Job struct {
+	ID        string
+	Name      string
+	Owner     string // Job_Owner, user@host: the recipient without Mail_Users
+	MailUsers string // Mail_Users, comma-separated
+	ExecHost  string
+	// ExitStatus and Used (resources_used, name and value in display
+	// order) are for an end.
+	ExitStatus int
+	Used       [][2]string
+}
+
+// Message is one mail ready for the mailer.
+type Message struct {
+	From string
+	To   []string
+	Data []byte // headers and body
+}
+
+// Recipients are the addresses of Mail_Users, or the owner when it has
+// none. Mail_Users was checked when set; an address that would not be
+// one argument of the mailer is left out all the same (ValidAddress).
+func Recipients(mailUsers, owner string) []string {
+	var to []string
+	for _, a := range strings.Split(mailUsers, ",") {
+		if a = strings.TrimSpace(a); ValidAddress(a) {
+			to = append(to, a)
+		}
+	}
+	if len(to) == 0 && ValidAddress(owner) {
+		to = []string{owner}
+	}
+	return to
+}
+
+// ValidAddress reports whether a is usable as one mail address on the
+// mailer's command line: not empty, no blank, comma or control
+// character, and not starting with '-' (which sendmail would take for an
+// option).
+func ValidAddress(a string) bool {
+	if a == "" || a[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if c := a[i]; c <= ' ' || c == ',' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Compose writes the mail for ev in OpenPBS's shape: To and Subject
+// headers, then "PBS Job Id:", "Job Name:", and what happened. text is
+// the reason of an abort (one or more lines); for an end the exit status
+// and usage are written from j.
+func Compose(from string, j Job, ev Event, text string) Message {
+	to := Recipients(j.MailUsers, j.Owner)
+	var b strings.Builder
+	fmt.Fprintf(&b, "To: %s\n", strings.Join(to, ", "))
+	fmt.Fprintf(&b, "Subject: PBS JOB %s\n\n", j.ID)
+	fmt.Fprintf(&b, "PBS Job Id: %s\n", j.ID)
+	fmt.Fprintf(&b, "Job Name:   %s\n", j.Name)
+	switch ev {
+	case Begin:
+		if j.ExecHost != "" {
+			fmt.Fprintf(&b, "Exec host:  %s\n", j.ExecHost)
+		}
+		b.WriteString("Begun execution\n")
+	case End:
+		b.WriteString("Execution terminated\n")
+		b.WriteString("Exit_status=" + strconv.Itoa(j.ExitStatus) + "\n")
+		for _, u := range j.Used {
+			b.WriteString("resources_used." + u[0] + "=" + u[1] + "\n")
+		}
+	case Abort:
+		b.WriteString("Aborted by PBS Server\n")
+	}
+	if text = strings.TrimRight(text, "\n"); text != "" {
+		b.WriteString(text + "\n")
+	}
+	return Message{From: from, To: to, Data: []byte(b.String())}
+}
