@@ -79,6 +79,7 @@ const (
 	AttrInitRootDir  = "init_root_dir" // Torque qsub -D
 	AttrJobArguments = "job_arguments" // Torque qsub -F
 	AttrRemoveFiles  = "Remove_Files"  // OpenPBS qsub -R
+	AttrJobType      = "jobtype"       // Torque qsub -T: prologue.<jobtype>, epilogue.<jobtype>
 	AttrExtension    = "x"             // Torque qsub -W x=...
 	AttrUmask        = "umask"
 	AttrBlock        = "block" // OpenPBS qsub -W block=true

@@ -248,6 +248,18 @@ type MomJob struct {
 	// when it exits 0 (OpenPBS's qsub -R).
 	RemoveOutput bool
 	RemoveError  bool
+	// Account is Account_Name, for the epilogue's arguments.
+	Account string
+	// JobType is Torque's jobtype (qsub -T name): the mom runs
+	// mom_priv/prologue.<name> and epilogue.<name> instead of the
+	// prologue and epilogue, where those exist.
+	JobType string
+	// KeepOutput and KeepError name the file in the owner's home
+	// directory on the execution host that keeps the stream instead of
+	// OutputPath or ErrorPath (OpenPBS's Keep_Files o and e): "" when the
+	// stream goes to its path.
+	KeepOutput string
+	KeepError  string
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

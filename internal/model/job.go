@@ -77,6 +77,14 @@ type Job struct {
 	// Block is OpenPBS's block (qsub -W block=true): qsub waits for the
 	// job's end and exits with its exit status. The server only shows it.
 	Block bool
+	// JobType is Torque's jobtype (qsub -T name): the mom runs
+	// mom_priv/prologue.<name> and epilogue.<name> where they exist.
+	JobType string
+	// KillDelay, when HasKillDelay, is the job's own kill_delay (Torque's
+	// qsub -K): seconds between SIGTERM and SIGKILL, over the queue's
+	// and the server's.
+	KillDelay    int64
+	HasKillDelay bool
 	// StageNode is the node where the job's stage-in files are being
 	// copied or are in place (StagePhase says which), after an early
 	// stage-in request; "" when none was made.
@@ -478,6 +486,67 @@ func checkRemoveFiles(v string) (string, error) {
 	return "", proto.Errorf(proto.PBSE_BADATVAL, "Remove_Files = %q (want o, e, oe or eo)", v)
 }
 
+// checkKeepFiles accepts Keep_Files as OpenPBS does: n alone, or any of
+// o, e and d, each once.
+func checkKeepFiles(v string) (string, error) {
+	t := strings.TrimSpace(v)
+	if t == "n" {
+		return t, nil
+	}
+	ok := t != ""
+	for i, c := range t {
+		if !strings.ContainsRune("oed", c) || strings.ContainsRune(t[:i], c) {
+			ok = false
+		}
+	}
+	if !ok {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Keep_Files = %q (want n, or any of o, e and d)", v)
+	}
+	return t, nil
+}
+
+// KeptStreams reads Keep_Files: whether the output and the error stream
+// stay on the execution host, in the owner's home directory, rather
+// than go to their paths. With d the named streams are written straight
+// to their paths, which is how this system writes output anyway.
+func KeptStreams(keep string) (out, err bool) {
+	if strings.ContainsRune(keep, 'd') {
+		return false, false
+	}
+	return strings.ContainsRune(keep, 'o'), strings.ContainsRune(keep, 'e')
+}
+
+// StdFileName is the default name of the job's output (kind 'o') or
+// error ('e') file: <Job_Name>.o<seq>, with .<index> for a subjob (an
+// array's own name keeps ArrayIndexTag in its place).
+func (j *Job) StdFileName(kind byte) string {
+	n := j.Name + "." + string(kind) + strconv.FormatInt(j.Seq, 10)
+	switch {
+	case j.IsSubjob:
+		n += "." + strconv.Itoa(j.Index)
+	case j.IsArray():
+		n += "." + ArrayIndexTag
+	}
+	return n
+}
+
+// checkJobType accepts a jobtype that names a file: letters, digits,
+// '.', '_' and '-', not starting with a dot (the mom runs
+// mom_priv/prologue.<jobtype>).
+func checkJobType(v string) (string, error) {
+	ok := v != "" && len(v) <= 64 && v[0] != '.'
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			ok = false
+		}
+	}
+	if !ok {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "jobtype = %q (want a name of letters, digits, '.', '_' and '-', not starting with '.'; the mom runs prologue.<jobtype>)", v)
+	}
+	return v, nil
+}
+
 func checkPath(v string) (string, error) {
 	if v == "" {
 		return "", proto.Errorf(proto.PBSE_BADATVAL, "empty path")
@@ -533,7 +602,7 @@ var jobAttrs = []jobAttr{
 		return nil
 	}),
 	mkStr(proto.AttrJoinPath, jaUser, func(j *Job) *string { return &j.JoinPath }, oneOf(proto.AttrJoinPath, "oe", "eo", "n")),
-	mkStr(proto.AttrKeepFiles, jaUser, func(j *Job) *string { return &j.KeepFiles }, nil),
+	mkStr(proto.AttrKeepFiles, jaUser, func(j *Job) *string { return &j.KeepFiles }, checkKeepFiles),
 	mkStr(proto.AttrMailPoints, jaUser|jaRunning, func(j *Job) *string { return &j.MailPoints }, checkMailPoints),
 	mkStr(proto.AttrMailUsers, jaUser|jaRunning, func(j *Job) *string { return &j.MailUsers }, checkMailUsers),
 	mkTime(proto.AttrMtime, jaReadOnly, func(j *Job) *int64 { return &j.Mtime }),
@@ -601,6 +670,16 @@ var jobAttrs = []jobAttr{
 				return proto.Errorf(proto.PBSE_BADATVAL, "block = %q (want true or false)", v)
 			}
 			j.Block = b
+			return nil
+		}),
+	mkStr(proto.AttrJobType, jaUser, func(j *Job) *string { return &j.JobType }, checkJobType),
+	mk(proto.AttrKillDelay, jaUser, func(j *Job) (string, bool) { return strconv.FormatInt(j.KillDelay, 10), j.HasKillDelay },
+		func(j *Job, _, v string) error {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil || n < 0 {
+				return proto.Errorf(proto.PBSE_BADATVAL, "kill_delay = %q (want a number of seconds, 0 or more)", v)
+			}
+			j.KillDelay, j.HasKillDelay = n, true
 			return nil
 		}),
 	// Where an early stage-in put (or is putting) the job's files: the

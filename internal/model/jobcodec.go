@@ -195,6 +195,9 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.JobArgs }),
 	fStr(func(j *Job) *string { return &j.RemoveFiles }),
 	fBool(func(j *Job) *bool { return &j.Block }),
+	fStr(func(j *Job) *string { return &j.JobType }),
+	fBool(func(j *Job) *bool { return &j.HasKillDelay }),
+	fI64(func(j *Job) *int64 { return &j.KillDelay }),
 }
 
 // fArray stores a parent's Array as [indices, max_run, deleted] with

@@ -114,6 +114,19 @@ func TestSetJobAttr(t *testing.T) {
 		{"job arguments blank", StateQueued, proto.Attr{Name: "job_arguments", Value: "  "}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"remove files", StateQueued, proto.Attr{Name: "Remove_Files", Value: "eo"}, user, AtSubmit, 0, func(j *Job) bool { return j.RemoveFiles == "eo" }},
 		{"remove files bad", StateQueued, proto.Attr{Name: "Remove_Files", Value: "oo"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"keep files", StateQueued, proto.Attr{Name: "Keep_Files", Value: "oe"}, user, AtSubmit, 0, func(j *Job) bool { return j.KeepFiles == "oe" }},
+		{"keep files direct", StateQueued, proto.Attr{Name: "Keep_Files", Value: "do"}, user, AtSubmit, 0, func(j *Job) bool { return j.KeepFiles == "do" }},
+		{"keep files n", StateQueued, proto.Attr{Name: "Keep_Files", Value: "n"}, user, AtSubmit, 0, func(j *Job) bool { return j.KeepFiles == "n" }},
+		{"keep files n with o", StateQueued, proto.Attr{Name: "Keep_Files", Value: "no"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"keep files unknown letter", StateQueued, proto.Attr{Name: "Keep_Files", Value: "ox"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"keep files repeated", StateQueued, proto.Attr{Name: "Keep_Files", Value: "oo"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"keep files empty", StateQueued, proto.Attr{Name: "Keep_Files", Value: ""}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"jobtype", StateQueued, proto.Attr{Name: "jobtype", Value: "gpu-1.x"}, user, AtSubmit, 0, func(j *Job) bool { return j.JobType == "gpu-1.x" }},
+		{"jobtype path", StateQueued, proto.Attr{Name: "jobtype", Value: "../x"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"jobtype dot", StateQueued, proto.Attr{Name: "jobtype", Value: ".hidden"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"kill delay", StateQueued, proto.Attr{Name: "kill_delay", Value: " 0"}, user, AtSubmit, 0, func(j *Job) bool { return j.HasKillDelay && j.KillDelay == 0 }},
+		{"kill delay negative", StateQueued, proto.Attr{Name: "kill_delay", Value: "-5"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"kill delay while running", StateRunning, proto.Attr{Name: "kill_delay", Value: "5"}, user, AtAlter, proto.PBSE_MODATRRUN, nil},
 		{"block", StateQueued, proto.Attr{Name: "block", Value: "true"}, user, AtSubmit, 0, func(j *Job) bool { return j.Block }},
 		{"block bad", StateQueued, proto.Attr{Name: "block", Value: "maybe"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"block at qalter", StateQueued, proto.Attr{Name: "block", Value: "true"}, user, AtAlter, proto.PBSE_ATTRRO, nil},
@@ -292,4 +305,26 @@ func codecRoundTrip(t *testing.T, j *Job) Job {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// Keep_Files o and e keep those streams on the execution host, under the
+// job's default file names; with d they go straight to their paths.
+func TestKeptStreams(t *testing.T) {
+	for keep, want := range map[string][2]bool{"": {}, "n": {}, "o": {true, false}, "e": {false, true}, "eo": {true, true}, "od": {}, "d": {}} {
+		if out, err := KeptStreams(keep); out != want[0] || err != want[1] {
+			t.Errorf("Keep_Files %q: kept %v %v, want %v", keep, out, err, want)
+		}
+	}
+	j := &Job{Name: "sim", Seq: 12}
+	if got := j.StdFileName('o'); got != "sim.o12" {
+		t.Errorf("job: %s", got)
+	}
+	j.IsSubjob, j.Index = true, 3
+	if got := j.StdFileName('e'); got != "sim.e12.3" {
+		t.Errorf("subjob: %s", got)
+	}
+	a := &Job{Name: "sim", Seq: 12, Array: &Array{}}
+	if got := a.StdFileName('o'); got != "sim.o12."+ArrayIndexTag {
+		t.Errorf("array: %s", got)
+	}
 }

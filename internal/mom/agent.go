@@ -619,6 +619,10 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		j.result = &res
 		m.mu.Unlock()
 		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
+		for _, note := range res.Notes {
+			// The shepherd's word on the job's prologue or epilogue.
+			m.log.Warn(note, "job", j.spec.JobID)
+		}
 		return true
 	}
 	if release, gone := m.shepherdGone(j, session); gone {
@@ -975,7 +979,13 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		// The shepherd runs the TERM-then-KILL sequence; it does so even if
 		// this mom restarts in between. The marker covers a shepherd that
 		// has not started the job yet (see RunShepherd).
-		if err := os.WriteFile(filepath.Join(j.dir, fileDelete), nil, 0o600); err != nil {
+		// The marker carries the delete's kill delay (qdel -W, else the
+		// job's kill_delay) to the shepherd.
+		var delay []byte
+		if req.KillDelay >= 0 {
+			delay = []byte(strconv.FormatInt(req.KillDelay, 10) + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(j.dir, fileDelete), delay, 0o600); err != nil {
 			return fmt.Errorf("delete %s: %w", req.JobID, err)
 		}
 		if _, err := os.Stat(filepath.Join(j.dir, fileSession)); err != nil {

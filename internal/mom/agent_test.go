@@ -155,3 +155,27 @@ func TestWaitSession(t *testing.T) {
 		t.Fatal("no session file: want an error after the wait")
 	}
 }
+
+// A delete's kill delay reaches the shepherd in the delete marker (qdel
+// -W, or the job's kill_delay); a marker without one (or an unreadable
+// one) keeps the job's.
+func TestDeleteDelay(t *testing.T) {
+	dir := t.TempDir()
+	def := 10 * time.Second
+	for content, want := range map[string]time.Duration{
+		"":     def,
+		"0\n":  0,
+		"45\n": 45 * time.Second,
+		"-1\n": def,
+		"x":    def,
+	} {
+		p := filepath.Join(dir, "delete")
+		os.WriteFile(p, []byte(content), 0o600)
+		if got := deleteDelay(p, def); got != want {
+			t.Errorf("marker %q: %v, want %v", content, got, want)
+		}
+	}
+	if got := deleteDelay(filepath.Join(dir, "none"), def); got != def {
+		t.Errorf("no marker: %v", got)
+	}
+}

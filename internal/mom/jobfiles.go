@@ -20,7 +20,7 @@ const (
 	fileSession  = "session"       // sessionInfo, written by the shepherd
 	fileResult   = "result"        // jobResult, written by the shepherd at the end
 	fileLog      = "shepherd.log"  // the shepherd's own stderr
-	fileDelete   = "delete"        // present once a delete was asked for
+	fileDelete   = "delete"        // present once a delete was asked for; holds its kill delay (seconds)
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
 	fileStage    = "stage.json"    // stageConfig, when the job stages files
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
@@ -33,6 +33,12 @@ const (
 type shepherdSettings struct {
 	TmpDir   string  `json:"tmpdir,omitempty"`   // $tmpdir; "" for the system's
 	WallMult float64 `json:"wallmult,omitempty"` // $wallmult; 0 counts as 1
+	CputMult float64 `json:"cputmult,omitempty"` // $cputmult; 0 counts as 1
+	// PelogDir is mom_priv, where the prologue and epilogue are looked
+	// for ("" runs none), and PrologAlarm ($prologalarm, seconds; 0 for
+	// the default) bounds each run.
+	PelogDir    string `json:"pelog_dir,omitempty"`
+	PrologAlarm int    `json:"prologalarm,omitempty"`
 }
 
 // sessionInfo is written once the job's process exists.
@@ -53,6 +59,9 @@ type jobResult struct {
 	StageInFailed bool `json:"stagein_failed,omitempty"`
 	// StageOutSpool is where files whose stage-out failed were kept.
 	StageOutSpool string `json:"stageout_spool,omitempty"`
+	// Notes are the failures of the job's prologue and epilogue, for the
+	// mom's log (the shepherd has none that outlives the job).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // writeJSONAtomic writes v to dir/name with writeFileAtomic.

@@ -37,6 +37,10 @@ type MomConfig struct {
 	// resources_used and, for the walltime, against the job's limit.
 	CputMult float64
 	WallMult float64
+	// PrologAlarm is $prologalarm: how long the prologue and the
+	// epilogue may each run before they are killed (0: the default, 30
+	// seconds).
+	PrologAlarm time.Duration
 	// PBSServer are the $pbsserver names; the mom checks that they name
 	// its server (PBS_SERVER in pbs.conf).
 	PBSServer []string
@@ -52,7 +56,6 @@ var knownIgnored = map[string]string{
 	"$restricted":      "this mom answers no resource-monitor queries",
 	"$logevent":        "the log level is pbs_mom's -log-level flag",
 	"$timeout":         "connections have fixed bounds here; $stage_timeout bounds staging copies",
-	"$prologalarm":     "this mom runs no prologue or epilogue",
 	"$alps_client":     "Cray ALPS is not supported",
 	"$checkpoint_path": "jobs are not checkpointed",
 }
@@ -134,6 +137,12 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
 			c.UseCp = append(c.UseCp, r)
+		case name == "$prologalarm":
+			n, err := strconv.Atoi(value)
+			if err != nil || n <= 0 || n > 86400 {
+				return nil, fmt.Errorf("line %d: $prologalarm %q is not a number of seconds from 1 to 86400", line, value)
+			}
+			c.PrologAlarm = time.Duration(n) * time.Second
 		case name == "$tmpdir":
 			if !filepath.IsAbs(value) {
 				return nil, fmt.Errorf("line %d: $tmpdir %q is not an absolute path", line, value)

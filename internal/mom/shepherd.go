@@ -72,6 +72,9 @@ type shepherd struct {
 	usr  *account
 	pgid int
 	sigs chan os.Signal
+	// momUmask is the umask the shepherd started with (the mom's), for
+	// the prologue and epilogue; the job's own (-W umask) replaces it.
+	momUmask int
 
 	mu         sync.Mutex
 	killReason string // set when the shepherd itself killed the job
@@ -91,6 +94,8 @@ func (sh *shepherd) run() jobResult {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
 	}
 	sh.usr = usr
+	sh.momUmask = syscall.Umask(0o022)
+	syscall.Umask(sh.momUmask)
 	if job.HasUmask {
 		// The job's umask (-W umask) holds for everything made for it from
 		// here on: staged-in files, the output files, its processes. The
@@ -152,6 +157,30 @@ func (sh *shepherd) run() jobResult {
 	if err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 	}
+	closeOutput := func() {
+		syscall.Close(outFD)
+		if errFD != outFD {
+			syscall.Close(errFD)
+		}
+	}
+	if res, stop := sh.mayStart(); stop {
+		closeOutput()
+		return res
+	}
+	// From here the epilogue runs whatever happens to the job, as
+	// OpenPBS's mom runs it for every job it took on, started or not.
+	if res, stop := sh.prologue(int(devnull.Fd()), outFD, errFD); stop {
+		closeOutput()
+		sh.epilogue(&res)
+		return res
+	}
+	if res, stop := sh.mayStart(); stop {
+		// The prologue took its time: the lease may have lapsed, or the
+		// job been deleted, meanwhile.
+		closeOutput()
+		sh.epilogue(&res)
+		return res
+	}
 	attr := &syscall.ProcAttr{
 		Dir:   dir,
 		Env:   env,
@@ -160,23 +189,6 @@ func (sh *shepherd) run() jobResult {
 	}
 	if asOther {
 		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
-	}
-	if lapsed, why := leaseLapsed(leasePath(filepath.Dir(sh.dir))); lapsed {
-		syscall.Close(outFD)
-		if errFD != outFD {
-			syscall.Close(errFD)
-		}
-		res := sh.fail(proto.JobExecRerun, "%s", why)
-		res.Fenced = true
-		return res
-	}
-	if sh.deleteAsked() {
-		syscall.Close(outFD)
-		if errFD != outFD {
-			syscall.Close(errFD)
-		}
-		res := sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started")
-		return res
 	}
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
@@ -194,12 +206,11 @@ func (sh *shepherd) run() jobResult {
 		attr.Dir = fallback
 		pid, err = syscall.ForkExec(argv[0], argv, attr)
 	}
-	syscall.Close(outFD)
-	if errFD != outFD {
-		syscall.Close(errFD)
-	}
+	closeOutput()
 	if err != nil {
-		return sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
+		res := sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
+		sh.epilogue(&res)
+		return res
 	}
 	sh.pgid = pid
 	fault.Hit(fault.ShepherdStarted)
@@ -250,6 +261,7 @@ func (sh *shepherd) run() jobResult {
 	}
 	res.Fenced = sh.fenced
 	sh.mu.Unlock()
+	sh.epilogue(&res)
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
 	}
@@ -259,18 +271,134 @@ func (sh *shepherd) run() jobResult {
 	return res
 }
 
+// mayStart checks, just before the prologue and again before the script,
+// that the job may still start here: stop is set, with the result to
+// record, when the mom's lease lapsed (the server may start the job
+// elsewhere) or the job was deleted.
+func (sh *shepherd) mayStart() (res jobResult, stop bool) {
+	if lapsed, why := leaseLapsed(leasePath(filepath.Dir(sh.dir))); lapsed {
+		res := sh.fail(proto.JobExecRerun, "%s", why)
+		res.Fenced = true
+		return res, true
+	}
+	if sh.deleteAsked() {
+		return sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started"), true
+	}
+	return jobResult{}, false
+}
+
+// prologue runs the job's prologue (pelog.go) with the job's output and
+// error files as its own; stop is set, with the job's result, when the
+// job must not start: exit 1 aborts it, any other failure requeues it.
+func (sh *shepherd) prologue(stdin, outFD, errFD int) (res jobResult, stop bool) {
+	if sh.set.PelogDir == "" {
+		return jobResult{}, false
+	}
+	run := runPelog(pelogCmd{
+		Path:  pelogPath(sh.set.PelogDir, filePrologue, sh.job.JobType),
+		Args:  prologueArgs(sh.job, sh.usr),
+		Env:   pelogEnv(sh.usr.Home),
+		Dir:   sh.set.PelogDir,
+		Files: [3]int{stdin, outFD, errFD},
+		Limit: time.Duration(sh.set.PrologAlarm) * time.Second,
+		Umask: sh.momUmask,
+	})
+	switch actionOf(run.Code) {
+	case prologueAbort:
+		sh.writeAsOwner(errFD, "PBS: job aborted: prologue "+run.String()+"\n")
+		res = sh.fail(proto.JobExecFail2, "Job aborted: prologue %s", run)
+	case prologueRequeue:
+		res = sh.fail(proto.JobExecRetry, "prologue %s", run)
+	default:
+		return jobResult{}, false
+	}
+	res.Notes = append(res.Notes, "prologue failed: "+run.String())
+	return res, true
+}
+
+// epilogue runs the job's epilogue after the job ended as res says,
+// appending to the job's output and error files, and notes its failure
+// in res; the job's end stands whatever it does.
+func (sh *shepherd) epilogue(res *jobResult) {
+	if sh.set.PelogDir == "" {
+		return
+	}
+	path := pelogPath(sh.set.PelogDir, fileEpilogue, sh.job.JobType)
+	if found, _, _ := checkPelog(path, uint32(os.Geteuid())); !found {
+		return
+	}
+	files, closeFiles := sh.epilogueFiles()
+	defer closeFiles()
+	dir := sh.usr.Home
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		dir = sh.set.PelogDir
+	}
+	run := runPelog(pelogCmd{
+		Path:  path,
+		Args:  epilogueArgs(sh.job, sh.usr, sh.pgid, res, sh.set),
+		Env:   pelogEnv(sh.usr.Home),
+		Dir:   dir,
+		Files: files,
+		Limit: time.Duration(sh.set.PrologAlarm) * time.Second,
+		Umask: sh.momUmask,
+	})
+	if run.failed() {
+		res.Notes = append(res.Notes, "epilogue failed: "+run.String())
+	}
+}
+
+// epilogueFiles opens the epilogue's standard input (/dev/null) and the
+// job's output and error files for appending, as the owner; a file that
+// cannot be opened is replaced by /dev/null.
+func (sh *shepherd) epilogueFiles() (files [3]int, closeAll func()) {
+	var opened []int
+	devnull := func(flags int) int {
+		fd, err := syscall.Open(os.DevNull, flags|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return -1
+		}
+		opened = append(opened, fd)
+		return fd
+	}
+	appendTo := func(path string) int {
+		if path == "" {
+			return devnull(syscall.O_WRONLY)
+		}
+		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "shepherd: epilogue output %s: %v\n", path, err)
+			return devnull(syscall.O_WRONLY)
+		}
+		opened = append(opened, fd)
+		return fd
+	}
+	out, errp := sh.stdPaths()
+	files[0] = devnull(syscall.O_RDONLY)
+	files[1] = appendTo(out)
+	files[2] = files[1]
+	if errp != out {
+		files[2] = appendTo(errp)
+	}
+	return files, func() {
+		for _, fd := range opened {
+			syscall.Close(fd)
+		}
+	}
+}
+
 // removeOutput removes the output and error files that Remove_Files
 // (qsub -R) names, after a job that exited 0, as the owner. A stream
 // joined into the other's file (-j) has no file of its own: the file
 // goes only when the stream that owns it is named.
 func (sh *shepherd) removeOutput() {
 	job := sh.job
+	out, errp := sh.stdPaths()
 	var paths []string
 	if job.RemoveOutput && job.JoinPath != "eo" {
-		paths = append(paths, localPath(job.OutputPath))
+		paths = append(paths, out)
 	}
 	if job.RemoveError && job.JoinPath != "oe" {
-		paths = append(paths, localPath(job.ErrorPath))
+		paths = append(paths, errp)
 	}
 	for _, p := range paths {
 		if p == "" {
@@ -367,7 +495,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	leaseTick := time.NewTicker(leaseCheck)
 	defer leaseTick.Stop()
 	var kill <-chan time.Time
-	terminate := func() {
+	terminate := func(delay time.Duration) {
 		syscall.Kill(-sh.pgid, syscall.SIGCONT) // a suspended job must see the TERM
 		syscall.Kill(-sh.pgid, syscall.SIGTERM)
 		if kill == nil {
@@ -379,7 +507,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-done:
 			return
 		case <-sigs:
-			terminate()
+			terminate(deleteDelay(filepath.Join(sh.dir, fileDelete), delay))
 		case <-wall:
 			used := int64(math.Round(time.Since(start).Seconds() * mult))
 			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
@@ -388,7 +516,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 			sh.exitCode = proto.JobExecKillWalltime
 			sh.mu.Unlock()
 			sh.appendToStderr(msg)
-			terminate()
+			terminate(delay)
 		case <-kill:
 			syscall.Kill(-sh.pgid, syscall.SIGKILL)
 		case <-leaseTick.C:
@@ -410,13 +538,24 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	}
 }
 
+// deleteDelay is the kill delay of a delete: the seconds the server put
+// in the delete marker (the job's kill_delay, or qdel -W's), else def.
+func deleteDelay(marker string, def time.Duration) time.Duration {
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		return def
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil || n < 0 {
+		return def
+	}
+	return time.Duration(n) * time.Second
+}
+
 // appendToStderr adds a line to the job's error file, opened as the
 // owner (never as root in a directory the owner controls).
 func (sh *shepherd) appendToStderr(msg string) {
-	path := localPath(sh.job.ErrorPath)
-	if sh.job.JoinPath == "oe" {
-		path = localPath(sh.job.OutputPath)
-	}
+	_, path := sh.stdPaths()
 	if path == "" {
 		return
 	}
@@ -435,14 +574,7 @@ func (sh *shepherd) writeAsOwner(fd int, msg string) { syscall.Write(fd, []byte(
 // files are opened with O_NOFOLLOW: a symlink planted at an output path is
 // refused, never followed. -j oe / eo give both streams one file.
 func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
-	job := sh.job
-	out, errp := localPath(job.OutputPath), localPath(job.ErrorPath)
-	switch job.JoinPath {
-	case "oe":
-		errp = out
-	case "eo":
-		out = errp
-	}
+	out, errp := sh.stdPaths()
 	open := func(path string) (int, error) {
 		if path == "" {
 			return syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
@@ -464,6 +596,29 @@ func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
 		}
 	}
 	return outFD, errFD, nil
+}
+
+// stdPaths are the files of the job's output and error streams on this
+// host: its Output_Path and Error_Path or, for a stream Keep_Files keeps
+// (qsub -k o, -k e), the file of that name in the owner's home directory;
+// with -j oe (eo) both streams share the output (error) file. "" discards
+// a stream.
+func (sh *shepherd) stdPaths() (out, errp string) {
+	job := sh.job
+	out, errp = localPath(job.OutputPath), localPath(job.ErrorPath)
+	if job.KeepOutput != "" {
+		out = filepath.Join(sh.usr.Home, filepath.Base(job.KeepOutput))
+	}
+	if job.KeepError != "" {
+		errp = filepath.Join(sh.usr.Home, filepath.Base(job.KeepError))
+	}
+	switch job.JoinPath {
+	case "oe":
+		errp = out
+	case "eo":
+		out = errp
+	}
+	return out, errp
 }
 
 // command is the job's argv, environment and starting directory: the

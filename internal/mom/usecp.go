@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"gopbs/internal/stage"
 	"gopbs/proto"
@@ -84,7 +86,8 @@ func shortName(h string) string {
 
 // shepherdSettings is what a job's shepherd takes from mom_priv/config.
 func (m *Mom) shepherdSettings() shepherdSettings {
-	return shepherdSettings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult}
+	return shepherdSettings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult, CputMult: m.momConf.CputMult,
+		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.momConf.PrologAlarm / time.Second)}
 }
 
 // scaleUsage applies $cputmult and $wallmult to usage reported to the

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"gopbs/internal/stage"
 	"gopbs/proto"
@@ -12,12 +13,12 @@ import (
 // TestMomConfigDirectives: the OpenPBS and Torque directives this mom
 // acts on, the ones it refuses, and the ones it ignores saying why.
 func TestMomConfigDirectives(t *testing.T) {
-	c, err := ParseMomConfig(strings.NewReader("$usecp head:/home /nfs/home\n$usecp *.example.org:/data /mnt/data\n$tmpdir /scratch/\n$cputmult 1.5\n$wallmult 2\n$pbsserver head\n$clienthost head\n"))
+	c, err := ParseMomConfig(strings.NewReader("$usecp head:/home /nfs/home\n$usecp *.example.org:/data /mnt/data\n$tmpdir /scratch/\n$cputmult 1.5\n$wallmult 2\n$pbsserver head\n$clienthost head\n$prologalarm 5\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []stage.CpRule{{Host: "head", From: "/home", To: "/nfs/home"}, {Host: "*.example.org", From: "/data", To: "/mnt/data"}}
-	if !reflect.DeepEqual(c.UseCp, want) || c.TmpDir != "/scratch" || c.CputMult != 1.5 || c.WallMult != 2 || !reflect.DeepEqual(c.PBSServer, []string{"head"}) {
+	if !reflect.DeepEqual(c.UseCp, want) || c.TmpDir != "/scratch" || c.CputMult != 1.5 || c.WallMult != 2 || !reflect.DeepEqual(c.PBSServer, []string{"head"}) || c.PrologAlarm != 5*time.Second {
 		t.Fatalf("got %+v", c)
 	}
 	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "$clienthost is ignored: every peer of this mom needs the cluster key") {
@@ -35,6 +36,8 @@ func TestMomConfigDirectives(t *testing.T) {
 		"$cputmult NaN\n":         "not a factor above 0",
 		"\n$usecp h:/a b\n":       "line 2",
 		"$prologalarm 30\n$x 1\n": "unknown directive $x",
+		"$prologalarm 0\n":        "not a number of seconds from 1 to 86400",
+		"$prologalarm 1m\n":       "not a number of seconds from 1 to 86400",
 	} {
 		if _, err := ParseMomConfig(strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err %v, want %q", in, err, want)

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"strconv"
 	"strings"
 
 	"gopbs/internal/accounting"
@@ -185,10 +184,7 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 // in PBS_O_WORKDIR, a given directory ending in '/' gets the default name
 // inside it, and a path without host gets the submission host.
 func (s *Server) stdPath(j *model.Job, given string, kind byte, who *caller) string {
-	def := j.Name + "." + string(kind) + strconv.FormatInt(j.Seq, 10)
-	if j.IsArray() {
-		def += "." + model.ArrayIndexTag // each subjob its own file, as OpenPBS names them
-	}
+	def := j.StdFileName(kind) // an array's subjobs each their own file, as OpenPBS names them
 	host := j.SubmitHost
 	p := given
 	if p == "" {

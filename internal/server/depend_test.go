@@ -12,7 +12,10 @@ import (
 
 // startJob and endJob move a job as a mom's start and obit would, through
 // the same transitions and hooks, without a mom.
-func startJob(t *testing.T, s *Server, id string) {
+func startJob(t *testing.T, s *Server, id string) { startJobOn(t, s, id, "") }
+
+// startJobOn is startJob with the job's exec_host ("" for none).
+func startJobOn(t *testing.T, s *Server, id, execHost string) {
 	t.Helper()
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, err := s.lookupJob(id)
@@ -21,7 +24,12 @@ func startJob(t *testing.T, s *Server, id string) {
 		}
 		now := s.nowUnix()
 		var h model.Hooks
-		s.updateJob(j, func() { h = j.Start(model.SubRunning, now) })
+		s.updateJob(j, func() {
+			h = j.Start(model.SubRunning, now)
+			if execHost != "" {
+				j.ExecHost = execHost
+			}
+		})
 		b.PutJob(j)
 		s.hooks(b, j, h, now)
 		return nil

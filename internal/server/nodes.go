@@ -541,7 +541,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	s.mu.RUnlock()
 	if rerun {
 		// qrerun killed it: back to its queue, whatever it exited with.
-		s.requeueJob(key, why, true, &ob.Used)
+		s.requeueJob(key, why, requeueOpts{force: true, used: &ob.Used})
 		return nil
 	}
 	if ob.StageInFailed {
@@ -549,19 +549,22 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	}
 	if ob.Fenced || ob.ExitStatus == proto.JobExecRetry {
 		// Killed because the mom lost the server for longer than its
-		// lease, or never started because the mom stopped while starting
-		// it: not the job's doing, so it goes back to its queue, as it
-		// would have had the server seen the node fail.
+		// lease, or not started (its mom stopped while starting it, its
+		// prologue asked for a retry): not the job's doing, so it goes
+		// back to its queue, as it would have had the server seen the
+		// node fail. A job that never started goes back even when it is
+		// not rerunnable (OpenPBS's JOB_EXEC_RETRY), and is held once it
+		// failed to start too often.
 		s.mu.RLock()
 		j, err := s.lookupJob(ob.JobID)
 		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
 		s.mu.RUnlock()
 		if live {
-			why := "Job requeued: killed on " + who.name + " when its mom's lease lapsed (no contact with the server)"
-			if !ob.Fenced {
-				why = "Job requeued: " + ob.Comment + " (" + who.name + ")"
+			if ob.Fenced {
+				s.requeue(j.Key(), "Job requeued: killed on "+who.name+" when its mom's lease lapsed (no contact with the server)")
+			} else {
+				s.requeueJob(j.Key(), "Job requeued: "+ob.Comment+" ("+who.name+")", requeueOpts{force: true, retry: true})
 			}
-			s.requeue(j.Key(), why)
 		}
 		return nil
 	}
@@ -608,11 +611,22 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 
 // requeue puts a running job back in its queue (rerunnable) or finishes
 // it with the reason (not rerunnable).
-func (s *Server) requeue(key model.JobKey, reason string) { s.requeueJob(key, reason, false, nil) }
+func (s *Server) requeue(key model.JobKey, reason string) { s.requeueJob(key, reason, requeueOpts{}) }
 
-// requeueJob is requeue; force requeues a job that is not rerunnable
-// (qrerun -W force), and used, when set, is the job's final usage.
-func (s *Server) requeueJob(key model.JobKey, reason string, force bool, used *proto.Usage) {
+// requeueOpts change how requeueJob treats a job.
+type requeueOpts struct {
+	force bool         // requeue it even when it is not rerunnable (qrerun -W force, a job that never started)
+	used  *proto.Usage // its final usage, when known
+	retry bool         // it failed to start: held once it did too often
+}
+
+// maxStartAttempts is how many runs of a job may fail to start before it
+// is held (OpenPBS holds a job whose run_count goes over 20).
+const maxStartAttempts = 20
+
+// requeueJob is requeue, with opts.
+func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
+	force, used := opts.force, opts.used
 	var j2 *model.Job
 	requeued := false
 	err := s.commit.Do(func(b *store.Batch) error {
@@ -631,7 +645,14 @@ func (s *Server) requeueJob(key model.JobKey, reason string, force bool, used *p
 			return nil
 		}
 		var h model.Hooks
-		s.updateJob(j, func() { h = j.Requeue(reason, now) })
+		s.updateJob(j, func() {
+			why := reason
+			if opts.retry && j.RunCount > maxStartAttempts {
+				j.Holds = model.AddHolds(j.Holds, string(model.HoldSystem))
+				why = "job held, too many failed attempts to run (" + reason + ")"
+			}
+			h = j.Requeue(why, now)
+		})
 		s.save(b, j)
 		s.hooks(b, j, h, now)
 		requeued = true

@@ -567,7 +567,18 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
 	}
 	umask, hasUmask := model.ParseUmask(j.Umask)
+	// Streams Keep_Files keeps stay in the owner's home on the node,
+	// under their default names.
+	var keepOut, keepErr string
+	keptOut, keptErr := model.KeptStreams(j.KeepFiles)
+	if keptOut {
+		keepOut = j.StdFileName('o')
+	}
+	if keptErr {
+		keepErr = j.StdFileName('e')
+	}
 	return &proto.MomJob{
+		Account: j.Account, JobType: j.JobType, KeepOutput: keepOut, KeepError: keepErr,
 		ArrayID: arrayID, ArrayIndex: j.Index,
 		HasUmask: hasUmask, Umask: umask, Args: model.JobArgWords(j.JobArgs),
 		RemoveOutput: strings.Contains(j.RemoveFiles, "o"), RemoveError: strings.Contains(j.RemoveFiles, "e"),
@@ -581,9 +592,12 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 	}
 }
 
-// killDelay is the queue's kill_delay, else the server's, else the
-// default (mu held).
+// killDelay is the job's own kill_delay (Torque's qsub -K), else its
+// queue's, else the server's, else the default (mu held).
 func (s *Server) killDelay(j *model.Job) int64 {
+	if j.HasKillDelay {
+		return j.KillDelay
+	}
 	if q, ok := s.queues[j.Queue]; ok {
 		if v, ok := q.Long(proto.AttrKillDelay); ok {
 			return v

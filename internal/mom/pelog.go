@@ -1,0 +1,320 @@
+package mom
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopbs/internal/resc"
+	"gopbs/proto"
+)
+
+// The prologue and the epilogue: site programs mom_priv/prologue and
+// mom_priv/epilogue that a job's shepherd runs before its script and
+// after it, as OpenPBS's mom does (its run_pelog):
+//
+//   - They run with the mom's identity (root on a real cluster), never
+//     through a shell, in a session of their own, with /dev/null as
+//     standard input and the mom's environment plus PBS_JOBDIR. A
+//     program that is not a regular file owned by the mom's user, readable
+//     and executable by it and not writable by its group or others is
+//     refused without running.
+//   - The prologue runs in mom_priv once the job's output files exist and
+//     writes into them; its arguments are the job id, the user and the
+//     group. Exit 0 starts the job, exit 1 aborts it (Exit_status -2) and
+//     anything else requeues it: another exit status, a refused program,
+//     a signal, or running longer than $prologalarm (30 s by default).
+//   - The epilogue runs in the owner's home directory after the job (and
+//     after a job the prologue stopped), appending to the job's output
+//     and error files, with ten arguments: job id, user, group, job name,
+//     session id, Resource_List, resources_used, queue, account ("null"
+//     when none) and the job's exit status. Its outcome is logged and
+//     changes nothing (OpenPBS gives exit 2 a meaning only for
+//     checkpointed jobs, and jobs are not checkpointed here). The job's
+//     end is recorded, and so reported, only after it.
+//   - Torque's qsub -T name makes them prologue.<name> and
+//     epilogue.<name>, each falling back to the plain one when it does
+//     not exist, as Torque's mom does.
+//
+// Failures of either are written to the job's result (Notes) for the
+// mom's log. Both run inside the shepherd, so they survive a restart of
+// the mom as the job does.
+
+// The programs' file names in mom_priv.
+const (
+	filePrologue = "prologue"
+	fileEpilogue = "epilogue"
+)
+
+// defaultPrologAlarm bounds a prologue or epilogue without $prologalarm.
+const defaultPrologAlarm = 30 * time.Second
+
+// pelogUnkillable bounds the wait for a program killed at its time limit
+// that does not die (stuck in the kernel): the job goes on without it.
+const pelogUnkillable = 5 * time.Second
+
+// Codes of a prologue or epilogue run besides its exit status (0 also
+// when there is no program), OpenPBS's numbers.
+const (
+	pelogRefused = -1 // the file's owner or mode
+	pelogNoInput = -2 // /dev/null could not be opened for its input
+	pelogFailed  = -3 // killed by a signal, or could not be started or waited for
+	pelogTimeout = -4 // killed at the time limit
+)
+
+// pelogRun is the outcome of one prologue or epilogue.
+type pelogRun struct {
+	Path string
+	Ran  bool // a program was found (it may still have been refused)
+	Code int  // its exit status, or one of the pelog codes
+	Why  string
+}
+
+// failed reports whether the run needs a note: a program that did not
+// exit 0.
+func (r pelogRun) failed() bool { return r.Ran && r.Code != 0 }
+
+// String describes a run for the log, the job's comment and its error
+// file.
+func (r pelogRun) String() string {
+	if r.Why != "" {
+		return r.Path + ": " + r.Why
+	}
+	return r.Path + " exited " + strconv.Itoa(r.Code)
+}
+
+// prologueAction is what a prologue's outcome does to its job.
+type prologueAction int
+
+const (
+	prologueRun     prologueAction = iota // exit 0, or no prologue
+	prologueAbort                         // exit 1
+	prologueRequeue                       // anything else
+)
+
+// actionOf is OpenPBS's table of prologue outcomes.
+func actionOf(code int) prologueAction {
+	switch code {
+	case 0:
+		return prologueRun
+	case 1:
+		return prologueAbort
+	}
+	return prologueRequeue
+}
+
+// pelogPath is the program to run: <dir>/<base>.<jobType> when the job
+// has a type and that file exists, else <dir>/<base>.
+func pelogPath(dir, base, jobType string) string {
+	plain := filepath.Join(dir, base)
+	if jobType == "" {
+		return plain
+	}
+	typed := plain + "." + jobType
+	if _, err := os.Stat(typed); errors.Is(err, fs.ErrNotExist) {
+		return plain
+	}
+	return typed
+}
+
+// checkPelog looks at a prologue or epilogue before it is run: found is
+// false when there is none (nothing to run). A found program that must
+// not run comes with its code and why.
+func checkPelog(path string, owner uint32) (found bool, code int, why string) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return false, 0, ""
+	case err != nil:
+		var errno syscall.Errno
+		code = pelogFailed
+		if errors.As(err, &errno) {
+			code = int(errno)
+		}
+		return true, code, fmt.Sprintf("cannot stat: %v", errors.Unwrap(err))
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	mode := fi.Mode()
+	switch {
+	case !mode.IsRegular():
+		return true, pelogRefused, "refused: not a regular file"
+	case st != nil && st.Uid != owner:
+		return true, pelogRefused, fmt.Sprintf("refused: owned by uid %d, not by uid %d (the mom's)", st.Uid, owner)
+	case mode.Perm()&0o500 != 0o500:
+		return true, pelogRefused, fmt.Sprintf("refused: mode %04o is not readable and executable by its owner", mode.Perm())
+	case mode.Perm()&0o022 != 0:
+		return true, pelogRefused, fmt.Sprintf("refused: mode %04o is writable by its group or others", mode.Perm())
+	}
+	return true, 0, ""
+}
+
+// pelogCmd is one prologue or epilogue to run.
+type pelogCmd struct {
+	Path  string
+	Args  []string // after the program's name
+	Env   []string
+	Dir   string
+	Files [3]int // standard input, output and error
+	Limit time.Duration
+	Umask int // the process's umask while it starts
+}
+
+// runPelog runs c.Path as checked by checkPelog and waits for it, at
+// most c.Limit; on return no process of its session is left.
+func runPelog(c pelogCmd) pelogRun {
+	r := pelogRun{Path: c.Path}
+	found, code, why := checkPelog(c.Path, uint32(os.Geteuid()))
+	if !found {
+		return r
+	}
+	r.Ran = true
+	if code != 0 {
+		r.Code, r.Why = code, why
+		return r
+	}
+	if c.Files[0] < 0 {
+		r.Code, r.Why = pelogNoInput, "no input file (/dev/null)"
+		return r
+	}
+	attr := &syscall.ProcAttr{
+		Dir:   c.Dir,
+		Env:   c.Env,
+		Files: []uintptr{uintptr(c.Files[0]), uintptr(c.Files[1]), uintptr(c.Files[2])},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	}
+	// The shepherd runs with the job's umask (-W umask); the site's
+	// program gets the mom's.
+	old := syscall.Umask(c.Umask)
+	pid, err := syscall.ForkExec(c.Path, append([]string{c.Path}, c.Args...), attr)
+	syscall.Umask(old)
+	if err != nil {
+		r.Code, r.Why = pelogFailed, fmt.Sprintf("cannot execute: %v", err)
+		return r
+	}
+	type waited struct {
+		ws  syscall.WaitStatus
+		err error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		var ws syscall.WaitStatus
+		var err error
+		for {
+			if _, err = syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+				break
+			}
+		}
+		done <- waited{ws, err}
+	}()
+	limit := c.Limit
+	if limit <= 0 {
+		limit = defaultPrologAlarm
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	var w waited
+	select {
+	case w = <-done:
+	case <-timer.C:
+		syscall.Kill(-pid, syscall.SIGKILL)
+		r.Code, r.Why = pelogTimeout, fmt.Sprintf("killed after running %v ($prologalarm)", limit)
+		select {
+		case <-done:
+		case <-time.After(pelogUnkillable):
+			r.Why += "; it did not die"
+		}
+		return r
+	}
+	// What it left behind in its session goes with it.
+	syscall.Kill(-pid, syscall.SIGKILL)
+	switch {
+	case w.err != nil:
+		r.Code, r.Why = pelogFailed, fmt.Sprintf("cannot wait for it: %v", w.err)
+	case w.ws.Exited():
+		r.Code = w.ws.ExitStatus()
+	case w.ws.Signaled():
+		r.Code, r.Why = pelogFailed, "killed by signal "+strconv.Itoa(int(w.ws.Signal()))
+	default:
+		r.Code, r.Why = pelogFailed, "ended without an exit status"
+	}
+	return r
+}
+
+// pelogEnv is the programs' environment: the mom's, with PBS_JOBDIR
+// the owner's home (OpenPBS's, without sandbox=PRIVATE).
+func pelogEnv(home string) []string {
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PBS_JOBDIR=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PBS_JOBDIR="+home)
+}
+
+// groupName is the job's execution group: its egroup, else the name of
+// the owner's group here (its number when it has none).
+func groupName(job *proto.MomJob, usr *account) string {
+	if job.EGroup != "" {
+		return job.EGroup
+	}
+	id := strconv.FormatUint(uint64(usr.GID), 10)
+	if g, err := user.LookupGroupId(id); err == nil {
+		return g.Name
+	}
+	return id
+}
+
+// prologueArgs are the prologue's arguments after its name.
+func prologueArgs(job *proto.MomJob, usr *account) []string {
+	return []string{job.JobID, usr.Name, groupName(job, usr)}
+}
+
+// epilogueArgs are the epilogue's arguments after its name, for a job
+// with session sid that ended as res says.
+func epilogueArgs(job *proto.MomJob, usr *account, sid int, res *jobResult, set shepherdSettings) []string {
+	account := job.Account
+	if account == "" {
+		account = "null"
+	}
+	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, strconv.Itoa(sid),
+		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, account, strconv.Itoa(res.ExitStatus)}
+}
+
+// resourceListArg renders a Resource_List as name=value,... in name
+// order.
+func resourceListArg(res map[string]string) string {
+	names := make([]string, 0, len(res))
+	for n := range res {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + res[n]
+	}
+	return strings.Join(parts, ",")
+}
+
+// usedArg renders the usage the shepherd measured as resources_used,
+// scaled by $cputmult and $wallmult as the mom reports it: cput, mem,
+// ncpus (when requested) and walltime.
+func usedArg(u proto.Usage, res map[string]string, set shepherdSettings) string {
+	parts := []string{
+		"cput=" + resc.FormatDuration(scaleSecs(u.CPUSecs, set.CputMult)),
+		"mem=" + resc.FormatKB(u.MemBytes),
+	}
+	if n, ok := res[proto.ResNcpus]; ok {
+		parts = append(parts, "ncpus="+n)
+	}
+	parts = append(parts, "walltime="+resc.FormatDuration(scaleSecs(u.WallSecs, set.WallMult)))
+	return strings.Join(parts, ",")
+}
