@@ -54,7 +54,7 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 		fmt.Fprintln(env.Stdout, display.Version(env.Personality()))
 		return 0
 	}
-	client, err := sys.connect()
+	client, err := connectWithin(sys.connect, sub.ConnectWait, sys.clock)
 	if err != nil {
 		env.Errorf("%s", err)
 		if proto.CodeOf(err) == proto.PBSE_NOSERVER {
@@ -84,4 +84,33 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 	// As OpenPBS's qsub: the job's exit status is qsub's (the system
 	// keeps its low 8 bits).
 	return status
+}
+
+// connectWithin connects to the server, trying again once a second for
+// up to wait (Torque's qsub -b) while the server cannot be reached. Only
+// the connection is retried: a submission that failed may have been
+// taken, and is never sent twice.
+func connectWithin(connect func() (submitter, error), wait time.Duration, clk clock) (submitter, error) {
+	deadline := clk.now().Add(wait)
+	for {
+		c, err := connect()
+		if err == nil || wait <= 0 || !unreachable(err) {
+			return c, err
+		}
+		left := deadline.Sub(clk.now())
+		if left <= 0 {
+			return c, err
+		}
+		clk.sleep(min(left, time.Second))
+	}
+}
+
+// unreachable reports whether a connection failed for want of a server
+// to answer (down, restarting, not yet started).
+func unreachable(err error) bool {
+	switch proto.CodeOf(err) {
+	case proto.PBSE_NOSERVER, proto.PBSE_PROTOCOL:
+		return true
+	}
+	return false
 }

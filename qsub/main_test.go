@@ -27,6 +27,9 @@ type fakeServer struct {
 	polls  []poll
 	polled int
 	dials  int
+	// dialFails, when set, limits dialErr to the first dialFails dials.
+	dialFails int
+	slept     time.Duration // the test clock's sleeps
 }
 
 // poll is one answer to a status request.
@@ -77,11 +80,14 @@ func testRun(t *testing.T, pers config.Personality, args []string, files map[str
 			},
 			Stdin: strings.NewReader(stdin),
 		},
-		clock: clock{now: func() time.Time { return time.Unix(1700000000+int64(srv.polled)*60, 0) }, sleep: func(time.Duration) {}},
+		clock: clock{
+			now:   func() time.Time { return time.Unix(1700000000+int64(srv.polled)*60, 0).Add(srv.slept) },
+			sleep: func(d time.Duration) { srv.slept += d },
+		},
 		connect: func() (submitter, error) {
 			srv.dials++
 			srv.dialed = true
-			if srv.dialErr != nil {
+			if srv.dialErr != nil && (srv.dialFails == 0 || srv.dials <= srv.dialFails) {
 				return nil, srv.dialErr
 			}
 			return srv, nil
@@ -177,6 +183,30 @@ func TestConnectFailure(t *testing.T) {
 	}
 }
 
+// Torque's -b: qsub keeps trying to reach a server that is down for up
+// to that many seconds, and no longer; without it, it tries once. Other
+// failures are not retried.
+func TestConnectWait(t *testing.T) {
+	down := &proto.Error{Code: proto.PBSE_NOSERVER, Text: "cannot connect to server: connection refused"}
+	files := map[string]string{"job.sh": "true\n"}
+	srv := &fakeServer{id: "1.s", dialErr: down, dialFails: 3}
+	if rc, out, errs := testRun(t, config.Torque, []string{"-b", "10", "job.sh"}, files, "", srv); rc != 0 || out != "1.s\n" || errs != "" || srv.dials != 4 {
+		t.Fatalf("server back after 3 s: rc %d stdout %q stderr %q, %d dials", rc, out, errs, srv.dials)
+	}
+	srv = &fakeServer{id: "1.s", dialErr: down}
+	if rc, _, errs := testRun(t, config.Torque, []string{"-b", "5", "job.sh"}, files, "", srv); rc != 162 || !strings.Contains(errs, "connection refused") || srv.dials != 6 || srv.slept != 5*time.Second {
+		t.Fatalf("server down for good: rc %d stderr %q, %d dials over %v", rc, errs, srv.dials, srv.slept)
+	}
+	srv = &fakeServer{id: "1.s", dialErr: down, dialFails: 1}
+	if rc, _, _ := testRun(t, config.Torque, []string{"job.sh"}, files, "", srv); rc != 162 || srv.dials != 1 {
+		t.Fatalf("without -b: rc %d, %d dials", rc, srv.dials)
+	}
+	srv = &fakeServer{id: "1.s", dialErr: &proto.Error{Code: proto.PBSE_BADCRED}, dialFails: 1}
+	if rc, _, _ := testRun(t, config.Torque, []string{"-b", "10", "job.sh"}, files, "", srv); rc != 171 || srv.dials != 1 {
+		t.Fatalf("refused credential: rc %d, %d dials", rc, srv.dials)
+	}
+}
+
 func TestUsageAndLocalErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -186,7 +216,8 @@ func TestUsageAndLocalErrors(t *testing.T) {
 		{[]string{"-Q", "job.sh"}, 2, "qsub: invalid option -- 'Q'\nusage: qsub "},
 		{[]string{"-j", "xx", "job.sh"}, 2, "qsub: illegal -j value \"xx\": want oe, eo or n\nusage: qsub "},
 		{[]string{"bad.sh"}, 2, "qsub: directive on line 1: illegal -p value \"x\""},
-		{[]string{"-I"}, 1, "qsub: interactive jobs are not supported\n"},
+		{[]string{"-I"}, 2, "qsub: -I is not supported: interactive jobs are not supported\nusage: qsub "},
+		{[]string{"-n", "job.sh"}, 2, "qsub: -n is not supported: node-exclusive placement is not enforced here"},
 		{[]string{"missing.sh"}, 1, "qsub: cannot read script file missing.sh: file does not exist\n"},
 	}
 	for _, tt := range tests {

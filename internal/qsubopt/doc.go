@@ -42,11 +42,18 @@
 //     and is left out when qsub has none. qalter sends its -v variables with
 //     proto.OpIncr: they are to be added to the job's list, not replace it.
 //
-// Options that ask for Torque or Moab features this system does not have
-// and that only affect how the client behaves or an optional refinement
-// (-b -E -f -i -K -L -n -T -X -x) are accepted and ignored, so that a tool
-// passing them keeps working. -D, -F and -R are sent as init_root_dir,
-// job_arguments and Remove_Files for the server to accept or refuse (it
-// refuses init_root_dir). -W block=true is read here too (Submission.Block):
-// qsub waits for the job's end. -I (interactive) is refused.
+// No option is accepted and ignored. Torque's -b is read here
+// (Submission.ConnectWait: qsub keeps trying to reach the server that
+// long) and OpenPBS's -f asks for what this qsub always does (it stays in
+// the foreground; it never leaves a background process talking to the
+// server). Torque's -K and -T are sent as kill_delay (the job's seconds
+// between SIGTERM and SIGKILL) and jobtype (the mom runs
+// prologue.<jobtype> and epilogue.<jobtype>); -D, -F and -R as
+// init_root_dir, job_arguments and Remove_Files for the server to accept
+// or refuse (it refuses init_root_dir). -W block=true is read here too
+// (Submission.Block): qsub waits for the job's end. Options that ask for
+// what this system does not do are refused with a usage error naming the
+// option and why (unsupported): -I, -X and -x (interactive jobs), -E and
+// -i (Moab's), -L (Torque's NUMA request) and -n (node-exclusive
+// placement, which is not enforced here).
 package qsubopt

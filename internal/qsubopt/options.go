@@ -6,6 +6,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopbs/internal/getopt"
 	"gopbs/internal/resc"
@@ -37,6 +38,9 @@ type source struct {
 	prefixSet bool
 	exportAll bool
 	quiet     bool
+	// connectWait is -b: how long qsub keeps trying to reach the server.
+	connectWait    time.Duration
+	connectWaitSet bool
 }
 
 func newSource(directive bool) *source {
@@ -90,6 +94,19 @@ func (s *source) applyDirective(spec getopt.Spec, d Directive, c *Context) error
 	return nil
 }
 
+// unsupported are the qsub options of OpenPBS and Torque that ask for
+// what this system does not do, with the reason qsub gives when it
+// refuses them.
+var unsupported = map[byte]string{
+	'E': "it has Moab add MOAB_* variables to the job's environment, and there is no Moab here (the job gets the PBS_* variables)",
+	'i': "Torque's idle slot limit of a job array is kept by Moab, which is not here; bound an array's running subjobs with %N in -J or -t",
+	'I': "interactive jobs are not supported",
+	'L': "Torque's NUMA-aware resource request is not supported; ask for resources with -l (select=..., nodes=..., ncpus=...)",
+	'n': "node-exclusive placement is not enforced here (jobs share nodes)",
+	'X': "X11 forwarding needs an interactive job, and interactive jobs are not supported",
+	'x': "it runs the script in an interactive job, and interactive jobs are not supported",
+}
+
 func bad(letter byte, v, reason string) error {
 	return usagef("illegal -%c value %q: %s", letter, v, reason)
 }
@@ -118,10 +135,14 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'A':
 		return str(proto.AttrAccountName)
 	case 'b':
-		// Torque's wait for an unreachable server: the client does not
-		// retry, but a valid value is still checked.
-		if n, err := strconv.Atoi(v); err != nil || n < 0 {
+		// Torque's wait for an unreachable server: qsub keeps trying to
+		// connect for this long.
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
 			return bad('b', v, "want a number of seconds")
+		}
+		if !s.directive || !s.connectWaitSet {
+			s.connectWait, s.connectWaitSet = time.Duration(n)*time.Second, true
 		}
 	case 'c':
 		return str(proto.AttrCheckpoint)
@@ -151,8 +172,15 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 			name = proto.AttrErrorPath
 		}
 		s.set(proto.Attr{Name: name, Value: p})
-	case 'E', 'f', 'i', 'K', 'L', 'n', 'T', 'X', 'x':
-		// Accepted and ignored: see the package documentation.
+	case 'f':
+		// OpenPBS: qsub stays in the foreground rather than leave a
+		// background process talking to the server; this qsub has none.
+	case 'E', 'i', 'I', 'L', 'n', 'X', 'x':
+		return usagef("-%c is not supported: %s", o.Name, unsupported[o.Name])
+	case 'K':
+		return str(proto.AttrKillDelay)
+	case 'T':
+		return str(proto.AttrJobType)
 	case 'F':
 		if v != "" {
 			s.set(proto.Attr{Name: proto.AttrJobArguments, Value: v})
@@ -166,8 +194,6 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 			return bad('h', v, "want letters of u, o, s or n")
 		}
 		s.set(proto.Attr{Name: proto.AttrHoldTypes, Value: v})
-	case 'I':
-		return ErrInteractive
 	case 'j':
 		if v != "oe" && v != "eo" && v != "n" {
 			return bad('j', v, "want oe, eo or n")

@@ -55,9 +55,6 @@ type constError string
 
 func (e constError) Error() string { return string(e) }
 
-// ErrInteractive refuses -I: this system runs batch jobs only.
-const ErrInteractive = constError("interactive jobs are not supported")
-
 // Context is everything outside the arguments that qsub and qalter look at.
 type Context struct {
 	Environ  []string  // "NAME=value" entries, as os.Environ returns them
@@ -76,8 +73,11 @@ type Submission struct {
 	Quiet bool
 	// Block is -W block=true: wait for the job to end and exit with its
 	// exit status.
-	Block   bool
-	Request *proto.SubmitRequest
+	Block bool
+	// ConnectWait is Torque's -b: how long qsub keeps trying to connect
+	// to a server it cannot reach (0: it tries once).
+	ConnectWait time.Duration
+	Request     *proto.SubmitRequest
 }
 
 // Alteration is a parsed qalter invocation.
@@ -181,10 +181,15 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 			block = a.Value == resc.FormatBool(true)
 		}
 	}
+	wait := ds.connectWait
+	if cl.connectWaitSet {
+		wait = cl.connectWait
+	}
 	return &Submission{
-		Quiet:   cl.quiet || ds.quiet,
-		Block:   block,
-		Request: &proto.SubmitRequest{Queue: queue, Attrs: attrs, Script: script},
+		Quiet:       cl.quiet || ds.quiet,
+		Block:       block,
+		ConnectWait: wait,
+		Request:     &proto.SubmitRequest{Queue: queue, Attrs: attrs, Script: script},
 	}, nil
 }
 

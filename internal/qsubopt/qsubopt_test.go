@@ -103,8 +103,8 @@ func TestSubmitOptions(t *testing.T) {
 		{"array -t", []string{"-t", "1-100%5", "job.sh"}, map[string]string{"array_indices_submitted": "1-100%5"}, nil},
 		{"execution time", []string{"-a", "1400", "job.sh"},
 			map[string]string{"Execution_Time": strconv.FormatInt(time.Date(2024, 3, 15, 14, 0, 0, 0, testNow.Location()).Unix(), 10)}, nil},
-		{"ignored torque options", []string{"-b", "10", "-E", "-f", "-n", "-x", "-X", "-i", "2", "-K", "5", "-L", "tasks=1", "-T", "x", "job.sh"},
-			map[string]string{"Job_Name": "job.sh"}, nil},
+		{"torque options that act", []string{"-b", "10", "-f", "-K", "5", "-T", "gpu", "job.sh"},
+			map[string]string{"Job_Name": "job.sh", "kill_delay": "5", "jobtype": "gpu"}, nil},
 		{"root dir args remove", []string{"-D", "/r", "-F", "a b", "-R", "oe", "job.sh"},
 			map[string]string{"init_root_dir": "/r", "job_arguments": "a b", "Remove_Files": "oe"}, nil},
 		{"C before script", []string{"-C", "#XX", "job.sh"}, map[string]string{"Job_Name": "job.sh"}, nil},
@@ -174,6 +174,23 @@ func TestSubmitFlags(t *testing.T) {
 		}
 		if v, ok := attrMap(s.Request.Attrs)["block"]; ok && v != "True" && v != "False" {
 			t.Errorf("%v: block sent as %q, want True or False", tt.args, v)
+		}
+	}
+	// Torque's -b: how long qsub keeps trying to reach the server; the
+	// command line over directives, the first directive over later ones.
+	for _, tt := range []struct {
+		args   []string
+		script string
+		wait   time.Duration
+	}{
+		{[]string{"job.sh"}, plainScript, 0},
+		{[]string{"-b", "30", "job.sh"}, plainScript, 30 * time.Second},
+		{[]string{"job.sh"}, "#PBS -b 5\n#PBS -b 9\n", 5 * time.Second},
+		{[]string{"-b", "0", "job.sh"}, "#PBS -b 5\n", 0},
+	} {
+		s, _ := submit(t, tt.args, map[string]string{"job.sh": tt.script}, "")
+		if s.ConnectWait != tt.wait {
+			t.Errorf("%v with script %q: ConnectWait %v, want %v", tt.args, tt.script, s.ConnectWait, tt.wait)
 		}
 	}
 	for _, args := range [][]string{{"--version"}, {"-N", "x", "--version"}, {"--version", "nonexistent.sh"}} {
@@ -298,19 +315,27 @@ func TestSubmitErrors(t *testing.T) {
 		{"host without path", []string{"-e", "host:", "job.sh"}, true, "no path after the host name"},
 		{"bad -b", []string{"-b", "soon", "job.sh"}, true, `illegal -b value "soon"`},
 		{"bad block", []string{"-W", "block=sometimes", "job.sh"}, true, `illegal -W value "block=sometimes": block: want true or false`},
-		{"interactive", []string{"-I", "job.sh"}, false, "interactive jobs are not supported"},
+		{"interactive", []string{"-I", "job.sh"}, true, "-I is not supported: interactive jobs are not supported"},
+		{"Moab variables", []string{"-E", "job.sh"}, true, "-E is not supported: it has Moab add MOAB_* variables"},
+		{"idle slot limit", []string{"-i", "2", "job.sh"}, true, "-i is not supported: Torque's idle slot limit"},
+		{"NUMA request", []string{"-L", "tasks=1:lprocs=2", "job.sh"}, true, "-L is not supported: Torque's NUMA-aware resource request"},
+		{"node exclusive", []string{"-n", "job.sh"}, true, "-n is not supported: node-exclusive placement is not enforced here"},
+		{"X11", []string{"-X", "job.sh"}, true, "-X is not supported: X11 forwarding needs an interactive job"},
+		{"interactive script", []string{"-x", "job.sh"}, true, "-x is not supported: it runs the script in an interactive job"},
 		{"missing script", []string{"nope.sh"}, false, "cannot read script file nope.sh: file does not exist"},
 		{"bad directive", []string{"bad.sh"}, true, `directive on line 2: illegal -j value "x"`},
 		{"directive quote", []string{"quote.sh"}, true, "directive on line 1: unterminated single quote"},
 		{"directive operand", []string{"operand.sh"}, true, `directive on line 1: unexpected argument "extra"`},
 		{"directive unknown option", []string{"unknown.sh"}, true, "directive on line 1: invalid option -- 'Q'"},
-		{"directive interactive", []string{"inter.sh"}, false, "directive on line 1: interactive jobs are not supported"},
+		{"directive interactive", []string{"inter.sh"}, true, "directive on line 1: -I is not supported: interactive jobs are not supported"},
+		{"directive node exclusive", []string{"excl.sh"}, true, "directive on line 2: -n is not supported"},
 	}
 	files["bad.sh"] = "#!/bin/sh\n#PBS -j x\n"
 	files["quote.sh"] = "#PBS -N 'abc\n"
 	files["operand.sh"] = "#PBS -N name extra\n"
 	files["unknown.sh"] = "#PBS -Q\n"
 	files["inter.sh"] = "#PBS -I\n"
+	files["excl.sh"] = "#!/bin/sh\n#PBS -n\n"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ParseSubmit(tt.args, testContext(files, ""))
@@ -325,9 +350,6 @@ func TestSubmitErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tt.msg)
 			}
 		})
-	}
-	if _, err := ParseSubmit([]string{"-I"}, testContext(nil, "")); !errors.Is(err, ErrInteractive) {
-		t.Errorf("-I: %v, want ErrInteractive", err)
 	}
 }
 
