@@ -544,6 +544,11 @@ func checkJobType(v string) (string, error) {
 	if !ok {
 		return "", proto.Errorf(proto.PBSE_BADATVAL, "jobtype = %q (want a name of letters, digits, '.', '_' and '-', not starting with '.'; the mom runs prologue.<jobtype>)", v)
 	}
+	switch v {
+	case "user", "parallel", "user.parallel", "precancel":
+		// Torque's own programs (prologue.user runs as the owner there).
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "jobtype = %q names one of Torque's own prologue or epilogue variants", v)
+	}
 	return v, nil
 }
 

@@ -123,6 +123,7 @@ func TestSetJobAttr(t *testing.T) {
 		{"keep files empty", StateQueued, proto.Attr{Name: "Keep_Files", Value: ""}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"jobtype", StateQueued, proto.Attr{Name: "jobtype", Value: "gpu-1.x"}, user, AtSubmit, 0, func(j *Job) bool { return j.JobType == "gpu-1.x" }},
 		{"jobtype path", StateQueued, proto.Attr{Name: "jobtype", Value: "../x"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"jobtype torque variant", StateQueued, proto.Attr{Name: "jobtype", Value: "user"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"jobtype dot", StateQueued, proto.Attr{Name: "jobtype", Value: ".hidden"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"kill delay", StateQueued, proto.Attr{Name: "kill_delay", Value: " 0"}, user, AtSubmit, 0, func(j *Job) bool { return j.HasKillDelay && j.KillDelay == 0 }},
 		{"kill delay negative", StateQueued, proto.Attr{Name: "kill_delay", Value: "-5"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},

@@ -170,6 +170,9 @@ func New(cfg Config) (*Mom, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	for _, name := range unrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
+		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
+	}
 	if err := m.recover(); err != nil {
 		return nil, err
 	}

@@ -81,6 +81,7 @@ func FuzzParseMomConfig(f *testing.F) {
 	f.Add("$ideal_load 1\n$max_load 2\nfoo bar\n")
 	f.Add("$rcpcmd /usr/bin/scp\n$stage_timeout 30\n")
 	f.Add("$usecp h:/a /b\n$tmpdir /t\n$wallmult 2\n$cputmult 0.5\n$pbsserver h\n")
+	f.Add("$prologalarm 5\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseMomConfig(strings.NewReader(s))
 		if err == nil && c.MaxLoad >= 0 && c.IdealLoad > c.MaxLoad {

@@ -54,6 +54,24 @@ const (
 	fileEpilogue = "epilogue"
 )
 
+// torqueOnlyPelogs are Torque's other programs in mom_priv, which this
+// mom does not run (a mom finding one says so at start).
+var torqueOnlyPelogs = []string{
+	"prologue.user", "epilogue.user", "prologue.parallel", "epilogue.parallel",
+	"prologue.user.parallel", "epilogue.user.parallel", "epilogue.precancel",
+}
+
+// unrunPelogs lists the programs of torqueOnlyPelogs present in dir.
+func unrunPelogs(dir string) []string {
+	var found []string
+	for _, name := range torqueOnlyPelogs {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			found = append(found, name)
+		}
+	}
+	return found
+}
+
 // defaultPrologAlarm bounds a prologue or epilogue without $prologalarm.
 const defaultPrologAlarm = 30 * time.Second
 

@@ -78,6 +78,18 @@ func TestCheckPelog(t *testing.T) {
 	}
 }
 
+// Torque's per-user, parallel and precancel programs are not run; the
+// mom names the ones it finds.
+func TestUnrunPelogs(t *testing.T) {
+	dir := t.TempDir()
+	writeProgram(t, filepath.Join(dir, "prologue"), "exit 0\n", 0o755)
+	writeProgram(t, filepath.Join(dir, "epilogue.precancel"), "exit 0\n", 0o755)
+	writeProgram(t, filepath.Join(dir, "prologue.user"), "exit 0\n", 0o755)
+	if got := unrunPelogs(dir); strings.Join(got, " ") != "prologue.user epilogue.precancel" {
+		t.Errorf("unrunPelogs: %q", got)
+	}
+}
+
 // Torque's -T name picks prologue.<name> where it exists, else the plain
 // prologue.
 func TestPelogPath(t *testing.T) {
