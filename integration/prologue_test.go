@@ -27,6 +27,21 @@ func pelogScript(t *testing.T, m *testcluster.Mom, name, dir, body string, mode 
 	}
 }
 
+// torqueSubmit submits script with qsub in the torque personality and
+// checks that the job shows attribute name = want.
+func torqueSubmit(t *testing.T, c *testcluster.Cluster, script, name, want string, args ...string) string {
+	t.Helper()
+	r := c.RunEnvAs(append(c.Env(), "PBS_PERSONALITY=torque"), nil, script, "qsub", args...)
+	if r.Code != 0 {
+		t.Fatalf("qsub %v: %s", args, r)
+	}
+	id := strings.TrimSpace(r.Stdout)
+	if got := attr(t, c, id, name); got != want {
+		t.Errorf("qsub %v: %s = %q, want %q", args, name, got, want)
+	}
+	return id
+}
+
 // argsOf returns the argument lines a program recorded, one per run.
 func argsOf(t *testing.T, dir, name string) [][]string {
 	t.Helper()
@@ -155,15 +170,7 @@ func TestPrologueAndEpilogue(t *testing.T) {
 	t.Run("jobtype", func(t *testing.T) {
 		pelogScript(t, m, "prologue", dir, "exit 1\n", 0o755)
 		pelogScript(t, m, "prologue.gpu", dir, "echo gpu prologue\n", 0o755)
-		torque := append(c.Env(), "PBS_PERSONALITY=torque")
-		r := c.RunEnvAs(torque, nil, "#!/bin/sh\necho job\n", "qsub", "-N", "typed", "-T", "gpu")
-		if r.Code != 0 {
-			t.Fatalf("qsub -T: %s", r)
-		}
-		id := strings.TrimSpace(r.Stdout)
-		if got := attr(t, c, id, "jobtype"); got != "gpu" {
-			t.Errorf("jobtype %q", got)
-		}
+		id := torqueSubmit(t, c, "#!/bin/sh\necho job\n", "jobtype", "gpu", "-N", "typed", "-T", "gpu")
 		c.MustRun("qrun", id)
 		c.WaitJobState(id, "F", 30*time.Second)
 		if got := readFile(t, out("typed", id)); got != "gpu prologue\njob\nepilogue says\n" {
@@ -258,14 +265,7 @@ func TestQsubTorqueOptions(t *testing.T) {
 	c.MustRun("qmgr", "-c", "set server kill_delay = 120")
 	c.AddMom("n1", testcluster.MomOptions{})
 	torque := append(c.Env(), "PBS_PERSONALITY=torque")
-	r := c.RunEnvAs(torque, nil, "#!/bin/sh\ntrap '' TERM\nsleep 300\n", "qsub", "-K", "1")
-	if r.Code != 0 {
-		t.Fatalf("qsub -K: %s", r)
-	}
-	id := strings.TrimSpace(r.Stdout)
-	if got := attr(t, c, id, "kill_delay"); got != "1" {
-		t.Errorf("kill_delay %q", got)
-	}
+	id := torqueSubmit(t, c, "#!/bin/sh\ntrap '' TERM\nsleep 300\n", "kill_delay", "1", "-K", "1")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "R", 20*time.Second)
 	waitFor(t, "the job's session", 20*time.Second, func() bool { return attr(t, c, id, "session_id") != "" })
