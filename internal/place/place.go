@@ -23,7 +23,17 @@ type Node struct {
 	// Free holds the unassigned amount of every consumable resource the
 	// node has (ncpus, mem in bytes, ngpus, ...).
 	Free map[string]float64
+	// Idle: no job holds any of the node, so a job placed exclusively
+	// (place=excl) may take it; HostIdle: no job holds any node of its
+	// host (place=exclhost). A node held exclusively by a job shows
+	// nothing Free to the others.
+	Idle, HostIdle bool
 }
+
+// Exclusive reports whether a job placed with p takes its nodes whole:
+// place=excl (the nodes its chunks are on) or exclhost (every node of
+// their hosts).
+func Exclusive(p resc.Place) bool { return p.Sharing == "excl" || p.Sharing == "exclhost" }
 
 // Placement is one chunk on one node.
 type Placement struct {
@@ -33,8 +43,10 @@ type Placement struct {
 
 // Chunks places every chunk of sel on the candidate nodes, honouring the
 // arrangement of place (pack: all on one node; scatter/vscatter: one chunk
-// per node; free: anywhere). hosts, when given (qrun -H), names the node of
-// each chunk in order, or one node for all of them. Candidates are tried
+// per node; free: anywhere), its sharing (excl: only on Idle nodes;
+// exclhost: only on HostIdle ones) and its group (group=res: every chunk
+// on nodes with the same value of res). hosts, when given (qrun -H), names
+// the node of each chunk in order, or one node for all of them. Candidates are tried
 // in order. It returns why when the job does not fit. The candidates'
 // Free maps are not changed.
 func Chunks(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []string) ([]Placement, error) {
@@ -48,6 +60,9 @@ func Chunks(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []stri
 // in a row keeps this cursor so that each search does not walk the nodes
 // already full.
 func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []string, start int) ([]Placement, int, error) {
+	if arrangement.Group != "" {
+		return chunksGrouped(sel, arrangement, cands, hosts, start)
+	}
 	var chunks []resc.Chunk
 	for _, c := range sel {
 		for i := 0; i < c.Count; i++ {
@@ -67,7 +82,10 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	last := start
 	take := func(i int, c resc.Chunk) bool {
 		nd := cands[i]
-		if !fits(nd, nd.Free, taken[nd.Name], c) {
+		switch {
+		case arrangement.Sharing == "excl" && !nd.Idle, arrangement.Sharing == "exclhost" && !nd.HostIdle:
+			return false
+		case !fits(nd, nd.Free, taken[nd.Name], c):
 			return false
 		}
 		t := taken[nd.Name]
@@ -98,6 +116,9 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 				return nil, start, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
 			if !take(i, c) {
+				if Exclusive(arrangement) {
+					return nil, start, fmt.Errorf("node %s is not free of other jobs for place=%s", h, arrangement.Sharing)
+				}
 				return nil, start, fmt.Errorf("node %s does not have %s free", h, ChunkText(c))
 			}
 		}
@@ -155,6 +176,47 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 		}
 	}
 	return out, last, nil
+}
+
+// chunksGrouped places the chunks on nodes that share one value of the
+// group resource (place=group=res): each group in turn, in the order its
+// first node comes from start; nodes without the resource are no group's.
+func chunksGrouped(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []string, start int) ([]Placement, int, error) {
+	res := arrangement.Group
+	arrangement.Group = ""
+	n := len(cands)
+	if start < 0 || start >= n {
+		start = 0
+	}
+	var order []string
+	members := map[string][]int{}
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		v, ok := cands[i].Avail[res]
+		if !ok {
+			continue
+		}
+		if _, seen := members[v]; !seen {
+			order = append(order, v)
+		}
+		members[v] = append(members[v], i)
+	}
+	var last error
+	for _, v := range order {
+		sub := make([]*Node, len(members[v]))
+		for k, i := range members[v] {
+			sub[k] = cands[i]
+		}
+		p, l, err := ChunksFrom(sel, arrangement, sub, hosts, 0)
+		if err == nil {
+			return p, members[v][l], nil
+		}
+		last = err
+	}
+	if last == nil {
+		return nil, start, fmt.Errorf("no node has %s (place=group=%s)", res, res)
+	}
+	return nil, start, fmt.Errorf("no group of nodes with one value of %s has room (place=group=%s): %v", res, res, last)
 }
 
 // fits checks one chunk against one node: what it has free, less what

@@ -16,6 +16,12 @@ func node(name string, ncpus, memGB float64, extra ...string) *Node {
 	return n
 }
 
+// idle, busy, hostIdle and hostBusy set what jobs hold of a node.
+func idle(n *Node) *Node     { n.Idle = true; return n }
+func busy(n *Node) *Node     { n.Idle, n.HostIdle = false, false; return n }
+func hostIdle(n *Node) *Node { n.HostIdle = true; return n }
+func hostBusy(n *Node) *Node { n.HostIdle = false; return n }
+
 func TestPlaceChunks(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -44,6 +50,19 @@ func TestPlaceChunks(t *testing.T) {
 		{"host count mismatch", "3:ncpus=1", "free", []*Node{node("a", 4, 8), node("b", 4, 8)}, []string{"a", "b"}, nil, "3 chunks"},
 		{"mpiprocs is not taken from the node", "2:ncpus=4:mpiprocs=4", "scatter", []*Node{node("a", 4, 8), node("b", 4, 8)}, nil, []string{"a", "b"}, ""},
 		{"default one cpu", "1:mem=1gb", "free", []*Node{node("a", 0, 8), node("b", 1, 8)}, nil, []string{"b"}, ""},
+		{"excl takes an idle node", "1:ncpus=1", "free:excl", []*Node{busy(node("a", 4, 8)), idle(node("b", 4, 8))}, nil, []string{"b"}, ""},
+		{"excl: two chunks on one idle node", "2:ncpus=1", "pack:excl", []*Node{idle(node("a", 4, 8))}, nil, []string{"a", "a"}, ""},
+		{"excl: no idle node", "1:ncpus=1", "excl", []*Node{busy(node("a", 4, 8))}, nil, nil, "no node"},
+		{"excl on a named busy node", "1:ncpus=1", "excl", []*Node{busy(node("a", 4, 8))}, []string{"a"}, nil, "not free of other jobs"},
+		{"exclhost needs the whole host idle", "1:ncpus=1", "exclhost",
+			[]*Node{hostBusy(idle(node("a", 4, 8))), idle(hostIdle(node("b", 4, 8)))}, nil, []string{"b"}, ""},
+		{"shared ignores idleness", "1:ncpus=1", "free:shared", []*Node{busy(node("a", 4, 8))}, nil, []string{"a"}, ""},
+		{"group: one value for all chunks", "3:ncpus=2", "scatter:group=switch",
+			[]*Node{node("a", 2, 8, "switch", "s1"), node("b", 2, 8, "switch", "s2"), node("c", 2, 8, "switch", "s1"), node("d", 2, 8, "switch", "s2"), node("e", 2, 8, "switch", "s2")},
+			nil, []string{"b", "d", "e"}, ""},
+		{"group: no group has room", "2:ncpus=2", "scatter:group=switch",
+			[]*Node{node("a", 2, 8, "switch", "s1"), node("b", 2, 8, "switch", "s2")}, nil, nil, "place=group=switch"},
+		{"group: nodes without the resource", "1:ncpus=1", "group=rack", []*Node{node("a", 2, 8)}, nil, nil, "no node has rack"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

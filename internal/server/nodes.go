@@ -237,6 +237,8 @@ func (s *Server) nodeState(n *model.Object) string {
 		v, _ := s.availOne(n, rt, proto.ResNcpus)
 		ncpus, _ := strconv.ParseFloat(v, 64)
 		switch {
+		case s.exclusively(n.Name):
+			state = model.NodeJobExcl
 		case s.counts.assigned[n.Name][proto.ResNcpus] >= ncpus && ncpus > 0:
 			state = model.NodeJobBusy
 		case rt.loadBusy:

@@ -93,8 +93,9 @@ func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) erro
 }
 
 // freeNodes describes the nodes that can take work now: the named ones,
-// or all when none are named (mu held).
-func (s *Server) freeNodes(names []string) []*place.Node {
+// or all when none are named (mu held); hosts asks whether their hosts
+// are free of jobs too (place=exclhost).
+func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 	var out []*place.Node
 	if names == nil {
 		for name := range s.nodes {
@@ -119,6 +120,7 @@ func (s *Server) freeNodes(names []string) []*place.Node {
 		}
 		out = append(out, nf)
 	}
+	s.markIdle(out, hosts)
 	place.SortByName(out)
 	return out
 }
@@ -370,7 +372,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	}
 	placeText, _ := j.ResourceList.Get(proto.ResPlace)
 	arrangement, _ := resc.ParsePlace(placeText)
-	p, err := place.Chunks(sel, arrangement, s.freeNodes(hosts), hosts)
+	p, err := place.Chunks(sel, arrangement, s.freeNodes(hosts, arrangement.Sharing == "exclhost"), hosts)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 	}

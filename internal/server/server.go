@@ -85,6 +85,7 @@ type Server struct {
 	ended   map[int64]map[int]*model.SubjobEnd
 	nextSeq int64
 	counts  counters
+	held    holdings
 
 	users userCache
 
@@ -244,10 +245,11 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.jobs = make(map[model.JobKey]*model.Job, len(snap.Jobs))
 	s.jobList = make([]*model.Job, 0, len(snap.Jobs)+len(snap.Subjobs))
 	s.counts.reset()
+	s.held.reset()
 	for _, j := range snap.Jobs {
 		s.jobs[j.Key()] = j
 		s.jobList = append(s.jobList, j)
-		s.counts.add(j)
+		s.track(j)
 	}
 	s.loadSubjobs(snap)
 	sort.Slice(s.jobList, func(a, b int) bool { return keyLess(s.jobList[a].Key(), s.jobList[b].Key()) })
@@ -369,11 +371,13 @@ func (s *Server) updateJob(j *model.Job, change func()) {
 // happens between the two.
 func (s *Server) track(j *model.Job) {
 	s.counts.add(j)
+	s.hold(j, 1)
 	s.arrayCount(j, 1)
 }
 
 func (s *Server) untrack(j *model.Job) {
 	s.counts.remove(j)
+	s.hold(j, -1)
 	s.arrayCount(j, -1)
 }
 

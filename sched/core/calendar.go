@@ -44,6 +44,8 @@ type Calendar struct {
 	ends      []int64
 	endsDirty bool
 	maxWall   func(queue string) time.Duration
+	// byHost groups the nodes by host, for place=exclhost.
+	byHost map[string][]*calNode
 }
 
 type window struct{ from, to int64 }
@@ -51,6 +53,7 @@ type window struct{ from, to int64 }
 type calNode struct {
 	index int // in Calendar.nodes
 	node  *Node
+	host  string
 	cap   Amounts // what the node has (consumables)
 	spans []span
 	// freeNow is cap less every span holding now, kept current as spans
@@ -77,14 +80,19 @@ type span struct {
 // Resources assigned on a node that no running job accounts for are held
 // Forever.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{},
+		byHost: map[string][]*calNode{}}
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
-		cn := &calNode{index: len(c.nodes), node: n, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		cn := &calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		if cn.host == "" {
+			cn.host = n.Name
+		}
 		c.nodes = append(c.nodes, cn)
 		c.byName[n.Name] = cn
+		c.byHost[cn.host] = append(c.byHost[cn.host], cn)
 		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
 		for r, v := range n.Avail {
 			c.freeTotal[r] += v
@@ -96,9 +104,12 @@ func NewCalendar(w *World) *Calendar {
 			continue
 		}
 		end := c.expectedEnd(j)
+		c.holdWhole(j, j.Where, c.now, end)
 		for _, ch := range j.Where {
 			amt := ch.Amounts()
-			c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
+			if !place.Exclusive(j.Place) {
+				c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
+			}
 			a := accounted[ch.Node]
 			if a == nil {
 				a = Amounts{}
@@ -183,15 +194,51 @@ func (c *Calendar) Add(where []Chunk, from, to time.Time) {
 	}
 }
 
-// Start records that j starts now on where, for as long as it may run.
-func (c *Calendar) Start(j *Job, where []Chunk) {
-	c.Add(where, time.Unix(c.now, 0), time.Unix(c.now+c.duration(j), 0))
+// holdWhole holds from from to to everything of the nodes an exclusive
+// job takes on where (place=excl: those nodes; exclhost: every node of
+// their hosts); it does nothing for other jobs.
+func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
+	if !place.Exclusive(j.Place) {
+		return
+	}
+	held := map[*calNode]bool{}
+	for _, ch := range where {
+		cn := c.byName[ch.Node]
+		if cn == nil {
+			continue
+		}
+		nodes := []*calNode{cn}
+		if j.Place.Sharing == "exclhost" {
+			nodes = c.byHost[cn.host]
+		}
+		for _, n := range nodes {
+			if !held[n] {
+				held[n] = true
+				c.addSpan(n.node.Name, span{from: from, to: to, amt: n.cap.Clone()})
+			}
+		}
+	}
 }
+
+// hold holds where for j from from for as long as j may run.
+func (c *Calendar) hold(j *Job, where []Chunk, from int64) {
+	to := from + c.duration(j)
+	if to < from { // overflow past Forever
+		to = forever
+	}
+	if place.Exclusive(j.Place) {
+		c.holdWhole(j, where, from, to)
+		return
+	}
+	c.Add(where, time.Unix(from, 0), time.Unix(to, 0))
+}
+
+// Start records that j starts now on where, for as long as it may run.
+func (c *Calendar) Start(j *Job, where []Chunk) { c.hold(j, where, c.now) }
 
 // Reserve holds where for j from start for as long as it may run.
 func (c *Calendar) Reserve(j *Job, start time.Time, where []Chunk) {
-	from := max(start.Unix(), c.now)
-	c.Add(where, time.Unix(from, 0), time.Unix(from+c.duration(j), 0))
+	c.hold(j, where, max(start.Unix(), c.now))
 }
 
 // Block keeps [from, to) for the jobs allowed in it (dedicated time): a
@@ -284,6 +331,9 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	} else {
 		c.setFree(from, to)
 	}
+	if place.Exclusive(j.Place) {
+		c.markIdle(cands, from, to)
+	}
 	start := 0
 	if order == nil && from == c.now {
 		start = c.cursor
@@ -300,6 +350,34 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk, Amount: place.Amounts(pc.Chunk)}
 	}
 	return out, true
+}
+
+// markIdle sets, for an exclusive placement over [from, to), which
+// candidates nothing holds any of (Idle) and which are on hosts nothing
+// holds any node of (HostIdle).
+func (c *Calendar) markIdle(cands []*place.Node, from, to int64) {
+	idle := func(cn *calNode) bool {
+		free := c.freeOver(cn, from, to)
+		for r, v := range cn.cap {
+			if free[r] < v {
+				return false
+			}
+		}
+		return true
+	}
+	hostIdle := map[string]bool{}
+	for host, nodes := range c.byHost {
+		all := true
+		for _, cn := range nodes {
+			all = all && idle(cn)
+		}
+		hostIdle[host] = all
+	}
+	for _, nd := range cands {
+		if cn := c.byName[nd.Name]; cn != nil {
+			nd.Idle, nd.HostIdle = idle(cn), hostIdle[cn.host]
+		}
+	}
 }
 
 // setFree points every candidate's Free at what its node has free during

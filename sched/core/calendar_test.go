@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -137,5 +138,72 @@ func TestCalendarRunningJobs(t *testing.T) {
 	}
 	if _, ok := c.PlaceAt(job("L", "1:host=n3", time.Minute), t0.Add(1000*time.Hour), nil, false); ok {
 		t.Fatal("n3's unexplained assignment was not held")
+	}
+}
+
+func placed(j *Job, p string) *Job {
+	pl, err := resc.ParsePlace(p)
+	if err != nil {
+		panic(err)
+	}
+	j.Place = pl
+	return j
+}
+
+// TestCalendarExclusive: a job placed exclusively takes its nodes whole
+// (excl) or its hosts' (exclhost), running or reserved, and needs nodes
+// nothing else holds over its whole run.
+func TestCalendarExclusive(t *testing.T) {
+	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	vnode := func(name, host string) *Node {
+		n := node(name, 4)
+		n.Host = host
+		return n
+	}
+	world := func(jobs ...*Job) *World {
+		return NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}},
+			[]*Node{vnode("a1", "a"), vnode("a2", "a"), vnode("b1", "b")}, jobs)
+	}
+	for _, tc := range []struct {
+		name  string
+		jobs  []*Job
+		job   *Job
+		want  time.Time
+		where []string
+	}{
+		{name: "beside an excl job: another node", job: job("X", "1:ncpus=1", time.Minute),
+			jobs: []*Job{placed(running(job("E", "1:ncpus=1", 100*time.Second), t0, cpus("a1", "1")), "excl")},
+			want: sec(0), where: []string{"a2"}},
+		{name: "exclhost holds the host's other vnodes", job: job("X", "1:ncpus=1", time.Minute),
+			jobs: []*Job{placed(running(job("E", "1:ncpus=1", 100*time.Second), t0, cpus("a1", "1")), "exclhost")},
+			want: sec(0), where: []string{"b1"}},
+		{name: "excl needs a node nothing runs on", job: placed(job("X", "1:ncpus=1", time.Minute), "excl"),
+			jobs: []*Job{running(job("A", "1:ncpus=1", 100*time.Second), t0, cpus("a1", "1"))},
+			want: sec(0), where: []string{"a2"}},
+		{name: "exclhost waits for a whole host", job: placed(job("X", "2:ncpus=1", time.Minute), "pack:exclhost"),
+			jobs: []*Job{running(job("A", "1:ncpus=1", 100*time.Second), t0, cpus("a1", "1")), running(job("B", "1:ncpus=1", 200*time.Second), t0, cpus("b1", "1"))},
+			want: sec(100), where: []string{"a1", "a1"}},
+	} {
+		c := NewCalendar(world(tc.jobs...))
+		at, where, ok := c.Earliest(tc.job, t0, false)
+		if !ok || !at.Equal(tc.want) || fmt.Sprint(nodesOf(where)) != fmt.Sprint(tc.where) {
+			t.Errorf("%s: Earliest = %v %v %v, want %v %v", tc.name, at.Sub(t0), nodesOf(where), ok, tc.want.Sub(t0), tc.where)
+		}
+	}
+	// A reserved excl job keeps its node whole from its start: a job that
+	// would run into the reservation goes elsewhere.
+	c := NewCalendar(world(running(job("A", "1:ncpus=4", 100*time.Second), t0, cpus("b1", "4")),
+		running(job("B", "1:ncpus=4", 100*time.Second), t0, cpus("a2", "4"))))
+	res := placed(job("R", "1:ncpus=1", time.Hour), "excl")
+	at, where, ok := c.Earliest(res, t0, false)
+	if !ok || !at.Equal(t0) || where[0].Node != "a1" {
+		t.Fatalf("excl job: %v %v %v", at.Sub(t0), nodesOf(where), ok)
+	}
+	c.Reserve(res, sec(50), where)
+	if w, ok := c.PlaceAt(job("S", "1:ncpus=1", time.Minute), t0, nil, false); ok {
+		t.Errorf("a job running into an excl reservation was placed on %v", nodesOf(w))
+	}
+	if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); !ok || w[0].Node != "a1" {
+		t.Errorf("a job that ends before the excl reservation: %v %v", nodesOf(w), ok)
 	}
 }

@@ -464,7 +464,8 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 	var cands []*place.Node
 	for _, n := range w.Nodes {
 		if n.Known() {
-			cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: n.Avail})
+			// With nothing running, every node is free of other jobs.
+			cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: n.Avail, Idle: true, HostIdle: true})
 		}
 	}
 	_, err := place.Chunks(j.Select, j.Place, cands, nil)
