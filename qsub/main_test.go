@@ -217,7 +217,7 @@ func TestUsageAndLocalErrors(t *testing.T) {
 		{[]string{"-j", "xx", "job.sh"}, 2, "qsub: illegal -j value \"xx\": want oe, eo or n\nusage: qsub "},
 		{[]string{"bad.sh"}, 2, "qsub: directive on line 1: illegal -p value \"x\""},
 		{[]string{"-I"}, 2, "qsub: -I is not supported: interactive jobs are not supported\nusage: qsub "},
-		{[]string{"-n", "job.sh"}, 2, "qsub: -n is not supported: node-exclusive placement is not enforced here"},
+		{[]string{"-n", "-l", "place=shared", "job.sh"}, 2, "qsub: -n (node exclusive) conflicts with place=shared"},
 		{[]string{"missing.sh"}, 1, "qsub: cannot read script file missing.sh: file does not exist\n"},
 	}
 	for _, tt := range tests {

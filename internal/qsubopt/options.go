@@ -41,6 +41,8 @@ type source struct {
 	// connectWait is -b: how long qsub keeps trying to reach the server.
 	connectWait    time.Duration
 	connectWaitSet bool
+	// nodeExclusive is Torque's -n: the job's place gets :excl.
+	nodeExclusive bool
 }
 
 func newSource(directive bool) *source {
@@ -102,7 +104,6 @@ var unsupported = map[byte]string{
 	'i': "Torque's idle slot limit of a job array is kept by Moab, which is not here; bound an array's running subjobs with %N in -J or -t",
 	'I': "interactive jobs are not supported",
 	'L': "Torque's NUMA-aware resource request is not supported; ask for resources with -l (select=..., nodes=..., ncpus=...)",
-	'n': "node-exclusive placement is not enforced here (jobs share nodes)",
 	'X': "X11 forwarding needs an interactive job, and interactive jobs are not supported",
 	'x': "it runs the script in an interactive job, and interactive jobs are not supported",
 }
@@ -175,7 +176,10 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'f':
 		// OpenPBS: qsub stays in the foreground rather than leave a
 		// background process talking to the server; this qsub has none.
-	case 'E', 'i', 'I', 'L', 'n', 'X', 'x':
+	case 'n':
+		// Torque's node-exclusive job: place=...:excl (see exclusive).
+		s.nodeExclusive = true
+	case 'E', 'i', 'I', 'L', 'X', 'x':
 		return usagef("-%c is not supported: %s", o.Name, unsupported[o.Name])
 	case 'K':
 		return str(proto.AttrKillDelay)

@@ -161,7 +161,10 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 		}
 	}
 
-	attrs := merge(cl, ds)
+	attrs, err := exclusive(merge(cl, ds), cl.nodeExclusive || ds.nodeExclusive)
+	if err != nil {
+		return nil, err
+	}
 	// qsub owns these; a -W that names them must not produce a second copy.
 	attrs = dropAttrs(attrs, proto.AttrVariableList, proto.AttrSubmitArguments)
 	if !hasAttr(attrs, proto.AttrJobName) {
@@ -271,6 +274,32 @@ func merge(cl, ds *source) []proto.Attr {
 		}
 	}
 	return attrs
+}
+
+// exclusive applies Torque's -n (node exclusive): the job's place
+// sharing becomes excl, beside the arrangement it names, if any.
+func exclusive(attrs []proto.Attr, on bool) ([]proto.Attr, error) {
+	if !on {
+		return attrs, nil
+	}
+	for i, a := range attrs {
+		if a.Name != proto.AttrResourceList || a.Resource != proto.ResPlace {
+			continue
+		}
+		p, err := resc.ParsePlace(a.Value)
+		if err != nil {
+			return nil, usagef("illegal -l value place=%s: %v", a.Value, err)
+		}
+		switch p.Sharing {
+		case "excl", "exclhost":
+			return attrs, nil
+		case "shared":
+			return nil, usagef("-n (node exclusive) conflicts with place=%s", a.Value)
+		}
+		attrs[i].Value = a.Value + ":excl"
+		return attrs, nil
+	}
+	return append(attrs, proto.Attr{Name: proto.AttrResourceList, Resource: proto.ResPlace, Value: "excl"}), nil
 }
 
 func dropAttrs(attrs []proto.Attr, names ...string) []proto.Attr {

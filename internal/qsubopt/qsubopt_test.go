@@ -103,6 +103,9 @@ func TestSubmitOptions(t *testing.T) {
 		{"array -t", []string{"-t", "1-100%5", "job.sh"}, map[string]string{"array_indices_submitted": "1-100%5"}, nil},
 		{"execution time", []string{"-a", "1400", "job.sh"},
 			map[string]string{"Execution_Time": strconv.FormatInt(time.Date(2024, 3, 15, 14, 0, 0, 0, testNow.Location()).Unix(), 10)}, nil},
+		{"node exclusive", []string{"-n", "job.sh"}, map[string]string{"Resource_List.place": "excl"}, nil},
+		{"node exclusive beside an arrangement", []string{"-n", "-l", "place=scatter", "job.sh"}, map[string]string{"Resource_List.place": "scatter:excl"}, nil},
+		{"node exclusive with exclhost", []string{"-n", "-l", "place=pack:exclhost", "job.sh"}, map[string]string{"Resource_List.place": "pack:exclhost"}, nil},
 		{"torque options that act", []string{"-b", "10", "-f", "-K", "5", "-T", "gpu", "job.sh"},
 			map[string]string{"Job_Name": "job.sh", "kill_delay": "5", "jobtype": "gpu"}, nil},
 		{"root dir args remove", []string{"-D", "/r", "-F", "a b", "-R", "oe", "job.sh"},
@@ -319,7 +322,7 @@ func TestSubmitErrors(t *testing.T) {
 		{"Moab variables", []string{"-E", "job.sh"}, true, "-E is not supported: it has Moab add MOAB_* variables"},
 		{"idle slot limit", []string{"-i", "2", "job.sh"}, true, "-i is not supported: Torque's idle slot limit"},
 		{"NUMA request", []string{"-L", "tasks=1:lprocs=2", "job.sh"}, true, "-L is not supported: Torque's NUMA-aware resource request"},
-		{"node exclusive", []string{"-n", "job.sh"}, true, "-n is not supported: node-exclusive placement is not enforced here"},
+		{"node exclusive and shared", []string{"-n", "-l", "place=scatter:shared", "job.sh"}, true, "-n (node exclusive) conflicts with place=scatter:shared"},
 		{"X11", []string{"-X", "job.sh"}, true, "-X is not supported: X11 forwarding needs an interactive job"},
 		{"interactive script", []string{"-x", "job.sh"}, true, "-x is not supported: it runs the script in an interactive job"},
 		{"missing script", []string{"nope.sh"}, false, "cannot read script file nope.sh: file does not exist"},
@@ -328,14 +331,12 @@ func TestSubmitErrors(t *testing.T) {
 		{"directive operand", []string{"operand.sh"}, true, `directive on line 1: unexpected argument "extra"`},
 		{"directive unknown option", []string{"unknown.sh"}, true, "directive on line 1: invalid option -- 'Q'"},
 		{"directive interactive", []string{"inter.sh"}, true, "directive on line 1: -I is not supported: interactive jobs are not supported"},
-		{"directive node exclusive", []string{"excl.sh"}, true, "directive on line 2: -n is not supported"},
 	}
 	files["bad.sh"] = "#!/bin/sh\n#PBS -j x\n"
 	files["quote.sh"] = "#PBS -N 'abc\n"
 	files["operand.sh"] = "#PBS -N name extra\n"
 	files["unknown.sh"] = "#PBS -Q\n"
 	files["inter.sh"] = "#PBS -I\n"
-	files["excl.sh"] = "#!/bin/sh\n#PBS -n\n"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ParseSubmit(tt.args, testContext(files, ""))

@@ -99,6 +99,9 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 	base.EUser = who.user
 	base.EGroup = who.group
 	base.UID, base.GID = who.uid, who.gid
+	if err := runAs(base, *who); err != nil {
+		return nil, err
+	}
 	base.SubmitHost = submitHost
 	if _, ok := model.GetVar(base.VariableList, "PBS_O_HOST"); !ok {
 		base.VariableList = model.SetVar(base.VariableList, "PBS_O_HOST", submitHost)

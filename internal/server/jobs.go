@@ -544,6 +544,11 @@ func (s *Server) alterTarget(b *store.Batch, j *model.Job, priv model.Privilege,
 	if c.IsArray() != j.IsArray() {
 		return altered{}, proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is for job arrays)")
 	}
+	if c.UserList != j.UserList || c.GroupList != j.GroupList {
+		if err := runAs(c, s.users.identifyName(c.EUser, c.UID, c.GID)); err != nil {
+			return altered{}, err
+		}
+	}
 	if c.Stagein != j.Stagein || c.Stageout != j.Stageout {
 		if err := s.checkStageHosts(c); err != nil {
 			return altered{}, err
