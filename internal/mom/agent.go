@@ -560,7 +560,7 @@ func (m *Mom) watch() {
 			m.mu.Lock()
 			j := m.jobs[id]
 			m.mu.Unlock()
-			if j != nil && !m.hasEnded(j) && m.checkJob(j, false) {
+			if j != nil && !m.hasEnded(j) && m.checkJob(j, nil) {
 				select {
 				case m.kick <- struct{}{}:
 				default:
@@ -581,9 +581,19 @@ func (m *Mom) watch() {
 			}
 		}
 		m.mu.Unlock()
+		var usage map[int][]procStat
+		if sample {
+			sids := map[int]bool{}
+			for _, j := range running {
+				if pid := m.shepherdPidOf(j); pid > 0 {
+					sids[pid] = true
+				}
+			}
+			usage = sessionsProcesses(sids)
+		}
 		ended := false
 		for _, j := range running {
-			if m.checkJob(j, sample) {
+			if m.checkJob(j, usage) {
 				ended = true
 			}
 		}
@@ -596,9 +606,10 @@ func (m *Mom) watch() {
 	}
 }
 
-// checkJob looks for a job's result and samples its usage; it reports
-// whether the job ended.
-func (m *Mom) checkJob(j *momJob, sample bool) bool {
+// checkJob looks for a job's result and, when usage (the processes of
+// the jobs' sessions, read at once for all) is given, samples its usage;
+// it reports whether the job ended.
+func (m *Mom) checkJob(j *momJob, usage map[int][]procStat) bool {
 	session := m.view(j).session
 	if session.Pgid == 0 {
 		var s sessionInfo
@@ -646,9 +657,9 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		m.mu.Unlock()
 		return true
 	}
-	if sample && session.Pgid > 0 {
+	if usage != nil && session.Pgid > 0 {
 		var cpu, rss, vsz int64
-		for _, p := range sessionProcesses(m.shepherdPidOf(j)) {
+		for _, p := range usage[m.shepherdPidOf(j)] {
 			cpu += p.CPUTicks
 			rss += p.RSSPages * pageSize
 			vsz += p.VSize

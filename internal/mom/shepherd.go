@@ -161,6 +161,11 @@ func (sh *shepherd) run() jobResult {
 		res := sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started")
 		return res
 	}
+	// The shepherd adopts the job's orphans (it is their subreaper): once
+	// the job's process has ended, having no child left then proves that
+	// nothing of the job is left, without reading every process of the
+	// host, which costs more than the rest of a short job's bookkeeping.
+	adopting := setChildSubreaper() == nil
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	for _, fallback := range []string{usr.Home, "/"} {
@@ -198,19 +203,14 @@ func (sh *shepherd) run() jobResult {
 
 	done := make(chan struct{})
 	go sh.supervise(sh.sigs, done, start)
-	var ws syscall.WaitStatus
-	var ru syscall.Rusage
-	for {
-		_, err := syscall.Wait4(pid, &ws, 0, &ru)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	ws, ru := waitJob(pid, adopting)
 	close(done)
 	end := time.Now()
 	// Leftover processes of the job die with it.
-	for _, p := range sessionProcesses(os.Getpid()) {
-		syscall.Kill(p.PID, syscall.SIGKILL)
+	if !adopting || childrenLeft() {
+		for _, p := range sessionProcesses(os.Getpid()) {
+			syscall.Kill(p.PID, syscall.SIGKILL)
+		}
 	}
 	res := jobResult{Start: start.Unix(), End: end.Unix()}
 	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
@@ -237,6 +237,44 @@ func (sh *shepherd) run() jobResult {
 		sh.stageOut(stg, &res)
 	}
 	return res
+}
+
+// waitJob waits for the job's process pid and returns how it ended.
+// While the shepherd adopts orphans, those that end meanwhile are reaped
+// too (they would stay zombies until the job ends otherwise).
+func waitJob(pid int, adopting bool) (syscall.WaitStatus, syscall.Rusage) {
+	which := pid
+	if adopting {
+		which = -1
+	}
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		got, err := syscall.Wait4(which, &ws, 0, &ru)
+		switch {
+		case err == syscall.EINTR || err == nil && got != pid:
+			continue
+		case err != nil:
+			return 0, syscall.Rusage{}
+		}
+		return ws, ru
+	}
+}
+
+// childrenLeft reaps the adopted orphans that have ended and reports
+// whether any child of the shepherd still lives.
+func childrenLeft() bool {
+	for {
+		got, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR || err == nil && got > 0:
+			continue
+		case err == syscall.ECHILD:
+			return false
+		default:
+			return true // alive (got 0) or cannot tell
+		}
+	}
 }
 
 // errDeleted and errFenced stop a stage-in: the job was deleted, or the
