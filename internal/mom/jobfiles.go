@@ -56,8 +56,20 @@ func writeJSONAtomic(dir, name string, v any, mode os.FileMode) error {
 }
 
 // writeFileAtomic writes b to dir/name through a temporary file, fsync and
-// rename, so a reader sees the old file or the whole new one.
+// rename, so a reader sees the old file or the whole new one, also after
+// the host crashed.
 func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
+	return writeFile(dir, name, b, mode, true)
+}
+
+// writeFileVolatile is writeFileAtomic for what means nothing after the
+// host restarts (a process id): readers still see the old file or the
+// whole new one, but nothing waits for the disk.
+func writeFileVolatile(dir, name string, b []byte, mode os.FileMode) error {
+	return writeFile(dir, name, b, mode, false)
+}
+
+func writeFile(dir, name string, b []byte, mode os.FileMode, durable bool) error {
 	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
@@ -67,15 +79,20 @@ func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	d, err := os.Open(dir)
 	if err != nil {

@@ -41,7 +41,7 @@ func RunShepherd(dir string) int {
 		// predecessor stopped while starting this one): never run it.
 		return 0
 	}
-	writeFileAtomic(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	var job proto.MomJob
 	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
@@ -389,11 +389,13 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 				continue
 			}
 			if lapsed, why := leaseLapsed(lease); lapsed {
-				// No grace: the server may start the job elsewhere soon.
-				syscall.Kill(-sh.pgid, syscall.SIGKILL)
+				// Recorded before the kill: the shepherd reads it as soon
+				// as the job's process is gone.
 				sh.mu.Lock()
 				sh.fenced, sh.killReason, sh.exitCode = true, why, proto.JobExecRerun
 				sh.mu.Unlock()
+				// No grace: the server may start the job elsewhere soon.
+				syscall.Kill(-sh.pgid, syscall.SIGKILL)
 				sh.appendToStderr("PBS: " + why)
 			}
 		}
