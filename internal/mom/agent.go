@@ -894,7 +894,8 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	script := job.Script
 	job.Script = nil
-	if err := writeJSONAtomic(dir, fileJob, job, 0o600); err != nil {
+	// Not fsynced here: the shepherd makes it durable (durableAfter).
+	if err := writeJSONVolatile(dir, fileJob, job, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}

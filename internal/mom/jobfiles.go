@@ -48,11 +48,40 @@ type jobResult struct {
 
 // writeJSONAtomic writes v to dir/name with writeFileAtomic.
 func writeJSONAtomic(dir, name string, v any, mode os.FileMode) error {
+	return writeJSON(dir, name, v, mode, true)
+}
+
+// writeJSONVolatile writes v to dir/name with writeFileVolatile.
+func writeJSONVolatile(dir, name string, v any, mode os.FileMode) error {
+	return writeJSON(dir, name, v, mode, false)
+}
+
+func writeJSON(dir, name string, v any, mode os.FileMode, durable bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, b, mode)
+	return writeFile(dir, name, b, mode, durable)
+}
+
+// syncFile flushes a file to the disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// syncFiles flushes the named files of dir and then dir (their names),
+// saying on stderr what failed.
+func syncFiles(dir string, names ...string) {
+	for _, p := range append(names, "") {
+		if err := syncFile(filepath.Join(dir, p)); err != nil {
+			fmt.Fprintln(os.Stderr, "sync:", err)
+		}
+	}
 }
 
 // writeFileAtomic writes b to dir/name through a temporary file, fsync and

@@ -53,6 +53,7 @@ func RunShepherd(dir string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sh := &shepherd{dir: dir, job: &job, sigs: sigs}
 	res := sh.run()
+	sh.syncForResult()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
 		return 1
@@ -71,6 +72,45 @@ type shepherd struct {
 	killReason string // set when the shepherd itself killed the job
 	exitCode   int    // replaces the exit status when killReason is set
 	fenced     bool   // killed because the lease lapsed
+
+	// syncMu serialises making the job's files durable; synced says the
+	// job file and the session file are.
+	syncMu sync.Mutex
+	synced bool
+}
+
+// durableAfter is how long a job runs before its job file and session
+// file are made durable. The mom and the shepherd write them without
+// waiting for the disk (each new file's fsync takes milliseconds, more
+// than a short job's whole run): a job that ends sooner makes its job
+// file durable with its result. A host that crashes within that time
+// loses at most that the job had started: the mom then finds it never
+// started, and it is requeued, as the server requeues the jobs of a
+// failed node; a job that runs longer is found started and lost.
+const durableAfter = time.Second
+
+// syncRunning makes the job file and the session file durable.
+func (sh *shepherd) syncRunning() {
+	sh.syncMu.Lock()
+	defer sh.syncMu.Unlock()
+	if sh.synced {
+		return
+	}
+	syncFiles(sh.dir, fileJob, fileSession)
+	sh.synced = true
+}
+
+// syncForResult makes the job file durable before the result is written
+// (the result's own fsyncs then cover both names): a result is reported
+// after a crash only with its job file.
+func (sh *shepherd) syncForResult() {
+	sh.syncMu.Lock()
+	defer sh.syncMu.Unlock()
+	if !sh.synced {
+		if err := syncFile(filepath.Join(sh.dir, fileJob)); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd: job file:", err)
+		}
+	}
 }
 
 func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
@@ -191,9 +231,10 @@ func (sh *shepherd) run() jobResult {
 	}
 	sh.pgid = pid
 	fault.Hit(fault.ShepherdStarted)
-	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
+	if err := writeJSONVolatile(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}
+	durable := time.AfterFunc(durableAfter, sh.syncRunning)
 	// The mom writes the delete marker and then signals only if the
 	// session file exists; looking for the marker after writing the
 	// session file means one of the two always sees the other.
@@ -204,6 +245,7 @@ func (sh *shepherd) run() jobResult {
 	done := make(chan struct{})
 	go sh.supervise(sh.sigs, done, start)
 	ws, ru := waitJob(pid, adopting)
+	durable.Stop()
 	close(done)
 	end := time.Now()
 	// Leftover processes of the job die with it.
