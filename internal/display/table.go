@@ -56,6 +56,9 @@ func JobTable(w io.Writer, jobs []proto.Status, o Options) error {
 	return e.err
 }
 
+// JobTableAttrs are the job attributes JobTable shows.
+var JobTableAttrs = []string{proto.AttrJobName, proto.AttrJobOwner, proto.AttrResourcesUsed, proto.AttrJobState, proto.AttrQueue}
+
 // jobRow is one line of the default table.
 func jobRow(j proto.Status, o Options) string {
 	attrs := present(o.Personality, j.Attrs)
