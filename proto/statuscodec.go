@@ -46,7 +46,7 @@ func decodeRaw(dec *msgpack.Decoder, read func(*byteReader) error) error {
 	if err != nil {
 		return err
 	}
-	return read(&byteReader{b: raw, s: string(raw)})
+	return read(&byteReader{b: raw})
 }
 
 // scratch holds encoding buffers between frames.
@@ -170,11 +170,12 @@ func appendInt(b []byte, n int64) []byte {
 	return binary.BigEndian.AppendUint64(append(b, 0xd3), uint64(n))
 }
 
-// DecodeStatusReply reads a reply that fills raw exactly. Its strings are
-// slices of one copy of raw, made once: decoding a frame allocates that
-// copy and the slices of objects, not a string per value.
+// DecodeStatusReply reads a reply that fills raw exactly. Attribute and
+// resource names, the same few in every object, are allocated once per
+// frame; every other string is its own (none keeps the frame alive: a
+// scheduler keeps some jobs' values for days).
 func DecodeStatusReply(raw []byte, r *StatusReply) error {
-	d := &byteReader{b: raw, s: string(raw)}
+	d := &byteReader{b: raw}
 	if err := d.statusReply(r); err != nil {
 		return fmt.Errorf("%w: status reply: %v", ErrMalformed, err)
 	}
@@ -184,11 +185,11 @@ func DecodeStatusReply(raw []byte, r *StatusReply) error {
 	return nil
 }
 
-// byteReader reads msgpack values from b; s holds the same bytes.
+// byteReader reads msgpack values from b.
 type byteReader struct {
-	b   []byte
-	s   string
-	pos int
+	b     []byte
+	pos   int
+	names map[string]string // the names read so far, to share them
 }
 
 func (d *byteReader) errorf(format string, args ...any) error {
@@ -255,16 +256,40 @@ func (d *byteReader) header(fix, long byte, what string) (int, error) {
 	return 0, d.errorf("code %#x is not %s", c, what)
 }
 
-// str reads a string (or bytes; nil: "") as a slice of d.s.
+// str reads a string (or bytes; nil: "").
 func (d *byteReader) str() (string, error) {
+	b, err := d.strBytes()
+	return string(b), err
+}
+
+// name reads a string that recurs (an attribute or resource name) and
+// returns the copy of it read first.
+func (d *byteReader) name() (string, error) {
+	b, err := d.strBytes()
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	if s, ok := d.names[string(b)]; ok {
+		return s, nil
+	}
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	s := string(b)
+	d.names[s] = s
+	return s, nil
+}
+
+// strBytes reads a string's bytes (valid while d.b is).
+func (d *byteReader) strBytes() ([]byte, error) {
 	c, err := d.code()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var n int
 	switch {
 	case c == 0xc0:
-		return "", nil
+		return nil, nil
 	case c >= 0xa0 && c <= 0xbf:
 		n = int(c & 0x1f)
 	case c == 0xd9 || c == 0xc4:
@@ -274,17 +299,17 @@ func (d *byteReader) str() (string, error) {
 	case c == 0xdb || c == 0xc6:
 		n, err = d.length(4)
 	default:
-		return "", d.errorf("code %#x is not a string", c)
+		return nil, d.errorf("code %#x is not a string", c)
 	}
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if n > len(d.b)-d.pos {
-		return "", d.errorf("string of %d bytes runs past the end", n)
+		return nil, d.errorf("string of %d bytes runs past the end", n)
 	}
-	s := d.s[d.pos : d.pos+n]
+	b := d.b[d.pos : d.pos+n]
 	d.pos += n
-	return s, nil
+	return b, nil
 }
 
 // uint reads any integer form (nil: 0) as msgpack's DecodeUint64 does.
@@ -431,10 +456,10 @@ func (d *byteReader) attr(a *Attr) error {
 	if err != nil {
 		return err
 	}
-	if a.Name, err = d.str(); err != nil {
+	if a.Name, err = d.name(); err != nil {
 		return err
 	}
-	if a.Resource, err = d.str(); err != nil {
+	if a.Resource, err = d.name(); err != nil {
 		return err
 	}
 	if a.Value, err = d.str(); err != nil {
