@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"gopbs/internal/config"
@@ -28,6 +29,12 @@ type Env struct {
 // NewEnv loads the configuration for command name. A configuration error is
 // printed and the process exits 2, as for a usage error.
 func NewEnv(name string) *Env {
+	// A command lives for one request: collecting garbage each time the
+	// heap doubles only costs time (a long listing's decoding did several
+	// collections); GOGC, when set, still decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
