@@ -2,6 +2,8 @@ package proto
 
 import (
 	"bytes"
+	"fmt"
+	"net"
 	"reflect"
 	"testing"
 
@@ -148,4 +150,50 @@ func FuzzStatusReplyCodec(f *testing.F) {
 			}
 		}
 	})
+}
+
+// StatusFrames sends what a StatusReply split into frames of chunk
+// objects is: every frame but the last with Objects only and More set,
+// the last with the tail's fields, one empty frame for no objects.
+func TestStatusFrames(t *testing.T) {
+	tail := StatusReply{Errors: []ObjectError{{Name: "9", Code: PBSE_UNKJOBID, Text: "Unknown Job Id"}}, Version: 77, Epoch: "e1", Live: []string{"1.s", "2.s"}}
+	for _, n := range []int{0, 1, 3, 4, 7} {
+		var objs []Status
+		f := NewStatusFrames(3)
+		for i := range n {
+			st := Status{Name: fmt.Sprint(i, ".s"), Attrs: []Attr{{Name: "job_state", Value: "Q"}, {Name: "Resource_List", Resource: "ncpus", Value: fmt.Sprint(i)}}}
+			objs = append(objs, st)
+			f.Add(st.Name, st.Attrs)
+		}
+		a, b := net.Pipe()
+		go func() {
+			f.Send(NewConn(a, 0), 5, &tail)
+			a.Close()
+		}()
+		c := NewConn(b, 0)
+		for k := 0; ; k++ {
+			h, body, err := c.Recv()
+			if err != nil {
+				t.Fatalf("%d objects, frame %d: %v", n, k, err)
+			}
+			want := StatusReply{Objects: objs[min(3*k, n):min(3*k+3, n)]}
+			if len(want.Objects) == 0 {
+				want.Objects = nil
+			}
+			last := 3*k+3 >= n
+			if last {
+				want.Errors, want.Version, want.Epoch, want.Live = tail.Errors, tail.Version, tail.Epoch, tail.Live
+			}
+			if h.Seq != 5 || h.Type != MsgReply || h.More == last {
+				t.Fatalf("%d objects, frame %d: header %+v", n, k, h)
+			}
+			if w := AppendStatusReply(nil, &want); !bytes.Equal(body, w) {
+				t.Fatalf("%d objects, frame %d:\n got % x\nwant % x", n, k, []byte(body), w)
+			}
+			if last {
+				break
+			}
+		}
+		b.Close()
+	}
 }

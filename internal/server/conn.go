@@ -267,8 +267,11 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 		}
 		return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
-	if st, ok := reply.(*proto.StatusReply); ok {
+	switch st := reply.(type) {
+	case *proto.StatusReply:
 		return sendStatus(c, h.Seq, st)
+	case *statusAnswer:
+		return st.frames.Send(c, h.Seq, &st.tail)
 	}
 	err = c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, reply)
 	if h.Type == proto.MsgShutdown {
@@ -276,6 +279,13 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 		s.shutdownAnswered()
 	}
 	return err
+}
+
+// statusAnswer is a status answer whose objects were encoded as they
+// were rendered; tail holds the rest (errors, version, epoch, live list).
+type statusAnswer struct {
+	frames *proto.StatusFrames
+	tail   proto.StatusReply
 }
 
 // sendStatus splits a status answer into frames of statusChunk objects.
