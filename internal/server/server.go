@@ -238,6 +238,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.jobList = make([]*model.Job, 0, len(snap.Jobs)+len(snap.Subjobs))
 	s.counts.reset()
 	for _, j := range snap.Jobs {
+		j.ShareStrings()
 		s.jobs[j.Key()] = j
 		s.jobList = append(s.jobList, j)
 		s.counts.add(j)
@@ -307,6 +308,7 @@ func keyLess(a, b model.JobKey) bool {
 
 // insertJob adds a new job, array or subjob (mu held).
 func (s *Server) insertJob(j *model.Job) {
+	j.ShareStrings()
 	k := j.Key()
 	s.jobs[k] = j
 	n := len(s.jobList)
@@ -342,6 +344,7 @@ func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	s.untrack(j)
 	s.unindexDepends(j)
 	*j = *c
+	j.ShareStrings()
 	s.track(j)
 	s.indexDepends(j)
 }
