@@ -646,17 +646,36 @@ func (s *Server) requeueJob(key model.JobKey, reason string, force bool, used *p
 // checkNodes marks nodes down when their moms stop reporting and, after
 // node_fail_requeue, requeues or finishes their jobs.
 func (s *Server) checkNodes(now time.Time) {
-	s.mu.Lock()
+	// It runs every second: the nodes with something to do are found
+	// under the read lock, and only those are handled under the write
+	// lock (with tens of thousands of nodes, sorting them all under it
+	// held up every request each second).
+	s.mu.RLock()
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
+	var names []string
+	for name := range s.nodes {
+		rt := s.runtime[name]
+		if rt == nil {
+			rt = &nodeRuntime{lastSeen: s.started} // as runtimeOf would make it
+		}
+		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) ||
+			rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
+			names = append(names, name)
+		}
+	}
+	s.mu.RUnlock()
+	if len(names) == 0 {
+		return
+	}
+	s.mu.Lock()
 	var victims []model.JobKey
 	var failedNode []string
-	names := make([]string, 0, len(s.nodes))
-	for name := range s.nodes {
-		names = append(names, name)
-	}
 	sort.Strings(names)
 	for _, name := range names {
+		if s.nodes[name] == nil {
+			continue // deleted meanwhile
+		}
 		rt := s.runtimeOf(name)
 		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) {
 			rt.down, rt.downSince, rt.lastChange = true, now, now
