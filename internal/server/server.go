@@ -462,16 +462,14 @@ func (c *counters) bump(j *model.Job, d int) {
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
 		c.running += d
-		for node, amounts := range place.ParseExecVnode(j.ExecVnode) {
+		place.EachExecVnodeAmount(j.ExecVnode, func(node, r string, v float64) {
 			m := c.assigned[node]
 			if m == nil {
 				m = map[string]float64{}
 				c.assigned[node] = m
 			}
-			for r, v := range amounts {
-				m[r] += float64(d) * v
-			}
-		}
+			m[r] += float64(d) * v
+		})
 	}
 	if j.Finished() || j.IsSubjob {
 		return
