@@ -393,16 +393,33 @@ func decodeRecord(b []byte, v any) error {
 
 // Script returns a job's spooled script.
 func (s *Store) Script(seq int64) ([]byte, error) {
-	var out []byte
+	scripts, errs := s.Scripts([]int64{seq})
+	return scripts[0], errs[0]
+}
+
+// Scripts reads the scripts of several jobs in one transaction (a
+// scheduler's cycle starts thousands at once); errs[i] says why script i
+// could not be read.
+func (s *Store) Scripts(seqs []int64) (scripts [][]byte, errs []error) {
+	scripts, errs = make([][]byte, len(seqs)), make([]error, len(seqs))
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketJobs).Get(jobKey(seq, kindScript))
-		if v == nil {
-			return fmt.Errorf("no script stored for job %d", seq)
+		b := tx.Bucket(bucketJobs)
+		for i, seq := range seqs {
+			v := b.Get(jobKey(seq, kindScript))
+			if v == nil {
+				errs[i] = fmt.Errorf("no script stored for job %d", seq)
+				continue
+			}
+			scripts[i] = append([]byte(nil), v...)
 		}
-		out = append([]byte(nil), v...)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return scripts, errs
 }
 
 // opKind is one buffered write.
