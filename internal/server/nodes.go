@@ -271,8 +271,7 @@ func (s *Server) jobsByNode() map[string][]string {
 // nodeAttrs renders a node's attributes in NodeDefs order, the stored
 // ones and those derived from its mom's reports and the running jobs
 // (mu held). want limits the attributes (nil for all).
-func (s *Server) nodeAttrs(n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
-	out := make([]proto.Attr, 0, 24)
+func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
 	wants := func(name string) bool { return want == nil || want[name] }
 	plain := func(name, value string) {
 		if value != "" && wants(name) {

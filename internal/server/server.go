@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -70,6 +71,9 @@ type Server struct {
 	server *model.Object
 	queues map[string]*model.Object
 	nodes  map[string]*model.Object
+	// nodeOrder caches the names of nodes in order (sortedNodes); nil
+	// once a node is created or deleted.
+	nodeOrder atomic.Pointer[[]string]
 	// jobs holds every job, array parent and subjob that is a job of its
 	// own (queued alone, running, exiting); jobList the same in key
 	// order, each array's parent before its subjobs. A subjob still in
@@ -231,6 +235,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 		s.queues[q.Name] = q
 	}
 	s.nodes = make(map[string]*model.Object, len(snap.Nodes))
+	s.nodeOrder.Store(nil)
 	for _, n := range snap.Nodes {
 		s.nodes[n.Name] = n
 	}
