@@ -49,8 +49,9 @@ func decodeRaw(dec *msgpack.Decoder, read func(*byteReader) error) error {
 	return read(&byteReader{b: raw})
 }
 
-// scratch holds encoding buffers between frames.
-var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+// scratch holds encoding buffers between frames. They start small (a
+// command encodes a few attributes once) and grow with what they hold.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // AppendStatusReply appends the encoding of r to b.
 func AppendStatusReply(b []byte, r *StatusReply) []byte {
