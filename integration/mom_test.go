@@ -188,7 +188,13 @@ func TestLeftoverProcessesDieWithJob(t *testing.T) {
 	os.Chmod(dir, 0o777)
 	script := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! > %[1]s/child\n(sleep 300 & echo $! > %[1]s/orphan)\nsleep 1\n", dir)
 	id := c.Submit(script)
-	c.MustRun("qrun", id)
+	c.MustRun("qrun", "-H", "n1", id)
+	// Its shepherd is the static pbs_shepherd installed beside pbs_mom.
+	pidFile := filepath.Join(c.Mom("n1").Home, "mom_priv", "jobs", id, "shepherd.pid")
+	shepherd := strconv.Itoa(waitPidFile(t, pidFile))
+	if exe, err := os.Readlink("/proc/" + shepherd + "/exe"); err != nil || filepath.Base(exe) != "pbs_shepherd" {
+		t.Errorf("the job's shepherd runs %q (%v), want pbs_shepherd", exe, err)
+	}
 	c.WaitJobState(id, "F", 20*time.Second)
 	for _, name := range []string{"child", "orphan"} {
 		pid := strings.TrimSpace(readFile(t, filepath.Join(dir, name)))

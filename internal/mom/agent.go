@@ -48,7 +48,7 @@ type Mom struct {
 	cfg     Config
 	log     hclog.Logger
 	key     []byte
-	exe     string
+	exe     string // the shepherd's program: pbs_shepherd beside pbs_mom, else pbs_mom
 	jobsDir string
 	momConf *MomConfig
 
@@ -148,6 +148,9 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("cannot find the pbs_mom executable for job shepherds: %w", err)
 	}
 	m.exe = exe
+	if sh := filepath.Join(filepath.Dir(exe), ShepherdBinary); exists(sh) {
+		m.exe = sh
+	}
 	key, err := proto.LoadKey(cfg.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
@@ -726,8 +729,9 @@ func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
 	return func() { f.Close() }, true
 }
 
-// isShepherdOf reports whether pid is a live "pbs_mom --shepherd dir"
-// (its command line, so a reused pid is not mistaken for it).
+// isShepherdOf reports whether pid is a live "pbs_shepherd --shepherd dir"
+// or "pbs_mom --shepherd dir" (its command line, so a reused pid is not
+// mistaken for it).
 func isShepherdOf(pid int, dir string) bool {
 	if pid <= 0 {
 		return false
@@ -895,7 +899,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	script := job.Script
 	job.Script = nil
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := writeJSONVolatile(dir, fileJob, job, 0o600); err != nil {
+	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}

@@ -26,6 +26,15 @@ const (
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
 )
 
+// jobFile is job.json: the start request and the owner's account as the
+// mom resolved it (through the system's user database, NSS included), so
+// that the shepherd, a static binary without the C library, looks no
+// user up. A mom reading it back only needs the request.
+type jobFile struct {
+	proto.MomJob
+	OwnerAccount *account `json:"owner_account,omitempty"`
+}
+
 // sessionInfo is written once the job's process exists.
 type sessionInfo struct {
 	Pgid  int   `json:"pgid"`
