@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -469,12 +471,38 @@ func (b *Batch) add(kind opKind, key []byte, v any) {
 		raw = x
 	default:
 		var err error
-		if raw, err = msgpack.Marshal(v); err != nil {
+		if raw, err = encodeRecord(v); err != nil {
 			b.err = fmt.Errorf("encode %T: %w", v, err)
 			return
 		}
 	}
 	b.ops = append(b.ops, op{kind, key, raw})
+}
+
+// recordEncoder is an encoder and its buffer, kept between records: a
+// cycle's commit encodes thousands of jobs, and a fresh buffer grew by
+// copying several times for each.
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var recordEncoders = sync.Pool{New: func() any {
+	e := &recordEncoder{}
+	e.enc = msgpack.NewEncoder(&e.buf)
+	return e
+}}
+
+// encodeRecord is msgpack.Marshal(v) through a kept encoder.
+func encodeRecord(v any) ([]byte, error) {
+	e := recordEncoders.Get().(*recordEncoder)
+	e.buf.Reset()
+	err := e.enc.Encode(v)
+	raw := append([]byte(nil), e.buf.Bytes()...)
+	if e.buf.Cap() <= 1<<20 {
+		recordEncoders.Put(e)
+	}
+	return raw, err
 }
 
 // PutJob writes a job.
