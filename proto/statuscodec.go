@@ -111,60 +111,6 @@ func appendReplyRest(b []byte, r *StatusReply) []byte {
 	return b
 }
 
-// StatusFrames is a status answer built object by object, each encoded
-// as it is added, in frames of at most a chunk of objects: a server
-// renders a long listing into it without keeping every object's
-// attributes (and the garbage of them) until the answer is sent.
-type StatusFrames struct {
-	chunk  int
-	frames []encodedFrame
-}
-
-type encodedFrame struct {
-	count int
-	objs  []byte
-}
-
-// NewStatusFrames starts an answer of frames of up to chunk objects.
-func NewStatusFrames(chunk int) *StatusFrames { return &StatusFrames{chunk: max(chunk, 1)} }
-
-// Add encodes one object; attrs may be reused once Add returns.
-func (f *StatusFrames) Add(name string, attrs []Attr) {
-	if len(f.frames) == 0 || f.frames[len(f.frames)-1].count == f.chunk {
-		size := 0 // the previous frame's size: the next is much the same
-		if len(f.frames) > 0 {
-			size = len(f.frames[len(f.frames)-1].objs) + len(f.frames[len(f.frames)-1].objs)/8
-		}
-		f.frames = append(f.frames, encodedFrame{objs: make([]byte, 0, size)})
-	}
-	fr := &f.frames[len(f.frames)-1]
-	fr.objs = AppendStatus(fr.objs, &Status{Name: name, Attrs: attrs})
-	fr.count++
-}
-
-// Send writes the answer to request seq on c, one frame per chunk (at
-// least one); the last carries tail's fields other than Objects.
-func (f *StatusFrames) Send(c *Conn, seq uint64, tail *StatusReply) error {
-	frames := f.frames
-	if len(frames) == 0 {
-		frames = []encodedFrame{{}}
-	}
-	var empty StatusReply
-	var body []byte
-	for i, fr := range frames {
-		last := i == len(frames)-1
-		rest := &empty
-		if last {
-			rest = tail
-		}
-		body = appendStatusReplyEncoded(body[:0], fr.count, fr.objs, rest)
-		if err := c.Send(Header{Type: MsgReply, Seq: seq, More: !last}, msgpack.RawMessage(body)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // AppendStatus appends what Status.EncodeMsgpack writes.
 func AppendStatus(b []byte, s *Status) []byte {
 	b = append(b, 0x92)

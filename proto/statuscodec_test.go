@@ -157,43 +157,87 @@ func FuzzStatusReplyCodec(f *testing.F) {
 // the last with the tail's fields, one empty frame for no objects.
 func TestStatusFrames(t *testing.T) {
 	tail := StatusReply{Errors: []ObjectError{{Name: "9", Code: PBSE_UNKJOBID, Text: "Unknown Job Id"}}, Version: 77, Epoch: "e1", Live: []string{"1.s", "2.s"}}
-	for _, n := range []int{0, 1, 3, 4, 7} {
-		var objs []Status
-		f := NewStatusFrames(3)
-		for i := range n {
-			st := Status{Name: fmt.Sprint(i, ".s"), Attrs: []Attr{{Name: "job_state", Value: "Q"}, {Name: "Resource_List", Resource: "ncpus", Value: fmt.Sprint(i)}}}
-			objs = append(objs, st)
-			f.Add(st.Name, st.Attrs)
+	for _, n := range []int{0, 1, 3, 4, 7, 10} {
+		for _, stream := range []bool{false, true} {
+			var objs []Status
+			for i := range n {
+				objs = append(objs, Status{Name: fmt.Sprint(i, ".s"), Attrs: []Attr{{Name: "job_state", Value: "Q"}, {Name: "Resource_List", Resource: "ncpus", Value: fmt.Sprint(i)}}})
+			}
+			a, b := net.Pipe()
+			go func() {
+				// A streamed answer is sent while it is built: frames go
+				// out before the last object is added.
+				f := NewStatusFrames(3)
+				ca := NewConn(a, 0)
+				if stream {
+					f.Stream(ca, 5)
+				}
+				for _, st := range objs {
+					f.Add(st.Name, st.Attrs)
+				}
+				f.Send(ca, 5, &tail)
+				a.Close()
+			}()
+			c := NewConn(b, 0)
+			for k := 0; ; k++ {
+				h, body, err := c.Recv()
+				if err != nil {
+					t.Fatalf("%d objects, frame %d: %v", n, k, err)
+				}
+				want := StatusReply{Objects: objs[min(3*k, n):min(3*k+3, n)]}
+				if len(want.Objects) == 0 {
+					want.Objects = nil
+				}
+				last := 3*k+3 >= n
+				if last {
+					want.Errors, want.Version, want.Epoch, want.Live = tail.Errors, tail.Version, tail.Epoch, tail.Live
+				}
+				if h.Seq != 5 || h.Type != MsgReply || h.More == last {
+					t.Fatalf("%d objects, frame %d: header %+v", n, k, h)
+				}
+				if w := AppendStatusReply(nil, &want); !bytes.Equal(body, w) {
+					t.Fatalf("%d objects, frame %d:\n got % x\nwant % x", n, k, []byte(body), w)
+				}
+				if last {
+					break
+				}
+			}
+			b.Close()
 		}
-		a, b := net.Pipe()
-		go func() {
-			f.Send(NewConn(a, 0), 5, &tail)
-			a.Close()
-		}()
-		c := NewConn(b, 0)
-		for k := 0; ; k++ {
-			h, body, err := c.Recv()
-			if err != nil {
-				t.Fatalf("%d objects, frame %d: %v", n, k, err)
-			}
-			want := StatusReply{Objects: objs[min(3*k, n):min(3*k+3, n)]}
-			if len(want.Objects) == 0 {
-				want.Objects = nil
-			}
-			last := 3*k+3 >= n
-			if last {
-				want.Errors, want.Version, want.Epoch, want.Live = tail.Errors, tail.Version, tail.Epoch, tail.Live
-			}
-			if h.Seq != 5 || h.Type != MsgReply || h.More == last {
-				t.Fatalf("%d objects, frame %d: header %+v", n, k, h)
-			}
-			if w := AppendStatusReply(nil, &want); !bytes.Equal(body, w) {
-				t.Fatalf("%d objects, frame %d:\n got % x\nwant % x", n, k, []byte(body), w)
-			}
-			if last {
-				break
-			}
+	}
+}
+
+// An aborted stream stops after the frames already full; the connection
+// is then free for another answer (an error).
+func TestStatusFramesAbort(t *testing.T) {
+	a, b := net.Pipe()
+	go func() {
+		ca := NewConn(a, 0)
+		f := NewStatusFrames(2)
+		f.Stream(ca, 9)
+		for i := range 5 {
+			f.Add(fmt.Sprint(i), nil)
 		}
-		b.Close()
+		f.Abort()
+		ca.Send(Header{Type: MsgReply, Seq: 9, Code: PBSE_SYSTEM, Text: "stopped"}, nil)
+		a.Close()
+	}()
+	c := NewConn(b, 0)
+	var frames int
+	for {
+		h, _, err := c.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Code != PBSE_NONE {
+			if h.Text != "stopped" || frames > 2 {
+				t.Fatalf("after %d frames: %+v", frames, h)
+			}
+			break
+		}
+		if !h.More {
+			t.Fatalf("frame %d of an aborted stream ends the answer: %+v", frames, h)
+		}
+		frames++
 	}
 }

@@ -33,14 +33,14 @@ func (s *Server) visibleTo(who *caller, j *model.Job, privileged bool) bool {
 // req.LiveSubjobs (schedulers) those that are jobs of their own (queued
 // alone, running, exiting): a scheduler makes the others from the
 // parent's array_indices_remaining.
-func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*statusAnswer, error) {
+func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
 	mgr, op := s.privileges(who)
 	priv := mgr || op
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now := s.nowUnix()
-	answer := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
+	answer := newStatusAnswer(to)
 	reply := &answer.tail
 	reply.Version, reply.Epoch = s.counts.version, s.epoch
 	render := model.NewJobRenderer(want)

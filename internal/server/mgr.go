@@ -340,11 +340,11 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 // statusNodes answers pbsnodes, qmgr list node and schedulers. Nodes are
 // rendered straight into attributes (not through a copy of the object as
 // other objects are): a scheduler asks for every node each cycle.
-func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*statusAnswer, error) {
+func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	answer := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
+	answer := newStatusAnswer(to)
 	reply := &answer.tail
 	names := req.IDs
 	if len(names) == 0 {
