@@ -1,12 +1,12 @@
 package proto
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"gopbs/internal/msgp"
 )
 
 // The status reply's codec, written by hand over bytes: a listing of
@@ -56,11 +56,11 @@ var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }
 // AppendStatusReply appends the encoding of r to b.
 func AppendStatusReply(b []byte, r *StatusReply) []byte {
 	b = append(b, 0x85)
-	b = appendStr(b, "Objects")
+	b = msgp.AppendString(b, "Objects")
 	if r.Objects == nil {
 		b = append(b, 0xc0)
 	} else {
-		b = appendArrayLen(b, len(r.Objects))
+		b = msgp.AppendArrayLen(b, len(r.Objects))
 		for i := range r.Objects {
 			b = AppendStatus(b, &r.Objects[i])
 		}
@@ -72,40 +72,40 @@ func AppendStatusReply(b []byte, r *StatusReply) []byte {
 // already encoded in objs, with the other fields of rest.
 func appendStatusReplyEncoded(b []byte, count int, objs []byte, rest *StatusReply) []byte {
 	b = append(b, 0x85)
-	b = appendStr(b, "Objects")
+	b = msgp.AppendString(b, "Objects")
 	if count == 0 {
 		b = append(b, 0xc0)
 	} else {
-		b = append(appendArrayLen(b, count), objs...)
+		b = append(msgp.AppendArrayLen(b, count), objs...)
 	}
 	return appendReplyRest(b, rest)
 }
 
 // appendReplyRest appends the fields after Objects.
 func appendReplyRest(b []byte, r *StatusReply) []byte {
-	b = appendStr(b, "Errors")
+	b = msgp.AppendString(b, "Errors")
 	if r.Errors == nil {
 		b = append(b, 0xc0)
 	} else {
-		b = appendArrayLen(b, len(r.Errors))
+		b = msgp.AppendArrayLen(b, len(r.Errors))
 		for _, e := range r.Errors {
 			b = append(b, 0x93)
-			b = appendStr(b, e.Name)
-			b = appendInt(b, int64(e.Code))
-			b = appendStr(b, e.Text)
+			b = msgp.AppendString(b, e.Name)
+			b = msgp.AppendInt(b, int64(e.Code))
+			b = msgp.AppendString(b, e.Text)
 		}
 	}
-	b = appendStr(b, "Version")
-	b = appendUint(b, r.Version)
-	b = appendStr(b, "Epoch")
-	b = appendStr(b, r.Epoch)
-	b = appendStr(b, "Live")
+	b = msgp.AppendString(b, "Version")
+	b = msgp.AppendUint(b, r.Version)
+	b = msgp.AppendString(b, "Epoch")
+	b = msgp.AppendString(b, r.Epoch)
+	b = msgp.AppendString(b, "Live")
 	if r.Live == nil {
 		b = append(b, 0xc0)
 	} else {
-		b = appendArrayLen(b, len(r.Live))
+		b = msgp.AppendArrayLen(b, len(r.Live))
 		for _, s := range r.Live {
-			b = appendStr(b, s)
+			b = msgp.AppendString(b, s)
 		}
 	}
 	return b
@@ -114,8 +114,8 @@ func appendReplyRest(b []byte, r *StatusReply) []byte {
 // AppendStatus appends what Status.EncodeMsgpack writes.
 func AppendStatus(b []byte, s *Status) []byte {
 	b = append(b, 0x92)
-	b = appendStr(b, s.Name)
-	b = appendArrayLen(b, len(s.Attrs))
+	b = msgp.AppendString(b, s.Name)
+	b = msgp.AppendArrayLen(b, len(s.Attrs))
 	for i := range s.Attrs {
 		b = AppendAttr(b, &s.Attrs[i])
 	}
@@ -125,68 +125,10 @@ func AppendStatus(b []byte, s *Status) []byte {
 // AppendAttr appends what Attr.EncodeMsgpack writes.
 func AppendAttr(b []byte, a *Attr) []byte {
 	b = append(b, 0x94)
-	b = appendStr(b, a.Name)
-	b = appendStr(b, a.Resource)
-	b = appendStr(b, a.Value)
-	return appendUint(b, uint64(a.Op))
-}
-
-func appendStr(b []byte, s string) []byte {
-	switch n := len(s); {
-	case n < 32:
-		b = append(b, 0xa0|byte(n))
-	case n <= math.MaxUint8:
-		b = append(b, 0xd9, byte(n))
-	case n <= math.MaxUint16:
-		b = append(b, 0xda, byte(n>>8), byte(n))
-	default:
-		b = binary.BigEndian.AppendUint32(append(b, 0xdb), uint32(n))
-	}
-	return append(b, s...)
-}
-
-func appendArrayLen(b []byte, n int) []byte {
-	switch {
-	case n < 16:
-		return append(b, 0x90|byte(n))
-	case n <= math.MaxUint16:
-		return append(b, 0xdc, byte(n>>8), byte(n))
-	}
-	return binary.BigEndian.AppendUint32(append(b, 0xdd), uint32(n))
-}
-
-// appendUint writes n in its smallest form, as msgpack's compact
-// integers do.
-func appendUint(b []byte, n uint64) []byte {
-	switch {
-	case n <= 0x7f:
-		return append(b, byte(n))
-	case n <= math.MaxUint8:
-		return append(b, 0xcc, byte(n))
-	case n <= math.MaxUint16:
-		return append(b, 0xcd, byte(n>>8), byte(n))
-	case n <= math.MaxUint32:
-		return binary.BigEndian.AppendUint32(append(b, 0xce), uint32(n))
-	}
-	return binary.BigEndian.AppendUint64(append(b, 0xcf), n)
-}
-
-// appendInt writes n as msgpack's compact integers do: unsigned forms for
-// n >= 0.
-func appendInt(b []byte, n int64) []byte {
-	switch {
-	case n >= 0:
-		return appendUint(b, uint64(n))
-	case n >= -32:
-		return append(b, byte(int8(n)))
-	case n >= math.MinInt8:
-		return append(b, 0xd0, byte(n))
-	case n >= math.MinInt16:
-		return append(b, 0xd1, byte(n>>8), byte(n))
-	case n >= math.MinInt32:
-		return binary.BigEndian.AppendUint32(append(b, 0xd2), uint32(n))
-	}
-	return binary.BigEndian.AppendUint64(append(b, 0xd3), uint64(n))
+	b = msgp.AppendString(b, a.Name)
+	b = msgp.AppendString(b, a.Resource)
+	b = msgp.AppendString(b, a.Value)
+	return msgp.AppendUint(b, uint64(a.Op))
 }
 
 // DecodeStatusReply reads a reply that fills raw exactly. Attribute and
