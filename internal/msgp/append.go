@@ -42,25 +42,21 @@ func AppendBytes(b []byte, v []byte) []byte {
 }
 
 // AppendArrayLen appends the header of an array of n values.
-func AppendArrayLen(b []byte, n int) []byte {
-	switch {
-	case n < 16:
-		return append(b, 0x90|byte(n))
-	case n <= math.MaxUint16:
-		return append(b, 0xdc, byte(n>>8), byte(n))
-	}
-	return binary.BigEndian.AppendUint32(append(b, 0xdd), uint32(n))
-}
+func AppendArrayLen(b []byte, n int) []byte { return appendHeader(b, n, 0x90, 0xdc) }
 
 // AppendMapLen appends the header of a map of n pairs.
-func AppendMapLen(b []byte, n int) []byte {
+func AppendMapLen(b []byte, n int) []byte { return appendHeader(b, n, 0x80, 0xde) }
+
+// appendHeader appends a container header: fix with n in its low bits up
+// to 15, else long (16-bit count) or long+1 (32-bit).
+func appendHeader(b []byte, n int, fix, long byte) []byte {
 	switch {
 	case n < 16:
-		return append(b, 0x80|byte(n))
+		return append(b, fix|byte(n))
 	case n <= math.MaxUint16:
-		return append(b, 0xde, byte(n>>8), byte(n))
+		return append(b, long, byte(n>>8), byte(n))
 	}
-	return binary.BigEndian.AppendUint32(append(b, 0xdf), uint32(n))
+	return binary.BigEndian.AppendUint32(append(b, long+1), uint32(n))
 }
 
 // AppendUint appends n in its smallest form.
