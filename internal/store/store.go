@@ -493,11 +493,17 @@ var recordEncoders = sync.Pool{New: func() any {
 	return e
 }}
 
-// encodeRecord is msgpack.Marshal(v) through a kept encoder.
+// encodeRecord is msgpack.Marshal(v) through a kept encoder, or through
+// the record's own appending encoder when it has one (jobs).
 func encodeRecord(v any) ([]byte, error) {
 	e := recordEncoders.Get().(*recordEncoder)
 	e.buf.Reset()
-	err := e.enc.Encode(v)
+	var err error
+	if a, ok := v.(interface{ AppendMsgpack([]byte) []byte }); ok {
+		e.buf.Write(a.AppendMsgpack(e.buf.AvailableBuffer()))
+	} else {
+		err = e.enc.Encode(v)
+	}
 	raw := append([]byte(nil), e.buf.Bytes()...)
 	if e.buf.Cap() <= 1<<20 {
 		recordEncoders.Put(e)
