@@ -180,6 +180,38 @@ func TestWalltimeAndQdelKill(t *testing.T) {
 	}
 }
 
+// Processes a job leaves behind die with it: one still its child, and
+// one orphaned while the job ran (its parent ended first).
+func TestLeftoverProcessesDieWithJob(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+	script := fmt.Sprintf("#!/bin/sh\nsleep 300 &\necho $! > %[1]s/child\n(sleep 300 & echo $! > %[1]s/orphan)\nsleep 1\n", dir)
+	id := c.Submit(script)
+	c.MustRun("qrun", "-H", "n1", id)
+	// Its shepherd is the static pbs_shepherd installed beside pbs_mom.
+	pidFile := filepath.Join(c.Mom("n1").Home, "mom_priv", "jobs", id, "shepherd.pid")
+	shepherd := strconv.Itoa(waitPidFile(t, pidFile))
+	if exe, err := os.Readlink("/proc/" + shepherd + "/exe"); err != nil || filepath.Base(exe) != "pbs_shepherd" {
+		t.Errorf("the job's shepherd runs %q (%v), want pbs_shepherd", exe, err)
+	}
+	c.WaitJobState(id, "F", 20*time.Second)
+	for _, name := range []string{"child", "orphan"} {
+		pid := strings.TrimSpace(readFile(t, filepath.Join(dir, name)))
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			b, err := os.ReadFile("/proc/" + pid + "/stat")
+			if err != nil || strings.Contains(string(b), ") Z ") {
+				break // gone, or a zombie about to be reaped
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the job's %s process %s outlived it: %s", name, pid, b)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 // kill -9 of the mom while a job runs: the job goes on, and the exit
 // status it reaches while no mom runs is reported once the mom is back.
 func TestMomKill9KeepsJobAndExitStatus(t *testing.T) {

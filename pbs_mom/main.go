@@ -3,8 +3,9 @@
 // commands typed on its host to the server. It stays in the foreground
 // and logs to stderr and PBS_HOME/mom_logs.
 //
-// The same binary is each job's shepherd (pbs_mom --shepherd <jobdir>),
-// an internal form.
+// The same binary can be each job's shepherd (pbs_mom --shepherd
+// <jobdir>), an internal form used when pbs_shepherd is not installed
+// beside it.
 package main
 
 import (

@@ -191,7 +191,7 @@ func (c *Client) StatusEach(t MsgType, req *StatusRequest, each func([]Status) e
 				continue
 			}
 			var p StatusReply
-			if err := DecodeBody(raw, &p); err != nil {
+			if err := DecodeStatusReply(raw, &p); err != nil {
 				all.err = err
 				continue
 			}

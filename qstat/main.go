@@ -7,7 +7,16 @@ import (
 	"gopbs/internal/cmdutil"
 )
 
-func main() { os.Exit(run(cmdutil.NewEnv("qstat"), os.Args[1:])) }
+func main() {
+	env := cmdutil.NewEnv("qstat")
+	flush := env.BufferOutput()
+	rc := run(env, os.Args[1:])
+	if err := flush(); err != nil && rc == 0 {
+		env.Errorf("%v", err)
+		rc = 1
+	}
+	os.Exit(rc)
+}
 
 // run is qstat against the configured server, with the real clock and
 // time zone.

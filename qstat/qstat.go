@@ -275,7 +275,7 @@ func (q *qstat) serverHeader() {
 
 func (q *qstat) jobs() int {
 	r := q.r
-	jobs, objErrs, err := q.c.StatusJobs(&proto.StatusRequest{IDs: q.ids, History: r.history, Subjobs: r.subjobs})
+	jobs, objErrs, err := q.c.StatusJobs(&proto.StatusRequest{IDs: q.ids, History: r.history, Subjobs: r.subjobs, Attrs: r.jobAttrs()})
 	if err != nil {
 		// A server that rejects the whole request for a single operand
 		// means that operand; anything else is a failure of the command.
@@ -333,6 +333,19 @@ func (q *qstat) xml(w io.Writer, jobs []proto.Status) error {
 
 // filter applies the selections qstat makes itself: owners (-u), states
 // (-i, -r, -H), array jobs (-J) and, in Torque, hiding completed jobs (-c).
+// filterAttrs are the attributes filter reads.
+var filterAttrs = []string{proto.AttrJobState, proto.AttrJobOwner, proto.AttrArray, proto.AttrArrayID}
+
+// jobAttrs are the attributes to ask the server for: for the default
+// table only those it shows and filter reads (a tenth of a job's, which
+// matters over a long queue), else all (nil).
+func (r *request) jobAttrs() []string {
+	if r.xml || r.format != "" || r.alt || r.full {
+		return nil
+	}
+	return append(append([]string(nil), display.JobTableAttrs...), filterAttrs...)
+}
+
 func (q *qstat) filter(jobs []proto.Status) []proto.Status {
 	r := q.r
 	if len(r.users) == 0 && r.states == "" && !r.arrays && !r.noComplete {

@@ -19,15 +19,39 @@ import (
 // fakeServer answers like pbs_server: it resolves bare and foreign-suffixed
 // ids, omits finished jobs without History and reports bad operands.
 type fakeServer struct {
-	jobs    []proto.Status
-	queues  []proto.Status
-	server  proto.Status
-	reqs    []proto.StatusRequest
-	failAll error // returned for every call when set
-	closed  bool
+	// allAttrs makes the server answer with every attribute whatever the
+	// request asks for (the real one keeps only those asked for).
+	allAttrs bool
+	jobs     []proto.Status
+	queues   []proto.Status
+	server   proto.Status
+	reqs     []proto.StatusRequest
+	failAll  error // returned for every call when set
+	closed   bool
 }
 
 func (f *fakeServer) StatusJobs(r *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+	out, errs, err := f.statusJobs(r)
+	if f.allAttrs || len(r.Attrs) == 0 {
+		return out, errs, err
+	}
+	want := map[string]bool{}
+	for _, a := range r.Attrs {
+		want[a] = true
+	}
+	for i, j := range out {
+		var kept []proto.Attr
+		for _, a := range j.Attrs {
+			if want[a.Name] {
+				kept = append(kept, a)
+			}
+		}
+		out[i].Attrs = kept
+	}
+	return out, errs, err
+}
+
+func (f *fakeServer) statusJobs(r *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
 	f.reqs = append(f.reqs, *r)
 	if f.failAll != nil {
 		return nil, nil, f.failAll
@@ -431,5 +455,37 @@ func TestQueuesAndServer(t *testing.T) {
 	r = runQstat(t, config.PBSPro, newServer(), "-q")
 	if r.rc != 0 || !strings.HasPrefix(r.stdout, "\nserver: srv\n\n") || !strings.Contains(r.stdout, "workq ") {
 		t.Errorf("-q:\n%s", r.stdout)
+	}
+}
+
+// The default table asks only for the attributes it shows and filters
+// on; every listing prints the same as from an answer with all of them.
+func TestAskedAttributesSuffice(t *testing.T) {
+	sets := [][]string{nil, {"-x"}, {"-w"}, {"-u", "alice"}, {"-J"}, {"-t"}, {"-J", "-t"}, {"-c"}, {"-a"}, {"-s"}, {"-n"}, {"-f"}, {"-T"}, {"-F", "json"}, {"1", "3"}}
+	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
+		for _, args := range sets {
+			if p == config.Torque && len(args) > 0 && (args[0] == "-J" || args[0] == "-T" || args[0] == "-F" || args[0] == "-w") {
+				continue
+			}
+			withArray := func() *fakeServer {
+				f := newServer()
+				f.jobs = append(f.jobs,
+					proto.Status{Name: "4[].srv", Attrs: attrs("Job_Name", "arr", "Job_Owner", "bob@h", "job_state", "B", "queue", "workq", "array", "True", "array_indices_submitted", "1-3")},
+					proto.Status{Name: "4[1].srv", Attrs: attrs("Job_Name", "arr", "Job_Owner", "bob@h", "job_state", "R", "queue", "workq", "array_id", "4[].srv", "array_index", "1")})
+				return f
+			}
+			got := runQstat(t, p, withArray(), args...)
+			all := withArray()
+			all.allAttrs = true
+			want := runQstat(t, p, all, args...)
+			if got != want {
+				t.Errorf("%s qstat %q: with the attributes asked for\n%+v\nwith all\n%+v", p, args, got, want)
+			}
+		}
+	}
+	f := newServer()
+	runQstat(t, config.PBSPro, f)
+	if len(f.reqs[0].Attrs) == 0 {
+		t.Error("the default table asks for every attribute")
 	}
 }

@@ -27,7 +27,7 @@ if [ "${1:-}" = "stop" ]; then
 fi
 
 mkdir -p "$home" "$bin"
-go build -o "$bin/" ./...
+"$root/scripts/build.sh" "$bin"
 
 cat > "$home/pbs.conf" <<CONF
 PBS_HOME=$home

@@ -64,6 +64,9 @@ func FuzzFormat(f *testing.F) {
 		}
 		kvs := []KV{{"user", "alice"}, {k1, v1}, {k2, v2}, {"run_count", "1"}}
 		line := Format(time.Date(2024, 12, 21, 17, 58, 9, 0, time.UTC), Ended, id, kvs)
+		if ref := formatReference(time.Date(2024, 12, 21, 17, 58, 9, 0, time.UTC), Ended, id, kvs); line != ref {
+			t.Fatalf("record %q, the reference writes %q", line, ref)
+		}
 		kind, gotID, got, ok := parseRecord(line)
 		if !ok || kind != Ended || gotID != fieldSafe.Replace(id) || len(got) != len(kvs) {
 			t.Fatalf("record %q does not read back (%v %q %q)", line, ok, gotID, got)
@@ -75,4 +78,30 @@ func FuzzFormat(f *testing.F) {
 			}
 		}
 	})
+}
+
+// formatReference is Format as first written, every field through its
+// replacer: the fast paths must write the same bytes.
+func formatReference(at time.Time, kind byte, id string, kvs []KV) string {
+	var b strings.Builder
+	b.WriteString(at.Format("01/02/2006 15:04:05"))
+	b.WriteByte(';')
+	b.WriteByte(kind)
+	b.WriteByte(';')
+	b.WriteString(fieldSafe.Replace(id))
+	b.WriteByte(';')
+	for i, kv := range kvs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(keySafe.Replace(kv.Key))
+		b.WriteByte('=')
+		v := lineBreaks.Replace(kv.Value)
+		if strings.ContainsAny(v, ` "\`) {
+			v = `"` + quoted.Replace(v) + `"`
+		}
+		b.WriteString(v)
+	}
+	b.WriteString(" \n")
+	return b.String()
 }

@@ -5,10 +5,12 @@
 package cmdutil
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"gopbs/internal/config"
@@ -27,12 +29,41 @@ type Env struct {
 // NewEnv loads the configuration for command name. A configuration error is
 // printed and the process exits 2, as for a usage error.
 func NewEnv(name string) *Env {
+	// A command lives for one request: collecting garbage each time the
+	// heap doubles only costs time (a long listing's decoding did several
+	// collections); GOGC, when set, still decides.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	cfg, err := config.Load()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(2)
 	}
 	return &Env{Name: name, Config: cfg, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// BufferOutput buffers the command's standard output, for a command
+// that prints long listings (a write per line is a system call per line):
+// what goes to standard error flushes it first, so that the two streams
+// keep their order on a terminal. The function returned flushes what is
+// left; the command calls it before it exits.
+func (e *Env) BufferOutput() (flush func() error) {
+	out := bufio.NewWriterSize(e.Stdout, 64<<10)
+	e.Stdout = out
+	e.Stderr = flushFirst{out, e.Stderr}
+	return out.Flush
+}
+
+// flushFirst flushes a buffered stream before each write to another.
+type flushFirst struct {
+	first *bufio.Writer
+	w     io.Writer
+}
+
+func (f flushFirst) Write(p []byte) (int, error) {
+	f.first.Flush()
+	return f.w.Write(p)
 }
 
 // Connect dials the server's Unix socket when it exists on this host, and

@@ -87,6 +87,12 @@ type errWriter struct {
 	err error
 }
 
+func (e *errWriter) write(b []byte) {
+	if e.err == nil {
+		_, e.err = e.w.Write(b)
+	}
+}
+
 func (e *errWriter) print(parts ...string) {
 	for _, s := range parts {
 		if e.err != nil {
@@ -195,6 +201,9 @@ func torqueName(name string) string {
 // present returns the attributes of a job as the personality shows them,
 // without touching the caller's slice.
 func present(p config.Personality, attrs []proto.Attr) []proto.Attr {
+	if p != config.Torque {
+		return attrs // as they are: callers only read them
+	}
 	out := make([]proto.Attr, 0, len(attrs))
 	for _, a := range attrs {
 		if p == config.Torque {
@@ -282,19 +291,27 @@ func star(s string, n int) string {
 }
 
 // left pads s with blanks on the right to n runes (%-Ns).
-func left(s string, n int) string {
-	if k := utf8.RuneCountInString(s); k < n {
-		return s + strings.Repeat(" ", n-k)
-	}
-	return s
-}
+func left(s string, n int) string { return string(appendLeft(nil, s, n)) }
 
 // right pads s with blanks on the left to n runes (%Ns).
-func right(s string, n int) string {
-	if k := utf8.RuneCountInString(s); k < n {
-		return strings.Repeat(" ", n-k) + s
+func right(s string, n int) string { return string(appendRight(nil, s, n)) }
+
+// appendLeft appends left(s, n) to b.
+func appendLeft(b []byte, s string, n int) []byte {
+	b = append(b, s...)
+	return appendBlanks(b, n-utf8.RuneCountInString(s))
+}
+
+// appendRight appends right(s, n) to b.
+func appendRight(b []byte, s string, n int) []byte {
+	return append(appendBlanks(b, n-utf8.RuneCountInString(s)), s...)
+}
+
+func appendBlanks(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
 	}
-	return s
+	return b
 }
 
 // leftCut is %-N.Ns and rightCut %N.Ns.
@@ -308,7 +325,7 @@ func cell(s, placeholder string) string {
 	if s == "" {
 		return placeholder
 	}
-	if strings.IndexFunc(s, needsCellFix) < 0 && utf8.ValidString(s) {
+	if plainASCII(s) || strings.IndexFunc(s, needsCellFix) < 0 && utf8.ValidString(s) {
 		return s
 	}
 	var b strings.Builder
@@ -319,6 +336,17 @@ func cell(s, placeholder string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// plainASCII reports whether s is printable ASCII without blanks, which
+// every cell of a long listing is (the common case, checked byte by byte).
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 func needsCellFix(r rune) bool {

@@ -50,14 +50,19 @@ func JobTable(w io.Writer, jobs []proto.Status, o Options) error {
 			e.print(proHeader)
 		}
 	}
+	var row []byte
 	for _, j := range jobs {
-		e.print(jobRow(j, o))
+		row = appendJobRow(row[:0], j, o)
+		e.write(row)
 	}
 	return e.err
 }
 
-// jobRow is one line of the default table.
-func jobRow(j proto.Status, o Options) string {
+// JobTableAttrs are the job attributes JobTable shows.
+var JobTableAttrs = []string{proto.AttrJobName, proto.AttrJobOwner, proto.AttrResourcesUsed, proto.AttrJobState, proto.AttrQueue}
+
+// appendJobRow appends one line of the default table to b.
+func appendJobRow(b []byte, j proto.Status, o Options) []byte {
 	attrs := present(o.Personality, j.Attrs)
 	name, _ := get(attrs, proto.AttrJobName, "")
 	owner, _ := get(attrs, proto.AttrJobOwner, "")
@@ -83,8 +88,12 @@ func jobRow(j proto.Status, o Options) string {
 		if len([]rune(id)) > 23 {
 			id = cut(id, 29)
 		}
-		return left(id, 26) + " " + left(torqueJobName(name), 16) + " " + left(cut(owner, 15), 15) + " " +
-			right(cut(cput, 8), 8) + " " + cut(state, 1) + " " + left(cut(queue, 15), 15) + "\n"
+		b = append(appendLeft(b, id, 26), ' ')
+		b = append(appendLeft(b, torqueJobName(name), 16), ' ')
+		b = append(appendLeft(b, cut(owner, 15), 15), ' ')
+		b = append(appendRight(b, cut(cput, 8), 8), ' ')
+		b = append(append(b, cut(state, 1)...), ' ')
+		return append(appendLeft(b, cut(queue, 15), 15), '\n')
 	}
 	// OpenPBS shows the id up to the second dot (sequence number and the
 	// first label of the server name).
@@ -102,8 +111,12 @@ func jobRow(j proto.Status, o Options) string {
 		// runs into the next one.
 		name = cut(name, nameW-1) + "*"
 	}
-	return left(star(id, idW), idW) + " " + left(name, nameW) + " " + left(star(owner, userW), userW) + "  " +
-		right(star(cput, 8), 8) + " " + star(state, 1) + " " + left(star(queue, queueW), queueW) + "\n"
+	b = append(appendLeft(b, star(id, idW), idW), ' ')
+	b = append(appendLeft(b, name, nameW), ' ')
+	b = append(appendLeft(b, star(owner, userW), userW), ' ', ' ')
+	b = append(appendRight(b, star(cput, 8), 8), ' ')
+	b = append(append(b, star(state, 1)...), ' ')
+	return append(appendLeft(b, star(queue, queueW), queueW), '\n')
 }
 
 // torqueJobName shortens a job name longer than 16 characters the way Torque

@@ -804,8 +804,12 @@ func NewJobRenderer(want map[string]bool) *JobRenderer {
 
 // Render returns j's attributes in display order.
 func (r *JobRenderer) Render(j *Job) []proto.Attr {
+	return r.AppendTo(make([]proto.Attr, 0, len(r.attrs)+len(j.ResourceList)+len(j.ResourcesUsed)), j)
+}
+
+// AppendTo appends j's attributes in display order to out.
+func (r *JobRenderer) AppendTo(out []proto.Attr, j *Job) []proto.Attr {
 	want := r.want
-	out := make([]proto.Attr, 0, len(r.attrs)+len(j.ResourceList)+len(j.ResourcesUsed))
 	for _, a := range r.attrs {
 		if a.resources != nil {
 			for _, p := range *a.resources(j) {

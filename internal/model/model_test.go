@@ -8,6 +8,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"gopbs/internal/msgp"
 	"gopbs/proto"
 )
 
@@ -257,11 +258,12 @@ func TestJobCodecRoundTrip(t *testing.T) {
 		t.Fatalf("older record: %+v, %v", o, err)
 	}
 	var newer bytes.Buffer
-	e = msgpack.NewEncoder(&newer)
-	e.EncodeArrayLen(len(jobFields) + 2)
+	rec := msgp.AppendArrayLen(nil, len(jobFields)+2)
 	for i := range jobFields {
-		jobFields[i].enc(e, j)
+		rec = jobFields[i].app(rec, j)
 	}
+	newer.Write(rec)
+	e = msgpack.NewEncoder(&newer)
 	e.EncodeString("future")
 	e.Encode(map[string]int{"x": 1})
 	var nw Job

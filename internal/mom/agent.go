@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,7 +48,7 @@ type Mom struct {
 	cfg     Config
 	log     hclog.Logger
 	key     []byte
-	exe     string
+	exe     string // the shepherd's program: pbs_shepherd beside pbs_mom, else pbs_mom
 	jobsDir string
 	momConf *MomConfig
 
@@ -147,6 +148,9 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("cannot find the pbs_mom executable for job shepherds: %w", err)
 	}
 	m.exe = exe
+	if sh := filepath.Join(filepath.Dir(exe), ShepherdBinary); exists(sh) {
+		m.exe = sh
+	}
 	key, err := proto.LoadKey(cfg.KeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
@@ -567,7 +571,7 @@ func (m *Mom) watch() {
 			m.mu.Lock()
 			j := m.jobs[id]
 			m.mu.Unlock()
-			if j != nil && !m.hasEnded(j) && m.checkJob(j, false) {
+			if j != nil && !m.hasEnded(j) && m.checkJob(j, nil) {
 				select {
 				case m.kick <- struct{}{}:
 				default:
@@ -588,9 +592,19 @@ func (m *Mom) watch() {
 			}
 		}
 		m.mu.Unlock()
+		var usage map[int][]procStat
+		if sample {
+			sids := map[int]bool{}
+			for _, j := range running {
+				if pid := m.shepherdPidOf(j); pid > 0 {
+					sids[pid] = true
+				}
+			}
+			usage = sessionsProcesses(sids)
+		}
 		ended := false
 		for _, j := range running {
-			if m.checkJob(j, sample) {
+			if m.checkJob(j, usage) {
 				ended = true
 			}
 		}
@@ -603,9 +617,10 @@ func (m *Mom) watch() {
 	}
 }
 
-// checkJob looks for a job's result and samples its usage; it reports
-// whether the job ended.
-func (m *Mom) checkJob(j *momJob, sample bool) bool {
+// checkJob looks for a job's result and, when usage (the processes of
+// the jobs' sessions, read at once for all) is given, samples its usage;
+// it reports whether the job ended.
+func (m *Mom) checkJob(j *momJob, usage map[int][]procStat) bool {
 	session := m.view(j).session
 	if session.Pgid == 0 {
 		var s sessionInfo
@@ -657,9 +672,9 @@ func (m *Mom) checkJob(j *momJob, sample bool) bool {
 		m.mu.Unlock()
 		return true
 	}
-	if sample && session.Pgid > 0 {
+	if usage != nil && session.Pgid > 0 {
 		var cpu, rss, vsz int64
-		for _, p := range sessionProcesses(m.shepherdPidOf(j)) {
+		for _, p := range usage[m.shepherdPidOf(j)] {
 			cpu += p.CPUTicks
 			rss += p.RSSPages * pageSize
 			vsz += p.VSize
@@ -725,8 +740,9 @@ func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
 	return func() { f.Close() }, true
 }
 
-// isShepherdOf reports whether pid is a live "pbs_mom --shepherd dir"
-// (its command line, so a reused pid is not mistaken for it).
+// isShepherdOf reports whether pid is a live "pbs_shepherd --shepherd dir"
+// or "pbs_mom --shepherd dir" (its command line, so a reused pid is not
+// mistaken for it).
 func isShepherdOf(pid int, dir string) bool {
 	if pid <= 0 {
 		return false
@@ -793,15 +809,7 @@ func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
 		case proto.MsgMomRunJobs:
 			var jobs proto.MomJobs
 			if rerr = proto.DecodeBody(body, &jobs); rerr == nil {
-				reply := &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs.Jobs))}
-				for i := range jobs.Jobs {
-					reply.Results[i].Name = jobs.Jobs[i].JobID
-					if err := m.runJob(&jobs.Jobs[i]); err != nil {
-						pe := momError(err)
-						reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
-					}
-				}
-				body2 = reply
+				body2 = m.runJobs(jobs.Jobs)
 			}
 		case proto.MsgMomRunJob:
 			var job proto.MomJob
@@ -833,6 +841,35 @@ func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
 			return
 		}
 	}
+}
+
+// startWorkers bounds how many of one request's jobs start at once. A
+// start waits mostly for the disk (the job file's fsyncs) and for the
+// shepherd's fork: several at once overlap those waits, so a batch of
+// short jobs starts in a fraction of the time one after another takes.
+const startWorkers = 8
+
+// runJobs starts the jobs of one run request (distinct jobs, as the
+// server sends them) and says how each start went.
+func (m *Mom) runJobs(jobs []proto.MomJob) *proto.MomJobsReply {
+	reply := &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs))}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(startWorkers, len(jobs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
+				reply.Results[i].Name = jobs[i].JobID
+				if err := m.runJob(&jobs[i]); err != nil {
+					pe := momError(err)
+					reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return reply
 }
 
 // momError gives any failure a PBSE code for the server.
@@ -873,7 +910,8 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	script := job.Script
 	job.Script = nil
-	if err := writeJSONAtomic(dir, fileJob, job, 0o600); err != nil {
+	// Not fsynced here: the shepherd makes it durable (durableAfter).
+	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -926,7 +964,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		default:
 		}
 	}()
-	writeFileAtomic(dir, fileShepherd, []byte(strconv.Itoa(pid)+"\n"), 0o600)
+	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(pid)+"\n"), 0o600)
 	m.mu.Lock()
 	m.jobs[job.JobID] = j
 	m.mu.Unlock()

@@ -75,7 +75,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 		}()
 	}
 	loop(func() { m.status() })
-	loop(func() { m.checkJob(j, true) })
+	loop(func() { m.checkJob(j, sessionsProcesses(map[int]bool{m.shepherdPidOf(j): true})) })
 	loop(func() { m.signalJob(&proto.MomSignal{JobID: j.spec.JobID, Signal: "resume"}) })
 	loop(func() { m.hasEnded(j) })
 	time.Sleep(200 * time.Millisecond)
@@ -120,12 +120,12 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 	}
 	j := &momJob{spec: proto.MomJob{JobID: "2.srv", RunCount: 1}, dir: dir}
 	m.jobs[j.spec.JobID] = j
-	if m.checkJob(j, false) {
+	if m.checkJob(j, nil) {
 		t.Fatal("given up within the grace: a shepherd forked just before the crash may still start")
 	}
 	old := time.Now().Add(-2 * shepherdStartGrace)
 	os.Chtimes(filepath.Join(dir, fileJob), old, old)
-	if !m.checkJob(j, false) {
+	if !m.checkJob(j, nil) {
 		t.Fatal("not given up after the grace")
 	}
 	if v := m.view(j); v.result.ExitStatus != proto.JobExecRetry {

@@ -4,8 +4,9 @@
 // their owners, watches and kills them, reports their ends, and forwards
 // commands typed on its host to the server, vouching for the caller.
 //
-// Each job runs under a shepherd: a separate process (pbs_mom --shepherd)
-// in its own session that starts the job script as the owner, enforces the
+// Each job runs under a shepherd: a separate process (pbs_shepherd, a
+// static program installed beside pbs_mom, or pbs_mom --shepherd without
+// it) in its own session that starts the job script as the owner, enforces the
 // walltime, waits for the script and writes the exit status and usage to
 // mom_priv/jobs/<id>/result. The shepherd does not depend on the mom, so
 // restarting or killing pbs_mom neither kills jobs nor loses their exit

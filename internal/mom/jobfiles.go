@@ -41,6 +41,15 @@ type shepherdSettings struct {
 	PrologAlarm int    `json:"prologalarm,omitempty"`
 }
 
+// jobFile is job.json: the start request and the owner's account as the
+// mom resolved it (through the system's user database, NSS included), so
+// that the shepherd, a static binary without the C library, looks no
+// user up. A mom reading it back only needs the request.
+type jobFile struct {
+	proto.MomJob
+	OwnerAccount *account `json:"owner_account,omitempty"`
+}
+
 // sessionInfo is written once the job's process exists.
 type sessionInfo struct {
 	Pgid  int   `json:"pgid"`
@@ -66,16 +75,57 @@ type jobResult struct {
 
 // writeJSONAtomic writes v to dir/name with writeFileAtomic.
 func writeJSONAtomic(dir, name string, v any, mode os.FileMode) error {
+	return writeJSON(dir, name, v, mode, true)
+}
+
+// writeJSONVolatile writes v to dir/name with writeFileVolatile.
+func writeJSONVolatile(dir, name string, v any, mode os.FileMode) error {
+	return writeJSON(dir, name, v, mode, false)
+}
+
+func writeJSON(dir, name string, v any, mode os.FileMode, durable bool) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(dir, name, b, mode)
+	return writeFile(dir, name, b, mode, durable)
+}
+
+// syncFile flushes a file to the disk.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// syncFiles flushes the named files of dir and then dir (their names),
+// saying on stderr what failed.
+func syncFiles(dir string, names ...string) {
+	for _, p := range append(names, "") {
+		if err := syncFile(filepath.Join(dir, p)); err != nil {
+			fmt.Fprintln(os.Stderr, "sync:", err)
+		}
+	}
 }
 
 // writeFileAtomic writes b to dir/name through a temporary file, fsync and
-// rename, so a reader sees the old file or the whole new one.
+// rename, so a reader sees the old file or the whole new one, also after
+// the host crashed.
 func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
+	return writeFile(dir, name, b, mode, true)
+}
+
+// writeFileVolatile is writeFileAtomic for what means nothing after the
+// host restarts (a process id): readers still see the old file or the
+// whole new one, but nothing waits for the disk.
+func writeFileVolatile(dir, name string, b []byte, mode os.FileMode) error {
+	return writeFile(dir, name, b, mode, false)
+}
+
+func writeFile(dir, name string, b []byte, mode os.FileMode, durable bool) error {
 	tmp := filepath.Join(dir, name+".tmp")
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
 	if err != nil {
@@ -91,15 +141,20 @@ func writeFileAtomic(dir, name string, b []byte, mode os.FileMode) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if durable {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	d, err := os.Open(dir)
 	if err != nil {

@@ -20,8 +20,14 @@ import (
 )
 
 // ArgShepherd makes pbs_mom run as a job's shepherd:
-// pbs_mom --shepherd <jobdir>.
+// pbs_mom --shepherd <jobdir>, and is pbs_shepherd's first argument.
 const ArgShepherd = "--shepherd"
+
+// ShepherdBinary is the static shepherd pbs_mom starts when it is
+// installed beside it: it starts in a fraction of pbs_mom's time (no
+// dynamic loader, no C library), which a short job pays on its way in and
+// out.
+const ShepherdBinary = "pbs_shepherd"
 
 // RunShepherd is the body of "pbs_mom --shepherd <jobdir>": run the job,
 // wait for it and record the result. It returns the process exit status.
@@ -42,8 +48,8 @@ func RunShepherd(dir string) int {
 		// predecessor stopped while starting this one): never run it.
 		return 0
 	}
-	writeFileAtomic(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
-	var job proto.MomJob
+	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	var job jobFile
 	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 		return 1
@@ -52,12 +58,13 @@ func RunShepherd(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job, sigs: sigs}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, sigs: sigs}
 	if err := readJSON(filepath.Join(dir, fileSettings), &sh.set); err != nil && !errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 		return 1
 	}
 	res := sh.run()
+	sh.syncForResult()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
 		return 1
@@ -69,7 +76,7 @@ type shepherd struct {
 	dir  string
 	job  *proto.MomJob
 	set  shepherdSettings
-	usr  *account
+	usr  *account // as the mom resolved it
 	pgid int
 	sigs chan os.Signal
 	// momUmask is the umask the shepherd started with (the mom's), for
@@ -80,6 +87,45 @@ type shepherd struct {
 	killReason string // set when the shepherd itself killed the job
 	exitCode   int    // replaces the exit status when killReason is set
 	fenced     bool   // killed because the lease lapsed
+
+	// syncMu serialises making the job's files durable; synced says the
+	// job file and the session file are.
+	syncMu sync.Mutex
+	synced bool
+}
+
+// durableAfter is how long a job runs before its job file and session
+// file are made durable. The mom and the shepherd write them without
+// waiting for the disk (each new file's fsync takes milliseconds, more
+// than a short job's whole run): a job that ends sooner makes its job
+// file durable with its result. A host that crashes within that time
+// loses at most that the job had started: the mom then finds it never
+// started, and it is requeued, as the server requeues the jobs of a
+// failed node; a job that runs longer is found started and lost.
+const durableAfter = time.Second
+
+// syncRunning makes the job file and the session file durable.
+func (sh *shepherd) syncRunning() {
+	sh.syncMu.Lock()
+	defer sh.syncMu.Unlock()
+	if sh.synced {
+		return
+	}
+	syncFiles(sh.dir, fileJob, fileSession)
+	sh.synced = true
+}
+
+// syncForResult makes the job file durable before the result is written
+// (the result's own fsyncs then cover both names): a result is reported
+// after a crash only with its job file.
+func (sh *shepherd) syncForResult() {
+	sh.syncMu.Lock()
+	defer sh.syncMu.Unlock()
+	if !sh.synced {
+		if err := syncFile(filepath.Join(sh.dir, fileJob)); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd: job file:", err)
+		}
+	}
 }
 
 func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
@@ -89,11 +135,15 @@ func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
 
 func (sh *shepherd) run() jobResult {
 	job := sh.job
-	usr, err := lookupAccount(job.EUser, job.EGroup)
-	if err != nil {
-		return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
+	usr := sh.usr
+	if usr == nil {
+		// A job file of a mom that did not record the account.
+		var err error
+		if usr, err = lookupAccount(job.EUser, job.EGroup); err != nil {
+			return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
+		}
+		sh.usr = usr
 	}
-	sh.usr = usr
 	sh.momUmask = syscall.Umask(0o022)
 	syscall.Umask(sh.momUmask)
 	if job.HasUmask {
@@ -190,6 +240,11 @@ func (sh *shepherd) run() jobResult {
 	if asOther {
 		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
 	}
+	// The shepherd adopts the job's orphans (it is their subreaper): once
+	// the job's process has ended, having no child left then proves that
+	// nothing of the job is left, without reading every process of the
+	// host, which costs more than the rest of a short job's bookkeeping.
+	adopting := setChildSubreaper() == nil
 	start := time.Now()
 	pid, err := syscall.ForkExec(argv[0], argv, attr)
 	for _, fallback := range []string{usr.Home, "/"} {
@@ -214,9 +269,10 @@ func (sh *shepherd) run() jobResult {
 	}
 	sh.pgid = pid
 	fault.Hit(fault.ShepherdStarted)
-	if err := writeJSONAtomic(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
+	if err := writeJSONVolatile(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}
+	durable := time.AfterFunc(durableAfter, sh.syncRunning)
 	// The mom writes the delete marker and then signals only if the
 	// session file exists; looking for the marker after writing the
 	// session file means one of the two always sees the other.
@@ -226,19 +282,15 @@ func (sh *shepherd) run() jobResult {
 
 	done := make(chan struct{})
 	go sh.supervise(sh.sigs, done, start)
-	var ws syscall.WaitStatus
-	var ru syscall.Rusage
-	for {
-		_, err := syscall.Wait4(pid, &ws, 0, &ru)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	ws, ru := waitJob(pid, adopting)
+	durable.Stop()
 	close(done)
 	end := time.Now()
 	// Leftover processes of the job die with it.
-	for _, p := range sessionProcesses(os.Getpid()) {
-		syscall.Kill(p.PID, syscall.SIGKILL)
+	if !adopting || childrenLeft() {
+		for _, p := range sessionProcesses(os.Getpid()) {
+			syscall.Kill(p.PID, syscall.SIGKILL)
+		}
 	}
 	res := jobResult{Start: start.Unix(), End: end.Unix()}
 	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
@@ -410,6 +462,44 @@ func (sh *shepherd) removeOutput() {
 	}
 }
 
+// waitJob waits for the job's process pid and returns how it ended.
+// While the shepherd adopts orphans, those that end meanwhile are reaped
+// too (they would stay zombies until the job ends otherwise).
+func waitJob(pid int, adopting bool) (syscall.WaitStatus, syscall.Rusage) {
+	which := pid
+	if adopting {
+		which = -1
+	}
+	for {
+		var ws syscall.WaitStatus
+		var ru syscall.Rusage
+		got, err := syscall.Wait4(which, &ws, 0, &ru)
+		switch {
+		case err == syscall.EINTR || err == nil && got != pid:
+			continue
+		case err != nil:
+			return 0, syscall.Rusage{}
+		}
+		return ws, ru
+	}
+}
+
+// childrenLeft reaps the adopted orphans that have ended and reports
+// whether any child of the shepherd still lives.
+func childrenLeft() bool {
+	for {
+		got, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR || err == nil && got > 0:
+			continue
+		case err == syscall.ECHILD:
+			return false
+		default:
+			return true // alive (got 0) or cannot tell
+		}
+	}
+}
+
 // errDeleted and errFenced stop a stage-in: the job was deleted, or the
 // mom's lease lapsed (the server may start the job elsewhere).
 var (
@@ -527,11 +617,13 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 				continue
 			}
 			if lapsed, why := leaseLapsed(lease); lapsed {
-				// No grace: the server may start the job elsewhere soon.
-				syscall.Kill(-sh.pgid, syscall.SIGKILL)
+				// Recorded before the kill: the shepherd reads it as soon
+				// as the job's process is gone.
 				sh.mu.Lock()
 				sh.fenced, sh.killReason, sh.exitCode = true, why, proto.JobExecRerun
 				sh.mu.Unlock()
+				// No grace: the server may start the job elsewhere soon.
+				syscall.Kill(-sh.pgid, syscall.SIGKILL)
 				sh.appendToStderr("PBS: " + why)
 			}
 		}

@@ -112,15 +112,20 @@ func parseProcStat(s string) (procStat, error) {
 
 // sessionProcesses lists the processes of session sid, without the
 // session leader itself (the shepherd).
-func sessionProcesses(sid int) []procStat {
+func sessionProcesses(sid int) []procStat { return sessionsProcesses(map[int]bool{sid: true})[sid] }
+
+// sessionsProcesses lists the processes of each session of sids, without
+// the session leaders, reading /proc once whatever the number of sessions
+// (a mom samples all its jobs in one pass).
+func sessionsProcesses(sids map[int]bool) map[int][]procStat {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	var out []procStat
+	out := map[int][]procStat{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == sid {
+		if err != nil || sids[pid] {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -128,8 +133,8 @@ func sessionProcesses(sid int) []procStat {
 			continue
 		}
 		p, err := parseProcStat(string(b))
-		if err == nil && p.Session == sid {
-			out = append(out, p)
+		if err == nil && sids[p.Session] {
+			out[p.Session] = append(out[p.Session], p)
 		}
 	}
 	return out

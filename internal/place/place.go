@@ -337,28 +337,42 @@ func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) 
 // resources, for resources_assigned.
 func ParseExecVnode(s string) map[string]map[string]float64 {
 	out := map[string]map[string]float64{}
-	for _, part := range strings.Split(s, "+") {
-		part = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(part), "("), ")")
-		fields := strings.Split(part, ":")
-		if fields[0] == "" {
-			continue
-		}
-		m := out[fields[0]]
+	EachExecVnodeAmount(s, func(node, res string, v float64) {
+		m := out[node]
 		if m == nil {
 			m = map[string]float64{}
-			out[fields[0]] = m
+			out[node] = m
 		}
-		for _, f := range fields[1:] {
+		m[res] += v
+	})
+	return out
+}
+
+// EachExecVnodeAmount calls fn for every amount of a consumable numeric
+// resource in exec_vnode, in order, without allocating (the server counts
+// a job's resources at every change of a running job); a node of a chunk
+// without amounts is not reported.
+func EachExecVnodeAmount(s string, fn func(node, res string, v float64)) {
+	for rest := s; rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, "+")
+		part = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(part), "("), ")")
+		node, fields, _ := strings.Cut(part, ":")
+		if node == "" {
+			continue
+		}
+		for fields != "" {
+			var f string
+			f, fields, _ = strings.Cut(fields, ":")
 			name, val, ok := strings.Cut(f, "=")
 			if !ok {
 				continue
 			}
 			if v, numeric := resc.Number(name, val); numeric && resc.Consumable(name) {
-				m[name] += v
+				fn(node, name, v)
 			}
 		}
 	}
-	return out
 }
 
 // ExecNodes lists the distinct nodes of exec_host in order; the first is

@@ -84,6 +84,7 @@ func (s *Server) loadSubjobs(snap *store.Snapshot) {
 	for _, j := range snap.Subjobs {
 		p, _ := s.top(j.Seq)
 		p.Array.Queued = p.Array.Queued.Remove(j.Index)
+		j.ShareStrings()
 		s.jobs[j.Key()] = j
 		s.jobList = append(s.jobList, j)
 		s.track(j)

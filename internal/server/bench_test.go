@@ -3,10 +3,14 @@ package server
 import (
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"gopbs/internal/model"
+	"gopbs/internal/qsubopt"
 
 	"gopbs/internal/store"
 	"gopbs/proto"
@@ -140,4 +144,53 @@ func BenchmarkRunJobs(b *testing.B) {
 			b.Fatal(err, len(res), res[0])
 		}
 	}
+}
+
+// BenchmarkQueuedJobMemory reports the server's live heap per queued job
+// (B/job): jobs submitted as qsub submits them from a user's shell, the
+// heap measured after a collection before and after. b.N is ignored; run
+// with -benchtime 1x.
+func BenchmarkQueuedJobMemory(b *testing.B) {
+	const n = 20000
+	s, c := newTestServer(&testing.T{}, store.Options{})
+	env := []string{"HOME=/home/alice", "LOGNAME=alice", "USER=alice", "LANG=C.UTF-8", "MAIL=/var/mail/alice", "SHELL=/bin/bash",
+		"PATH=/home/alice/.local/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/games:/usr/games"}
+	sub, err := qsubopt.ParseSubmit([]string{"job.sh"}, qsubopt.Context{Environ: env, Cwd: "/home/alice/project", Host: "login1", Now: time.Now(),
+		ReadFile: func(string) ([]byte, error) {
+			return []byte("#!/bin/sh\n#PBS -l walltime=1:00:00\n./simulate --input data.in\n"), nil
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cl, err := proto.Dial(proto.DialOptions{Network: "unix", Address: s.cfg.SocketPath})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			defer cl.Close()
+			for i := 0; i < n/16; i++ {
+				if _, err := cl.Submit(sub.Request); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	after := heap()
+	b.ReportMetric(float64(after-before)/n, "B/job")
+	runtime.KeepAlive(c)
 }

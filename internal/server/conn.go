@@ -254,18 +254,28 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	var reply any
 	err := s.serverACL(who)
 	if err == nil {
-		reply, err = s.dispatch(who, h.Type, body)
+		reply, err = s.dispatch(who, h.Type, body, answerTo{c, h.Seq})
 	}
+	st, streamed := reply.(*statusAnswer)
 	if ferr := fault.Hit(fault.ServerBeforeReply); ferr != nil {
+		if streamed {
+			st.frames.Abort()
+		}
 		return ferr // the connection drops: the reply is lost
 	}
 	if err != nil {
+		if streamed {
+			st.frames.Abort()
+		}
 		var pe *proto.Error
 		if !errors.As(err, &pe) {
 			s.log.Error("request failed", "type", h.Type, "error", err)
 			pe = &proto.Error{Code: proto.PBSE_SYSTEM, Text: proto.PBSE_SYSTEM.Message() + err.Error()}
 		}
 		return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
+	}
+	if streamed {
+		return st.frames.Send(c, h.Seq, &st.tail)
 	}
 	if st, ok := reply.(*proto.StatusReply); ok {
 		return sendStatus(c, h.Seq, st)
@@ -276,6 +286,28 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 		s.shutdownAnswered()
 	}
 	return err
+}
+
+// statusAnswer is a status answer whose objects are encoded as they are
+// rendered, and sent frame by frame meanwhile; tail holds the rest
+// (errors, version, epoch, live list), sent with the last frame.
+type statusAnswer struct {
+	frames *proto.StatusFrames
+	tail   proto.StatusReply
+}
+
+// answerTo is where a request's answer goes.
+type answerTo struct {
+	c   *proto.Conn
+	seq uint64
+}
+
+// newStatusAnswer starts an answer streamed to to: nothing else may write
+// to its connection until the answer is sent or aborted (handle does).
+func newStatusAnswer(to answerTo) *statusAnswer {
+	a := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
+	a.frames.Stream(to.c, to.seq)
+	return a
 }
 
 // sendStatus splits a status answer into frames of statusChunk objects.
@@ -306,7 +338,7 @@ func decode[T any](body msgpack.RawMessage) (*T, error) {
 	return &v, nil
 }
 
-func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage) (any, error) {
+func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage, to answerTo) (any, error) {
 	switch t {
 	case proto.MsgSubmit:
 		req, err := decode[proto.SubmitRequest](body)
@@ -323,7 +355,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 		if err != nil {
 			return nil, err
 		}
-		return s.statusJobs(who, req)
+		return s.statusJobs(who, req, to)
 	case proto.MsgStatusQueue:
 		req, err := decode[proto.StatusRequest](body)
 		if err != nil {
@@ -341,7 +373,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage)
 		if err != nil {
 			return nil, err
 		}
-		return s.statusNodes(who, req)
+		return s.statusNodes(who, req, to)
 	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob, proto.MsgMoveJob:
 		req, err := decode[proto.JobRequest](body)
 		if err != nil {

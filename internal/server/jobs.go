@@ -34,16 +34,19 @@ func (s *Server) visibleTo(who *caller, j *model.Job, privileged bool) bool {
 // req.LiveSubjobs (schedulers) those that are jobs of their own (queued
 // alone, running, exiting): a scheduler makes the others from the
 // parent's array_indices_remaining.
-func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
 	mgr, op := s.privileges(who)
 	priv := mgr || op
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now := s.nowUnix()
-	reply := &proto.StatusReply{Version: s.counts.version, Epoch: s.epoch}
+	answer := newStatusAnswer(to)
+	reply := &answer.tail
+	reply.Version, reply.Epoch = s.counts.version, s.epoch
 	render := model.NewJobRenderer(want)
 	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
+	var attrs []proto.Attr
 	add := func(j *model.Job) {
 		if incremental {
 			reply.Live = append(reply.Live, j.ID)
@@ -51,7 +54,8 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 				return
 			}
 		}
-		reply.Objects = append(reply.Objects, proto.Status{Name: j.ID, Attrs: render.Render(j)})
+		attrs = render.AppendTo(attrs[:0], j)
+		answer.frames.Add(j.ID, attrs)
 	}
 	// subjobs lists array p's subjobs of indices (all when nil) as they
 	// stand (qstat -t).
@@ -89,7 +93,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 	}
 	if len(req.IDs) == 0 {
 		all("")
-		return reply, nil
+		return answer, nil
 	}
 	for _, raw := range req.IDs {
 		id := strings.TrimSpace(raw)
@@ -128,7 +132,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest) (*proto.Statu
 		}
 		all(queue)
 	}
-	return reply, nil
+	return answer, nil
 }
 
 func objErr(name string, err error) proto.ObjectError {

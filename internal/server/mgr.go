@@ -261,6 +261,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		}
 		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
 		s.nodes[name] = c
+		s.nodeOrder.Store(nil)
 		b.PutNode(c)
 		return nil
 	case proto.MgrDelete:
@@ -273,6 +274,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 			}
 		}
 		delete(s.nodes, name)
+		s.nodeOrder.Store(nil)
 		b.DeleteNode(name)
 		return nil
 	}
@@ -338,24 +340,21 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 // statusNodes answers pbsnodes, qmgr list node and schedulers. Nodes are
 // rendered straight into attributes (not through a copy of the object as
 // other objects are): a scheduler asks for every node each cycle.
-func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
+func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	reply := &proto.StatusReply{}
+	answer := newStatusAnswer(to)
+	reply := &answer.tail
 	names := req.IDs
 	if len(names) == 0 {
-		names = make([]string, 0, len(s.nodes))
-		for n := range s.nodes {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names = s.sortedNodes()
 	}
 	var jobsOn map[string][]string
 	if want == nil || want[proto.AttrNodeJobs] {
 		jobsOn = s.jobsByNode()
 	}
-	reply.Objects = make([]proto.Status, 0, len(names))
+	var attrs []proto.Attr
 	for _, raw := range names {
 		name := strings.TrimSpace(raw)
 		n, ok := s.nodes[name]
@@ -363,9 +362,26 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest) (*proto.Stat
 			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
 			continue
 		}
-		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: s.nodeAttrs(n, want, jobsOn[name])})
+		attrs = s.nodeAttrs(attrs[:0], n, want, jobsOn[name])
+		answer.frames.Add(name, attrs)
 	}
-	return reply, nil
+	return answer, nil
+}
+
+// sortedNodes is every node name in order (mu held, read or write),
+// sorted once until a node is created or deleted: a scheduler lists every
+// node each cycle.
+func (s *Server) sortedNodes() []string {
+	if p := s.nodeOrder.Load(); p != nil {
+		return *p
+	}
+	names := make([]string, 0, len(s.nodes))
+	for n := range s.nodes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	s.nodeOrder.Store(&names)
+	return names
 }
 
 // statusObjects renders the named objects (all, sorted by name, when none

@@ -274,8 +274,7 @@ func (s *Server) jobsByNode() map[string][]string {
 // nodeAttrs renders a node's attributes in NodeDefs order, the stored
 // ones and those derived from its mom's reports and the running jobs
 // (mu held). want limits the attributes (nil for all).
-func (s *Server) nodeAttrs(n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
-	out := make([]proto.Attr, 0, 24)
+func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
 	wants := func(name string) bool { return want == nil || want[name] }
 	plain := func(name, value string) {
 		if value != "" && wants(name) {
@@ -676,17 +675,36 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 // checkNodes marks nodes down when their moms stop reporting and, after
 // node_fail_requeue, requeues or finishes their jobs.
 func (s *Server) checkNodes(now time.Time) {
-	s.mu.Lock()
+	// It runs every second: the nodes with something to do are found
+	// under the read lock, and only those are handled under the write
+	// lock (with tens of thousands of nodes, sorting them all under it
+	// held up every request each second).
+	s.mu.RLock()
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
+	var names []string
+	for name := range s.nodes {
+		rt := s.runtime[name]
+		if rt == nil {
+			rt = &nodeRuntime{lastSeen: s.started} // as runtimeOf would make it
+		}
+		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) ||
+			rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
+			names = append(names, name)
+		}
+	}
+	s.mu.RUnlock()
+	if len(names) == 0 {
+		return
+	}
+	s.mu.Lock()
 	var victims []model.JobKey
 	var failedNode []string
-	names := make([]string, 0, len(s.nodes))
-	for name := range s.nodes {
-		names = append(names, name)
-	}
 	sort.Strings(names)
 	for _, name := range names {
+		if s.nodes[name] == nil {
+			continue // deleted meanwhile
+		}
 		rt := s.runtimeOf(name)
 		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) {
 			rt.down, rt.downSince, rt.lastChange = true, now, now

@@ -311,14 +311,18 @@ func (s *Server) sendStarts(starts []*startRequest) {
 // startBatch sends one start request to the mom at addr.
 func (s *Server) startBatch(addr string, sts []*startRequest) {
 	req := &proto.MomJobs{Jobs: make([]proto.MomJob, 0, len(sts))}
-	for _, st := range sts {
-		script, err := s.st.Script(st.key.Seq)
-		if err != nil {
-			st.err = err
+	seqs := make([]int64, len(sts))
+	for i, st := range sts {
+		seqs[i] = st.key.Seq
+	}
+	scripts, errs := s.st.Scripts(seqs)
+	for i, st := range sts {
+		if errs[i] != nil {
+			st.err = errs[i]
 			continue
 		}
 		job := *st.spec
-		job.Script = script
+		job.Script = scripts[i]
 		req.Jobs = append(req.Jobs, job)
 	}
 	var reply proto.MomJobsReply

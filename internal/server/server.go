@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -74,6 +75,9 @@ type Server struct {
 	server *model.Object
 	queues map[string]*model.Object
 	nodes  map[string]*model.Object
+	// nodeOrder caches the names of nodes in order (sortedNodes); nil
+	// once a node is created or deleted.
+	nodeOrder atomic.Pointer[[]string]
 	// jobs holds every job, array parent and subjob that is a job of its
 	// own (queued alone, running, exiting); jobList the same in key
 	// order, each array's parent before its subjobs. A subjob still in
@@ -239,6 +243,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 		s.queues[q.Name] = q
 	}
 	s.nodes = make(map[string]*model.Object, len(snap.Nodes))
+	s.nodeOrder.Store(nil)
 	for _, n := range snap.Nodes {
 		s.nodes[n.Name] = n
 	}
@@ -247,6 +252,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.counts.reset()
 	s.held.reset()
 	for _, j := range snap.Jobs {
+		j.ShareStrings()
 		s.jobs[j.Key()] = j
 		s.jobList = append(s.jobList, j)
 		s.track(j)
@@ -319,6 +325,7 @@ func keyLess(a, b model.JobKey) bool {
 
 // insertJob adds a new job, array or subjob (mu held).
 func (s *Server) insertJob(j *model.Job) {
+	j.ShareStrings()
 	k := j.Key()
 	s.jobs[k] = j
 	n := len(s.jobList)
@@ -354,6 +361,7 @@ func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	s.untrack(j)
 	s.unindexDepends(j)
 	*j = *c
+	j.ShareStrings()
 	s.track(j)
 	s.indexDepends(j)
 }
@@ -473,16 +481,14 @@ func (c *counters) bump(j *model.Job, d int) {
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
 		c.running += d
-		for node, amounts := range place.ParseExecVnode(j.ExecVnode) {
+		place.EachExecVnodeAmount(j.ExecVnode, func(node, r string, v float64) {
 			m := c.assigned[node]
 			if m == nil {
 				m = map[string]float64{}
 				c.assigned[node] = m
 			}
-			for r, v := range amounts {
-				m[r] += float64(d) * v
-			}
-		}
+			m[r] += float64(d) * v
+		})
 	}
 	if j.Finished() || j.IsSubjob {
 		return

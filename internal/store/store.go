@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -393,16 +395,33 @@ func decodeRecord(b []byte, v any) error {
 
 // Script returns a job's spooled script.
 func (s *Store) Script(seq int64) ([]byte, error) {
-	var out []byte
+	scripts, errs := s.Scripts([]int64{seq})
+	return scripts[0], errs[0]
+}
+
+// Scripts reads the scripts of several jobs in one transaction (a
+// scheduler's cycle starts thousands at once); errs[i] says why script i
+// could not be read.
+func (s *Store) Scripts(seqs []int64) (scripts [][]byte, errs []error) {
+	scripts, errs = make([][]byte, len(seqs)), make([]error, len(seqs))
 	err := s.db.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketJobs).Get(jobKey(seq, kindScript))
-		if v == nil {
-			return fmt.Errorf("no script stored for job %d", seq)
+		b := tx.Bucket(bucketJobs)
+		for i, seq := range seqs {
+			v := b.Get(jobKey(seq, kindScript))
+			if v == nil {
+				errs[i] = fmt.Errorf("no script stored for job %d", seq)
+				continue
+			}
+			scripts[i] = append([]byte(nil), v...)
 		}
-		out = append([]byte(nil), v...)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return scripts, errs
 }
 
 // opKind is one buffered write.
@@ -452,12 +471,44 @@ func (b *Batch) add(kind opKind, key []byte, v any) {
 		raw = x
 	default:
 		var err error
-		if raw, err = msgpack.Marshal(v); err != nil {
+		if raw, err = encodeRecord(v); err != nil {
 			b.err = fmt.Errorf("encode %T: %w", v, err)
 			return
 		}
 	}
 	b.ops = append(b.ops, op{kind, key, raw})
+}
+
+// recordEncoder is an encoder and its buffer, kept between records: a
+// cycle's commit encodes thousands of jobs, and a fresh buffer grew by
+// copying several times for each.
+type recordEncoder struct {
+	buf bytes.Buffer
+	enc *msgpack.Encoder
+}
+
+var recordEncoders = sync.Pool{New: func() any {
+	e := &recordEncoder{}
+	e.enc = msgpack.NewEncoder(&e.buf)
+	return e
+}}
+
+// encodeRecord is msgpack.Marshal(v) through a kept encoder, or through
+// the record's own appending encoder when it has one (jobs).
+func encodeRecord(v any) ([]byte, error) {
+	e := recordEncoders.Get().(*recordEncoder)
+	e.buf.Reset()
+	var err error
+	if a, ok := v.(interface{ AppendMsgpack([]byte) []byte }); ok {
+		e.buf.Write(a.AppendMsgpack(e.buf.AvailableBuffer()))
+	} else {
+		err = e.enc.Encode(v)
+	}
+	raw := append([]byte(nil), e.buf.Bytes()...)
+	if e.buf.Cap() <= 1<<20 {
+		recordEncoders.Put(e)
+	}
+	return raw, err
 }
 
 // PutJob writes a job.

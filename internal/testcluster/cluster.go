@@ -60,11 +60,14 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// Build compiles every command of the module once and returns the
-// directory of the binaries.
+// Build compiles every binary of the module once, as scripts/build.sh
+// does for scripts/start.sh (static commands, daemons with cgo), and
+// returns the directory of the binaries.
 func Build(t TB) string {
 	t.Helper()
-	buildOnce.Do(func() { binDir, buildErr = buildInto("gopbs-bin-", nil, "./...") })
+	buildOnce.Do(func() {
+		binDir, buildErr = buildInto("gopbs-bin-", func(dir string) []string { return []string{"bash", "scripts/build.sh", dir} })
+	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -83,7 +86,9 @@ var (
 func BuildFaults(t TB) string {
 	t.Helper()
 	faultOnce.Do(func() {
-		faultDir, faultErr = buildInto("gopbs-fault-bin-", []string{"-tags", "faultpoints"}, "./pbs_server", "./pbs_mom", "./pbs_sched")
+		faultDir, faultErr = buildInto("gopbs-fault-bin-", func(dir string) []string {
+			return []string{"go", "build", "-tags", "faultpoints", "-o", dir + "/", "./pbs_server", "./pbs_mom", "./pbs_shepherd", "./pbs_sched"}
+		})
 	})
 	if faultErr != nil {
 		t.Fatal(faultErr)
@@ -91,9 +96,10 @@ func BuildFaults(t TB) string {
 	return faultDir
 }
 
-// buildInto builds pkgs with go build flags into a new temporary
-// directory every user can read.
-func buildInto(prefix string, flags []string, pkgs ...string) (string, error) {
+// buildInto runs the build command that command returns for a new
+// temporary directory every user can read, from the module root, and
+// returns the directory.
+func buildInto(prefix string, command func(dir string) []string) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
@@ -103,11 +109,11 @@ func buildInto(prefix string, flags []string, pkgs ...string) (string, error) {
 		return "", err
 	}
 	os.Chmod(dir, 0o755)
-	args := append(append(append([]string{"build"}, flags...), "-o", dir+"/"), pkgs...)
-	cmd := exec.Command("go", args...)
+	args := command(dir)
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return dir, nil
 }

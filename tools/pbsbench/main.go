@@ -5,6 +5,12 @@
 // fsync to model a slower disk. Results print as a Markdown table for
 // BENCHMARKS.md.
 //
+// With -exp commands it runs the peer benchmarks of
+// ../shared/bench/README.md (qsub -h rate, /bin/true throughput of plain
+// jobs and of an array, qstat latency over 10,000 and 100,000 held jobs)
+// against this system's commands, alternating with runs of the peer
+// script (Slurm), and prints both sets of medians.
+//
 // With -exp run it measures instead the time from qrun to the job's
 // process starting, and the throughput of /bin/true jobs started with
 // qrun through several moms on this host.
@@ -13,6 +19,7 @@
 //
 //	go run ./tools/pbsbench -jobs 20000 -qsub-jobs 2000
 //	go run ./tools/pbsbench -exp run -moms 4 -run-jobs 400
+//	go run ./tools/pbsbench -exp commands
 package main
 
 import (
@@ -38,7 +45,7 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput) or sched (scheduling at scale on simulated nodes)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes) or commands (the peer benchmarks, beside Slurm)")
 	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
 	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
 	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
@@ -46,8 +53,28 @@ func main() {
 	simCpus := flag.Int("sim-cpus", 10, "sched experiment: cpus per simulated node")
 	simJobs := flag.Int("sim-jobs", 50000, "sched experiment: one-cpu jobs to place")
 	simQueued := flag.Int("sim-queued", 0, "sched experiment: jobs queued afterwards that cannot run")
+	var co commandsOpts
+	parts := flag.String("parts", "b1,b2,b5,big", "commands experiment: comma list of b1, b2, b5 and big (100,000 jobs)")
+	flag.IntVar(&co.runs, "runs", 3, "commands experiment: runs of each part (and of the peer)")
+	flag.StringVar(&co.peer, "peer", "../shared/bench/peer_slurm.sh", "commands experiment: peer script run after each of our runs (\"\" for none)")
+	flag.StringVar(&co.peerResults, "peer-results", "", "commands experiment: file of the peer's RESULT lines, read as well")
+	flag.IntVar(&co.b1Secs, "b1-secs", 10, "commands experiment: B1 seconds")
+	flag.IntVar(&co.b1Loops, "b1-loops", 16, "commands experiment: B1 loops")
+	flag.IntVar(&co.b2N, "b2-n", 1000, "commands experiment: B2 jobs (and array size)")
+	flag.IntVar(&co.b2Loops, "b2-loops", 8, "commands experiment: B2 loops")
+	flag.IntVar(&co.bigCpus, "big-cpus", 64, "commands experiment: the node's ncpus for the last array")
+	flag.IntVar(&co.b5Jobs, "b5-jobs", 10000, "commands experiment: B5 held jobs")
+	flag.IntVar(&co.bigJobs, "big-jobs", 100000, "commands experiment: held jobs of the large listing")
+	flag.IntVar(&co.bigRuns, "big-runs", 100, "commands experiment: qstat runs over the large listing")
 	flag.Parse()
 	switch *exp {
+	case "commands":
+		co.parts = map[string]bool{}
+		for _, p := range strings.Split(*parts, ",") {
+			co.parts[p] = true
+		}
+		commandsExperiment(co)
+		return
 	case "run":
 		runExperiment(*moms, *runJobs, *samples)
 		return

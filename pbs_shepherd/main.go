@@ -1,0 +1,24 @@
+// Command pbs_shepherd is a job's shepherd: pbs_mom starts one per job
+// (pbs_shepherd --shepherd <jobdir>) to run the job script as its owner,
+// wait for it and record its result, so that jobs outlive their mom. It
+// is an internal program, installed beside pbs_mom; without it pbs_mom
+// runs itself in that role. It is built without cgo (scripts/build.sh):
+// the mom resolves the owner through the system's user database and
+// passes the account in the job file, so the shepherd needs no C library
+// and starts in a fraction of pbs_mom's time.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"gopbs/internal/mom"
+)
+
+func main() {
+	if len(os.Args) != 3 || os.Args[1] != mom.ArgShepherd {
+		fmt.Fprintln(os.Stderr, "usage: pbs_shepherd --shepherd <jobdir> (started by pbs_mom)")
+		os.Exit(2)
+	}
+	os.Exit(mom.RunShepherd(os.Args[2]))
+}
