@@ -257,8 +257,8 @@ func TestKeepFiles(t *testing.T) {
 	}
 }
 
-// Torque's qsub options that act (-K: the job's own kill delay) and those
-// refused at qsub, naming the option (exit 2).
+// Torque's qsub options that act (-K: the job's own kill delay; -n: the
+// node exclusively) and those refused at qsub, naming the option (exit 2).
 func TestQsubTorqueOptions(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
@@ -274,8 +274,13 @@ func TestQsubTorqueOptions(t *testing.T) {
 	// later rather than the server's two minutes.
 	c.WaitJobState(id, "F", 30*time.Second)
 
+	if r := c.RunEnvAs(torque, nil, "#!/bin/sh\ntrue\n", "qsub", "-n"); r.Code != 0 {
+		t.Errorf("qsub -n: %s", r)
+	} else if pl := attr(t, c, strings.TrimSpace(r.Stdout), "Resource_List.place"); !strings.Contains(pl, "excl") {
+		t.Errorf("qsub -n: Resource_List.place = %q, want exclusive placement", pl)
+	}
+
 	for _, tt := range []struct{ opt, want string }{
-		{"-n", "-n is not supported: node-exclusive placement"},
 		{"-I", "-I is not supported: interactive jobs"},
 		{"-X", "-X is not supported"},
 		{"-x", "-x is not supported"},
