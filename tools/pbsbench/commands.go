@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"gopbs/internal/config"
@@ -61,10 +62,12 @@ func commandsExperiment(o commandsOpts) {
 		addPeer(peer, string(b))
 	}
 	for r := 0; r < o.runs; r++ {
+		settle()
 		for _, f := range ourCommandsRun(o) {
 			ours[f.key] = append(ours[f.key], f.value)
 		}
 		if o.peer != "" {
+			settle()
 			log.Printf("run %d: peer %s", r+1, o.peer)
 			cmd := exec.Command("bash", o.peer)
 			cmd.Stderr = os.Stderr
@@ -77,6 +80,17 @@ func commandsExperiment(o commandsOpts) {
 		}
 	}
 	printCommandsTable(o, ours, peer)
+}
+
+// settle flushes what the previous system's run left to the disk before
+// the next system is measured (the peer's B5 writes 10,000 jobs' state,
+// our runs create and delete some 40,000 files), so that neither is
+// measured while the other's writes are still going out. Both systems
+// get the same pause. It did not remove the spread between runs
+// (BENCHMARKS.md, "Commands beside Slurm").
+func settle() {
+	syscall.Sync()
+	time.Sleep(2 * time.Second)
 }
 
 // addPeer adds the figures of the peer's RESULT lines in out.
