@@ -193,6 +193,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 					continue
 				}
 				st.index = i
+				s.starting.open(st.key)
 				part = append(part, st)
 			}
 			return nil
@@ -268,6 +269,11 @@ const runPart = 5000
 // jobs (in batches of momBatch), the moms in parallel. Each start's err is
 // set when it failed.
 func (s *Server) sendStarts(starts []*startRequest) {
+	defer func() {
+		for _, st := range starts {
+			s.starting.close(st.key)
+		}
+	}()
 	byAddr := map[string][]*startRequest{}
 	var order []string
 	for _, st := range starts {
@@ -330,6 +336,11 @@ func (s *Server) startBatch(addr string, sts []*startRequest) {
 	if err == nil {
 		err = s.callMomAddr(addr, proto.MsgMomRunJobs, req, &reply)
 	}
+	defer func() {
+		for _, st := range sts {
+			s.starting.close(st.key)
+		}
+	}()
 	i := 0
 	for _, st := range sts {
 		if st.err != nil {
@@ -616,6 +627,7 @@ func (s *Server) killDelay(j *model.Job) int64 {
 // kill_delay); the job finishes when the mom reports its end. With force,
 // a job whose mom cannot be reached is finished at once.
 func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteOptions) error {
+	s.starting.wait(key, momTimeout)
 	s.mu.RLock()
 	j, ok := s.jobs[key]
 	if !ok || !j.Active() {
@@ -729,6 +741,7 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 		return err
 	}
 	for _, t := range targets {
+		s.starting.wait(t.key, momTimeout)
 		if err := s.callMom(t.node, proto.MsgMomSignalJob, &proto.MomSignal{JobID: t.jobID, Signal: sig}); err != nil {
 			return err
 		}
@@ -813,6 +826,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 	}
 	var firstErr error
 	for _, t := range targets {
+		s.starting.wait(t.key, momTimeout)
 		if err := s.callMom(t.node, proto.MsgMomSignalJob, t.req); err != nil {
 			// The job goes on running where it is: take the mark back.
 			s.commit.Do(func(b *store.Batch) error {

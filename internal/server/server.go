@@ -110,6 +110,7 @@ type Server struct {
 
 	sched    schedState
 	momPool  momPool
+	starting startGate // jobs whose start their mom has not answered yet
 	shutdown shutdownState
 
 	listeners   []net.Listener
@@ -147,6 +148,7 @@ func New(cfg Config) (*Server, error) {
 	s.users.init()
 	s.sched.init(s.started)
 	s.momPool.init()
+	s.starting.init()
 	s.shutdown.init()
 	for _, dir := range []string{cfg.StorePath, cfg.AccountingDir} {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
