@@ -200,7 +200,11 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 		})
 		if err != nil {
 			// Parts already committed go on; this one and the rest are
-			// refused with the store's error (nothing of them was saved).
+			// refused with the store's error (nothing of them was saved),
+			// and none of this part's starts is in flight.
+			for _, st := range part {
+				s.starting.close(st.key)
+			}
 			pe := toPBSE(err)
 			for i := off; i < len(runs); i++ {
 				reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()

@@ -15,8 +15,11 @@ import (
 // time), and the mom would answer that the job is not running there,
 // which a user who just saw it R reads as a lost qdel.
 //
-// runJobs opens a job's gate inside the commit that records it running;
-// sendStarts closes it when the mom has answered or the start failed.
+// runJobs opens a job's gate inside the commit that records it running
+// (the job is seen R only once that commit is done, so no signal can
+// slip in before the gate), and closes it again if that commit fails;
+// startBatch closes it when the job's mom has answered, sendStarts for a
+// start that never reached a mom.
 // The zero value is not ready: call init.
 type startGate struct {
 	mu      sync.Mutex
