@@ -50,6 +50,8 @@ type Mom struct {
 	key     []byte
 	exe     string // the shepherd's program: pbs_shepherd beside pbs_mom, else pbs_mom
 	jobsDir string
+	dirs    *dirPool // emptied job directories, for the next jobs
+	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
 	momConf *MomConfig
 
 	mu         sync.Mutex
@@ -132,6 +134,11 @@ func New(cfg Config) (*Mom, error) {
 	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
 		return nil, fmt.Errorf("mom_priv: %w", err)
 	}
+	dirs, err := newJobDirPool(filepath.Join(cfg.Home, "mom_priv", "spare"), dirPoolMax)
+	if err != nil {
+		return nil, err
+	}
+	m.dirs = dirs
 	if err := os.MkdirAll(m.stageDir, 0o700); err != nil {
 		return nil, fmt.Errorf("mom_priv: %w", err)
 	}
@@ -177,6 +184,7 @@ func New(cfg Config) (*Mom, error) {
 	for _, name := range unrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
 	}
+	m.tmpDirs = newTmpDirPool(filepath.Dir(jobTmpDir(m.shepherdSettings(), "")), dirPoolMax)
 	if err := m.recover(); err != nil {
 		return nil, err
 	}
@@ -519,6 +527,11 @@ func (m *Mom) forget(j *momJob) {
 		delete(m.jobs, j.spec.JobID)
 	}
 	m.mu.Unlock()
+	// The job's shepherd left its TMPDIR empty for this (closeTmpDir).
+	m.tmpDirs.put(jobTmpDir(m.shepherdSettings(), j.spec.JobID))
+	if m.dirs.put(j.dir) {
+		return
+	}
 	if err := os.RemoveAll(j.dir); err != nil {
 		m.log.Error("cannot remove job directory", "dir", j.dir, "error", err)
 	}
@@ -905,13 +918,15 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	applyUseCp(job, m.momConf.UseCp)
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
-	if err := os.Mkdir(dir, 0o711); err != nil {
-		return fmt.Errorf("job directory: %w", err)
+	if !m.dirs.take(dir) {
+		if err := os.Mkdir(dir, 0o711); err != nil {
+			return fmt.Errorf("job directory: %w", err)
+		}
 	}
 	script := job.Script
 	job.Script = nil
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr}, 0o600); err != nil {
+	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr, Settings: m.shepherdSettings()}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -927,27 +942,29 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		os.RemoveAll(dir)
 		return fmt.Errorf("node file: %w", err)
 	}
-	if err := writeJSONAtomic(dir, fileSettings, m.shepherdSettings(), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return fmt.Errorf("settings file: %w", err)
-	}
 	if len(job.StageIn) > 0 || len(job.StageOut) > 0 {
 		if err := writeJSONAtomic(dir, fileStage, m.stageConfig(), 0o600); err != nil {
 			os.RemoveAll(dir)
 			return fmt.Errorf("stage file: %w", err)
 		}
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(filepath.Join(dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("shepherd log: %w", err)
 	}
 	defer logf.Close()
+	// The shepherd makes the TMPDIR when no spare is there.
+	tmpdir := jobTmpDir(m.shepherdSettings(), job.JobID)
+	tookTmp := m.tmpDirs.take(tmpdir)
 	cmd := exec.Command(m.exe, ArgShepherd, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
+		if tookTmp {
+			os.Remove(tmpdir)
+		}
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	pid := cmd.Process.Pid
@@ -964,7 +981,6 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		default:
 		}
 	}()
-	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(pid)+"\n"), 0o600)
 	m.mu.Lock()
 	m.jobs[job.JobID] = j
 	m.mu.Unlock()

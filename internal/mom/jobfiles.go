@@ -16,7 +16,7 @@ const (
 	fileJob      = "job.json"      // proto.MomJob without the script (0600)
 	fileScript   = "script"        // the script, owned by the job's owner (0700)
 	fileNodes    = "nodefile"      // PBS_NODEFILE (0644)
-	fileShepherd = "shepherd.pid"  // the shepherd's pid, written by the mom
+	fileShepherd = "shepherd.pid"  // the shepherd's pid, written by the shepherd
 	fileSession  = "session"       // sessionInfo, written by the shepherd
 	fileResult   = "result"        // jobResult, written by the shepherd at the end
 	fileLog      = "shepherd.log"  // the shepherd's own stderr
@@ -24,12 +24,11 @@ const (
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
 	fileStage    = "stage.json"    // stageConfig, when the job stages files
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
-	fileSettings = "settings.json" // shepherdSettings: this mom's settings for the job
 )
 
 // shepherdSettings are what of mom_priv/config a job's shepherd needs.
-// A job directory without the file (made by an earlier mom) runs with
-// the defaults.
+// A job file without them (made by an earlier mom) runs with the
+// defaults.
 type shepherdSettings struct {
 	TmpDir   string  `json:"tmpdir,omitempty"`   // $tmpdir; "" for the system's
 	WallMult float64 `json:"wallmult,omitempty"` // $wallmult; 0 counts as 1
@@ -48,6 +47,9 @@ type shepherdSettings struct {
 type jobFile struct {
 	proto.MomJob
 	OwnerAccount *account `json:"owner_account,omitempty"`
+	// Settings are in the job file rather than a file of their own: one
+	// file fewer to make per job, and no fsync of its own.
+	Settings shepherdSettings `json:"settings"`
 }
 
 // sessionInfo is written once the job's process exists.

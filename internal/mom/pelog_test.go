@@ -257,10 +257,8 @@ func newShepherdFixture(t *testing.T, script string, set shepherdSettings, job p
 	job.OutputPath, job.ErrorPath, job.WorkDir = "h:"+filepath.Join(f.work, "out"), "h:"+filepath.Join(f.work, "err"), f.work
 	job.Resources = map[string]string{"ncpus": "1"}
 	set.PelogDir = f.priv
-	for name, v := range map[string]any{fileJob: job, fileSettings: set} {
-		if err := writeJSONAtomic(f.dir, name, v, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	if err := writeJSONAtomic(f.dir, fileJob, jobFile{MomJob: job, Settings: set}, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	writeProgram(t, filepath.Join(f.dir, fileScript), script, 0o700)
 	return f

@@ -48,6 +48,8 @@ func RunShepherd(dir string) int {
 		// predecessor stopped while starting this one): never run it.
 		return 0
 	}
+	// Only the shepherd records its pid: the mom that forked it knows it,
+	// and a mom that restarts finds it here.
 	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	var job jobFile
 	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
@@ -58,11 +60,7 @@ func RunShepherd(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, sigs: sigs}
-	if err := readJSON(filepath.Join(dir, fileSettings), &sh.set); err != nil && !errors.Is(err, os.ErrNotExist) {
-		fmt.Fprintln(os.Stderr, "shepherd:", err)
-		return 1
-	}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, sigs: sigs}
 	res := sh.run()
 	sh.syncForResult()
 	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
@@ -157,21 +155,12 @@ func (sh *shepherd) run() jobResult {
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
 	}
-	base := sh.set.TmpDir // $tmpdir
-	if base == "" {
-		base = os.TempDir()
-	}
-	tmpdir := filepath.Join(base, "pbs."+job.JobID)
-	os.RemoveAll(tmpdir)
-	if err := os.Mkdir(tmpdir, 0o700); err != nil {
+	tmpdir := jobTmpDir(sh.set, job.JobID)
+	if err := openTmpDir(tmpdir, usr, asOther); err != nil {
+		os.RemoveAll(tmpdir)
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
 	}
-	defer os.RemoveAll(tmpdir)
-	if asOther {
-		if err := os.Chown(tmpdir, int(usr.UID), int(usr.GID)); err != nil {
-			return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
-		}
-	}
+	defer closeTmpDir(tmpdir)
 	argv, env, dir := sh.command(tmpdir)
 
 	// Stage-in before anything of the job exists: a failed copy leaves no

@@ -1,0 +1,212 @@
+package mom
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// dirPool keeps emptied directories of finished jobs for the next jobs:
+// their job directories (mom_priv/jobs/<id>) and their TMPDIRs. Why: a
+// job directory is a dozen files and a TMPDIR a directory, and making and
+// freeing that many inodes per job is much of a short job's cost on some
+// file systems (ext4 without a journal scans past every inode freed in
+// the last half minute on each new one; a new directory costs most).
+//
+// A recycled job directory holds the mom's and the shepherd's own files
+// under their temporary names (job.json.tmp ...), which the writers
+// truncate and rename into place: a job start then makes one inode, its
+// script. Only the mom user's own single-link regular files with names
+// this package knows are kept; everything else, the script first (it is
+// the job owner's, who could hold a hard link to it), is removed. A
+// directory whose shepherd may still live is never recycled. A TMPDIR is
+// recycled only as its shepherd left it: taken back from the job's owner
+// and empty (closeTmpDir).
+//
+// take and put may be called from any goroutine.
+type dirPool struct {
+	spare func(n int) string    // the name of the nth spare directory
+	ready func(dir string) bool // readies a finished job's dir for reuse
+	max   int
+
+	mu   sync.Mutex
+	free []string
+	next int
+}
+
+// dirPoolMax bounds the spare directories kept (each holds a few small
+// files); a host starting jobs faster than they end needs no more.
+const dirPoolMax = 256
+
+// Files of a job directory kept by a recycled one. Those written through
+// a temporary file and a rename (writeFile) are kept under the temporary
+// name, so that the next write truncates it and its rename frees nothing;
+// the others are truncated in place by their writers.
+var (
+	recycledAtomic  = []string{fileJob, fileSession, fileResult, fileShepherd, fileStage, filePhase}
+	recycledInPlace = []string{fileNodes, fileLog, fileLock}
+)
+
+// newJobDirPool empties root, mom_priv/spare (what a previous mom left
+// there may be of any age), and returns an empty pool of job directories
+// over it.
+func newJobDirPool(root string, max int) (*dirPool, error) {
+	if err := os.RemoveAll(root); err != nil {
+		return nil, fmt.Errorf("spare job directories: %w", err)
+	}
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return nil, fmt.Errorf("spare job directories: %w", err)
+	}
+	return &dirPool{
+		spare: func(n int) string { return filepath.Join(root, strconv.Itoa(n)) },
+		ready: emptyJobDir,
+		max:   max,
+	}, nil
+}
+
+// spareTmpPrefix names the spare TMPDIRs kept in the TMPDIRs' parent (a
+// rename cannot cross file systems, so they stay beside the TMPDIRs).
+const spareTmpPrefix = ".pbs_spare."
+
+// newTmpDirPool returns an empty pool of TMPDIRs made in base, after
+// removing the spares a previous mom left there.
+func newTmpDirPool(base string, max int) *dirPool {
+	old, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"*"))
+	for _, dir := range old {
+		if isSpareTmpDir(dir, false) {
+			os.Remove(dir)
+		}
+	}
+	return &dirPool{
+		spare: func(n int) string { return filepath.Join(base, spareTmpPrefix+strconv.Itoa(n)) },
+		ready: func(dir string) bool { return isSpareTmpDir(dir, true) },
+		max:   max,
+	}
+}
+
+// take renames a spare directory to dst, an absent path or an empty
+// directory; it reports false when there is none or dst is in the way.
+func (p *dirPool) take(dst string) bool {
+	for {
+		p.mu.Lock()
+		n := len(p.free)
+		if n == 0 {
+			p.mu.Unlock()
+			return false
+		}
+		spare := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		err := os.Rename(spare, dst)
+		if err == nil {
+			return true
+		}
+		if _, serr := os.Lstat(spare); serr == nil {
+			// dst is in the way (a directory that is not empty): the
+			// spare stays for another job.
+			p.mu.Lock()
+			p.free = append(p.free, spare)
+			p.mu.Unlock()
+			return false
+		}
+	}
+}
+
+// put keeps dir, a finished job's directory, for a later job when ready
+// says it may be reused and the pool has room; it reports whether it did.
+// A directory not kept is where it was, as it was or partly emptied.
+func (p *dirPool) put(dir string) bool {
+	p.mu.Lock()
+	full := len(p.free) >= p.max
+	p.mu.Unlock()
+	if full || !p.ready(dir) {
+		return false
+	}
+	p.mu.Lock()
+	spare := p.spare(p.next)
+	p.next++
+	p.mu.Unlock()
+	if err := os.Rename(dir, spare); err != nil {
+		return false
+	}
+	p.mu.Lock()
+	p.free = append(p.free, spare)
+	p.mu.Unlock()
+	return true
+}
+
+// isSpareTmpDir reports whether dir is a TMPDIR as closeTmpDir leaves it:
+// a directory of the mom's user, mode 0700, and (when empty is set)
+// holding nothing. Its owner then cannot have changed it since.
+func isSpareTmpDir(dir string, empty bool) bool {
+	var st syscall.Stat_t
+	if syscall.Lstat(dir, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR ||
+		st.Uid != uint32(os.Geteuid()) || st.Mode&0o7777 != 0o700 {
+		return false
+	}
+	if !empty {
+		return true
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return err == io.EOF
+}
+
+// emptyJobDir removes from dir, a finished job's directory, all but the
+// files a recycled one keeps and renames those written atomically to
+// their temporary names. It reports false when dir must not be reused.
+func emptyJobDir(dir string) bool {
+	// A shepherd ends by releasing this lock; one that still holds it
+	// (exiting, or not this mom's child) may yet touch its files.
+	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer lock.Close()
+	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return false
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	euid := uint32(os.Geteuid())
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return false
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		mine := ok && fi.Mode().IsRegular() && st.Uid == euid && st.Nlink == 1
+		switch {
+		case mine && slices.Contains(recycledAtomic, name):
+			if os.Rename(path, path+".tmp") != nil {
+				return false
+			}
+		case mine && (slices.Contains(recycledInPlace, name) || isTempOf(name, recycledAtomic)):
+		default:
+			if os.RemoveAll(path) != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isTempOf reports whether name is the temporary name of one of names.
+func isTempOf(name string, names []string) bool {
+	base, ok := strings.CutSuffix(name, ".tmp")
+	return ok && slices.Contains(names, base)
+}

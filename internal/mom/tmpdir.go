@@ -1,0 +1,96 @@
+package mom
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// jobTmpDir is a job's TMPDIR: pbs.<jobid> in $tmpdir, else in the
+// system's temporary directory.
+func jobTmpDir(set shepherdSettings, jobID string) string {
+	base := set.TmpDir
+	if base == "" {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "pbs."+jobID)
+}
+
+// openTmpDir readies path, the job's TMPDIR, for usr (the owner, given it
+// when asOther): a spare the mom moved there (isSpareTmpDir) is reused;
+// anything else found there is removed and a new directory made.
+func openTmpDir(path string, usr *account, asOther bool) error {
+	if !isSpareTmpDir(path, true) {
+		os.RemoveAll(path)
+		if err := os.Mkdir(path, 0o700); err != nil {
+			return err
+		}
+	}
+	if asOther {
+		// Lchown: the path is the mom user's until this call, so its owner
+		// cannot have put a link in its place.
+		return os.Lchown(path, int(usr.UID), int(usr.GID))
+	}
+	return nil
+}
+
+// closeTmpDir ends a job's TMPDIR: it takes the directory back from the
+// job's owner (from then on they cannot enter it, rename it or put
+// anything in it, also from a process that escaped the job) and empties
+// it, leaving it for the mom to recycle (isSpareTmpDir); when any of that
+// fails it removes it, as it always did.
+func closeTmpDir(path string) {
+	if err := reclaimTmpDir(path); err != nil {
+		os.RemoveAll(path)
+	}
+}
+
+func reclaimTmpDir(path string) error {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	if err := syscall.Fchown(fd, os.Geteuid(), os.Getegid()); err != nil {
+		return err
+	}
+	if err := syscall.Fchmod(fd, 0o700); err != nil {
+		return err
+	}
+	// The owner may have renamed the directory away between the open and
+	// the chown: then what is at path is not what was reclaimed.
+	var st, lst syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if err := syscall.Lstat(path, &lst); err != nil {
+		return err
+	}
+	if st.Dev != lst.Dev || st.Ino != lst.Ino {
+		return fmt.Errorf("%s was replaced", path)
+	}
+	// Emptied through the descriptor: nothing the owner left inside
+	// (links, directories) can lead the removal elsewhere.
+	root, err := os.OpenRoot("/proc/self/fd/" + strconv.Itoa(fd))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := root.RemoveAll(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

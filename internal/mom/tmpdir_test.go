@@ -1,0 +1,134 @@
+package mom
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// tmpOwner is the account a job's TMPDIR is given to: nobody when the
+// test runs as root, else the test's own user.
+func tmpOwner(t *testing.T) (usr *account, asOther bool) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		u, err := lookupAccount("nobody", "")
+		if err != nil {
+			t.Skip("no user nobody:", err)
+		}
+		return u, true
+	}
+	u, err := lookupAccount(currentUser(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, false
+}
+
+func statOf(t *testing.T, path string) syscall.Stat_t {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
+	usr, asOther := tmpOwner(t)
+	base := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(outside, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(base, "pbs.1.srv")
+	if err := openTmpDir(first, usr, asOther); err != nil {
+		t.Fatal(err)
+	}
+	st := statOf(t, first)
+	if st.Uid != usr.UID || st.Mode&0o777 != 0o700 {
+		t.Fatalf("a new TMPDIR has uid %d mode %o, want %d 0700", st.Uid, st.Mode&0o777, usr.UID)
+	}
+	// What a job leaves: files, a directory, links pointing out.
+	os.WriteFile(filepath.Join(first, "f"), []byte("x"), 0o600)
+	os.MkdirAll(filepath.Join(first, "d", "e"), 0o700)
+	os.Symlink(outside, filepath.Join(first, "link"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(first, "d", "dirlink"))
+	if asOther {
+		filepath.Walk(first, func(p string, _ os.FileInfo, _ error) error {
+			return os.Lchown(p, int(usr.UID), int(usr.GID))
+		})
+	}
+	closeTmpDir(first)
+	if !isSpareTmpDir(first, true) {
+		st := statOf(t, first)
+		t.Fatalf("a closed TMPDIR is not a spare: uid %d mode %o, holds %q", st.Uid, st.Mode&0o7777, names(t, first))
+	}
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "keep" {
+		t.Fatalf("a file a link in the TMPDIR pointed to is gone or changed: %q %v", b, err)
+	}
+	pool := newTmpDirPool(base, 4)
+	if !pool.put(first) {
+		t.Fatal("the pool did not keep a closed TMPDIR")
+	}
+	second := filepath.Join(base, "pbs.2.srv")
+	if !pool.take(second) {
+		t.Fatal("no spare TMPDIR to take")
+	}
+	if err := openTmpDir(second, usr, asOther); err != nil {
+		t.Fatal(err)
+	}
+	if got := statOf(t, second); got.Ino != st.Ino || got.Uid != usr.UID {
+		t.Errorf("the next TMPDIR is inode %d of uid %d, want the recycled %d given to %d", got.Ino, got.Uid, st.Ino, usr.UID)
+	}
+}
+
+func TestTmpDirNotAsLeftIsNotReused(t *testing.T) {
+	usr, asOther := tmpOwner(t)
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+	}{
+		{"holds a file", func(t *testing.T, path string) {
+			os.Mkdir(path, 0o700)
+			os.WriteFile(filepath.Join(path, "old"), nil, 0o600)
+		}},
+		{"mode opened", func(t *testing.T, path string) {
+			os.Mkdir(path, 0o700)
+			os.Chmod(path, 0o777)
+		}},
+		{"a link", func(t *testing.T, path string) {
+			os.Symlink(t.TempDir(), path)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "pbs.1.srv")
+			tt.make(t, path)
+			if err := openTmpDir(path, usr, asOther); err != nil {
+				t.Fatal(err)
+			}
+			// A new directory (inode numbers may be reused at once).
+			st := statOf(t, path)
+			if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Mode&0o7777 != 0o700 || st.Uid != usr.UID || len(names(t, path)) != 0 {
+				t.Errorf("openTmpDir kept what it found: mode %o uid %d holding %q", st.Mode, st.Uid, names(t, path))
+			}
+		})
+	}
+}
+
+func TestClosedTmpDirReplacedByLinkIsOnlyUnlinked(t *testing.T) {
+	target := t.TempDir()
+	os.WriteFile(filepath.Join(target, "f"), []byte("keep"), 0o644)
+	path := filepath.Join(t.TempDir(), "pbs.1.srv")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	closeTmpDir(path)
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Errorf("the link is still there: %v", err)
+	}
+	if got := names(t, target); len(got) != 1 {
+		t.Errorf("the link's target was emptied: %q", got)
+	}
+}
