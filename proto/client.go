@@ -32,6 +32,13 @@ type Client struct {
 	timeout    time.Duration
 	serverName string
 	broken     error
+	// helloNonce is set while the server's answer to the Hello is unread:
+	// a connection without a key sends its first request right behind the
+	// Hello and reads both answers in turn (one round trip fewer for
+	// every command; the server reads frames in order either way).
+	helloNonce []byte
+	role       Role
+	address    string
 }
 
 // Dial connects and performs the Hello exchange.
@@ -45,17 +52,51 @@ func Dial(o DialOptions) (*Client, error) {
 	}
 	c := NewConn(nc, 0)
 	nc.SetDeadline(time.Now().Add(o.Timeout))
+	if o.Key == nil {
+		// Without a key nothing later depends on the server's nonce: the
+		// answer is read with the first request's (finishHello).
+		nonce, err := sendHello(c, o.Role, o.Name)
+		if err != nil {
+			nc.Close()
+			return nil, handshakeError(o.Address, err)
+		}
+		nc.SetDeadline(time.Time{})
+		return &Client{conn: c, timeout: o.Timeout, helloNonce: nonce, role: o.Role, address: o.Address}, nil
+	}
 	reply, err := ClientHandshake(c, o.Role, o.Name, o.Key)
 	if err != nil {
 		nc.Close()
-		var pe *Error
-		if errors.As(err, &pe) {
-			return nil, pe
-		}
-		return nil, &Error{Code: PBSE_PROTOCOL, Text: fmt.Sprintf("handshake with %s: %v", o.Address, err)}
+		return nil, handshakeError(o.Address, err)
 	}
 	nc.SetDeadline(time.Time{})
-	return &Client{conn: c, timeout: o.Timeout, serverName: reply.ServerName}, nil
+	return &Client{conn: c, timeout: o.Timeout, serverName: reply.ServerName, address: o.Address}, nil
+}
+
+// handshakeError is a failed handshake as an *Error: the server's own
+// refusal as it gave it, anything else a protocol error.
+func handshakeError(address string, err error) *Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &Error{Code: PBSE_PROTOCOL, Text: fmt.Sprintf("handshake with %s: %v", address, err)}
+}
+
+// finishHello reads the server's answer to the Hello sent by Dial, when it
+// is still unread (mu held). A refusal breaks the client.
+func (c *Client) finishHello() error {
+	if c.helloNonce == nil {
+		return nil
+	}
+	reply, err := readHelloReply(c.conn, c.role, nil, c.helloNonce)
+	c.helloNonce = nil
+	if err != nil {
+		c.broken = handshakeError(c.address, err)
+		c.conn.Close()
+		return c.broken
+	}
+	c.serverName = reply.ServerName
+	return nil
 }
 
 // NewClient wraps an already handshaken connection (the scheduler uses the
@@ -71,8 +112,14 @@ func NewClient(c *Conn, serverName string, timeout time.Duration) *Client {
 // connection around (it dialed the scheduler, then serves its requests).
 func (c *Client) Conn() *Conn { return c.conn }
 
-// ServerName is the short server name the server uses in job ids.
-func (c *Client) ServerName() string { return c.serverName }
+// ServerName is the short server name the server uses in job ids ("" when
+// the server's answer to the Hello cannot be read).
+func (c *Client) ServerName() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finishHello()
+	return c.serverName
+}
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }
@@ -92,7 +139,15 @@ func (c *Client) call(t MsgType, as *Identity, body any, each func(raw []byte) e
 	nc.SetDeadline(time.Now().Add(c.timeout))
 	defer nc.SetDeadline(time.Time{})
 	if err := c.conn.Send(Header{Type: t, Seq: seq, As: as}, body); err != nil {
+		if herr := c.finishHello(); herr != nil {
+			// The server refused the Hello and closed: its reason, not
+			// the broken pipe, is the error.
+			return herr
+		}
 		return c.fail(fmt.Errorf("send %s: %w", t, err))
+	}
+	if err := c.finishHello(); err != nil {
+		return err
 	}
 	for {
 		h, raw, err := c.conn.Recv()

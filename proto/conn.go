@@ -214,11 +214,25 @@ func DecodeBody(raw msgpack.RawMessage, v any) error {
 // a key the connection becomes authenticated: the reply must carry a valid
 // tag and every later frame is tagged.
 func ClientHandshake(c *Conn, role Role, name string, key []byte) (HelloReply, error) {
-	var reply HelloReply
+	cNonce, err := sendHello(c, role, name)
+	if err != nil {
+		return HelloReply{}, err
+	}
+	return readHelloReply(c, role, key, cNonce)
+}
+
+// sendHello sends the Hello for role and returns its nonce.
+func sendHello(c *Conn, role Role, name string) ([]byte, error) {
 	cNonce := NewNonce()
 	if err := c.Send(Header{Type: MsgHello}, &Hello{Version: ProtocolVersion, Role: role, Name: name, Nonce: cNonce}); err != nil {
-		return reply, fmt.Errorf("send hello: %w", err)
+		return nil, fmt.Errorf("send hello: %w", err)
 	}
+	return cNonce, nil
+}
+
+// readHelloReply reads the answer to the Hello sendHello sent with cNonce.
+func readHelloReply(c *Conn, role Role, key, cNonce []byte) (HelloReply, error) {
+	var reply HelloReply
 	frame, err := ReadFrame(c.r, c.maxFrame)
 	if err != nil {
 		return reply, fmt.Errorf("read hello reply: %w", err)

@@ -1,0 +1,95 @@
+package proto
+
+import (
+	"errors"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// refusingServer serves one connection on a Unix socket, whose handshake
+// keyFor refuses.
+func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "srv.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		ServerHandshake(NewConn(nc, 0), "srv", keyFor)
+	}()
+	return path
+}
+
+func TestDialSendsFirstRequestBehindHello(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "srv.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	got := make(chan []MsgType, 1)
+	go func() {
+		nc, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		// Both frames are read before anything is answered: a client that
+		// waited for the Hello's answer would never send the second.
+		nc.SetDeadline(time.Now().Add(5 * time.Second))
+		c := NewConn(nc, 0)
+		h1, _, err1 := c.Recv()
+		h2, _, err2 := c.Recv()
+		got <- []MsgType{h1.Type, h2.Type}
+		if err1 != nil || err2 != nil {
+			return
+		}
+		c.Send(Header{Type: MsgHelloReply}, &HelloReply{Version: ProtocolVersion, ServerName: "srv"})
+		c.Send(Header{Type: MsgReply, Seq: h2.Seq}, &SubmitReply{JobID: "1.srv"})
+	}()
+	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	id, err := c.Submit(&SubmitRequest{})
+	if err != nil || id != "1.srv" {
+		t.Fatalf("Submit = %q, %v; want 1.srv", id, err)
+	}
+	if g := <-got; g[0] != MsgHello || g[1] != MsgSubmit {
+		t.Errorf("the server read %v before answering, want the Hello and the Submit", g)
+	}
+	if name := c.ServerName(); name != "srv" {
+		t.Errorf("ServerName = %q, want srv (from the Hello's answer)", name)
+	}
+}
+
+func TestDialRefusalComesWithFirstRequest(t *testing.T) {
+	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
+	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
+	if err != nil {
+		t.Fatalf("Dial: %v (the Hello's answer is read with the first request)", err)
+	}
+	defer c.Close()
+	_, err = c.Submit(&SubmitRequest{})
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Code == PBSE_NONE || !strings.Contains(pe.Text, "only daemons here") {
+		t.Fatalf("Submit after a refused Hello = %v, want the server's refusal", err)
+	}
+	if _, err2 := c.Submit(&SubmitRequest{}); err2 == nil {
+		t.Error("a client whose Hello was refused still submits")
+	}
+	if name := c.ServerName(); name != "" {
+		t.Errorf("ServerName after a refusal = %q", name)
+	}
+}
