@@ -258,6 +258,11 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	if len(failed) > 0 {
 		s.undoRuns(failed)
 	}
+	// A failed start's gate closes only now that its job is back in its
+	// queue: a delete held there then finds it queued and deletes it.
+	for _, st := range starts {
+		s.starting.close(st.key)
+	}
 	s.mailStarted(started)
 	return reply, nil
 }
@@ -271,13 +276,9 @@ const runPart = 5000
 
 // sendStarts asks the moms to start jobs: one request per mom for all its
 // jobs (in batches of momBatch), the moms in parallel. Each start's err is
-// set when it failed.
+// set when it failed. The gates of the starts that succeeded are closed
+// as their moms answer; runJobs closes the others.
 func (s *Server) sendStarts(starts []*startRequest) {
-	defer func() {
-		for _, st := range starts {
-			s.starting.close(st.key)
-		}
-	}()
 	byAddr := map[string][]*startRequest{}
 	var order []string
 	for _, st := range starts {
@@ -342,7 +343,9 @@ func (s *Server) startBatch(addr string, sts []*startRequest) {
 	}
 	defer func() {
 		for _, st := range sts {
-			s.starting.close(st.key)
+			if st.err == nil {
+				s.starting.close(st.key)
+			}
 		}
 	}()
 	i := 0
@@ -634,6 +637,13 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteO
 	s.starting.wait(key, momTimeout)
 	s.mu.RLock()
 	j, ok := s.jobs[key]
+	if ok && !j.Active() && !j.Finished() {
+		// Its start failed while the delete waited, and it is back in its
+		// queue: deleted there.
+		id := j.ID
+		s.mu.RUnlock()
+		return s.deleteJob(who, id, opts)
+	}
 	if !ok || !j.Active() {
 		s.mu.RUnlock()
 		return nil

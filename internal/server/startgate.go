@@ -18,21 +18,30 @@ import (
 // runJobs opens a job's gate inside the commit that records it running
 // (the job is seen R only once that commit is done, so no signal can
 // slip in before the gate), and closes it again if that commit fails;
-// startBatch closes it when the job's mom has answered, sendStarts for a
-// start that never reached a mom.
+// startBatch closes it when the job's mom has answered that it started
+// it, runJobs for a start that failed once the job is back in its queue
+// (a delete let through earlier would find it still R and ask a mom that
+// never had it).
 // The zero value is not ready: call init.
 type startGate struct {
 	mu      sync.Mutex
-	pending map[model.JobKey]chan struct{}
+	pending map[model.JobKey]*gate
 }
 
-func (g *startGate) init() { g.pending = map[model.JobKey]chan struct{}{} }
+// gate is one start in flight: done is closed when it is answered;
+// waiters counts the requests held (for tests that must know one is).
+type gate struct {
+	done    chan struct{}
+	waiters int
+}
+
+func (g *startGate) init() { g.pending = map[model.JobKey]*gate{} }
 
 // open marks the job's start as in flight.
 func (g *startGate) open(k model.JobKey) {
 	g.mu.Lock()
 	if _, ok := g.pending[k]; !ok {
-		g.pending[k] = make(chan struct{})
+		g.pending[k] = &gate{done: make(chan struct{})}
 	}
 	g.mu.Unlock()
 }
@@ -40,9 +49,9 @@ func (g *startGate) open(k model.JobKey) {
 // close marks the job's start as answered; closing twice is harmless.
 func (g *startGate) close(k model.JobKey) {
 	g.mu.Lock()
-	if ch, ok := g.pending[k]; ok {
+	if gt, ok := g.pending[k]; ok {
 		delete(g.pending, k)
-		close(ch)
+		close(gt.done)
 	}
 	g.mu.Unlock()
 }
@@ -52,7 +61,10 @@ func (g *startGate) close(k model.JobKey) {
 // goes out and gets the mom's answer, whatever it is).
 func (g *startGate) wait(k model.JobKey, limit time.Duration) {
 	g.mu.Lock()
-	ch, ok := g.pending[k]
+	gt, ok := g.pending[k]
+	if ok {
+		gt.waiters++
+	}
 	g.mu.Unlock()
 	if !ok {
 		return
@@ -60,7 +72,20 @@ func (g *startGate) wait(k model.JobKey, limit time.Duration) {
 	t := time.NewTimer(limit)
 	defer t.Stop()
 	select {
-	case <-ch:
+	case <-gt.done:
 	case <-t.C:
 	}
+	g.mu.Lock()
+	gt.waiters--
+	g.mu.Unlock()
+}
+
+// held is how many requests wait on the job's start.
+func (g *startGate) held(k model.JobKey) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gt, ok := g.pending[k]; ok {
+		return gt.waiters
+	}
+	return 0
 }
