@@ -138,6 +138,10 @@ func TestArrayLimitsAndHolds(t *testing.T) {
 	if st, _ := c.JobAttr(id, "job_state"); st != "H" {
 		t.Fatalf("an array that depends on another: %s", st)
 	}
+	// Shown as given, the array with its [] (qstat -f).
+	if dep, _ := c.JobAttr(id, "depend"); dep != "afterok:"+first+"@"+c.ServerName() {
+		t.Errorf("depend on an array shows %q, want afterok:%s@%s", dep, first, c.ServerName())
+	}
 	c.WaitJobState(first, "F", 30*time.Second)
 	seq := strings.TrimSuffix(id, "[]."+c.ServerName())
 	most := 0

@@ -73,10 +73,13 @@ func (t DepType) Reverse() DepType {
 }
 
 // DepJob is one job a dependency names, by sequence number (ids of this
-// server only), and whether its condition has been met.
+// server only), and whether its condition has been met. Array is set
+// when it was named as an array (12[], or a Torque *array form), so that
+// it is shown as it was given.
 type DepJob struct {
-	Seq int64
-	Met bool
+	Seq   int64
+	Met   bool
+	Array bool
 }
 
 // Dependency is one TYPE:arg[:arg...] element.
@@ -105,7 +108,8 @@ func ParseDepend(v string) (Depends, error) {
 			return nil, proto.Errorf(proto.PBSE_NOSUP, "(depend=%s: %s are not supported)", typ, what)
 		}
 		t, ok := depByName[typ]
-		if at, isArray := arrayDeps[typ]; isArray {
+		at, arrayForm := arrayDeps[typ]
+		if arrayForm {
 			t, ok = at, true
 		}
 		if !ok {
@@ -134,7 +138,7 @@ func ParseDepend(v string) (Depends, error) {
 			if ref.Kind == IDSubjob || ref.Kind == IDRange {
 				return nil, proto.Errorf(proto.PBSE_NOSUP, "(%s:%s: a dependency names a job or a whole array, %d[], not its subjobs)", typ, args, ref.Seq)
 			}
-			d.Jobs = append(d.Jobs, DepJob{Seq: ref.Seq})
+			d.Jobs = append(d.Jobs, DepJob{Seq: ref.Seq, Array: arrayForm || ref.Kind == IDArray})
 		}
 		out = append(out, d)
 	}
@@ -158,6 +162,9 @@ func (d Depends) Format(server string) string {
 		for _, p := range dep.Jobs {
 			b.WriteByte(':')
 			id := FormatJobID(p.Seq, server)
+			if p.Array {
+				id = FormatArrayID(p.Seq, server)
+			}
 			b.WriteString(id)
 			b.WriteByte('@')
 			b.WriteString(server)

@@ -33,9 +33,11 @@ func TestParseDepend(t *testing.T) {
 		{"later:1", nil, "", proto.PBSE_BADDEPEND},
 		{"on:x", nil, "", proto.PBSE_BADDEPEND},
 		{"on:-1", nil, "", proto.PBSE_BADDEPEND},
-		{"afterok:12[].srv", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12}}}}, "afterok:12.srv@srv", 0},
-		{"afterokarray:12[]", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12}}}}, "afterok:12.srv@srv", 0},
-		{"afteranyarray:12[].srv", Depends{{Type: DepAfterAny, Jobs: []DepJob{{Seq: 12}}}}, "afterany:12.srv@srv", 0},
+		{"afterok:12[].srv", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12, Array: true}}}}, "afterok:12[].srv@srv", 0},
+		{"afterokarray:12[]", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12, Array: true}}}}, "afterok:12[].srv@srv", 0},
+		{"afterokarray:12", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12, Array: true}}}}, "afterok:12[].srv@srv", 0},
+		{"afterok:12[].srv:13.srv", Depends{{Type: DepAfterOK, Jobs: []DepJob{{Seq: 12, Array: true}, {Seq: 13}}}}, "afterok:12[].srv@srv:13.srv@srv", 0},
+		{"afteranyarray:12[].srv", Depends{{Type: DepAfterAny, Jobs: []DepJob{{Seq: 12, Array: true}}}}, "afterany:12[].srv@srv", 0},
 		{"afterok:12[3].srv", nil, "", proto.PBSE_NOSUP},
 		{"afterok:12[1-3]", nil, "", proto.PBSE_NOSUP},
 		{"beforeokarray:12[]", nil, "", proto.PBSE_NOSUP},
@@ -158,15 +160,17 @@ func TestTransitions(t *testing.T) {
 }
 
 func TestDependsCodec(t *testing.T) {
-	j := &Job{Seq: 3, ID: "3.srv"}
-	j.Depends, _ = ParseDepend("afterok:1:2,on:3,beforeany:7")
-	j.Depends[0].Jobs[1].Met = true
-	data, err := msgpack.Marshal(j)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got Job
-	if err := msgpack.Unmarshal(data, &got); err != nil || !reflect.DeepEqual(got.Depends, j.Depends) {
-		t.Fatalf("round trip: %+v, %v", got.Depends, err)
+	for _, v := range []string{"afterok:1:2,on:3,beforeany:7", "afterok:1:2[],afterany:5[],after:6"} {
+		j := &Job{Seq: 3, ID: "3.srv"}
+		j.Depends, _ = ParseDepend(v)
+		j.Depends[0].Jobs[1].Met = true
+		data, err := msgpack.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got Job
+		if err := msgpack.Unmarshal(data, &got); err != nil || !reflect.DeepEqual(got.Depends, j.Depends) {
+			t.Fatalf("round trip of %s: %+v, %v", v, got.Depends, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 
 	"gopbs/proto"
 
@@ -272,17 +273,30 @@ func decodeIndexSet(d *msgpack.Decoder) (IndexSet, error) {
 }
 
 // fDepends stores Depends as [type, count, [seq, met, seq, met, ...]]
-// per dependency.
+// per dependency, and a fourth item, [array, array, ...] (one per job),
+// when any job of it was named as an array (storage version 3; records
+// without it read as before).
 var fDepends = jobField{
 	func(b []byte, j *Job) []byte {
 		b = msgp.AppendArrayLen(b, len(j.Depends))
 		for _, d := range j.Depends {
-			b = msgp.AppendArrayLen(b, 3)
+			arrays := slices.ContainsFunc(d.Jobs, func(p DepJob) bool { return p.Array })
+			if arrays {
+				b = msgp.AppendArrayLen(b, 4)
+			} else {
+				b = msgp.AppendArrayLen(b, 3)
+			}
 			b = msgp.AppendUint(b, uint64(d.Type))
 			b = msgp.AppendInt(b, int64(d.Count))
 			b = msgp.AppendArrayLen(b, 2*len(d.Jobs))
 			for _, p := range d.Jobs {
 				b = msgp.AppendBool(msgp.AppendInt(b, p.Seq), p.Met)
+			}
+			if arrays {
+				b = msgp.AppendArrayLen(b, len(d.Jobs))
+				for _, p := range d.Jobs {
+					b = msgp.AppendBool(b, p.Array)
+				}
 			}
 		}
 		return b
@@ -299,8 +313,9 @@ var fDepends = jobField{
 		j.Depends = make(Depends, n)
 		for i := range j.Depends {
 			dep := &j.Depends[i]
-			if m, err := d.DecodeArrayLen(); err != nil || m != 3 {
-				return fmt.Errorf("dependency %d: %d fields, %v", i, m, err)
+			fields, err := d.DecodeArrayLen()
+			if err != nil || fields != 3 && fields != 4 {
+				return fmt.Errorf("dependency %d: %d fields, %v", i, fields, err)
 			}
 			t, err := d.DecodeUint8()
 			if err != nil {
@@ -326,6 +341,16 @@ var fDepends = jobField{
 				}
 				if dep.Jobs[k].Met, err = d.DecodeBool(); err != nil {
 					return err
+				}
+			}
+			if fields == 4 {
+				if a, err := d.DecodeArrayLen(); err != nil || a != len(dep.Jobs) {
+					return fmt.Errorf("dependency %d: %d array marks for %d jobs, %v", i, a, len(dep.Jobs), err)
+				}
+				for k := range dep.Jobs {
+					if dep.Jobs[k].Array, err = d.DecodeBool(); err != nil {
+						return err
+					}
 				}
 			}
 		}

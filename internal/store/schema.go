@@ -5,9 +5,11 @@ package store
 // migrate or refuse older versions.
 //
 // Version 2 added the subjob records of job arrays (kindSubjob,
-// kindSubjobEnd); a version 1 store is a version 2 store without them and
-// is upgraded in place when opened.
-const StorageVersion = 2
+// kindSubjobEnd); version 3 lets a job record's dependency carry a fourth
+// item, which of its jobs were named as arrays (model's fDepends). A
+// version 1 or 2 store is a version 3 store without them and is upgraded
+// in place when opened.
+const StorageVersion = 3
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"

@@ -228,7 +228,7 @@ func (s *Store) check() error {
 			}
 		}
 		v := tx.Bucket(bucketMeta).Get(keyVersion)
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -238,10 +238,9 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1 store as version 2: nothing else differs (a
-// version 1 store has no subjob records), and an older pbs_server then
-// refuses it by its version instead of failing on a record it does not
-// know.
+// upgrade marks a version 1 or 2 store as the current version: nothing
+// else differs (see StorageVersion), and an older pbs_server then refuses
+// it by its version instead of failing on a record it does not know.
 func (s *Store) upgrade() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,18 +214,28 @@ func TestSubjobRecords(t *testing.T) {
 	if s, err := st.Script(4); err != nil || string(s) != "other" {
 		t.Fatalf("the next job's script: %q, %v", s, err)
 	}
-	// An older store: version 1 is upgraded when opened.
-	st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, []byte("1")) })
-	st.Close()
-	st, _, err = Open(dir, Options{})
-	if err != nil {
-		t.Fatalf("a version 1 store: %v", err)
-	}
-	st.db.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != "2" {
-			t.Errorf("version after opening a version 1 store: %q", v)
+	// Older stores: versions 1 and 2 are upgraded when opened; a newer
+	// one is refused.
+	for _, old := range []string{"1", "2"} {
+		st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, []byte(old)) })
+		st.Close()
+		st, _, err = Open(dir, Options{})
+		if err != nil {
+			t.Fatalf("a version %s store: %v", old, err)
 		}
-		return nil
-	})
+		st.db.View(func(tx *bolt.Tx) error {
+			if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != strconv.Itoa(StorageVersion) {
+				t.Errorf("version after opening a version %s store: %q", old, v)
+			}
+			return nil
+		})
+	}
+	st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, []byte("99")) })
 	st.Close()
+	if st, _, err = Open(dir, Options{}); err == nil || !strings.Contains(err.Error(), "99") {
+		t.Errorf("a version 99 store opened: %v", err)
+		if st != nil {
+			st.Close()
+		}
+	}
 }
