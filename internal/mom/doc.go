@@ -11,7 +11,10 @@
 // mom_priv/jobs/<id>/result. The shepherd does not depend on the mom, so
 // restarting or killing pbs_mom neither kills jobs nor loses their exit
 // status: the mom finds the job directories again at start and reports
-// every result until the server has acknowledged it.
+// every result until the server has acknowledged it. An acknowledged
+// job's directory and its TMPDIR are emptied and kept for the next jobs
+// (jobdirs.go, tmpdir.go) rather than removed: a job start then makes
+// almost no new inode.
 //
 // File staging (stage.go, earlystage.go): a job's shepherd copies its
 // stage-in files before the script and its stage-out files after it; the
