@@ -50,6 +50,23 @@ func TestMomConfigDirectivesAct(t *testing.T) {
 	if got := readFile(t, filepath.Join(dst, "out.dat")); got != "input\n" {
 		t.Errorf("staged out through $usecp: %q", got)
 	}
+	// The job's TMPDIR is gone once its end is reported: emptied and kept
+	// by the mom, under a name of its own, for the next job.
+	waitFor(t, "the job's TMPDIR to go", 10*time.Second, func() bool {
+		_, err := os.Lstat(filepath.Join(tmp, "pbs."+id))
+		return os.IsNotExist(err)
+	})
+	spares, _ := filepath.Glob(filepath.Join(tmp, ".pbs_spare.n1.*"))
+	if len(spares) != 1 {
+		t.Errorf("spare TMPDIRs in $tmpdir: %q, want the job's", spares)
+	}
+	for _, sp := range spares {
+		fi, err := os.Lstat(sp)
+		ents, _ := os.ReadDir(sp)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || len(ents) != 0 {
+			t.Errorf("spare TMPDIR %s: %v %v, holding %d entries", sp, fi.Mode(), err, len(ents))
+		}
+	}
 	for _, p := range []string{filepath.Join(src, "job.out"), filepath.Join(src, "out.dat")} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s written under the remote prefix itself", p)

@@ -184,7 +184,7 @@ func New(cfg Config) (*Mom, error) {
 	for _, name := range unrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
 	}
-	m.tmpDirs = newTmpDirPool(filepath.Dir(jobTmpDir(m.shepherdSettings(), "")), dirPoolMax)
+	m.tmpDirs = newTmpDirPool(filepath.Dir(jobTmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
 		return nil, err
 	}

@@ -71,20 +71,23 @@ func newJobDirPool(root string, max int) (*dirPool, error) {
 }
 
 // spareTmpPrefix names the spare TMPDIRs kept in the TMPDIRs' parent (a
-// rename cannot cross file systems, so they stay beside the TMPDIRs).
+// rename cannot cross file systems, so they stay beside the TMPDIRs):
+// .pbs_spare.<node>.<n>, the node's name keeping apart the moms that
+// share a host's /tmp.
 const spareTmpPrefix = ".pbs_spare."
 
-// newTmpDirPool returns an empty pool of TMPDIRs made in base, after
-// removing the spares a previous mom left there.
-func newTmpDirPool(base string, max int) *dirPool {
-	old, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"*"))
+// newTmpDirPool returns an empty pool of TMPDIRs made in base for node,
+// after removing the spares a previous mom of node left there.
+func newTmpDirPool(base, node string, max int) *dirPool {
+	prefix := spareTmpPrefix + node + "."
+	old, _ := filepath.Glob(filepath.Join(base, prefix+"*"))
 	for _, dir := range old {
 		if isSpareTmpDir(dir, false) {
 			os.Remove(dir)
 		}
 	}
 	return &dirPool{
-		spare: func(n int) string { return filepath.Join(base, spareTmpPrefix+strconv.Itoa(n)) },
+		spare: func(n int) string { return filepath.Join(base, prefix+strconv.Itoa(n)) },
 		ready: func(dir string) bool { return isSpareTmpDir(dir, true) },
 		max:   max,
 	}

@@ -67,7 +67,7 @@ func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "keep" {
 		t.Fatalf("a file a link in the TMPDIR pointed to is gone or changed: %q %v", b, err)
 	}
-	pool := newTmpDirPool(base, 4)
+	pool := newTmpDirPool(base, "n1", 4)
 	if !pool.put(first) {
 		t.Fatal("the pool did not keep a closed TMPDIR")
 	}
@@ -130,5 +130,30 @@ func TestClosedTmpDirReplacedByLinkIsOnlyUnlinked(t *testing.T) {
 	}
 	if got := names(t, target); len(got) != 1 {
 		t.Errorf("the link's target was emptied: %q", got)
+	}
+}
+
+// Moms sharing a host's /tmp keep their spares apart: a mom starting
+// removes only its own node's.
+func TestSpareTmpDirsAreEachNodes(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "pbs.1.srv")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !newTmpDirPool(base, "n1", 4).put(dir) {
+		t.Fatal("an empty TMPDIR was not kept")
+	}
+	spares, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"n1.*"))
+	if len(spares) != 1 {
+		t.Fatalf("spares of n1: %q", spares)
+	}
+	newTmpDirPool(base, "n2", 4)
+	if _, err := os.Stat(spares[0]); err != nil {
+		t.Errorf("a mom of n2 starting removed n1's spare: %v", err)
+	}
+	newTmpDirPool(base, "n1", 4)
+	if _, err := os.Stat(spares[0]); !os.IsNotExist(err) {
+		t.Errorf("a restarted mom of n1 kept its predecessor's spare: %v", err)
 	}
 }
