@@ -237,10 +237,6 @@ func runWith(env *cmdutil.Env, args []string, d deps) int {
 	defer c.Close()
 	r.opt.Now = d.now()
 	r.opt.Loc = d.loc
-	r.opt.ServerName = c.ServerName()
-	if r.format == "json" && env.Config.Server != "" {
-		r.opt.ServerName = env.Config.Server // OpenPBS's pbs_server is PBS_SERVER as configured
-	}
 	q := &qstat{env: env, c: c, r: r, ids: ids}
 	switch r.mode {
 	case queuesMode, altQueuesMode:
@@ -258,6 +254,17 @@ type qstat struct {
 	r   *request
 	ids []string
 	rc  int
+}
+
+// nameServer sets the server name the output shows. It is called once
+// the first request is answered: the connection learns the name with that
+// answer (proto.Dial sends the request right behind its Hello), and
+// asking before would cost a round trip of its own.
+func (q *qstat) nameServer() {
+	q.r.opt.ServerName = q.c.ServerName()
+	if q.r.format == "json" && q.env.Config.Server != "" {
+		q.r.opt.ServerName = q.env.Config.Server // OpenPBS's pbs_server is PBS_SERVER as configured
+	}
 }
 
 // serverHeader fills the server name and comment that head the tables.
@@ -287,6 +294,7 @@ func (q *qstat) jobs() int {
 		errors.As(err, &pe)
 		objErrs = []proto.ObjectError{{Name: q.ids[0], Code: code, Text: pe.Text}}
 	}
+	q.nameServer()
 	jobs = q.filter(jobs)
 	out := q.env.Stdout
 	switch {
@@ -429,6 +437,7 @@ func (q *qstat) queues() int {
 	if err != nil {
 		return q.env.Fail(err)
 	}
+	q.nameServer()
 	out := q.env.Stdout
 	switch {
 	case r.mode == altQueuesMode:
@@ -459,6 +468,7 @@ func (q *qstat) server() int {
 	if err != nil {
 		return q.env.Fail(err)
 	}
+	q.nameServer()
 	servers := []proto.Status{s}
 	out := q.env.Stdout
 	switch {
