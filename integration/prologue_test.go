@@ -178,6 +178,23 @@ func TestPrologueAndEpilogue(t *testing.T) {
 		}
 	})
 
+	t.Run("torque user prologue and epilogue", func(t *testing.T) {
+		pelogScript(t, m, "prologue", dir, "echo prologue says\n", 0o755)
+		pelogScript(t, m, "prologue.user", dir, "echo prologue.user says\n", 0o755)
+		pelogScript(t, m, "epilogue.user", dir, "echo epilogue.user says\n", 0o755)
+		defer os.Remove(filepath.Join(m.Home, "mom_priv", "prologue.user"))
+		defer os.Remove(filepath.Join(m.Home, "mom_priv", "epilogue.user"))
+		id := c.Submit("#!/bin/sh\necho job\n", "-N", "user", "-A", "acct7")
+		c.MustRun("qrun", id)
+		c.WaitJobState(id, "F", 30*time.Second)
+		if got := readFile(t, out("user", id)); got != "prologue says\nprologue.user says\njob\nepilogue.user says\nepilogue says\n" {
+			t.Errorf("output file %q", got)
+		}
+		if pu := argsOf(t, dir, "prologue.user"); len(pu) != 1 || len(pu[0]) != 7 || pu[0][0] != id || pu[0][3] != "user" || pu[0][5] != "workq" || pu[0][6] != "acct7" {
+			t.Errorf("prologue.user arguments %q", pu)
+		}
+	})
+
 	t.Run("mom killed during the epilogue", func(t *testing.T) {
 		os.Remove(filepath.Join(m.Home, "mom_priv", "prologue"))
 		started, done := filepath.Join(dir, "epi.started"), filepath.Join(dir, "epi.done")

@@ -43,6 +43,15 @@ import (
 //   - Torque's qsub -T name makes them prologue.<name> and
 //     epilogue.<name>, each falling back to the plain one when it does
 //     not exist, as Torque's mom does.
+//   - Torque's prologue.user and epilogue.user run as the job's owner:
+//     the user prologue after the prologue, with Torque's seven
+//     arguments (job id, user, group, job name, Resource_List, queue,
+//     account) and the prologue's outcomes; the user epilogue before the
+//     epilogue, with the epilogue's arguments. They must be the mom
+//     user's as the others and also readable and executable by others
+//     (-r-x---r-x); they run in the owner's home directory (mom_priv is
+//     closed to them) with an environment of HOME, USER, LOGNAME, PATH and
+//     PBS_JOBDIR only, as Torque gives them none of the mom's.
 //
 // Failures of either are written to the job's result (Notes) for the
 // mom's log. Both run inside the shepherd, so they survive a restart of
@@ -50,14 +59,17 @@ import (
 
 // The programs' file names in mom_priv.
 const (
-	filePrologue = "prologue"
-	fileEpilogue = "epilogue"
+	filePrologue     = "prologue"
+	fileEpilogue     = "epilogue"
+	filePrologueUser = "prologue.user" // Torque's, run as the job's owner
+	fileEpilogueUser = "epilogue.user"
 )
 
 // torqueOnlyPelogs are Torque's other programs in mom_priv, which this
-// mom does not run (a mom finding one says so at start).
+// mom does not run (a mom finding one says so at start): those of sister
+// nodes, and the one run on qdel.
 var torqueOnlyPelogs = []string{
-	"prologue.user", "epilogue.user", "prologue.parallel", "epilogue.parallel",
+	"prologue.parallel", "epilogue.parallel",
 	"prologue.user.parallel", "epilogue.user.parallel", "epilogue.precancel",
 }
 
@@ -145,8 +157,9 @@ func pelogPath(dir, base, jobType string) string {
 
 // checkPelog looks at a prologue or epilogue before it is run: found is
 // false when there is none (nothing to run). A found program that must
-// not run comes with its code and why.
-func checkPelog(path string, owner uint32) (found bool, code int, why string) {
+// not run comes with its code and why. A program run as the job's owner
+// (forUser) must also be readable and executable by others.
+func checkPelog(path string, owner uint32, forUser bool) (found bool, code int, why string) {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -170,6 +183,8 @@ func checkPelog(path string, owner uint32) (found bool, code int, why string) {
 		return true, pelogRefused, fmt.Sprintf("refused: mode %04o is not readable and executable by its owner", mode.Perm())
 	case mode.Perm()&0o022 != 0:
 		return true, pelogRefused, fmt.Sprintf("refused: mode %04o is writable by its group or others", mode.Perm())
+	case forUser && mode.Perm()&0o005 != 0o005:
+		return true, pelogRefused, fmt.Sprintf("refused: mode %04o is not readable and executable by others (it runs as the job's owner)", mode.Perm())
 	}
 	return true, 0, ""
 }
@@ -183,13 +198,16 @@ type pelogCmd struct {
 	Files [3]int // standard input, output and error
 	Limit time.Duration
 	Umask int // the process's umask while it starts
+	// As is the account it runs as (a Torque user prologue or epilogue);
+	// nil for the mom's own.
+	As *account
 }
 
 // runPelog runs c.Path as checked by checkPelog and waits for it, at
 // most c.Limit; on return no process of its session is left.
 func runPelog(c pelogCmd) pelogRun {
 	r := pelogRun{Path: c.Path}
-	found, code, why := checkPelog(c.Path, uint32(os.Geteuid()))
+	found, code, why := checkPelog(c.Path, uint32(os.Geteuid()), c.As != nil)
 	if !found {
 		return r
 	}
@@ -207,6 +225,9 @@ func runPelog(c pelogCmd) pelogRun {
 		Env:   c.Env,
 		Files: []uintptr{uintptr(c.Files[0]), uintptr(c.Files[1]), uintptr(c.Files[2])},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
+	}
+	if c.As != nil && os.Geteuid() == 0 && c.As.UID != 0 {
+		attr.Sys.Credential = &syscall.Credential{Uid: c.As.UID, Gid: c.As.GID, Groups: c.As.Groups}
 	}
 	// The shepherd runs with the job's umask (-W umask); the site's
 	// program gets the mom's.
@@ -278,6 +299,14 @@ func pelogEnv(home string) []string {
 	return append(env, "PBS_JOBDIR="+home)
 }
 
+// userPelogEnv is a user prologue's or epilogue's environment: Torque
+// gives them none of the mom's, only what a program needs to find its
+// owner's files.
+func userPelogEnv(usr *account) []string {
+	return []string{"HOME=" + usr.Home, "USER=" + usr.Name, "LOGNAME=" + usr.Name,
+		"PATH=/usr/local/bin:/usr/bin:/bin", "PBS_JOBDIR=" + usr.Home}
+}
+
 // groupName is the job's execution group: its egroup, else the name of
 // the owner's group here (its number when it has none).
 func groupName(job *proto.MomJob, usr *account) string {
@@ -294,6 +323,16 @@ func groupName(job *proto.MomJob, usr *account) string {
 // prologueArgs are the prologue's arguments after its name.
 func prologueArgs(job *proto.MomJob, usr *account) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr)}
+}
+
+// userPrologueArgs are a user prologue's arguments after its name,
+// Torque's seven.
+func userPrologueArgs(job *proto.MomJob, usr *account) []string {
+	account := job.Account
+	if account == "" {
+		account = "null"
+	}
+	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, resourceListArg(job.Resources), job.Queue, account}
 }
 
 // epilogueArgs are the epilogue's arguments after its name, for a job

@@ -55,37 +55,45 @@ func TestCheckPelog(t *testing.T) {
 	writeProgram(t, filepath.Join(dir, "other"), "exit 0\n", 0o757)
 	writeProgram(t, filepath.Join(dir, "noexec"), "exit 0\n", 0o644)
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	writeProgram(t, filepath.Join(dir, "user505"), "exit 0\n", 0o505)
 	for _, tt := range []struct {
-		name  string
-		owner uint32
-		found bool
-		code  int
-		why   string
+		name    string
+		owner   uint32
+		forUser bool
+		found   bool
+		code    int
+		why     string
 	}{
-		{"missing", me, false, 0, ""},
-		{"ok", me, true, 0, ""},
-		{"ok700", me, true, 0, ""},
-		{"ok", me + 1, true, pelogRefused, "not by uid"},
-		{"group", me, true, pelogRefused, "writable by its group or others"},
-		{"other", me, true, pelogRefused, "writable by its group or others"},
-		{"noexec", me, true, pelogRefused, "not readable and executable by its owner"},
-		{"adir", me, true, pelogRefused, "not a regular file"},
+		{"missing", me, false, false, 0, ""},
+		{"ok", me, false, true, 0, ""},
+		{"ok700", me, false, true, 0, ""},
+		{"ok", me + 1, false, true, pelogRefused, "not by uid"},
+		{"group", me, false, true, pelogRefused, "writable by its group or others"},
+		{"other", me, false, true, pelogRefused, "writable by its group or others"},
+		{"noexec", me, false, true, pelogRefused, "not readable and executable by its owner"},
+		{"adir", me, false, true, pelogRefused, "not a regular file"},
+		// Run as the job's owner: others must read and execute it.
+		{"ok", me, true, true, 0, ""},
+		{"user505", me, true, true, 0, ""},
+		{"ok700", me, true, true, pelogRefused, "not readable and executable by others"},
+		{"other", me, true, true, pelogRefused, "writable by its group or others"},
 	} {
-		found, code, why := checkPelog(filepath.Join(dir, tt.name), tt.owner)
+		found, code, why := checkPelog(filepath.Join(dir, tt.name), tt.owner, tt.forUser)
 		if found != tt.found || code != tt.code || !strings.Contains(why, tt.why) {
-			t.Errorf("%s (owner %d): %v %d %q, want %v %d %q", tt.name, tt.owner, found, code, why, tt.found, tt.code, tt.why)
+			t.Errorf("%s (owner %d, for user %v): %v %d %q, want %v %d %q", tt.name, tt.owner, tt.forUser, found, code, why, tt.found, tt.code, tt.why)
 		}
 	}
 }
 
-// Torque's per-user, parallel and precancel programs are not run; the
-// mom names the ones it finds.
+// Torque's parallel and precancel programs are not run; the mom names
+// the ones it finds.
 func TestUnrunPelogs(t *testing.T) {
 	dir := t.TempDir()
 	writeProgram(t, filepath.Join(dir, "prologue"), "exit 0\n", 0o755)
 	writeProgram(t, filepath.Join(dir, "epilogue.precancel"), "exit 0\n", 0o755)
 	writeProgram(t, filepath.Join(dir, "prologue.user"), "exit 0\n", 0o755)
-	if got := unrunPelogs(dir); strings.Join(got, " ") != "prologue.user epilogue.precancel" {
+	writeProgram(t, filepath.Join(dir, "epilogue.parallel"), "exit 0\n", 0o755)
+	if got := unrunPelogs(dir); strings.Join(got, " ") != "epilogue.parallel epilogue.precancel" {
 		t.Errorf("unrunPelogs: %q", got)
 	}
 }
@@ -379,5 +387,99 @@ func TestShepherdJobTypeAndFailingEpilogue(t *testing.T) {
 	}
 	if got := f.read(t, "out"); got != "gpu prologue\n" {
 		t.Errorf("output %q", got)
+	}
+}
+
+// asOwner makes the fixture's job one of usr's (the test runs as root):
+// the job file names them, the script is theirs, and they can reach the
+// fixture's directories and write in its work directory.
+func (f *shepherdFixture) asOwner(t *testing.T, usr *account) {
+	t.Helper()
+	var jf jobFile
+	if err := readJSON(filepath.Join(f.dir, fileJob), &jf); err != nil {
+		t.Fatal(err)
+	}
+	jf.EUser, jf.OwnerAccount = usr.Name, usr
+	if err := writeJSONAtomic(f.dir, fileJob, jf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(filepath.Join(f.dir, fileScript), int(usr.UID), int(usr.GID)); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{filepath.Dir(f.priv), filepath.Dir(filepath.Dir(f.priv)), filepath.Dir(f.work)} {
+		os.Chmod(d, 0o755)
+	}
+	os.Chmod(f.work, 0o777)
+}
+
+// Torque's prologue.user and epilogue.user run as the job's owner, the
+// user prologue after the prologue and the user epilogue before the
+// epilogue, with Torque's arguments and none of the mom's environment.
+func TestShepherdRunsUserPrologueAndEpilogue(t *testing.T) {
+	usr, asOther := tmpOwner(t)
+	if !asOther {
+		t.Skip("needs root to run a job as another user")
+	}
+	f := newShepherdFixture(t, "echo job\n", shepherdSettings{}, proto.MomJob{Account: "acct"})
+	f.asOwner(t, usr)
+	w := f.work
+	writeProgram(t, filepath.Join(f.priv, filePrologue), "id -u > "+w+"/pro.uid\necho prologue\n", 0o755)
+	writeProgram(t, filepath.Join(f.priv, filePrologueUser), "id -u > "+w+"/pu.uid\necho \"$@\" > "+w+"/pu.args\nenv > "+w+"/pu.env\necho prologue.user\n", 0o755)
+	writeProgram(t, filepath.Join(f.priv, fileEpilogueUser), "id -u > "+w+"/eu.uid\necho \"$@\" > "+w+"/eu.args\necho epilogue.user\n", 0o755)
+	writeProgram(t, filepath.Join(f.priv, fileEpilogue), "echo epilogue\n", 0o755)
+	res := f.run(t)
+	if res.ExitStatus != 0 || len(res.Notes) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if got := f.read(t, "out"); got != "prologue\nprologue.user\njob\nepilogue.user\nepilogue\n" {
+		t.Errorf("output file %q", got)
+	}
+	uid := strconv.Itoa(int(usr.UID))
+	if pro, pu, eu := strings.TrimSpace(f.read(t, "pro.uid")), strings.TrimSpace(f.read(t, "pu.uid")), strings.TrimSpace(f.read(t, "eu.uid")); pro != "0" || pu != uid || eu != uid {
+		t.Errorf("ran as uid prologue %q, prologue.user %q, epilogue.user %q; want 0, %s, %s", pro, pu, eu, uid, uid)
+	}
+	if got := strings.Fields(f.read(t, "pu.args")); len(got) != 7 || got[0] != "5.srv" || got[1] != usr.Name || got[3] != "jobname" || got[4] != "ncpus=1" || got[5] != "workq" || got[6] != "acct" {
+		t.Errorf("prologue.user arguments %q", got)
+	}
+	if got := strings.Fields(f.read(t, "eu.args")); len(got) != 10 || got[1] != usr.Name || got[9] != "0" {
+		t.Errorf("epilogue.user arguments %q", got)
+	}
+	if env := f.read(t, "pu.env"); !strings.Contains(env, "USER="+usr.Name+"\n") || strings.Contains(env, "GOPBS_TEST_SHEPHERD") {
+		t.Errorf("prologue.user environment:\n%s", env)
+	}
+}
+
+// A user prologue stops the job as a prologue does (exit 1 aborts it,
+// a refused program requeues it); the user epilogue still runs.
+func TestShepherdUserPrologueFailures(t *testing.T) {
+	usr, asOther := tmpOwner(t)
+	if !asOther {
+		t.Skip("needs root to run a job as another user")
+	}
+	for _, tt := range []struct {
+		name    string
+		mode    os.FileMode
+		exit    int
+		comment string
+	}{
+		{"exit 1", 0o755, proto.JobExecFail2, filePrologueUser + " exited 1"},
+		{"closed to others", 0o750, proto.JobExecRetry, "not readable and executable by others"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newShepherdFixture(t, "touch ran\n", shepherdSettings{}, proto.MomJob{})
+			f.asOwner(t, usr)
+			writeProgram(t, filepath.Join(f.priv, filePrologueUser), "exit 1\n", tt.mode)
+			writeProgram(t, filepath.Join(f.priv, fileEpilogueUser), "echo \"$@\" > "+f.work+"/eu.args\n", 0o755)
+			res := f.run(t)
+			if res.ExitStatus != tt.exit || !strings.Contains(res.Comment, tt.comment) {
+				t.Fatalf("result %+v, want exit %d and a comment with %q", res, tt.exit, tt.comment)
+			}
+			if _, err := os.Stat(filepath.Join(f.work, "ran")); err == nil {
+				t.Error("the job's script ran")
+			}
+			if eu := strings.Fields(f.read(t, "eu.args")); len(eu) != 10 || eu[9] != strconv.Itoa(tt.exit) {
+				t.Errorf("epilogue.user arguments %q", eu)
+			}
+		})
 	}
 }

@@ -78,8 +78,10 @@ type shepherd struct {
 	pgid int
 	sigs chan os.Signal
 	// momUmask is the umask the shepherd started with (the mom's), for
-	// the prologue and epilogue; the job's own (-W umask) replaces it.
+	// the prologue and epilogue; the job's own (-W umask) replaces it,
+	// jobUmask, which the owner's programs get.
 	momUmask int
+	jobUmask int
 
 	mu         sync.Mutex
 	killReason string // set when the shepherd itself killed the job
@@ -144,12 +146,14 @@ func (sh *shepherd) run() jobResult {
 	}
 	sh.momUmask = syscall.Umask(0o022)
 	syscall.Umask(sh.momUmask)
+	sh.jobUmask = sh.momUmask
 	if job.HasUmask {
 		// The job's umask (-W umask) holds for everything made for it from
 		// here on: staged-in files, the output files, its processes. The
 		// shepherd's own files in the job directory set their modes
 		// explicitly (writeFileAtomic).
 		syscall.Umask(int(job.Umask & 0o777))
+		sh.jobUmask = int(job.Umask & 0o777)
 	}
 	asOther := os.Geteuid() == 0 && usr.UID != 0
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
@@ -328,64 +332,87 @@ func (sh *shepherd) mayStart() (res jobResult, stop bool) {
 	return jobResult{}, false
 }
 
-// prologue runs the job's prologue (pelog.go) with the job's output and
-// error files as its own; stop is set, with the job's result, when the
-// job must not start: exit 1 aborts it, any other failure requeues it.
+// prologue runs the job's prologue and then Torque's user prologue, as
+// the owner, with the job's output files as theirs; stop is set, with the
+// result to record, when either stops the job (the user prologue does not
+// run after a prologue that did).
 func (sh *shepherd) prologue(stdin, outFD, errFD int) (res jobResult, stop bool) {
 	if sh.set.PelogDir == "" {
 		return jobResult{}, false
 	}
-	run := runPelog(pelogCmd{
-		Path:  pelogPath(sh.set.PelogDir, filePrologue, sh.job.JobType),
-		Args:  prologueArgs(sh.job, sh.usr),
-		Env:   pelogEnv(sh.usr.Home),
-		Dir:   sh.set.PelogDir,
-		Files: [3]int{stdin, outFD, errFD},
-		Limit: time.Duration(sh.set.PrologAlarm) * time.Second,
-		Umask: sh.momUmask,
-	})
-	switch actionOf(run.Code) {
-	case prologueAbort:
-		sh.writeAsOwner(errFD, "PBS: job aborted: prologue "+run.String()+"\n")
-		res = sh.fail(proto.JobExecFail2, "Job aborted: prologue %s", run)
-	case prologueRequeue:
-		res = sh.fail(proto.JobExecRetry, "prologue %s", run)
-	default:
-		return jobResult{}, false
+	for _, p := range []struct {
+		name string
+		cmd  pelogCmd
+	}{
+		{filePrologue, pelogCmd{Args: prologueArgs(sh.job, sh.usr), Env: pelogEnv(sh.usr.Home), Dir: sh.set.PelogDir, Umask: sh.momUmask}},
+		{filePrologueUser, pelogCmd{Args: userPrologueArgs(sh.job, sh.usr), Env: userPelogEnv(sh.usr), Dir: sh.ownerDir(), Umask: sh.jobUmask, As: sh.usr}},
+	} {
+		c := p.cmd
+		c.Path = pelogPath(sh.set.PelogDir, p.name, sh.job.JobType)
+		c.Files = [3]int{stdin, outFD, errFD}
+		c.Limit = time.Duration(sh.set.PrologAlarm) * time.Second
+		run := runPelog(c)
+		switch actionOf(run.Code) {
+		case prologueAbort:
+			sh.writeAsOwner(errFD, "PBS: job aborted: prologue "+run.String()+"\n")
+			res = sh.fail(proto.JobExecFail2, "Job aborted: prologue %s", run)
+		case prologueRequeue:
+			res = sh.fail(proto.JobExecRetry, "prologue %s", run)
+		default:
+			continue
+		}
+		res.Notes = append(res.Notes, "prologue failed: "+run.String())
+		return res, true
 	}
-	res.Notes = append(res.Notes, "prologue failed: "+run.String())
-	return res, true
+	return jobResult{}, false
 }
 
-// epilogue runs the job's epilogue after the job ended as res says,
-// appending to the job's output and error files, and notes its failure
-// in res; the job's end stands whatever it does.
+// epilogue runs Torque's user epilogue, as the owner, and then the job's
+// epilogue after the job ended as res says, appending to the job's output
+// and error files, and notes their failures in res; the job's end stands
+// whatever they do.
 func (sh *shepherd) epilogue(res *jobResult) {
 	if sh.set.PelogDir == "" {
 		return
 	}
-	path := pelogPath(sh.set.PelogDir, fileEpilogue, sh.job.JobType)
-	if found, _, _ := checkPelog(path, uint32(os.Geteuid())); !found {
-		return
+	rootDir := sh.usr.Home
+	if fi, err := os.Stat(rootDir); err != nil || !fi.IsDir() {
+		rootDir = sh.set.PelogDir
 	}
-	files, closeFiles := sh.epilogueFiles()
-	defer closeFiles()
-	dir := sh.usr.Home
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		dir = sh.set.PelogDir
+	var files [3]int
+	var closeFiles func()
+	for _, p := range []struct {
+		name string
+		cmd  pelogCmd
+	}{
+		{fileEpilogueUser, pelogCmd{Env: userPelogEnv(sh.usr), Dir: sh.ownerDir(), Umask: sh.jobUmask, As: sh.usr}},
+		{fileEpilogue, pelogCmd{Env: pelogEnv(sh.usr.Home), Dir: rootDir, Umask: sh.momUmask}},
+	} {
+		c := p.cmd
+		c.Path = pelogPath(sh.set.PelogDir, p.name, sh.job.JobType)
+		if found, _, _ := checkPelog(c.Path, uint32(os.Geteuid()), c.As != nil); !found {
+			continue
+		}
+		if closeFiles == nil {
+			files, closeFiles = sh.epilogueFiles()
+			defer closeFiles()
+		}
+		c.Args = epilogueArgs(sh.job, sh.usr, sh.pgid, res, sh.set)
+		c.Files = files
+		c.Limit = time.Duration(sh.set.PrologAlarm) * time.Second
+		if run := runPelog(c); run.failed() {
+			res.Notes = append(res.Notes, "epilogue failed: "+run.String())
+		}
 	}
-	run := runPelog(pelogCmd{
-		Path:  path,
-		Args:  epilogueArgs(sh.job, sh.usr, sh.pgid, res, sh.set),
-		Env:   pelogEnv(sh.usr.Home),
-		Dir:   dir,
-		Files: files,
-		Limit: time.Duration(sh.set.PrologAlarm) * time.Second,
-		Umask: sh.momUmask,
-	})
-	if run.failed() {
-		res.Notes = append(res.Notes, "epilogue failed: "+run.String())
+}
+
+// ownerDir is where the owner's own programs start: their home, or /
+// when it is not a directory.
+func (sh *shepherd) ownerDir() string {
+	if fi, err := os.Stat(sh.usr.Home); err == nil && fi.IsDir() {
+		return sh.usr.Home
 	}
+	return "/"
 }
 
 // epilogueFiles opens the epilogue's standard input (/dev/null) and the
