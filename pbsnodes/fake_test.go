@@ -55,6 +55,7 @@ func (f *fakeServer) Manager(r *proto.ManagerRequest) error {
 }
 
 func (f *fakeServer) ServerName() string { return "srv" }
+func (f *fakeServer) Hello() error       { return nil }
 func (f *fakeServer) Close() error       { f.closed = true; return nil }
 
 // testNow is 2024-01-02 00:00:00 UTC.

@@ -18,6 +18,7 @@ type client interface {
 	StatusNodes(*proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	Manager(*proto.ManagerRequest) error
 	ServerName() string
+	Hello() error
 	Close() error
 }
 
@@ -221,6 +222,13 @@ func runWith(env *cmdutil.Env, args []string, d deps) int {
 	}
 	defer c.Close()
 	n.c = c
+	if r.server != "" {
+		// The name is needed before any request: the server's refusal,
+		// if any, is the answer.
+		if err := c.Hello(); err != nil {
+			return n.fail(err)
+		}
+	}
 	if r.server != "" && !n.isOurServer(r.server) {
 		// Commands reach only the configured server (DESIGN §10), so
 		// asking for another one must not silently answer for this one.

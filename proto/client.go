@@ -110,14 +110,34 @@ func NewClient(c *Conn, serverName string, timeout time.Duration) *Client {
 
 // Conn is the client's connection, for a server that turns the
 // connection around (it dialed the scheduler, then serves its requests).
+// A client dialed without a key may not have read the Hello's answer yet:
+// call Hello first.
 func (c *Client) Conn() *Conn { return c.conn }
 
-// ServerName is the short server name the server uses in job ids ("" when
-// the server's answer to the Hello cannot be read).
-func (c *Client) ServerName() string {
+// Hello completes the handshake now when its answer is still unread:
+// for a caller that needs the server's name, or its refusal, before
+// sending any request.
+func (c *Client) Hello() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.finishHello()
+	if c.broken != nil {
+		return c.broken
+	}
+	if c.helloNonce == nil {
+		return nil
+	}
+	nc := c.conn.NetConn()
+	nc.SetDeadline(time.Now().Add(c.timeout))
+	defer nc.SetDeadline(time.Time{})
+	return c.finishHello()
+}
+
+// ServerName is the short server name the server uses in job ids ("" when
+// the server's answer to the Hello cannot be read: Hello says why).
+func (c *Client) ServerName() string {
+	c.Hello()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.serverName
 }
 

@@ -93,3 +93,41 @@ func TestDialRefusalComesWithFirstRequest(t *testing.T) {
 		t.Errorf("ServerName after a refusal = %q", name)
 	}
 }
+
+// Hello gives the server's refusal to a caller that needs the server's
+// name before any request, and is bounded by the client's timeout.
+func TestHelloBeforeAnyRequest(t *testing.T) {
+	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
+	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Hello(); err == nil || !strings.Contains(err.Error(), "only daemons here") {
+		t.Errorf("Hello after a refusal = %v", err)
+	}
+
+	// A peer that never answers.
+	silent := filepath.Join(t.TempDir(), "silent.sock")
+	l, err := net.Listen("unix", silent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		nc, err := l.Accept()
+		if err == nil {
+			defer nc.Close()
+			time.Sleep(5 * time.Second)
+		}
+	}()
+	c2, err := Dial(DialOptions{Network: "unix", Address: silent, Role: RoleClient, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	start := time.Now()
+	if name := c2.ServerName(); name != "" || time.Since(start) > 3*time.Second {
+		t.Errorf("ServerName of a silent peer = %q after %v, want \"\" within the timeout", name, time.Since(start))
+	}
+}

@@ -84,8 +84,14 @@ type momJob struct {
 	// child is set when this process started the shepherd: it learns of
 	// the shepherd's end by reaping it (reaped). A shepherd inherited from
 	// a previous mom is alive while it holds its lock file.
-	child     bool
-	reaped    bool
+	child  bool
+	reaped bool
+	// ownerUID is the job's owner as this mom resolved it (-1 when not
+	// known: a job file of an older mom); forgotten is set once forget
+	// has cleaned up after it (mu held), so that a late second call does
+	// not touch the directory of a later run of the same job.
+	ownerUID  int64
+	forgotten bool
 	session   sessionInfo
 	result    *jobResult // set once, when the job ended
 	suspended bool
@@ -205,8 +211,14 @@ func (m *Mom) recover() error {
 			continue
 		}
 		dir := filepath.Join(m.jobsDir, e.Name())
-		j := &momJob{dir: dir}
-		if err := readJSON(filepath.Join(dir, fileJob), &j.spec); err != nil {
+		j := &momJob{dir: dir, ownerUID: -1}
+		var jf jobFile
+		err := readJSON(filepath.Join(dir, fileJob), &jf)
+		j.spec = jf.MomJob
+		if jf.OwnerAccount != nil {
+			j.ownerUID = int64(jf.OwnerAccount.UID)
+		}
+		if err != nil {
 			if errors.Is(err, os.ErrNotExist) && !exists(filepath.Join(dir, fileShepherd)) && !exists(filepath.Join(dir, fileSession)) {
 				// The previous mom stopped while writing the job's files:
 				// no shepherd can have started it (one starts after they
@@ -520,16 +532,26 @@ func transient(code proto.Code) bool {
 	return false
 }
 
-// forget removes an acknowledged job.
+// forget removes an acknowledged job: its directory and its TMPDIR are
+// kept for later jobs when they may be, else removed.
 func (m *Mom) forget(j *momJob) {
 	m.mu.Lock()
+	if j.forgotten {
+		m.mu.Unlock()
+		return
+	}
+	j.forgotten = true
 	if m.jobs[j.spec.JobID] == j {
 		delete(m.jobs, j.spec.JobID)
 	}
 	m.mu.Unlock()
-	// The job's shepherd left its TMPDIR empty for this (closeTmpDir).
-	m.tmpDirs.put(jobTmpDir(m.shepherdSettings(), j.spec.JobID))
-	if m.dirs.put(j.dir) {
+	// The job's shepherd left its TMPDIR empty for this (closeTmpDir);
+	// one not kept goes, as a TMPDIR always does at its job's end.
+	tmp := jobTmpDir(m.shepherdSettings(), j.spec.JobID)
+	if j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID)) {
+		os.RemoveAll(tmp)
+	}
+	if m.dirs.put(j.dir, 0) {
 		return
 	}
 	if err := os.RemoveAll(j.dir); err != nil {
@@ -918,7 +940,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	applyUseCp(job, m.momConf.UseCp)
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
-	if !m.dirs.take(dir) {
+	if !m.dirs.take(dir, 0) {
 		if err := os.Mkdir(dir, 0o711); err != nil {
 			return fmt.Errorf("job directory: %w", err)
 		}
@@ -956,7 +978,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	defer logf.Close()
 	// The shepherd makes the TMPDIR when no spare is there.
 	tmpdir := jobTmpDir(m.shepherdSettings(), job.JobID)
-	tookTmp := m.tmpDirs.take(tmpdir)
+	tookTmp := m.tmpDirs.take(tmpdir, usr.UID)
 	cmd := exec.Command(m.exe, ArgShepherd, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -968,7 +990,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	pid := cmd.Process.Pid
-	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true}
+	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID)}
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.

@@ -179,3 +179,36 @@ func TestDeleteDelay(t *testing.T) {
 		t.Errorf("no marker: %v", got)
 	}
 }
+
+// A job is forgotten once: a late second forget (the obit's, after a new
+// run of the same job took its directory) leaves the new run's directory
+// and TMPDIR alone.
+func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
+	m := newTestMom(t)
+	m.momConf.TmpDir = t.TempDir() // $tmpdir: no TMPDIR of the host's /tmp
+	dir := filepath.Join(m.jobsDir, "1.srv")
+	finishedJobDir(t, dir)
+	old := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, ownerUID: 0}
+	m.jobs["1.srv"] = old
+	m.forget(old)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the first forget left the directory: %v", err)
+	}
+	// The next run's directory, at the same path.
+	if err := os.Mkdir(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, fileScript), []byte("run 2"), 0o700)
+	tmp := jobTmpDir(m.shepherdSettings(), "1.srv")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	m.forget(old)
+	if b, err := os.ReadFile(filepath.Join(dir, fileScript)); err != nil || string(b) != "run 2" {
+		t.Errorf("a second forget of the first run touched the next run's directory: %q %v", b, err)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("a second forget of the first run removed the next run's TMPDIR: %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package mom
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,17 +27,21 @@ import (
 // this package knows are kept; everything else, the script first (it is
 // the job owner's, who could hold a hard link to it), is removed. A
 // directory whose shepherd may still live is never recycled. A TMPDIR is
-// recycled only as its shepherd left it: taken back from the job's owner
-// and empty (closeTmpDir).
+// recycled only as its shepherd left it (taken back from the job's owner,
+// without ACLs, empty: closeTmpDir) and only for a later job of the same
+// owner: a process of theirs that escaped the job and still holds the
+// directory open could list what another user's job puts there.
 //
-// take and put may be called from any goroutine.
+// Spares are kept by key (the owner's uid for TMPDIRs, 0 for job
+// directories). take and put may be called from any goroutine.
 type dirPool struct {
 	spare func(n int) string    // the name of the nth spare directory
 	ready func(dir string) bool // readies a finished job's dir for reuse
 	max   int
 
 	mu   sync.Mutex
-	free []string
+	free map[uint32][]string
+	size int // spares in free
 	next int
 }
 
@@ -67,44 +72,50 @@ func newJobDirPool(root string, max int) (*dirPool, error) {
 		spare: func(n int) string { return filepath.Join(root, strconv.Itoa(n)) },
 		ready: emptyJobDir,
 		max:   max,
+		free:  map[uint32][]string{},
 	}, nil
 }
 
 // spareTmpPrefix names the spare TMPDIRs kept in the TMPDIRs' parent (a
 // rename cannot cross file systems, so they stay beside the TMPDIRs):
-// .pbs_spare.<node>.<n>, the node's name keeping apart the moms that
-// share a host's /tmp.
+// .pbs_spare.<node>.<random>.<n>, the node's name keeping apart the moms
+// that share a host's /tmp, the random part making the names unknown to
+// users (who could otherwise take them first and keep every spare out).
 const spareTmpPrefix = ".pbs_spare."
 
 // newTmpDirPool returns an empty pool of TMPDIRs made in base for node,
 // after removing the spares a previous mom of node left there.
 func newTmpDirPool(base, node string, max int) *dirPool {
-	prefix := spareTmpPrefix + node + "."
-	old, _ := filepath.Glob(filepath.Join(base, prefix+"*"))
+	old, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+node+".*"))
 	for _, dir := range old {
 		if isSpareTmpDir(dir, false) {
 			os.Remove(dir)
 		}
 	}
+	prefix := spareTmpPrefix + node + "." + strconv.FormatUint(rand.Uint64(), 36) + "."
 	return &dirPool{
 		spare: func(n int) string { return filepath.Join(base, prefix+strconv.Itoa(n)) },
 		ready: func(dir string) bool { return isSpareTmpDir(dir, true) },
 		max:   max,
+		free:  map[uint32][]string{},
 	}
 }
 
-// take renames a spare directory to dst, an absent path or an empty
-// directory; it reports false when there is none or dst is in the way.
-func (p *dirPool) take(dst string) bool {
+// take renames a spare directory kept under key to dst, an absent path
+// or an empty directory; it reports false when there is none or dst is
+// in the way.
+func (p *dirPool) take(dst string, key uint32) bool {
 	for {
 		p.mu.Lock()
-		n := len(p.free)
+		list := p.free[key]
+		n := len(list)
 		if n == 0 {
 			p.mu.Unlock()
 			return false
 		}
-		spare := p.free[n-1]
-		p.free = p.free[:n-1]
+		spare := list[n-1]
+		p.free[key] = list[:n-1]
+		p.size--
 		p.mu.Unlock()
 		err := os.Rename(spare, dst)
 		if err == nil {
@@ -113,20 +124,26 @@ func (p *dirPool) take(dst string) bool {
 		if _, serr := os.Lstat(spare); serr == nil {
 			// dst is in the way (a directory that is not empty): the
 			// spare stays for another job.
-			p.mu.Lock()
-			p.free = append(p.free, spare)
-			p.mu.Unlock()
+			p.keep(spare, key)
 			return false
 		}
 	}
 }
 
-// put keeps dir, a finished job's directory, for a later job when ready
-// says it may be reused and the pool has room; it reports whether it did.
-// A directory not kept is where it was, as it was or partly emptied.
-func (p *dirPool) put(dir string) bool {
+func (p *dirPool) keep(spare string, key uint32) {
 	p.mu.Lock()
-	full := len(p.free) >= p.max
+	p.free[key] = append(p.free[key], spare)
+	p.size++
+	p.mu.Unlock()
+}
+
+// put keeps dir, a finished job's directory, under key for a later job
+// when ready says it may be reused and the pool has room; it reports
+// whether it did. A directory not kept is where it was, as it was or
+// partly emptied, or gone.
+func (p *dirPool) put(dir string, key uint32) bool {
+	p.mu.Lock()
+	full := p.size >= p.max
 	p.mu.Unlock()
 	if full || !p.ready(dir) {
 		return false
@@ -138,9 +155,14 @@ func (p *dirPool) put(dir string) bool {
 	if err := os.Rename(dir, spare); err != nil {
 		return false
 	}
-	p.mu.Lock()
-	p.free = append(p.free, spare)
-	p.mu.Unlock()
+	// Whatever was written into dir by its old name until the rename (a
+	// late delete marker) is in the spare now; nothing can be after it.
+	// Looked at again under the new name, so none of it reaches a job.
+	if !p.ready(spare) {
+		os.RemoveAll(spare)
+		return false
+	}
+	p.keep(spare, key)
 	return true
 }
 

@@ -65,14 +65,14 @@ func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
 	if err := os.Link(filepath.Join(a, fileNodes), filepath.Join(priv, "link")); err != nil {
 		t.Fatal(err)
 	}
-	if !p.put(a) {
+	if !p.put(a, 0) {
 		t.Fatal("a finished job's directory was not kept")
 	}
 	if _, err := os.Stat(a); !os.IsNotExist(err) {
 		t.Fatalf("the job directory is still there after put: %v", err)
 	}
 	b := filepath.Join(jobs, "2.srv")
-	if !p.take(b) {
+	if !p.take(b, 0) {
 		t.Fatal("no spare directory to take")
 	}
 	want := []string{"job.json.tmp", "result.tmp", "session.tmp", "shepherd.lock", "shepherd.log", "shepherd.pid.tmp"}
@@ -93,7 +93,7 @@ func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
 		t.Errorf("job.json written into a recycled directory is inode %d, want %d", got, inodes[fileJob])
 	}
 	// The pool is empty now.
-	if p.take(filepath.Join(jobs, "3.srv")) {
+	if p.take(filepath.Join(jobs, "3.srv"), 0) {
 		t.Error("took a second spare from a pool that kept one")
 	}
 }
@@ -131,7 +131,7 @@ func TestDirPoolKeepsNoDirectoryInDoubt(t *testing.T) {
 			finishedJobDir(t, dir)
 			undo := tt.prepare(t, dir)
 			defer undo()
-			if p.put(dir) {
+			if p.put(dir, 0) {
 				t.Fatal("the directory was kept")
 			}
 			if _, err := os.Stat(dir); err != nil {
@@ -157,7 +157,39 @@ func TestDirPoolStartsEmpty(t *testing.T) {
 	if got := names(t, root); len(got) != 0 {
 		t.Errorf("a new pool kept a previous mom's spares: %q", got)
 	}
-	if p.take(filepath.Join(priv, "1.srv")) {
+	if p.take(filepath.Join(priv, "1.srv"), 0) {
 		t.Errorf("a new pool has a spare")
+	}
+}
+
+// What lands in a job directory by its old name until the moment it is
+// renamed into the pool (a delete marker written late) never reaches the
+// next job: the spare is looked at again under its new name.
+func TestDirPoolLooksAgainAfterTheRename(t *testing.T) {
+	priv := t.TempDir()
+	p, err := newJobDirPool(filepath.Join(priv, "spare"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := true
+	p.ready = func(dir string) bool {
+		ok := emptyJobDir(dir)
+		if first {
+			first = false
+			os.WriteFile(filepath.Join(dir, fileDelete), []byte("0"), 0o600)
+		}
+		return ok
+	}
+	dir := filepath.Join(priv, "1.srv")
+	finishedJobDir(t, dir)
+	if !p.put(dir, 0) {
+		t.Fatal("the directory was not kept")
+	}
+	next := filepath.Join(priv, "2.srv")
+	if !p.take(next, 0) {
+		t.Fatal("no spare")
+	}
+	if _, err := os.Stat(filepath.Join(next, fileDelete)); err == nil {
+		t.Errorf("the next job's directory holds the previous job's delete marker: %q", names(t, next))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // jobTmpDir is a job's TMPDIR: pbs.<jobid> in $tmpdir, else in the
@@ -58,6 +60,13 @@ func reclaimTmpDir(path string) error {
 	}
 	if err := syscall.Fchmod(fd, 0o700); err != nil {
 		return err
+	}
+	// ACLs the owner set survive the chmod (it only narrows their mask):
+	// a default ACL would hand the next job's files to them.
+	for _, name := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
+		if err := unix.Fremovexattr(fd, name); err != nil && err != unix.ENODATA && err != unix.EOPNOTSUPP {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	// The owner may have renamed the directory away between the open and
 	// the chown: then what is at path is not what was reclaimed.

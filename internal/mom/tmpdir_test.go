@@ -1,10 +1,13 @@
 package mom
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // tmpOwner is the account a job's TMPDIR is given to: nobody when the
@@ -68,11 +71,15 @@ func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
 		t.Fatalf("a file a link in the TMPDIR pointed to is gone or changed: %q %v", b, err)
 	}
 	pool := newTmpDirPool(base, "n1", 4)
-	if !pool.put(first) {
+	if !pool.put(first, usr.UID) {
 		t.Fatal("the pool did not keep a closed TMPDIR")
 	}
 	second := filepath.Join(base, "pbs.2.srv")
-	if !pool.take(second) {
+	// Only a job of the same owner gets it.
+	if pool.take(second, usr.UID+1) {
+		t.Fatal("another owner's job took the spare TMPDIR")
+	}
+	if !pool.take(second, usr.UID) {
 		t.Fatal("no spare TMPDIR to take")
 	}
 	if err := openTmpDir(second, usr, asOther); err != nil {
@@ -141,7 +148,7 @@ func TestSpareTmpDirsAreEachNodes(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if !newTmpDirPool(base, "n1", 4).put(dir) {
+	if !newTmpDirPool(base, "n1", 4).put(dir, 0) {
 		t.Fatal("an empty TMPDIR was not kept")
 	}
 	spares, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"n1.*"))
@@ -155,5 +162,39 @@ func TestSpareTmpDirsAreEachNodes(t *testing.T) {
 	newTmpDirPool(base, "n1", 4)
 	if _, err := os.Stat(spares[0]); !os.IsNotExist(err) {
 		t.Errorf("a restarted mom of n1 kept its predecessor's spare: %v", err)
+	}
+}
+
+// The owner's ACLs on their TMPDIR go when it is taken back: a default
+// ACL would otherwise give them the next job's files.
+func TestClosedTmpDirLosesItsACLs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pbs.1.srv")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// What setfacl -m u:65534:rwx,d:u:65534:rwx,d:o::rwx writes: the
+	// kernel's POSIX ACL form (version 2; entries of tag, permissions and
+	// id, the id unused but for named users).
+	acl := func(entries ...[3]uint32) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, 2)
+		for _, e := range entries {
+			b = binary.LittleEndian.AppendUint16(b, uint16(e[0]))
+			b = binary.LittleEndian.AppendUint16(b, uint16(e[1]))
+			b = binary.LittleEndian.AppendUint32(b, e[2])
+		}
+		return b
+	}
+	const none = 0xffffffff
+	entries := acl([3]uint32{0x01, 7, none}, [3]uint32{0x02, 7, 65534}, [3]uint32{0x04, 0, none}, [3]uint32{0x10, 7, none}, [3]uint32{0x20, 7, none})
+	for _, name := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
+		if err := unix.Setxattr(dir, name, entries, 0); err != nil {
+			t.Skipf("cannot set %s here: %v", name, err)
+		}
+	}
+	closeTmpDir(dir)
+	for _, name := range []string{"system.posix_acl_access", "system.posix_acl_default"} {
+		if _, err := unix.Getxattr(dir, name, make([]byte, 256)); err != unix.ENODATA {
+			t.Errorf("%s after closeTmpDir: %v, want none", name, err)
+		}
 	}
 }

@@ -213,6 +213,15 @@ func (s *Server) save(b *store.Batch, j *model.Job) {
 	}
 }
 
+// deleteComment is the comment a delete by who leaves on j ("" keeps
+// j's own): a scheduler's delete keeps the job's comment, its reason.
+func deleteComment(who *caller, j *model.Job) string {
+	if who.role == proto.RoleSched && j.Comment != "" {
+		return ""
+	}
+	return "Job deleted by " + who.user + "@" + who.host
+}
+
 // deleteJob is qdel of a job, an array (every subjob), one subjob or a
 // range of them. Queued jobs end at once; running ones are killed by
 // their moms and end when their moms report it. With opts.Purge (qdel -x)
@@ -238,13 +247,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
 		}
 		now := s.nowUnix()
-		// A scheduler's delete keeps the job's comment: its reason.
-		commentFor := func(j *model.Job) string {
-			if who.role == proto.RoleSched && j.Comment != "" {
-				return ""
-			}
-			return "Job deleted by " + requestor
-		}
+		commentFor := func(j *model.Job) string { return deleteComment(who, j) }
 		if who.user != top.User() {
 			// Deleted by someone else (a manager, an operator, the
 			// scheduler): the owner hears of it, as from OpenPBS.

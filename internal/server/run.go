@@ -640,9 +640,8 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteO
 	if ok && !j.Active() && !j.Finished() {
 		// Its start failed while the delete waited, and it is back in its
 		// queue: deleted there.
-		id := j.ID
 		s.mu.RUnlock()
-		return s.deleteJob(who, id, opts)
+		return s.deleteRequeued(who, key, opts)
 	}
 	if !ok || !j.Active() {
 		s.mu.RUnlock()
@@ -680,6 +679,40 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteO
 	if done != nil {
 		s.account(accounting.Deleted, done, []accounting.KV{{Key: "requestor", Value: who.user + "@" + who.host}})
 		s.schedEvent(proto.SchedTerm)
+	}
+	return nil
+}
+
+// deleteRequeued ends a job a delete found back in its queue after
+// waiting for its start (deleteRunning): as deleteJob ends a queued job,
+// without what deleteJob already did for the request (the owner's mail,
+// the purge mark). A job started again meanwhile is deleted as running.
+func (s *Server) deleteRequeued(who *caller, key model.JobKey, opts proto.DeleteOptions) error {
+	requestor := who.user + "@" + who.host
+	var done *model.Job
+	running := false
+	err := s.commit.Do(func(b *store.Batch) error {
+		j, ok := s.jobs[key]
+		switch {
+		case !ok || j.Finished():
+			return nil
+		case j.Active():
+			running = true
+			return nil
+		}
+		s.finish(b, j, model.SubTerminated, ExitDeleted, deleteComment(who, j), s.nowUnix())
+		done = j
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if running {
+		return s.deleteRunning(who, key, opts)
+	}
+	if done != nil {
+		s.log.Info("job deleted", "job", done.ID, "by", requestor)
+		s.account(accounting.Deleted, done, []accounting.KV{{Key: "requestor", Value: requestor}})
 	}
 	return nil
 }
