@@ -1029,7 +1029,15 @@ func (m *Mom) jobOwner(job *proto.MomJob) (*account, error) {
 
 // writeOwned writes a file and gives it to the job's owner.
 func writeOwned(path string, data []byte, mode os.FileMode, usr *account) error {
-	if err := os.WriteFile(path, data, mode); err != nil {
+	// The file is the job's script, which its shepherd may execute: a
+	// process this mom forks meanwhile (another job's shepherd) would hold
+	// a copy of the descriptor open for writing until it execs, and the
+	// script's exec would fail with "text file busy". Forks take
+	// syscall.ForkLock exclusively, so none happens while it is held.
+	syscall.ForkLock.RLock()
+	err := os.WriteFile(path, data, mode)
+	syscall.ForkLock.RUnlock()
+	if err != nil {
 		return err
 	}
 	if os.Geteuid() == 0 {
