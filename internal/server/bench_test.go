@@ -2,12 +2,13 @@ package server
 
 import (
 	"fmt"
-	"net"
 	"runtime"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"gopbs/internal/model"
 	"gopbs/internal/qsubopt"
@@ -93,35 +94,11 @@ func BenchmarkSnapshotFetch(b *testing.B) {
 
 // fakeMom accepts job starts for every node without running anything.
 func fakeMom(b *testing.B, key []byte) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				c := proto.NewConn(nc, 0)
-				if _, err := proto.ServerHandshake(c, "sim", func(proto.Role) ([]byte, error) { return key, nil }); err != nil {
-					return
-				}
-				for {
-					h, body, err := c.Recv()
-					if err != nil {
-						return
-					}
-					var jobs proto.MomJobs
-					proto.DecodeBody(body, &jobs)
-					c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs.Jobs))})
-				}
-			}()
-		}
-	}()
-	return l.Addr().(*net.TCPAddr).Port
+	return serveFakeMom(b, key, func(h proto.Header, body msgpack.RawMessage) (proto.Header, any) {
+		var jobs proto.MomJobs
+		proto.DecodeBody(body, &jobs)
+		return proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs.Jobs))}
+	})
 }
 
 // BenchmarkRunJobs starts 10,000 queued jobs on 10,000 nodes in one

@@ -1,12 +1,13 @@
 package server
 
 import (
-	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 
 	"gopbs/internal/model"
 	"gopbs/internal/store"
@@ -19,46 +20,20 @@ import (
 // is unknown here (what a real mom says of a job it never started).
 func refusingMom(t *testing.T, key []byte, arrived chan<- struct{}, release <-chan struct{}) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			nc, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer nc.Close()
-				c := proto.NewConn(nc, 0)
-				if _, err := proto.ServerHandshake(c, "n1", func(proto.Role) ([]byte, error) { return key, nil }); err != nil {
-					return
-				}
-				for {
-					h, body, err := c.Recv()
-					if err != nil {
-						return
-					}
-					if h.Type != proto.MsgMomRunJobs {
-						c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_UNKJOBID, Text: "Unknown Job Id: not running on n1"}, nil)
-						continue
-					}
-					var jobs proto.MomJobs
-					proto.DecodeBody(body, &jobs)
-					arrived <- struct{}{}
-					<-release
-					res := make([]proto.ObjectError, len(jobs.Jobs))
-					for i := range res {
-						res[i] = proto.ObjectError{Name: jobs.Jobs[i].JobID, Code: proto.PBSE_MOMREJECT, Text: "cannot start it here"}
-					}
-					c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.MomJobsReply{Results: res})
-				}
-			}()
+	return serveFakeMom(t, key, func(h proto.Header, body msgpack.RawMessage) (proto.Header, any) {
+		if h.Type != proto.MsgMomRunJobs {
+			return proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_UNKJOBID, Text: "Unknown Job Id: not running on n1"}, nil
 		}
-	}()
-	return l.Addr().(*net.TCPAddr).Port
+		var jobs proto.MomJobs
+		proto.DecodeBody(body, &jobs)
+		arrived <- struct{}{}
+		<-release
+		res := make([]proto.ObjectError, len(jobs.Jobs))
+		for i := range res {
+			res[i] = proto.ObjectError{Name: jobs.Jobs[i].JobID, Code: proto.PBSE_MOMREJECT, Text: "cannot start it here"}
+		}
+		return proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.MomJobsReply{Results: res}
+	})
 }
 
 // A qdel that arrives while its job's start is in flight waits for the

@@ -1,0 +1,46 @@
+package server
+
+import (
+	"net"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"gopbs/proto"
+)
+
+// serveFakeMom listens on a free port as a mom does for the server (the
+// handshake with the cluster key, one goroutine per connection) and
+// answers each request with what answer returns; it returns the port.
+func serveFakeMom(tb testing.TB, key []byte, answer func(h proto.Header, body msgpack.RawMessage) (proto.Header, any)) int {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			nc, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				c := proto.NewConn(nc, 0)
+				if _, err := proto.ServerHandshake(c, "n1", func(proto.Role) ([]byte, error) { return key, nil }); err != nil {
+					return
+				}
+				for {
+					h, body, err := c.Recv()
+					if err != nil {
+						return
+					}
+					rh, reply := answer(h, body)
+					c.Send(rh, reply)
+				}
+			}()
+		}
+	}()
+	return l.Addr().(*net.TCPAddr).Port
+}
