@@ -205,11 +205,11 @@ func commandsCluster(tb *benchTB) (*testcluster.Cluster, string, string) {
 	cl.StartScheduler("pbs_sched")
 	work := filepath.Join(cl.Home, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
-		log.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	// sbatch --wrap=true makes a script of its own; ours is a file.
 	if err := os.WriteFile(filepath.Join(work, "job.sh"), []byte("#!/bin/sh\ntrue\n"), 0o644); err != nil {
-		log.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	return cl, node, work
 }
@@ -217,7 +217,7 @@ func commandsCluster(tb *benchTB) (*testcluster.Cluster, string, string) {
 // shellLoops runs loops copies of a bash loop (body gets the loop's index
 // as $1 and its other arguments after) in work with the cluster's
 // environment and returns their stdouts, as the peer script's loops run.
-func shellLoops(cl *testcluster.Cluster, work string, loops int, body string, args func(i int) []string) []string {
+func shellLoops(tb *benchTB, cl *testcluster.Cluster, work string, loops int, body string, args func(i int) []string) []string {
 	outs := make([]string, loops)
 	var wg sync.WaitGroup
 	for i := 0; i < loops; i++ {
@@ -231,7 +231,7 @@ func shellLoops(cl *testcluster.Cluster, work string, loops int, body string, ar
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
 			if err != nil {
-				log.Fatalf("loop %d: %v\n%s", i, err, stderr.String())
+				tb.Fatalf("loop %d: %v\n%s", i, err, stderr.String())
 			}
 			outs[i] = string(out)
 		}(i)
@@ -254,7 +254,7 @@ done
 echo "$n $f"`
 	t0 := time.Now()
 	end := strconv.FormatInt(nowMicros()+int64(o.b1Secs)*1e6, 10)
-	outs := shellLoops(cl, work, o.b1Loops, body, func(int) []string { return []string{end} })
+	outs := shellLoops(tb, cl, work, o.b1Loops, body, func(int) []string { return []string{end} })
 	secs := time.Since(t0).Seconds()
 	ok, failed := 0, 0
 	for _, s := range outs {
@@ -278,41 +278,41 @@ func benchB2(o commandsOpts) []figure {
 	defer tb.cleanup()
 	cl, node, work := commandsCluster(tb)
 	if err := os.WriteFile(filepath.Join(work, "true.sh"), []byte("#!/bin/sh\n/bin/true\n"), 0o644); err != nil {
-		log.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	const body = `for ((k = 0; k < $2; k++)); do qsub true.sh 2>>b2.err || echo FAIL; done`
 	per, extra := o.b2N/o.b2Loops, o.b2N%o.b2Loops
 	t0 := time.Now()
-	outs := shellLoops(cl, work, o.b2Loops, body, func(i int) []string {
+	outs := shellLoops(tb, cl, work, o.b2Loops, body, func(i int) []string {
 		n := per
 		if i < extra {
 			n++
 		}
 		return []string{strconv.Itoa(n)}
 	})
-	waitQstatEmpty(cl, work, 200*time.Second)
+	waitQstatEmpty(tb, cl, work, 200*time.Second)
 	plain := time.Since(t0).Seconds()
 	var ids []string
 	for _, s := range outs {
 		for _, id := range strings.Fields(s) {
 			if id == "FAIL" {
-				log.Fatalf("B2: a submission failed")
+				tb.Fatalf("B2: a submission failed")
 			}
 			ids = append(ids, id)
 		}
 	}
-	checkExitZero(cl, ids)
+	checkExitZero(tb, cl, ids)
 	log.Printf("B2: %d plain jobs in %.2f s", len(ids), plain)
 
 	array := func() float64 {
 		t0 := time.Now()
 		r := cl.Run("qsub", "-J", fmt.Sprintf("1-%d", o.b2N), filepath.Join(work, "true.sh"))
 		if r.Code != 0 {
-			log.Fatalf("B2 array: %s", r)
+			tb.Fatalf("B2 array: %s", r)
 		}
-		waitQstatEmpty(cl, work, 200*time.Second)
+		waitQstatEmpty(tb, cl, work, 200*time.Second)
 		secs := time.Since(t0).Seconds()
-		checkExitZero(cl, []string{strings.TrimSpace(r.Stdout)})
+		checkExitZero(tb, cl, []string{strings.TrimSpace(r.Stdout)})
 		return secs
 	}
 	arr := array()
@@ -325,7 +325,7 @@ func benchB2(o commandsOpts) []figure {
 
 // waitQstatEmpty polls `qstat` every 0.2 s (as the peer polls squeue)
 // until it lists nothing.
-func waitQstatEmpty(cl *testcluster.Cluster, work string, limit time.Duration) {
+func waitQstatEmpty(tb *benchTB, cl *testcluster.Cluster, work string, limit time.Duration) {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		r := cl.Run("qstat")
@@ -334,33 +334,33 @@ func waitQstatEmpty(cl *testcluster.Cluster, work string, limit time.Duration) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	log.Fatalf("qstat still lists jobs after %v:\n%.2000s", limit, cl.Run("qstat").Stdout)
+	tb.Fatalf("qstat still lists jobs after %v:\n%.2000s", limit, cl.Run("qstat").Stdout)
 }
 
 // checkExitZero fails unless every job of ids finished with exit status 0.
-func checkExitZero(cl *testcluster.Cluster, ids []string) {
-	c := dialUnix(cl)
+func checkExitZero(tb *benchTB, cl *testcluster.Cluster, ids []string) {
+	c := dialUnix(tb, cl)
 	defer c.Close()
 	for i := 0; i < len(ids); i += 500 {
 		part := ids[i:min(i+500, len(ids))]
 		objs, errs, err := c.StatusJobs(&proto.StatusRequest{IDs: part, History: true, Attrs: []string{proto.AttrJobState, proto.AttrExitStatus}})
 		if err != nil || len(errs) > 0 || len(objs) != len(part) {
-			log.Fatalf("status of finished jobs: %v %v (%d of %d)", err, errs, len(objs), len(part))
+			tb.Fatalf("status of finished jobs: %v %v (%d of %d)", err, errs, len(objs), len(part))
 		}
 		for _, o := range objs {
 			st, _ := o.Get(proto.AttrJobState)
 			ex, _ := o.Get(proto.AttrExitStatus)
 			if st != "F" || ex != "0" {
-				log.Fatalf("job %s: state %s, exit status %q", o.Name, st, ex)
+				tb.Fatalf("job %s: state %s, exit status %q", o.Name, st, ex)
 			}
 		}
 	}
 }
 
-func dialUnix(cl *testcluster.Cluster) *proto.Client {
+func dialUnix(tb *benchTB, cl *testcluster.Cluster) *proto.Client {
 	c, err := proto.Dial(proto.DialOptions{Network: "unix", Address: filepath.Join(cl.Home, "pbs_server.sock")})
 	if err != nil {
-		log.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	return c
 }
@@ -380,20 +380,20 @@ func benchB5(o commandsOpts, n, runs int, listKey, oneKey string) []figure {
 		ReadFile: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(work, p)) },
 	})
 	if err != nil {
-		log.Fatal(err)
+		tb.Fatalf("%v", err)
 	}
 	t0 := time.Now()
 	ids := make([]string, n)
 	parallel(16, n, cl, func(c *proto.Client, i int) {
 		id, err := c.Submit(sub.Request)
 		if err != nil {
-			log.Fatal(err)
+			tb.Fatalf("%v", err)
 		}
 		ids[i] = id
 	})
 	log.Printf("%d held jobs submitted in %v", n, time.Since(t0).Round(time.Millisecond))
 	rss := serverRSS(cl)
-	list := timeCommand(cl, runs, "qstat")
+	list := timeCommand(tb, cl, runs, "qstat")
 	figs := []figure{}
 	if runs <= 5 {
 		figs = append(figs, figure{listKey, median(list)})
@@ -404,13 +404,13 @@ func benchB5(o commandsOpts, n, runs int, listKey, oneKey string) []figure {
 	}
 	if oneKey != "" {
 		sort.Slice(ids, func(a, b int) bool { return testcluster.Seq(ids[a]) < testcluster.Seq(ids[b]) })
-		figs = append(figs, figure{oneKey, median(timeCommand(cl, 5, "qstat", "-f", ids[n/2]))})
+		figs = append(figs, figure{oneKey, median(timeCommand(tb, cl, 5, "qstat", "-f", ids[n/2]))})
 	}
 	return figs
 }
 
 // timeCommand runs a command runs times and returns each wall time.
-func timeCommand(cl *testcluster.Cluster, runs int, name string, args ...string) []float64 {
+func timeCommand(tb *benchTB, cl *testcluster.Cluster, runs int, name string, args ...string) []float64 {
 	var out []float64
 	for i := 0; i < runs; i++ {
 		cmd := exec.Command(filepath.Join(cl.Bin, name), args...)
@@ -421,7 +421,7 @@ func timeCommand(cl *testcluster.Cluster, runs int, name string, args ...string)
 		err := cmd.Run()
 		d := time.Since(t0).Seconds()
 		if err != nil || stdout.Len() == 0 {
-			log.Fatalf("%s %v: %v", name, args, err)
+			tb.Fatalf("%s %v: %v", name, args, err)
 		}
 		out = append(out, d)
 	}

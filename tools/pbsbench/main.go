@@ -156,20 +156,32 @@ func runOne(via string, fsyncDelay time.Duration, c, n int) float64 {
 	return secs
 }
 
-// benchTB lets the test cluster run outside go test.
-type benchTB struct{ cleanups []func() }
+// benchTB lets the test cluster run outside go test. Fatalf stops the
+// cluster before the process exits (loops call it from their own
+// goroutines, hence the lock).
+type benchTB struct {
+	mu       sync.Mutex
+	cleanups []func()
+}
 
 func (b *benchTB) Helper()                           {}
 func (b *benchTB) Fatal(args ...any)                 { b.cleanup(); log.Fatal(args...) }
 func (b *benchTB) Fatalf(format string, args ...any) { b.cleanup(); log.Fatalf(format, args...) }
 func (b *benchTB) Errorf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
 func (b *benchTB) Logf(format string, args ...any)   { fmt.Fprintf(os.Stderr, format+"\n", args...) }
-func (b *benchTB) Cleanup(f func())                  { b.cleanups = append(b.cleanups, f) }
-func (b *benchTB) Failed() bool                      { return false }
+func (b *benchTB) Cleanup(f func()) {
+	b.mu.Lock()
+	b.cleanups = append(b.cleanups, f)
+	b.mu.Unlock()
+}
+func (b *benchTB) Failed() bool { return false }
 
 func (b *benchTB) cleanup() {
-	for i := len(b.cleanups) - 1; i >= 0; i-- {
-		b.cleanups[i]()
-	}
+	b.mu.Lock()
+	cleanups := b.cleanups
 	b.cleanups = nil
+	b.mu.Unlock()
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
+	}
 }
