@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// refusingServer serves one connection on a Unix socket, whose handshake
-// keyFor refuses.
-func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
+// serveOnce listens on a Unix socket in a temporary directory and hands
+// its first connection to serve (which owns it); it returns the path.
+func serveOnce(t *testing.T, serve func(nc net.Conn)) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "srv.sock")
 	l, err := net.Listen("unix", path)
@@ -25,25 +25,21 @@ func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
 			return
 		}
 		defer nc.Close()
-		ServerHandshake(NewConn(nc, 0), "srv", keyFor)
+		serve(nc)
 	}()
 	return path
 }
 
+// refusingServer serves one connection on a Unix socket, whose handshake
+// keyFor refuses.
+func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
+	t.Helper()
+	return serveOnce(t, func(nc net.Conn) { ServerHandshake(NewConn(nc, 0), "srv", keyFor) })
+}
+
 func TestDialSendsFirstRequestBehindHello(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "srv.sock")
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	got := make(chan []MsgType, 1)
-	go func() {
-		nc, err := l.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
+	path := serveOnce(t, func(nc net.Conn) {
 		// Both frames are read before anything is answered: a client that
 		// waited for the Hello's answer would never send the second.
 		nc.SetDeadline(time.Now().Add(5 * time.Second))
@@ -56,7 +52,7 @@ func TestDialSendsFirstRequestBehindHello(t *testing.T) {
 		}
 		c.Send(Header{Type: MsgHelloReply}, &HelloReply{Version: ProtocolVersion, ServerName: "srv"})
 		c.Send(Header{Type: MsgReply, Seq: h2.Seq}, &SubmitReply{JobID: "1.srv"})
-	}()
+	})
 	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
 	if err != nil {
 		t.Fatal(err)
@@ -108,19 +104,7 @@ func TestHelloBeforeAnyRequest(t *testing.T) {
 	}
 
 	// A peer that never answers.
-	silent := filepath.Join(t.TempDir(), "silent.sock")
-	l, err := net.Listen("unix", silent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		nc, err := l.Accept()
-		if err == nil {
-			defer nc.Close()
-			time.Sleep(5 * time.Second)
-		}
-	}()
+	silent := serveOnce(t, func(net.Conn) { time.Sleep(5 * time.Second) })
 	c2, err := Dial(DialOptions{Network: "unix", Address: silent, Role: RoleClient, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -947,8 +947,9 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	script := job.Script
 	job.Script = nil
+	set := m.shepherdSettings()
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr, Settings: m.shepherdSettings()}, 0o600); err != nil {
+	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr, Settings: set}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -977,7 +978,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	defer logf.Close()
 	// The shepherd makes the TMPDIR when no spare is there.
-	tmpdir := jobTmpDir(m.shepherdSettings(), job.JobID)
+	tmpdir := jobTmpDir(set, job.JobID)
 	tookTmp := m.tmpDirs.take(tmpdir, usr.UID)
 	cmd := exec.Command(m.exe, ArgShepherd, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf

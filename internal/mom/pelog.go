@@ -328,22 +328,23 @@ func prologueArgs(job *proto.MomJob, usr *account) []string {
 // userPrologueArgs are a user prologue's arguments after its name,
 // Torque's seven.
 func userPrologueArgs(job *proto.MomJob, usr *account) []string {
-	account := job.Account
-	if account == "" {
-		account = "null"
+	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, resourceListArg(job.Resources), job.Queue, accountArg(job)}
+}
+
+// accountArg is the job's account as the programs get it, "null" when it
+// has none.
+func accountArg(job *proto.MomJob) string {
+	if job.Account == "" {
+		return "null"
 	}
-	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, resourceListArg(job.Resources), job.Queue, account}
+	return job.Account
 }
 
 // epilogueArgs are the epilogue's arguments after its name, for a job
 // with session sid that ended as res says.
 func epilogueArgs(job *proto.MomJob, usr *account, sid int, res *jobResult, set shepherdSettings) []string {
-	account := job.Account
-	if account == "" {
-		account = "null"
-	}
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, strconv.Itoa(sid),
-		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, account, strconv.Itoa(res.ExitStatus)}
+		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, accountArg(job), strconv.Itoa(res.ExitStatus)}
 }
 
 // resourceListArg renders a Resource_List as name=value,... in name

@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -78,10 +79,8 @@ type shepherd struct {
 	pgid int
 	sigs chan os.Signal
 	// momUmask is the umask the shepherd started with (the mom's), for
-	// the prologue and epilogue; the job's own (-W umask) replaces it,
-	// jobUmask, which the owner's programs get.
+	// the prologue and epilogue; the job's own (jobUmask) replaces it.
 	momUmask int
-	jobUmask int
 
 	mu         sync.Mutex
 	killReason string // set when the shepherd itself killed the job
@@ -145,16 +144,11 @@ func (sh *shepherd) run() jobResult {
 		sh.usr = usr
 	}
 	sh.momUmask = syscall.Umask(0o022)
-	syscall.Umask(sh.momUmask)
-	sh.jobUmask = sh.momUmask
-	if job.HasUmask {
-		// The job's umask (-W umask) holds for everything made for it from
-		// here on: staged-in files, the output files, its processes. The
-		// shepherd's own files in the job directory set their modes
-		// explicitly (writeFileAtomic).
-		syscall.Umask(int(job.Umask & 0o777))
-		sh.jobUmask = int(job.Umask & 0o777)
-	}
+	// The job's umask (-W umask, else the mom's) holds for everything made
+	// for it from here on: staged-in files, the output files, its
+	// processes. The shepherd's own files in the job directory set their
+	// modes explicitly (writeFileAtomic).
+	syscall.Umask(sh.jobUmask())
 	asOther := os.Geteuid() == 0 && usr.UID != 0
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
@@ -345,7 +339,7 @@ func (sh *shepherd) prologue(stdin, outFD, errFD int) (res jobResult, stop bool)
 		cmd  pelogCmd
 	}{
 		{filePrologue, pelogCmd{Args: prologueArgs(sh.job, sh.usr), Env: pelogEnv(sh.usr.Home), Dir: sh.set.PelogDir, Umask: sh.momUmask}},
-		{filePrologueUser, pelogCmd{Args: userPrologueArgs(sh.job, sh.usr), Env: userPelogEnv(sh.usr), Dir: sh.ownerDir(), Umask: sh.jobUmask, As: sh.usr}},
+		{filePrologueUser, pelogCmd{Args: userPrologueArgs(sh.job, sh.usr), Env: userPelogEnv(sh.usr), Dir: sh.homeOr("/"), Umask: sh.jobUmask(), As: sh.usr}},
 	} {
 		c := p.cmd
 		c.Path = pelogPath(sh.set.PelogDir, p.name, sh.job.JobType)
@@ -375,18 +369,17 @@ func (sh *shepherd) epilogue(res *jobResult) {
 	if sh.set.PelogDir == "" {
 		return
 	}
-	rootDir := sh.usr.Home
-	if fi, err := os.Stat(rootDir); err != nil || !fi.IsDir() {
-		rootDir = sh.set.PelogDir
-	}
+	home := sh.homeOr("")
 	var files [3]int
 	var closeFiles func()
 	for _, p := range []struct {
 		name string
 		cmd  pelogCmd
 	}{
-		{fileEpilogueUser, pelogCmd{Env: userPelogEnv(sh.usr), Dir: sh.ownerDir(), Umask: sh.jobUmask, As: sh.usr}},
-		{fileEpilogue, pelogCmd{Env: pelogEnv(sh.usr.Home), Dir: rootDir, Umask: sh.momUmask}},
+		// The owner's programs start in / without a home, the mom's in
+		// mom_priv (mom_priv is closed to the owner).
+		{fileEpilogueUser, pelogCmd{Env: userPelogEnv(sh.usr), Dir: cmp.Or(home, "/"), Umask: sh.jobUmask(), As: sh.usr}},
+		{fileEpilogue, pelogCmd{Env: pelogEnv(sh.usr.Home), Dir: cmp.Or(home, sh.set.PelogDir), Umask: sh.momUmask}},
 	} {
 		c := p.cmd
 		c.Path = pelogPath(sh.set.PelogDir, p.name, sh.job.JobType)
@@ -406,13 +399,21 @@ func (sh *shepherd) epilogue(res *jobResult) {
 	}
 }
 
-// ownerDir is where the owner's own programs start: their home, or /
-// when it is not a directory.
-func (sh *shepherd) ownerDir() string {
+// jobUmask is the job's umask: its -W umask, else the mom's.
+func (sh *shepherd) jobUmask() int {
+	if sh.job.HasUmask {
+		return int(sh.job.Umask & 0o777)
+	}
+	return sh.momUmask
+}
+
+// homeOr is where a prologue or epilogue starts: the owner's home, or
+// fallback when it is not a directory.
+func (sh *shepherd) homeOr(fallback string) string {
 	if fi, err := os.Stat(sh.usr.Home); err == nil && fi.IsDir() {
 		return sh.usr.Home
 	}
-	return "/"
+	return fallback
 }
 
 // epilogueFiles opens the epilogue's standard input (/dev/null) and the
