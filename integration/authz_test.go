@@ -571,6 +571,12 @@ func (e *authzEnv) effect(t *testing.T, r authzRow, argv []string, id string) fu
 		if before == "" {
 			t.Fatalf("qmgr list server shows no next_job_number")
 		}
+		// A before dependency changes the job it names: the row's job.
+		registers := strings.Contains(flagValue(argv, "-W"), "depend=before")
+		var targetState, targetDepend string
+		if registers {
+			targetState, targetDepend = e.jobAttr(id, "job_state"), e.jobAttr(id, "depend")
+		}
 		return func(t *testing.T, res testcluster.Result, expect string) {
 			if expect != "allowed" {
 				if res.Stdout != "" {
@@ -579,6 +585,11 @@ func (e *authzEnv) effect(t *testing.T, r authzRow, argv []string, id string) fu
 				if after := e.serverAttrs(t)["next_job_number"]; after != before {
 					t.Errorf("a refused qsub used a job number: next_job_number %s, then %s", before, after)
 				}
+				if registers {
+					if st, dep := e.jobAttr(id, "job_state"), e.jobAttr(id, "depend"); st != targetState || dep != targetDepend {
+						t.Errorf("job %s after a refused before dependency: state %s depend %q, want %s %q as before", id, st, dep, targetState, targetDepend)
+					}
+				}
 				return
 			}
 			if !jobIDLine.MatchString(res.Stdout) {
@@ -586,6 +597,11 @@ func (e *authzEnv) effect(t *testing.T, r authzRow, argv []string, id string) fu
 			}
 			newID := strings.TrimSpace(res.Stdout)
 			t.Cleanup(func() { e.rootQuiet(t, "qdel", newID) })
+			if registers {
+				if dep := e.jobAttr(id, "depend"); !strings.Contains(dep, ":"+newID) {
+					t.Errorf("job %s: depend %q after %s's before dependency, want it to name %s", id, dep, r.role, newID)
+				}
+			}
 			if owner := e.jobAttr(newID, "Job_Owner"); !strings.HasPrefix(owner, e.userName(r.role)+"@") {
 				t.Errorf("job %s: Job_Owner %q, want %s@...", newID, owner, e.userName(r.role))
 			}

@@ -30,7 +30,8 @@ import (
 // submit validates and queues a new job; the id is returned only after the
 // job and its script are durable.
 func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
-	base, err := parseSubmission(who, s.privilegeOf(who), req)
+	priv := s.privilegeOf(who)
+	base, err := parseSubmission(who, priv, req)
 	if err != nil {
 		return "", err
 	}
@@ -46,7 +47,7 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 		defer filtered.remove()
 		base, queueReq = filtered.job, filtered.queue
 	}
-	job, err := s.admitJob(who, base, queueReq, req.Script, filtered.reserved())
+	job, err := s.admitJob(who, priv, base, queueReq, req.Script, filtered.reserved())
 	if err != nil {
 		if filtered != nil {
 			filtered.revert(s, "admission refused the job: "+err.Error())
@@ -112,7 +113,7 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 // admitJob is step 3: it checks base against the state of the moment and
 // stores it, all in one commit. seq is the id the filters saw (0: take
 // the next one).
-func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script []byte, seq int64) (*model.Job, error) {
+func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, queueReq string, script []byte, seq int64) (*model.Job, error) {
 	var job *model.Job
 	err := s.commit.Do(func(b *store.Batch) error {
 		if base.UID == 0 || base.EUser == "root" {
@@ -150,7 +151,7 @@ func (s *Server) admitJob(who *caller, base *model.Job, queueReq string, script 
 		j.VariableList = model.SetVar(j.VariableList, "PBS_O_QUEUE", qname)
 		j.OutputPath = s.stdPath(j, j.OutputPath, 'o', who)
 		j.ErrorPath = s.stdPath(j, j.ErrorPath, 'e', who)
-		never, err := s.checkDepends(j)
+		never, err := s.checkDepends(j, priv)
 		if err != nil {
 			return err
 		}

@@ -55,7 +55,12 @@ func (s *Server) unindexDepends(j *model.Job) {
 // judged at once. never names a dependency that can never be met: the job
 // is then admitted and deleted at once, as it would be had its parent
 // ended a moment later.
-func (s *Server) checkDepends(j *model.Job) (never string, err error) {
+//
+// A before form changes the job it names (that job then waits for j, and
+// is deleted when j's condition fails), so it is a modification of that
+// job: allowed only when whoever asks (priv, who is j's owner) may alter
+// it, as qalter would be.
+func (s *Server) checkDepends(j *model.Job, priv model.Privilege) (never string, err error) {
 	for i := range j.Depends {
 		dep := &j.Depends[i]
 		for k := range dep.Jobs {
@@ -70,6 +75,9 @@ func (s *Server) checkDepends(j *model.Job) (never string, err error) {
 			if dep.Type.IsBefore() {
 				if p.Finished() || p.Active() {
 					return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s:%s: that job has already started)", dep.Type, p.ID)
+				}
+				if p.User() != j.User() && !priv.Operator && !priv.Manager {
+					return "", proto.Errorf(proto.PBSE_PERM, "(%s:%s: a before dependency makes that job wait, and only its owner, an operator or a manager may)", dep.Type, p.ID)
 				}
 				continue
 			}

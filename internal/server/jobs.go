@@ -580,7 +580,7 @@ func (s *Server) alterTarget(b *store.Batch, j *model.Job, priv model.Privilege,
 			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(dependencies are set on the array)")
 		}
 		var err error
-		if never, err = s.checkDepends(c); err != nil {
+		if never, err = s.checkDepends(c, priv); err != nil {
 			return altered{}, err
 		}
 	}

@@ -98,8 +98,18 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	if queue == "" {
 		queue, _ = s.server.Get(proto.AttrDefaultQueue)
 	}
+	_, known := s.queues[queue]
 	chain := s.submissionFilters(queue)
 	s.mu.RUnlock()
+	// A job for no queue is refused before any filter sees it: filters
+	// run as root and each run reserves an id, neither of which a typo
+	// (or a hostile queue name in PBS_FILTER_QUEUE) should cost.
+	switch {
+	case queue == "":
+		return nil, proto.NewError(proto.PBSE_QUENODFLT)
+	case !known:
+		return nil, proto.Errorf(proto.PBSE_UNKQUE, "%s", queue)
+	}
 	if len(chain.Programs) == 0 {
 		return nil, nil
 	}

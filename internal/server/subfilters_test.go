@@ -3,6 +3,7 @@ package server
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -133,6 +134,39 @@ func TestSubmissionFilterChangesQueue(t *testing.T) {
 	if got := b.attr(id, proto.AttrQueue, ""); got != "big" {
 		t.Errorf("queue %q", got)
 	}
+}
+
+// A job for a queue that does not exist is refused before any filter
+// runs (filters run as root and take an id each): the filter is never
+// called, no id is used, and the error names the queue.
+func TestSubmissionFilterNotRunForUnknownQueue(t *testing.T) {
+	b := newFilterBed(t)
+	b.serverFilters(b.filter("f", "exit 0\n"))
+	first, err := submit(b.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.calls()
+	_, err = b.c.Submit(&proto.SubmitRequest{Script: []byte("#!/bin/sh\n"), Queue: "nosuchq"})
+	if proto.CodeOf(err) != proto.PBSE_UNKQUE || !strings.Contains(err.Error(), "nosuchq") {
+		t.Fatalf("submission to an unknown queue: %v, want PBSE_UNKQUE naming it", err)
+	}
+	if got := b.calls(); got != "" {
+		t.Errorf("filters ran for a job to an unknown queue: %q", got)
+	}
+	second, err := submit(b.c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, z := seqOf(first), seqOf(second); z != a+1 {
+		t.Errorf("jobs %s then %s around the refusal: the refused one used an id", first, second)
+	}
+}
+
+// seqOf is the sequence number of a job id.
+func seqOf(id string) int {
+	n, _ := strconv.Atoi(strings.SplitN(id, ".", 2)[0])
+	return n
 }
 
 // Every way a filter refuses: the message names the filter and why, and
