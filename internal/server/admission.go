@@ -375,17 +375,38 @@ func matchesHostList(list, host string) bool {
 // the select and its totals, applies default_chunk, and checks the queue's
 // resources_min/max and the server's resources_max (reference §4.4).
 func (s *Server) applyResources(j *model.Job, q *model.Object) error {
-	rl := j.ResourceList
+	rl, err := s.normalResources(j.ResourceList, q)
+	if err != nil {
+		return err
+	}
+	if err := s.checkResourceLimits(rl, q); err != nil {
+		return err
+	}
+	j.ResourceList = rl
+	return nil
+}
+
+// normalResources is a job's resource list as an execution queue q would
+// store it (mu held): defaults applied (q's when q is not nil, then the
+// server's), `nodes` turned into a select, default_chunk in every chunk,
+// the select's totals (ncpus, mem, nodect, ...) derived, and a place.
+// rl itself is not changed.
+func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Resources, error) {
+	rl = rl.Clone()
+	sources := []*model.Object{s.server}
+	if q != nil {
+		sources = []*model.Object{q, s.server}
+	}
 	_, hasSelect := rl.Get(proto.ResSelect)
 	nodes, hasNodes := rl.Get(proto.ResNodes)
 	if hasSelect {
 		for _, p := range rl {
 			if d := resc.Lookup(p.Name); d.Chunk && p.Name != proto.ResSelect {
-				return proto.Errorf(proto.PBSE_INVALJOBRESC, "%s", p.Name)
+				return nil, proto.Errorf(proto.PBSE_INVALJOBRESC, "%s", p.Name)
 			}
 		}
 	}
-	for _, src := range []*model.Object{q, s.server} {
+	for _, src := range sources {
 		for name, v := range src.Resources[proto.AttrResourcesDefault] {
 			if _, ok := rl.Get(name); ok {
 				continue
@@ -420,9 +441,9 @@ func (s *Server) applyResources(j *model.Job, q *model.Object) error {
 		}
 	}
 	if err != nil {
-		return proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
 	}
-	for _, src := range []*model.Object{q, s.server} {
+	for _, src := range sources {
 		for name, v := range src.Resources[proto.AttrDefaultChunk] {
 			for i := range sel {
 				if _, ok := sel[i].Get(name); !ok {
@@ -438,6 +459,12 @@ func (s *Server) applyResources(j *model.Job, q *model.Object) error {
 	if _, ok := rl.Get(proto.ResPlace); !ok {
 		rl = rl.Set(proto.ResPlace, "free")
 	}
+	return rl, nil
+}
+
+// checkResourceLimits checks a normalised resource list against queue q's
+// resources_min/max and the server's resources_max (mu held).
+func (s *Server) checkResourceLimits(rl model.Resources, q *model.Object) error {
 	for _, lim := range []struct {
 		obj  *model.Object
 		attr string
@@ -461,6 +488,5 @@ func (s *Server) applyResources(j *model.Job, q *model.Object) error {
 			}
 		}
 	}
-	j.ResourceList = rl
 	return nil
 }

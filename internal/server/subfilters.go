@@ -30,6 +30,9 @@ const (
 	envGroup = "PBS_FILTER_GROUP" // their group
 	envHost  = "PBS_FILTER_HOST"  // the host qsub ran on
 	envQueue = "PBS_FILTER_QUEUE" // the destination queue as submitted
+	// envOperation is the request the filters judge: qsub, or qalter of a
+	// job that has not started (the file then holds the job as altered).
+	envOperation = "PBS_FILTER_OPERATION"
 )
 
 // The whole chain, and its reverts, must end well within qsub's request
@@ -98,8 +101,23 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	if queue == "" {
 		queue, _ = s.server.Get(proto.AttrDefaultQueue)
 	}
-	_, known := s.queues[queue]
+	q, known := s.queues[queue]
 	chain := s.submissionFilters(queue)
+	var view model.Resources
+	var verr error
+	if len(chain.Programs) > 0 {
+		// Filters see the resources as they will be stored: nodes= turned
+		// into a select, defaults in, and the totals (ncpus, mem, nodect)
+		// derived, so a limit is one number to compare, whichever way the
+		// user wrote the request. A route queue's destination is not known
+		// yet: its jobs are shown with the server's defaults alone.
+		if !known {
+			q = nil
+		} else if qt, _ := q.Get(proto.AttrQueueTypeQ); qt != "Execution" {
+			q = nil
+		}
+		view, verr = s.normalResources(base.ResourceList, q)
+	}
 	s.mu.RUnlock()
 	// A job for no queue is refused before any filter sees it: filters
 	// run as root and each run reserves an id, neither of which a typo
@@ -112,6 +130,9 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	}
 	if len(chain.Programs) == 0 {
 		return nil, nil
+	}
+	if verr != nil {
+		return nil, verr // what admission would say, before root's filters read it
 	}
 	// The job gets its id now, so that the filters see it (and may
 	// record it, as a license filter does). The next id is made durable
@@ -128,12 +149,53 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	}
 
 	j := base.Clone()
+	j.ResourceList = view
 	j.Seq, j.QueueRank = seq, seq
 	j.ID = s.idOf(j)
 	j.Queue = queue
 	j.State = model.StateTransit
 	now := s.nowUnix()
 	j.Ctime, j.Qtime, j.Mtime = now, now, now
+	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, j.ID, envOperation, "qsub",
+		envUser, who.user, envGroup, who.group, envHost, j.SubmitHost, envQueue, queue)
+	run, err := s.runSubmissionChain(chain, j, true, now)
+	if err != nil {
+		return nil, err
+	}
+	j.ResourceList = keptResources(base.ResourceList, j.ResourceList, run.changed)
+	return &filtered{job: j, queue: j.Queue, seq: seq, chain: chain, file: run.file, rm: run.rm}, nil
+}
+
+// keptResources is the resource list a filtered job goes on with. When no
+// filter rewrote a resource it is the one submitted, which the destination
+// queue normalises as usual (a route queue's destination applies its own
+// defaults). Otherwise it is the filters' normalised view with the
+// derived totals dropped for admission to derive again, as after qalter:
+// a rewritten select keeps its shape; a rewritten total (ncpus) rebuilds
+// a one-chunk select from the job-wide amounts.
+func keptResources(submitted, view model.Resources, changed []proto.Attr) model.Resources {
+	for _, a := range changed {
+		if a.Name == proto.AttrResourceList {
+			return rederivable(view, changed)
+		}
+	}
+	return submitted
+}
+
+// chainRun is a submission chain that accepted a job: what the rewrites
+// changed, and the job file (removed by rm) for a later revert.
+type chainRun struct {
+	changed []proto.Attr
+	file    string
+	rm      func()
+}
+
+// runSubmissionChain runs chain (its Env set by the caller) on j's job
+// file, with no lock held. Rewrites (exit 1) are applied to j; a filter
+// may move the job to another queue only when moveQueue is set (at qsub:
+// qalter does not move jobs, qmove does). A refusal reverts the filters
+// before it and comes back as the PBSE_PERM error the user sees.
+func (s *Server) runSubmissionChain(chain filter.Chain, j *model.Job, moveQueue bool, now int64) (*chainRun, error) {
 	data, err := jobjson.Encode(proto.Status{Name: j.ID, Attrs: model.JobStatus(j, nil)}, s.cfg.ServerName, time.Unix(now, 0), time.Local)
 	if err != nil {
 		return nil, fmt.Errorf("submission filters: %w", err)
@@ -146,9 +208,7 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_SYSTEM, "%v", err)
 	}
-	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, j.ID,
-		envUser, who.user, envGroup, who.group, envHost, j.SubmitHost, envQueue, queue)
-
+	run := &chainRun{file: file, rm: rm}
 	ctx, cancel := context.WithTimeout(context.Background(), chainBudget)
 	defer cancel()
 	_, ref := chain.Run(ctx, file, func(i int, r filter.Result) error {
@@ -162,7 +222,9 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 			if err == nil {
 				var after *jobjson.Job
 				if after, err = jobjson.Decode(rewritten, time.Local); err == nil {
-					err = applyRewrite(j, accepted, after)
+					var diff []proto.Attr
+					diff, err = applyRewrite(j, accepted, after, moveQueue)
+					run.changed = append(run.changed, diff...)
 					accepted, data = after, rewritten
 				}
 			}
@@ -180,7 +242,7 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 		rm()
 		return nil, &proto.Error{Code: proto.PBSE_PERM, Text: "Job rejected by submission " + ref.Error()}
 	}
-	return &filtered{job: j, queue: j.Queue, seq: seq, chain: chain, file: file, rm: rm}, nil
+	return run, nil
 }
 
 // restore puts back what the last accepting filter left, when a program
@@ -213,24 +275,74 @@ var filterPriv = model.Privilege{Owner: true, Operator: true, Manager: true}
 // applyRewrite applies to j what a filter changed in the job file from
 // before to after. The id, the owner and every attribute the server alone
 // sets may not change; the queue may.
-func applyRewrite(j *model.Job, before, after *jobjson.Job) error {
+// It returns the changes applied.
+func applyRewrite(j *model.Job, before, after *jobjson.Job, moveQueue bool) ([]proto.Attr, error) {
 	if after.ID != before.ID {
-		return fmt.Errorf("the job id changed from %s to %s, which a filter may not change", before.ID, after.ID)
+		return nil, fmt.Errorf("the job id changed from %s to %s, which a filter may not change", before.ID, after.ID)
 	}
-	for _, a := range jobjson.Diff(before, after) {
+	diff := jobjson.Diff(before, after)
+	for _, a := range diff {
 		if a.Name == proto.AttrQueue && a.Resource == "" {
+			if !moveQueue {
+				return nil, fmt.Errorf("the queue changed to %q, which a filter may not change on qalter (qmove moves jobs)", a.Value)
+			}
 			if a.Op == proto.OpUnset || model.CheckQueueName(a.Value) != nil {
-				return fmt.Errorf("queue %q is not a queue name", a.Value)
+				return nil, fmt.Errorf("queue %q is not a queue name", a.Value)
 			}
 			j.Queue = a.Value
 			continue
 		}
 		if err := model.SetJobAttr(j, a, filterPriv, model.AtSubmit); err != nil {
 			if proto.CodeOf(err) == proto.PBSE_ATTRRO {
-				return fmt.Errorf("%s changed, which a filter may not change", a.FullName())
+				return nil, fmt.Errorf("%s changed, which a filter may not change", a.FullName())
 			}
-			return fmt.Errorf("%s: %w", a.FullName(), err)
+			return nil, fmt.Errorf("%s: %w", a.FullName(), err)
 		}
 	}
-	return nil
+	return diff, nil
+}
+
+// alterVerdict is what the submission filters said of one qalter request.
+// err is their refusal; run, when set, is an acceptance to revert should
+// the alteration then fail.
+type alterVerdict struct {
+	chain filter.Chain
+	run   *chainRun
+	err   error
+}
+
+// extra are the changes the filters' rewrites add to the request.
+func (v alterVerdict) extra() []proto.Attr {
+	if v.run == nil {
+		return nil
+	}
+	return v.run.changed
+}
+
+// filterAlteration runs the submission filters of the job's queue and the
+// server on the job as req would leave it, when the job has not started
+// (OpenPBS runs its modifyjob hooks on every qalter; a limit a filter keeps
+// at qsub must hold after qalter too). Errors resolving or altering the
+// job are left to the commit, which finds them again under its lock; no
+// lock is held while the filters run.
+func (s *Server) filterAlteration(who *caller, req *proto.AlterRequest, mgr, op bool) alterVerdict {
+	s.mu.RLock()
+	top, _, priv, err := s.resolve(who, req.JobID, mgr, op)
+	if err != nil || top.Active() {
+		s.mu.RUnlock()
+		return alterVerdict{}
+	}
+	chain := s.submissionFilters(top.Queue)
+	var c *model.Job
+	if len(chain.Programs) > 0 {
+		c, _, err = s.alteredCopy(top, priv, req.Attrs)
+	}
+	s.mu.RUnlock()
+	if c == nil || err != nil {
+		return alterVerdict{}
+	}
+	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, c.ID, envOperation, "qalter",
+		envUser, who.user, envGroup, who.group, envHost, who.host, envQueue, c.Queue)
+	run, err := s.runSubmissionChain(chain, c, false, s.nowUnix())
+	return alterVerdict{chain: chain, run: run, err: err}
 }

@@ -321,3 +321,48 @@ func readFile(p string) string {
 	b, _ := os.ReadFile(p)
 	return string(b)
 }
+
+// qalter of a job that has not started runs the submission filters on the
+// job as altered: the file shows the new request normalised (the select's
+// total), PBS_FILTER_OPERATION says qalter, a rewrite is kept, a refusal
+// refuses the alteration (the job keeps its request) and reverts the
+// filters before it.
+func TestSubmissionFiltersJudgeQalter(t *testing.T) {
+	b := newFilterBed(t)
+	first := b.filter("first", `[ "$PBS_FILTER_OPERATION" = qalter ] || exit 0
+grep -q '"ncpus":\(12\|99\),' "$1" || exit 5
+`+sed(`s/"Resource_List":{/"Resource_List":{"walltime":"00:07:00",/`)+"exit 1\n")
+	limit := b.filter("limit", `grep -q '"ncpus":99,' "$1" && { echo "too many" >&2; exit 2; }
+exit 0
+`)
+	b.serverFilters(first, limit)
+	id, err := submit(b.c, proto.Attr{Name: proto.AttrResourceList, Resource: "ncpus", Value: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.calls(); got != "first \nlimit" {
+		t.Fatalf("calls at qsub %q", got)
+	}
+	if err := b.c.AlterJob(id, []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "3:ncpus=4"}}); err != nil {
+		t.Fatalf("qalter the filters accept: %v", err)
+	}
+	if got := b.calls(); got != "first \nlimit" {
+		t.Errorf("calls at qalter %q", got)
+	}
+	if got := b.attr(id, proto.AttrResourceList, "walltime"); got != "00:07:00" {
+		t.Errorf("walltime %q: a qalter filter's rewrite was not kept", got)
+	}
+	if got := b.attr(id, proto.AttrResourceList, "ncpus"); got != "12" {
+		t.Errorf("ncpus %q after qalter select=3:ncpus=4", got)
+	}
+	err = b.c.AlterJob(id, []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "1:ncpus=99"}})
+	if proto.CodeOf(err) != proto.PBSE_PERM || !strings.Contains(err.Error(), "submission filter "+limit+": exit 2: too many") {
+		t.Fatalf("qalter the filters refuse: %v", err)
+	}
+	if got := b.calls(); got != "first \nlimit \nfirst --revert" {
+		t.Errorf("calls at a refused qalter %q", got)
+	}
+	if got := b.attr(id, proto.AttrResourceList, "ncpus"); got != "12" {
+		t.Errorf("ncpus %q after a refused qalter", got)
+	}
+}
