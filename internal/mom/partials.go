@@ -177,6 +177,8 @@ func (m *Mom) recoverPartial(name string) {
 	switch {
 	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR):
 		// Renamed into place or removed before the record went.
+	case errors.Is(err, errNotPartial):
+		m.log.Warn("left a file in the place of a partial file", "file", rec.Path, "user", rec.User, "error", err)
 	case err != nil:
 		// Kept: the next start tries again (a file system down now).
 		m.log.Warn("cannot remove a partial file", "file", rec.Path, "user", rec.User, "error", err)
@@ -187,6 +189,10 @@ func (m *Mom) recoverPartial(name string) {
 	os.Remove(path)
 }
 
+// errNotPartial is a file found at a partial file's path that cannot be
+// it: not a regular file, or not the owner's.
+var errNotPartial = errors.New("not the partial file")
+
 // removePartial removes a partial file as its owner: only a regular file
 // that is the owner's (unlink never follows a symlink at the path).
 func removePartial(usr *account, path string) error {
@@ -196,10 +202,10 @@ func removePartial(usr *account, path string) error {
 			return err
 		}
 		if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-			return fmt.Errorf("%s is a %s, not a partial file", path, fileKind(st.Mode))
+			return fmt.Errorf("%w: %s is a %s", errNotPartial, path, fileKind(st.Mode))
 		}
 		if syscall.Geteuid() == 0 && st.Uid != usr.UID {
-			return fmt.Errorf("%s belongs to uid %d, not to %s", path, st.Uid, usr.Name)
+			return fmt.Errorf("%w: %s belongs to uid %d, not to %s", errNotPartial, path, st.Uid, usr.Name)
 		}
 		return syscall.Unlink(path)
 	})

@@ -558,6 +558,9 @@ const deleteGrace = 5 * time.Second
 // the kernel (a file system that stopped answering) is left behind after
 // deleteGrace, so that the job ends as deleted all the same.
 func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
+	if sh.deleteAsked() {
+		return errDeleted
+	}
 	done := make(chan error, 1)
 	go func() { done <- stg.stageIn(files) }()
 	tick := time.NewTicker(time.Second)
