@@ -289,7 +289,8 @@ func TestEarlyStageInSurvivesRestarts(t *testing.T) {
 // comment. The moms keep working: a job staging a regular file from the
 // same mom runs, and qdel ends a job waiting after such a failure.
 func TestStageFifoSourceRefused(t *testing.T) {
-	c, _, _ := twoMoms(t)
+	c, _, _ := twoMoms(t, "set server scheduling = False")
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8") // the four at once
 	work, other := stageDirs(t)
 	remote, local := filepath.Join(other, "fifo"), filepath.Join(work, "..", "fifo")
 	for _, p := range []string{remote, local} {

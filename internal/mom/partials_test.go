@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -185,23 +186,36 @@ func TestBoundedFileGivesUpOnAStuckRead(t *testing.T) {
 		t.Errorf("read after one given up on: %v", err)
 	}
 
+	cancel, del := deleteSwitch()
+	b = newBoundedFile(r, time.Hour, cancel)
+	done := make(chan error, 1)
+	go func() { _, err := b.Read(make([]byte, 10)); done <- err }()
+	time.AfterFunc(200*time.Millisecond, del)
+	waitDeleted(t, done, "a read")
+}
+
+// deleteSwitch is a copy's cancel that says errDeleted once del is
+// called.
+func deleteSwitch() (cancel func() error, del func()) {
 	var deleted atomic.Bool
-	b = newBoundedFile(r, time.Hour, func() error {
+	return func() error {
 		if deleted.Load() {
 			return errDeleted
 		}
 		return nil
-	})
-	done := make(chan error, 1)
-	go func() { _, err := b.Read(make([]byte, 10)); done <- err }()
-	time.AfterFunc(200*time.Millisecond, func() { deleted.Store(true) })
+	}, func() { deleted.Store(true) }
+}
+
+// waitDeleted waits for what stops when its copy is deleted to say so.
+func waitDeleted(t *testing.T, done <-chan error, what string) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if !errors.Is(err, errDeleted) {
-			t.Errorf("cancelled read: %v", err)
+			t.Errorf("%s of a deleted job: %v", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the read did not stop when cancel said so")
+		t.Fatalf("%s went on after its copy had to stop", what)
 	}
 }
 
@@ -223,4 +237,35 @@ func FuzzParsePartialRecord(f *testing.F) {
 			t.Fatalf("accepted %q: %+v", name, rec)
 		}
 	})
+}
+
+// A copy through scp that must stop (the job was deleted) kills scp and
+// whatever it started, its whole session, and returns at once.
+func TestScpStopsWithItsCopy(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	fake := filepath.Join(dir, "scp")
+	os.WriteFile(fake, []byte("#!/bin/sh\nsleep 60 &\necho $! > "+pidFile+"\nwait\n"), 0o755)
+	cancel, del := deleteSwitch()
+	st := &stager{cfg: stageConfig{Rcp: fake}, usr: currentAccount(t), cancel: cancel}
+	done := make(chan error, 1)
+	go func() { done <- st.scp("h:/in", filepath.Join(dir, "in")) }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(pidFile); strings.HasSuffix(string(b), "\n") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fake scp did not start")
+		}
+	}
+	del()
+	waitDeleted(t, done, "scp")
+	b, _ := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("scp's child %d outlived the copy", pid)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -24,7 +25,13 @@ import (
 // request). Every file is opened, created, renamed and removed with the
 // job owner's credentials (asUser), never through a shell, and a file is
 // written to a temporary name beside its destination and renamed into
-// place, so a failed copy never leaves half a file under the real name.
+// place, so a failed copy never leaves half a file under the real name;
+// that name is recorded in mom_priv/partials first, so that a copy cut
+// short with its process leaves nothing behind once the mom restarts
+// (partials.go). A source must be a regular file (openSource), and every
+// step of a copy is bounded by the stage timeout (boundedFile, the
+// connections' deadlines), so neither a file nor a peer can hold a copy,
+// or the mom serving it, forever.
 //
 // A file on another node is read or written by that node's mom over the
 // authenticated mom-to-mom channel (the cluster key), in chunks, as the
@@ -442,7 +449,7 @@ func (s *stager) put(f proto.StageFile, src string) error {
 		if errors.As(err, &ce) {
 			return stalled(ce.err)
 		}
-		return fmt.Errorf("%s: %w", src, err)
+		return err // the file's own error names it, or the copy had to stop
 	}
 	return answer()
 }
@@ -480,7 +487,7 @@ func sendChunks(c *proto.Conn, in io.Reader, size int64, mode uint32, typ proto.
 		n, rerr := io.ReadFull(in, buf)
 		last := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
 		if rerr != nil && !last {
-			return fmt.Errorf("read: %w", rerr)
+			return rerr // names the file (an *fs.PathError, or boundedFile's)
 		}
 		ch := proto.FileChunk{Data: buf[:n]}
 		if first {
@@ -528,7 +535,7 @@ func receiveChunks(c *proto.Conn, out io.Writer, typ proto.MsgType, seq uint64, 
 			mode = ch.Mode
 		}
 		if _, err := out.Write(ch.Data); err != nil {
-			return mode, fmt.Errorf("write: %w", err)
+			return mode, err // names the file (an *fs.PathError, or boundedFile's)
 		}
 		if !h.More {
 			return mode, nil
@@ -549,14 +556,40 @@ func (s *stager) scp(from, to string) error {
 			}
 		}
 	}
-	cmd := exec.Command(s.cfg.Rcp, scpArgs(from, to, s.timeout())...)
+	// A copy that must stop (a delete) kills scp and its ssh, its whole
+	// session, rather than leave them running after the job.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	if s.cancel != nil {
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if err := s.cancel(); err != nil {
+						stop(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	cmd := exec.CommandContext(ctx, s.cfg.Rcp, scpArgs(from, to, s.timeout())...)
 	cmd.Env = []string{"HOME=" + s.usr.Home, "USER=" + s.usr.Name, "LOGNAME=" + s.usr.Name, "PATH=/usr/local/bin:/usr/bin:/bin"}
 	cmd.Dir = s.usr.Home
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if os.Geteuid() == 0 && s.usr.UID != 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.usr.UID, Gid: s.usr.GID, Groups: s.usr.Groups}
 	}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
+	if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
+		return cause
+	}
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/model"
 	"gopbs/proto"
 )
 
@@ -23,12 +22,7 @@ func TestDeleteWinsOverTheEndOfItsRun(t *testing.T) {
 	port := serveFakeMom(t, s.key, func(h proto.Header, _ msgpack.RawMessage) (proto.Header, any) {
 		return proto.Header{Type: proto.MsgReply, Seq: h.Seq}, nil // every delete delivered
 	})
-	s.mu.Lock()
-	o := model.NewObject("n1")
-	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
-	o.Set(proto.AttrNodePort, "", strconv.Itoa(port))
-	s.nodes["n1"] = o
-	s.mu.Unlock()
+	addMomNode(s, "n1", port)
 	ends := map[string]*proto.JobObit{
 		"stage-in failed": {StageInFailed: true, ExitStatus: proto.JobExecFail1, Comment: "stage-in of in@n2:/in failed: no progress"},
 		"lease lapsed":    {Fenced: true, ExitStatus: proto.JobExecRerun, Comment: "lost contact with the server"},
