@@ -31,7 +31,11 @@ func TestFaultPoints(t *testing.T) {
 		{"pbs_mom", fault.MomBeforeObit + "=crash"},
 		{"pbs_mom", fault.ShepherdStarted + "=crash"},
 	}
-	covered := map[string]bool{}
+	// Points this workload never reaches, each crashed by a test of its
+	// own (no job here stages files).
+	covered := map[string]bool{
+		fault.MomStageReceive: true, // TestPartialFileRemovedWhenMomRestarts
+	}
 	for _, tc := range cases {
 		covered[strings.SplitN(tc.spec, "=", 2)[0]] = true
 	}

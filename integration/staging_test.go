@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/fault"
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -276,4 +278,126 @@ func TestEarlyStageInSurvivesRestarts(t *testing.T) {
 	if got := attr(t, c, id, "run_count"); got != "1" {
 		t.Errorf("run_count %q", got)
 	}
+}
+
+// A FIFO as a staging source is refused at once with its type, never
+// waited on (issue 19 item 3: the copy blocked in open() for good, the job
+// stayed R, qdel could not end it, and a serving mom lost a connection
+// slot to each such copy): as a stage-in source on another node (served
+// by its mom) or on this one, the job goes to W with a comment that says
+// so; as a stage-out source, the job ends with the failure in its
+// comment. The moms keep working: a job staging a regular file from the
+// same mom runs, and qdel ends a job waiting after such a failure.
+func TestStageFifoSourceRefused(t *testing.T) {
+	c, _, _ := twoMoms(t, "set server scheduling = False")
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8") // the four at once
+	work, other := stageDirs(t)
+	remote, local := filepath.Join(other, "fifo"), filepath.Join(work, "..", "fifo")
+	for _, p := range []string{remote, local} {
+		if err := syscall.Mkfifo(p, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("regular\n"), 0o644)
+	opts := []string{"-d", work, "-o", work + "/", "-j", "oe"}
+	inRemote := c.Submit("#!/bin/sh\ncat in.dat\n", append(opts, "-W", "stagein=in.dat@n2:"+remote)...)
+	inLocal := c.Submit("#!/bin/sh\ncat in.dat\n", append(opts, "-W", "stagein=in.dat@n1:"+local)...)
+	outRemote := c.Submit("#!/bin/sh\nmkfifo out1\n", append(opts, "-W", "stageout=out1@n2:"+other+"/out1")...)
+	outLocal := c.Submit("#!/bin/sh\nmkfifo out2\n", append(opts, "-W", "stageout=out2@n1:"+work+"/../out2")...)
+	for _, id := range []string{inRemote, inLocal, outRemote, outLocal} {
+		c.MustRun("qrun", "-H", "n1", id)
+	}
+	for id, path := range map[string]string{inRemote: remote, inLocal: local} {
+		c.WaitJobState(id, "W", 30*time.Second)
+		if comment := attr(t, c, id, "comment"); !strings.Contains(comment, "Stage-in failed") || !strings.Contains(comment, "not a regular file: fifo") || !strings.Contains(comment, filepath.Base(path)) {
+			t.Errorf("stage-in from a FIFO: comment %q", comment)
+		}
+	}
+	for id, name := range map[string]string{outRemote: "out1", outLocal: "out2"} {
+		c.WaitJobState(id, "F", 30*time.Second)
+		if comment := attr(t, c, id, "comment"); !strings.Contains(comment, "stage-out of "+name+"@") || !strings.Contains(comment, "not a regular file: fifo") {
+			t.Errorf("stage-out of a FIFO: comment %q", comment)
+		}
+	}
+	ok := c.Submit("#!/bin/sh\ncat in.dat\n", append(opts, "-N", "fine", "-W", "stagein=in.dat@n2:"+other+"/in.dat")...)
+	c.MustRun("qrun", "-H", "n1", ok)
+	c.WaitJobState(ok, "F", 30*time.Second)
+	if got := attr(t, c, ok, "Exit_status"); got != "0" {
+		t.Errorf("a job staging a regular file afterwards: Exit_status %q\n%s", got, c.MustRun("qstat", "-fx", ok))
+	}
+	c.MustRun("qdel", inRemote)
+	c.WaitJobState(inRemote, "F", 10*time.Second)
+}
+
+// A qdel during a stage-in wins over what the stage-in then does (issue
+// 19 item 4: the source's mom stopped, the qdel answered 0, the stage-in
+// failed, the job went to W and later ran). With n2, the source, stopped,
+// a job being staged in on n1 is deleted (qdel, and qdel -W force): it
+// ends F with the Exit_status of a delete, its script never runs, and
+// its run_count stays 1.
+func TestDeleteDuringStageInWins(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
+	c.MustRun("qmgr", "-c", "set server stagefail_wait = 2")
+	c.AddMom("n1", testcluster.MomOptions{Config: "$stage_timeout 5\n"})
+	n2 := c.AddMom("n2", testcluster.MomOptions{})
+	work, other := stageDirs(t)
+	os.WriteFile(filepath.Join(other, "in.dat"), []byte("input\n"), 0o644)
+	syscall.Kill(n2.Pid(), syscall.SIGSTOP)
+	defer syscall.Kill(n2.Pid(), syscall.SIGCONT)
+	for _, qdel := range [][]string{{}, {"-W", "force"}} {
+		ran := filepath.Join(work, "ran"+strings.Join(qdel, ""))
+		id := c.Submit("#!/bin/sh\necho ran > "+ran+"\n", "-d", work, "-o", work+"/", "-j", "oe",
+			"-W", "stagein=in.dat@n2:"+other+"/in.dat")
+		c.MustRun("qrun", "-H", "n1", id)
+		waitAttr(t, c, id, "substate", func(v string) bool { return v == "15" }, 10*time.Second)
+		c.MustRun("qdel", append(qdel, id)...)
+		c.WaitJobState(id, "F", 30*time.Second)
+		if got := attr(t, c, id, "Exit_status"); got != "271" {
+			t.Errorf("qdel %v during a stage-in: Exit_status %q, want 271\n%s", qdel, got, c.MustRun("qstat", "-fx", id))
+		}
+		if got := attr(t, c, id, "run_count"); got != "1" {
+			t.Errorf("qdel %v: run_count %q", qdel, got)
+		}
+		if _, err := os.Stat(ran); err == nil {
+			t.Errorf("qdel %v: the deleted job's script ran", qdel)
+		}
+	}
+}
+
+// A mom killed while another mom stages a file out to it leaves the
+// partial file (.name.pbs-stage-<hex>) beside the destination; when it
+// starts again it removes it (issue 19 item 10: it stayed for good).
+func TestPartialFileRemovedWhenMomRestarts(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.SetFault("pbs_mom", fault.MomStageReceive+"=crash")
+	n2 := c.AddMom("n2", testcluster.MomOptions{})
+	c.SetFault("pbs_mom", "")
+	work, other := stageDirs(t)
+	id := c.Submit("#!/bin/sh\necho result > out.dat\n", "-d", work, "-o", work+"/", "-j", "oe",
+		"-W", "stageout=out.dat@n2:"+other+"/out.dat")
+	c.MustRun("qrun", "-H", "n1", id)
+	if !n2.WaitDown(30 * time.Second) {
+		t.Fatalf("n2's mom did not stop at %s\n%s", fault.MomStageReceive, n2.Log())
+	}
+	partials := func() []string {
+		m, _ := filepath.Glob(filepath.Join(other, ".*.pbs-stage-*"))
+		return m
+	}
+	if len(partials()) != 1 {
+		t.Fatalf("the killed mom left %v, want one partial file", partials())
+	}
+	n2.Start()
+	// The mom cleans up before it serves: once it says it is ready again.
+	for deadline := time.Now().Add(20 * time.Second); strings.Count(n2.Log(), "mom ready") < 2; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("n2's mom did not start again\n%s", n2.Log())
+		}
+	}
+	if left := partials(); len(left) != 0 {
+		t.Errorf("after the mom restarted, partial files remain: %v\n%s", left, n2.Log())
+	}
+	c.WaitJobState(id, "F", 60*time.Second)
 }

@@ -25,6 +25,10 @@ const (
 	MomAfterStart = "mom.after_start"
 	// MomBeforeObit is before a mom sends a job's end to the server.
 	MomBeforeObit = "mom.before_obit"
+	// MomStageReceive is in a mom that receives a file another mom
+	// stages out to it, once the file's partial copy exists, before the
+	// first chunk arrives.
+	MomStageReceive = "mom.stage_receive"
 	// ShepherdStarted is in a job's shepherd once the job's process
 	// exists, before the shepherd records it.
 	ShepherdStarted = "shepherd.started"
@@ -33,7 +37,7 @@ const (
 // Points lists every point, for tests and for checking GOPBS_FAULTS.
 var Points = []string{
 	StoreBeforeCommit, StoreAfterCommit, ServerBeforeReply, ServerDispatchMom, ServerObit,
-	SchedMidCycle, MomAfterStart, MomBeforeObit, ShepherdStarted,
+	SchedMidCycle, MomAfterStart, MomBeforeObit, MomStageReceive, ShepherdStarted,
 }
 
 // EnvVar holds the faults to arm in a fault build.

@@ -118,6 +118,11 @@ type Job struct {
 	Index    int
 	// Purge: qdel -x asked for the job to leave no history when it ends.
 	Purge bool
+	// DeleteAskedBy is who (user@host) asked for the delete of the job
+	// while it ran, "" when no one did: its mom is ending it, and
+	// whatever else its run turns out to end with (a stage-in that
+	// failed, a requeue), the job ends deleted.
+	DeleteAskedBy string
 
 	// Version is the server's change counter at the job's last change;
 	// schedulers fetch only jobs changed since their last cycle. It means

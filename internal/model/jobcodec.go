@@ -199,6 +199,7 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.JobType }),
 	fBool(func(j *Job) *bool { return &j.HasKillDelay }),
 	fI64(func(j *Job) *int64 { return &j.KillDelay }),
+	fStr(func(j *Job) *string { return &j.DeleteAskedBy }),
 }
 
 // fArray stores a parent's Array as [indices, max_run, deleted] with

@@ -64,6 +64,7 @@ type Mom struct {
 	staging  map[string]*earlyStage
 	stageDir string // mom_priv/stagein: one record per early stage-in
 	spool    string // PBS_HOME/undelivered: files whose stage-out failed
+	partials string // mom_priv/partials: the partial files of copies (partials.go)
 
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
@@ -132,6 +133,7 @@ func New(cfg Config) (*Mom, error) {
 		staging:  map[string]*earlyStage{},
 		stageDir: filepath.Join(cfg.Home, "mom_priv", "stagein"),
 		spool:    filepath.Join(cfg.Home, "undelivered"),
+		partials: filepath.Join(cfg.Home, "mom_priv", partialsDir),
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
 		ended:    make(chan string, 64),
@@ -145,8 +147,10 @@ func New(cfg Config) (*Mom, error) {
 		return nil, err
 	}
 	m.dirs = dirs
-	if err := os.MkdirAll(m.stageDir, 0o700); err != nil {
-		return nil, fmt.Errorf("mom_priv: %w", err)
+	for _, d := range []string{m.stageDir, m.partials} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("mom_priv: %w", err)
+		}
 	}
 	// Owners create their own directory here when a stage-out fails (as
 	// /tmp: sticky, so no one removes another's).
@@ -197,6 +201,7 @@ func New(cfg Config) (*Mom, error) {
 	if err := m.recoverStaging(); err != nil {
 		return nil, err
 	}
+	m.recoverPartials()
 	return m, nil
 }
 

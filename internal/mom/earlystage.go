@@ -3,13 +3,13 @@ package mom
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
+	"gopbs/internal/fault"
 	"gopbs/proto"
 )
 
@@ -40,7 +40,7 @@ func (m *Mom) stageRecord(id string) string { return filepath.Join(m.stageDir, i
 
 // stageConfig is this mom's staging settings for a copy.
 func (m *Mom) stageConfig() stageConfig {
-	return stageConfig{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool}
+	return stageConfig{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
 }
 
 // recoverStaging loads the records a previous mom left.
@@ -211,13 +211,10 @@ func readPhase(dir string) proto.JobPhase {
 // with the server's token for that job, owner, direction and path.
 func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte) {
 	nc := c.NetConn()
-	stall := m.momConf.StageTimeout
-	if stall <= 0 {
-		stall = defaultStageTimeout
-	}
+	st := &stager{cfg: m.stageConfig()}
 	fail := func(err error) {
 		pe := momError(err)
-		nc.SetDeadline(time.Now().Add(stall))
+		nc.SetDeadline(time.Now().Add(st.timeout()))
 		c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
 	var req proto.FileRequest
@@ -239,14 +236,15 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 		fail(err)
 		return
 	}
+	st.usr = usr
 	path := req.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(usr.Home, path)
 	}
 	if direction == proto.StageGet {
-		err = m.sendFile(c, h.Seq, usr, path, stall)
+		err = m.sendFile(c, h.Seq, st, path)
 	} else {
-		err = m.receiveFile(c, h.Seq, usr, path, stall)
+		err = m.receiveFile(c, h.Seq, st, path)
 	}
 	if err != nil {
 		m.log.Warn("staging copy failed", "from", peer, "job", req.JobID, "direction", direction, "path", path, "error", err)
@@ -276,84 +274,45 @@ func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*account, err
 	return usr, nil
 }
 
-// sendFile streams a file to a requesting mom.
-func (m *Mom) sendFile(c *proto.Conn, seq uint64, usr *account, path string, stall time.Duration) error {
-	st := &stager{usr: usr}
-	f, mode, err := st.openSource(path)
+// sendFile streams a file to a requesting mom. Every step is bounded by
+// the stall (boundedFile, the connection's deadlines) and the file is
+// read no further than its size when opened, so a transfer ends, and
+// frees its connection and its slot, however its file or its peer
+// behave.
+func (m *Mom) sendFile(c *proto.Conn, seq uint64, st *stager, path string) error {
+	f, mode, size, err := st.openSource(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, stageChunk)
-	first := true
-	for {
-		n, rerr := io.ReadFull(f, buf)
-		last := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
-		if rerr != nil && !last {
-			return fmt.Errorf("read %s: %w", path, rerr)
-		}
-		ch := proto.FileChunk{Data: buf[:n]}
-		if first {
-			ch.Mode, first = mode, false
-		}
-		c.NetConn().SetDeadline(time.Now().Add(stall))
-		if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq, More: !last}, &ch); err != nil {
-			return fmt.Errorf("send: %w", err)
-		}
-		if last {
-			return nil
-		}
-	}
+	return sendChunks(c, f, size, mode, proto.MsgReply, seq, st.timeout(), nil)
 }
 
-// receiveFile writes what a requesting mom streams into path.
-func (m *Mom) receiveFile(c *proto.Conn, seq uint64, usr *account, path string, stall time.Duration) error {
-	var st syscall.Stat_t
-	if err := asUser(usr, func() error { return syscall.Stat(filepath.Dir(path), &st) }); err != nil {
+// receiveFile writes what a requesting mom streams into path, bounded as
+// sendFile is.
+func (m *Mom) receiveFile(c *proto.Conn, seq uint64, st *stager, path string) error {
+	var fi syscall.Stat_t
+	if err := asUser(st.usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
 		return fmt.Errorf("cannot create %s: %w", path, err)
 	}
-	out, finish, err := createFor(usr, path)
+	out, finish, err := st.create(path)
 	if err != nil {
 		return err
 	}
 	nc := c.NetConn()
-	nc.SetDeadline(time.Now().Add(stall))
+	nc.SetDeadline(time.Now().Add(st.timeout()))
 	if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil); err != nil {
 		finish(0, false)
 		return fmt.Errorf("send: %w", err)
 	}
-	mode := uint32(0)
-	err = func() error {
-		for {
-			nc.SetDeadline(time.Now().Add(stall))
-			h, raw, err := c.Recv()
-			if err != nil {
-				return fmt.Errorf("receive: %w", err)
-			}
-			if h.Type != proto.MsgMomFileData || h.Seq != seq {
-				return proto.Errorf(proto.PBSE_PROTOCOL, "%s in a file transfer", h.Type)
-			}
-			var ch proto.FileChunk
-			if err := proto.DecodeBody(raw, &ch); err != nil {
-				return proto.Errorf(proto.PBSE_PROTOCOL, "%v", err)
-			}
-			if ch.Mode != 0 {
-				mode = ch.Mode
-			}
-			if _, err := out.Write(ch.Data); err != nil {
-				return fmt.Errorf("write %s: %w", path, err)
-			}
-			if !h.More {
-				return nil
-			}
-		}
-	}()
+	fault.Hit(fault.MomStageReceive)
+	mode, err := receiveChunks(c, out, proto.MsgMomFileData, seq, st.timeout(), nil)
 	if ferr := finish(mode, err == nil); err == nil {
 		err = ferr
 	}
 	if err != nil {
 		return err
 	}
-	nc.SetDeadline(time.Now().Add(stall))
+	nc.SetDeadline(time.Now().Add(st.timeout()))
 	return c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil)
 }

@@ -169,7 +169,7 @@ func (sh *shepherd) run() jobResult {
 	}
 	if stg != nil && len(job.StageIn) > 0 && !job.StagedIn {
 		sh.setPhase("stagein")
-		err := stg.stageIn(job.StageIn)
+		err := sh.stageIn(stg, job.StageIn)
 		sh.setPhase("")
 		switch {
 		case errors.Is(err, errDeleted):
@@ -545,6 +545,43 @@ func (sh *shepherd) stager(workdir string) (*stager, error) {
 		}
 		return nil
 	}}, nil
+}
+
+// deleteGrace is how long a deleted job's stage-in has, once the shepherd
+// saw the delete, to stop by itself (every copy asks its cancel at least
+// every second) before the shepherd gives up on it.
+const deleteGrace = 5 * time.Second
+
+// stageIn copies the stage-in files. A delete wins: a stage-in that
+// fails after one was asked for (the source's mom stopped, say) ends the
+// job as deleted rather than putting it back to wait, and one stuck in
+// the kernel (a file system that stopped answering) is left behind after
+// deleteGrace, so that the job ends as deleted all the same.
+func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
+	if sh.deleteAsked() {
+		return errDeleted
+	}
+	done := make(chan error, 1)
+	go func() { done <- stg.stageIn(files) }()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var asked time.Time
+	for {
+		select {
+		case err := <-done:
+			if err != nil && sh.deleteAsked() {
+				return fmt.Errorf("%w (%v)", errDeleted, err)
+			}
+			return err
+		case <-tick.C:
+			if asked.IsZero() && sh.deleteAsked() {
+				asked = time.Now()
+			}
+			if !asked.IsZero() && time.Since(asked) >= deleteGrace {
+				return errDeleted
+			}
+		}
+	}
 }
 
 // stageOut copies the stage-out files after the script and records any

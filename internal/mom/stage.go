@@ -1,6 +1,7 @@
 package mom
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -24,7 +25,13 @@ import (
 // request). Every file is opened, created, renamed and removed with the
 // job owner's credentials (asUser), never through a shell, and a file is
 // written to a temporary name beside its destination and renamed into
-// place, so a failed copy never leaves half a file under the real name.
+// place, so a failed copy never leaves half a file under the real name;
+// that name is recorded in mom_priv/partials first, so that a copy cut
+// short with its process leaves nothing behind once the mom restarts
+// (partials.go). A source must be a regular file (openSource), and every
+// step of a copy is bounded by the stage timeout (boundedFile, the
+// connections' deadlines), so neither a file nor a peer can hold a copy,
+// or the mom serving it, forever.
 //
 // A file on another node is read or written by that node's mom over the
 // authenticated mom-to-mom channel (the cluster key), in chunks, as the
@@ -48,6 +55,9 @@ type stageConfig struct {
 	Timeout time.Duration `json:"timeout"`
 	Rcp     string        `json:"rcp,omitempty"` // scp's path, "" when scp is not allowed
 	Spool   string        `json:"spool"`         // PBS_HOME/undelivered
+	// Partials is mom_priv/partials, where each copy records its partial
+	// file ("" records none: a job file of an earlier mom).
+	Partials string `json:"partials,omitempty"`
 }
 
 // stager copies one job's files.
@@ -234,42 +244,64 @@ func (s *stager) exists(path string) bool {
 	return asUser(s.usr, func() error { return syscall.Lstat(path, &st) }) == nil
 }
 
-// openSource opens a file to copy from, as the owner; it must be a
-// regular file (directories are not staged).
-func (s *stager) openSource(path string) (*os.File, uint32, error) {
-	fd, err := openAsUser(s.usr, path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+// openSource opens a file to copy from, as the owner, and returns it
+// with its permission bits and size. Only a regular file is copied, and
+// its type is checked on the open descriptor, not on the path. The open
+// itself must not wait: a FIFO's open waits for a writer, forever if none
+// comes, and a device's may wait for a carrier, so it is made with
+// O_NONBLOCK (and O_NOCTTY: a terminal never becomes the mom's), and the
+// file is read in blocking mode once it is known to be regular. A copy
+// reads no more than the size the file had when opened: one that keeps
+// growing cannot keep its copy going.
+func (s *stager) openSource(path string) (*boundedFile, uint32, int64, error) {
+	fd, err := openAsUser(s.usr, path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, 0, fmt.Errorf("cannot open %s: %w", path, err)
+		return nil, 0, 0, fmt.Errorf("cannot open %s: %w", path, err)
 	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return nil, 0, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, 0, fmt.Errorf("%s is not a regular file", path)
+		return nil, 0, 0, fmt.Errorf("cannot copy %s: not a regular file: %s", path, fileKind(st.Mode))
 	}
-	return os.NewFile(uintptr(fd), path), st.Mode & 0o777, nil
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	f := newBoundedFile(os.NewFile(uintptr(fd), path), s.timeout(), s.cancel)
+	return f, st.Mode & 0o777, st.Size, nil
 }
 
-// createFor creates a new temporary file beside dst, as the owner, and
-// returns it with the function that puts it in place under dst's name
-// (or removes it, on failure).
-func createFor(usr *account, dst string) (*os.File, func(mode uint32, ok bool) error, error) {
-	var rnd [6]byte
+// create creates a new temporary file beside dst, as the owner, recorded
+// in mom_priv/partials first (partials.go), and returns it with the
+// function that puts it in place under dst's name (or removes it, on
+// failure).
+func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) error, error) {
+	var rnd [partialHexLen / 2]byte
 	rand.Read(rnd[:])
-	tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".pbs-stage-"+hex.EncodeToString(rnd[:]))
-	fd, err := openAsUser(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	suffix := hex.EncodeToString(rnd[:])
+	tmp := partialName(dst, suffix)
+	usr := s.usr
+	endRecord, err := beginPartial(s.cfg.Partials, usr, tmp, suffix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
 	}
-	f := os.NewFile(uintptr(fd), tmp)
+	fd, err := openAsUser(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		endRecord()
+		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
+	}
+	f := newBoundedFile(os.NewFile(uintptr(fd), tmp), s.timeout(), s.cancel)
+	unlink := func() { asUser(usr, func() error { return syscall.Unlink(tmp) }) }
 	finish := func(mode uint32, ok bool) error {
+		defer endRecord()
 		if ok {
 			if err := f.Sync(); err != nil {
 				f.Close()
-				asUser(usr, func() error { return syscall.Unlink(tmp) })
+				unlink()
 				return fmt.Errorf("write %s: %w", dst, err)
 			}
 			if mode != 0 {
@@ -278,7 +310,7 @@ func createFor(usr *account, dst string) (*os.File, func(mode uint32, ok bool) e
 		}
 		cerr := f.Close()
 		if !ok || cerr != nil {
-			asUser(usr, func() error { return syscall.Unlink(tmp) })
+			unlink()
 			if cerr != nil {
 				return fmt.Errorf("write %s: %w", dst, cerr)
 			}
@@ -287,7 +319,7 @@ func createFor(usr *account, dst string) (*os.File, func(mode uint32, ok bool) e
 		// rename replaces whatever is at dst, a symlink included, without
 		// following it.
 		if err := asUser(usr, func() error { return syscall.Rename(tmp, dst) }); err != nil {
-			asUser(usr, func() error { return syscall.Unlink(tmp) })
+			unlink()
 			return fmt.Errorf("cannot create %s: %w", dst, err)
 		}
 		return nil
@@ -301,75 +333,20 @@ func (s *stager) copyLocal(src, dst string) error {
 	if s.sameFile(src, dst) {
 		return nil
 	}
-	in, mode, err := s.openSource(src)
+	in, mode, size, err := s.openSource(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, finish, err := createFor(s.usr, dst)
+	out, finish, err := s.create(dst)
 	if err != nil {
 		return err
 	}
-	err = copyWatched(out, in, s.timeout(), s.cancel, func() { in.Close(); out.Close() })
+	_, err = io.CopyBuffer(out, io.LimitReader(in, size), make([]byte, stageChunk))
 	if ferr := finish(mode, err == nil); err == nil {
 		err = ferr
 	}
 	return err
-}
-
-// copyWatched copies src to dst in chunks, stopping when cancel says so
-// or when no chunk moved for stall (abort then closes both ends, which
-// unblocks the copy where the file system allows it).
-func copyWatched(dst io.Writer, src io.Reader, stall time.Duration, cancel func() error, abort func()) error {
-	progress := make(chan struct{}, 1)
-	done := make(chan error, 1)
-	go func() {
-		buf := make([]byte, stageChunk)
-		for {
-			n, rerr := src.Read(buf)
-			if n > 0 {
-				if _, werr := dst.Write(buf[:n]); werr != nil {
-					done <- werr
-					return
-				}
-				select {
-				case progress <- struct{}{}:
-				default:
-				}
-			}
-			if rerr == io.EOF {
-				done <- nil
-				return
-			}
-			if rerr != nil {
-				done <- rerr
-				return
-			}
-		}
-	}()
-	tick := time.NewTicker(min(stall, time.Second))
-	defer tick.Stop()
-	last := time.Now()
-	for {
-		select {
-		case err := <-done:
-			return err
-		case <-progress:
-			last = time.Now()
-		case <-tick.C:
-			if cancel != nil {
-				if err := cancel(); err != nil {
-					abort()
-					<-done
-					return err
-				}
-			}
-			if time.Since(last) > stall {
-				abort()
-				return fmt.Errorf("%w for %s", errStalled, stall)
-			}
-		}
-	}
 }
 
 // dialMom opens an authenticated connection to another mom.
@@ -405,47 +382,23 @@ func (s *stager) get(f proto.StageFile, dst string) error {
 	if err := c.Send(proto.Header{Type: proto.MsgMomFileGet, Seq: 1}, req); err != nil {
 		return fmt.Errorf("ask %s: %w", f.Node, err)
 	}
-	out, finish, err := createFor(s.usr, dst)
+	out, finish, err := s.create(dst)
 	if err != nil {
 		return err
 	}
-	mode := uint32(0)
-	err = func() error {
-		for {
-			if s.cancel != nil {
-				if err := s.cancel(); err != nil {
-					return err
-				}
-			}
-			c.NetConn().SetDeadline(time.Now().Add(s.timeout()))
-			h, raw, err := c.Recv()
-			if err != nil {
-				if ne, ok := err.(net.Error); ok && ne.Timeout() {
-					return fmt.Errorf("%w from %s for %s", errStalled, f.Node, s.timeout())
-				}
-				return fmt.Errorf("read from %s: %w", f.Node, err)
-			}
-			if h.Type != proto.MsgReply || h.Seq != 1 {
-				return fmt.Errorf("%s answered %s", f.Node, h.Type)
-			}
-			if h.Code != proto.PBSE_NONE {
-				return fmt.Errorf("%s: %s", f.Node, h.Text)
-			}
-			var ch proto.FileChunk
-			if err := proto.DecodeBody(raw, &ch); err != nil {
-				return fmt.Errorf("from %s: %w", f.Node, err)
-			}
-			if ch.Mode != 0 {
-				mode = ch.Mode
-			}
-			if _, err := out.Write(ch.Data); err != nil {
-				return fmt.Errorf("write %s: %w", dst, err)
-			}
-			if !h.More {
-				return nil
-			}
-		}
-	}()
+	mode, err := receiveChunks(c, out, proto.MsgReply, 1, s.timeout(), s.cancel)
+	var pe *proto.Error
+	var ce connError
+	switch {
+	case isTimeout(err):
+		err = fmt.Errorf("%w from %s for %s", errStalled, f.Node, s.timeout())
+	case errors.As(err, &ce):
+		err = fmt.Errorf("read from %s: %w", f.Node, ce.err)
+	case errors.As(err, &pe):
+		// What the other mom said (the file cannot be read there), or
+		// a frame it should not have sent.
+		err = fmt.Errorf("%s: %s", f.Node, pe.Text)
+	}
 	if ferr := finish(mode, err == nil); err == nil {
 		err = ferr
 	}
@@ -454,7 +407,7 @@ func (s *stager) get(f proto.StageFile, dst string) error {
 
 // put writes src to another mom.
 func (s *stager) put(f proto.StageFile, src string) error {
-	in, mode, err := s.openSource(src)
+	in, mode, size, err := s.openSource(src)
 	if err != nil {
 		return err
 	}
@@ -465,7 +418,7 @@ func (s *stager) put(f proto.StageFile, src string) error {
 	}
 	defer c.Close()
 	stalled := func(err error) error {
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		if isTimeout(err) {
 			return fmt.Errorf("%w towards %s for %s", errStalled, f.Node, s.timeout())
 		}
 		return fmt.Errorf("%s: %w", f.Node, err)
@@ -491,29 +444,101 @@ func (s *stager) put(f proto.StageFile, src string) error {
 	if err := answer(); err != nil {
 		return err
 	}
+	if err := sendChunks(c, in, size, mode, proto.MsgMomFileData, 1, s.timeout(), s.cancel); err != nil {
+		var ce connError
+		if errors.As(err, &ce) {
+			return stalled(ce.err)
+		}
+		return err // the file's own error names it, or the copy had to stop
+	}
+	return answer()
+}
+
+// connError is a frame of a transfer that could not be sent or received
+// (op says which), as distinct from the files' errors.
+type connError struct {
+	op  string
+	err error
+}
+
+func (e connError) Error() string { return e.op + ": " + e.err.Error() }
+func (e connError) Unwrap() error { return e.err }
+
+// isTimeout reports whether err is a connection's deadline passing.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// sendChunks streams at most size bytes of in to the other end of c as
+// frames of type typ (the first with the file's mode), each sent within
+// stall; cancel is asked between frames. A frame that cannot be sent is a
+// connError.
+func sendChunks(c *proto.Conn, in io.Reader, size int64, mode uint32, typ proto.MsgType, seq uint64, stall time.Duration, cancel func() error) error {
+	in = io.LimitReader(in, size)
 	buf := make([]byte, stageChunk)
 	first := true
 	for {
-		if s.cancel != nil {
-			if err := s.cancel(); err != nil {
+		if cancel != nil {
+			if err := cancel(); err != nil {
 				return err
 			}
 		}
 		n, rerr := io.ReadFull(in, buf)
-		last := rerr == io.EOF || rerr == io.ErrUnexpectedEOF
+		last := errors.Is(rerr, io.EOF) || errors.Is(rerr, io.ErrUnexpectedEOF)
 		if rerr != nil && !last {
-			return fmt.Errorf("read %s: %w", src, rerr)
+			return rerr // names the file (an *fs.PathError, or boundedFile's)
 		}
 		ch := proto.FileChunk{Data: buf[:n]}
 		if first {
 			ch.Mode, first = mode, false
 		}
-		c.NetConn().SetDeadline(time.Now().Add(s.timeout()))
-		if err := c.Send(proto.Header{Type: proto.MsgMomFileData, Seq: 1, More: !last}, &ch); err != nil {
-			return stalled(err)
+		c.NetConn().SetDeadline(time.Now().Add(stall))
+		if err := c.Send(proto.Header{Type: typ, Seq: seq, More: !last}, &ch); err != nil {
+			return connError{"send", err}
 		}
 		if last {
-			return answer()
+			return nil
+		}
+	}
+}
+
+// receiveChunks writes the frames of type typ that the other end of c
+// streams into out, each received within stall, until the last; cancel
+// is asked between frames. It returns the file's mode (0 when not sent).
+// A frame that cannot be received is a connError; one that carries an
+// error is that *proto.Error.
+func receiveChunks(c *proto.Conn, out io.Writer, typ proto.MsgType, seq uint64, stall time.Duration, cancel func() error) (uint32, error) {
+	mode := uint32(0)
+	for {
+		if cancel != nil {
+			if err := cancel(); err != nil {
+				return mode, err
+			}
+		}
+		c.NetConn().SetDeadline(time.Now().Add(stall))
+		h, raw, err := c.Recv()
+		if err != nil {
+			return mode, connError{"receive", err}
+		}
+		if h.Type != typ || h.Seq != seq {
+			return mode, proto.Errorf(proto.PBSE_PROTOCOL, "%s in a file transfer", h.Type)
+		}
+		if h.Code != proto.PBSE_NONE {
+			return mode, &proto.Error{Code: h.Code, Text: h.Text}
+		}
+		var ch proto.FileChunk
+		if err := proto.DecodeBody(raw, &ch); err != nil {
+			return mode, proto.Errorf(proto.PBSE_PROTOCOL, "%v", err)
+		}
+		if ch.Mode != 0 {
+			mode = ch.Mode
+		}
+		if _, err := out.Write(ch.Data); err != nil {
+			return mode, err // names the file (an *fs.PathError, or boundedFile's)
+		}
+		if !h.More {
+			return mode, nil
 		}
 	}
 }
@@ -531,14 +556,40 @@ func (s *stager) scp(from, to string) error {
 			}
 		}
 	}
-	cmd := exec.Command(s.cfg.Rcp, scpArgs(from, to, s.timeout())...)
+	// A copy that must stop (a delete) kills scp and its ssh, its whole
+	// session, rather than leave them running after the job.
+	ctx, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	if s.cancel != nil {
+		go func() {
+			tick := time.NewTicker(time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					if err := s.cancel(); err != nil {
+						stop(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	cmd := exec.CommandContext(ctx, s.cfg.Rcp, scpArgs(from, to, s.timeout())...)
 	cmd.Env = []string{"HOME=" + s.usr.Home, "USER=" + s.usr.Name, "LOGNAME=" + s.usr.Name, "PATH=/usr/local/bin:/usr/bin:/bin"}
 	cmd.Dir = s.usr.Home
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if os.Geteuid() == 0 && s.usr.UID != 0 {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.usr.UID, Gid: s.usr.GID, Groups: s.usr.Groups}
 	}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
+	if cause := context.Cause(ctx); ctx.Err() != nil && cause != nil {
+		return cause
+	}
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {

@@ -2,12 +2,25 @@ package server
 
 import (
 	"net"
+	"strconv"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
 
+	"gopbs/internal/model"
 	"gopbs/proto"
 )
+
+// addMomNode makes node name, whose mom listens on 127.0.0.1:port (a
+// fake mom), known to s.
+func addMomNode(s *Server, name string, port int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := model.NewObject(name)
+	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
+	o.Set(proto.AttrNodePort, "", strconv.Itoa(port))
+	s.nodes[name] = o
+}
 
 // serveFakeMom listens on a free port as a mom does for the server (the
 // handshake with the cluster key, one goroutine per connection) and

@@ -219,7 +219,30 @@ func deleteComment(who *caller, j *model.Job) string {
 	if who.role == proto.RoleSched && j.Comment != "" {
 		return ""
 	}
-	return "Job deleted by " + who.user + "@" + who.host
+	return deletedBy(who.user + "@" + who.host)
+}
+
+// deletedBy is the comment of a job deleted at requestor's request.
+func deletedBy(requestor string) string { return "Job deleted by " + requestor }
+
+// endDeleted ends a job whose delete was asked for while it ran (its
+// DeleteAskedBy), in place of the transition the caller was about to make
+// at the end of its run: a stage-in that failed, a start that failed, a
+// requeue would otherwise put back in its queue a job its owner was told
+// is deleted, and it would run later. It reports whether it did (mu held,
+// inside a commit).
+func (s *Server) endDeleted(b *store.Batch, j *model.Job, now int64) bool {
+	requestor := j.DeleteAskedBy
+	if requestor == "" {
+		return false
+	}
+	s.finish(b, j, model.SubTerminated, ExitDeleted, deletedBy(requestor), now)
+	b.After(func() {
+		s.log.Info("job deleted", "job", j.ID, "by", requestor, "when", "its run ended")
+		s.account(accounting.Deleted, j, []accounting.KV{{Key: "requestor", Value: requestor}})
+		s.schedEvent(proto.SchedTerm)
+	})
+	return true
 }
 
 // deleteJob is qdel of a job, an array (every subjob), one subjob or a
@@ -263,6 +286,12 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 		}
 		del := func(j *model.Job) {
 			if j.Active() {
+				// Recorded before its mom is asked: whatever the run ends
+				// with from now on, the job ends deleted (endDeleted).
+				if j.DeleteAskedBy == "" {
+					s.updateJob(j, func() { j.DeleteAskedBy = requestor })
+					s.save(b, j)
+				}
 				running = append(running, j.Key())
 				return
 			}

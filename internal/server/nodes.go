@@ -625,7 +625,8 @@ type requeueOpts struct {
 // is held (OpenPBS holds a job whose run_count goes over 20).
 const maxStartAttempts = 20
 
-// requeueJob is requeue, with opts.
+// requeueJob is requeue, with opts. A job whose delete was asked for
+// ends deleted instead (endDeleted).
 func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 	force, used := opts.force, opts.used
 	var j2 *model.Job
@@ -636,10 +637,13 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 			return nil
 		}
 		now := s.nowUnix()
-		j2 = j
 		if used != nil {
 			j.ResourcesUsed = usageResources(j, *used)
 		}
+		if s.endDeleted(b, j, now) {
+			return nil
+		}
+		j2 = j
 		if !j.Rerunable && !force {
 			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
 			s.mailJob(b, j, mailer.Abort, j.Comment)

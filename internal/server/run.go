@@ -544,13 +544,14 @@ func toPBSE(err error) *proto.Error {
 	return &proto.Error{Code: proto.PBSE_SYSTEM, Text: proto.PBSE_SYSTEM.Message() + err.Error()}
 }
 
-// undoRuns returns jobs whose start failed to their queues, in one commit.
+// undoRuns returns jobs whose start failed to their queues, in one commit
+// (a job deleted meanwhile ends: endDeleted).
 func (s *Server) undoRuns(failed []*startRequest) {
 	s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
 		for _, st := range failed {
 			j, ok := s.jobs[st.key]
-			if !ok || !j.Active() || j.RunCount != st.spec.RunCount {
+			if !ok || !j.Active() || j.RunCount != st.spec.RunCount || s.endDeleted(b, j, now) {
 				continue
 			}
 			s.updateJob(j, func() {

@@ -306,7 +306,7 @@ func (s *Server) checkStaging(node string, listed []string, now time.Time) []mod
 
 // stageInFailedRun handles the end of a run whose stage-in failed before
 // the script started: the job goes back to its queue, waiting (W) for
-// stagefail_wait, its resources free.
+// stagefail_wait, its resources free; a job deleted meanwhile ends.
 func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 	var jobID string
 	err := s.commit.Do(func(b *store.Batch) error {
@@ -315,6 +315,9 @@ func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 			return nil // already handled
 		}
 		now := s.nowUnix()
+		if s.endDeleted(b, j, now) {
+			return nil
+		}
 		jobID = j.ID
 		s.updateJob(j, func() {
 			j.State = model.StateTransit

@@ -2,7 +2,6 @@ package server
 
 import (
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,12 +43,7 @@ func TestDeleteHeldByAStartThatFails(t *testing.T) {
 	s, c := newTestServer(t, store.Options{})
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	port := refusingMom(t, s.key, arrived, release)
-	s.mu.Lock()
-	o := model.NewObject("n1")
-	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
-	o.Set(proto.AttrNodePort, "", strconv.Itoa(port))
-	s.nodes["n1"] = o
-	s.mu.Unlock()
+	addMomNode(s, "n1", port)
 	if _, err := s.momStatus(&caller{name: "n1", role: proto.RoleMom}, &proto.MomStatus{Node: "n1", Vnodes: []proto.VnodeStatus{{Name: "n1", Ncpus: 2, Physmem: 1 << 30}}, IdealLoad: -1, MaxLoad: -1}); err != nil {
 		t.Fatal(err)
 	}
