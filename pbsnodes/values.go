@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/resc"
+	"gopbs/resc"
 )
 
 // Node state items as the server sends them (proto: a comma list).

@@ -7,8 +7,8 @@ import (
 
 	"gopbs/internal/model"
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 	"gopbs/sched/core"
 )
 

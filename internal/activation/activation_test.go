@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"gopbs/internal/policy/fifo"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 	"gopbs/sched/core"
 )
 

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"gopbs/internal/resc"
+	"gopbs/resc"
 )
 
 // Term is what a name in a formula stands for.

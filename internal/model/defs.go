@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"gopbs/internal/mailer"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Kind is the value type of an attribute of the server, a queue or a node.

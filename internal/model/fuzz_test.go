@@ -12,8 +12,8 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"gopbs/internal/msgp"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // sampleJob is a job as the server stores it, for seeds.

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"gopbs/internal/mailer"
-	"gopbs/internal/resc"
 	"gopbs/internal/stage"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Job is one batch job. The server owns every Job; a Job read under the

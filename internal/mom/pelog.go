@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // The prologue and the epilogue: site programs mom_priv/prologue and

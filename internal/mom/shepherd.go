@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"gopbs/internal/fault"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // ArgShepherd makes pbs_mom run as a job's shepherd:

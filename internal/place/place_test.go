@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/resc"
+	"gopbs/resc"
 )
 
 func node(name string, ncpus, memGB float64, extra ...string) *Node {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"gopbs/internal/getopt"
-	"gopbs/internal/resc"
 	"gopbs/internal/stage"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // command selects the few letters whose meaning differs between qsub and

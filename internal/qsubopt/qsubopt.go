@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"gopbs/internal/getopt"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Option letters. qsub takes the union of Torque's and OpenPBS's; qalter

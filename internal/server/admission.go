@@ -5,9 +5,9 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/model"
-	"gopbs/internal/resc"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Admission of a new job, in one place and one order (DESIGN §7):

@@ -3,8 +3,8 @@ package server
 import (
 	"gopbs/internal/model"
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // holdings counts what running jobs hold of each node, for place=excl and

@@ -8,9 +8,9 @@ import (
 	"gopbs/internal/accounting"
 	"gopbs/internal/mailer"
 	"gopbs/internal/model"
-	"gopbs/internal/resc"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // ExitDeleted is the Exit_status given to a job deleted before it ran.

@@ -5,9 +5,9 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/model"
-	"gopbs/internal/resc"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // moveJob is qmove: a job that is not running, and not finished, enters

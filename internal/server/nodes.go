@@ -11,9 +11,9 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/internal/mailer"
 	"gopbs/internal/model"
-	"gopbs/internal/resc"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Defaults of the node liveness attributes.

@@ -13,10 +13,10 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
 	"gopbs/internal/signals"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // momTimeout bounds one request to a mom.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Scheduling defaults.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/resc"
+	"gopbs/resc"
 )
 
 var t0 = time.Unix(1_700_000_000, 0)

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
+	"gopbs/resc"
 )
 
 // Amounts are consumable resources by name: ncpus and ngpus as counts,

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"gopbs/internal/place"
-	"gopbs/internal/resc"
+	"gopbs/resc"
 	"gopbs/sched/core"
 )
 
