@@ -40,6 +40,13 @@ var qmgrSamples = map[proto.ObjectType]map[string]string{
 	},
 }
 
+// qmgrKindSamples are valid values by kind.
+var qmgrKindSamples = map[model.Kind]string{
+	model.KindString: "a_value", model.KindBool: "True", model.KindLong: "7",
+	model.KindList: "h1.example.com,h2.example.com", model.KindResources: "4",
+	model.KindDuration: "01:30:00", model.KindSize: "10mb",
+}
+
 // qmgrSample is a valid value of attribute d of obj, and the attribute's
 // full name (a resources attribute takes ncpus).
 func qmgrSample(obj proto.ObjectType, d model.Def) (full, resource, value string) {
@@ -50,22 +57,7 @@ func qmgrSample(obj proto.ObjectType, d model.Def) (full, resource, value string
 	if v, ok := qmgrSamples[obj][d.Name]; ok {
 		return full, resource, v
 	}
-	switch d.Kind {
-	case model.KindBool:
-		value = "True"
-	case model.KindLong:
-		value = "7"
-	case model.KindList:
-		value = "h1.example.com,h2.example.com"
-	case model.KindResources:
-		value = "4"
-	case model.KindDuration:
-		value = "01:30:00"
-	case model.KindSize:
-		value = "10mb"
-	default:
-		value = "a_value"
-	}
+	value = qmgrKindSamples[d.Kind]
 	return full, resource, value
 }
 
