@@ -30,9 +30,10 @@ var authzColumns = []string{"name", "request", "role", "relation", "job", "setti
 
 // authzCodes are the refusals the table may name.
 var authzCodes = map[string]proto.Code{
-	"PBSE_PERM":    proto.PBSE_PERM,
-	"PBSE_ATTRRO":  proto.PBSE_ATTRRO,
-	"PBSE_BADUSER": proto.PBSE_BADUSER,
+	"PBSE_PERM":      proto.PBSE_PERM,
+	"PBSE_ATTRRO":    proto.PBSE_ATTRRO,
+	"PBSE_BADUSER":   proto.PBSE_BADUSER,
+	"PBSE_HISTJOBID": proto.PBSE_HISTJOBID,
 }
 
 // authzExitIsCode are the commands that exit with the PBSE code modulo 256
@@ -45,7 +46,7 @@ var authzExitIsCode = map[string]bool{
 var (
 	authzRoles     = []string{"root", "manager", "operator", "owner", "other", "groupmate"}
 	authzRelations = []string{"self", "other", "group", "-"}
-	authzJobs      = []string{"none", "queued", "held_u", "held_o", "held_s", "running"}
+	authzJobs      = []string{"none", "queued", "held_u", "held_o", "held_s", "running", "finished"}
 	authzSettings  = []string{"-", "query_other_jobs=False", "acl_roots=unset", "queue_acl_users=owner", "queue_acl_groups=owner_group", "server_acl_users=owner"}
 )
 
@@ -457,6 +458,10 @@ func (e *authzEnv) prepareJob(t *testing.T, r authzRow) string {
 	})
 	switch r.job {
 	case "queued":
+	case "finished":
+		// Deleted by root while queued: kept in history (F).
+		e.root(t, "qdel", id)
+		e.waitJobState(t, id, "F")
 	case "held_u", "held_o", "held_s":
 		h := strings.TrimPrefix(r.job, "held_")
 		e.root(t, "qhold", "-h", h, id)

@@ -29,7 +29,8 @@ func (l mailLog) mails(id string) []string {
 }
 
 // Job mail: pbs_server runs the mailer PBS_SENDMAIL names, without a
-// shell, with "-f <mail_from> <recipients>" and the message on its
+// shell, with "-oi -f <mail_from> <recipients>" (-oi: a line of "."
+// does not end the message) and the message on its
 // standard input, for the events Mail_Points asks for: the start and end
 // of a job (b, e), its abort by the system (a, the default: deleted by
 // someone other than its owner, killed for its walltime), and for an
@@ -69,7 +70,7 @@ func TestJobMail(t *testing.T) {
 	c.WaitJobState(be, "F", 20*time.Second)
 	m := waitMails(be, 2)
 	begin, end := m[0], m[1]
-	if !strings.HasPrefix(begin, "argv: -f adm u1@example.org u2\nTo: u1@example.org, u2\nSubject: PBS JOB "+be+"\n\n") ||
+	if !strings.HasPrefix(begin, "argv: -oi -f adm u1@example.org u2\nTo: u1@example.org, u2\nSubject: PBS JOB "+be+"\n\n") ||
 		!strings.Contains(begin, "Job Name:   mailbe\nExec host:  n1/0\nBegun execution\n") {
 		t.Errorf("begin mail:\n%s", begin)
 	}
@@ -89,7 +90,7 @@ func TestJobMail(t *testing.T) {
 	c.WaitJobState(none, "F", 20*time.Second)
 	m = waitMails(wall, 1)
 	owner, _ := c.JobAttr(wall, "Job_Owner")
-	if !strings.HasPrefix(m[0], "argv: -f pbs@head "+owner+"\n") || !strings.Contains(m[0], "Aborted by PBS Server\nJob exceeded resource walltime\n") {
+	if !strings.HasPrefix(m[0], "argv: -oi -f pbs@head "+owner+"\n") || !strings.Contains(m[0], "Aborted by PBS Server\nJob exceeded resource walltime\n") {
 		t.Errorf("walltime abort mail (owner %s):\n%s", owner, m[0])
 	}
 
@@ -103,7 +104,7 @@ func TestJobMail(t *testing.T) {
 	other := strings.TrimSpace(r.Stdout)
 	c.MustRun("qdel", other)
 	m = waitMails(other, 1)
-	if !strings.Contains(m[0], "\nAborted by PBS Server\nJob deleted at request of root@") || !strings.HasPrefix(m[0], "argv: -f pbs@head nobody@") {
+	if !strings.Contains(m[0], "\nAborted by PBS Server\nJob deleted at request of root@") || !strings.HasPrefix(m[0], "argv: -oi -f pbs@head nobody@") {
 		t.Errorf("abort mail for a job deleted by root:\n%s", m[0])
 	}
 	own := c.Submit("#!/bin/sh\ntrue\n")

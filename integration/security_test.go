@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// No user data reaches a shell: a job name, variable values and an output
-// path full of shell syntax arrive as the literal text, and none of it is
-// ever executed (SECURITY.md, "no user data through a shell").
+// No user data reaches a shell: variable values and an output path full
+// of shell syntax arrive as the literal text, and none of it is ever
+// executed (SECURITY.md, "no user data through a shell"). A job name
+// cannot hold shell syntax at all: qsub refuses it, as OpenPBS does.
 func TestShellMetacharactersNeverExecuted(t *testing.T) {
 	c, _, _ := twoMoms(t)
 	marker := filepath.Join(c.Home, "pwned")
@@ -32,7 +33,10 @@ func TestShellMetacharactersNeverExecuted(t *testing.T) {
 		vars = append(vars, "V"+string(rune('A'+i))+"="+strings.ReplaceAll(p, ",", `\,`))
 	}
 	script := "#!/bin/sh\nprintf '%s\\n' \"$PBS_JOBNAME\" \"$VA\" \"$VB\" \"$VC\" \"$VD\" \"$VE\"\n"
-	name := "n$(touch pwned);`id`|x"
+	if r := c.RunStdin(script, "qsub", "-N", "n$(touch "+marker+");`id`|x"); r.Code == 0 || !strings.Contains(r.Stderr, "illegal -N value") {
+		t.Fatalf("qsub took a job name full of shell syntax: %s", r)
+	}
+	name := "n.1_x+y-z"
 	id := c.Submit(script, "-N", name, "-v", strings.Join(vars, ","), "-o", outPath, "-j", "oe")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "F", 20*time.Second)

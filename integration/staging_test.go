@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -400,4 +402,75 @@ func TestPartialFileRemovedWhenMomRestarts(t *testing.T) {
 		t.Errorf("after the mom restarted, partial files remain: %v\n%s", left, n2.Log())
 	}
 	c.WaitJobState(id, "F", 60*time.Second)
+}
+
+// The spool of undeliverable files (PBS_HOME/undelivered) is the mom's:
+// another user cannot create a job's directory there before the job's
+// stage-out fails (issue 19 item 9: it was world-writable, and a
+// directory planted under the job's id kept the owner's file out of the
+// spool). The owner's directory is made by the mom and given to the owner.
+func TestUndeliveredSpoolCannotBeTaken(t *testing.T) {
+	c, n1, _ := twoMoms(t)
+	users := newUsers(t, "spo", "spx")
+	owner, other := users[0], users[1]
+	work, elsewhere := stageDirs(t)
+	locked := filepath.Join(elsewhere, "locked")
+	os.Mkdir(locked, 0o755) // root's: the owner cannot write here
+
+	spoolRoot := filepath.Join(n1.Home, "undelivered")
+	fi, err := os.Lstat(spoolRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); st.Uid != 0 || fi.Mode().Perm() != 0o711 || fi.Mode()&(os.ModeSticky|os.ModeSymlink) != 0 {
+		t.Errorf("%s: mode %v, uid %d; want root's, 0711", spoolRoot, fi.Mode(), st.Uid)
+	}
+
+	id := submitAs(t, c, owner, work, "#!/bin/sh\necho precious > out.dat\n", "-h", "-d", work,
+		"-W", "stageout=out.dat@n2:"+locked+"/out.dat")
+	spool := filepath.Join(spoolRoot, id)
+	// The other user tries to take the job's directory first.
+	if r := asUser(other.cred, "mkdir", "-m", "777", spool); r.err == nil || !strings.Contains(r.out, "Permission denied") {
+		t.Errorf("another user creating %s: %s", spool, r)
+	}
+	c.MustRun("qrls", id)
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if comment := attr(t, c, id, "comment"); !strings.Contains(comment, "kept in "+spool) {
+		t.Errorf("comment %q", comment)
+	}
+	if got := readFile(t, filepath.Join(spool, "out.dat")); got != "precious\n" {
+		t.Errorf("spooled file holds %q", got)
+	}
+	fi, err = os.Lstat(spool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || st.Uid != owner.cred.UID || fi.Mode().Perm() != 0o700 {
+		t.Errorf("%s: mode %v, uid %d; want the owner's (%d), 0700", spool, fi.Mode(), st.Uid, owner.cred.UID)
+	}
+	// The owner reaches the file; the other user does not.
+	if r := asUser(owner.cred, "cat", filepath.Join(spool, "out.dat")); r.err != nil || r.out != "precious\n" {
+		t.Errorf("the owner reading the spooled file: %s", r)
+	}
+	if r := asUser(other.cred, "cat", filepath.Join(spool, "out.dat")); r.err == nil || !strings.Contains(r.out, "Permission denied") {
+		t.Errorf("another user read the spooled file: %s", r)
+	}
+}
+
+// userRun is what asUser saw: the command's output and its error.
+type userRun struct {
+	out string
+	err error
+}
+
+func (r userRun) String() string { return fmt.Sprintf("%v: %s", r.err, r.out) }
+
+// asUser runs a system command (not one of the cluster's) as cred.
+func asUser(cred testcluster.Cred, name string, args ...string) userRun {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: cred.UID, Gid: cred.GID}}
+	out, err := cmd.CombinedOutput()
+	return userRun{out: string(out), err: err}
 }

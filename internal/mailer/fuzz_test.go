@@ -28,3 +28,25 @@ func FuzzCompose(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseUsers: a Mail_Users value is taken only when every address in
+// it is one (ValidAddress), and what is kept reads back unchanged.
+func FuzzParseUsers(f *testing.F) {
+	for _, s := range []string{"bob@x.org, carol", "|/bin/sh", "/tmp/f", ":include:/x", "a,,b", " u@h "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		users, err := ParseUsers(v)
+		if err != nil {
+			return
+		}
+		for _, a := range strings.Split(users, ",") {
+			if !ValidAddress(a) {
+				t.Fatalf("ParseUsers(%q) kept %q", v, a)
+			}
+		}
+		if again, err := ParseUsers(users); err != nil || again != users {
+			t.Fatalf("ParseUsers(%q) = %q, which reads back as %q, %v", v, users, again, err)
+		}
+	})
+}

@@ -55,8 +55,8 @@ type Message struct {
 }
 
 // Recipients are the addresses of Mail_Users, or the owner when it has
-// none. Mail_Users was checked when set; an address that would not be
-// one argument of the mailer is left out all the same (ValidAddress).
+// none. Mail_Users was checked when set; an address that is not one
+// (ValidAddress: a program, a file, an option) is left out all the same.
 func Recipients(mailUsers, owner string) []string {
 	var to []string
 	for _, a := range strings.Split(mailUsers, ",") {
@@ -70,16 +70,46 @@ func Recipients(mailUsers, owner string) []string {
 	return to
 }
 
-// ValidAddress reports whether a is usable as one mail address on the
-// mailer's command line: not empty, no blank, comma or control
-// character, and not starting with '-' (which sendmail would take for an
-// option).
+// ValidAddress reports whether a is a mail address the mailer may be
+// given: "user" or "user@host". The user is letters, digits and . _ + -
+// and the host letters, digits and . _ -, neither starting with '-' or
+// '.'. sendmail reads other shapes as orders, not addresses: "|/path"
+// pipes the message into a program and "/path" appends it to a file (both
+// as root, since the server runs the mailer), ":include:/path" reads
+// addresses from a file, and a leading '-' is an option.
 func ValidAddress(a string) bool {
-	if a == "" || a[0] == '-' {
+	user, host, hasHost := strings.Cut(a, "@")
+	if !addressPart(user, "._+-") {
 		return false
 	}
-	for i := 0; i < len(a); i++ {
-		if c := a[i]; c <= ' ' || c == ',' || c == 0x7f {
+	return !hasHost || addressPart(host, "._-")
+}
+
+// ParseUsers reads a Mail_Users value, addresses separated by commas
+// (blanks around them allowed), and returns it as "a,b". A value holding
+// anything but addresses (ValidAddress) is refused, naming the first
+// that is not one: qsub, qalter and the server refuse it alike.
+func ParseUsers(v string) (string, error) {
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		a = strings.TrimSpace(a)
+		if !ValidAddress(a) {
+			return "", fmt.Errorf("%q is not a mail address (user or user@host)", a)
+		}
+		out = append(out, a)
+	}
+	return strings.Join(out, ","), nil
+}
+
+// addressPart reports whether p is not empty, is made of letters, digits
+// and the bytes of extra, and starts with a letter, digit or '_'.
+func addressPart(p, extra string) bool {
+	if p == "" || p[0] == '-' || p[0] == '.' || p[0] == '+' {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
 			return false
 		}
 	}

@@ -39,13 +39,21 @@ func TestRecipientsAndAddresses(t *testing.T) {
 		{"bob@x.org, carol", "alice@h1", []string{"bob@x.org", "carol"}},
 		{" , ", "alice@h1", []string{"alice@h1"}},
 		{"-oQ/tmp,bob", "alice@h1", []string{"bob"}}, // an option is never an address
+		// sendmail's program, file and include forms run or write as
+		// the server's user (issue 19 item 6): never recipients.
+		{"|/tmp/x,/etc/passwd,:include:/tmp/l,\"|/bin/sh\"", "alice@h1", []string{"alice@h1"}},
 		{"", "-x", nil},
 	} {
 		if got := Recipients(tt.users, tt.owner); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Recipients(%q, %q) = %q, want %q", tt.users, tt.owner, got, tt.want)
 		}
 	}
-	for a, want := range map[string]bool{"u@h": true, "u": true, "": false, "-f": false, "a b": false, "a,b": false, "a\nb": false, "a\tb": false} {
+	for a, want := range map[string]bool{
+		"u@h": true, "u": true, "first.last+tag@mail.example.org": true, "u_1@node_7": true,
+		"": false, "-f": false, "a b": false, "a,b": false, "a\nb": false, "a\tb": false,
+		"|/tmp/prog": false, "/tmp/file": false, "u@h/x": false, ":include:/tmp/l": false, `"|prog"`: false,
+		"u@": false, "@h": false, "u@h@i": false, "u@-h": false, ".u": false, "u;id": false, "u@h:25": false,
+	} {
 		if ValidAddress(a) != want {
 			t.Errorf("ValidAddress(%q) = %v", a, !want)
 		}

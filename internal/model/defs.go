@@ -72,6 +72,41 @@ func (t *DefTable) Lookup(name string) (Def, bool) {
 	return t.Defs[i], true
 }
 
+// LookupFold returns the definition whose name matches name in any case:
+// qmgr's parser uses it to tell an attribute from an object name, and a
+// mistyped case is still an attribute (which the server then refuses).
+func (t *DefTable) LookupFold(name string) (Def, bool) {
+	if d, ok := t.Lookup(name); ok {
+		return d, true
+	}
+	for _, d := range t.Defs {
+		if strings.EqualFold(d.Name, name) {
+			return d, true
+		}
+	}
+	return Def{}, false
+}
+
+// Defs is the attribute table of an object type: the one table that the
+// server applies and shows, and that qmgr parses and prints by (which
+// names are attributes, which values are comma lists, which attributes
+// print leaves out). Nil for a type without one.
+func Defs(obj proto.ObjectType) *DefTable {
+	switch obj {
+	case proto.ObjServer:
+		return ServerDefs
+	case proto.ObjQueue:
+		return QueueDefs
+	case proto.ObjNode:
+		return NodeDefs
+	}
+	return nil
+}
+
+// Settable reports whether a manager may set d (it is not computed by the
+// server or reported by a mom).
+func (d Def) Settable() bool { return d.Access&ReadOnly == 0 && d.Access&(MgrSet|OperSet) != 0 }
+
 // CanSet reports whether a caller with the given privileges may set d.
 func (d Def) CanSet(manager, operator bool) bool {
 	switch {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -392,15 +393,47 @@ func oneOf(name string, allowed ...string) func(string) (string, error) {
 	}
 }
 
+// MaxJobName is the longest job name, OpenPBS's PBS_MAXJOBNAME.
+const MaxJobName = 236
+
+// CheckJobName says what is wrong with a job name, or nil. As OpenPBS's
+// check_job_name: at most MaxJobName characters, each a letter, a digit,
+// '-', '_', '+' or '.', and when strict (qsub -N, qalter -N) the first a
+// letter. Not strict is a name at submission, which qsub may have taken
+// from the script's file name ("1run.sh"), as OpenPBS allows; even then
+// the first may not be '-': prologues and epilogues, run as root, get
+// the name as an argument, and "-rf" would read as options.
+func CheckJobName(name string, strict bool) error {
+	if name == "" {
+		return errors.New("empty")
+	}
+	if len(name) > MaxJobName {
+		return fmt.Errorf("longer than %d characters", MaxJobName)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_+.", c) >= 0) {
+			return fmt.Errorf("%q is not allowed (letters, digits, '-', '_', '+' and '.' are)", c)
+		}
+	}
+	switch c := name[0]; {
+	case strict && !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'):
+		return errors.New("the first character must be a letter")
+	case c == '-':
+		return errors.New("the first character may not be '-'")
+	}
+	return nil
+}
+
+// checkJobName accepts a Job_Name at submission (CheckJobName, not
+// strict); SetJobAttr is strict for an alteration.
 func checkJobName(v string) (string, error) {
-	if v == "" {
-		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name is empty")
-	}
-	if len(v) > 236 {
-		return "", proto.Errorf(proto.PBSE_JOBNBIG, "Job_Name is longer than 236 characters")
-	}
-	if strings.ContainsAny(v, "/"+resc.ControlChars) {
-		return "", proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (no '/' or newline)", v)
+	if err := CheckJobName(v, false); err != nil {
+		code := proto.PBSE_BADATVAL
+		if len(v) > MaxJobName {
+			code = proto.PBSE_JOBNBIG
+		}
+		return "", proto.Errorf(code, "Job_Name = %q (%v)", v, err)
 	}
 	return v, nil
 }
@@ -438,19 +471,15 @@ func checkMailPoints(v string) (string, error) {
 	return v, nil
 }
 
-// checkMailUsers accepts Mail_Users: comma-separated addresses that can
-// each be one argument of the mailer (no blank, not starting with '-'),
-// stored without the blanks around them.
+// checkMailUsers accepts Mail_Users: comma-separated addresses, user or
+// user@host (mailer.ParseUsers: never a program, a file or an option of
+// the mailer), stored without the blanks around them.
 func checkMailUsers(v string) (string, error) {
-	var out []string
-	for _, a := range strings.Split(v, ",") {
-		a = strings.TrimSpace(a)
-		if !mailer.ValidAddress(a) {
-			return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Users = %q (want mail addresses separated by commas; %q is not one)", v, a)
-		}
-		out = append(out, a)
+	users, err := mailer.ParseUsers(v)
+	if err != nil {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "Mail_Users = %q (%v)", v, err)
 	}
-	return strings.Join(out, ","), nil
+	return users, nil
 }
 
 // checkUmask accepts an octal umask of one to four digits, at most 0777,
@@ -915,6 +944,13 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	}
 	if a.Name == proto.AttrVariableList && a.Op == proto.OpIncr {
 		a.Value = proto.MergeVariableList(j.VariableList, a.Value)
+	}
+	if a.Name == proto.AttrJobName && phase == AtAlter && a.Op != proto.OpUnset {
+		// qalter -N: a new name is held to qsub -N's rule, as OpenPBS
+		// holds it (a letter first).
+		if err := CheckJobName(a.Value, true); err != nil {
+			return proto.Errorf(proto.PBSE_BADATVAL, "Job_Name = %q (%v)", a.Value, err)
+		}
 	}
 	if a.Name == proto.AttrHoldTypes {
 		h, ok := NormalizeHolds(a.Value)

@@ -85,7 +85,17 @@ func TestSetJobAttr(t *testing.T) {
 		code  proto.Code
 		check func(*Job) bool
 	}{
-		{"name", StateQueued, proto.Attr{Name: "Job_Name", Value: "my job"}, user, AtSubmit, 0, func(j *Job) bool { return j.Name == "my job" }},
+		{"name", StateQueued, proto.Attr{Name: "Job_Name", Value: "my.job-1_x+y"}, user, AtSubmit, 0, func(j *Job) bool { return j.Name == "my.job-1_x+y" }},
+		// As OpenPBS: a digit first at submission (a script's file
+		// name), a letter first in an alteration; never '-' (it would
+		// reach root's epilogue as an option), '=' or a blank.
+		{"name from a script", StateQueued, proto.Attr{Name: "Job_Name", Value: "1run.sh"}, user, AtSubmit, 0, func(j *Job) bool { return j.Name == "1run.sh" }},
+		{"altered name digit first", StateQueued, proto.Attr{Name: "Job_Name", Value: "1run.sh"}, user, AtAlter, proto.PBSE_BADATVAL, nil},
+		{"altered name", StateQueued, proto.Attr{Name: "Job_Name", Value: "run2"}, user, AtAlter, 0, func(j *Job) bool { return j.Name == "run2" }},
+		{"name like options", StateQueued, proto.Attr{Name: "Job_Name", Value: "-rf"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"name with equals", StateQueued, proto.Attr{Name: "Job_Name", Value: "=name"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"name with blank", StateQueued, proto.Attr{Name: "Job_Name", Value: "my job"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"name too long", StateQueued, proto.Attr{Name: "Job_Name", Value: strings.Repeat("n", 237)}, user, AtSubmit, proto.PBSE_JOBNBIG, nil},
 		{"name with slash", StateQueued, proto.Attr{Name: "Job_Name", Value: "a/b"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"walltime canonical", StateQueued, proto.Attr{Name: "Resource_List", Resource: "walltime", Value: "1:0:0"}, user, AtSubmit, 0, func(j *Job) bool { v, _ := j.ResourceList.Get("walltime"); return v == "01:00:00" }},
 		{"bad size", StateQueued, proto.Attr{Name: "Resource_List", Resource: "mem", Value: "lots"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
@@ -98,6 +108,9 @@ func TestSetJobAttr(t *testing.T) {
 		{"mail users", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a@x.org, b"}, user, AtSubmit, 0, func(j *Job) bool { return j.MailUsers == "a@x.org,b" }},
 		{"mail users option", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a@x,-oQ/tmp"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"mail users blank inside", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a b@x"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		// sendmail's program and file forms would run or write as root.
+		{"mail users program", StateQueued, proto.Attr{Name: "Mail_Users", Value: "a@x,|/tmp/prog"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
+		{"mail users file", StateQueued, proto.Attr{Name: "Mail_Users", Value: "/tmp/file"}, user, AtSubmit, proto.PBSE_BADATVAL, nil},
 		{"refused x", StateQueued, proto.Attr{Name: "x", Value: "NACCESSPOLICY:SINGLEJOB"}, user, AtSubmit, proto.PBSE_NOSUP, nil},
 		{"refused x at qalter", StateQueued, proto.Attr{Name: "x", Value: "FLAGS:ADVRES"}, user, AtAlter, proto.PBSE_NOSUP, nil},
 		{"refused init_root_dir", StateQueued, proto.Attr{Name: "init_root_dir", Value: "/r"}, user, AtSubmit, proto.PBSE_NOSUP, nil},

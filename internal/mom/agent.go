@@ -152,13 +152,8 @@ func New(cfg Config) (*Mom, error) {
 			return nil, fmt.Errorf("mom_priv: %w", err)
 		}
 	}
-	// Owners create their own directory here when a stage-out fails (as
-	// /tmp: sticky, so no one removes another's).
-	if err := os.MkdirAll(m.spool, 0o755); err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
-	}
-	if err := os.Chmod(m.spool, 0o1777|os.ModeSticky); err != nil {
-		return nil, fmt.Errorf("spool: %w", err)
+	if err := makeSpool(m.spool); err != nil {
+		return nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {

@@ -205,27 +205,44 @@ func (s *stager) sameFile(a, b string) bool {
 	return err == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
+// makeSpool makes the spool of undeliverable files (PBS_HOME/undelivered):
+// the mom's own (root's) and mode 0711, so that only the mom creates
+// entries in it and an owner reaches the directory of a job without
+// seeing the others. It was world-writable once (sticky, as /tmp), where
+// another user could take a job's name first: an existing spool is
+// taken back.
+func makeSpool(dir string) error {
+	if err := os.MkdirAll(dir, 0o711); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return fmt.Errorf("spool %s is not a directory", dir)
+	}
+	if euid := syscall.Geteuid(); st.Uid != uint32(euid) {
+		if err := syscall.Lchown(dir, euid, syscall.Getegid()); err != nil {
+			return fmt.Errorf("spool %s: %w", dir, err)
+		}
+	}
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return fmt.Errorf("spool: %w", err)
+	}
+	return nil
+}
+
 // toSpool moves a file whose stage-out failed into the owner's spool
-// directory for the job and returns that directory.
+// directory for the job and returns that directory. The mom creates the
+// directory and gives it to the owner (mode 0700): no one else can create
+// entries in the spool, so no one can have taken the job's name first.
 func (s *stager) toSpool(src string) (string, error) {
 	if s.cfg.Spool == "" {
 		return "", errors.New("no spool directory")
 	}
 	dir := filepath.Join(s.cfg.Spool, s.job.JobID)
-	err := asUser(s.usr, func() error {
-		if err := syscall.Mkdir(dir, 0o700); err != nil && err != syscall.EEXIST {
-			return err
-		}
-		var st syscall.Stat_t
-		if err := syscall.Lstat(dir, &st); err != nil {
-			return err
-		}
-		if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Uid != s.usr.UID && syscall.Geteuid() == 0 {
-			return fmt.Errorf("%s is not the owner's directory", dir)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.spoolDir(dir); err != nil {
 		return "", fmt.Errorf("spool %s: %w", dir, err)
 	}
 	dst := filepath.Join(dir, filepath.Base(src))
@@ -237,6 +254,33 @@ func (s *stager) toSpool(src string) (string, error) {
 	}
 	s.remove(src)
 	return dir, nil
+}
+
+// spoolDir makes dir the owner's: created by the mom, then given to the
+// owner; one left by an earlier run of the job must be the owner's
+// directory already.
+func (s *stager) spoolDir(dir string) error {
+	created := true
+	if err := syscall.Mkdir(dir, 0o700); err == syscall.EEXIST {
+		created = false
+	} else if err != nil {
+		return err
+	}
+	root := syscall.Geteuid() == 0
+	if created && root {
+		if err := syscall.Lchown(dir, int(s.usr.UID), int(s.usr.GID)); err != nil {
+			syscall.Rmdir(dir)
+			return err
+		}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Lstat(dir, &st); err != nil {
+		return err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || root && st.Uid != s.usr.UID {
+		return fmt.Errorf("%s is not the owner's directory", dir)
+	}
+	return nil
 }
 
 func (s *stager) exists(path string) bool {

@@ -26,12 +26,17 @@
 // are recognised and rejected as unsupported. A name is name[@server]; a name
 // list has no white space. When the word after the object is a known
 // attribute name of that object type, or is directly followed by an
-// operator, no name was given and the attribute list starts there.
+// operator, no name was given and the attribute list starts there. The
+// known names are the server's own attribute tables (model.Defs), plus
+// OpenPBS's names this system lacks, which the server then refuses.
 //
 // Operators are =, += and -=. A value runs to white space or a comma; quoted
 // pieces (either quote character) may contain anything but their own quote
 // and are joined with the unquoted pieces next to them, so any string can be
-// written. unset, list and print take attribute names only; set and create
+// written. The value of a list attribute (model.KindList: managers, acl
+// lists, submission_filters, ...) also runs past commas, as OpenPBS's
+// qmgr reads "set server managers = a@h,b@h", unless the comma is followed
+// by the next attribute and its operator. unset, list and print take attribute names only; set and create
 // take attr op value; set and unset require at least one attribute; active
 // and delete allow none; create and delete of a queue or node need a name.
 //

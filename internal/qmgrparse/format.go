@@ -35,7 +35,7 @@ func FormatList(obj proto.ObjectType, objs []proto.Status, loc *time.Location) s
 	for _, o := range objs {
 		b.WriteString(header(obj) + " " + o.Name + "\n")
 		for _, a := range o.Attrs {
-			writeListAttr(&b, a, loc)
+			writeListAttr(&b, obj, a, loc)
 		}
 		b.WriteByte('\n')
 	}
@@ -45,10 +45,10 @@ func FormatList(obj proto.ObjectType, objs []proto.Status, loc *time.Location) s
 // writeListAttr writes one attribute, breaking a comma list before an
 // element that would reach listLimit and indenting the rest under the
 // value, so that long managers or acl lists stay readable.
-func writeListAttr(b *strings.Builder, a proto.Attr, loc *time.Location) {
+func writeListAttr(b *strings.Builder, obj proto.ObjectType, a proto.Attr, loc *time.Location) {
 	name := a.FullName()
 	value := a.Value
-	if IsTimeAttr(a.Name) {
+	if IsTimeAttr(obj, a.Name) {
 		if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
 			value = time.Unix(secs, 0).In(loc).Format(ctimeLayout)
 		}
@@ -153,7 +153,7 @@ func writeSet(b *strings.Builder, obj proto.ObjectType, prefix string, a proto.A
 		}
 	}
 	line := prefix + a.FullName()
-	if !isListAttr(a.Name) || value == "" {
+	if !isListAttr(obj, a.Name) || value == "" {
 		b.WriteString(line + " = " + Quote(value) + "\n")
 		return
 	}

@@ -25,7 +25,6 @@ func TestFormatList(t *testing.T) {
 		attr("scheduling", "True"),
 		attr("managers", "root@host1,admin@host2"),
 		attr("resources_default.ncpus", "1"),
-		attr("mtime", "1704067200"),
 		attr("acl_users", strings.Join(users, ",")),
 	}}
 	got := FormatList(proto.ObjServer, []proto.Status{server}, time.UTC)
@@ -34,7 +33,6 @@ func TestFormatList(t *testing.T) {
     scheduling = True
     managers = root@host1,admin@host2
     resources_default.ncpus = 1
-    mtime = Mon Jan  1 00:00:00 2024
     acl_users = user01@somehost.example.com,user02@somehost.example.com,
                 user03@somehost.example.com,user04@somehost.example.com,
                 user05@somehost.example.com
@@ -175,6 +173,7 @@ set server resources_default.walltime = 01:00:00
 # Create and define node n1
 #
 create node n1
+set node n1 ntype = PBS
 set node n1 resources_available.ncpus = 4
 set node n1 resources_available.mem = 8gb
 set node n1 comment = "rack 1"
@@ -184,7 +183,6 @@ set node n1 comment = "rack 1"
 create node n2 Mom=n2.example.com,Port=15003
 set node n2 state = offline
 set node n2 resv_enable = True
-set node n2 queue = workq
 `
 	if got != want {
 		t.Errorf("FormatPrintServer =\n%s\nwant\n%s", got, want)
@@ -362,10 +360,13 @@ func TestReadOnly(t *testing.T) {
 		{proto.ObjQueue, "state_count", true},
 		{proto.ObjQueue, "enabled", false},
 		{proto.ObjNode, "jobs", true},
-		{proto.ObjNode, "ntype", true},
+		{proto.ObjNode, "ntype", false},
+		{proto.ObjNode, "queue", true},
+		{proto.ObjServer, "server_name", true},
+		{proto.ObjServer, "no_such_attribute", true},
 		{proto.ObjNode, "resources_available", false},
 		{proto.ObjNode, "comment", false},
-		{proto.ObjQueue, "jobs", false},
+		{proto.ObjQueue, "jobs", true}, // not a queue attribute here: print leaves it out
 	}
 	for _, tt := range tests {
 		if got := ReadOnly(tt.obj, tt.name); got != tt.want {

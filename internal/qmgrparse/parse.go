@@ -351,7 +351,7 @@ func Parse(text string) (*Command, error) {
 	case cmd.Names == nil && (verb == VerbCreate || verb == VerbDelete) && obj != proto.ObjServer:
 		return nil, p.fail(attrStart, msgNameRequired)
 	}
-	attrs, err := p.attributes(verb)
+	attrs, err := p.attributes(verb, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +396,7 @@ func nameStart(c byte, obj proto.ObjectType) bool {
 func attrNameByte(c byte) bool { return isAlpha(c) || isDigit(c) || c == '_' }
 
 // attributes parses the attribute list from p.pos to the end.
-func (p *parser) attributes(verb Verb) ([]proto.Attr, error) {
+func (p *parser) attributes(verb Verb, obj proto.ObjectType) ([]proto.Attr, error) {
 	p.skipWhite()
 	if p.eol() {
 		return nil, nil
@@ -451,7 +451,7 @@ func (p *parser) attributes(verb Verb) ([]proto.Attr, error) {
 			if p.eol() || p.s[p.pos] == ',' {
 				return nil, p.fail(p.pos, msgNoValue)
 			}
-			v, err := p.value()
+			v, err := p.value(isListAttr(obj, a.Name))
 			if err != nil {
 				return nil, err
 			}
@@ -474,11 +474,25 @@ func (p *parser) attributes(verb Verb) ([]proto.Attr, error) {
 }
 
 // value reads a value up to white space or a comma outside quotes,
-// joining quoted and unquoted pieces.
-func (p *parser) value() (string, error) {
+// joining quoted and unquoted pieces. The value of a list attribute goes
+// on past a comma, as in OpenPBS's qmgr ("managers = a@h,b@h", blanks
+// after the comma allowed), unless the comma is followed by the next
+// attribute and its operator, by another comma or by nothing.
+func (p *parser) value(list bool) (string, error) {
 	var b strings.Builder
 	for p.pos < len(p.s) {
 		c := p.s[p.pos]
+		if c == ',' && list {
+			next := p.pos + 1
+			for next < len(p.s) && isWhite(p.s[next]) {
+				next++
+			}
+			if next < len(p.s) && p.s[next] != ',' && !attrFollows(p.s, next) {
+				b.WriteByte(',')
+				p.pos = next
+				continue
+			}
+		}
 		if isWhite(c) || c == ',' {
 			break
 		}
@@ -495,6 +509,32 @@ func (p *parser) value() (string, error) {
 		p.pos++
 	}
 	return b.String(), nil
+}
+
+// attrFollows reports whether s holds at byte i an attribute name (with
+// any resource) and an operator, which is how an attribute list goes on.
+func attrFollows(s string, i int) bool {
+	start := i
+	for i < len(s) && attrNameByte(s[i]) {
+		i++
+	}
+	if i == start {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) {
+			if _, n := opAt(s, i); n > 0 || !(attrNameByte(s[i]) || s[i] == '-' || s[i] == '.') {
+				break
+			}
+			i++
+		}
+	}
+	for i < len(s) && isWhite(s[i]) {
+		i++
+	}
+	_, n := opAt(s, i)
+	return n > 0
 }
 
 // Quote writes v so that Parse reads it back as one value: unchanged when

@@ -140,6 +140,12 @@ func parseCases() []parseCase {
 			Attrs: []proto.Attr{set("state", "", "offline")}}},
 		{"set node 1n resources_available.ncpus=4", Command{Verb: VerbSet, Object: proto.ObjNode, Names: names("1n"),
 			Attrs: []proto.Attr{set("resources_available", "ncpus", "4")}}},
+		{"set server managers = root@vm,alice@vm", Command{Verb: VerbSet, Object: proto.ObjServer,
+			Attrs: []proto.Attr{set("managers", "", "root@vm,alice@vm")}}},
+		{"set server submission_filters = /a,/b, scheduling = true", Command{Verb: VerbSet, Object: proto.ObjServer,
+			Attrs: []proto.Attr{set("submission_filters", "", "/a,/b"), set("scheduling", "", "true")}}},
+		{"unset server submission_filters", Command{Verb: VerbUnset, Object: proto.ObjServer,
+			Attrs: []proto.Attr{unset("submission_filters", "")}}},
 		{"unset server scheduling, managers", Command{Verb: VerbUnset, Object: proto.ObjServer,
 			Attrs: []proto.Attr{unset("scheduling", ""), unset("managers", "")}}},
 		{"u q workq resources_max.ncpus", Command{Verb: VerbUnset, Object: proto.ObjQueue, Names: names("workq"),
@@ -218,18 +224,29 @@ func TestNameOrAttribute(t *testing.T) {
 		{"u s host1 comment", names("host1")},
 	}
 	for _, tt := range tests {
-		cmd, err := Parse(tt.text)
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tt.text, err)
+		cmd := parseNames(t, tt.text, tt.names)
+		if cmd == nil {
 			continue
-		}
-		if !reflect.DeepEqual(cmd.Names, tt.names) {
-			t.Errorf("Parse(%q).Names = %v, want %v", tt.text, cmd.Names, tt.names)
 		}
 		if cmd.Verb == VerbSet && len(cmd.Attrs) == 0 {
 			t.Errorf("Parse(%q) has no attributes", tt.text)
 		}
 	}
+}
+
+// parseNames parses text and checks the object names it gives; nil when
+// text does not parse.
+func parseNames(t *testing.T, text string, want []ObjName) *Command {
+	t.Helper()
+	cmd, err := Parse(text)
+	if err != nil {
+		t.Errorf("Parse(%q): %v", text, err)
+		return nil
+	}
+	if !reflect.DeepEqual(cmd.Names, want) {
+		t.Errorf("Parse(%q).Names = %v, want %v", text, cmd.Names, want)
+	}
+	return cmd
 }
 
 func TestSyntaxErrors(t *testing.T) {

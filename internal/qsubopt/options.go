@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gopbs/internal/getopt"
+	"gopbs/internal/mailer"
+	"gopbs/internal/model"
 	"gopbs/internal/stage"
 	"gopbs/proto"
 	"gopbs/resc"
@@ -212,8 +214,14 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'm':
 		return str(proto.AttrMailPoints)
 	case 'M':
-		return str(proto.AttrMailUsers)
+		return s.mailUsers(v)
 	case 'N':
+		// As OpenPBS's qsub: a letter first, then letters, digits and
+		// - _ + . ("-N=name", as PSI/J writes it, is refused, not
+		// named "=name").
+		if err := model.CheckJobName(v, true); err != nil {
+			return bad('N', v, err.Error())
+		}
 		return str(proto.AttrJobName)
 	case 'p':
 		n, err := strconv.Atoi(v)
@@ -256,6 +264,18 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	default:
 		return usagef("option -%c is not handled", o.Name)
 	}
+	return nil
+}
+
+// mailUsers records "-M user[@host][,...]". Anything else is refused
+// here, as the server refuses it: the server's mailer would take "|prog"
+// for a program to run and "/path" for a file to write.
+func (s *source) mailUsers(v string) error {
+	users, err := mailer.ParseUsers(v)
+	if err != nil {
+		return bad('M', v, err.Error())
+	}
+	s.set(proto.Attr{Name: proto.AttrMailUsers, Value: users})
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"gopbs/internal/getopt"
+	"gopbs/internal/model"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -168,6 +169,11 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	// qsub owns these; a -W that names them must not produce a second copy.
 	attrs = dropAttrs(attrs, proto.AttrVariableList, proto.AttrSubmitArguments)
 	if !hasAttr(attrs, proto.AttrJobName) {
+		// The script's file name, checked as the server checks it at
+		// submission (OpenPBS lets IFL verify it the same way).
+		if err := model.CheckJobName(name, false); err != nil {
+			return nil, usagef("illegal -N value %q: %v (the job is named after its script unless -N names it)", name, err)
+		}
 		attrs = append(attrs, proto.Attr{Name: proto.AttrJobName, Value: name})
 	}
 	attrs = append(attrs,

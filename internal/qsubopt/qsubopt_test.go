@@ -205,9 +205,9 @@ func TestSubmitFlags(t *testing.T) {
 }
 
 func TestSubmitArguments(t *testing.T) {
-	args := []string{"-N", "a b", "-lwalltime=1:00:00", "job.sh"}
+	args := []string{"-A", "a b", "-lwalltime=1:00:00", "job.sh"}
 	_, m := submit(t, args, map[string]string{"job.sh": plainScript}, "")
-	if m["Submit_arguments"] != "-N a b -lwalltime=1:00:00 job.sh" {
+	if m["Submit_arguments"] != "-A a b -lwalltime=1:00:00 job.sh" {
 		t.Errorf("Submit_arguments = %q", m["Submit_arguments"])
 	}
 }
@@ -275,13 +275,13 @@ func TestExecMode(t *testing.T) {
 		t.Errorf("default name %q, want sleep", m["Job_Name"])
 	}
 	// A "--" that is an option's value is no terminator.
-	s, m = submit(t, []string{"-N", "--", "job.sh"}, map[string]string{"job.sh": plainScript}, "")
-	if m["Job_Name"] != "--" || string(s.Request.Script) != plainScript {
-		t.Errorf("-N --: %v %q", m, s.Request.Script)
+	s, m = submit(t, []string{"-A", "--", "job.sh"}, map[string]string{"job.sh": plainScript}, "")
+	if m["Account_Name"] != "--" || string(s.Request.Script) != plainScript {
+		t.Errorf("-A --: %v %q", m, s.Request.Script)
 	}
 	// The generated script is not scanned for directives.
-	_, m = submit(t, []string{"--", "#PBS", "-N", "x"}, nil, "")
-	if m["Job_Name"] != "#PBS" {
+	_, m = submit(t, []string{"-N", "y", "--", "#PBS", "-N", "x"}, nil, "")
+	if m["Job_Name"] != "y" {
 		t.Errorf("exec mode name %q", m["Job_Name"])
 	}
 }
@@ -298,6 +298,21 @@ func TestSubmitErrors(t *testing.T) {
 		{"missing value", []string{"job.sh", "-N"}, true, "unexpected argument \"-N\""},
 		{"missing value at end", []string{"-N"}, true, "requires an argument -- 'N'"},
 		{"empty name", []string{"-N", "", "job.sh"}, true, `illegal -N value ""`},
+		// Job names (issue 19 item 7): a letter first, then letters,
+		// digits and - _ + . as OpenPBS; "-rf" would reach root's
+		// epilogue as an argument.
+		{"name like options", []string{"-N", "-rf", "job.sh"}, true, `illegal -N value "-rf": the first character must be a letter`},
+		{"name with a digit first", []string{"-N", "1abc", "job.sh"}, true, `illegal -N value "1abc": the first character must be a letter`},
+		{"name with blank", []string{"-N", "a b", "job.sh"}, true, `illegal -N value "a b": ' ' is not allowed`},
+		{"name too long", []string{"-N", "a" + strings.Repeat("b", 236), "job.sh"}, true, "longer than 236 characters"},
+		{"PSI/J name", []string{"psij.sh"}, true, `directive on line 2: illegal -N value "=psij": '=' is not allowed`},
+		{"script name as job name", []string{"x y.sh"}, true, `illegal -N value "x y.sh": ' ' is not allowed (letters, digits, '-', '_', '+' and '.' are) (the job is named after its script unless -N names it)`},
+		{"script name like options", []string{"./-rf"}, true, `illegal -N value "-rf": the first character may not be '-'`},
+		// Mail addresses (issue 19 item 6): sendmail would run a
+		// program or write a file as root.
+		{"mail to a program", []string{"-M", "|/tmp/x", "job.sh"}, true, `illegal -M value "|/tmp/x": "|/tmp/x" is not a mail address (user or user@host)`},
+		{"mail to a file", []string{"-M", "alice@h,/tmp/f", "job.sh"}, true, `illegal -M value "alice@h,/tmp/f": "/tmp/f" is not a mail address`},
+		{"mail in a directive", []string{"mail.sh"}, true, `directive on line 1: illegal -M value ":include:/etc/x"`},
 		{"bad join", []string{"-j", "oo", "job.sh"}, true, `illegal -j value "oo"`},
 		{"priority range", []string{"-p", "1024", "job.sh"}, true, `illegal -p value "1024"`},
 		{"priority text", []string{"-p", "high", "job.sh"}, true, `illegal -p value "high"`},
@@ -337,6 +352,10 @@ func TestSubmitErrors(t *testing.T) {
 	files["operand.sh"] = "#PBS -N name extra\n"
 	files["unknown.sh"] = "#PBS -Q\n"
 	files["inter.sh"] = "#PBS -I\n"
+	files["psij.sh"] = "#!/bin/sh\n#PBS -N=\"psij\"\n"
+	files["x y.sh"] = plainScript
+	files["./-rf"] = plainScript
+	files["mail.sh"] = "#PBS -M :include:/etc/x\n"
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ParseSubmit(tt.args, testContext(files, ""))
@@ -565,9 +584,11 @@ func TestDirectiveScripts(t *testing.T) {
 		{"parsl empty scheduler options",
 			"#!/bin/bash\n\n#PBS -N p\n\n\nexport X=1\n", map[string]string{"Job_Name": "p"}, nil},
 		{"nextflow command.run",
-			"#!/bin/bash\n#PBS -N nf-hello_(1)\n#PBS -o /w/ab/cdef/.command.log\n#PBS -j oe\n" +
+			// Nextflow's PBS executor drops parentheses from the task
+			// name (they are not legal in PBS job names).
+			"#!/bin/bash\n#PBS -N nf-hello_1\n#PBS -o /w/ab/cdef/.command.log\n#PBS -j oe\n" +
 				"#PBS -l select=1:ncpus=2:mem=2048mb\n#PBS -l walltime=01:00:00\n#NEXTFLOW TASK: hello (1)\nset -e\n",
-			map[string]string{"Job_Name": "nf-hello_(1)", "Output_Path": "submit1:/w/ab/cdef/.command.log",
+			map[string]string{"Job_Name": "nf-hello_1", "Output_Path": "submit1:/w/ab/cdef/.command.log",
 				"Join_Path": "oe", "Resource_List.select": "1:ncpus=2:mem=2048mb", "Resource_List.walltime": "01:00:00"}, nil},
 		{"bare directive (batchspawner)", "#!/bin/sh\n#PBS \n#PBS\n#PBS -N b\nexec jupyterhub-singleuser\n",
 			map[string]string{"Job_Name": "b"}, nil},
@@ -795,6 +816,9 @@ func TestParseAlter(t *testing.T) {
 		{[]string{"-p", "2000", "1"}, `illegal -p value "2000"`},
 		{[]string{"-j", "x", "1"}, `illegal -j value "x"`},
 		{[]string{"-v", "NOTSET", "1"}, "no attribute to change"},
+		{[]string{"-N", "-rf", "1"}, `illegal -N value "-rf"`},
+		{[]string{"-N", "=x", "1"}, `illegal -N value "=x"`},
+		{[]string{"-M", "|/bin/sh", "1"}, `illegal -M value "|/bin/sh"`},
 	} {
 		_, err := ParseAlter(tt.args, c)
 		var ue *UsageError

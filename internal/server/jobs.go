@@ -102,10 +102,12 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 			switch {
 			case !ok || ref.Kind != model.IDJob && !j.IsArray():
 				reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
+			case !s.visibleTo(who, j, priv):
+				// Before the history check: "Job has finished" would
+				// tell who may not see the job that it ended.
+				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_PERM, Text: proto.PBSE_PERM.Message()})
 			case j.Finished() && !req.History:
 				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_HISTJOBID, Text: proto.PBSE_HISTJOBID.Message()})
-			case !s.visibleTo(who, j, priv):
-				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_PERM, Text: proto.PBSE_PERM.Message()})
 			case namesSubjobs(ref):
 				indices := arrayIndices(j, ref)
 				if len(indices) == 0 {

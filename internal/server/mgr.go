@@ -31,15 +31,8 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 	default:
 		return proto.Errorf(proto.PBSE_IVALREQ, "manager command %d", req.Command)
 	}
-	var table *model.DefTable
-	switch req.Object {
-	case proto.ObjServer:
-		table = model.ServerDefs
-	case proto.ObjQueue:
-		table = model.QueueDefs
-	case proto.ObjNode:
-		table = model.NodeDefs
-	default:
+	table := model.Defs(req.Object)
+	if table == nil {
 		return proto.Errorf(proto.PBSE_IVALREQ, "object type %d", req.Object)
 	}
 	for _, a := range req.Attrs {

@@ -37,8 +37,8 @@ type Sender struct {
 	missing bool // the mailer was not found; said once until it is back
 }
 
-// New starts a sender that runs the mailer at path ("sendmail -f from
-// rcpt..."); queue and timeout of zero take the defaults.
+// New starts a sender that runs the mailer at path ("sendmail -oi -f
+// from rcpt..."); queue and timeout of zero take the defaults.
 func New(path string, queue int, timeout time.Duration, log hclog.Logger) *Sender {
 	if queue <= 0 {
 		queue = DefaultQueue
@@ -103,7 +103,9 @@ func (s *Sender) loop() {
 func (s *Sender) deliver(m mailer.Message) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	args := append([]string{"-f", m.From}, m.To...)
+	// -oi: a line holding only "." (a job name, a comment) does not end
+	// the message early, as it would for sendmail reading standard input.
+	args := append([]string{"-oi", "-f", m.From}, m.To...)
 	cmd := exec.CommandContext(ctx, s.path, args...)
 	cmd.Stdin = bytes.NewReader(m.Data)
 	var out bytes.Buffer

@@ -73,7 +73,7 @@ func TestSenderRunsMailerWithArgvAndStdin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "argv: -f adm alice@h1\n" + string(m.Data) + "--\nargv: -f adm x@y z@w\n"
+	want := "argv: -oi -f adm alice@h1\n" + string(m.Data) + "--\nargv: -oi -f adm x@y z@w\n"
 	if !strings.HasPrefix(string(got), want) || !strings.Contains(string(got), "Subject: PBS JOB 2.srv") {
 		t.Fatalf("mailer saw:\n%s\nwant it to start with:\n%s", got, want)
 	}
