@@ -52,6 +52,17 @@ func TestStalePlacementRefused(t *testing.T) {
 	// A placement that is not the job's request.
 	refused(second, "(n1:ncpus=2)", "does not match the job's chunk")
 	refused(second, "(n1:ncpus=1)+(n2:ncpus=1)", "more chunks")
+	// A scheduler's structured placement (a node per chunk) is checked the
+	// same way against live state.
+	for _, tc := range []struct {
+		where  []string
+		reason string
+	}{{[]string{"n2"}, "n2 does not have ncpus=1 free"}, {[]string{"n1", "n2"}, "names 2 nodes for the 1 chunks"}} {
+		res, err := cl.RunJobs([]proto.RunSpec{{JobID: second, Where: tc.where}})
+		if err != nil || len(res) != 1 || res[0].Code == proto.PBSE_NONE || !strings.Contains(res[0].Text, tc.reason) {
+			t.Fatalf("%s on %v: %v %v, want a refusal saying %q", second, tc.where, res, err, tc.reason)
+		}
+	}
 	// A node that went down.
 	n1.Kill(syscall.SIGKILL)
 	c.WaitNodeState("n1", "down", 15*time.Second)

@@ -8,7 +8,7 @@ import (
 // ProtocolVersion is the wire version this build speaks. The Hello exchange
 // rejects a peer with another version with PBSE_PROTOCOL and a message naming
 // both versions.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // MsgType identifies the body of an Envelope. Codes are append-only: a code
 // once released is never renumbered or reused.

@@ -62,8 +62,11 @@ type RunJobsRequest struct {
 	Runs []RunSpec
 }
 
-// RunSpec is one job to start: its id and the node of each chunk
-// ("n1+n2", or one node for all chunks; "" lets the server choose).
+// RunSpec is one job to start: its id and where. A scheduler gives Where,
+// the node of each chunk of the job's select in order (its exact
+// placement, which the server checks against live state as it is: there
+// is nothing to parse); qrun gives Nodes as typed ("n1+n2", or one node
+// for all chunks; "" lets the server choose).
 type RunSpec struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	JobID    string
@@ -71,6 +74,7 @@ type RunSpec struct {
 	// Comment replaces the job's comment when it starts ("Job started on
 	// ..."), in the same commit.
 	Comment string
+	Where   []string
 }
 
 // RunJobsReply has one entry per RunSpec, in order: Code 0 for started.

@@ -120,3 +120,26 @@ func checkSelect(t *testing.T, what string, sel Select) {
 		t.Fatalf("%s: written as %q, read back as %+v, want %+v", what, sel.String(), back, sel)
 	}
 }
+
+// FuzzParseRequest: any list either parses or is refused; a parsed select
+// writes back to text that parses to the same typed chunks.
+func FuzzParseRequest(f *testing.F) {
+	f.Add("select", "2:ncpus=4:mem=1gb+1:arch=linux", "place", "scatter:excl", "walltime", "01:00:00")
+	f.Add("select", "65", "place", "group=switch", "mem", "4gb")
+	f.Fuzz(func(t *testing.T, n1, v1, n2, v2, n3, v3 string) {
+		r, err := ParseRequest([]Pair{{n1, v1}, {n2, v2}, {n3, v3}})
+		if err != nil {
+			return
+		}
+		if r.Select == nil {
+			return
+		}
+		again, err := ParseSelect(r.Select.String())
+		if err != nil {
+			t.Fatalf("select %q writes back as %q, which does not parse: %v", v1, r.Select.String(), err)
+		}
+		if !reflect.DeepEqual(again, r.Select) {
+			t.Fatalf("select %q: %#v, written and read back %#v", r.Select.String(), r.Select, again)
+		}
+	})
+}

@@ -7,10 +7,78 @@ import (
 )
 
 // Chunk is one "+"-separated part of a select: Count copies of the same
-// host-level resource request.
+// host-level resource request. Resources is the chunk as written; the
+// other fields are derived from it once, when the chunk is made
+// (ParseSelect, ParseNodes, NewChunk, With), so that placing a chunk on a
+// node compares numbers and never parses: build chunks with those, not as
+// literals.
 type Chunk struct {
 	Count     int
 	Resources []Pair // in the order given, canonical values
+	// Amounts is what one copy takes from its node: its consumable
+	// numeric resources, and one cpu when it names no ncpus.
+	Amounts Amounts
+	// Settings are numeric per-process values that take nothing from the
+	// node (mpiprocs, ompthreads).
+	Settings Amounts
+	// Props are the values the node must have (arch=linux, host=n1, a
+	// site's string or boolean resource), matched without case.
+	Props []Pair
+}
+
+// NewChunk makes a chunk of count copies of resources (canonical values),
+// with its typed fields.
+func NewChunk(count int, resources []Pair) Chunk {
+	c := Chunk{Count: count, Resources: resources, Amounts: Amounts{}}
+	ncpus := false
+	for _, p := range resources {
+		v, numeric := Number(p.Name, p.Value)
+		switch {
+		case numeric && Consumable(p.Name):
+			c.Amounts[p.Name] = v
+			ncpus = ncpus || p.Name == "ncpus"
+		case numeric:
+			if c.Settings == nil {
+				c.Settings = Amounts{}
+			}
+			c.Settings[p.Name] = v
+		default:
+			c.Props = append(c.Props, p)
+		}
+	}
+	if !ncpus {
+		c.Amounts["ncpus"] = 1 // as PBS counts a chunk that names no cpus
+	}
+	return c
+}
+
+// With is c with resource name set to value (a canonical value) when c
+// does not name it already (default_chunk).
+func (c Chunk) With(name, value string) Chunk {
+	if _, ok := c.Get(name); ok {
+		return c
+	}
+	rs := make([]Pair, len(c.Resources), len(c.Resources)+1)
+	copy(rs, c.Resources)
+	return NewChunk(c.Count, append(rs, Pair{name, value}))
+}
+
+// One is a single copy of c.
+func (c Chunk) One() Chunk {
+	c.Count = 1
+	return c
+}
+
+// Ncpus is the cpus one copy takes.
+func (c Chunk) Ncpus() int64 { return int64(c.Amounts["ncpus"]) }
+
+// MPIProcs is the MPI processes of one copy (PBS_NODEFILE lines): its
+// mpiprocs, 1 when it names none.
+func (c Chunk) MPIProcs() int64 {
+	if v, ok := c.Settings["mpiprocs"]; ok {
+		return int64(v)
+	}
+	return 1
 }
 
 // Pair is one resource=value.
@@ -81,7 +149,7 @@ func ParseSelect(s string) (Select, error) {
 		if total > maxChunkCount {
 			return nil, &Error{Value: s, Reason: "too many chunks"}
 		}
-		sel = append(sel, c)
+		sel = append(sel, NewChunk(c.Count, c.Resources))
 	}
 	return sel, nil
 }
@@ -118,17 +186,7 @@ func (s Select) NodeCount() int {
 // canonical values keyed by resource name: always ncpus and nodect, and
 // every other numeric chunk resource that some chunk requests.
 func (s Select) Totals() map[string]string {
-	sums := map[string]float64{}
-	for _, c := range s {
-		if _, ok := c.Get("ncpus"); !ok {
-			sums["ncpus"] += float64(c.Count)
-		}
-		for _, p := range c.Resources {
-			if v, ok := Number(p.Name, p.Value); ok {
-				sums[p.Name] += v * float64(c.Count)
-			}
-		}
-	}
+	sums := s.Sums()
 	out := map[string]string{"nodect": strconv.Itoa(s.NodeCount())}
 	names := make([]string, 0, len(sums))
 	for n := range sums {
@@ -136,19 +194,44 @@ func (s Select) Totals() map[string]string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		v := sums[n]
-		switch Lookup(n).Type {
-		case TypeSize:
-			out[n] = FormatSize(int64(v))
-		case TypeDuration:
-			out[n] = FormatDuration(int64(v))
-		case TypeFloat:
-			out[n] = strconv.FormatFloat(v, 'f', -1, 64)
-		default:
-			out[n] = strconv.FormatInt(int64(v), 10)
-		}
+		out[n] = Format(n, sums[n])
 	}
 	return out
+}
+
+// Amounts are what the whole select takes from nodes: every chunk's
+// amounts times its count.
+func (s Select) Amounts() Amounts {
+	sums := Amounts{}
+	for _, c := range s {
+		sums.AddTimes(c.Amounts, float64(c.Count))
+	}
+	return sums
+}
+
+// Sums are the select's totals as numbers: every chunk's amounts and
+// settings times its count.
+func (s Select) Sums() Amounts {
+	sums := Amounts{}
+	for _, c := range s {
+		sums.AddTimes(c.Amounts, float64(c.Count))
+		sums.AddTimes(c.Settings, float64(c.Count))
+	}
+	return sums
+}
+
+// Format writes a number of resource name's type canonically (the inverse
+// of Number).
+func Format(name string, v float64) string {
+	switch Lookup(name).Type {
+	case TypeSize:
+		return FormatSize(int64(v))
+	case TypeDuration:
+		return FormatDuration(int64(v))
+	case TypeFloat:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatInt(int64(v), 10)
 }
 
 // ParseNodes parses Torque's node spec "N[:prop...][:ppn=M][+...][#suffix]"
@@ -217,12 +300,11 @@ func ParseNodes(s string) (Select, error) {
 		if ppn == "" {
 			ppn = "1"
 		}
-		c.Resources = append([]Pair{{"ncpus", ppn}, {"mpiprocs", ppn}}, extra...)
 		total += c.Count
 		if total > maxChunkCount {
 			return nil, &Error{Value: s, Reason: "too many nodes"}
 		}
-		sel = append(sel, c)
+		sel = append(sel, NewChunk(c.Count, append([]Pair{{"ncpus", ppn}, {"mpiprocs", ppn}}, extra...)))
 	}
 	return sel, nil
 }
@@ -243,13 +325,49 @@ func validHostName(s string) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// Arrangement is how a place spec spreads a job's chunks over nodes.
+type Arrangement uint8
+
+// Arrangements; ArrangeUnset is a spec that names none.
+const (
+	ArrangeUnset    Arrangement = iota
+	ArrangeFree                 // anywhere
+	ArrangePack                 // all on one node
+	ArrangeScatter              // one chunk per node
+	ArrangeVScatter             // one chunk per vnode (a node here)
+)
+
+var arrangementNames = [...]string{"", "free", "pack", "scatter", "vscatter"}
+
+func (a Arrangement) String() string { return arrangementNames[a] }
+
+// Sharing is whether a job shares its nodes.
+type Sharing uint8
+
+// Sharing values; SharingUnset is a spec that names none.
+const (
+	SharingUnset    Sharing = iota
+	SharingShared           // nodes shared with other jobs
+	SharingExcl             // the nodes its chunks are on, whole
+	SharingExclHost         // every node of their hosts, whole
+)
+
+var sharingNames = [...]string{"", "shared", "excl", "exclhost"}
+
+func (s Sharing) String() string { return sharingNames[s] }
+
 // Place is a parsed place spec: arrangement free|pack|scatter|vscatter,
 // sharing excl|shared|exclhost, and an optional group=resource.
 type Place struct {
-	Arrangement string
-	Sharing     string
+	Arrangement Arrangement
+	Sharing     Sharing
 	Group       string
 }
+
+// Exclusive reports whether a job placed with p takes its nodes whole:
+// place=excl (the nodes its chunks are on) or exclhost (every node of
+// their hosts).
+func (p Place) Exclusive() bool { return p.Sharing == SharingExcl || p.Sharing == SharingExclHost }
 
 // ParsePlace parses "arrangement[:sharing][:group=res]" in any order.
 func ParsePlace(s string) (Place, error) {
@@ -259,33 +377,46 @@ func ParsePlace(s string) (Place, error) {
 		return p, &Error{Value: s, Reason: "empty place"}
 	}
 	for _, f := range strings.Split(t, ":") {
-		switch {
-		case f == "free" || f == "pack" || f == "scatter" || f == "vscatter":
-			if p.Arrangement != "" {
+		if a := indexOf(arrangementNames[1:], f); a >= 0 {
+			if p.Arrangement != ArrangeUnset {
 				return p, &Error{Value: s, Reason: "two arrangements"}
 			}
-			p.Arrangement = f
-		case f == "excl" || f == "shared" || f == "exclhost":
-			if p.Sharing != "" {
+			p.Arrangement = Arrangement(a + 1)
+			continue
+		}
+		if sh := indexOf(sharingNames[1:], f); sh >= 0 {
+			if p.Sharing != SharingUnset {
 				return p, &Error{Value: s, Reason: "two sharing values"}
 			}
-			p.Sharing = f
-		case strings.HasPrefix(f, "group=") && len(f) > len("group="):
-			p.Group = f[len("group="):]
-		default:
-			return p, &Error{Value: s, Reason: "unknown placement " + strconv.Quote(f) + " (want free, pack, scatter, vscatter, excl, shared, exclhost or group=resource)"}
+			p.Sharing = Sharing(sh + 1)
+			continue
 		}
+		if strings.HasPrefix(f, "group=") && len(f) > len("group=") {
+			p.Group = f[len("group="):]
+			continue
+		}
+		return p, &Error{Value: s, Reason: "unknown placement " + strconv.Quote(f) + " (want free, pack, scatter, vscatter, excl, shared, exclhost or group=resource)"}
 	}
 	return p, nil
+}
+
+func indexOf(names []string, f string) int {
+	for i, n := range names {
+		if n == f {
+			return i
+		}
+	}
+	return -1
 }
 
 // String writes the place spec in canonical order.
 func (p Place) String() string {
 	var parts []string
-	for _, f := range []string{p.Arrangement, p.Sharing} {
-		if f != "" {
-			parts = append(parts, f)
-		}
+	if p.Arrangement != ArrangeUnset {
+		parts = append(parts, p.Arrangement.String())
+	}
+	if p.Sharing != SharingUnset {
+		parts = append(parts, p.Sharing.String())
 	}
 	if p.Group != "" {
 		parts = append(parts, "group="+p.Group)

@@ -606,7 +606,11 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	for _, d := range ds {
 		switch d.Kind {
 		case core.DecideRun:
-			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Nodes: ExecVnode(d.Where), Comment: d.Text})
+			where := make([]string, len(d.Where))
+			for i, c := range d.Where {
+				where[i] = c.Node
+			}
+			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text})
 			runJobs = append(runJobs, d.Job)
 		case core.DecideComment:
 			flushRuns()

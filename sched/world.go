@@ -204,8 +204,8 @@ func NewCoreJob(st proto.Status) *core.Job {
 		Priority: num(plain, proto.AttrPriority, 0), Holds: plain[proto.AttrHoldTypes],
 		Qtime: unixOf(plain[proto.AttrQtime]), Etime: unixOf(plain[proto.AttrEtime]), Stime: unixOf(plain[proto.AttrStime]),
 		HoldUntil: unixOf(plain[proto.AttrHoldUntil]),
-		Request:   rl, Comment: plain[proto.AttrComment], Walltime: durationOf(rl[proto.ResWalltime]),
-		Attrs: plain,
+		Comment:   plain[proto.AttrComment],
+		Attrs:     plain,
 	}
 	if j.Owner == "" {
 		j.Owner, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
@@ -224,17 +224,18 @@ func NewCoreJob(st proto.Status) *core.Job {
 	if ref, ok := model.ParseJobRef(j.ID); ok {
 		j.Seq = ref.Seq
 	}
-	if v, ok := rl[proto.ResSelect]; ok {
-		j.Select, _ = resc.ParseSelect(v)
+	pairs := make([]resc.Pair, 0, len(rl))
+	for name, v := range rl {
+		pairs = append(pairs, resc.Pair{Name: name, Value: v})
 	}
-	if v, ok := rl[proto.ResPlace]; ok {
-		j.Place, _ = resc.ParsePlace(v)
-	}
-	j.Totals = core.Amounts{}
-	for _, c := range j.Select {
-		for r, v := range place.Amounts(c) {
-			j.Totals[r] += v * float64(c.Count)
-		}
+	if req, err := resc.ParseRequest(pairs); err == nil {
+		j.Select, j.Place, j.Totals, j.Numbers = req.Select, req.Place, req.Totals, req.Numbers
+		j.Walltime = time.Duration(req.Walltime()) * time.Second
+	} else {
+		// A request the server stored but this scheduler cannot read
+		// (a newer server): the job is left out of placement, with
+		// nothing to place, rather than placed wrongly.
+		j.Totals, j.Numbers = core.Amounts{}, core.Amounts{}
 	}
 	used := res[proto.AttrResourcesUsed]
 	j.UsedCPU = durationOf(used["cput"])
@@ -267,13 +268,13 @@ func chunksOf(execVnode string) []core.Chunk {
 		if node == "" {
 			continue
 		}
-		c := resc.Chunk{Count: 1}
+		c := resc.NewChunk(1, nil)
 		if spec != "" {
 			if sel, err := resc.ParseSelect("1:" + spec); err == nil && len(sel) == 1 {
 				c = sel[0]
 			}
 		}
-		out = append(out, core.Chunk{Node: node, Chunk: c, Amount: place.Amounts(c)})
+		out = append(out, core.Chunk{Node: node, Chunk: c})
 	}
 	return out
 }

@@ -70,7 +70,7 @@ func cycleContext(queueFilters, global []string) (*fifo.Context, *core.Job) {
 	return &fifo.Context{World: w, Settings: fifo.Settings{ActivationFilters: global, FilterTimeout: time.Second, DefaultHoldDuration: 120 * time.Second}}, j
 }
 
-var where = []core.Chunk{{Node: "n1", Chunk: resc.Chunk{Count: 1, Resources: []resc.Pair{{Name: "ncpus", Value: "2"}}}}}
+var where = []core.Chunk{{Node: "n1", Chunk: resc.NewChunk(1, []resc.Pair{{Name: "ncpus", Value: "2"}})}}
 
 func TestOutcomes(t *testing.T) {
 	b := newBed(t)

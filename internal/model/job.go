@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gopbs/internal/mailer"
+	"gopbs/internal/place"
 	"gopbs/internal/stage"
 	"gopbs/proto"
 	"gopbs/resc"
@@ -129,6 +130,70 @@ type Job struct {
 	// schedulers fetch only jobs changed since their last cycle. It means
 	// nothing across server restarts (the server's epoch tells them).
 	Version uint64
+
+	// parsed is what the server derives from the stored fields and keeps
+	// with the job: not stored (TestJobCodecCoversEveryField knows).
+	parsed derived
+}
+
+// derived holds ResourceList parsed (Request), as of the list reqOf (a
+// copy), and ExecVnode parsed (Assigned), as of the text execOf; see
+// Request, Assigned and CacheRequest.
+type derived struct {
+	req    resc.Request
+	reqErr error
+	reqOf  Resources
+	exec   []place.Assigned
+	execOf string
+}
+
+// Request is the job's resource request, typed: parsed from ResourceList
+// once (CacheRequest), and parsed afresh only when the list changed since
+// (the result is then not kept: readers hold the server's read lock and
+// must not write).
+func (j *Job) Request() (resc.Request, error) {
+	if d := &j.parsed; d.reqOf != nil && sameResources(d.reqOf, j.ResourceList) {
+		return d.req, d.reqErr
+	}
+	return resc.ParseRequest(j.ResourceList)
+}
+
+// Assigned is what the job holds on each node, chunk by chunk, from its
+// exec_vnode: parsed once (CacheRequest), afresh only when it changed
+// since (then not kept, as Request).
+func (j *Job) Assigned() []place.Assigned {
+	if d := &j.parsed; d.execOf == j.ExecVnode {
+		return d.exec
+	}
+	return place.ParseAssigned(j.ExecVnode)
+}
+
+// CacheRequest parses ResourceList into the job's typed request, and
+// ExecVnode into its assignment, when they changed since the last call.
+// The server calls it under its write lock at every change of a job (and
+// at load), so each is parsed once per change.
+func (j *Job) CacheRequest() {
+	d := &j.parsed
+	if d.execOf != j.ExecVnode || (d.exec == nil && j.ExecVnode != "") {
+		d.exec, d.execOf = place.ParseAssigned(j.ExecVnode), j.ExecVnode
+	}
+	if d.reqOf != nil && sameResources(d.reqOf, j.ResourceList) {
+		return
+	}
+	d.req, d.reqErr = resc.ParseRequest(j.ResourceList)
+	d.reqOf = append(make(Resources, 0, len(j.ResourceList)), j.ResourceList...)
+}
+
+func sameResources(a, b Resources) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // passThrough lists job attributes of OpenPBS that are stored and shown

@@ -30,11 +30,6 @@ type Node struct {
 	Idle, HostIdle bool
 }
 
-// Exclusive reports whether a job placed with p takes its nodes whole:
-// place=excl (the nodes its chunks are on) or exclhost (every node of
-// their hosts).
-func Exclusive(p resc.Place) bool { return p.Sharing == "excl" || p.Sharing == "exclhost" }
-
 // Placement is one chunk on one node.
 type Placement struct {
 	Node  string
@@ -63,11 +58,10 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	if arrangement.Group != "" {
 		return chunksGrouped(sel, arrangement, cands, hosts, start)
 	}
-	var chunks []resc.Chunk
+	chunks := make([]resc.Chunk, 0, sel.NodeCount())
 	for _, c := range sel {
+		one := c.One()
 		for i := 0; i < c.Count; i++ {
-			one := c
-			one.Count = 1
 			chunks = append(chunks, one)
 		}
 	}
@@ -83,7 +77,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	take := func(i int, c resc.Chunk) bool {
 		nd := cands[i]
 		switch {
-		case arrangement.Sharing == "excl" && !nd.Idle, arrangement.Sharing == "exclhost" && !nd.HostIdle:
+		case arrangement.Sharing == resc.SharingExcl && !nd.Idle, arrangement.Sharing == resc.SharingExclHost && !nd.HostIdle:
 			return false
 		case !fits(nd, nd.Free, taken[nd.Name], c):
 			return false
@@ -116,7 +110,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 				return nil, start, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
 			if !take(i, c) {
-				if Exclusive(arrangement) {
+				if arrangement.Exclusive() {
 					return nil, start, fmt.Errorf("node %s is not free of other jobs for place=%s", h, arrangement.Sharing)
 				}
 				return nil, start, fmt.Errorf("node %s does not have %s free", h, ChunkText(c))
@@ -125,7 +119,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 		return out, last, nil
 	}
 	switch arrangement.Arrangement {
-	case "pack":
+	case resc.ArrangePack:
 		for k := 0; k < n; k++ {
 			i := (start + k) % n
 			out = out[:0]
@@ -142,7 +136,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			}
 		}
 		return nil, start, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
-	case "scatter", "vscatter":
+	case resc.ArrangeScatter, resc.ArrangeVScatter:
 		used := map[string]bool{}
 		for _, c := range chunks {
 			found := false
@@ -220,22 +214,15 @@ func chunksGrouped(sel resc.Select, arrangement resc.Place, cands []*Node, hosts
 }
 
 // fits checks one chunk against one node: what it has free, less what
-// this placement has taken from it already.
+// this placement has taken from it already, and the properties it must
+// have.
 func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
-	if _, ok := c.Get("ncpus"); !ok && free["ncpus"]-taken["ncpus"] < 1 {
-		return false
-	}
-	for _, p := range c.Resources {
-		if !resc.Consumable(p.Name) {
-			if _, numeric := resc.Number(p.Name, p.Value); numeric {
-				continue // a per-process setting such as mpiprocs
-			}
-		} else if want, ok := resc.Number(p.Name, p.Value); ok {
-			if want > 0 && free[p.Name]-taken[p.Name] < want {
-				return false
-			}
-			continue
+	for r, want := range c.Amounts {
+		if want > 0 && free[r]-taken[r] < want {
+			return false
 		}
+	}
+	for _, p := range c.Props {
 		have, ok := n.Avail[p.Name]
 		if !ok || !strings.EqualFold(have, p.Value) {
 			return false
@@ -244,27 +231,11 @@ func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
 	return true
 }
 
-// consume adds a chunk's consumable amounts to taken.
+// consume adds a chunk's amounts to taken.
 func consume(taken map[string]float64, c resc.Chunk) {
-	if _, ok := c.Get("ncpus"); !ok {
-		taken["ncpus"]++
+	for r, v := range c.Amounts {
+		taken[r] += v
 	}
-	for _, p := range c.Resources {
-		if !resc.Consumable(p.Name) {
-			continue
-		}
-		if want, numeric := resc.Number(p.Name, p.Value); numeric {
-			taken[p.Name] += want
-		}
-	}
-}
-
-// Amounts is what one chunk takes from its node: its consumable amounts,
-// and one cpu when it names none.
-func Amounts(c resc.Chunk) map[string]float64 {
-	m := map[string]float64{}
-	consume(m, c)
-	return m
 }
 
 // Consume subtracts a placement's amounts from the nodes' free maps
@@ -283,18 +254,11 @@ func Consume(free map[string]map[string]float64, p []Placement) {
 	}
 }
 
+// ChunkText is one chunk as a select part without its count
+// ("ncpus=2:mem=1gb").
 func ChunkText(c resc.Chunk) string {
-	s := resc.Select{c}.String()
+	s := resc.Select{c.One()}.String()
 	return strings.TrimPrefix(s, "1:")
-}
-
-// ChunkNcpus is a chunk's cpus (1 when it names none).
-func ChunkNcpus(c resc.Chunk) int64 {
-	if v, ok := c.Get("ncpus"); ok {
-		n, _ := strconv.ParseInt(v, 10, 64)
-		return n
-	}
-	return 1
 }
 
 // ExecStrings renders a placement as exec_host ("n1/0*2+n2/0"),
@@ -306,7 +270,7 @@ func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) 
 	for _, pc := range p {
 		k := index[pc.Node]
 		index[pc.Node] = k + 1
-		ncpus := ChunkNcpus(pc.Chunk)
+		ncpus := pc.Chunk.Ncpus()
 		h := pc.Node + "/" + strconv.Itoa(k)
 		if ncpus != 1 {
 			h += "*" + strconv.FormatInt(ncpus, 10)
@@ -322,37 +286,23 @@ func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) 
 			}
 		}
 		vnodes = append(vnodes, "("+strings.Join(parts, ":")+")")
-		procs := int64(1)
-		if v, ok := pc.Chunk.Get("mpiprocs"); ok {
-			procs, _ = strconv.ParseInt(v, 10, 64)
-		}
-		for i := int64(0); i < procs; i++ {
+		for i, procs := int64(0), pc.Chunk.MPIProcs(); i < procs; i++ {
 			nodefile = append(nodefile, pc.Node)
 		}
 	}
 	return strings.Join(hosts, "+"), strings.Join(vnodes, "+"), nodefile
 }
 
-// ParseExecVnode reads exec_vnode back into per-node amounts of numeric
-// resources, for resources_assigned.
-func ParseExecVnode(s string) map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
-	EachExecVnodeAmount(s, func(node, res string, v float64) {
-		m := out[node]
-		if m == nil {
-			m = map[string]float64{}
-			out[node] = m
-		}
-		m[res] += v
-	})
-	return out
+// Assigned is one chunk of a running job on its node: what it takes there.
+type Assigned struct {
+	Node    string
+	Amounts resc.Amounts // its consumable numeric amounts
 }
 
-// EachExecVnodeAmount calls fn for every amount of a consumable numeric
-// resource in exec_vnode, in order, without allocating (the server counts
-// a job's resources at every change of a running job); a node of a chunk
-// without amounts is not reported.
-func EachExecVnodeAmount(s string, fn func(node, res string, v float64)) {
+// ParseAssigned reads exec_vnode into its chunks, in order, with their
+// consumable numeric amounts.
+func ParseAssigned(s string) []Assigned {
+	var out []Assigned
 	for rest := s; rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, "+")
@@ -361,6 +311,7 @@ func EachExecVnodeAmount(s string, fn func(node, res string, v float64)) {
 		if node == "" {
 			continue
 		}
+		a := Assigned{Node: node, Amounts: resc.Amounts{}}
 		for fields != "" {
 			var f string
 			f, fields, _ = strings.Cut(fields, ":")
@@ -369,10 +320,29 @@ func EachExecVnodeAmount(s string, fn func(node, res string, v float64)) {
 				continue
 			}
 			if v, numeric := resc.Number(name, val); numeric && resc.Consumable(name) {
-				fn(node, name, v)
+				a.Amounts[name] += v
 			}
 		}
+		out = append(out, a)
 	}
+	return out
+}
+
+// ParseExecVnode reads exec_vnode back into per-node amounts of numeric
+// resources, for resources_assigned.
+func ParseExecVnode(s string) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for _, a := range ParseAssigned(s) {
+		m := out[a.Node]
+		if m == nil {
+			m = map[string]float64{}
+			out[a.Node] = m
+		}
+		for r, v := range a.Amounts {
+			m[r] += v
+		}
+	}
+	return out
 }
 
 // ExecNodes lists the distinct nodes of exec_host in order; the first is

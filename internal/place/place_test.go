@@ -103,7 +103,7 @@ func TestExecStrings(t *testing.T) {
 		_ = i
 		p = append(p, Placement{Node: n})
 	}
-	chunks := []resc.Chunk{sel[0], {Count: 1, Resources: sel[1].Resources}, {Count: 1, Resources: sel[1].Resources}}
+	chunks := []resc.Chunk{sel[0], sel[1].One(), sel[1].One()}
 	for i := range p {
 		p[i].Chunk = chunks[i]
 	}

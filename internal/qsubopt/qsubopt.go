@@ -297,9 +297,9 @@ func exclusive(attrs []proto.Attr, on bool) ([]proto.Attr, error) {
 			return nil, usagef("illegal -l value place=%s: %v", a.Value, err)
 		}
 		switch p.Sharing {
-		case "excl", "exclhost":
+		case resc.SharingExcl, resc.SharingExclHost:
 			return attrs, nil
-		case "shared":
+		case resc.SharingShared:
 			return nil, usagef("-n (node exclusive) conflicts with place=%s", a.Value)
 		}
 		attrs[i].Value = a.Value + ":excl"

@@ -429,13 +429,13 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 			rl = rl.Set(proto.ResPlace, "scatter")
 		}
 	default:
-		chunk := resc.Chunk{Count: 1}
+		var pairs []resc.Pair
 		for _, p := range rl {
 			if d := resc.Lookup(p.Name); d.Chunk {
-				chunk.Resources = append(chunk.Resources, p)
+				pairs = append(pairs, p)
 			}
 		}
-		sel = resc.Select{chunk}
+		sel = resc.Select{resc.NewChunk(1, pairs)}
 		if _, ok := rl.Get(proto.ResPlace); !ok {
 			rl = rl.Set(proto.ResPlace, "pack")
 		}
@@ -446,9 +446,7 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 	for _, src := range sources {
 		for name, v := range src.Resources[proto.AttrDefaultChunk] {
 			for i := range sel {
-				if _, ok := sel[i].Get(name); !ok {
-					sel[i].Resources = append(sel[i].Resources, resc.Pair{Name: name, Value: v})
-				}
+				sel[i] = sel[i].With(name, v)
 			}
 		}
 	}

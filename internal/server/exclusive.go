@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"gopbs/internal/model"
 	"gopbs/internal/place"
 	"gopbs/proto"
@@ -24,23 +26,22 @@ func (h *holdings) reset() {
 	*h = holdings{jobsOnNode: map[string]int{}, exclNode: map[string]int{}, exclBy: map[model.JobKey][]string{}}
 }
 
-// sharing is the sharing of j's place ("excl", "exclhost" or "").
-func sharing(j *model.Job) string {
-	if text, ok := j.ResourceList.Get(proto.ResPlace); ok {
-		if p, err := resc.ParsePlace(text); err == nil && place.Exclusive(p) {
-			return p.Sharing
-		}
+// sharing is the sharing of j's place when it is exclusive (excl or
+// exclhost), else SharingUnset.
+func sharing(j *model.Job) resc.Sharing {
+	if req, err := j.Request(); err == nil && req.Place.Exclusive() {
+		return req.Place.Sharing
 	}
-	return ""
+	return resc.SharingUnset
 }
 
 // hold counts running job j in (d = 1) or out (d = -1) of the nodes it
 // runs on and, placed exclusively, holds (mu held).
 func (s *Server) hold(j *model.Job, d int) {
-	if !j.Active() || j.ExecHost == "" {
+	if !j.Active() || j.ExecVnode == "" {
 		return
 	}
-	nodes := place.ExecNodes(j.ExecHost)
+	nodes := assignedNodes(j)
 	for _, node := range nodes {
 		s.held.jobsOnNode[node] += d
 	}
@@ -53,8 +54,8 @@ func (s *Server) hold(j *model.Job, d int) {
 		return
 	}
 	switch sharing(j) {
-	case "excl":
-	case "exclhost":
+	case resc.SharingExcl:
+	case resc.SharingExclHost:
 		nodes = s.hostNodes(nodes)
 	default:
 		return
@@ -116,4 +117,15 @@ func (s *Server) markIdle(cands []*place.Node, hosts bool) {
 			}
 		}
 	}
+}
+
+// assignedNodes lists the distinct nodes j runs on, in order.
+func assignedNodes(j *model.Job) []string {
+	var out []string
+	for _, a := range j.Assigned() {
+		if !slices.Contains(out, a.Node) {
+			out = append(out, a.Node)
+		}
+	}
+	return out
 }

@@ -383,18 +383,22 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if j.QueueType != "Execution" {
 		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is in route queue %s)", j.Queue)
 	}
-	selText, _ := j.ResourceList.Get(proto.ResSelect)
-	sel, err := resc.ParseSelect(selText)
+	req, err := j.Request()
 	if err != nil {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "select: %v", err)
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
 	}
-	hosts, err := placementHosts(r.Nodes, sel)
-	if err != nil {
-		return nil, err
+	if req.Select == nil {
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(the job has no select)")
 	}
-	placeText, _ := j.ResourceList.Get(proto.ResPlace)
-	arrangement, _ := resc.ParsePlace(placeText)
-	p, err := place.Chunks(sel, arrangement, s.freeNodes(hosts, arrangement.Sharing == "exclhost"), hosts)
+	hosts := r.Where
+	if len(hosts) == 0 {
+		if hosts, err = placementHosts(r.Nodes, req.Select); err != nil {
+			return nil, err
+		}
+	} else if n := req.Select.NodeCount(); len(hosts) != n {
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, req.Select)
+	}
+	p, err := place.Chunks(req.Select, req.Place, s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost), hosts)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 	}
@@ -515,7 +519,7 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 // sameAmounts compares two chunks' consumable amounts (a chunk naming no
 // ncpus takes one).
 func sameAmounts(a, b resc.Chunk) bool {
-	x, y := place.Amounts(a), place.Amounts(b)
+	x, y := a.Amounts, b.Amounts
 	if len(x) != len(y) {
 		return false
 	}
@@ -610,7 +614,7 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
-		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(place.ChunkNcpus(p[0].Chunk)),
+		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(p[0].Chunk.Ncpus()),
 		OMPThreads: ompthreads, Walltime: walltime, KillDelay: s.killDelay(j), Resources: res, AllowRoot: allowRoot,
 		StageIn:  s.stageFiles(j, j.Stagein, first, proto.StageGet),
 		StageOut: s.stageFiles(j, j.Stageout, first, proto.StagePut),

@@ -18,7 +18,6 @@ import (
 	"gopbs/internal/connlimit"
 	"gopbs/internal/mailer/sendmail"
 	"gopbs/internal/model"
-	"gopbs/internal/place"
 	"gopbs/internal/store"
 	"gopbs/proto"
 )
@@ -380,6 +379,7 @@ func (s *Server) updateJob(j *model.Job, change func()) {
 // array's (mu held); untrack takes it out. Every change of a job's state
 // happens between the two.
 func (s *Server) track(j *model.Job) {
+	j.CacheRequest() // every change of a job ends here: its list is parsed once per change
 	s.counts.add(j)
 	s.hold(j, 1)
 	s.arrayCount(j, 1)
@@ -483,14 +483,16 @@ func (c *counters) bump(j *model.Job, d int) {
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
 		c.running += d
-		place.EachExecVnodeAmount(j.ExecVnode, func(node, r string, v float64) {
-			m := c.assigned[node]
+		for _, a := range j.Assigned() {
+			m := c.assigned[a.Node]
 			if m == nil {
 				m = map[string]float64{}
-				c.assigned[node] = m
+				c.assigned[a.Node] = m
 			}
-			m[r] += float64(d) * v
-		})
+			for r, v := range a.Amounts {
+				m[r] += float64(d) * v
+			}
+		}
 	}
 	if j.Finished() || j.IsSubjob {
 		return

@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"time"
 
-	"gopbs/internal/place"
 	"gopbs/resc"
 	"gopbs/sched/core"
 )
@@ -343,19 +342,13 @@ func coreJob(j *Job, origin time.Time) *core.Job {
 	}
 	submit := origin.Add(time.Duration(j.Submit) * time.Second)
 	seq, _ := strconv.ParseInt(j.ID, 10, 64)
-	req := map[string]string{"ncpus": strconv.Itoa(procs), "select": sel.String()}
+	numbers := core.Amounts{"ncpus": float64(procs)}
 	if j.Walltime > 0 {
-		req["walltime"] = resc.FormatDuration(j.Walltime)
-	}
-	totals := core.Amounts{}
-	for _, c := range sel {
-		for r, v := range place.Amounts(c) {
-			totals[r] += v * float64(c.Count)
-		}
+		numbers["walltime"] = float64(j.Walltime)
 	}
 	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
-		Qtime: submit, Etime: submit, Select: sel, Totals: totals,
-		Walltime: time.Duration(j.Walltime) * time.Second, Request: req, Numbers: core.RequestNumbers(req)}
+		Qtime: submit, Etime: submit, Select: sel, Totals: sel.Amounts(),
+		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbers}
 }
 
 func claim(nodes map[string]*core.Node, j *core.Job) {

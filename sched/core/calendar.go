@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gopbs/internal/place"
+	"gopbs/resc"
 )
 
 // Forever stands for "no known end": a running job without a walltime
@@ -107,7 +108,7 @@ func NewCalendar(w *World) *Calendar {
 		c.holdWhole(j, j.Where, c.now, end)
 		for _, ch := range j.Where {
 			amt := ch.Amounts()
-			if !place.Exclusive(j.Place) {
+			if !j.Place.Exclusive() {
 				c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			}
 			a := accounted[ch.Node]
@@ -198,7 +199,7 @@ func (c *Calendar) Add(where []Chunk, from, to time.Time) {
 // job takes on where (place=excl: those nodes; exclhost: every node of
 // their hosts); it does nothing for other jobs.
 func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
-	if !place.Exclusive(j.Place) {
+	if !j.Place.Exclusive() {
 		return
 	}
 	held := map[*calNode]bool{}
@@ -208,7 +209,7 @@ func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
 			continue
 		}
 		nodes := []*calNode{cn}
-		if j.Place.Sharing == "exclhost" {
+		if j.Place.Sharing == resc.SharingExclHost {
 			nodes = c.byHost[cn.host]
 		}
 		for _, n := range nodes {
@@ -226,7 +227,7 @@ func (c *Calendar) hold(j *Job, where []Chunk, from int64) {
 	if to < from { // overflow past Forever
 		to = forever
 	}
-	if place.Exclusive(j.Place) {
+	if j.Place.Exclusive() {
 		c.holdWhole(j, where, from, to)
 		return
 	}
@@ -331,7 +332,7 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	} else {
 		c.setFree(from, to)
 	}
-	if place.Exclusive(j.Place) {
+	if j.Place.Exclusive() {
 		c.markIdle(cands, from, to)
 	}
 	start := 0
@@ -347,7 +348,7 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	}
 	out := make([]Chunk, len(p))
 	for i, pc := range p {
-		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk, Amount: place.Amounts(pc.Chunk)}
+		out[i] = Chunk{Node: pc.Node, Chunk: pc.Chunk}
 	}
 	return out, true
 }

@@ -3,32 +3,12 @@ package core
 import (
 	"time"
 
-	"gopbs/internal/place"
 	"gopbs/resc"
 )
 
 // Amounts are consumable resources by name: ncpus and ngpus as counts,
 // mem and vmem in bytes, walltime-like resources in seconds.
-type Amounts map[string]float64
-
-// Clone copies a.
-func (a Amounts) Clone() Amounts {
-	out := make(Amounts, len(a))
-	for k, v := range a {
-		out[k] = v
-	}
-	return out
-}
-
-// Fits reports whether every amount of want is within a.
-func (a Amounts) Fits(want Amounts) bool {
-	for k, v := range want {
-		if v > 0 && a[k] < v {
-			return false
-		}
-	}
-	return true
-}
+type Amounts = resc.Amounts
 
 // JobState is a job's state letter as qstat shows it.
 type JobState byte
@@ -51,20 +31,11 @@ const (
 type Chunk struct {
 	Node  string
 	Chunk resc.Chunk // Count 1
-	// Amount is what the chunk takes from the node (its consumables; one
-	// cpu when it names none), when its maker worked it out; nil: worked
-	// out on use.
-	Amount Amounts
 }
 
-// Amounts is what the chunk takes from its node: Amount when its maker
-// worked it out, else worked out now.
-func (c Chunk) Amounts() Amounts {
-	if c.Amount != nil {
-		return c.Amount
-	}
-	return place.Amounts(c.Chunk)
-}
+// Amounts is what the chunk takes from its node (its consumables; one cpu
+// when it names none).
+func (c Chunk) Amounts() Amounts { return c.Chunk.Amounts }
 
 // Job is a job as policies see it: every value parsed.
 type Job struct {
@@ -91,10 +62,8 @@ type Job struct {
 	Totals Amounts
 	// Walltime is the requested walltime; 0 when none was asked for.
 	Walltime time.Duration
-	// Request is Resource_List as the server holds it, for sort keys and
-	// checks on any resource; Numbers holds its numeric values parsed
-	// (bytes, seconds, counts) when the job's maker worked them out.
-	Request map[string]string
+	// Numbers holds every numeric Resource_List value (bytes, seconds,
+	// counts), for sort keys, limits and formulas on any resource.
 	Numbers Amounts
 	// Used is resources_used: cput and walltime as durations, mem bytes.
 	UsedCPU  time.Duration
@@ -141,15 +110,8 @@ func (j *Job) Running() bool {
 // RequestNumber is a Resource_List value as a number (bytes, seconds or
 // the count), and whether the job asked for it.
 func (j *Job) RequestNumber(name string) (float64, bool) {
-	if j.Numbers != nil {
-		v, ok := j.Numbers[name]
-		return v, ok
-	}
-	v, ok := j.Request[name]
-	if !ok {
-		return 0, false
-	}
-	return resc.Number(name, v)
+	v, ok := j.Numbers[name]
+	return v, ok
 }
 
 // NodeState is a set of node state flags.
@@ -275,16 +237,4 @@ func (w *World) MaxWalltime(queue string) time.Duration {
 		return q.MaxWalltime
 	}
 	return w.Server.MaxWalltime
-}
-
-// RequestNumbers parses the numeric values of a Resource_List, for
-// Job.Numbers.
-func RequestNumbers(request map[string]string) Amounts {
-	out := make(Amounts, len(request))
-	for r, v := range request {
-		if x, ok := resc.Number(r, v); ok {
-			out[r] = x
-		}
-	}
-	return out
 }

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"gopbs/internal/place"
-	"gopbs/resc"
 	"gopbs/sched/core"
 )
 
@@ -445,17 +444,13 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 	chunks, simple := 0, true
 	for _, c := range j.Select {
 		chunks += c.Count
-		for r, v := range place.Amounts(c) {
+		for r, v := range c.Amounts {
 			if v > capacity.largest[r] {
 				return notEnough(r, v, capacity.largest[r])
 			}
 		}
-		for _, pr := range c.Resources {
-			if !resc.Consumable(pr.Name) {
-				if _, numeric := resc.Number(pr.Name, pr.Value); !numeric {
-					simple = false // a property or host to match: search
-				}
-			}
+		if len(c.Props) > 0 {
+			simple = false // a property or host to match: search
 		}
 	}
 	if simple && chunks <= capacity.known {

@@ -1,0 +1,32 @@
+package resc
+
+// Amounts are resources by name as numbers: counts (ncpus, ngpus), bytes
+// (mem, vmem) and seconds (walltime, cput). Parsed once from their text,
+// they are what placement, limits and sort keys compare.
+type Amounts map[string]float64
+
+// Clone copies a.
+func (a Amounts) Clone() Amounts {
+	out := make(Amounts, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+// Fits reports whether every positive amount of want is within a.
+func (a Amounts) Fits(want Amounts) bool {
+	for k, v := range want {
+		if v > 0 && a[k] < v {
+			return false
+		}
+	}
+	return true
+}
+
+// AddTimes adds n times b to a.
+func (a Amounts) AddTimes(b Amounts, n float64) {
+	for k, v := range b {
+		a[k] += v * n
+	}
+}
