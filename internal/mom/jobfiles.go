@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"gopbs/internal/atomicfile"
 	"gopbs/proto"
 )
 
@@ -93,21 +94,11 @@ func writeJSON(dir, name string, v any, mode os.FileMode, durable bool) error {
 	return writeFile(dir, name, b, mode, durable)
 }
 
-// syncFile flushes a file to the disk.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
-
 // syncFiles flushes the named files of dir and then dir (their names),
 // saying on stderr what failed.
 func syncFiles(dir string, names ...string) {
 	for _, p := range append(names, "") {
-		if err := syncFile(filepath.Join(dir, p)); err != nil {
+		if err := atomicfile.SyncFile(filepath.Join(dir, p)); err != nil {
 			fmt.Fprintln(os.Stderr, "sync:", err)
 		}
 	}
@@ -127,43 +118,11 @@ func writeFileVolatile(dir, name string, b []byte, mode os.FileMode) error {
 	return writeFile(dir, name, b, mode, false)
 }
 
+// writeFile writes through <name>.tmp (atomicfile's FixedTemp): a
+// recycled job directory keeps its files under those names (jobdirs.go),
+// so a job start makes no new inode for them.
 func writeFile(dir, name string, b []byte, mode os.FileMode, durable bool) error {
-	tmp := filepath.Join(dir, name+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	// The mode as asked, whatever the umask (a shepherd runs with the
-	// job's, which may hide its files from a mom that is not root).
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return err
-	}
-	if !durable {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteWith(filepath.Join(dir, name), b, mode, atomicfile.Options{FixedTemp: true, NoSync: !durable})
 }
 
 func readJSON(path string, v any) error {

@@ -3,6 +3,7 @@ package mom
 import (
 	"errors"
 	"fmt"
+	"gopbs/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -45,13 +46,11 @@ func leasePath(jobsDir string) string {
 	return filepath.Join(filepath.Dir(jobsDir), fileLease)
 }
 
-// writeLease records a new deadline (0: none), atomically.
+// writeLease records a new deadline (0: none), atomically. Not fsynced:
+// it is renewed at every status report, and the shepherds that read it do
+// not outlive a crash of the host.
 func writeLease(path string, deadline time.Duration) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(int64(deadline), 10)+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteWith(path, []byte(strconv.FormatInt(int64(deadline), 10)+"\n"), 0o644, atomicfile.Options{FixedTemp: true, NoSync: true})
 }
 
 // readLease returns the deadline, 0 for none. A file that cannot be read

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gopbs/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func beginPartial(dir string, usr *account, path, hex string) (end func(), err e
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := syncFile(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fail(err)
 	}
 	return func() {

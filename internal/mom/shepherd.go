@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/atomicfile"
 	"gopbs/internal/fault"
 	"gopbs/internal/resc"
 	"gopbs/proto"
@@ -121,7 +122,7 @@ func (sh *shepherd) syncForResult() {
 	sh.syncMu.Lock()
 	defer sh.syncMu.Unlock()
 	if !sh.synced {
-		if err := syncFile(filepath.Join(sh.dir, fileJob)); err != nil {
+		if err := atomicfile.SyncFile(filepath.Join(sh.dir, fileJob)); err != nil {
 			fmt.Fprintln(os.Stderr, "shepherd: job file:", err)
 		}
 	}
