@@ -13,6 +13,7 @@ import (
 
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/listen"
 	"gopbs/proto"
 )
 
@@ -20,12 +21,7 @@ import (
 // every request with the caller's identity as the kernel reports it. The
 // server connection is opened when the first request arrives, so an idle
 // local connection costs the server nothing.
-func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
-	uid, gid, err := proto.PeerCreds(nc)
-	if err != nil {
-		m.log.Error("cannot read peer credentials", "error", err)
-		return
-	}
+func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 	m.mu.Lock()
 	serverName := m.serverName
 	m.mu.Unlock()
@@ -60,6 +56,8 @@ func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
 		serverName = hello.ServerName
 	}
 	down := proto.NewConn(nc, 0)
+	// Dialing the server may have taken longer than the handshake's
+	// bound (the Loop's deadline): it counts from now.
 	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	if _, err := proto.ServerHandshake(down, serverName, func(r proto.Role) ([]byte, error) {
 		if r != proto.RoleClient {
@@ -71,7 +69,7 @@ func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
 	}
 	nc.SetDeadline(time.Time{})
 	slot.Established()
-	who := identity(uid, gid)
+	who := identity(peer.UID, peer.GID)
 	for {
 		nc.SetReadDeadline(time.Now().Add(10 * time.Minute))
 		h, body, err := down.Recv()

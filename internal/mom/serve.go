@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gopbs/internal/connlimit"
+	"gopbs/internal/listen"
 	"gopbs/proto"
 )
 
@@ -31,55 +32,21 @@ const handshakeTimeout = 3 * time.Second
 
 // acceptLoop serves the connections of l, each admitted by its class's
 // budget (per IP address on TCP, per uid on the Unix socket).
-func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(net.Conn, *connlimit.Slot)) {
+func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(net.Conn, listen.Peer, *connlimit.Slot)) {
 	defer m.wg.Done()
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			if m.stopped() {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		key := connlimit.PeerKey(nc)
-		if _, unix := nc.(*net.UnixConn); unix {
-			uid, _, err := proto.PeerCreds(nc)
-			if err != nil {
-				nc.Close()
-				continue
-			}
-			key = connlimit.UIDKey(uid)
-		}
-		slot := limit.Admit(key, nc)
-		if slot == nil {
-			continue
-		}
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			defer slot.Release()
-			defer nc.Close()
-			// The server keeps its connections open for reuse: close them
-			// when the mom stops so that stopping does not wait for them.
-			done := make(chan struct{})
-			defer close(done)
-			go func() {
-				select {
-				case <-m.stop:
-					nc.Close()
-				case <-done:
-				}
-			}()
-			serve(nc, slot)
-		}()
+	loop := &listen.Loop{
+		Listener: l, Limit: limit, Handshake: handshakeTimeout, Serve: serve,
+		Stop: m.stop, Conns: &m.wg, Log: m.log,
+		// The server keeps its connections open for reuse: close them
+		// when the mom stops so that stopping does not wait for them.
+		CloseOnStop: true,
 	}
+	loop.Run()
 }
 
 // serveServer answers the server's requests on the mom port.
-func (m *Mom) serveServer(nc net.Conn, slot *connlimit.Slot) {
+func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 	c := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	hello, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
 		if r != proto.RoleServer && r != proto.RoleMom {
 			return nil, fmt.Errorf("only the server and other moms may connect to a mom's port")
