@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/fault"
 	"gopbs/proto"
 )
@@ -115,7 +116,7 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 	defer m.wg.Done()
 	job := &es.Job
 	err := func() error {
-		usr, err := lookupAccount(job.EUser, job.EGroup)
+		usr, err := asuser.Lookup(job.EUser, job.EGroup)
 		if err != nil {
 			return err
 		}
@@ -257,14 +258,14 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 // fileOwner checks a file request and returns the account it is served
 // as: the token must be the server's for this job, owner, direction and
 // path, and this mom must be able to act as that owner.
-func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*account, error) {
+func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*asuser.Account, error) {
 	if req.Path == "" || strings.ContainsRune(req.Path, 0) {
 		return nil, proto.Errorf(proto.PBSE_IVALREQ, "bad path")
 	}
 	if !proto.ValidStageToken(m.key, req.Token, req.JobID, req.User, direction, req.Path) {
 		return nil, proto.Errorf(proto.PBSE_PERM, "%s of %s for job %s was not granted by the server", direction, req.Path, req.JobID)
 	}
-	usr, err := lookupAccount(req.User, req.Group)
+	usr, err := asuser.Lookup(req.User, req.Group)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
 	}
@@ -292,7 +293,7 @@ func (m *Mom) sendFile(c *proto.Conn, seq uint64, st *stager, path string) error
 // sendFile is.
 func (m *Mom) receiveFile(c *proto.Conn, seq uint64, st *stager, path string) error {
 	var fi syscall.Stat_t
-	if err := asUser(st.usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
+	if err := asuser.Run(st.usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
 		return fmt.Errorf("cannot create %s: %w", path, err)
 	}
 	out, finish, err := st.create(path)

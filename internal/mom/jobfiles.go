@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
 	"gopbs/proto"
 )
@@ -47,7 +48,7 @@ type shepherdSettings struct {
 // user up. A mom reading it back only needs the request.
 type jobFile struct {
 	proto.MomJob
-	OwnerAccount *account `json:"owner_account,omitempty"`
+	OwnerAccount *asuser.Account `json:"owner_account,omitempty"`
 	// Settings are in the job file rather than a file of their own: one
 	// file fewer to make per job, and no fsync of its own.
 	Settings shepherdSettings `json:"settings"`

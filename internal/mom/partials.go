@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func parsePartialRecord(name string, data []byte) (partialRecord, error) {
 // beginPartial records the partial file path, of usr, in dir before it is
 // created; end removes the record once the file is renamed or removed.
 // With no dir, nothing is recorded.
-func beginPartial(dir string, usr *account, path, hex string) (end func(), err error) {
+func beginPartial(dir string, usr *asuser.Account, path, hex string) (end func(), err error) {
 	if dir == "" {
 		return func() {}, nil
 	}
@@ -165,7 +166,7 @@ func (m *Mom) recoverPartial(name string) {
 	}
 	// The owner with all their groups: the job's group, which the copy
 	// may have written the directory with, is one of them.
-	usr, err := lookupAccount(rec.User, "")
+	usr, err := asuser.Lookup(rec.User, "")
 	if err == nil && usr.UID != rec.UID {
 		err = fmt.Errorf("%s is now uid %d, not %d", rec.User, usr.UID, rec.UID)
 	}
@@ -196,8 +197,8 @@ var errNotPartial = errors.New("not the partial file")
 
 // removePartial removes a partial file as its owner: only a regular file
 // that is the owner's (unlink never follows a symlink at the path).
-func removePartial(usr *account, path string) error {
-	return asUser(usr, func() error {
+func removePartial(usr *asuser.Account, path string) error {
+	return asuser.Run(usr, func() error {
 		var st syscall.Stat_t
 		if err := syscall.Lstat(path, &st); err != nil {
 			return err

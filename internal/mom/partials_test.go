@@ -13,16 +13,17 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 )
 
-func currentAccount(t *testing.T) *account {
+func currentAccount(t *testing.T) *asuser.Account {
 	t.Helper()
 	me, err := user.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
-	usr, err := lookupAccount(me.Username, "")
+	usr, err := asuser.Lookup(me.Username, "")
 	if err != nil {
 		t.Fatal(err)
 	}

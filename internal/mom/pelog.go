@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/resc"
 	"gopbs/proto"
 )
@@ -200,7 +201,7 @@ type pelogCmd struct {
 	Umask int // the process's umask while it starts
 	// As is the account it runs as (a Torque user prologue or epilogue);
 	// nil for the mom's own.
-	As *account
+	As *asuser.Account
 }
 
 // runPelog runs c.Path as checked by checkPelog and waits for it, at
@@ -302,14 +303,14 @@ func pelogEnv(home string) []string {
 // userPelogEnv is a user prologue's or epilogue's environment: Torque
 // gives them none of the mom's, only what a program needs to find its
 // owner's files.
-func userPelogEnv(usr *account) []string {
+func userPelogEnv(usr *asuser.Account) []string {
 	return []string{"HOME=" + usr.Home, "USER=" + usr.Name, "LOGNAME=" + usr.Name,
 		"PATH=/usr/local/bin:/usr/bin:/bin", "PBS_JOBDIR=" + usr.Home}
 }
 
 // groupName is the job's execution group: its egroup, else the name of
 // the owner's group here (its number when it has none).
-func groupName(job *proto.MomJob, usr *account) string {
+func groupName(job *proto.MomJob, usr *asuser.Account) string {
 	if job.EGroup != "" {
 		return job.EGroup
 	}
@@ -321,13 +322,13 @@ func groupName(job *proto.MomJob, usr *account) string {
 }
 
 // prologueArgs are the prologue's arguments after its name.
-func prologueArgs(job *proto.MomJob, usr *account) []string {
+func prologueArgs(job *proto.MomJob, usr *asuser.Account) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr)}
 }
 
 // userPrologueArgs are a user prologue's arguments after its name,
 // Torque's seven.
-func userPrologueArgs(job *proto.MomJob, usr *account) []string {
+func userPrologueArgs(job *proto.MomJob, usr *asuser.Account) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, resourceListArg(job.Resources), job.Queue, accountArg(job)}
 }
 
@@ -342,7 +343,7 @@ func accountArg(job *proto.MomJob) string {
 
 // epilogueArgs are the epilogue's arguments after its name, for a job
 // with session sid that ended as res says.
-func epilogueArgs(job *proto.MomJob, usr *account, sid int, res *jobResult, set shepherdSettings) []string {
+func epilogueArgs(job *proto.MomJob, usr *asuser.Account, sid int, res *jobResult, set shepherdSettings) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, strconv.Itoa(sid),
 		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, accountArg(job), strconv.Itoa(res.ExitStatus)}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 )
 
@@ -196,7 +197,7 @@ func zombie(pid int) bool {
 func TestEpilogueArgs(t *testing.T) {
 	job := &proto.MomJob{JobID: "7.srv", Name: "sim", Queue: "workq", EGroup: "staff",
 		Resources: map[string]string{"walltime": "01:00:00", "ncpus": "2", "mem": "1gb"}}
-	usr := &account{Name: "alice"}
+	usr := &asuser.Account{Name: "alice"}
 	res := &jobResult{ExitStatus: 271, Used: proto.Usage{CPUSecs: 61, MemBytes: 2048 * 1024, WallSecs: 30}}
 	got := epilogueArgs(job, usr, 4242, res, shepherdSettings{WallMult: 2})
 	want := []string{"7.srv", "alice", "staff", "sim", "4242", "mem=1gb,ncpus=2,walltime=01:00:00",
@@ -216,7 +217,7 @@ func TestEpilogueArgs(t *testing.T) {
 // Keep_Files: a kept stream's file is in the owner's home under the name
 // the server gave; a joined stream goes with its file.
 func TestStdPaths(t *testing.T) {
-	usr := &account{Name: "alice", Home: "/home/alice"}
+	usr := &asuser.Account{Name: "alice", Home: "/home/alice"}
 	for _, tt := range []struct {
 		job       proto.MomJob
 		out, errp string
@@ -252,7 +253,7 @@ type shepherdFixture struct {
 
 func newShepherdFixture(t *testing.T, script string, set shepherdSettings, job proto.MomJob) *shepherdFixture {
 	t.Helper()
-	me, err := lookupAccount(currentUser(t), "")
+	me, err := asuser.Lookup(currentUser(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func newShepherdFixture(t *testing.T, script string, set shepherdSettings, job p
 }
 
 func currentUser(t *testing.T) string {
-	name, err := userName(uint32(os.Geteuid()))
+	name, err := asuser.UserName(uint32(os.Geteuid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestShepherdJobTypeAndFailingEpilogue(t *testing.T) {
 // asOwner makes the fixture's job one of usr's (the test runs as root):
 // the job file names them, the script is theirs, and they can reach the
 // fixture's directories and write in its work directory.
-func (f *shepherdFixture) asOwner(t *testing.T, usr *account) {
+func (f *shepherdFixture) asOwner(t *testing.T, usr *asuser.Account) {
 	t.Helper()
 	var jf jobFile
 	if err := readJSON(filepath.Join(f.dir, fileJob), &jf); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
 	"gopbs/internal/listen"
@@ -114,7 +115,7 @@ func rawBody(b []byte) any {
 // identity describes a local caller for the server.
 func identity(uid, gid uint32) *proto.Identity {
 	id := &proto.Identity{UID: uid, GID: gid, Host: config.ShortHostname(), User: strconv.FormatUint(uint64(uid), 10)}
-	if name, err := userName(uid); err == nil {
+	if name, err := asuser.UserName(uid); err == nil {
 		id.User = name
 	}
 	return id

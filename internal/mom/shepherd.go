@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
 	"gopbs/internal/fault"
 	"gopbs/internal/resc"
@@ -76,7 +77,7 @@ type shepherd struct {
 	dir  string
 	job  *proto.MomJob
 	set  shepherdSettings
-	usr  *account // as the mom resolved it
+	usr  *asuser.Account // as the mom resolved it
 	pgid int
 	sigs chan os.Signal
 	// momUmask is the umask the shepherd started with (the mom's), for
@@ -139,7 +140,7 @@ func (sh *shepherd) run() jobResult {
 	if usr == nil {
 		// A job file of a mom that did not record the account.
 		var err error
-		if usr, err = lookupAccount(job.EUser, job.EGroup); err != nil {
+		if usr, err = asuser.Lookup(job.EUser, job.EGroup); err != nil {
 			return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
 		}
 		sh.usr = usr
@@ -434,7 +435,7 @@ func (sh *shepherd) epilogueFiles() (files [3]int, closeAll func()) {
 		if path == "" {
 			return devnull(syscall.O_WRONLY)
 		}
-		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "shepherd: epilogue output %s: %v\n", path, err)
 			return devnull(syscall.O_WRONLY)
@@ -474,7 +475,7 @@ func (sh *shepherd) removeOutput() {
 		if p == "" {
 			continue
 		}
-		if err := asUser(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
+		if err := asuser.Run(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
 			fmt.Fprintf(os.Stderr, "shepherd: Remove_Files: cannot remove %s: %v\n", p, err)
 		}
 	}
@@ -706,7 +707,7 @@ func (sh *shepherd) appendToStderr(msg string) {
 	if path == "" {
 		return
 	}
-	fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
@@ -726,7 +727,7 @@ func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
 		if path == "" {
 			return syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
 		}
-		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
 		if err != nil {
 			return -1, fmt.Errorf("cannot open %s: %w", path, err)
 		}
@@ -836,7 +837,7 @@ func scriptHasInterpreter(path string) bool {
 
 // jobEnv builds the job's environment: its Variable_List, then the PBS
 // variables, which win.
-func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
+func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string) []string {
 	vars := map[string]string{}
 	var order []string
 	set := func(k, v string) {

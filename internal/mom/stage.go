@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 )
 
@@ -23,7 +24,7 @@ import (
 // of the job's first node: by its shepherd around the script for a run,
 // by the mom itself for an early stage-in (the scheduler's stage-in
 // request). Every file is opened, created, renamed and removed with the
-// job owner's credentials (asUser), never through a shell, and a file is
+// job owner's credentials (asuser.Run), never through a shell, and a file is
 // written to a temporary name beside its destination and renamed into
 // place, so a failed copy never leaves half a file under the real name;
 // that name is recorded in mom_priv/partials first, so that a copy cut
@@ -65,7 +66,7 @@ type stager struct {
 	cfg    stageConfig
 	key    []byte
 	job    *proto.MomJob
-	usr    *account
+	usr    *asuser.Account
 	dir    string       // the job's working directory: relative local paths start here
 	cancel func() error // non-nil when the copy must stop (the job was deleted, the mom stops)
 }
@@ -190,13 +191,13 @@ func (s *stager) removeStagedIn(files []proto.StageFile) {
 
 // remove unlinks path as the owner, ignoring a file already gone.
 func (s *stager) remove(path string) {
-	asUser(s.usr, func() error { return syscall.Unlink(path) })
+	asuser.Run(s.usr, func() error { return syscall.Unlink(path) })
 }
 
 // sameFile reports whether a and b are one file (as the owner sees them).
 func (s *stager) sameFile(a, b string) bool {
 	var sa, sb syscall.Stat_t
-	err := asUser(s.usr, func() error {
+	err := asuser.Run(s.usr, func() error {
 		if err := syscall.Stat(a, &sa); err != nil {
 			return err
 		}
@@ -212,7 +213,7 @@ func (s *stager) toSpool(src string) (string, error) {
 		return "", errors.New("no spool directory")
 	}
 	dir := filepath.Join(s.cfg.Spool, s.job.JobID)
-	err := asUser(s.usr, func() error {
+	err := asuser.Run(s.usr, func() error {
 		if err := syscall.Mkdir(dir, 0o700); err != nil && err != syscall.EEXIST {
 			return err
 		}
@@ -241,7 +242,7 @@ func (s *stager) toSpool(src string) (string, error) {
 
 func (s *stager) exists(path string) bool {
 	var st syscall.Stat_t
-	return asUser(s.usr, func() error { return syscall.Lstat(path, &st) }) == nil
+	return asuser.Run(s.usr, func() error { return syscall.Lstat(path, &st) }) == nil
 }
 
 // openSource opens a file to copy from, as the owner, and returns it
@@ -254,7 +255,7 @@ func (s *stager) exists(path string) bool {
 // reads no more than the size the file had when opened: one that keeps
 // growing cannot keep its copy going.
 func (s *stager) openSource(path string) (*boundedFile, uint32, int64, error) {
-	fd, err := openAsUser(s.usr, path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	fd, err := asuser.Open(s.usr, path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("cannot open %s: %w", path, err)
 	}
@@ -289,13 +290,13 @@ func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) er
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
 	}
-	fd, err := openAsUser(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	fd, err := asuser.Open(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		endRecord()
 		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
 	}
 	f := newBoundedFile(os.NewFile(uintptr(fd), tmp), s.timeout(), s.cancel)
-	unlink := func() { asUser(usr, func() error { return syscall.Unlink(tmp) }) }
+	unlink := func() { asuser.Run(usr, func() error { return syscall.Unlink(tmp) }) }
 	finish := func(mode uint32, ok bool) error {
 		defer endRecord()
 		if ok {
@@ -318,7 +319,7 @@ func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) er
 		}
 		// rename replaces whatever is at dst, a symlink included, without
 		// following it.
-		if err := asUser(usr, func() error { return syscall.Rename(tmp, dst) }); err != nil {
+		if err := asuser.Run(usr, func() error { return syscall.Rename(tmp, dst) }); err != nil {
 			unlink()
 			return fmt.Errorf("cannot create %s: %w", dst, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 )
 
@@ -111,7 +112,7 @@ func TestScpArgs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q", got)
 	}
-	s := &stager{cfg: stageConfig{Rcp: "/nonexistent/scp"}, usr: &account{Name: "x", Home: "/"}}
+	s := &stager{cfg: stageConfig{Rcp: "/nonexistent/scp"}, usr: &asuser.Account{Name: "x", Home: "/"}}
 	if err := s.scp("n9:/data/a b", "/tmp/x"); err == nil || !strings.Contains(err.Error(), "remote shell") {
 		t.Fatalf("a remote path with a blank: %v", err)
 	}

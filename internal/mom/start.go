@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"gopbs/internal/asuser"
 	"gopbs/internal/fault"
 	"gopbs/proto"
 )
@@ -146,8 +147,8 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 // jobOwner resolves a job's owner here and checks that this mom may act
 // as them: root only when the server's acl_roots allows it, and a mom not
 // running as root only for its own user.
-func (m *Mom) jobOwner(job *proto.MomJob) (*account, error) {
-	usr, err := lookupAccount(job.EUser, job.EGroup)
+func (m *Mom) jobOwner(job *proto.MomJob) (*asuser.Account, error) {
+	usr, err := asuser.Lookup(job.EUser, job.EGroup)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
 	}
@@ -161,7 +162,7 @@ func (m *Mom) jobOwner(job *proto.MomJob) (*account, error) {
 }
 
 // writeOwned writes a file and gives it to the job's owner.
-func writeOwned(path string, data []byte, mode os.FileMode, usr *account) error {
+func writeOwned(path string, data []byte, mode os.FileMode, usr *asuser.Account) error {
 	// The file is the job's script, which its shepherd may execute: a
 	// process this mom forks meanwhile (another job's shepherd) would hold
 	// a copy of the descriptor open for writing until it execs, and the

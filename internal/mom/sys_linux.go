@@ -1,8 +1,6 @@
 package mom
 
 import (
-	"os/user"
-	"strconv"
 	"syscall"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -21,12 +19,4 @@ func setChildSubreaper() error {
 		return e
 	}
 	return nil
-}
-
-func userName(uid uint32) (string, error) {
-	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
-	if err != nil {
-		return "", err
-	}
-	return u.Username, nil
 }

@@ -2,6 +2,7 @@ package mom
 
 import (
 	"fmt"
+	"gopbs/internal/asuser"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,7 +24,7 @@ func jobTmpDir(set shepherdSettings, jobID string) string {
 // openTmpDir readies path, the job's TMPDIR, for usr (the owner, given it
 // when asOther): a spare the mom moved there (isSpareTmpDir) is reused;
 // anything else found there is removed and a new directory made.
-func openTmpDir(path string, usr *account, asOther bool) error {
+func openTmpDir(path string, usr *asuser.Account, asOther bool) error {
 	if !isSpareTmpDir(path, true) {
 		os.RemoveAll(path)
 		if err := os.Mkdir(path, 0o700); err != nil {

@@ -2,6 +2,7 @@ package mom
 
 import (
 	"encoding/binary"
+	"gopbs/internal/asuser"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,16 +13,16 @@ import (
 
 // tmpOwner is the account a job's TMPDIR is given to: nobody when the
 // test runs as root, else the test's own user.
-func tmpOwner(t *testing.T) (usr *account, asOther bool) {
+func tmpOwner(t *testing.T) (usr *asuser.Account, asOther bool) {
 	t.Helper()
 	if os.Geteuid() == 0 {
-		u, err := lookupAccount("nobody", "")
+		u, err := asuser.Lookup("nobody", "")
 		if err != nil {
 			t.Skip("no user nobody:", err)
 		}
 		return u, true
 	}
-	u, err := lookupAccount(currentUser(t), "")
+	u, err := asuser.Lookup(currentUser(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}

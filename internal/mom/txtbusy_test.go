@@ -3,6 +3,7 @@ package mom
 import (
 	"errors"
 	"fmt"
+	"gopbs/internal/asuser"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ import (
 // writing, or its exec fails with "text file busy". Several goroutines
 // write and run scripts at once, as a start request's jobs do.
 func TestScriptsNeverTextFileBusy(t *testing.T) {
-	usr, err := lookupAccount(currentUser(t), "")
+	usr, err := asuser.Lookup(currentUser(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
