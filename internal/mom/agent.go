@@ -28,6 +28,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/connlimit"
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
 
@@ -139,7 +140,7 @@ func New(cfg Config) (*Mom, error) {
 		staging:  map[string]*earlyStage{},
 		stageDir: filepath.Join(cfg.Home, "mom_priv", "stagein"),
 		spool:    filepath.Join(cfg.Home, "undelivered"),
-		partials: filepath.Join(cfg.Home, "mom_priv", partialsDir),
+		partials: filepath.Join(cfg.Home, "mom_priv", stagecopy.PartialsDir),
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
 		ended:    make(chan string, 64),
@@ -207,7 +208,7 @@ func New(cfg Config) (*Mom, error) {
 	if err := m.recoverStaging(); err != nil {
 		return nil, err
 	}
-	m.recoverPartials()
+	stagecopy.RecoverPartials(m.partials, m.log)
 	return m, nil
 }
 

@@ -6,11 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopbs/internal/asuser"
-	"gopbs/internal/fault"
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
 
@@ -40,8 +39,8 @@ type earlyStage struct {
 func (m *Mom) stageRecord(id string) string { return filepath.Join(m.stageDir, id+".json") }
 
 // stageConfig is this mom's staging settings for a copy.
-func (m *Mom) stageConfig() stageConfig {
-	return stageConfig{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
+func (m *Mom) stageConfig() stagecopy.Config {
+	return stagecopy.Config{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
 }
 
 // recoverStaging loads the records a previous mom left.
@@ -124,13 +123,13 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 		if dir == "" {
 			dir = usr.Home
 		}
-		st := &stager{cfg: m.stageConfig(), key: m.key, job: job, usr: usr, dir: dir, cancel: func() error {
+		st := &stagecopy.Stager{Cfg: m.stageConfig(), Key: m.key, Job: job, Usr: usr, Dir: dir, Cancel: func() error {
 			if m.stopped() {
 				return errMomStopping
 			}
 			return nil
 		}}
-		return st.stageIn(job.StageIn)
+		return st.StageIn(job.StageIn)
 	}()
 	if errors.Is(err, errMomStopping) {
 		// Not an outcome: the next mom copies again.
@@ -212,10 +211,10 @@ func readPhase(dir string) proto.JobPhase {
 // with the server's token for that job, owner, direction and path.
 func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte) {
 	nc := c.NetConn()
-	st := &stager{cfg: m.stageConfig()}
+	st := &stagecopy.Stager{Cfg: m.stageConfig()}
 	fail := func(err error) {
 		pe := momError(err)
-		nc.SetDeadline(time.Now().Add(st.timeout()))
+		nc.SetDeadline(time.Now().Add(st.Timeout()))
 		c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
 	var req proto.FileRequest
@@ -237,15 +236,15 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 		fail(err)
 		return
 	}
-	st.usr = usr
+	st.Usr = usr
 	path := req.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(usr.Home, path)
 	}
 	if direction == proto.StageGet {
-		err = m.sendFile(c, h.Seq, st, path)
+		err = st.SendFile(c, h.Seq, path)
 	} else {
-		err = m.receiveFile(c, h.Seq, st, path)
+		err = st.ReceiveFile(c, h.Seq, path)
 	}
 	if err != nil {
 		m.log.Warn("staging copy failed", "from", peer, "job", req.JobID, "direction", direction, "path", path, "error", err)
@@ -273,47 +272,4 @@ func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*asuser.Accou
 		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: this pbs_mom runs as uid %d and can copy only that user's files", m.cfg.NodeName, os.Geteuid())
 	}
 	return usr, nil
-}
-
-// sendFile streams a file to a requesting mom. Every step is bounded by
-// the stall (boundedFile, the connection's deadlines) and the file is
-// read no further than its size when opened, so a transfer ends, and
-// frees its connection and its slot, however its file or its peer
-// behave.
-func (m *Mom) sendFile(c *proto.Conn, seq uint64, st *stager, path string) error {
-	f, mode, size, err := st.openSource(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return sendChunks(c, f, size, mode, proto.MsgReply, seq, st.timeout(), nil)
-}
-
-// receiveFile writes what a requesting mom streams into path, bounded as
-// sendFile is.
-func (m *Mom) receiveFile(c *proto.Conn, seq uint64, st *stager, path string) error {
-	var fi syscall.Stat_t
-	if err := asuser.Run(st.usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
-		return fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	out, finish, err := st.create(path)
-	if err != nil {
-		return err
-	}
-	nc := c.NetConn()
-	nc.SetDeadline(time.Now().Add(st.timeout()))
-	if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil); err != nil {
-		finish(0, false)
-		return fmt.Errorf("send: %w", err)
-	}
-	fault.Hit(fault.MomStageReceive)
-	mode, err := receiveChunks(c, out, proto.MsgMomFileData, seq, st.timeout(), nil)
-	if ferr := finish(mode, err == nil); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return err
-	}
-	nc.SetDeadline(time.Now().Add(st.timeout()))
-	return c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil)
 }

@@ -24,7 +24,7 @@ const (
 	fileLog      = "shepherd.log"  // the shepherd's own stderr
 	fileDelete   = "delete"        // present once a delete was asked for; holds its kill delay (seconds)
 	fileLock     = "shepherd.lock" // flock held by the live shepherd
-	fileStage    = "stage.json"    // stageConfig, when the job stages files
+	fileStage    = "stage.json"    // stagecopy.Config, when the job stages files
 	filePhase    = "phase"         // "stagein" or "stageout" while the shepherd copies files
 )
 

@@ -19,6 +19,7 @@ import (
 	"gopbs/internal/atomicfile"
 	"gopbs/internal/fault"
 	"gopbs/internal/resc"
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
 
@@ -528,17 +529,17 @@ var (
 
 // stager prepares the job's file staging (nil when it has none), with the
 // settings the mom wrote to the job directory.
-func (sh *shepherd) stager(workdir string) (*stager, error) {
+func (sh *shepherd) stager(workdir string) (*stagecopy.Stager, error) {
 	job := sh.job
 	if len(job.StageIn) == 0 && len(job.StageOut) == 0 {
 		return nil, nil
 	}
-	var cfg stageConfig
+	var cfg stagecopy.Config
 	if err := readJSON(filepath.Join(sh.dir, fileStage), &cfg); err != nil {
 		return nil, fmt.Errorf("staging settings: %w", err)
 	}
 	lease := leasePath(filepath.Dir(sh.dir))
-	return &stager{cfg: cfg, job: job, usr: sh.usr, dir: workdir, cancel: func() error {
+	return &stagecopy.Stager{Cfg: cfg, Job: job, Usr: sh.usr, Dir: workdir, Cancel: func() error {
 		if sh.deleteAsked() {
 			return errDeleted
 		}
@@ -559,12 +560,12 @@ const deleteGrace = 5 * time.Second
 // job as deleted rather than putting it back to wait, and one stuck in
 // the kernel (a file system that stopped answering) is left behind after
 // deleteGrace, so that the job ends as deleted all the same.
-func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
+func (sh *shepherd) stageIn(stg *stagecopy.Stager, files []proto.StageFile) error {
 	if sh.deleteAsked() {
 		return errDeleted
 	}
 	done := make(chan error, 1)
-	go func() { done <- stg.stageIn(files) }()
+	go func() { done <- stg.StageIn(files) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var asked time.Time
@@ -588,16 +589,16 @@ func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
 
 // stageOut copies the stage-out files after the script and records any
 // failure in the result; the stage-in files go unless a copy failed.
-func (sh *shepherd) stageOut(stg *stager, res *jobResult) {
-	stg.cancel = nil // a deleted job's files are staged out too
+func (sh *shepherd) stageOut(stg *stagecopy.Stager, res *jobResult) {
+	stg.Cancel = nil // a deleted job's files are staged out too
 	var failures []string
 	if len(sh.job.StageOut) > 0 {
 		sh.setPhase("stageout")
-		res.StageOutSpool, failures = stg.stageOut(sh.job.StageOut)
+		res.StageOutSpool, failures = stg.StageOut(sh.job.StageOut)
 		sh.setPhase("")
 	}
 	if len(failures) == 0 {
-		stg.removeStagedIn(sh.job.StageIn)
+		stg.RemoveStagedIn(sh.job.StageIn)
 		return
 	}
 	msg := strings.Join(failures, "; ")

@@ -1,4 +1,4 @@
-package mom
+package stagecopy
 
 import (
 	"encoding/json"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // Partial files. A copy writes its destination under a temporary name
@@ -29,8 +31,8 @@ import (
 // until it is done: a shepherd still copying when its mom restarts keeps
 // its records, and its file, to itself.
 
-// partialsDir is the directory of the records, in mom_priv.
-const partialsDir = "partials"
+// PartialsDir is the directory of the records, in mom_priv.
+const PartialsDir = "partials"
 
 // partialMark is what a partial file's name holds before its hex suffix.
 const partialMark = ".pbs-stage-"
@@ -118,25 +120,26 @@ func beginPartial(dir string, usr *asuser.Account, path, hex string) (end func()
 	}, nil
 }
 
-// recoverPartials removes the partial files a previous mom (or a shepherd
-// that is gone) left, and their records.
-func (m *Mom) recoverPartials() {
-	ents, err := os.ReadDir(m.partials)
+// RecoverPartials removes the partial files a previous mom (or a shepherd
+// that is gone) left, and their records, in dir (mom_priv/partials). A
+// starting mom calls it before it serves.
+func RecoverPartials(dir string, log hclog.Logger) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		m.log.Error("cannot read the records of partial files", "dir", m.partials, "error", err)
+		log.Error("cannot read the records of partial files", "dir", dir, "error", err)
 		return
 	}
 	for _, e := range ents {
-		m.recoverPartial(e.Name())
+		recoverPartial(dir, e.Name(), log)
 	}
 }
 
-// recoverPartial handles the record name.
-func (m *Mom) recoverPartial(name string) {
-	path := filepath.Join(m.partials, name)
+// recoverPartial handles the record name in dir.
+func recoverPartial(dir, name string, log hclog.Logger) {
+	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		m.log.Error("unreadable record of a partial file removed", "record", name, "error", err)
+		log.Error("unreadable record of a partial file removed", "record", name, "error", err)
 		os.Remove(path)
 		return
 	}
@@ -160,7 +163,7 @@ func (m *Mom) recoverPartial(name string) {
 	if err != nil {
 		// Cut short before it was complete (the file was not created yet),
 		// or not one of ours.
-		m.log.Warn("record of a partial file dropped", "record", name, "error", err)
+		log.Warn("record of a partial file dropped", "record", name, "error", err)
 		os.Remove(path)
 		return
 	}
@@ -171,7 +174,7 @@ func (m *Mom) recoverPartial(name string) {
 		err = fmt.Errorf("%s is now uid %d, not %d", rec.User, usr.UID, rec.UID)
 	}
 	if err != nil {
-		m.log.Warn("partial file left: its owner is not who created it", "file", rec.Path, "error", err)
+		log.Warn("partial file left: its owner is not who created it", "file", rec.Path, "error", err)
 		os.Remove(path)
 		return
 	}
@@ -180,13 +183,13 @@ func (m *Mom) recoverPartial(name string) {
 	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR):
 		// Renamed into place or removed before the record went.
 	case errors.Is(err, errNotPartial):
-		m.log.Warn("left a file in the place of a partial file", "file", rec.Path, "user", rec.User, "error", err)
+		log.Warn("left a file in the place of a partial file", "file", rec.Path, "user", rec.User, "error", err)
 	case err != nil:
 		// Kept: the next start tries again (a file system down now).
-		m.log.Warn("cannot remove a partial file", "file", rec.Path, "user", rec.User, "error", err)
+		log.Warn("cannot remove a partial file", "file", rec.Path, "user", rec.User, "error", err)
 		return
 	default:
-		m.log.Info("removed the partial file of a copy cut short", "file", rec.Path, "user", rec.User)
+		log.Info("removed the partial file of a copy cut short", "file", rec.Path, "user", rec.User)
 	}
 	os.Remove(path)
 }
