@@ -1,11 +1,6 @@
-// The Agent: pbs_mom's type, its construction (mom_priv, the cluster
-// key, the jobs a previous mom left) and its life (Run, Close). The roles
-// are in files of their own: serve.go (the mom port: the server's and
-// other moms' requests), serverlink.go (status reports and job ends to the
-// server), start.go (starting a job's shepherd), watch.go (watching the
-// shepherds and the jobs' ends), signal.go (signals and deletes),
-// relay.go (local commands forwarded to the server), earlystage.go (early
-// stage-ins and serving files to other moms).
+// The Mom: pbs_mom's type, its construction (mom_priv, the cluster key,
+// the jobs a previous mom left) and its life (Run, Close). The other roles
+// are in files of their own (see doc.go).
 //
 // Locking: Mom.mu guards the jobs map, each momJob's changing fields
 // (see momJob), the early stage-ins, the report interval and the server's
@@ -28,6 +23,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/connlimit"
+	"gopbs/internal/shepherd"
 	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
@@ -71,7 +67,7 @@ type Mom struct {
 	staging  map[string]*earlyStage
 	stageDir string // mom_priv/stagein: one record per early stage-in
 	spool    string // PBS_HOME/undelivered: files whose stage-out failed
-	partials string // mom_priv/partials: the partial files of copies (partials.go)
+	partials string // mom_priv/partials: the partial files of copies (stagecopy)
 
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
@@ -100,16 +96,16 @@ type momJob struct {
 	// not touch the directory of a later run of the same job.
 	ownerUID  int64
 	forgotten bool
-	session   sessionInfo
-	result    *jobResult // set once, when the job ended
+	session   shepherd.Session
+	result    *shepherd.Result // set once, when the job ended
 	suspended bool
 	used      proto.Usage // peaks from polling
 }
 
 // jobView is a copy of a job's changing fields.
 type jobView struct {
-	session sessionInfo
-	result  *jobResult // shared, never modified once set
+	session shepherd.Session
+	result  *shepherd.Result // shared, never modified once set
 	used    proto.Usage
 }
 
@@ -172,7 +168,7 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("cannot find the pbs_mom executable for job shepherds: %w", err)
 	}
 	m.exe = exe
-	if sh := filepath.Join(filepath.Dir(exe), ShepherdBinary); exists(sh) {
+	if sh := filepath.Join(filepath.Dir(exe), shepherd.Binary); exists(sh) {
 		m.exe = sh
 	}
 	key, err := proto.LoadKey(cfg.KeyFile)
@@ -198,10 +194,10 @@ func New(cfg Config) (*Mom, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	for _, name := range unrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
+	for _, name := range shepherd.UnrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
 	}
-	m.tmpDirs = newTmpDirPool(filepath.Dir(jobTmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
+	m.tmpDirs = newTmpDirPool(filepath.Dir(shepherd.TmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
 		return nil, err
 	}
@@ -224,14 +220,14 @@ func (m *Mom) recover() error {
 		}
 		dir := filepath.Join(m.jobsDir, e.Name())
 		j := &momJob{dir: dir, ownerUID: -1}
-		var jf jobFile
-		err := readJSON(filepath.Join(dir, fileJob), &jf)
+		var jf shepherd.JobFile
+		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileJob), &jf)
 		j.spec = jf.MomJob
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}
 		if err != nil {
-			if errors.Is(err, os.ErrNotExist) && !exists(filepath.Join(dir, fileShepherd)) && !exists(filepath.Join(dir, fileSession)) {
+			if errors.Is(err, os.ErrNotExist) && !exists(filepath.Join(dir, shepherd.FileShepherd)) && !exists(filepath.Join(dir, shepherd.FileSession)) {
 				// The previous mom stopped while writing the job's files:
 				// no shepherd can have started it (one starts after they
 				// are all written), and the server never heard it took
@@ -243,12 +239,12 @@ func (m *Mom) recover() error {
 			m.log.Error("unreadable job directory left aside", "dir", dir, "error", err)
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, fileShepherd)); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, shepherd.FileShepherd)); err == nil {
 			j.shepherdPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
-		readJSON(filepath.Join(dir, fileSession), &j.session)
-		var res jobResult
-		if readJSON(filepath.Join(dir, fileResult), &res) == nil {
+		shepherd.ReadJSON(filepath.Join(dir, shepherd.FileSession), &j.session)
+		var res shepherd.Result
+		if shepherd.ReadJSON(filepath.Join(dir, shepherd.FileResult), &res) == nil {
 			j.result = &res
 		}
 		m.jobs[j.spec.JobID] = j

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gopbs/internal/asuser"
+	"gopbs/internal/shepherd"
 	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
@@ -55,7 +56,7 @@ func (m *Mom) recoverStaging() error {
 			continue
 		}
 		var es earlyStage
-		if err := readJSON(filepath.Join(m.stageDir, name), &es); err != nil || es.Job.JobID+".json" != name {
+		if err := shepherd.ReadJSON(filepath.Join(m.stageDir, name), &es); err != nil || es.Job.JobID+".json" != name {
 			m.log.Error("unreadable stage-in record removed", "file", name, "error", err)
 			os.Remove(filepath.Join(m.stageDir, name))
 			continue
@@ -99,7 +100,7 @@ func (m *Mom) startEarlyStage(job *proto.MomJob) error {
 	}
 	job.Script = nil
 	es := &earlyStage{Job: *job}
-	if err := writeJSONAtomic(m.stageDir, job.JobID+".json", es, 0o600); err != nil {
+	if err := shepherd.WriteJSON(m.stageDir, job.JobID+".json", es, 0o600); err != nil {
 		return fmt.Errorf("stage-in record: %w", err)
 	}
 	es.running = true
@@ -145,7 +146,7 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 	}
 	rec := *es
 	m.mu.Unlock()
-	if werr := writeJSONAtomic(m.stageDir, job.JobID+".json", &rec, 0o600); werr != nil {
+	if werr := shepherd.WriteJSON(m.stageDir, job.JobID+".json", &rec, 0o600); werr != nil {
 		m.log.Error("cannot record the end of an early stage-in", "job", job.JobID, "error", werr)
 	}
 	if err != nil {
@@ -189,21 +190,6 @@ func (m *Mom) sendStageReports(c *proto.Client) error {
 		m.mu.Unlock()
 	}
 	return nil
-}
-
-// readPhase is what a job's shepherd is doing, from its phase file.
-func readPhase(dir string) proto.JobPhase {
-	b, err := os.ReadFile(filepath.Join(dir, filePhase))
-	if err != nil {
-		return proto.PhaseRunning
-	}
-	switch strings.TrimSpace(string(b)) {
-	case "stagein":
-		return proto.PhaseStageIn
-	case "stageout":
-		return proto.PhaseStageOut
-	}
-	return proto.PhaseRunning
 }
 
 // serveFile serves another mom's request for one file of a job's staging

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"gopbs/internal/asuser"
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
@@ -120,3 +122,6 @@ func identity(uid, gid uint32) *proto.Identity {
 	}
 	return id
 }
+
+// rawMessage is an encoded body sent as is.
+type rawMessage = msgpack.RawMessage

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gopbs/internal/fault"
+	"gopbs/internal/shepherd"
 	"gopbs/proto"
 )
 
@@ -71,7 +72,7 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	var reply proto.MomStatusReply
 	// The lease counts from before the report left: the server counts
 	// its own deadline from when the report arrived, which is later.
-	sent := bootNow()
+	sent := shepherd.BootNow()
 	if err := c.Call(proto.MsgMomStatus, st, &reply); err != nil {
 		var pe *proto.Error
 		if errors.As(err, &pe) && pe.Code == proto.PBSE_UNKNODE {
@@ -83,7 +84,7 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	if reply.Lease > 0 {
 		deadline = sent + time.Duration(reply.Lease)*time.Second
 	}
-	if err := writeLease(leasePath(m.jobsDir), deadline); err != nil {
+	if err := shepherd.WriteLease(shepherd.LeasePath(m.jobsDir), deadline); err != nil {
 		// The old lease stands and lapses on time: fencing stays safe.
 		m.log.Error("cannot renew the jobs' lease", "error", err)
 	}
@@ -122,7 +123,7 @@ func (m *Mom) status() *proto.MomStatus {
 		j := m.jobs[id]
 		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used)}
 		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
-			js.Phase = readPhase(j.dir)
+			js.Phase = shepherd.ReadPhase(j.dir)
 		}
 		st.Jobs = append(st.Jobs, js)
 	}

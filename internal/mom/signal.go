@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
+	"gopbs/internal/shepherd"
 	"gopbs/internal/signals"
 	"gopbs/proto"
 )
@@ -37,17 +37,13 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	if special == signals.Delete {
 		// The shepherd runs the TERM-then-KILL sequence; it does so even if
 		// this mom restarts in between. The marker covers a shepherd that
-		// has not started the job yet (see RunShepherd).
+		// has not started the job yet (see shepherd.Run).
 		// The marker carries the delete's kill delay (qdel -W, else the
 		// job's kill_delay) to the shepherd.
-		var delay []byte
-		if req.KillDelay >= 0 {
-			delay = []byte(strconv.FormatInt(req.KillDelay, 10) + "\n")
-		}
-		if err := os.WriteFile(filepath.Join(j.dir, fileDelete), delay, 0o600); err != nil {
+		if err := shepherd.MarkDeleted(j.dir, req.KillDelay); err != nil {
 			return fmt.Errorf("delete %s: %w", req.JobID, err)
 		}
-		if _, err := os.Stat(filepath.Join(j.dir, fileSession)); err != nil {
+		if _, err := os.Stat(filepath.Join(j.dir, shepherd.FileSession)); err != nil {
 			return nil
 		}
 		if err := syscall.Kill(m.shepherdPidOf(j), syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -56,7 +52,7 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		return nil
 	}
 	if v.session.Pgid == 0 {
-		var s sessionInfo
+		var s shepherd.Session
 		if err := waitSession(j.dir, &s, sessionWait); err != nil {
 			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
 		}
@@ -94,10 +90,10 @@ const sessionWait = 3 * time.Second
 
 // waitSession reads the job's session file, waiting up to wait for the
 // shepherd to write it.
-func waitSession(dir string, s *sessionInfo, wait time.Duration) error {
+func waitSession(dir string, s *shepherd.Session, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
-		err := readJSON(filepath.Join(dir, fileSession), s)
+		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileSession), s)
 		if err == nil || time.Now().After(deadline) {
 			return err
 		}
@@ -124,8 +120,8 @@ func (m *Mom) killOrphan(id string) {
 		// held while its end is recorded), so it goes now, without
 		// waiting out the grace a late shepherd would get.
 		if release, ok := m.claimShepherdLock(j); ok {
-			res := jobResult{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
-			writeJSONAtomic(j.dir, fileResult, res, 0o600)
+			res := shepherd.Result{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
+			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			release()
 			m.mu.Lock()
 			j.result = &res

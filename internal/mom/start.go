@@ -17,6 +17,7 @@ import (
 
 	"gopbs/internal/asuser"
 	"gopbs/internal/fault"
+	"gopbs/internal/shepherd"
 	"gopbs/proto"
 )
 
@@ -82,11 +83,11 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	job.Script = nil
 	set := m.shepherdSettings()
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := writeJSONVolatile(dir, fileJob, jobFile{MomJob: *job, OwnerAccount: usr, Settings: set}, 0o600); err != nil {
+	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
-	if err := writeOwned(filepath.Join(dir, fileScript), script, 0o700, usr); err != nil {
+	if err := writeOwned(filepath.Join(dir, shepherd.FileScript), script, 0o700, usr); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job script: %w", err)
 	}
@@ -94,26 +95,26 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if nodes != "" {
 		nodes += "\n"
 	}
-	if err := os.WriteFile(filepath.Join(dir, fileNodes), []byte(nodes), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, shepherd.FileNodes), []byte(nodes), 0o644); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("node file: %w", err)
 	}
 	if len(job.StageIn) > 0 || len(job.StageOut) > 0 {
-		if err := writeJSONAtomic(dir, fileStage, m.stageConfig(), 0o600); err != nil {
+		if err := shepherd.WriteJSON(dir, shepherd.FileStage, m.stageConfig(), 0o600); err != nil {
 			os.RemoveAll(dir)
 			return fmt.Errorf("stage file: %w", err)
 		}
 	}
-	logf, err := os.OpenFile(filepath.Join(dir, fileLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(filepath.Join(dir, shepherd.FileLog), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 	if err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("shepherd log: %w", err)
 	}
 	defer logf.Close()
 	// The shepherd makes the TMPDIR when no spare is there.
-	tmpdir := jobTmpDir(set, job.JobID)
+	tmpdir := shepherd.TmpDir(set, job.JobID)
 	tookTmp := m.tmpDirs.take(tmpdir, usr.UID)
-	cmd := exec.Command(m.exe, ArgShepherd, dir)
+	cmd := exec.Command(m.exe, shepherd.Arg, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {

@@ -3,13 +3,14 @@ package mom
 import (
 	"errors"
 	"fmt"
-	"gopbs/internal/asuser"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
+
+	"gopbs/internal/asuser"
 )
 
 // A script the mom writes is executed while it forks other jobs'
@@ -17,7 +18,7 @@ import (
 // writing, or its exec fails with "text file busy". Several goroutines
 // write and run scripts at once, as a start request's jobs do.
 func TestScriptsNeverTextFileBusy(t *testing.T) {
-	usr, err := asuser.Lookup(currentUser(t), "")
+	usr, err := asuser.Current()
 	if err != nil {
 		t.Fatal(err)
 	}

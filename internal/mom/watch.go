@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/shepherd"
 	"gopbs/proto"
 )
 
@@ -52,7 +53,7 @@ func (m *Mom) watch() {
 			}
 		}
 		m.mu.Unlock()
-		var usage map[int][]procStat
+		var usage map[int][]shepherd.ProcStat
 		if sample {
 			sids := map[int]bool{}
 			for _, j := range running {
@@ -60,7 +61,7 @@ func (m *Mom) watch() {
 					sids[pid] = true
 				}
 			}
-			usage = sessionsProcesses(sids)
+			usage = shepherd.SessionsProcesses(sids)
 		}
 		ended := false
 		for _, j := range running {
@@ -80,19 +81,19 @@ func (m *Mom) watch() {
 // checkJob looks for a job's result and, when usage (the processes of
 // the jobs' sessions, read at once for all) is given, samples its usage;
 // it reports whether the job ended.
-func (m *Mom) checkJob(j *momJob, usage map[int][]procStat) bool {
+func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 	session := m.view(j).session
 	if session.Pgid == 0 {
-		var s sessionInfo
-		if readJSON(filepath.Join(j.dir, fileSession), &s) == nil {
+		var s shepherd.Session
+		if shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileSession), &s) == nil {
 			m.mu.Lock()
 			j.session = s
 			m.mu.Unlock()
 			session = s
 		}
 	}
-	var res jobResult
-	if err := readJSON(filepath.Join(j.dir, fileResult), &res); err == nil {
+	var res shepherd.Result
+	if err := shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileResult), &res); err == nil {
 		m.mu.Lock()
 		j.result = &res
 		m.mu.Unlock()
@@ -105,25 +106,25 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]procStat) bool {
 	}
 	if release, gone := m.shepherdGone(j, session); gone {
 		// Re-check: the result may have landed between the two looks.
-		if err := readJSON(filepath.Join(j.dir, fileResult), &res); err != nil {
+		if err := shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileResult), &res); err != nil {
 			now := time.Now().Unix()
 			if session.Pgid == 0 && !j.child {
 				// The previous mom stopped while starting it: no shepherd
 				// ever ran it, and none can now (the lock is held here
 				// while the result is written). It may run elsewhere.
-				res = jobResult{ExitStatus: proto.JobExecRetry, End: now, Comment: "job not started: its mom stopped while starting it"}
+				res = shepherd.Result{ExitStatus: proto.JobExecRetry, End: now, Comment: "job not started: its mom stopped while starting it"}
 			} else {
-				res = jobResult{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
+				res = shepherd.Result{ExitStatus: proto.JobExecFail2, Start: session.Start, End: now, Comment: "job's shepherd process died without a result"}
 			}
 			// The job's processes may outlive their shepherd (it died
 			// before recording them): they are in its session, which no
 			// other process can join, so they die with it here.
 			if pid := m.shepherdPidOf(j); pid > 0 {
-				for _, p := range sessionProcesses(pid) {
+				for _, p := range shepherd.SessionProcesses(pid) {
 					syscall.Kill(p.PID, syscall.SIGKILL)
 				}
 			}
-			writeJSONAtomic(j.dir, fileResult, res, 0o600)
+			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			m.log.Warn("job's shepherd is gone without a result", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		}
 		release()
@@ -136,11 +137,11 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]procStat) bool {
 		var cpu, rss, vsz int64
 		for _, p := range usage[m.shepherdPidOf(j)] {
 			cpu += p.CPUTicks
-			rss += p.RSSPages * pageSize
+			rss += p.RSSPages * shepherd.PageSize
 			vsz += p.VSize
 		}
 		m.mu.Lock()
-		j.used.CPUSecs = max(j.used.CPUSecs, cpu/clockTicks)
+		j.used.CPUSecs = max(j.used.CPUSecs, cpu/shepherd.ClockTicks)
 		j.used.MemBytes = max(j.used.MemBytes, rss)
 		j.used.VmemBytes = max(j.used.VmemBytes, vsz)
 		if session.Start > 0 {
@@ -160,7 +161,7 @@ const shepherdStartGrace = 30 * time.Second
 // previous mom is gone when its lock can be taken; the lock is then held
 // until release is called, so that no late shepherd can start the job
 // while its end is being recorded.
-func (m *Mom) shepherdGone(j *momJob, session sessionInfo) (release func(), gone bool) {
+func (m *Mom) shepherdGone(j *momJob, session shepherd.Session) (release func(), gone bool) {
 	noop := func() {}
 	if j.child {
 		m.mu.Lock()
@@ -168,7 +169,7 @@ func (m *Mom) shepherdGone(j *momJob, session sessionInfo) (release func(), gone
 		return noop, j.reaped
 	}
 	if session.Pgid == 0 {
-		if fi, err := os.Stat(filepath.Join(j.dir, fileJob)); err != nil || time.Since(fi.ModTime()) < shepherdStartGrace {
+		if fi, err := os.Stat(filepath.Join(j.dir, shepherd.FileJob)); err != nil || time.Since(fi.ModTime()) < shepherdStartGrace {
 			return noop, false
 		}
 	}
@@ -179,7 +180,7 @@ func (m *Mom) shepherdGone(j *momJob, session sessionInfo) (release func(), gone
 // while one lives. While the caller holds it no shepherd can start j.
 func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
 	noop := func() {}
-	f, err := os.OpenFile(filepath.Join(j.dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(j.dir, shepherd.FileLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return noop, false // cannot tell: keep waiting
 	}
@@ -207,7 +208,7 @@ func isShepherdOf(pid int, dir string) bool {
 		return false
 	}
 	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-	return len(args) == 3 && args[1] == ArgShepherd && args[2] == dir
+	return len(args) == 3 && args[1] == shepherd.Arg && args[2] == dir
 }
 
 // shepherdPidOf is j's shepherd's pid (its session id), from the mom's
@@ -216,7 +217,7 @@ func (m *Mom) shepherdPidOf(j *momJob) int {
 	if j.shepherdPid > 0 {
 		return j.shepherdPid
 	}
-	b, err := os.ReadFile(filepath.Join(j.dir, fileShepherd))
+	b, err := os.ReadFile(filepath.Join(j.dir, shepherd.FileShepherd))
 	if err != nil {
 		return 0
 	}
@@ -237,9 +238,9 @@ func (m *Mom) forget(j *momJob) {
 		delete(m.jobs, j.spec.JobID)
 	}
 	m.mu.Unlock()
-	// The job's shepherd left its TMPDIR empty for this (closeTmpDir);
+	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
-	tmp := jobTmpDir(m.shepherdSettings(), j.spec.JobID)
+	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)
 	if j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID)) {
 		os.RemoveAll(tmp)
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"gopbs/internal/asuser"
-	"gopbs/internal/atomicfile"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/asuser"
+	"gopbs/internal/atomicfile"
 )
 
 // Partial files. A copy writes its destination under a temporary name

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/asuser"
-
 	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/asuser"
 )
 
 func currentAccount(t *testing.T) *asuser.Account {

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"errors"
@@ -74,8 +74,8 @@ var torqueOnlyPelogs = []string{
 	"prologue.user.parallel", "epilogue.user.parallel", "epilogue.precancel",
 }
 
-// unrunPelogs lists the programs of torqueOnlyPelogs present in dir.
-func unrunPelogs(dir string) []string {
+// UnrunPelogs lists the programs of torqueOnlyPelogs present in dir.
+func UnrunPelogs(dir string) []string {
 	var found []string
 	for _, name := range torqueOnlyPelogs {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
@@ -343,7 +343,7 @@ func accountArg(job *proto.MomJob) string {
 
 // epilogueArgs are the epilogue's arguments after its name, for a job
 // with session sid that ended as res says.
-func epilogueArgs(job *proto.MomJob, usr *asuser.Account, sid int, res *jobResult, set shepherdSettings) []string {
+func epilogueArgs(job *proto.MomJob, usr *asuser.Account, sid int, res *Result, set Settings) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, strconv.Itoa(sid),
 		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, accountArg(job), strconv.Itoa(res.ExitStatus)}
 }
@@ -366,14 +366,14 @@ func resourceListArg(res map[string]string) string {
 // usedArg renders the usage the shepherd measured as resources_used,
 // scaled by $cputmult and $wallmult as the mom reports it: cput, mem,
 // ncpus (when requested) and walltime.
-func usedArg(u proto.Usage, res map[string]string, set shepherdSettings) string {
+func usedArg(u proto.Usage, res map[string]string, set Settings) string {
 	parts := []string{
-		"cput=" + resc.FormatDuration(scaleSecs(u.CPUSecs, set.CputMult)),
+		"cput=" + resc.FormatDuration(ScaleSecs(u.CPUSecs, set.CputMult)),
 		"mem=" + resc.FormatKB(u.MemBytes),
 	}
 	if n, ok := res[proto.ResNcpus]; ok {
 		parts = append(parts, "ncpus="+n)
 	}
-	parts = append(parts, "walltime="+resc.FormatDuration(scaleSecs(u.WallSecs, set.WallMult)))
+	parts = append(parts, "walltime="+resc.FormatDuration(ScaleSecs(u.WallSecs, set.WallMult)))
 	return strings.Join(parts, ",")
 }

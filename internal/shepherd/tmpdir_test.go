@@ -1,14 +1,15 @@
-package mom
+package shepherd
 
 import (
 	"encoding/binary"
-	"gopbs/internal/asuser"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"gopbs/internal/asuser"
 )
 
 // tmpOwner is the account a job's TMPDIR is given to: nobody when the
@@ -27,6 +28,20 @@ func tmpOwner(t *testing.T) (usr *asuser.Account, asOther bool) {
 		t.Fatal(err)
 	}
 	return u, false
+}
+
+// names lists dir.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
 }
 
 func statOf(t *testing.T, path string) syscall.Stat_t {
@@ -64,24 +79,19 @@ func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
 		})
 	}
 	closeTmpDir(first)
-	if !isSpareTmpDir(first, true) {
+	if !IsSpareTmpDir(first, true) {
 		st := statOf(t, first)
 		t.Fatalf("a closed TMPDIR is not a spare: uid %d mode %o, holds %q", st.Uid, st.Mode&0o7777, names(t, first))
 	}
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "keep" {
 		t.Fatalf("a file a link in the TMPDIR pointed to is gone or changed: %q %v", b, err)
 	}
-	pool := newTmpDirPool(base, "n1", 4)
-	if !pool.put(first, usr.UID) {
-		t.Fatal("the pool did not keep a closed TMPDIR")
-	}
+	// The mom keeps it as a spare and moves it to the next job's TMPDIR
+	// path (its pool, in internal/mom, gives it only to a job of the same
+	// owner).
 	second := filepath.Join(base, "pbs.2.srv")
-	// Only a job of the same owner gets it.
-	if pool.take(second, usr.UID+1) {
-		t.Fatal("another owner's job took the spare TMPDIR")
-	}
-	if !pool.take(second, usr.UID) {
-		t.Fatal("no spare TMPDIR to take")
+	if err := os.Rename(first, second); err != nil {
+		t.Fatal(err)
 	}
 	if err := openTmpDir(second, usr, asOther); err != nil {
 		t.Fatal(err)
@@ -138,31 +148,6 @@ func TestClosedTmpDirReplacedByLinkIsOnlyUnlinked(t *testing.T) {
 	}
 	if got := names(t, target); len(got) != 1 {
 		t.Errorf("the link's target was emptied: %q", got)
-	}
-}
-
-// Moms sharing a host's /tmp keep their spares apart: a mom starting
-// removes only its own node's.
-func TestSpareTmpDirsAreEachNodes(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "pbs.1.srv")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if !newTmpDirPool(base, "n1", 4).put(dir, 0) {
-		t.Fatal("an empty TMPDIR was not kept")
-	}
-	spares, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"n1.*"))
-	if len(spares) != 1 {
-		t.Fatalf("spares of n1: %q", spares)
-	}
-	newTmpDirPool(base, "n2", 4)
-	if _, err := os.Stat(spares[0]); err != nil {
-		t.Errorf("a mom of n2 starting removed n1's spare: %v", err)
-	}
-	newTmpDirPool(base, "n1", 4)
-	if _, err := os.Stat(spares[0]); !os.IsNotExist(err) {
-		t.Errorf("a restarted mom of n1 kept its predecessor's spare: %v", err)
 	}
 }
 
