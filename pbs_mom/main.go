@@ -21,17 +21,18 @@ import (
 	"gopbs/internal/config"
 	"gopbs/internal/daemon"
 	"gopbs/internal/mom"
+	"gopbs/internal/shepherd"
 )
 
 func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case mom.ArgShepherd:
+		case shepherd.Arg:
 			if len(os.Args) != 3 {
 				fmt.Fprintln(os.Stderr, "usage: pbs_mom --shepherd <jobdir>")
 				os.Exit(2)
 			}
-			os.Exit(mom.RunShepherd(os.Args[2]))
+			os.Exit(shepherd.Run(os.Args[2]))
 		}
 	}
 	os.Exit(run())

@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"os"
 
-	"gopbs/internal/mom"
+	"gopbs/internal/shepherd"
 )
 
 func main() {
-	if len(os.Args) != 3 || os.Args[1] != mom.ArgShepherd {
+	if len(os.Args) != 3 || os.Args[1] != shepherd.Arg {
 		fmt.Fprintln(os.Stderr, "usage: pbs_shepherd --shepherd <jobdir> (started by pbs_mom)")
 		os.Exit(2)
 	}
-	os.Exit(mom.RunShepherd(os.Args[2]))
+	os.Exit(shepherd.Run(os.Args[2]))
 }

@@ -22,6 +22,7 @@ import (
 	"gopbs/internal/connlimit"
 	"gopbs/internal/daemon"
 	"gopbs/internal/fault"
+	"gopbs/internal/listen"
 	"gopbs/internal/logging"
 	"gopbs/internal/logging/logclass"
 	"gopbs/proto"
@@ -189,6 +190,9 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	quit := make(chan struct{})
+	// stop closes, before the listener does, when the scheduler stops
+	// (its context ends, or the server asked it to quit).
+	stop := make(chan struct{})
 	var once sync.Once
 	go func() {
 		for {
@@ -197,50 +201,32 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 				r.log.Info("SIGHUP: re-reading sched_priv", logclass.Key, logclass.Admin)
 				r.configure()
 			case <-ctx.Done():
+				close(stop)
 				l.Close()
 				return
 			case <-quit:
+				close(stop)
 				l.Close()
 				return
 			}
 		}
 	}()
 	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
-	limit := connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security))
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-quit:
-				return nil
-			default:
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("accept: %w", err)
-		}
-		// Connections are served concurrently, so that peers that connect
-		// and say nothing cannot hold up the server's; cycles themselves
-		// run one at a time (serve takes cycleMu).
-		slot := limit.Admit(connlimit.PeerKey(nc), nc)
-		if slot == nil {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer slot.Release()
+	// Connections are served concurrently, so that peers that connect and
+	// say nothing cannot hold up the server's; cycles themselves run one
+	// at a time (serve takes cycleMu).
+	loop := &listen.Loop{
+		Listener: l, Handshake: handshakeTimeout, Stop: stop, Conns: &wg, FailOnError: true,
+		Limit: connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security)),
+		Serve: func(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 			if r.serve(ctx, nc, slot) {
 				once.Do(func() { close(quit) })
 			}
-		}()
+		},
 	}
+	return loop.Run()
 }
 
 // lockWait is how long a starting scheduler waits for the lock of one
@@ -367,7 +353,6 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		}
 	}()
 	conn := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	hello, err := proto.ServerHandshake(conn, "scheduler", func(role proto.Role) ([]byte, error) {
 		if role != proto.RoleServer {
 			return nil, errors.New("only the server may connect to the scheduler")

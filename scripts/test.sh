@@ -19,10 +19,10 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
-go vet -tags faultpoints ./internal/fault/ ./internal/store/ ./internal/server/ ./internal/mom/ ./sched/
+go vet -tags faultpoints ./internal/fault/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./sched/
 go test -count=1 -timeout 15m ./...
 go test -count=1 -tags faultpoints ./internal/fault/
-go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/connlimit/
+go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./internal/connlimit/ ./internal/listen/
 
 # Every fuzz target, briefly; the corpus under testdata/ runs in go test.
 # A count, not a duration: a time budget can run out while the corpus is

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/shepherd"
 	"gopbs/proto"
 )
 
@@ -47,11 +48,11 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	}
 	j := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, shepherdPid: pid}
 	m.jobs[j.spec.JobID] = j
-	if err := writeJSONAtomic(dir, fileSession, sessionInfo{Pgid: pid, Start: time.Now().Unix()}, 0o644); err != nil {
+	if err := shepherd.WriteJSON(dir, shepherd.FileSession, shepherd.Session{Pgid: pid, Start: time.Now().Unix()}, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Stand in for a live shepherd: hold its lock until the job ends.
-	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(dir, shepherd.FileLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 		}()
 	}
 	loop(func() { m.status() })
-	loop(func() { m.checkJob(j, sessionsProcesses(map[int]bool{m.shepherdPidOf(j): true})) })
+	loop(func() { m.checkJob(j, shepherd.SessionsProcesses(map[int]bool{m.shepherdPidOf(j): true})) })
 	loop(func() { m.signalJob(&proto.MomSignal{JobID: j.spec.JobID, Signal: "resume"}) })
 	loop(func() { m.hasEnded(j) })
 	time.Sleep(200 * time.Millisecond)
@@ -83,7 +84,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	if m.hasEnded(j) {
 		t.Fatal("the job ended while its shepherd held its lock")
 	}
-	if err := writeJSONAtomic(dir, fileResult, jobResult{ExitStatus: 3}, 0o600); err != nil {
+	if err := shepherd.WriteJSON(dir, shepherd.FileResult, shepherd.Result{ExitStatus: 3}, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	lock.Close()
@@ -115,7 +116,7 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSONAtomic(dir, fileJob, proto.MomJob{JobID: "2.srv", RunCount: 1}, 0o600); err != nil {
+	if err := shepherd.WriteJSON(dir, shepherd.FileJob, proto.MomJob{JobID: "2.srv", RunCount: 1}, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	j := &momJob{spec: proto.MomJob{JobID: "2.srv", RunCount: 1}, dir: dir}
@@ -124,17 +125,17 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 		t.Fatal("given up within the grace: a shepherd forked just before the crash may still start")
 	}
 	old := time.Now().Add(-2 * shepherdStartGrace)
-	os.Chtimes(filepath.Join(dir, fileJob), old, old)
+	os.Chtimes(filepath.Join(dir, shepherd.FileJob), old, old)
 	if !m.checkJob(j, nil) {
 		t.Fatal("not given up after the grace")
 	}
 	if v := m.view(j); v.result.ExitStatus != proto.JobExecRetry {
 		t.Fatalf("result %+v, want JobExecRetry", v.result)
 	}
-	if code := RunShepherd(dir); code != 0 {
+	if code := shepherd.Run(dir); code != 0 {
 		t.Fatalf("late shepherd: exit %d", code)
 	}
-	if _, err := os.Stat(filepath.Join(dir, fileSession)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, shepherd.FileSession)); err == nil {
 		t.Fatal("a late shepherd ran the job the mom gave up")
 	}
 }
@@ -145,38 +146,14 @@ func TestWaitSession(t *testing.T) {
 	dir := t.TempDir()
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		writeJSONAtomic(dir, fileSession, sessionInfo{Pgid: 42}, 0o644)
+		shepherd.WriteJSON(dir, shepherd.FileSession, shepherd.Session{Pgid: 42}, 0o644)
 	}()
-	var s sessionInfo
+	var s shepherd.Session
 	if err := waitSession(dir, &s, 5*time.Second); err != nil || s.Pgid != 42 {
 		t.Fatalf("waitSession: %v, %+v", err, s)
 	}
 	if err := waitSession(t.TempDir(), &s, 50*time.Millisecond); err == nil {
 		t.Fatal("no session file: want an error after the wait")
-	}
-}
-
-// A delete's kill delay reaches the shepherd in the delete marker (qdel
-// -W, or the job's kill_delay); a marker without one (or an unreadable
-// one) keeps the job's.
-func TestDeleteDelay(t *testing.T) {
-	dir := t.TempDir()
-	def := 10 * time.Second
-	for content, want := range map[string]time.Duration{
-		"":     def,
-		"0\n":  0,
-		"45\n": 45 * time.Second,
-		"-1\n": def,
-		"x":    def,
-	} {
-		p := filepath.Join(dir, "delete")
-		os.WriteFile(p, []byte(content), 0o600)
-		if got := deleteDelay(p, def); got != want {
-			t.Errorf("marker %q: %v, want %v", content, got, want)
-		}
-	}
-	if got := deleteDelay(filepath.Join(dir, "none"), def); got != def {
-		t.Errorf("no marker: %v", got)
 	}
 }
 
@@ -198,14 +175,14 @@ func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
 	if err := os.Mkdir(dir, 0o711); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, fileScript), []byte("run 2"), 0o700)
-	tmp := jobTmpDir(m.shepherdSettings(), "1.srv")
+	os.WriteFile(filepath.Join(dir, shepherd.FileScript), []byte("run 2"), 0o700)
+	tmp := shepherd.TmpDir(m.shepherdSettings(), "1.srv")
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
 	m.forget(old)
-	if b, err := os.ReadFile(filepath.Join(dir, fileScript)); err != nil || string(b) != "run 2" {
+	if b, err := os.ReadFile(filepath.Join(dir, shepherd.FileScript)); err != nil || string(b) != "run 2" {
 		t.Errorf("a second forget of the first run touched the next run's directory: %q %v", b, err)
 	}
 	if _, err := os.Stat(tmp); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"gopbs/internal/shepherd"
 	"gopbs/internal/stage"
 	"gopbs/proto"
 )
@@ -84,23 +85,16 @@ func shortName(h string) string {
 	return s
 }
 
-// shepherdSettings is what a job's shepherd takes from mom_priv/config.
-func (m *Mom) shepherdSettings() shepherdSettings {
-	return shepherdSettings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult, CputMult: m.momConf.CputMult,
+// shepherd.Settings is what a job's shepherd takes from mom_priv/config.
+func (m *Mom) shepherdSettings() shepherd.Settings {
+	return shepherd.Settings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult, CputMult: m.momConf.CputMult,
 		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.momConf.PrologAlarm / time.Second)}
 }
 
 // scaleUsage applies $cputmult and $wallmult to usage reported to the
 // server: this host's seconds in the site's reference seconds.
 func (m *Mom) scaleUsage(u proto.Usage) proto.Usage {
-	u.CPUSecs = scaleSecs(u.CPUSecs, m.momConf.CputMult)
-	u.WallSecs = scaleSecs(u.WallSecs, m.momConf.WallMult)
+	u.CPUSecs = shepherd.ScaleSecs(u.CPUSecs, m.momConf.CputMult)
+	u.WallSecs = shepherd.ScaleSecs(u.WallSecs, m.momConf.WallMult)
 	return u
-}
-
-func scaleSecs(s int64, f float64) int64 {
-	if f <= 0 || f == 1 {
-		return s
-	}
-	return int64(float64(s)*f + 0.5)
 }

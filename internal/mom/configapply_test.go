@@ -94,15 +94,3 @@ func TestApplyUseCp(t *testing.T) {
 		t.Errorf("useCpHosts %q", got)
 	}
 }
-
-func TestScaleSecs(t *testing.T) {
-	for _, tt := range []struct {
-		s    int64
-		f    float64
-		want int64
-	}{{10, 1, 10}, {10, 0, 10}, {10, 1.5, 15}, {3, 0.5, 2}, {0, 2, 0}} {
-		if got := scaleSecs(tt.s, tt.f); got != tt.want {
-			t.Errorf("scaleSecs(%d, %g) = %d, want %d", tt.s, tt.f, got, tt.want)
-		}
-	}
-}

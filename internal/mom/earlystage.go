@@ -6,10 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"gopbs/internal/fault"
+	"gopbs/internal/asuser"
+	"gopbs/internal/shepherd"
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
 
@@ -39,8 +40,8 @@ type earlyStage struct {
 func (m *Mom) stageRecord(id string) string { return filepath.Join(m.stageDir, id+".json") }
 
 // stageConfig is this mom's staging settings for a copy.
-func (m *Mom) stageConfig() stageConfig {
-	return stageConfig{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
+func (m *Mom) stageConfig() stagecopy.Config {
+	return stagecopy.Config{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
 }
 
 // recoverStaging loads the records a previous mom left.
@@ -55,7 +56,7 @@ func (m *Mom) recoverStaging() error {
 			continue
 		}
 		var es earlyStage
-		if err := readJSON(filepath.Join(m.stageDir, name), &es); err != nil || es.Job.JobID+".json" != name {
+		if err := shepherd.ReadJSON(filepath.Join(m.stageDir, name), &es); err != nil || es.Job.JobID+".json" != name {
 			m.log.Error("unreadable stage-in record removed", "file", name, "error", err)
 			os.Remove(filepath.Join(m.stageDir, name))
 			continue
@@ -99,7 +100,7 @@ func (m *Mom) startEarlyStage(job *proto.MomJob) error {
 	}
 	job.Script = nil
 	es := &earlyStage{Job: *job}
-	if err := writeJSONAtomic(m.stageDir, job.JobID+".json", es, 0o600); err != nil {
+	if err := shepherd.WriteJSON(m.stageDir, job.JobID+".json", es, 0o600); err != nil {
 		return fmt.Errorf("stage-in record: %w", err)
 	}
 	es.running = true
@@ -115,7 +116,7 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 	defer m.wg.Done()
 	job := &es.Job
 	err := func() error {
-		usr, err := lookupAccount(job.EUser, job.EGroup)
+		usr, err := asuser.Lookup(job.EUser, job.EGroup)
 		if err != nil {
 			return err
 		}
@@ -123,13 +124,13 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 		if dir == "" {
 			dir = usr.Home
 		}
-		st := &stager{cfg: m.stageConfig(), key: m.key, job: job, usr: usr, dir: dir, cancel: func() error {
+		st := &stagecopy.Stager{Cfg: m.stageConfig(), Key: m.key, Job: job, Usr: usr, Dir: dir, Cancel: func() error {
 			if m.stopped() {
 				return errMomStopping
 			}
 			return nil
 		}}
-		return st.stageIn(job.StageIn)
+		return st.StageIn(job.StageIn)
 	}()
 	if errors.Is(err, errMomStopping) {
 		// Not an outcome: the next mom copies again.
@@ -145,7 +146,7 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 	}
 	rec := *es
 	m.mu.Unlock()
-	if werr := writeJSONAtomic(m.stageDir, job.JobID+".json", &rec, 0o600); werr != nil {
+	if werr := shepherd.WriteJSON(m.stageDir, job.JobID+".json", &rec, 0o600); werr != nil {
 		m.log.Error("cannot record the end of an early stage-in", "job", job.JobID, "error", werr)
 	}
 	if err != nil {
@@ -191,30 +192,15 @@ func (m *Mom) sendStageReports(c *proto.Client) error {
 	return nil
 }
 
-// readPhase is what a job's shepherd is doing, from its phase file.
-func readPhase(dir string) proto.JobPhase {
-	b, err := os.ReadFile(filepath.Join(dir, filePhase))
-	if err != nil {
-		return proto.PhaseRunning
-	}
-	switch strings.TrimSpace(string(b)) {
-	case "stagein":
-		return proto.PhaseStageIn
-	case "stageout":
-		return proto.PhaseStageOut
-	}
-	return proto.PhaseRunning
-}
-
 // serveFile serves another mom's request for one file of a job's staging
 // list: it is read (get) or written (put) as the job's owner, and only
 // with the server's token for that job, owner, direction and path.
 func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte) {
 	nc := c.NetConn()
-	st := &stager{cfg: m.stageConfig()}
+	st := &stagecopy.Stager{Cfg: m.stageConfig()}
 	fail := func(err error) {
 		pe := momError(err)
-		nc.SetDeadline(time.Now().Add(st.timeout()))
+		nc.SetDeadline(time.Now().Add(st.Timeout()))
 		c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
 	var req proto.FileRequest
@@ -236,15 +222,15 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 		fail(err)
 		return
 	}
-	st.usr = usr
+	st.Usr = usr
 	path := req.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(usr.Home, path)
 	}
 	if direction == proto.StageGet {
-		err = m.sendFile(c, h.Seq, st, path)
+		err = st.SendFile(c, h.Seq, path)
 	} else {
-		err = m.receiveFile(c, h.Seq, st, path)
+		err = st.ReceiveFile(c, h.Seq, path)
 	}
 	if err != nil {
 		m.log.Warn("staging copy failed", "from", peer, "job", req.JobID, "direction", direction, "path", path, "error", err)
@@ -257,14 +243,14 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 // fileOwner checks a file request and returns the account it is served
 // as: the token must be the server's for this job, owner, direction and
 // path, and this mom must be able to act as that owner.
-func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*account, error) {
+func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*asuser.Account, error) {
 	if req.Path == "" || strings.ContainsRune(req.Path, 0) {
 		return nil, proto.Errorf(proto.PBSE_IVALREQ, "bad path")
 	}
 	if !proto.ValidStageToken(m.key, req.Token, req.JobID, req.User, direction, req.Path) {
 		return nil, proto.Errorf(proto.PBSE_PERM, "%s of %s for job %s was not granted by the server", direction, req.Path, req.JobID)
 	}
-	usr, err := lookupAccount(req.User, req.Group)
+	usr, err := asuser.Lookup(req.User, req.Group)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: %v", m.cfg.NodeName, err)
 	}
@@ -272,47 +258,4 @@ func (m *Mom) fileOwner(req *proto.FileRequest, direction string) (*account, err
 		return nil, proto.Errorf(proto.PBSE_BADUSER, "on %s: this pbs_mom runs as uid %d and can copy only that user's files", m.cfg.NodeName, os.Geteuid())
 	}
 	return usr, nil
-}
-
-// sendFile streams a file to a requesting mom. Every step is bounded by
-// the stall (boundedFile, the connection's deadlines) and the file is
-// read no further than its size when opened, so a transfer ends, and
-// frees its connection and its slot, however its file or its peer
-// behave.
-func (m *Mom) sendFile(c *proto.Conn, seq uint64, st *stager, path string) error {
-	f, mode, size, err := st.openSource(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return sendChunks(c, f, size, mode, proto.MsgReply, seq, st.timeout(), nil)
-}
-
-// receiveFile writes what a requesting mom streams into path, bounded as
-// sendFile is.
-func (m *Mom) receiveFile(c *proto.Conn, seq uint64, st *stager, path string) error {
-	var fi syscall.Stat_t
-	if err := asUser(st.usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
-		return fmt.Errorf("cannot create %s: %w", path, err)
-	}
-	out, finish, err := st.create(path)
-	if err != nil {
-		return err
-	}
-	nc := c.NetConn()
-	nc.SetDeadline(time.Now().Add(st.timeout()))
-	if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil); err != nil {
-		finish(0, false)
-		return fmt.Errorf("send: %w", err)
-	}
-	fault.Hit(fault.MomStageReceive)
-	mode, err := receiveChunks(c, out, proto.MsgMomFileData, seq, st.timeout(), nil)
-	if ferr := finish(mode, err == nil); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return err
-	}
-	nc.SetDeadline(time.Now().Add(st.timeout()))
-	return c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil)
 }

@@ -2,7 +2,6 @@ package mom
 
 import (
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"gopbs/internal/shepherd"
 )
 
 // dirPool keeps emptied directories of finished jobs for the next jobs:
@@ -28,8 +29,8 @@ import (
 // the job owner's, who could hold a hard link to it), is removed. A
 // directory whose shepherd may still live is never recycled. A TMPDIR is
 // recycled only as its shepherd left it (taken back from the job's owner,
-// without ACLs, empty: closeTmpDir) and only for a later job of the same
-// owner: a process of theirs that escaped the job and still holds the
+// without ACLs, empty: shepherd.IsSpareTmpDir) and only for a later job of
+// the same owner: a process of theirs that escaped the job and still holds the
 // directory open could list what another user's job puts there.
 //
 // Spares are kept by key (the owner's uid for TMPDIRs, 0 for job
@@ -50,12 +51,13 @@ type dirPool struct {
 const dirPoolMax = 256
 
 // Files of a job directory kept by a recycled one. Those written through
-// a temporary file and a rename (writeFile) are kept under the temporary
-// name, so that the next write truncates it and its rename frees nothing;
-// the others are truncated in place by their writers.
+// a temporary file and a rename (shepherd.WriteJSON: <name>.tmp) are kept
+// under the temporary name, so that the next write truncates it and its
+// rename frees nothing; the others are truncated in place by their
+// writers.
 var (
-	recycledAtomic  = []string{fileJob, fileSession, fileResult, fileShepherd, fileStage, filePhase}
-	recycledInPlace = []string{fileNodes, fileLog, fileLock}
+	recycledAtomic  = []string{shepherd.FileJob, shepherd.FileSession, shepherd.FileResult, shepherd.FileShepherd, shepherd.FileStage, shepherd.FilePhase}
+	recycledInPlace = []string{shepherd.FileNodes, shepherd.FileLog, shepherd.FileLock}
 )
 
 // newJobDirPool empties root, mom_priv/spare (what a previous mom left
@@ -88,14 +90,14 @@ const spareTmpPrefix = ".pbs_spare."
 func newTmpDirPool(base, node string, max int) *dirPool {
 	old, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+node+".*"))
 	for _, dir := range old {
-		if isSpareTmpDir(dir, false) {
+		if shepherd.IsSpareTmpDir(dir, false) {
 			os.Remove(dir)
 		}
 	}
 	prefix := spareTmpPrefix + node + "." + strconv.FormatUint(rand.Uint64(), 36) + "."
 	return &dirPool{
 		spare: func(n int) string { return filepath.Join(base, prefix+strconv.Itoa(n)) },
-		ready: func(dir string) bool { return isSpareTmpDir(dir, true) },
+		ready: func(dir string) bool { return shepherd.IsSpareTmpDir(dir, true) },
 		max:   max,
 		free:  map[uint32][]string{},
 	}
@@ -166,34 +168,13 @@ func (p *dirPool) put(dir string, key uint32) bool {
 	return true
 }
 
-// isSpareTmpDir reports whether dir is a TMPDIR as closeTmpDir leaves it:
-// a directory of the mom's user, mode 0700, and (when empty is set)
-// holding nothing. Its owner then cannot have changed it since.
-func isSpareTmpDir(dir string, empty bool) bool {
-	var st syscall.Stat_t
-	if syscall.Lstat(dir, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR ||
-		st.Uid != uint32(os.Geteuid()) || st.Mode&0o7777 != 0o700 {
-		return false
-	}
-	if !empty {
-		return true
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	_, err = f.Readdirnames(1)
-	return err == io.EOF
-}
-
 // emptyJobDir removes from dir, a finished job's directory, all but the
 // files a recycled one keeps and renames those written atomically to
 // their temporary names. It reports false when dir must not be reused.
 func emptyJobDir(dir string) bool {
 	// A shepherd ends by releasing this lock; one that still holds it
 	// (exiting, or not this mom's child) may yet touch its files.
-	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR, 0)
+	lock, err := os.OpenFile(filepath.Join(dir, shepherd.FileLock), os.O_RDWR, 0)
 	if err != nil {
 		return false
 	}

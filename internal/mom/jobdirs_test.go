@@ -6,6 +6,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"gopbs/internal/shepherd"
 )
 
 // finishedJobDir makes a job directory as a finished job leaves it.
@@ -15,7 +17,7 @@ func finishedJobDir(t *testing.T, dir string) map[string]uint64 {
 		t.Fatal(err)
 	}
 	inodes := map[string]uint64{}
-	for _, name := range []string{fileJob, fileSession, fileResult, fileShepherd, fileNodes, fileLog, fileLock, fileScript, fileDelete, "job.json.tmp.bak"} {
+	for _, name := range []string{shepherd.FileJob, shepherd.FileSession, shepherd.FileResult, shepherd.FileShepherd, shepherd.FileNodes, shepherd.FileLog, shepherd.FileLock, shepherd.FileScript, shepherd.FileDelete, "job.json.tmp.bak"} {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("old "+name), 0o600); err != nil {
 			t.Fatal(err)
@@ -62,7 +64,7 @@ func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
 	inodes := finishedJobDir(t, a)
 	// A second link to a kept file: whoever holds it would see the next
 	// job's content, so that file goes.
-	if err := os.Link(filepath.Join(a, fileNodes), filepath.Join(priv, "link")); err != nil {
+	if err := os.Link(filepath.Join(a, shepherd.FileNodes), filepath.Join(priv, "link")); err != nil {
 		t.Fatal(err)
 	}
 	if !p.put(a, 0) {
@@ -80,17 +82,17 @@ func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
 		t.Fatalf("a recycled directory holds %q, want %q", got, want)
 	}
 	// The kept files are the same inodes, under their temporary names.
-	for _, name := range []string{fileJob, fileSession, fileResult, fileShepherd} {
+	for _, name := range []string{shepherd.FileJob, shepherd.FileSession, shepherd.FileResult, shepherd.FileShepherd} {
 		if got := inode(t, filepath.Join(b, name+".tmp")); got != inodes[name] {
 			t.Errorf("%s.tmp is inode %d, want the old %s's %d", name, got, name, inodes[name])
 		}
 	}
 	// Writing the job's files reuses them: no new inode for the job file.
-	if err := writeJSONVolatile(b, fileJob, jobFile{}, 0o600); err != nil {
+	if err := shepherd.WriteJSONVolatile(b, shepherd.FileJob, shepherd.JobFile{}, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := inode(t, filepath.Join(b, fileJob)); got != inodes[fileJob] {
-		t.Errorf("job.json written into a recycled directory is inode %d, want %d", got, inodes[fileJob])
+	if got := inode(t, filepath.Join(b, shepherd.FileJob)); got != inodes[shepherd.FileJob] {
+		t.Errorf("job.json written into a recycled directory is inode %d, want %d", got, inodes[shepherd.FileJob])
 	}
 	// The pool is empty now.
 	if p.take(filepath.Join(jobs, "3.srv"), 0) {
@@ -105,7 +107,7 @@ func TestDirPoolKeepsNoDirectoryInDoubt(t *testing.T) {
 		max     int
 	}{
 		{"the shepherd still holds its lock", func(t *testing.T, dir string) func() {
-			f, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR, 0)
+			f, err := os.OpenFile(filepath.Join(dir, shepherd.FileLock), os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +117,7 @@ func TestDirPoolKeepsNoDirectoryInDoubt(t *testing.T) {
 			return func() { f.Close() }
 		}, 4},
 		{"no lock file (no shepherd ever ran)", func(t *testing.T, dir string) func() {
-			os.Remove(filepath.Join(dir, fileLock))
+			os.Remove(filepath.Join(dir, shepherd.FileLock))
 			return func() {}
 		}, 4},
 		{"the pool is full", func(t *testing.T, dir string) func() { return func() {} }, 0},
@@ -176,7 +178,7 @@ func TestDirPoolLooksAgainAfterTheRename(t *testing.T) {
 		ok := emptyJobDir(dir)
 		if first {
 			first = false
-			os.WriteFile(filepath.Join(dir, fileDelete), []byte("0"), 0o600)
+			os.WriteFile(filepath.Join(dir, shepherd.FileDelete), []byte("0"), 0o600)
 		}
 		return ok
 	}
@@ -189,7 +191,56 @@ func TestDirPoolLooksAgainAfterTheRename(t *testing.T) {
 	if !p.take(next, 0) {
 		t.Fatal("no spare")
 	}
-	if _, err := os.Stat(filepath.Join(next, fileDelete)); err == nil {
+	if _, err := os.Stat(filepath.Join(next, shepherd.FileDelete)); err == nil {
 		t.Errorf("the next job's directory holds the previous job's delete marker: %q", names(t, next))
+	}
+}
+
+// Moms sharing a host's /tmp keep their spares apart: a mom starting
+// removes only its own node's.
+func TestSpareTmpDirsAreEachNodes(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "pbs.1.srv")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !newTmpDirPool(base, "n1", 4).put(dir, 0) {
+		t.Fatal("an empty TMPDIR was not kept")
+	}
+	spares, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"n1.*"))
+	if len(spares) != 1 {
+		t.Fatalf("spares of n1: %q", spares)
+	}
+	newTmpDirPool(base, "n2", 4)
+	if _, err := os.Stat(spares[0]); err != nil {
+		t.Errorf("a mom of n2 starting removed n1's spare: %v", err)
+	}
+	newTmpDirPool(base, "n1", 4)
+	if _, err := os.Stat(spares[0]); !os.IsNotExist(err) {
+		t.Errorf("a restarted mom of n1 kept its predecessor's spare: %v", err)
+	}
+}
+
+// The pool gives a spare TMPDIR only to a job of the owner whose job
+// left it.
+func TestTmpDirPoolKeepsEachOwnersSpares(t *testing.T) {
+	base := t.TempDir()
+	first := filepath.Join(base, "pbs.1.srv")
+	if err := os.Mkdir(first, 0o700); err != nil { // as a shepherd leaves it
+		t.Fatal(err)
+	}
+	pool := newTmpDirPool(base, "n1", 4)
+	if !pool.put(first, 1000) {
+		t.Fatal("the pool did not keep a closed TMPDIR")
+	}
+	second := filepath.Join(base, "pbs.2.srv")
+	if pool.take(second, 1001) {
+		t.Fatal("another owner's job took the spare TMPDIR")
+	}
+	if !pool.take(second, 1000) {
+		t.Fatal("no spare TMPDIR to take")
+	}
+	if _, err := os.Stat(second); err != nil {
+		t.Errorf("the spare is not at the job's TMPDIR: %v", err)
 	}
 }

@@ -47,22 +47,6 @@ func TestParseMomConfig(t *testing.T) {
 	}
 }
 
-func TestParseProcStat(t *testing.T) {
-	line := "4242 (my (odd) prog) S 1 4240 4240 0 -1 4194560 100 0 0 0 150 50 10 5 20 0 1 0 12345 104857600 2560 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
-	p, err := parseProcStat(line)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.PID != 4242 || p.PPID != 1 || p.PGRP != 4240 || p.Session != 4240 || p.CPUTicks != 215 || p.RSSPages != 2560 || p.VSize != 104857600 {
-		t.Fatalf("parsed %+v", p)
-	}
-	for _, bad := range []string{"", "12 noparen", "x (a) S 1", "12 (a) S 1 2"} {
-		if _, err := parseProcStat(bad); err == nil {
-			t.Errorf("parseProcStat(%q) accepted", bad)
-		}
-	}
-}
-
 func TestParseMemAndLoad(t *testing.T) {
 	mem, err := parseMemTotal(strings.NewReader("MemTotal:       24519904 kB\nMemFree: 1 kB\n"))
 	if err != nil || mem != 24519904*1024 {
@@ -87,12 +71,5 @@ func FuzzParseMomConfig(f *testing.F) {
 		if err == nil && c.MaxLoad >= 0 && c.IdealLoad > c.MaxLoad {
 			t.Fatalf("ideal %g above max %g accepted", c.IdealLoad, c.MaxLoad)
 		}
-	})
-}
-
-func FuzzParseProcStat(f *testing.F) {
-	f.Add("1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 1 2 3 4")
-	f.Fuzz(func(t *testing.T, s string) {
-		parseProcStat(s)
 	})
 }

@@ -5,11 +5,12 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 )
 
@@ -61,14 +62,14 @@ func fetch(t *testing.T, m *Mom, path string, token []byte) (string, *proto.Erro
 // that job, owner, direction and path (SECURITY.md §8): no token, a token
 // for another file or for the other direction, or one made with another
 // key is refused before the file is opened. A granted file streams in
-// chunks of at most stageChunk bytes.
+// chunks of at most stagecopy.ChunkSize bytes.
 func TestServeFileNeedsTheServersToken(t *testing.T) {
 	m := newTestMom(t)
 	me, _ := user.Current()
 	dir := t.TempDir()
 	secret, other := filepath.Join(dir, "secret"), filepath.Join(dir, "granted")
 	os.WriteFile(secret, []byte("not for you\n"), 0o600)
-	big := strings.Repeat("0123456789abcdef", 3*stageChunk/16+7)
+	big := strings.Repeat("0123456789abcdef", 3*stagecopy.ChunkSize/16+7)
 	os.WriteFile(other, []byte(big), 0o644)
 	for name, token := range map[string][]byte{
 		"no token":        nil,
@@ -104,15 +105,21 @@ func TestParseStageConfig(t *testing.T) {
 	}
 }
 
-// scp gets its operands after "--" and never through a shell.
-func TestScpArgs(t *testing.T) {
-	got := scpArgs("n9:/data/in.dat", "/work/-in", time.Minute)
-	want := []string{"-B", "-q", "-p", "-o", "BatchMode=yes", "-o", "ConnectTimeout=60", "-o", "ServerAliveInterval=15", "-o", "ServerAliveCountMax=4", "--", "n9:/data/in.dat", "/work/-in"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%q", got)
+// Another mom asking for a FIFO (or a directory) is answered at once that
+// it is not a regular file: the serving mom never waits in its open (it
+// used to, forever, holding a connection and a slot of its budget).
+func TestServeFileRefusesAFifo(t *testing.T) {
+	m := newTestMom(t)
+	me, _ := user.Current()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	s := &stager{cfg: stageConfig{Rcp: "/nonexistent/scp"}, usr: &account{Name: "x", Home: "/"}}
-	if err := s.scp("n9:/data/a b", "/tmp/x"); err == nil || !strings.Contains(err.Error(), "remote shell") {
-		t.Fatalf("a remote path with a blank: %v", err)
+	for path, kind := range map[string]string{fifo: "fifo", dir: "directory"} {
+		got, err := fetch(t, m, path, proto.StageToken(m.key, "7.srv", me.Username, proto.StageGet, path))
+		if err == nil || !strings.Contains(err.Text, "not a regular file: "+kind) || got != "" {
+			t.Errorf("%s: got %q, error %v; want it refused as a %s", path, got, err, kind)
+		}
 	}
 }

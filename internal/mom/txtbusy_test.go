@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"gopbs/internal/asuser"
 )
 
 // A script the mom writes is executed while it forks other jobs'
@@ -16,7 +18,7 @@ import (
 // writing, or its exec fails with "text file busy". Several goroutines
 // write and run scripts at once, as a start request's jobs do.
 func TestScriptsNeverTextFileBusy(t *testing.T) {
-	usr, err := lookupAccount(currentUser(t), "")
+	usr, err := asuser.Current()
 	if err != nil {
 		t.Fatal(err)
 	}

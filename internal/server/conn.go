@@ -17,6 +17,7 @@ import (
 
 	"gopbs/internal/connlimit"
 	"gopbs/internal/fault"
+	"gopbs/internal/listen"
 	"gopbs/internal/model"
 	"gopbs/proto"
 )
@@ -94,33 +95,15 @@ func (s *Server) TCPAddr() string {
 
 func (s *Server) acceptLoop(l net.Listener, local bool) {
 	defer s.wg.Done()
-	for {
-		nc, err := l.Accept()
-		if err != nil {
-			select {
-			case <-s.stop:
-				return
-			default:
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			s.log.Error("accept failed", "error", err)
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		slot, peer := s.admit(nc, local)
-		if slot == nil {
-			continue
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer slot.Release()
-			s.serveConn(nc, peer, slot)
-		}()
+	limit := s.remoteLimit
+	if local {
+		limit = s.localLimit
 	}
+	loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: s.stop, Conns: &s.wg, Log: s.log,
+		Serve: func(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
+			s.serveConn(nc, peerCreds{local: peer.Local, uid: peer.UID, gid: peer.GID}, slot)
+		}}
+	loop.Run()
 }
 
 // peerCreds is what the kernel says of a Unix-socket peer; local is false
@@ -128,22 +111,6 @@ func (s *Server) acceptLoop(l net.Listener, local bool) {
 type peerCreds struct {
 	local    bool
 	uid, gid uint32
-}
-
-// admit puts a new connection through its class's budget: per uid on the
-// Unix socket, per IP address on the TCP port. A nil slot means it was
-// refused (and closed).
-func (s *Server) admit(nc net.Conn, local bool) (*connlimit.Slot, peerCreds) {
-	if !local {
-		return s.remoteLimit.Admit(connlimit.PeerKey(nc), nc), peerCreds{}
-	}
-	uid, gid, err := proto.PeerCreds(nc)
-	if err != nil {
-		s.log.Error("cannot read peer credentials", "error", err)
-		nc.Close()
-		return nil, peerCreds{}
-	}
-	return s.localLimit.Admit(connlimit.UIDKey(uid), nc), peerCreds{local: true, uid: uid, gid: gid}
 }
 
 func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {

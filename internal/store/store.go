@@ -16,6 +16,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 	bolt "go.etcd.io/bbolt"
 
+	"gopbs/internal/atomicfile"
 	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/proto"
@@ -122,16 +123,7 @@ func create(path string) error {
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("create store: %w", err)
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(filepath.Dir(path))
 }
 
 // guard runs f, which reads the store's file, turning the panics with

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
+	"gopbs/internal/atomicfile"
 	schedpriv "gopbs/sched_priv"
 )
 
@@ -26,7 +28,7 @@ func InstallDefaults(dir string, year int) error {
 			errs = append(errs, err)
 			continue
 		}
-		err = writeAtomic(dir, name, data, 0o644, false)
+		err = atomicfile.WriteWith(filepath.Join(dir, name), data, 0o644, atomicfile.Options{NoReplace: true})
 		if err != nil && !errors.Is(err, fs.ErrExist) {
 			errs = append(errs, err)
 		}

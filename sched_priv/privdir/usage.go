@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"gopbs/internal/atomicfile"
 	schedpriv "gopbs/sched_priv"
 )
 
@@ -22,7 +23,7 @@ func WriteUsageFile(dir string, s *schedpriv.UsageState) error {
 	if err := schedpriv.Encode(&buf, s); err != nil {
 		return err
 	}
-	return writeAtomic(dir, schedpriv.UsageFile, buf.Bytes(), 0o644, true)
+	return atomicfile.Write(filepath.Join(dir, schedpriv.UsageFile), buf.Bytes(), 0o644)
 }
 
 // ReadUsageFile reads dir/usage with schedpriv.Decode; messages name the
@@ -51,5 +52,5 @@ func SetAsideUsageFile(dir string, now time.Time) (string, error) {
 	if err := os.Rename(from, to); err != nil {
 		return "", fmt.Errorf("set aside %s: %w", from, err)
 	}
-	return to, syncDir(dir)
+	return to, atomicfile.SyncDir(dir)
 }

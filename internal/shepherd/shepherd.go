@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"cmp"
@@ -15,27 +15,30 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
+	"gopbs/internal/atomicfile"
 	"gopbs/internal/fault"
+	"gopbs/internal/stagecopy"
 	"gopbs/proto"
 	"gopbs/resc"
 )
 
-// ArgShepherd makes pbs_mom run as a job's shepherd:
+// Arg makes pbs_mom run as a job's shepherd:
 // pbs_mom --shepherd <jobdir>, and is pbs_shepherd's first argument.
-const ArgShepherd = "--shepherd"
+const Arg = "--shepherd"
 
-// ShepherdBinary is the static shepherd pbs_mom starts when it is
+// Binary is the static shepherd pbs_mom starts when it is
 // installed beside it: it starts in a fraction of pbs_mom's time (no
 // dynamic loader, no C library), which a short job pays on its way in and
 // out.
-const ShepherdBinary = "pbs_shepherd"
+const Binary = "pbs_shepherd"
 
-// RunShepherd is the body of "pbs_mom --shepherd <jobdir>": run the job,
+// Run is the body of "pbs_mom --shepherd <jobdir>": run the job,
 // wait for it and record the result. It returns the process exit status.
-func RunShepherd(dir string) int {
+func Run(dir string) int {
 	// The lock says "a shepherd lives here" to a mom that restarted and
 	// no longer is this process's parent; it dies with the process.
-	lock, err := os.OpenFile(filepath.Join(dir, fileLock), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(dir, FileLock), os.O_RDWR|os.O_CREATE, 0o600)
 	if err == nil {
 		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
@@ -44,16 +47,16 @@ func RunShepherd(dir string) int {
 		return 1
 	}
 	defer lock.Close()
-	if _, err := os.Stat(filepath.Join(dir, fileResult)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, FileResult)); err == nil {
 		// A restarted mom found no shepherd and gave the job up (its
 		// predecessor stopped while starting this one): never run it.
 		return 0
 	}
 	// Only the shepherd records its pid: the mom that forked it knows it,
 	// and a mom that restarts finds it here.
-	writeFileVolatile(dir, fileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
-	var job jobFile
-	if err := readJSON(filepath.Join(dir, fileJob), &job); err != nil {
+	writeFileVolatile(dir, FileShepherd, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	var job JobFile
+	if err := ReadJSON(filepath.Join(dir, FileJob), &job); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 		return 1
 	}
@@ -64,7 +67,7 @@ func RunShepherd(dir string) int {
 	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, sigs: sigs}
 	res := sh.run()
 	sh.syncForResult()
-	if err := writeJSONAtomic(dir, fileResult, res, 0o600); err != nil {
+	if err := WriteJSON(dir, FileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
 		return 1
 	}
@@ -74,8 +77,8 @@ func RunShepherd(dir string) int {
 type shepherd struct {
 	dir  string
 	job  *proto.MomJob
-	set  shepherdSettings
-	usr  *account // as the mom resolved it
+	set  Settings
+	usr  *asuser.Account // as the mom resolved it
 	pgid int
 	sigs chan os.Signal
 	// momUmask is the umask the shepherd started with (the mom's), for
@@ -110,7 +113,7 @@ func (sh *shepherd) syncRunning() {
 	if sh.synced {
 		return
 	}
-	syncFiles(sh.dir, fileJob, fileSession)
+	syncFiles(sh.dir, FileJob, FileSession)
 	sh.synced = true
 }
 
@@ -121,24 +124,24 @@ func (sh *shepherd) syncForResult() {
 	sh.syncMu.Lock()
 	defer sh.syncMu.Unlock()
 	if !sh.synced {
-		if err := syncFile(filepath.Join(sh.dir, fileJob)); err != nil {
+		if err := atomicfile.SyncFile(filepath.Join(sh.dir, FileJob)); err != nil {
 			fmt.Fprintln(os.Stderr, "shepherd: job file:", err)
 		}
 	}
 }
 
-func (sh *shepherd) fail(code int, format string, args ...any) jobResult {
+func (sh *shepherd) fail(code int, format string, args ...any) Result {
 	now := time.Now().Unix()
-	return jobResult{ExitStatus: code, Start: now, End: now, Comment: fmt.Sprintf(format, args...)}
+	return Result{ExitStatus: code, Start: now, End: now, Comment: fmt.Sprintf(format, args...)}
 }
 
-func (sh *shepherd) run() jobResult {
+func (sh *shepherd) run() Result {
 	job := sh.job
 	usr := sh.usr
 	if usr == nil {
 		// A job file of a mom that did not record the account.
 		var err error
-		if usr, err = lookupAccount(job.EUser, job.EGroup); err != nil {
+		if usr, err = asuser.Lookup(job.EUser, job.EGroup); err != nil {
 			return sh.fail(proto.JobExecFailUID, "job exec failed: %v", err)
 		}
 		sh.usr = usr
@@ -153,7 +156,7 @@ func (sh *shepherd) run() jobResult {
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
 	}
-	tmpdir := jobTmpDir(sh.set, job.JobID)
+	tmpdir := TmpDir(sh.set, job.JobID)
 	if err := openTmpDir(tmpdir, usr, asOther); err != nil {
 		os.RemoveAll(tmpdir)
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
@@ -168,7 +171,7 @@ func (sh *shepherd) run() jobResult {
 		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 	}
 	if stg != nil && len(job.StageIn) > 0 && !job.StagedIn {
-		sh.setPhase("stagein")
+		sh.setPhase(phaseStageIn)
 		err := sh.stageIn(stg, job.StageIn)
 		sh.setPhase("")
 		switch {
@@ -256,7 +259,7 @@ func (sh *shepherd) run() jobResult {
 	}
 	sh.pgid = pid
 	fault.Hit(fault.ShepherdStarted)
-	if err := writeJSONVolatile(sh.dir, fileSession, sessionInfo{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
+	if err := WriteJSONVolatile(sh.dir, FileSession, Session{Pgid: pid, Start: start.Unix()}, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: session file:", err)
 	}
 	durable := time.AfterFunc(durableAfter, sh.syncRunning)
@@ -275,11 +278,11 @@ func (sh *shepherd) run() jobResult {
 	end := time.Now()
 	// Leftover processes of the job die with it.
 	if !adopting || childrenLeft() {
-		for _, p := range sessionProcesses(os.Getpid()) {
+		for _, p := range SessionProcesses(os.Getpid()) {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 		}
 	}
-	res := jobResult{Start: start.Unix(), End: end.Unix()}
+	res := Result{Start: start.Unix(), End: end.Unix()}
 	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
 	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
@@ -314,8 +317,8 @@ func (sh *shepherd) run() jobResult {
 // that the job may still start here: stop is set, with the result to
 // record, when the mom's lease lapsed (the server may start the job
 // elsewhere) or the job was deleted.
-func (sh *shepherd) mayStart() (res jobResult, stop bool) {
-	if lapsed, why := leaseLapsed(leasePath(filepath.Dir(sh.dir))); lapsed {
+func (sh *shepherd) mayStart() (res Result, stop bool) {
+	if lapsed, why := leaseLapsed(LeasePath(filepath.Dir(sh.dir))); lapsed {
 		res := sh.fail(proto.JobExecRerun, "%s", why)
 		res.Fenced = true
 		return res, true
@@ -323,16 +326,16 @@ func (sh *shepherd) mayStart() (res jobResult, stop bool) {
 	if sh.deleteAsked() {
 		return sh.fail(proto.ExitSignalBase+int(syscall.SIGTERM), "job deleted before it started"), true
 	}
-	return jobResult{}, false
+	return Result{}, false
 }
 
 // prologue runs the job's prologue and then Torque's user prologue, as
 // the owner, with the job's output files as theirs; stop is set, with the
 // result to record, when either stops the job (the user prologue does not
 // run after a prologue that did).
-func (sh *shepherd) prologue(stdin, outFD, errFD int) (res jobResult, stop bool) {
+func (sh *shepherd) prologue(stdin, outFD, errFD int) (res Result, stop bool) {
 	if sh.set.PelogDir == "" {
-		return jobResult{}, false
+		return Result{}, false
 	}
 	for _, p := range []struct {
 		name string
@@ -358,14 +361,14 @@ func (sh *shepherd) prologue(stdin, outFD, errFD int) (res jobResult, stop bool)
 		res.Notes = append(res.Notes, "prologue failed: "+run.String())
 		return res, true
 	}
-	return jobResult{}, false
+	return Result{}, false
 }
 
 // epilogue runs Torque's user epilogue, as the owner, and then the job's
 // epilogue after the job ended as res says, appending to the job's output
 // and error files, and notes their failures in res; the job's end stands
 // whatever they do.
-func (sh *shepherd) epilogue(res *jobResult) {
+func (sh *shepherd) epilogue(res *Result) {
 	if sh.set.PelogDir == "" {
 		return
 	}
@@ -433,7 +436,7 @@ func (sh *shepherd) epilogueFiles() (files [3]int, closeAll func()) {
 		if path == "" {
 			return devnull(syscall.O_WRONLY)
 		}
-		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_CREAT|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "shepherd: epilogue output %s: %v\n", path, err)
 			return devnull(syscall.O_WRONLY)
@@ -473,7 +476,7 @@ func (sh *shepherd) removeOutput() {
 		if p == "" {
 			continue
 		}
-		if err := asUser(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
+		if err := asuser.Run(sh.usr, func() error { return syscall.Unlink(p) }); err != nil && !errors.Is(err, syscall.ENOENT) {
 			fmt.Fprintf(os.Stderr, "shepherd: Remove_Files: cannot remove %s: %v\n", p, err)
 		}
 	}
@@ -526,17 +529,17 @@ var (
 
 // stager prepares the job's file staging (nil when it has none), with the
 // settings the mom wrote to the job directory.
-func (sh *shepherd) stager(workdir string) (*stager, error) {
+func (sh *shepherd) stager(workdir string) (*stagecopy.Stager, error) {
 	job := sh.job
 	if len(job.StageIn) == 0 && len(job.StageOut) == 0 {
 		return nil, nil
 	}
-	var cfg stageConfig
-	if err := readJSON(filepath.Join(sh.dir, fileStage), &cfg); err != nil {
+	var cfg stagecopy.Config
+	if err := ReadJSON(filepath.Join(sh.dir, FileStage), &cfg); err != nil {
 		return nil, fmt.Errorf("staging settings: %w", err)
 	}
-	lease := leasePath(filepath.Dir(sh.dir))
-	return &stager{cfg: cfg, job: job, usr: sh.usr, dir: workdir, cancel: func() error {
+	lease := LeasePath(filepath.Dir(sh.dir))
+	return &stagecopy.Stager{Cfg: cfg, Job: job, Usr: sh.usr, Dir: workdir, Cancel: func() error {
 		if sh.deleteAsked() {
 			return errDeleted
 		}
@@ -557,12 +560,12 @@ const deleteGrace = 5 * time.Second
 // job as deleted rather than putting it back to wait, and one stuck in
 // the kernel (a file system that stopped answering) is left behind after
 // deleteGrace, so that the job ends as deleted all the same.
-func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
+func (sh *shepherd) stageIn(stg *stagecopy.Stager, files []proto.StageFile) error {
 	if sh.deleteAsked() {
 		return errDeleted
 	}
 	done := make(chan error, 1)
-	go func() { done <- stg.stageIn(files) }()
+	go func() { done <- stg.StageIn(files) }()
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	var asked time.Time
@@ -586,16 +589,16 @@ func (sh *shepherd) stageIn(stg *stager, files []proto.StageFile) error {
 
 // stageOut copies the stage-out files after the script and records any
 // failure in the result; the stage-in files go unless a copy failed.
-func (sh *shepherd) stageOut(stg *stager, res *jobResult) {
-	stg.cancel = nil // a deleted job's files are staged out too
+func (sh *shepherd) stageOut(stg *stagecopy.Stager, res *Result) {
+	stg.Cancel = nil // a deleted job's files are staged out too
 	var failures []string
 	if len(sh.job.StageOut) > 0 {
-		sh.setPhase("stageout")
-		res.StageOutSpool, failures = stg.stageOut(sh.job.StageOut)
+		sh.setPhase(phaseStageOut)
+		res.StageOutSpool, failures = stg.StageOut(sh.job.StageOut)
 		sh.setPhase("")
 	}
 	if len(failures) == 0 {
-		stg.removeStagedIn(sh.job.StageIn)
+		stg.RemoveStagedIn(sh.job.StageIn)
 		return
 	}
 	msg := strings.Join(failures, "; ")
@@ -609,14 +612,14 @@ func (sh *shepherd) stageOut(stg *stager, res *jobResult) {
 // setPhase tells the mom what the shepherd is doing ("" : the job runs).
 func (sh *shepherd) setPhase(phase string) {
 	if phase == "" {
-		os.Remove(filepath.Join(sh.dir, filePhase))
+		os.Remove(filepath.Join(sh.dir, FilePhase))
 		return
 	}
-	writeFileAtomic(sh.dir, filePhase, []byte(phase+"\n"), 0o644)
+	writeFileAtomic(sh.dir, FilePhase, []byte(phase+"\n"), 0o644)
 }
 
 func (sh *shepherd) deleteAsked() bool {
-	_, err := os.Stat(filepath.Join(sh.dir, fileDelete))
+	_, err := os.Stat(filepath.Join(sh.dir, FileDelete))
 	return err == nil
 }
 
@@ -635,7 +638,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		wall = t.C
 	}
 	delay := time.Duration(sh.job.KillDelay) * time.Second
-	lease := leasePath(filepath.Dir(sh.dir))
+	lease := LeasePath(filepath.Dir(sh.dir))
 	leaseTick := time.NewTicker(leaseCheck)
 	defer leaseTick.Stop()
 	var kill <-chan time.Time
@@ -651,7 +654,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-done:
 			return
 		case <-sigs:
-			terminate(deleteDelay(filepath.Join(sh.dir, fileDelete), delay))
+			terminate(deleteDelay(filepath.Join(sh.dir, FileDelete), delay))
 		case <-wall:
 			used := int64(math.Round(time.Since(start).Seconds() * mult))
 			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
@@ -684,20 +687,6 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	}
 }
 
-// deleteDelay is the kill delay of a delete: the seconds the server put
-// in the delete marker (the job's kill_delay, or qdel -W's), else def.
-func deleteDelay(marker string, def time.Duration) time.Duration {
-	b, err := os.ReadFile(marker)
-	if err != nil {
-		return def
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil || n < 0 {
-		return def
-	}
-	return time.Duration(n) * time.Second
-}
-
 // appendToStderr adds a line to the job's error file, opened as the
 // owner (never as root in a directory the owner controls).
 func (sh *shepherd) appendToStderr(msg string) {
@@ -705,7 +694,7 @@ func (sh *shepherd) appendToStderr(msg string) {
 	if path == "" {
 		return
 	}
-	fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_APPEND|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return
 	}
@@ -725,7 +714,7 @@ func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
 		if path == "" {
 			return syscall.Open(os.DevNull, syscall.O_WRONLY|syscall.O_CLOEXEC, 0)
 		}
-		fd, err := openAsUser(sh.usr, path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+		fd, err := asuser.Open(sh.usr, path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_TRUNC|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
 		if err != nil {
 			return -1, fmt.Errorf("cannot open %s: %w", path, err)
 		}
@@ -772,7 +761,7 @@ func (sh *shepherd) stdPaths() (out, errp string) {
 // shell; the owner's home unless -d/-w named another directory.
 func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	job, usr := sh.job, sh.usr
-	script := filepath.Join(sh.dir, fileScript)
+	script := filepath.Join(sh.dir, FileScript)
 	shell := pickShell(job.ShellPath)
 	switch {
 	case shell != "":
@@ -788,7 +777,7 @@ func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	if dir == "" {
 		dir = usr.Home
 	}
-	return argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, fileNodes)), dir
+	return argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, FileNodes)), dir
 }
 
 // localPath drops the "host:" of an output path. Output is written
@@ -835,7 +824,7 @@ func scriptHasInterpreter(path string) bool {
 
 // jobEnv builds the job's environment: its Variable_List, then the PBS
 // variables, which win.
-func jobEnv(job *proto.MomJob, usr *account, tmpdir, nodefile string) []string {
+func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string) []string {
 	vars := map[string]string{}
 	var order []string
 	set := func(k, v string) {

@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"gopbs/internal/atomicfile"
 )
 
 // The lease (fencing, DESIGN §6.3 and SECURITY.md). Every answered status
@@ -29,8 +31,8 @@ const fileLease = "lease"
 // leaseCheck is how often a shepherd reads the lease.
 const leaseCheck = time.Second
 
-// bootNow reads CLOCK_BOOTTIME.
-func bootNow() time.Duration {
+// BootNow reads CLOCK_BOOTTIME.
+func BootNow() time.Duration {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
 		// Not on this kernel: the monotonic clock is the next best.
@@ -39,19 +41,17 @@ func bootNow() time.Duration {
 	return time.Duration(ts.Nano())
 }
 
-// leasePath is the lease file of the mom whose job directories are in
+// LeasePath is the lease file of the mom whose job directories are in
 // jobsDir (mom_priv/jobs).
-func leasePath(jobsDir string) string {
+func LeasePath(jobsDir string) string {
 	return filepath.Join(filepath.Dir(jobsDir), fileLease)
 }
 
-// writeLease records a new deadline (0: none), atomically.
-func writeLease(path string, deadline time.Duration) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(int64(deadline), 10)+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+// WriteLease records a new deadline (0: none), atomically. Not fsynced:
+// it is renewed at every status report, and the shepherds that read it do
+// not outlive a crash of the host.
+func WriteLease(path string, deadline time.Duration) error {
+	return atomicfile.WriteWith(path, []byte(strconv.FormatInt(int64(deadline), 10)+"\n"), 0o644, atomicfile.Options{FixedTemp: true, NoSync: true})
 }
 
 // readLease returns the deadline, 0 for none. A file that cannot be read
@@ -80,7 +80,7 @@ func leaseLapsed(path string) (bool, string) {
 		return true, "job killed: its mom's lease cannot be read (" + err.Error() + ")"
 	case deadline == 0:
 		return false, ""
-	case bootNow() > deadline:
+	case BootNow() > deadline:
 		return true, "job killed: its mom lost contact with the server for longer than its lease"
 	}
 	return false, ""

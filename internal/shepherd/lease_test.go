@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"os"
@@ -10,7 +10,7 @@ import (
 
 func TestLease(t *testing.T) {
 	dir := t.TempDir()
-	path := leasePath(filepath.Join(dir, "jobs"))
+	path := LeasePath(filepath.Join(dir, "jobs"))
 	if path != filepath.Join(dir, fileLease) {
 		t.Fatalf("lease path %s", path)
 	}
@@ -21,9 +21,9 @@ func TestLease(t *testing.T) {
 		comment string
 	}{
 		{"no file: no lease yet", func() { os.Remove(path) }, false, ""},
-		{"no lease", func() { writeLease(path, 0) }, false, ""},
-		{"in force", func() { writeLease(path, bootNow()+time.Minute) }, false, ""},
-		{"lapsed", func() { writeLease(path, bootNow()-time.Millisecond) }, true, "lost contact with the server"},
+		{"no lease", func() { WriteLease(path, 0) }, false, ""},
+		{"in force", func() { WriteLease(path, BootNow()+time.Minute) }, false, ""},
+		{"lapsed", func() { WriteLease(path, BootNow()-time.Millisecond) }, true, "lost contact with the server"},
 		{"garbage is lapsed", func() { os.WriteFile(path, []byte("soon\n"), 0o644) }, true, "cannot be read"},
 		{"negative is lapsed", func() { os.WriteFile(path, []byte("-5\n"), 0o644) }, true, "cannot be read"},
 	} {

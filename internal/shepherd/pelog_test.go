@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 )
 
@@ -93,7 +94,7 @@ func TestUnrunPelogs(t *testing.T) {
 	writeProgram(t, filepath.Join(dir, "epilogue.precancel"), "exit 0\n", 0o755)
 	writeProgram(t, filepath.Join(dir, "prologue.user"), "exit 0\n", 0o755)
 	writeProgram(t, filepath.Join(dir, "epilogue.parallel"), "exit 0\n", 0o755)
-	if got := unrunPelogs(dir); strings.Join(got, " ") != "epilogue.parallel epilogue.precancel" {
+	if got := UnrunPelogs(dir); strings.Join(got, " ") != "epilogue.parallel epilogue.precancel" {
 		t.Errorf("unrunPelogs: %q", got)
 	}
 }
@@ -196,16 +197,16 @@ func zombie(pid int) bool {
 func TestEpilogueArgs(t *testing.T) {
 	job := &proto.MomJob{JobID: "7.srv", Name: "sim", Queue: "workq", EGroup: "staff",
 		Resources: map[string]string{"walltime": "01:00:00", "ncpus": "2", "mem": "1gb"}}
-	usr := &account{Name: "alice"}
-	res := &jobResult{ExitStatus: 271, Used: proto.Usage{CPUSecs: 61, MemBytes: 2048 * 1024, WallSecs: 30}}
-	got := epilogueArgs(job, usr, 4242, res, shepherdSettings{WallMult: 2})
+	usr := &asuser.Account{Name: "alice"}
+	res := &Result{ExitStatus: 271, Used: proto.Usage{CPUSecs: 61, MemBytes: 2048 * 1024, WallSecs: 30}}
+	got := epilogueArgs(job, usr, 4242, res, Settings{WallMult: 2})
 	want := []string{"7.srv", "alice", "staff", "sim", "4242", "mem=1gb,ncpus=2,walltime=01:00:00",
 		"cput=00:01:01,mem=2048kb,ncpus=2,walltime=00:01:00", "workq", "null", "271"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("epilogue arguments\n got %q\nwant %q", got, want)
 	}
 	job.Account = "proj1"
-	if got := epilogueArgs(job, usr, 0, res, shepherdSettings{}); got[8] != "proj1" || got[4] != "0" {
+	if got := epilogueArgs(job, usr, 0, res, Settings{}); got[8] != "proj1" || got[4] != "0" {
 		t.Errorf("account and session: %q", got)
 	}
 	if got := prologueArgs(job, usr); strings.Join(got, "|") != "7.srv|alice|staff" {
@@ -216,7 +217,7 @@ func TestEpilogueArgs(t *testing.T) {
 // Keep_Files: a kept stream's file is in the owner's home under the name
 // the server gave; a joined stream goes with its file.
 func TestStdPaths(t *testing.T) {
-	usr := &account{Name: "alice", Home: "/home/alice"}
+	usr := &asuser.Account{Name: "alice", Home: "/home/alice"}
 	for _, tt := range []struct {
 		job       proto.MomJob
 		out, errp string
@@ -242,7 +243,7 @@ func TestHelperShepherd(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by the shepherd tests")
 	}
-	os.Exit(RunShepherd(dir))
+	os.Exit(Run(dir))
 }
 
 // shepherdFixture is a mom_priv with one job directory.
@@ -250,9 +251,9 @@ type shepherdFixture struct {
 	priv, dir, work string
 }
 
-func newShepherdFixture(t *testing.T, script string, set shepherdSettings, job proto.MomJob) *shepherdFixture {
+func newShepherdFixture(t *testing.T, script string, set Settings, job proto.MomJob) *shepherdFixture {
 	t.Helper()
-	me, err := lookupAccount(currentUser(t), "")
+	me, err := asuser.Lookup(currentUser(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,15 +266,15 @@ func newShepherdFixture(t *testing.T, script string, set shepherdSettings, job p
 	job.OutputPath, job.ErrorPath, job.WorkDir = "h:"+filepath.Join(f.work, "out"), "h:"+filepath.Join(f.work, "err"), f.work
 	job.Resources = map[string]string{"ncpus": "1"}
 	set.PelogDir = f.priv
-	if err := writeJSONAtomic(f.dir, fileJob, jobFile{MomJob: job, Settings: set}, 0o600); err != nil {
+	if err := WriteJSON(f.dir, FileJob, JobFile{MomJob: job, Settings: set}, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	writeProgram(t, filepath.Join(f.dir, fileScript), script, 0o700)
+	writeProgram(t, filepath.Join(f.dir, FileScript), script, 0o700)
 	return f
 }
 
 func currentUser(t *testing.T) string {
-	name, err := userName(uint32(os.Geteuid()))
+	name, err := asuser.UserName(uint32(os.Geteuid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func currentUser(t *testing.T) string {
 }
 
 // run starts the shepherd as its own process and returns its result.
-func (f *shepherdFixture) run(t *testing.T) jobResult {
+func (f *shepherdFixture) run(t *testing.T) Result {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperShepherd$")
 	cmd.Env = append(os.Environ(), "GOPBS_TEST_SHEPHERD="+f.dir)
@@ -289,8 +290,8 @@ func (f *shepherdFixture) run(t *testing.T) jobResult {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("shepherd: %v\n%s", err, out)
 	}
-	var res jobResult
-	if err := readJSON(filepath.Join(f.dir, fileResult), &res); err != nil {
+	var res Result
+	if err := ReadJSON(filepath.Join(f.dir, FileResult), &res); err != nil {
 		t.Fatal(err)
 	}
 	return res
@@ -306,10 +307,10 @@ func (f *shepherdFixture) read(t *testing.T, name string) string {
 // own, the epilogue after it appending to them, each with OpenPBS's
 // arguments; the result is recorded after the epilogue.
 func TestShepherdRunsPrologueAndEpilogue(t *testing.T) {
-	f := newShepherdFixture(t, "echo job\necho joberr >&2\nexit 3\n", shepherdSettings{}, proto.MomJob{Account: "acct"})
+	f := newShepherdFixture(t, "echo job\necho joberr >&2\nexit 3\n", Settings{}, proto.MomJob{Account: "acct"})
 	writeProgram(t, filepath.Join(f.priv, filePrologue), "echo \"$@\" > "+filepath.Join(f.work, "pro.args")+"\necho prologue\necho proerr >&2\n", 0o755)
 	writeProgram(t, filepath.Join(f.priv, fileEpilogue), "echo \"$@\" > "+filepath.Join(f.work, "epi.args")+"\necho epilogue\necho epierr >&2\n"+
-		"if test -e "+filepath.Join(f.dir, fileResult)+"; then echo early > "+filepath.Join(f.work, "result.seen")+"; fi\n", 0o755)
+		"if test -e "+filepath.Join(f.dir, FileResult)+"; then echo early > "+filepath.Join(f.work, "result.seen")+"; fi\n", 0o755)
 	res := f.run(t)
 	if res.ExitStatus != 3 || len(res.Notes) != 0 {
 		t.Fatalf("result %+v", res)
@@ -353,7 +354,7 @@ func TestShepherdPrologueFailures(t *testing.T) {
 		{"too slow", "sleep 30\n", 0o755, 1, proto.JobExecRetry, "killed after running 1s ($prologalarm)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newShepherdFixture(t, "touch ran\n", shepherdSettings{PrologAlarm: tt.alarm}, proto.MomJob{})
+			f := newShepherdFixture(t, "touch ran\n", Settings{PrologAlarm: tt.alarm}, proto.MomJob{})
 			writeProgram(t, filepath.Join(f.priv, filePrologue), tt.body, tt.mode)
 			writeProgram(t, filepath.Join(f.priv, fileEpilogue), "echo \"$@\" > "+filepath.Join(f.work, "epi.args")+"\n", 0o755)
 			res := f.run(t)
@@ -377,7 +378,7 @@ func TestShepherdPrologueFailures(t *testing.T) {
 // Torque's -T picks the typed programs; a failing epilogue is noted and
 // changes nothing.
 func TestShepherdJobTypeAndFailingEpilogue(t *testing.T) {
-	f := newShepherdFixture(t, "exit 0\n", shepherdSettings{}, proto.MomJob{JobType: "gpu"})
+	f := newShepherdFixture(t, "exit 0\n", Settings{}, proto.MomJob{JobType: "gpu"})
 	writeProgram(t, filepath.Join(f.priv, filePrologue), "exit 1\n", 0o755)
 	writeProgram(t, filepath.Join(f.priv, filePrologue+".gpu"), "echo gpu prologue\n", 0o755)
 	writeProgram(t, filepath.Join(f.priv, fileEpilogue), "exit 7\n", 0o755)
@@ -393,17 +394,17 @@ func TestShepherdJobTypeAndFailingEpilogue(t *testing.T) {
 // asOwner makes the fixture's job one of usr's (the test runs as root):
 // the job file names them, the script is theirs, and they can reach the
 // fixture's directories and write in its work directory.
-func (f *shepherdFixture) asOwner(t *testing.T, usr *account) {
+func (f *shepherdFixture) asOwner(t *testing.T, usr *asuser.Account) {
 	t.Helper()
-	var jf jobFile
-	if err := readJSON(filepath.Join(f.dir, fileJob), &jf); err != nil {
+	var jf JobFile
+	if err := ReadJSON(filepath.Join(f.dir, FileJob), &jf); err != nil {
 		t.Fatal(err)
 	}
 	jf.EUser, jf.OwnerAccount = usr.Name, usr
-	if err := writeJSONAtomic(f.dir, fileJob, jf, 0o600); err != nil {
+	if err := WriteJSON(f.dir, FileJob, jf, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Lchown(filepath.Join(f.dir, fileScript), int(usr.UID), int(usr.GID)); err != nil {
+	if err := os.Lchown(filepath.Join(f.dir, FileScript), int(usr.UID), int(usr.GID)); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{filepath.Dir(f.priv), filepath.Dir(filepath.Dir(f.priv)), filepath.Dir(f.work)} {
@@ -420,7 +421,7 @@ func TestShepherdRunsUserPrologueAndEpilogue(t *testing.T) {
 	if !asOther {
 		t.Skip("needs root to run a job as another user")
 	}
-	f := newShepherdFixture(t, "echo job\n", shepherdSettings{}, proto.MomJob{Account: "acct"})
+	f := newShepherdFixture(t, "echo job\n", Settings{}, proto.MomJob{Account: "acct"})
 	f.asOwner(t, usr)
 	w := f.work
 	writeProgram(t, filepath.Join(f.priv, filePrologue), "id -u > "+w+"/pro.uid\necho prologue\n", 0o755)
@@ -466,7 +467,7 @@ func TestShepherdUserPrologueFailures(t *testing.T) {
 		{"closed to others", 0o750, proto.JobExecRetry, "not readable and executable by others"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newShepherdFixture(t, "touch ran\n", shepherdSettings{}, proto.MomJob{})
+			f := newShepherdFixture(t, "touch ran\n", Settings{}, proto.MomJob{})
 			f.asOwner(t, usr)
 			writeProgram(t, filepath.Join(f.priv, filePrologueUser), "exit 1\n", tt.mode)
 			writeProgram(t, filepath.Join(f.priv, fileEpilogueUser), "echo \"$@\" > "+f.work+"/eu.args\n", 0o755)

@@ -1,4 +1,4 @@
-package mom
+package stagecopy
 
 import (
 	"encoding/json"
@@ -9,6 +9,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/asuser"
+	"gopbs/internal/atomicfile"
 )
 
 // Partial files. A copy writes its destination under a temporary name
@@ -27,8 +32,8 @@ import (
 // until it is done: a shepherd still copying when its mom restarts keeps
 // its records, and its file, to itself.
 
-// partialsDir is the directory of the records, in mom_priv.
-const partialsDir = "partials"
+// PartialsDir is the directory of the records, in mom_priv.
+const PartialsDir = "partials"
 
 // partialMark is what a partial file's name holds before its hex suffix.
 const partialMark = ".pbs-stage-"
@@ -79,7 +84,7 @@ func parsePartialRecord(name string, data []byte) (partialRecord, error) {
 // beginPartial records the partial file path, of usr, in dir before it is
 // created; end removes the record once the file is renamed or removed.
 // With no dir, nothing is recorded.
-func beginPartial(dir string, usr *account, path, hex string) (end func(), err error) {
+func beginPartial(dir string, usr *asuser.Account, path, hex string) (end func(), err error) {
 	if dir == "" {
 		return func() {}, nil
 	}
@@ -107,7 +112,7 @@ func beginPartial(dir string, usr *account, path, hex string) (end func(), err e
 	if err := f.Sync(); err != nil {
 		return fail(err)
 	}
-	if err := syncFile(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fail(err)
 	}
 	return func() {
@@ -116,25 +121,26 @@ func beginPartial(dir string, usr *account, path, hex string) (end func(), err e
 	}, nil
 }
 
-// recoverPartials removes the partial files a previous mom (or a shepherd
-// that is gone) left, and their records.
-func (m *Mom) recoverPartials() {
-	ents, err := os.ReadDir(m.partials)
+// RecoverPartials removes the partial files a previous mom (or a shepherd
+// that is gone) left, and their records, in dir (mom_priv/partials). A
+// starting mom calls it before it serves.
+func RecoverPartials(dir string, log hclog.Logger) {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
-		m.log.Error("cannot read the records of partial files", "dir", m.partials, "error", err)
+		log.Error("cannot read the records of partial files", "dir", dir, "error", err)
 		return
 	}
 	for _, e := range ents {
-		m.recoverPartial(e.Name())
+		recoverPartial(dir, e.Name(), log)
 	}
 }
 
-// recoverPartial handles the record name.
-func (m *Mom) recoverPartial(name string) {
-	path := filepath.Join(m.partials, name)
+// recoverPartial handles the record name in dir.
+func recoverPartial(dir, name string, log hclog.Logger) {
+	path := filepath.Join(dir, name)
 	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		m.log.Error("unreadable record of a partial file removed", "record", name, "error", err)
+		log.Error("unreadable record of a partial file removed", "record", name, "error", err)
 		os.Remove(path)
 		return
 	}
@@ -158,18 +164,18 @@ func (m *Mom) recoverPartial(name string) {
 	if err != nil {
 		// Cut short before it was complete (the file was not created yet),
 		// or not one of ours.
-		m.log.Warn("record of a partial file dropped", "record", name, "error", err)
+		log.Warn("record of a partial file dropped", "record", name, "error", err)
 		os.Remove(path)
 		return
 	}
 	// The owner with all their groups: the job's group, which the copy
 	// may have written the directory with, is one of them.
-	usr, err := lookupAccount(rec.User, "")
+	usr, err := asuser.Lookup(rec.User, "")
 	if err == nil && usr.UID != rec.UID {
 		err = fmt.Errorf("%s is now uid %d, not %d", rec.User, usr.UID, rec.UID)
 	}
 	if err != nil {
-		m.log.Warn("partial file left: its owner is not who created it", "file", rec.Path, "error", err)
+		log.Warn("partial file left: its owner is not who created it", "file", rec.Path, "error", err)
 		os.Remove(path)
 		return
 	}
@@ -178,13 +184,13 @@ func (m *Mom) recoverPartial(name string) {
 	case errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR):
 		// Renamed into place or removed before the record went.
 	case errors.Is(err, errNotPartial):
-		m.log.Warn("left a file in the place of a partial file", "file", rec.Path, "user", rec.User, "error", err)
+		log.Warn("left a file in the place of a partial file", "file", rec.Path, "user", rec.User, "error", err)
 	case err != nil:
 		// Kept: the next start tries again (a file system down now).
-		m.log.Warn("cannot remove a partial file", "file", rec.Path, "user", rec.User, "error", err)
+		log.Warn("cannot remove a partial file", "file", rec.Path, "user", rec.User, "error", err)
 		return
 	default:
-		m.log.Info("removed the partial file of a copy cut short", "file", rec.Path, "user", rec.User)
+		log.Info("removed the partial file of a copy cut short", "file", rec.Path, "user", rec.User)
 	}
 	os.Remove(path)
 }
@@ -195,8 +201,8 @@ var errNotPartial = errors.New("not the partial file")
 
 // removePartial removes a partial file as its owner: only a regular file
 // that is the owner's (unlink never follows a symlink at the path).
-func removePartial(usr *account, path string) error {
-	return asUser(usr, func() error {
+func removePartial(usr *asuser.Account, path string) error {
+	return asuser.Run(usr, func() error {
 		var st syscall.Stat_t
 		if err := syscall.Lstat(path, &st); err != nil {
 			return err

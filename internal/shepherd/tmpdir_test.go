@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"encoding/binary"
@@ -8,24 +8,37 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"gopbs/internal/asuser"
 )
 
 // tmpOwner is the account a job's TMPDIR is given to: nobody when the
 // test runs as root, else the test's own user.
-func tmpOwner(t *testing.T) (usr *account, asOther bool) {
+func tmpOwner(t *testing.T) (usr *asuser.Account, asOther bool) {
 	t.Helper()
 	if os.Geteuid() == 0 {
-		u, err := lookupAccount("nobody", "")
+		u, err := asuser.Lookup("nobody", "")
 		if err != nil {
 			t.Skip("no user nobody:", err)
 		}
 		return u, true
 	}
-	u, err := lookupAccount(currentUser(t), "")
+	u, err := asuser.Lookup(currentUser(t), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return u, false
+}
+
+// held lists what dir holds (for messages: an error says why not).
+func held(dir string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer f.Close()
+	list, _ := f.Readdirnames(-1)
+	return list
 }
 
 func statOf(t *testing.T, path string) syscall.Stat_t {
@@ -63,24 +76,19 @@ func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
 		})
 	}
 	closeTmpDir(first)
-	if !isSpareTmpDir(first, true) {
+	if !IsSpareTmpDir(first, true) {
 		st := statOf(t, first)
-		t.Fatalf("a closed TMPDIR is not a spare: uid %d mode %o, holds %q", st.Uid, st.Mode&0o7777, names(t, first))
+		t.Fatalf("a closed TMPDIR is not a spare: uid %d mode %o, holds %q", st.Uid, st.Mode&0o7777, held(first))
 	}
 	if b, err := os.ReadFile(outside); err != nil || string(b) != "keep" {
 		t.Fatalf("a file a link in the TMPDIR pointed to is gone or changed: %q %v", b, err)
 	}
-	pool := newTmpDirPool(base, "n1", 4)
-	if !pool.put(first, usr.UID) {
-		t.Fatal("the pool did not keep a closed TMPDIR")
-	}
+	// The mom keeps it as a spare and moves it to the next job's TMPDIR
+	// path (its pool, in internal/mom, gives it only to a job of the same
+	// owner).
 	second := filepath.Join(base, "pbs.2.srv")
-	// Only a job of the same owner gets it.
-	if pool.take(second, usr.UID+1) {
-		t.Fatal("another owner's job took the spare TMPDIR")
-	}
-	if !pool.take(second, usr.UID) {
-		t.Fatal("no spare TMPDIR to take")
+	if err := os.Rename(first, second); err != nil {
+		t.Fatal(err)
 	}
 	if err := openTmpDir(second, usr, asOther); err != nil {
 		t.Fatal(err)
@@ -117,8 +125,8 @@ func TestTmpDirNotAsLeftIsNotReused(t *testing.T) {
 			}
 			// A new directory (inode numbers may be reused at once).
 			st := statOf(t, path)
-			if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Mode&0o7777 != 0o700 || st.Uid != usr.UID || len(names(t, path)) != 0 {
-				t.Errorf("openTmpDir kept what it found: mode %o uid %d holding %q", st.Mode, st.Uid, names(t, path))
+			if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Mode&0o7777 != 0o700 || st.Uid != usr.UID || len(held(path)) != 0 {
+				t.Errorf("openTmpDir kept what it found: mode %o uid %d holding %q", st.Mode, st.Uid, held(path))
 			}
 		})
 	}
@@ -135,33 +143,8 @@ func TestClosedTmpDirReplacedByLinkIsOnlyUnlinked(t *testing.T) {
 	if _, err := os.Lstat(path); !os.IsNotExist(err) {
 		t.Errorf("the link is still there: %v", err)
 	}
-	if got := names(t, target); len(got) != 1 {
+	if got := held(target); len(got) != 1 {
 		t.Errorf("the link's target was emptied: %q", got)
-	}
-}
-
-// Moms sharing a host's /tmp keep their spares apart: a mom starting
-// removes only its own node's.
-func TestSpareTmpDirsAreEachNodes(t *testing.T) {
-	base := t.TempDir()
-	dir := filepath.Join(base, "pbs.1.srv")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if !newTmpDirPool(base, "n1", 4).put(dir, 0) {
-		t.Fatal("an empty TMPDIR was not kept")
-	}
-	spares, _ := filepath.Glob(filepath.Join(base, spareTmpPrefix+"n1.*"))
-	if len(spares) != 1 {
-		t.Fatalf("spares of n1: %q", spares)
-	}
-	newTmpDirPool(base, "n2", 4)
-	if _, err := os.Stat(spares[0]); err != nil {
-		t.Errorf("a mom of n2 starting removed n1's spare: %v", err)
-	}
-	newTmpDirPool(base, "n1", 4)
-	if _, err := os.Stat(spares[0]); !os.IsNotExist(err) {
-		t.Errorf("a restarted mom of n1 kept its predecessor's spare: %v", err)
 	}
 }
 

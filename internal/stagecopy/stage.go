@@ -1,4 +1,4 @@
-package mom
+package stagecopy
 
 import (
 	"context"
@@ -16,40 +16,22 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
+	"gopbs/internal/fault"
 	"gopbs/proto"
 )
 
-// File staging (qsub -W stagein/stageout). The copies are made by the mom
-// of the job's first node: by its shepherd around the script for a run,
-// by the mom itself for an early stage-in (the scheduler's stage-in
-// request). Every file is opened, created, renamed and removed with the
-// job owner's credentials (asUser), never through a shell, and a file is
-// written to a temporary name beside its destination and renamed into
-// place, so a failed copy never leaves half a file under the real name;
-// that name is recorded in mom_priv/partials first, so that a copy cut
-// short with its process leaves nothing behind once the mom restarts
-// (partials.go). A source must be a regular file (openSource), and every
-// step of a copy is bounded by the stage timeout (boundedFile, the
-// connections' deadlines), so neither a file nor a peer can hold a copy,
-// or the mom serving it, forever.
-//
-// A file on another node is read or written by that node's mom over the
-// authenticated mom-to-mom channel (the cluster key), in chunks, as the
-// job's owner there too, and only with the server's token for that job,
-// owner, direction and path (proto.StageToken). A host that runs no mom
-// is copied with scp -B when mom_priv/config names it ($rcpcmd).
-
-// stageChunk is the size of one frame of a mom-to-mom copy: bounded, so
+// ChunkSize is the size of one frame of a mom-to-mom copy: bounded, so
 // a large file streams without being held in memory.
-const stageChunk = 256 << 10
+const ChunkSize = 256 << 10
 
 // defaultStageTimeout bounds how long a copy may make no progress.
 const defaultStageTimeout = 60 * time.Second
 
-// stageConfig is what a copy needs beyond the job: this mom's identity,
+// Config is what a copy needs beyond the job: this mom's identity,
 // its settings and where undeliverable files go. The mom writes it to a
 // job's directory (fileStage) for the job's shepherd.
-type stageConfig struct {
+type Config struct {
 	Node    string        `json:"node"`
 	KeyFile string        `json:"key_file"`
 	Timeout time.Duration `json:"timeout"`
@@ -60,42 +42,44 @@ type stageConfig struct {
 	Partials string `json:"partials,omitempty"`
 }
 
-// stager copies one job's files.
-type stager struct {
-	cfg    stageConfig
-	key    []byte
-	job    *proto.MomJob
-	usr    *account
-	dir    string       // the job's working directory: relative local paths start here
-	cancel func() error // non-nil when the copy must stop (the job was deleted, the mom stops)
+// Stager copies one job's files. The shepherd makes one for a job's
+// stage-in and stage-out, the mom one for an early stage-in and one for
+// each file another mom asks it for.
+type Stager struct {
+	Cfg    Config
+	Key    []byte // the cluster key; nil: read from Cfg.KeyFile when needed
+	Job    *proto.MomJob
+	Usr    *asuser.Account // the job's owner, as whom every file is copied
+	Dir    string          // the job's working directory: relative local paths start here
+	Cancel func() error    // non-nil when the copy must stop (the job was deleted, the mom stops)
 }
 
 // errStalled is a copy that made no progress for the stage timeout.
 var errStalled = errors.New("no progress")
 
-func (s *stager) timeout() time.Duration {
-	if s.cfg.Timeout > 0 {
-		return s.cfg.Timeout
+func (s *Stager) Timeout() time.Duration {
+	if s.Cfg.Timeout > 0 {
+		return s.Cfg.Timeout
 	}
 	return defaultStageTimeout
 }
 
 // localPath is a local file's path: relative ones start in the job's
 // working directory.
-func (s *stager) localPath(p string) string {
+func (s *Stager) localPath(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
-	return filepath.Join(s.dir, p)
+	return filepath.Join(s.Dir, p)
 }
 
 // hereRemote is the path of a remote file that is on this host: relative
 // ones start in the owner's home, as rcp and scp take them.
-func (s *stager) hereRemote(p string) string {
+func (s *Stager) hereRemote(p string) string {
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
-	return filepath.Join(s.usr.Home, p)
+	return filepath.Join(s.Usr.Home, p)
 }
 
 // describe names a file of a list for messages: local@host:remote.
@@ -103,7 +87,7 @@ func describe(f proto.StageFile) string { return f.Local + "@" + f.Host + ":" + 
 
 // stageIn copies every stage-in file; the first failure stops it and
 // names the file.
-func (s *stager) stageIn(files []proto.StageFile) error {
+func (s *Stager) StageIn(files []proto.StageFile) error {
 	for _, f := range files {
 		if err := s.in(f); err != nil {
 			return fmt.Errorf("stage-in of %s failed: %w", describe(f), err)
@@ -113,28 +97,28 @@ func (s *stager) stageIn(files []proto.StageFile) error {
 }
 
 // in copies one stage-in file to its local path.
-func (s *stager) in(f proto.StageFile) error {
+func (s *Stager) in(f proto.StageFile) error {
 	dst := s.localPath(f.Local)
 	switch {
 	case f.Here:
 		return s.copyLocal(s.hereRemote(f.Remote), dst)
 	case f.Addr != "":
 		return s.get(f, dst)
-	case s.cfg.Rcp != "":
+	case s.Cfg.Rcp != "":
 		return s.scp(f.Host+":"+f.Remote, dst)
 	}
 	return errUnreachable(f)
 }
 
 // out copies one stage-out file from its local path.
-func (s *stager) out(f proto.StageFile) error {
+func (s *Stager) out(f proto.StageFile) error {
 	src := s.localPath(f.Local)
 	switch {
 	case f.Here:
 		return s.copyLocal(src, s.hereRemote(f.Remote))
 	case f.Addr != "":
 		return s.put(f, src)
-	case s.cfg.Rcp != "":
+	case s.Cfg.Rcp != "":
 		return s.scp(src, f.Host+":"+f.Remote)
 	}
 	return errUnreachable(f)
@@ -151,7 +135,7 @@ func errUnreachable(f proto.StageFile) error {
 // file that cannot be copied is moved to the spool (PBS_HOME/undelivered/
 // <job>, owned by the job's owner). It returns the spool directory when
 // anything went there, and the failures, one sentence each.
-func (s *stager) stageOut(files []proto.StageFile) (spool string, failures []string) {
+func (s *Stager) StageOut(files []proto.StageFile) (spool string, failures []string) {
 	for _, f := range files {
 		src := s.localPath(f.Local)
 		err := s.out(f)
@@ -178,7 +162,7 @@ func (s *stager) stageOut(files []proto.StageFile) (spool string, failures []str
 
 // removeStagedIn removes the stage-in files after the job, as PBS does;
 // a file that is its own source (a local copy onto itself) stays.
-func (s *stager) removeStagedIn(files []proto.StageFile) {
+func (s *Stager) RemoveStagedIn(files []proto.StageFile) {
 	for _, f := range files {
 		dst := s.localPath(f.Local)
 		if f.Here && s.sameFile(dst, s.hereRemote(f.Remote)) {
@@ -189,14 +173,14 @@ func (s *stager) removeStagedIn(files []proto.StageFile) {
 }
 
 // remove unlinks path as the owner, ignoring a file already gone.
-func (s *stager) remove(path string) {
-	asUser(s.usr, func() error { return syscall.Unlink(path) })
+func (s *Stager) remove(path string) {
+	asuser.Run(s.Usr, func() error { return syscall.Unlink(path) })
 }
 
 // sameFile reports whether a and b are one file (as the owner sees them).
-func (s *stager) sameFile(a, b string) bool {
+func (s *Stager) sameFile(a, b string) bool {
 	var sa, sb syscall.Stat_t
-	err := asUser(s.usr, func() error {
+	err := asuser.Run(s.Usr, func() error {
 		if err := syscall.Stat(a, &sa); err != nil {
 			return err
 		}
@@ -205,13 +189,13 @@ func (s *stager) sameFile(a, b string) bool {
 	return err == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-// makeSpool makes the spool of undeliverable files (PBS_HOME/undelivered):
+// MakeSpool makes the spool of undeliverable files (PBS_HOME/undelivered):
 // the mom's own (root's) and mode 0711, so that only the mom creates
 // entries in it and an owner reaches the directory of a job without
 // seeing the others. It was world-writable once (sticky, as /tmp), where
 // another user could take a job's name first: an existing spool is
 // taken back.
-func makeSpool(dir string) error {
+func MakeSpool(dir string) error {
 	if err := os.MkdirAll(dir, 0o711); err != nil {
 		return fmt.Errorf("spool: %w", err)
 	}
@@ -237,11 +221,11 @@ func makeSpool(dir string) error {
 // directory for the job and returns that directory. The mom creates the
 // directory and gives it to the owner (mode 0700): no one else can create
 // entries in the spool, so no one can have taken the job's name first.
-func (s *stager) toSpool(src string) (string, error) {
-	if s.cfg.Spool == "" {
+func (s *Stager) toSpool(src string) (string, error) {
+	if s.Cfg.Spool == "" {
 		return "", errors.New("no spool directory")
 	}
-	dir := filepath.Join(s.cfg.Spool, s.job.JobID)
+	dir := filepath.Join(s.Cfg.Spool, s.Job.JobID)
 	if err := s.spoolDir(dir); err != nil {
 		return "", fmt.Errorf("spool %s: %w", dir, err)
 	}
@@ -259,7 +243,7 @@ func (s *stager) toSpool(src string) (string, error) {
 // spoolDir makes dir the owner's: created by the mom, then given to the
 // owner; one left by an earlier run of the job must be the owner's
 // directory already.
-func (s *stager) spoolDir(dir string) error {
+func (s *Stager) spoolDir(dir string) error {
 	created := true
 	if err := syscall.Mkdir(dir, 0o700); err == syscall.EEXIST {
 		created = false
@@ -268,7 +252,7 @@ func (s *stager) spoolDir(dir string) error {
 	}
 	root := syscall.Geteuid() == 0
 	if created && root {
-		if err := syscall.Lchown(dir, int(s.usr.UID), int(s.usr.GID)); err != nil {
+		if err := syscall.Lchown(dir, int(s.Usr.UID), int(s.Usr.GID)); err != nil {
 			syscall.Rmdir(dir)
 			return err
 		}
@@ -277,15 +261,15 @@ func (s *stager) spoolDir(dir string) error {
 	if err := syscall.Lstat(dir, &st); err != nil {
 		return err
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || root && st.Uid != s.usr.UID {
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || root && st.Uid != s.Usr.UID {
 		return fmt.Errorf("%s is not the owner's directory", dir)
 	}
 	return nil
 }
 
-func (s *stager) exists(path string) bool {
+func (s *Stager) exists(path string) bool {
 	var st syscall.Stat_t
-	return asUser(s.usr, func() error { return syscall.Lstat(path, &st) }) == nil
+	return asuser.Run(s.Usr, func() error { return syscall.Lstat(path, &st) }) == nil
 }
 
 // openSource opens a file to copy from, as the owner, and returns it
@@ -297,8 +281,8 @@ func (s *stager) exists(path string) bool {
 // file is read in blocking mode once it is known to be regular. A copy
 // reads no more than the size the file had when opened: one that keeps
 // growing cannot keep its copy going.
-func (s *stager) openSource(path string) (*boundedFile, uint32, int64, error) {
-	fd, err := openAsUser(s.usr, path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+func (s *Stager) openSource(path string) (*boundedFile, uint32, int64, error) {
+	fd, err := asuser.Open(s.Usr, path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("cannot open %s: %w", path, err)
 	}
@@ -315,7 +299,7 @@ func (s *stager) openSource(path string) (*boundedFile, uint32, int64, error) {
 		syscall.Close(fd)
 		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	f := newBoundedFile(os.NewFile(uintptr(fd), path), s.timeout(), s.cancel)
+	f := newBoundedFile(os.NewFile(uintptr(fd), path), s.Timeout(), s.Cancel)
 	return f, st.Mode & 0o777, st.Size, nil
 }
 
@@ -323,23 +307,23 @@ func (s *stager) openSource(path string) (*boundedFile, uint32, int64, error) {
 // in mom_priv/partials first (partials.go), and returns it with the
 // function that puts it in place under dst's name (or removes it, on
 // failure).
-func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) error, error) {
+func (s *Stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) error, error) {
 	var rnd [partialHexLen / 2]byte
 	rand.Read(rnd[:])
 	suffix := hex.EncodeToString(rnd[:])
 	tmp := partialName(dst, suffix)
-	usr := s.usr
-	endRecord, err := beginPartial(s.cfg.Partials, usr, tmp, suffix)
+	usr := s.Usr
+	endRecord, err := beginPartial(s.Cfg.Partials, usr, tmp, suffix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
 	}
-	fd, err := openAsUser(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	fd, err := asuser.Open(usr, tmp, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		endRecord()
 		return nil, nil, fmt.Errorf("cannot create %s: %w", dst, err)
 	}
-	f := newBoundedFile(os.NewFile(uintptr(fd), tmp), s.timeout(), s.cancel)
-	unlink := func() { asUser(usr, func() error { return syscall.Unlink(tmp) }) }
+	f := newBoundedFile(os.NewFile(uintptr(fd), tmp), s.Timeout(), s.Cancel)
+	unlink := func() { asuser.Run(usr, func() error { return syscall.Unlink(tmp) }) }
 	finish := func(mode uint32, ok bool) error {
 		defer endRecord()
 		if ok {
@@ -362,7 +346,7 @@ func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) er
 		}
 		// rename replaces whatever is at dst, a symlink included, without
 		// following it.
-		if err := asUser(usr, func() error { return syscall.Rename(tmp, dst) }); err != nil {
+		if err := asuser.Run(usr, func() error { return syscall.Rename(tmp, dst) }); err != nil {
 			unlink()
 			return fmt.Errorf("cannot create %s: %w", dst, err)
 		}
@@ -373,7 +357,7 @@ func (s *stager) create(dst string) (*boundedFile, func(mode uint32, ok bool) er
 
 // copyLocal copies src to dst on this host. A file copied onto itself is
 // left alone.
-func (s *stager) copyLocal(src, dst string) error {
+func (s *Stager) copyLocal(src, dst string) error {
 	if s.sameFile(src, dst) {
 		return nil
 	}
@@ -386,7 +370,7 @@ func (s *stager) copyLocal(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.CopyBuffer(out, io.LimitReader(in, size), make([]byte, stageChunk))
+	_, err = io.CopyBuffer(out, io.LimitReader(in, size), make([]byte, ChunkSize))
 	if ferr := finish(mode, err == nil); err == nil {
 		err = ferr
 	}
@@ -394,21 +378,21 @@ func (s *stager) copyLocal(src, dst string) error {
 }
 
 // dialMom opens an authenticated connection to another mom.
-func (s *stager) dialMom(addr string) (*proto.Conn, error) {
-	if s.key == nil {
-		key, err := proto.LoadKey(s.cfg.KeyFile)
+func (s *Stager) dialMom(addr string) (*proto.Conn, error) {
+	if s.Key == nil {
+		key, err := proto.LoadKey(s.Cfg.KeyFile)
 		if err != nil {
 			return nil, err
 		}
-		s.key = key
+		s.Key = key
 	}
-	nc, err := net.DialTimeout("tcp", addr, s.timeout())
+	nc, err := net.DialTimeout("tcp", addr, s.Timeout())
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach the mom at %s: %w", addr, err)
 	}
 	c := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(s.timeout()))
-	if _, err := proto.ClientHandshake(c, proto.RoleMom, s.cfg.Node, s.key); err != nil {
+	nc.SetDeadline(time.Now().Add(s.Timeout()))
+	if _, err := proto.ClientHandshake(c, proto.RoleMom, s.Cfg.Node, s.Key); err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("handshake with the mom at %s: %w", addr, err)
 	}
@@ -416,13 +400,13 @@ func (s *stager) dialMom(addr string) (*proto.Conn, error) {
 }
 
 // get reads a file from another mom into dst.
-func (s *stager) get(f proto.StageFile, dst string) error {
+func (s *Stager) get(f proto.StageFile, dst string) error {
 	c, err := s.dialMom(f.Addr)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	req := &proto.FileRequest{JobID: s.job.JobID, User: s.job.EUser, Group: s.job.EGroup, Path: f.Remote, Token: f.Token}
+	req := &proto.FileRequest{JobID: s.Job.JobID, User: s.Job.EUser, Group: s.Job.EGroup, Path: f.Remote, Token: f.Token}
 	if err := c.Send(proto.Header{Type: proto.MsgMomFileGet, Seq: 1}, req); err != nil {
 		return fmt.Errorf("ask %s: %w", f.Node, err)
 	}
@@ -430,12 +414,12 @@ func (s *stager) get(f proto.StageFile, dst string) error {
 	if err != nil {
 		return err
 	}
-	mode, err := receiveChunks(c, out, proto.MsgReply, 1, s.timeout(), s.cancel)
+	mode, err := receiveChunks(c, out, proto.MsgReply, 1, s.Timeout(), s.Cancel)
 	var pe *proto.Error
 	var ce connError
 	switch {
 	case isTimeout(err):
-		err = fmt.Errorf("%w from %s for %s", errStalled, f.Node, s.timeout())
+		err = fmt.Errorf("%w from %s for %s", errStalled, f.Node, s.Timeout())
 	case errors.As(err, &ce):
 		err = fmt.Errorf("read from %s: %w", f.Node, ce.err)
 	case errors.As(err, &pe):
@@ -450,7 +434,7 @@ func (s *stager) get(f proto.StageFile, dst string) error {
 }
 
 // put writes src to another mom.
-func (s *stager) put(f proto.StageFile, src string) error {
+func (s *Stager) put(f proto.StageFile, src string) error {
 	in, mode, size, err := s.openSource(src)
 	if err != nil {
 		return err
@@ -463,12 +447,12 @@ func (s *stager) put(f proto.StageFile, src string) error {
 	defer c.Close()
 	stalled := func(err error) error {
 		if isTimeout(err) {
-			return fmt.Errorf("%w towards %s for %s", errStalled, f.Node, s.timeout())
+			return fmt.Errorf("%w towards %s for %s", errStalled, f.Node, s.Timeout())
 		}
 		return fmt.Errorf("%s: %w", f.Node, err)
 	}
 	answer := func() error {
-		c.NetConn().SetDeadline(time.Now().Add(s.timeout()))
+		c.NetConn().SetDeadline(time.Now().Add(s.Timeout()))
 		h, _, err := c.Recv()
 		switch {
 		case err != nil:
@@ -480,15 +464,15 @@ func (s *stager) put(f proto.StageFile, src string) error {
 		}
 		return nil
 	}
-	req := &proto.FileRequest{JobID: s.job.JobID, User: s.job.EUser, Group: s.job.EGroup, Path: f.Remote, Token: f.Token}
-	c.NetConn().SetDeadline(time.Now().Add(s.timeout()))
+	req := &proto.FileRequest{JobID: s.Job.JobID, User: s.Job.EUser, Group: s.Job.EGroup, Path: f.Remote, Token: f.Token}
+	c.NetConn().SetDeadline(time.Now().Add(s.Timeout()))
 	if err := c.Send(proto.Header{Type: proto.MsgMomFilePut, Seq: 1}, req); err != nil {
 		return stalled(err)
 	}
 	if err := answer(); err != nil {
 		return err
 	}
-	if err := sendChunks(c, in, size, mode, proto.MsgMomFileData, 1, s.timeout(), s.cancel); err != nil {
+	if err := sendChunks(c, in, size, mode, proto.MsgMomFileData, 1, s.Timeout(), s.Cancel); err != nil {
 		var ce connError
 		if errors.As(err, &ce) {
 			return stalled(ce.err)
@@ -520,7 +504,7 @@ func isTimeout(err error) bool {
 // connError.
 func sendChunks(c *proto.Conn, in io.Reader, size int64, mode uint32, typ proto.MsgType, seq uint64, stall time.Duration, cancel func() error) error {
 	in = io.LimitReader(in, size)
-	buf := make([]byte, stageChunk)
+	buf := make([]byte, ChunkSize)
 	first := true
 	for {
 		if cancel != nil {
@@ -592,7 +576,7 @@ func receiveChunks(c *proto.Conn, out io.Writer, typ proto.MsgType, seq uint64, 
 // answering detected within a minute. Arguments are passed as argv after
 // "--", never through a local shell; a remote path is refused when a
 // remote shell could read it as more than a name.
-func (s *stager) scp(from, to string) error {
+func (s *Stager) scp(from, to string) error {
 	for _, p := range []string{from, to} {
 		if host, path, ok := strings.Cut(p, ":"); ok && !filepath.IsAbs(host) && !strings.Contains(host, "/") {
 			if strings.ContainsAny(path, " \t'\"\\$`;&|<>*?[]{}()!~#") {
@@ -604,7 +588,7 @@ func (s *stager) scp(from, to string) error {
 	// session, rather than leave them running after the job.
 	ctx, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
-	if s.cancel != nil {
+	if s.Cancel != nil {
 		go func() {
 			tick := time.NewTicker(time.Second)
 			defer tick.Stop()
@@ -613,7 +597,7 @@ func (s *stager) scp(from, to string) error {
 				case <-ctx.Done():
 					return
 				case <-tick.C:
-					if err := s.cancel(); err != nil {
+					if err := s.Cancel(); err != nil {
 						stop(err)
 						return
 					}
@@ -621,12 +605,12 @@ func (s *stager) scp(from, to string) error {
 			}
 		}()
 	}
-	cmd := exec.CommandContext(ctx, s.cfg.Rcp, scpArgs(from, to, s.timeout())...)
-	cmd.Env = []string{"HOME=" + s.usr.Home, "USER=" + s.usr.Name, "LOGNAME=" + s.usr.Name, "PATH=/usr/local/bin:/usr/bin:/bin"}
-	cmd.Dir = s.usr.Home
+	cmd := exec.CommandContext(ctx, s.Cfg.Rcp, scpArgs(from, to, s.Timeout())...)
+	cmd.Env = []string{"HOME=" + s.Usr.Home, "USER=" + s.Usr.Name, "LOGNAME=" + s.Usr.Name, "PATH=/usr/local/bin:/usr/bin:/bin"}
+	cmd.Dir = s.Usr.Home
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if os.Geteuid() == 0 && s.usr.UID != 0 {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.usr.UID, Gid: s.usr.GID, Groups: s.usr.Groups}
+	if os.Geteuid() == 0 && s.Usr.UID != 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: s.Usr.UID, Gid: s.Usr.GID, Groups: s.Usr.Groups}
 	}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = time.Second
@@ -639,7 +623,7 @@ func (s *stager) scp(from, to string) error {
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
-		return fmt.Errorf("%s: %w: %s", s.cfg.Rcp, err, msg)
+		return fmt.Errorf("%s: %w: %s", s.Cfg.Rcp, err, msg)
 	}
 	return nil
 }
@@ -651,4 +635,48 @@ func scpArgs(from, to string, stall time.Duration) []string {
 		"-o", "BatchMode=yes", "-o", "ConnectTimeout=" + secs,
 		"-o", "ServerAliveInterval=" + strconv.Itoa(max(int(stall/time.Second)/4, 1)), "-o", "ServerAliveCountMax=4",
 		"--", from, to}
+}
+
+// SendFile streams the file at path to the mom that asked for it on c
+// (its request was seq), as s.Usr. Every step is bounded by
+// the stall (boundedFile, the connection's deadlines) and the file is
+// read no further than its size when opened, so a transfer ends, and
+// frees its connection and its slot, however its file or its peer
+// behave.
+func (s *Stager) SendFile(c *proto.Conn, seq uint64, path string) error {
+	f, mode, size, err := s.openSource(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return sendChunks(c, f, size, mode, proto.MsgReply, seq, s.Timeout(), nil)
+}
+
+// ReceiveFile writes what the mom that asked on c (request seq) streams
+// into path, as s.Usr, bounded as SendFile is.
+func (s *Stager) ReceiveFile(c *proto.Conn, seq uint64, path string) error {
+	var fi syscall.Stat_t
+	if err := asuser.Run(s.Usr, func() error { return syscall.Stat(filepath.Dir(path), &fi) }); err != nil {
+		return fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	out, finish, err := s.create(path)
+	if err != nil {
+		return err
+	}
+	nc := c.NetConn()
+	nc.SetDeadline(time.Now().Add(s.Timeout()))
+	if err := c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil); err != nil {
+		finish(0, false)
+		return fmt.Errorf("send: %w", err)
+	}
+	fault.Hit(fault.MomStageReceive)
+	mode, err := receiveChunks(c, out, proto.MsgMomFileData, seq, s.Timeout(), nil)
+	if ferr := finish(mode, err == nil); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return err
+	}
+	nc.SetDeadline(time.Now().Add(s.Timeout()))
+	return c.Send(proto.Header{Type: proto.MsgReply, Seq: seq}, nil)
 }

@@ -1,4 +1,11 @@
-package mom
+// Package asuser acts as a job's owner: it resolves the owner's account
+// on this host (Lookup) and runs file operations with the owner's
+// file-system identity (Run, Open), so that pbs_mom and a job's shepherd,
+// running as root, never touch a user's files with their own rights.
+// Both use it: the mom to check a job's owner and to serve staging
+// copies, the shepherd to run the job, open its output files and copy
+// its staged files.
+package asuser
 
 import (
 	"bufio"
@@ -9,8 +16,8 @@ import (
 	"strings"
 )
 
-// account is a job owner as the execution host knows them.
-type account struct {
+// Account is a job owner as the execution host knows them.
+type Account struct {
 	Name   string
 	UID    uint32
 	GID    uint32
@@ -19,9 +26,9 @@ type account struct {
 	Shell  string
 }
 
-// lookupAccount resolves user (and group, when the job names one the user
+// Lookup resolves user (and group, when the job names one the user
 // belongs to) through the system's user database.
-func lookupAccount(name, group string) (*account, error) {
+func Lookup(name, group string) (*Account, error) {
 	u, err := user.Lookup(name)
 	if err != nil {
 		return nil, fmt.Errorf("user %s: %w", name, err)
@@ -34,7 +41,7 @@ func lookupAccount(name, group string) (*account, error) {
 	if err != nil {
 		return nil, fmt.Errorf("user %s: gid %q", name, u.Gid)
 	}
-	a := &account{Name: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir, Shell: loginShell(name)}
+	a := &Account{Name: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir, Shell: loginShell(name)}
 	if ids, err := u.GroupIds(); err == nil {
 		for _, id := range ids {
 			if n, err := strconv.ParseUint(id, 10, 32); err == nil {
@@ -76,4 +83,22 @@ func loginShell(name string) string {
 		}
 	}
 	return "/bin/sh"
+}
+
+// UserName is the name of the user uid.
+func UserName(uid uint32) (string, error) {
+	u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
+	if err != nil {
+		return "", err
+	}
+	return u.Username, nil
+}
+
+// Current is the account of this process's effective user.
+func Current() (*Account, error) {
+	name, err := UserName(uint32(os.Geteuid()))
+	if err != nil {
+		return nil, err
+	}
+	return Lookup(name, "")
 }

@@ -1,10 +1,9 @@
-package mom
+package stagecopy
 
 import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,16 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/asuser"
 )
 
-func currentAccount(t *testing.T) *account {
+func currentAccount(t *testing.T) *asuser.Account {
 	t.Helper()
-	me, err := user.Current()
-	if err != nil {
-		t.Fatal(err)
-	}
-	usr, err := lookupAccount(me.Username, "")
+	usr, err := asuser.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +50,17 @@ func mustExist(t *testing.T, path string, want bool) {
 // locked), anything a record names that is not a partial file's name, and
 // a symlink in the place of one; each record it has settled goes.
 func TestRecoverPartialsRemovesOnlyWhatItCreated(t *testing.T) {
-	m := newTestMom(t)
+	partials := t.TempDir()
 	usr := currentAccount(t)
 	dir := t.TempDir()
 	rec := func(path string) partialRecord { return partialRecord{Path: path, User: usr.Name, UID: usr.UID} }
 
 	stale := partialName(filepath.Join(dir, "out.dat"), "0123456789ab")
 	os.WriteFile(stale, []byte("half a file"), 0o600)
-	writeRecord(t, m.partials, "0123456789ab", rec(stale))
+	writeRecord(t, partials, "0123456789ab", rec(stale))
 
 	live := partialName(filepath.Join(dir, "busy.dat"), "00000000000a")
-	end, err := beginPartial(m.partials, usr, live, "00000000000a")
+	end, err := beginPartial(partials, usr, live, "00000000000a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,23 +68,23 @@ func TestRecoverPartialsRemovesOnlyWhatItCreated(t *testing.T) {
 
 	precious := filepath.Join(dir, "precious")
 	os.WriteFile(precious, []byte("the user's"), 0o600)
-	writeRecord(t, m.partials, "aaaaaaaaaaaa", rec(precious))
+	writeRecord(t, partials, "aaaaaaaaaaaa", rec(precious))
 
 	target := filepath.Join(dir, "target")
 	os.WriteFile(target, []byte("the user's too"), 0o600)
 	link := partialName(filepath.Join(dir, "l.dat"), "bbbbbbbbbbbb")
 	os.Symlink(target, link)
-	writeRecord(t, m.partials, "bbbbbbbbbbbb", rec(link))
+	writeRecord(t, partials, "bbbbbbbbbbbb", rec(link))
 
-	writeRecord(t, m.partials, "cccccccccccc", rec(partialName(filepath.Join(dir, "done.dat"), "cccccccccccc")))
+	writeRecord(t, partials, "cccccccccccc", rec(partialName(filepath.Join(dir, "done.dat"), "cccccccccccc")))
 
-	m.recoverPartials()
+	RecoverPartials(partials, hclog.NewNullLogger())
 	mustExist(t, stale, false)
 	mustExist(t, live, true)
 	mustExist(t, precious, true)
 	mustExist(t, link, true)
 	mustExist(t, target, true)
-	ents, _ := os.ReadDir(m.partials)
+	ents, _ := os.ReadDir(partials)
 	if len(ents) != 1 || ents[0].Name() != "00000000000a.json" {
 		var names []string
 		for _, e := range ents {
@@ -96,17 +93,17 @@ func TestRecoverPartialsRemovesOnlyWhatItCreated(t *testing.T) {
 		t.Errorf("records left %v, want only the live copy's", names)
 	}
 	end()
-	mustExist(t, filepath.Join(m.partials, "00000000000a.json"), false)
+	mustExist(t, filepath.Join(partials, "00000000000a.json"), false)
 }
 
 // A local copy writes through a recorded partial file and leaves neither
 // it nor its record; a FIFO, a directory or a device as a source is
 // refused at once with its type, never waited on.
 func TestCopyLocalRefusesWhatIsNotARegularFile(t *testing.T) {
-	m := newTestMom(t)
+	partials := t.TempDir()
 	usr := currentAccount(t)
 	dir := t.TempDir()
-	st := &stager{cfg: m.stageConfig(), usr: usr, dir: dir}
+	st := &Stager{Cfg: Config{Partials: partials}, Usr: usr, Dir: dir}
 	src := filepath.Join(dir, "src")
 	os.WriteFile(src, []byte("data\n"), 0o640)
 	if err := st.copyLocal(src, filepath.Join(dir, "dst")); err != nil {
@@ -137,27 +134,8 @@ func TestCopyLocalRefusesWhatIsNotARegularFile(t *testing.T) {
 			t.Errorf("left %s", e.Name())
 		}
 	}
-	if ents, _ := os.ReadDir(m.partials); len(ents) != 0 {
+	if ents, _ := os.ReadDir(partials); len(ents) != 0 {
 		t.Errorf("records left: %d", len(ents))
-	}
-}
-
-// Another mom asking for a FIFO (or a directory) is answered at once that
-// it is not a regular file: the serving mom never waits in its open (it
-// used to, forever, holding a connection and a slot of its budget).
-func TestServeFileRefusesAFifo(t *testing.T) {
-	m := newTestMom(t)
-	me, _ := user.Current()
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for path, kind := range map[string]string{fifo: "fifo", dir: "directory"} {
-		got, err := fetch(t, m, path, proto.StageToken(m.key, "7.srv", me.Username, proto.StageGet, path))
-		if err == nil || !strings.Contains(err.Text, "not a regular file: "+kind) || got != "" {
-			t.Errorf("%s: got %q, error %v; want it refused as a %s", path, got, err, kind)
-		}
 	}
 }
 
@@ -193,6 +171,9 @@ func TestBoundedFileGivesUpOnAStuckRead(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, del)
 	waitDeleted(t, done, "a read")
 }
+
+// errDeleted stands for the shepherd's reason to stop a copy.
+var errDeleted = errors.New("job deleted")
 
 // deleteSwitch is a copy's cancel that says errDeleted once del is
 // called.
@@ -247,7 +228,7 @@ func TestScpStopsWithItsCopy(t *testing.T) {
 	fake := filepath.Join(dir, "scp")
 	os.WriteFile(fake, []byte("#!/bin/sh\nsleep 60 &\necho $! > "+pidFile+"\nwait\n"), 0o755)
 	cancel, del := deleteSwitch()
-	st := &stager{cfg: stageConfig{Rcp: fake}, usr: currentAccount(t), cancel: cancel}
+	st := &Stager{Cfg: Config{Rcp: fake}, Usr: currentAccount(t), Cancel: cancel}
 	done := make(chan error, 1)
 	go func() { done <- st.scp("h:/in", filepath.Join(dir, "in")) }()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {

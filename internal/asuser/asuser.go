@@ -1,11 +1,11 @@
-package mom
+package asuser
 
 import (
 	"runtime"
 	"syscall"
 )
 
-// asUser runs fn with the file-system identity of usr: uid, gid and
+// Run runs fn with the file-system identity of usr: uid, gid and
 // supplementary groups, so that every path fn opens, creates, renames or
 // removes is checked as the owner's (a root mom never touches a user's
 // files with its own rights). Linux keeps credentials per thread, so the
@@ -15,7 +15,7 @@ import (
 // identity. fn must do its work with direct system calls on that thread
 // (no goroutines of its own). When the process is not root, or usr is
 // root, fn runs as the process.
-func asUser(usr *account, fn func() error) error {
+func Run(usr *Account, fn func() error) error {
 	if syscall.Geteuid() != 0 || usr.UID == 0 {
 		return fn()
 	}
@@ -45,10 +45,10 @@ func asUser(usr *account, fn func() error) error {
 	return <-ch
 }
 
-// openAsUser opens path with the file-system identity of usr (asUser).
-func openAsUser(usr *account, path string, flags int, mode uint32) (int, error) {
+// Open opens path with the file-system identity of usr (Run).
+func Open(usr *Account, path string, flags int, mode uint32) (int, error) {
 	fd := -1
-	err := asUser(usr, func() error {
+	err := Run(usr, func() error {
 		var err error
 		fd, err = syscall.Open(path, flags, mode)
 		return err

@@ -1,4 +1,4 @@
-package mom
+package asuser
 
 import "unsafe"
 

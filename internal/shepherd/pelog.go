@@ -1,4 +1,4 @@
-package mom
+package shepherd
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"gopbs/internal/asuser"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -73,8 +74,8 @@ var torqueOnlyPelogs = []string{
 	"prologue.user.parallel", "epilogue.user.parallel", "epilogue.precancel",
 }
 
-// unrunPelogs lists the programs of torqueOnlyPelogs present in dir.
-func unrunPelogs(dir string) []string {
+// UnrunPelogs lists the programs of torqueOnlyPelogs present in dir.
+func UnrunPelogs(dir string) []string {
 	var found []string
 	for _, name := range torqueOnlyPelogs {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
@@ -200,7 +201,7 @@ type pelogCmd struct {
 	Umask int // the process's umask while it starts
 	// As is the account it runs as (a Torque user prologue or epilogue);
 	// nil for the mom's own.
-	As *account
+	As *asuser.Account
 }
 
 // runPelog runs c.Path as checked by checkPelog and waits for it, at
@@ -302,14 +303,14 @@ func pelogEnv(home string) []string {
 // userPelogEnv is a user prologue's or epilogue's environment: Torque
 // gives them none of the mom's, only what a program needs to find its
 // owner's files.
-func userPelogEnv(usr *account) []string {
+func userPelogEnv(usr *asuser.Account) []string {
 	return []string{"HOME=" + usr.Home, "USER=" + usr.Name, "LOGNAME=" + usr.Name,
 		"PATH=/usr/local/bin:/usr/bin:/bin", "PBS_JOBDIR=" + usr.Home}
 }
 
 // groupName is the job's execution group: its egroup, else the name of
 // the owner's group here (its number when it has none).
-func groupName(job *proto.MomJob, usr *account) string {
+func groupName(job *proto.MomJob, usr *asuser.Account) string {
 	if job.EGroup != "" {
 		return job.EGroup
 	}
@@ -321,13 +322,13 @@ func groupName(job *proto.MomJob, usr *account) string {
 }
 
 // prologueArgs are the prologue's arguments after its name.
-func prologueArgs(job *proto.MomJob, usr *account) []string {
+func prologueArgs(job *proto.MomJob, usr *asuser.Account) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr)}
 }
 
 // userPrologueArgs are a user prologue's arguments after its name,
 // Torque's seven.
-func userPrologueArgs(job *proto.MomJob, usr *account) []string {
+func userPrologueArgs(job *proto.MomJob, usr *asuser.Account) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, resourceListArg(job.Resources), job.Queue, accountArg(job)}
 }
 
@@ -342,7 +343,7 @@ func accountArg(job *proto.MomJob) string {
 
 // epilogueArgs are the epilogue's arguments after its name, for a job
 // with session sid that ended as res says.
-func epilogueArgs(job *proto.MomJob, usr *account, sid int, res *jobResult, set shepherdSettings) []string {
+func epilogueArgs(job *proto.MomJob, usr *asuser.Account, sid int, res *Result, set Settings) []string {
 	return []string{job.JobID, usr.Name, groupName(job, usr), job.Name, strconv.Itoa(sid),
 		resourceListArg(job.Resources), usedArg(res.Used, job.Resources, set), job.Queue, accountArg(job), strconv.Itoa(res.ExitStatus)}
 }
@@ -365,14 +366,14 @@ func resourceListArg(res map[string]string) string {
 // usedArg renders the usage the shepherd measured as resources_used,
 // scaled by $cputmult and $wallmult as the mom reports it: cput, mem,
 // ncpus (when requested) and walltime.
-func usedArg(u proto.Usage, res map[string]string, set shepherdSettings) string {
+func usedArg(u proto.Usage, res map[string]string, set Settings) string {
 	parts := []string{
-		"cput=" + resc.FormatDuration(scaleSecs(u.CPUSecs, set.CputMult)),
+		"cput=" + resc.FormatDuration(ScaleSecs(u.CPUSecs, set.CputMult)),
 		"mem=" + resc.FormatKB(u.MemBytes),
 	}
 	if n, ok := res[proto.ResNcpus]; ok {
 		parts = append(parts, "ncpus="+n)
 	}
-	parts = append(parts, "walltime="+resc.FormatDuration(scaleSecs(u.WallSecs, set.WallMult)))
+	parts = append(parts, "walltime="+resc.FormatDuration(ScaleSecs(u.WallSecs, set.WallMult)))
 	return strings.Join(parts, ",")
 }

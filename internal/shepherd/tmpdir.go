@@ -1,18 +1,21 @@
-package mom
+package shepherd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"gopbs/internal/asuser"
 )
 
-// jobTmpDir is a job's TMPDIR: pbs.<jobid> in $tmpdir, else in the
+// TmpDir is a job's TMPDIR: pbs.<jobid> in $tmpdir, else in the
 // system's temporary directory.
-func jobTmpDir(set shepherdSettings, jobID string) string {
+func TmpDir(set Settings, jobID string) string {
 	base := set.TmpDir
 	if base == "" {
 		base = os.TempDir()
@@ -21,10 +24,10 @@ func jobTmpDir(set shepherdSettings, jobID string) string {
 }
 
 // openTmpDir readies path, the job's TMPDIR, for usr (the owner, given it
-// when asOther): a spare the mom moved there (isSpareTmpDir) is reused;
+// when asOther): a spare the mom moved there (IsSpareTmpDir) is reused;
 // anything else found there is removed and a new directory made.
-func openTmpDir(path string, usr *account, asOther bool) error {
-	if !isSpareTmpDir(path, true) {
+func openTmpDir(path string, usr *asuser.Account, asOther bool) error {
+	if !IsSpareTmpDir(path, true) {
 		os.RemoveAll(path)
 		if err := os.Mkdir(path, 0o700); err != nil {
 			return err
@@ -41,7 +44,7 @@ func openTmpDir(path string, usr *account, asOther bool) error {
 // closeTmpDir ends a job's TMPDIR: it takes the directory back from the
 // job's owner (from then on they cannot enter it, rename it or put
 // anything in it, also from a process that escaped the job) and empties
-// it, leaving it for the mom to recycle (isSpareTmpDir); when any of that
+// it, leaving it for the mom to recycle (IsSpareTmpDir); when any of that
 // fails it removes it, as it always did.
 func closeTmpDir(path string) {
 	if err := reclaimTmpDir(path); err != nil {
@@ -102,4 +105,25 @@ func reclaimTmpDir(path string) error {
 		}
 	}
 	return nil
+}
+
+// IsSpareTmpDir reports whether dir is a TMPDIR as closeTmpDir leaves it:
+// a directory of the mom's user, mode 0700, and (when empty is set)
+// holding nothing. Its owner then cannot have changed it since.
+func IsSpareTmpDir(dir string, empty bool) bool {
+	var st syscall.Stat_t
+	if syscall.Lstat(dir, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR ||
+		st.Uid != uint32(os.Geteuid()) || st.Mode&0o7777 != 0o700 {
+		return false
+	}
+	if !empty {
+		return true
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return err == io.EOF
 }

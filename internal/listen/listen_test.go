@@ -1,0 +1,134 @@
+package listen
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/connlimit"
+)
+
+// started runs l on a goroutine and returns its result channel.
+func started(l *Loop) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- l.Run() }()
+	return done
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A Unix-socket peer is served with its kernel credentials; closing Stop and the listener ends the loop, and
+// CloseOnStop ends the connections being served.
+func TestLoopServesUnixPeersUntilStop(t *testing.T) {
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var conns sync.WaitGroup
+	got := make(chan Peer, 1)
+	l := &Loop{
+		Listener: ln, Limit: connlimit.New("local", connlimit.Budget{}, hclog.NewNullLogger()),
+		Handshake: time.Minute, Stop: stop, CloseOnStop: true, Conns: &conns,
+		Serve: func(nc net.Conn, peer Peer, slot *connlimit.Slot) {
+			got <- peer
+			nc.Read(make([]byte, 1)) // until the Loop closes nc at Stop
+		},
+	}
+	done := started(l)
+	c, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	peer := <-got
+	if !peer.Local || peer.UID != uint32(os.Geteuid()) || peer.GID != uint32(os.Getegid()) {
+		t.Errorf("peer %+v, want this process's credentials", peer)
+	}
+	close(stop)
+	ln.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v, want nil after Stop", err)
+	}
+	conns.Wait() // ends only if CloseOnStop closed the served connection
+}
+
+// The budget admits no more connections from one peer than it allows,
+// and a handler sees its connection's handshake deadline.
+func TestLoopAppliesTheBudgetAndTheDeadline(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	limit := connlimit.New("remote", connlimit.Budget{Max: 10, PerPeer: 2, Pending: 10, PerPeerPending: 10}, hclog.NewNullLogger())
+	timedOut := make(chan bool, 4)
+	hold := make(chan struct{})
+	l := &Loop{
+		Listener: ln, Limit: limit, Handshake: 50 * time.Millisecond, Stop: stop,
+		Serve: func(nc net.Conn, peer Peer, slot *connlimit.Slot) {
+			_, err := nc.Read(make([]byte, 1))
+			var ne net.Error
+			slot.Established()
+			timedOut <- errors.As(err, &ne) && ne.Timeout()
+			<-hold
+		},
+	}
+	done := started(l)
+	var clients []net.Conn
+	for i := range 3 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+		if i < 2 && !<-timedOut {
+			t.Error("a silent peer's read did not time out at the handshake deadline")
+		}
+	}
+	waitFor(t, "two connections held", func() bool { total, _ := limit.Counts(); return total == 2 })
+	// The third was refused: the Loop closed it.
+	clients[2].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := clients[2].Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Errorf("the peer's third connection: %v, want it closed (EOF)", err)
+	}
+	close(hold)
+	for _, c := range clients {
+		c.Close()
+	}
+	close(stop)
+	ln.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// With FailOnError a failed Accept ends the loop with its error.
+func TestLoopFailOnError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	l := &Loop{Listener: ln, Limit: connlimit.New("remote", connlimit.Budget{}, hclog.NewNullLogger()), Stop: make(chan struct{}), FailOnError: true,
+		Serve: func(net.Conn, Peer, *connlimit.Slot) {}}
+	if err := l.Run(); err == nil {
+		t.Error("Run on a closed listener returned nil")
+	}
+}

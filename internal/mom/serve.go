@@ -1,0 +1,127 @@
+// The mom port and the local socket: accepting connections under their
+// budgets, and answering the requests of the server (run, signal, early
+// stage-in, shutdown) and of other moms (one staging transfer each).
+// Run starts one acceptLoop per listener; each connection is served on a
+// goroutine of its own, counted in Mom.wg.
+
+package mom
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"gopbs/internal/connlimit"
+	"gopbs/internal/listen"
+	"gopbs/proto"
+)
+
+// Connection budgets. The TCP port serves only the server (its pool of
+// connections); the Unix socket serves the commands of this host's users,
+// each of whom gets a share, so that one user's idle connections cannot
+// lock out the others, nor open an unbounded number of server connections.
+var (
+	remoteBudget = connlimit.Budget{Max: 512, PerPeer: 256, Pending: 64, PerPeerPending: 16}
+	localBudget  = connlimit.Budget{Max: 1024, PerPeer: 64, Pending: 128, PerPeerPending: 16}
+)
+
+// handshakeTimeout bounds a peer's Hello, and the server's first tagged
+// request after it.
+const handshakeTimeout = 3 * time.Second
+
+// acceptLoop serves the connections of l, each admitted by its class's
+// budget (per IP address on TCP, per uid on the Unix socket).
+func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(net.Conn, listen.Peer, *connlimit.Slot)) {
+	defer m.wg.Done()
+	loop := &listen.Loop{
+		Listener: l, Limit: limit, Handshake: handshakeTimeout, Serve: serve,
+		Stop: m.stop, Conns: &m.wg, Log: m.log,
+		// The server keeps its connections open for reuse: close them
+		// when the mom stops so that stopping does not wait for them.
+		CloseOnStop: true,
+	}
+	loop.Run()
+}
+
+// serveServer answers the server's requests on the mom port.
+func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
+	c := proto.NewConn(nc, 0)
+	hello, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
+		if r != proto.RoleServer && r != proto.RoleMom {
+			return nil, fmt.Errorf("only the server and other moms may connect to a mom's port")
+		}
+		return m.key, nil
+	})
+	if err != nil {
+		m.log.Debug("refused a connection", "remote", nc.RemoteAddr().String(), "error", err)
+		return
+	}
+	for {
+		if slot.IsEstablished() {
+			nc.SetDeadline(time.Now().Add(5 * time.Minute))
+		}
+		h, body, err := c.Recv()
+		if err != nil {
+			return
+		}
+		slot.Established()
+		var rerr error
+		var body2 any
+		if hello.Role == proto.RoleMom {
+			// Another mom: only the files of a job's staging list, and
+			// the connection carries one transfer.
+			m.serveFile(c, hello.Name, h, body)
+			return
+		}
+		switch h.Type {
+		case proto.MsgMomStageIn:
+			var job proto.MomJob
+			if rerr = proto.DecodeBody(body, &job); rerr == nil {
+				rerr = m.startEarlyStage(&job)
+			}
+		case proto.MsgMomRunJobs:
+			var jobs proto.MomJobs
+			if rerr = proto.DecodeBody(body, &jobs); rerr == nil {
+				body2 = m.runJobs(jobs.Jobs)
+			}
+		case proto.MsgMomRunJob:
+			var job proto.MomJob
+			if rerr = proto.DecodeBody(body, &job); rerr == nil {
+				rerr = m.runJob(&job)
+			}
+		case proto.MsgMomSignalJob:
+			var sig proto.MomSignal
+			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
+				rerr = m.signalJob(&sig)
+			}
+		case proto.MsgMomShutdown:
+			// Answered first; Run then stops the mom (qterm -m).
+			m.log.Info("the server asked the mom to stop (qterm -m); running jobs continue")
+		default:
+			rerr = proto.Errorf(proto.PBSE_UNKREQ, "%s", h.Type)
+		}
+		reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
+		if rerr != nil {
+			pe := momError(rerr)
+			reply.Code, reply.Text = pe.Code, pe.Error()
+			body2 = nil
+		}
+		if err := c.Send(reply, body2); err != nil {
+			return
+		}
+		if h.Type == proto.MsgMomShutdown {
+			m.signalStop()
+			return
+		}
+	}
+}
+
+// momError gives any failure a PBSE code for the server.
+func momError(err error) *proto.Error {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	return &proto.Error{Code: proto.PBSE_MOMREJECT, Text: proto.PBSE_MOMREJECT.Message() + ": " + err.Error()}
+}

@@ -1,0 +1,135 @@
+// Signals: the server's qsig, qdel, suspend and resume of a job here,
+// and the kill of a job the server says must not run here. signalJob runs
+// on the goroutine of the server's connection, killOrphan on the server
+// link's.
+
+package mom
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"gopbs/internal/shepherd"
+	"gopbs/internal/signals"
+	"gopbs/proto"
+)
+
+// signalJob delivers a qsig, qdel or suspend/resume to a job here.
+func (m *Mom) signalJob(req *proto.MomSignal) error {
+	m.mu.Lock()
+	j := m.jobs[req.JobID]
+	m.mu.Unlock()
+	if j == nil {
+		return proto.Errorf(proto.PBSE_UNKJOBID, "%s is not running on %s", req.JobID, m.cfg.NodeName)
+	}
+	v := m.view(j)
+	if v.result != nil {
+		return nil // already ended; its end is being reported
+	}
+	sig, special, ok := signals.Parse(req.Signal)
+	if !ok {
+		return proto.Errorf(proto.PBSE_UNKSIG, "%s", req.Signal)
+	}
+	if special == signals.Delete {
+		// The shepherd runs the TERM-then-KILL sequence; it does so even if
+		// this mom restarts in between. The marker covers a shepherd that
+		// has not started the job yet (see shepherd.Run).
+		// The marker carries the delete's kill delay (qdel -W, else the
+		// job's kill_delay) to the shepherd.
+		if err := shepherd.MarkDeleted(j.dir, req.KillDelay); err != nil {
+			return fmt.Errorf("delete %s: %w", req.JobID, err)
+		}
+		if _, err := os.Stat(filepath.Join(j.dir, shepherd.FileSession)); err != nil {
+			return nil
+		}
+		if err := syscall.Kill(m.shepherdPidOf(j), syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("signal shepherd of %s: %w", req.JobID, err)
+		}
+		return nil
+	}
+	if v.session.Pgid == 0 {
+		var s shepherd.Session
+		if err := waitSession(j.dir, &s, sessionWait); err != nil {
+			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
+		}
+		m.mu.Lock()
+		j.session = s
+		m.mu.Unlock()
+		v.session = s
+	}
+	switch special {
+	case signals.Suspend:
+		sig = syscall.SIGSTOP
+	case signals.Resume:
+		sig = syscall.SIGCONT
+	}
+	if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %s: %w", req.JobID, err)
+	}
+	m.mu.Lock()
+	switch special {
+	case signals.Suspend:
+		j.suspended = true
+	case signals.Resume:
+		j.suspended = false
+	}
+	m.mu.Unlock()
+	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
+	return nil
+}
+
+// sessionWait bounds how long a signal waits for a job's session file: the
+// shepherd writes it just after it starts the job, so a job that is
+// already running its script (and may have said so) can be a few
+// milliseconds ahead of the file on a busy host.
+const sessionWait = 3 * time.Second
+
+// waitSession reads the job's session file, waiting up to wait for the
+// shepherd to write it.
+func waitSession(dir string, s *shepherd.Session, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileSession), s)
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// killOrphan kills a job the server says must not run here.
+func (m *Mom) killOrphan(id string) {
+	m.mu.Lock()
+	j := m.jobs[id]
+	m.mu.Unlock()
+	if j == nil {
+		return
+	}
+	m.log.Warn("killing a job the server does not run here", "job", id)
+	v := m.view(j)
+	if v.result == nil && v.session.Pgid > 0 {
+		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)
+	}
+	if v.result == nil && v.session.Pgid == 0 && !j.child {
+		// Left by a previous mom that stopped while starting it: if no
+		// shepherd holds it, no shepherd ever will run it (the lock is
+		// held while its end is recorded), so it goes now, without
+		// waiting out the grace a late shepherd would get.
+		if release, ok := m.claimShepherdLock(j); ok {
+			res := shepherd.Result{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
+			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
+			release()
+			m.mu.Lock()
+			j.result = &res
+			m.mu.Unlock()
+			v.result = &res
+		}
+	}
+	if v.result != nil {
+		m.forget(j)
+	}
+}

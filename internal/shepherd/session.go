@@ -1,0 +1,109 @@
+// The processes of a shepherd's session: the shepherd leads a session of
+// its own, which every process of its job is in (no process can join
+// another session), so the job's processes are found, sampled and killed
+// by session. pbs_mom samples its jobs' usage and kills the processes a
+// shepherd that died left; the shepherd kills what its job left.
+
+package shepherd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// ProcStat is the part of /proc/<pid>/stat the mom uses.
+type ProcStat struct {
+	PID     int
+	PPID    int
+	PGRP    int
+	Session int
+	// Ticks of user+system time of the process and its reaped children.
+	CPUTicks int64
+	RSSPages int64
+	VSize    int64
+}
+
+// parseProcStat parses one /proc/<pid>/stat line. The command name is in
+// parentheses and may itself contain spaces and parentheses, so fields are
+// counted from the last ')'.
+func parseProcStat(s string) (ProcStat, error) {
+	var p ProcStat
+	open := strings.IndexByte(s, '(')
+	end := strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return p, errors.New("malformed stat line")
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
+	if err != nil {
+		return p, fmt.Errorf("pid: %w", err)
+	}
+	p.PID = pid
+	f := strings.Fields(s[end+1:])
+	// f[0] is the state; field n of proc(5) is f[n-3].
+	if len(f) < 22 {
+		return p, errors.New("short stat line")
+	}
+	num := func(n int) int64 {
+		v, _ := strconv.ParseInt(f[n-3], 10, 64)
+		return v
+	}
+	p.PPID = int(num(4))
+	p.PGRP = int(num(5))
+	p.Session = int(num(6))
+	p.CPUTicks = num(14) + num(15) + num(16) + num(17)
+	p.VSize = num(23)
+	p.RSSPages = num(24)
+	return p, nil
+}
+
+// SessionProcesses lists the processes of session sid, without the
+// session leader itself (the shepherd).
+func SessionProcesses(sid int) []ProcStat { return SessionsProcesses(map[int]bool{sid: true})[sid] }
+
+// SessionsProcesses lists the processes of each session of sids, without
+// the session leaders, reading /proc once whatever the number of sessions
+// (a mom samples all its jobs in one pass).
+func SessionsProcesses(sids map[int]bool) map[int][]ProcStat {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := map[int][]ProcStat{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || sids[pid] {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		p, err := parseProcStat(string(b))
+		if err == nil && sids[p.Session] {
+			out[p.Session] = append(out[p.Session], p)
+		}
+	}
+	return out
+}
+
+// ClockTicks is USER_HZ, which Linux fixes at 100 for /proc.
+const ClockTicks = 100
+
+// PageSize converts RSS pages to bytes.
+var PageSize = int64(os.Getpagesize())
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
+const prSetChildSubreaper = 36
+
+// setChildSubreaper makes this process the parent of its descendants'
+// orphans instead of init.
+func setChildSubreaper() error {
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,67 @@
+package shepherd
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestParseProcStat(t *testing.T) {
+	line := "4242 (my (odd) prog) S 1 4240 4240 0 -1 4194560 100 0 0 0 150 50 10 5 20 0 1 0 12345 104857600 2560 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0"
+	p, err := parseProcStat(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PID != 4242 || p.PPID != 1 || p.PGRP != 4240 || p.Session != 4240 || p.CPUTicks != 215 || p.RSSPages != 2560 || p.VSize != 104857600 {
+		t.Fatalf("parsed %+v", p)
+	}
+	for _, bad := range []string{"", "12 noparen", "x (a) S 1", "12 (a) S 1 2"} {
+		if _, err := parseProcStat(bad); err == nil {
+			t.Errorf("parseProcStat(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseProcStat(f *testing.F) {
+	f.Add("1 (init) S 0 1 1 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 1 2 3 4")
+	f.Fuzz(func(t *testing.T, s string) {
+		parseProcStat(s)
+	})
+}
+
+func TestScaleSecs(t *testing.T) {
+	for _, tt := range []struct {
+		s    int64
+		f    float64
+		want int64
+	}{{10, 1, 10}, {10, 0, 10}, {10, 1.5, 15}, {3, 0.5, 2}, {0, 2, 0}} {
+		if got := ScaleSecs(tt.s, tt.f); got != tt.want {
+			t.Errorf("scaleSecs(%d, %g) = %d, want %d", tt.s, tt.f, got, tt.want)
+		}
+	}
+}
+
+// A delete's kill delay reaches the shepherd in the delete marker (qdel
+// -W, or the job's kill_delay); a marker without one (or an unreadable
+// one) keeps the job's.
+func TestDeleteDelay(t *testing.T) {
+	dir := t.TempDir()
+	def := 10 * time.Second
+	for content, want := range map[string]time.Duration{
+		"":     def,
+		"0\n":  0,
+		"45\n": 45 * time.Second,
+		"-1\n": def,
+		"x":    def,
+	} {
+		p := filepath.Join(dir, "delete")
+		os.WriteFile(p, []byte(content), 0o600)
+		if got := deleteDelay(p, def); got != want {
+			t.Errorf("marker %q: %v, want %v", content, got, want)
+		}
+	}
+	if got := deleteDelay(filepath.Join(dir, "none"), def); got != def {
+		t.Errorf("no marker: %v", got)
+	}
+}
