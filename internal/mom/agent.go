@@ -1169,6 +1169,9 @@ func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
 		return
 	}
 	nc.SetDeadline(time.Time{})
+	// A command that stops reading is cut off: it holds up the server's
+	// answer behind the mom (which reads no more of it meanwhile).
+	down.SetWriteTimeout(proto.WriteTimeout)
 	slot.Established()
 	who := identity(uid, gid)
 	for {
@@ -1195,6 +1198,10 @@ func (m *Mom) relay(nc net.Conn, slot *connlimit.Slot) {
 				return
 			}
 			if err := down.Send(rh, rawBody(rbody)); err != nil {
+				var slow *proto.SlowReaderError
+				if errors.As(err, &slow) {
+					m.log.Warn("forwarding: connection cut off", "uid", uid, "reason", err)
+				}
 				return
 			}
 			if !rh.More || rh.Code != proto.PBSE_NONE {
