@@ -53,7 +53,7 @@ func TestListingWaitsForReaderWithoutLock(t *testing.T) {
 		}
 		return h.More
 	}
-	read() // the listing has begun; its reader now lags
+	more := read() // the listing has begun; its reader now lags
 	// A subjob held becomes a record of its own, inserted before the
 	// jobs still to come; a new job comes after them. Both need the
 	// lock the listing holds when it is not waiting.
@@ -61,7 +61,8 @@ func TestListingWaitsForReaderWithoutLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	late := mustSubmit(t, c)
-	for read() {
+	for more {
+		more = read()
 	}
 	seen := map[string]int{}
 	for _, n := range names {
