@@ -114,6 +114,103 @@ func TestHostileFramesEveryPort(t *testing.T) {
 	}
 }
 
+// serverLogs is today's server log.
+func serverLogs(c *testcluster.Cluster) string {
+	b, _ := os.ReadFile(filepath.Join(c.Home, "server_logs", time.Now().Format("20060102")))
+	return string(b)
+}
+
+// Connections that ask for a long listing (qstat -t of a 10,000-subjob
+// array, about 15 MB) and never read cost the server at most
+// proto.MaxUnsent each, not the listing, whether they ask it directly or
+// through a mom; they are cut off once a write waits proto.WriteTimeout,
+// with one log line each, and hold up no one meanwhile.
+func TestSlowReaders(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	m := c.AddMom("n1", testcluster.MomOptions{})
+	id := c.Submit("#!/bin/sh\n", "-h", "-J", "0-9999")
+	seq, _, _ := strings.Cut(id, "[")
+	listed := func(out string) int { return strings.Count(out, "\n"+seq+"[") }
+	// One honest listing each way first: the baselines include what
+	// answering it costs once.
+	if r := c.Run("qstat", "-t", id); r.Code != 0 || listed(r.Stdout) != 10001 {
+		t.Fatalf("qstat -t of the array before the slow readers (%d lines): %s", listed(r.Stdout), r)
+	}
+	if r := c.RunEnv(m.Env(), "qstat", "-t", id); r.Code != 0 || listed(r.Stdout) != 10001 {
+		t.Fatalf("qstat -t through the mom before the slow readers (%d lines): %s", listed(r.Stdout), r)
+	}
+	daemons := map[string]int{"pbs_server": c.ServerPid(), "pbs_mom": m.Pid()}
+	before := map[string]int64{}
+	for name, pid := range daemons {
+		before[name] = rssKB(t, pid)
+	}
+	logBefore, momLogBefore := len(serverLogs(c)), len(m.Log())
+
+	// Three of four to the server, the others through the mom.
+	const readers, viaMom = 64, 16
+	for i := range readers {
+		sock := filepath.Join(c.Home, "pbs_server.sock")
+		if i < viaMom {
+			sock = filepath.Join(m.Home, "pbs_mom.sock")
+		}
+		// One at a time: connections past their handshake do not count
+		// against the budget of pending ones.
+		nc := dialIdle(t, "unix", sock, 1)[0]
+		conn := proto.NewConn(nc, 0)
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := proto.ClientHandshake(conn, proto.RoleClient, "", nil); err != nil {
+			t.Fatalf("slow reader %d: %v", i, err)
+		}
+		if err := conn.Send(proto.Header{Type: proto.MsgStatusJob, Seq: 1}, &proto.StatusRequest{IDs: []string{id}, Subjobs: true}); err != nil {
+			t.Fatalf("slow reader %d: %v", i, err)
+		}
+	}
+	// What a daemon may hold: a margin for the runtime, and the bound for
+	// each reader twice over (what waits, the frame being filled and the
+	// one being written, and the garbage collector's slack).
+	bound := int64(64<<10) + readers*2*proto.MaxUnsent>>10
+	peak := map[string]int64{}
+	watch := func(when string) {
+		for name, pid := range daemons {
+			grown := rssKB(t, pid) - before[name]
+			peak[name] = max(peak[name], grown)
+			if grown > bound {
+				t.Fatalf("%s: %s grew by %d KiB with %d slow readers (bound %d KiB)", when, name, grown, readers, bound)
+			}
+		}
+	}
+	watch("at once")
+	// An honest reader is answered in full meanwhile.
+	if r := c.Run("qstat", "-t", id); r.Code != 0 || listed(r.Stdout) != 10001 {
+		t.Fatalf("qstat -t of the array among the slow readers (%d lines): %s", listed(r.Stdout), r)
+	}
+	watch("after an honest qstat")
+	deadline := time.Now().Add(proto.WriteTimeout + 15*time.Second)
+	for {
+		watch("waiting for the cut-offs")
+		direct := strings.Count(serverLogs(c)[logBefore:], "slow reader")
+		relayed := strings.Count(m.Log()[momLogBefore:], "slow reader")
+		if direct >= readers-viaMom && relayed >= viaMom {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, %d of %d slow readers cut off by the server, %d of %d by the mom",
+				proto.WriteTimeout+15*time.Second, direct, readers-viaMom, relayed, viaMom)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("%d slow readers: peak growth %v KiB (bound %d KiB)", readers, peak, bound)
+	for _, log := range []string{serverLogs(c)[logBefore:], m.Log()[momLogBefore:]} {
+		if i := strings.Index(log, "slow reader"); i >= 0 {
+			line, _, _ := strings.Cut(log[strings.LastIndexByte(log[:i], '\n')+1:], "\n")
+			t.Logf("cut-off: %s", line)
+		}
+	}
+	if r := c.Run("qstat", "-B"); r.Code != 0 {
+		t.Fatalf("qstat after the cut-offs: %s", r)
+	}
+}
+
 // dialIdle opens n connections to addr that never send anything.
 func dialIdle(t *testing.T, network, addr string, n int) []net.Conn {
 	t.Helper()
@@ -152,10 +249,7 @@ func TestConnectionFloods(t *testing.T) {
 	c, _ := schedCluster(t)
 	m := c.Mom("n1")
 	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
-	serverLog := func() string {
-		b, _ := os.ReadFile(filepath.Join(c.Home, "server_logs", time.Now().Format("20060102")))
-		return string(b)
-	}
+	serverLog := func() string { return serverLogs(c) }
 	logBefore := len(serverLog())
 
 	rssBefore := rssKB(t, c.ServerPid())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -31,12 +32,39 @@ type Conn struct {
 	dec      *msgpack.Decoder
 	maxFrame int
 	sess     *session
+	// writeTimeout bounds each Send (0: no bound of its own).
+	writeTimeout time.Duration
 }
 
 // connBuffer sizes each connection's read and write buffers. Small,
 // because a daemon holds thousands of mostly idle connections; large
 // frames bypass the buffers (bufio reads and writes them directly).
 const connBuffer = 4 << 10
+
+// keptOut is the largest encoding buffer a connection keeps between
+// frames: one large answer would otherwise stay with a connection that may
+// then idle for minutes.
+const keptOut = 64 << 10
+
+// WriteTimeout bounds each frame a daemon writes to a peer it answers: a
+// peer that has not taken a frame in this time reads too slowly, or not at
+// all, and is cut off (SlowReaderError) instead of keeping its answer in
+// the daemon's memory. Honest commands read their answers at once.
+const WriteTimeout = 30 * time.Second
+
+// SlowReaderError is a Send that did not finish within the connection's
+// write timeout: the peer is cut off.
+type SlowReaderError struct {
+	Unsent int // bytes of the answer not written (the frame, and what waited behind it)
+	After  time.Duration
+	Err    error
+}
+
+func (e *SlowReaderError) Error() string {
+	return fmt.Sprintf("slow reader: %d bytes unsent after %s", e.Unsent, e.After)
+}
+
+func (e *SlowReaderError) Unwrap() error { return e.Err }
 
 // NewConn wraps nc. maxFrame <= 0 selects DefaultMaxFrame.
 func NewConn(nc net.Conn, maxFrame int) *Conn {
@@ -67,8 +95,13 @@ func (c *Conn) Authenticated() bool { return c.sess != nil }
 // SetReadDeadline sets the deadline for the next Recv.
 func (c *Conn) SetReadDeadline(t time.Time) error { return c.nc.SetReadDeadline(t) }
 
+// SetWriteTimeout makes every later Send fail with a SlowReaderError when
+// the peer has not taken its frame within d (see WriteTimeout).
+func (c *Conn) SetWriteTimeout(d time.Duration) { c.writeTimeout = d }
+
 // Send writes one frame holding h and body (nil for no body) and flushes it.
 func (c *Conn) Send(h Header, body any) error {
+	defer c.releaseOut()
 	c.out.Reset()
 	enc := c.enc
 	if err := enc.EncodeArrayLen(envelopeFields); err != nil {
@@ -97,6 +130,11 @@ func (c *Conn) Send(h Header, body any) error {
 	if n > c.maxFrame {
 		return fmt.Errorf("send %s: %w: %d > %d bytes", h.Type, ErrFrameTooLarge, n, c.maxFrame)
 	}
+	if c.writeTimeout > 0 {
+		if err := c.nc.SetWriteDeadline(time.Now().Add(c.writeTimeout)); err != nil {
+			return fmt.Errorf("send %s: %w", h.Type, err)
+		}
+	}
 	var hdr [frameHeaderLen]byte
 	AppendFrameHeader(hdr[:0], n)
 	c.w.Write(hdr[:])
@@ -104,7 +142,18 @@ func (c *Conn) Send(h Header, body any) error {
 	if tag != nil {
 		c.w.Write(tag)
 	}
-	return c.w.Flush()
+	err := c.w.Flush()
+	if err != nil && c.writeTimeout > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+		return &SlowReaderError{Unsent: frameHeaderLen + n, After: c.writeTimeout, Err: err}
+	}
+	return err
+}
+
+// releaseOut lets go of an encoding buffer grown past keptOut.
+func (c *Conn) releaseOut() {
+	if c.out.Cap() > keptOut {
+		c.out = bytes.Buffer{}
+	}
 }
 
 // Recv reads one frame and returns its header and raw body. The body stays

@@ -170,7 +170,7 @@ func TestStatusFrames(t *testing.T) {
 				f := NewStatusFrames(3)
 				ca := NewConn(a, 0)
 				if stream {
-					f.Stream(ca, 5)
+					f.Stream(ca, 5, nil)
 				}
 				for _, st := range objs {
 					f.Add(st.Name, st.Attrs)
@@ -214,7 +214,7 @@ func TestStatusFramesAbort(t *testing.T) {
 	go func() {
 		ca := NewConn(a, 0)
 		f := NewStatusFrames(2)
-		f.Stream(ca, 9)
+		f.Stream(ca, 9, nil)
 		for i := range 5 {
 			f.Add(fmt.Sprint(i), nil)
 		}

@@ -1,23 +1,45 @@
 package proto
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
 
+// MaxUnsent bounds the bytes of a streamed status answer that are
+// rendered and not yet written to the peer. At the bound the renderer
+// waits for the peer to read, with its lock let go (see Stream), so that
+// a long listing costs a peer that reads slowly, or not at all, this much
+// and no more; with Conn's write timeout such a peer is then cut off.
+// Honest readers keep up: a few frames in flight are enough for the
+// decoding to overlap the rendering.
+const MaxUnsent = 256 << 10
+
+// resumeUnsent is where a renderer that waited goes on: well below
+// MaxUnsent, so that it renders many frames per wait, not one per frame
+// sent (each wait costs a wake-up, which a busy host makes slow).
+const resumeUnsent = MaxUnsent / 4
+
+// statusFrameBytes ends a frame once its objects take this many bytes,
+// whatever their number: frames are what a stream counts and frees, so
+// they must be small beside MaxUnsent.
+const statusFrameBytes = 64 << 10
+
 // StatusFrames is a status answer built object by object, each encoded
-// as it is added, in frames of at most a chunk of objects: a server
-// renders a long listing into it without keeping every object's
-// attributes (and the garbage of them) until the answer is sent. With
-// Stream, every full frame is sent at once by a goroutine of its own, so
-// that the peer decodes while the rest is rendered, and a slow peer never
-// holds up the renderer (who may hold a lock).
+// as it is added, in frames of at most a chunk of objects (and about
+// statusFrameBytes): a server renders a long listing into it without
+// keeping every object's attributes (and the garbage of them) until the
+// answer is sent. With Stream, every full frame is sent at once by a
+// goroutine of its own, so that the peer decodes while the rest is
+// rendered, and a slow peer never holds up the renderer's lock.
 type StatusFrames struct {
-	chunk int
-	cur   encodedFrame   // the frame being filled
-	full  []encodedFrame // full frames not handed to a stream
-	st    *frameStream
+	chunk  int
+	cur    encodedFrame   // the frame being filled
+	full   []encodedFrame // full frames not handed to a stream
+	st     *frameStream
+	held   sync.Locker // the renderer's lock, let go while Add waits
+	pauses int         // how often Add waited
 }
 
 type encodedFrame struct {
@@ -29,11 +51,12 @@ type encodedFrame struct {
 type frameStream struct {
 	c    *Conn
 	seq  uint64
-	wake chan struct{}
 	done chan struct{}
 
 	mu      sync.Mutex
+	cond    *sync.Cond // on mu: a frame came, was sent, or the stream ends
 	queue   []encodedFrame
+	unsent  int  // bytes of the queue and of the frame being sent
 	closed  bool // no more frames will come
 	aborted bool // drop what is queued
 	err     error
@@ -44,32 +67,73 @@ func NewStatusFrames(chunk int) *StatusFrames { return &StatusFrames{chunk: max(
 
 // Stream sends every full frame to request seq on c as soon as the next
 // one begins. Until Send or Abort returns, nothing else may write to c.
-func (f *StatusFrames) Stream(c *Conn, seq uint64) {
-	f.st = &frameStream{c: c, seq: seq, wake: make(chan struct{}, 1), done: make(chan struct{})}
+// held is the lock the renderer holds while it adds (nil for none): Add
+// lets go of it while it waits for the peer to read.
+func (f *StatusFrames) Stream(c *Conn, seq uint64, held sync.Locker) {
+	st := &frameStream{c: c, seq: seq, done: make(chan struct{})}
+	st.cond = sync.NewCond(&st.mu)
+	f.st, f.held = st, held
 	f.full = nil
-	go f.st.run()
+	go st.run()
 }
 
-// Add encodes one object; attrs may be reused once Add returns.
-func (f *StatusFrames) Add(name string, attrs []Attr) {
-	if f.cur.count == f.chunk {
+// Add encodes one object; attrs may be reused once Add returns. When a
+// stream has MaxUnsent bytes waiting for the peer, Add first waits until
+// the peer reads, with held unlocked meanwhile: what the renderer was
+// going through may have changed when Add returns (Pauses tells). Add
+// returns false once the stream failed (the peer went away, or was cut
+// off as a slow reader): the renderer should stop, and Send says why.
+func (f *StatusFrames) Add(name string, attrs []Attr) bool {
+	if f.cur.count == f.chunk || len(f.cur.objs) >= statusFrameBytes {
 		next := encodedFrame{objs: make([]byte, 0, len(f.cur.objs)+len(f.cur.objs)/8)} // much the same size
-		f.push(f.cur)
+		if !f.push(f.cur) {
+			return false
+		}
 		f.cur = next
 	}
 	f.cur.objs = AppendStatus(f.cur.objs, &Status{Name: name, Attrs: attrs})
 	f.cur.count++
+	return true
 }
 
-func (f *StatusFrames) push(fr encodedFrame) {
-	if f.st == nil {
+// Pauses is how many times Add waited for the peer with the renderer's
+// lock let go.
+func (f *StatusFrames) Pauses() int { return f.pauses }
+
+// push hands a full frame to the stream, waiting for room when the
+// stream is at MaxUnsent; false when the stream failed.
+func (f *StatusFrames) push(fr encodedFrame) bool {
+	st := f.st
+	if st == nil {
 		f.full = append(f.full, fr)
-		return
+		return true
 	}
-	f.st.mu.Lock()
-	f.st.queue = append(f.st.queue, fr)
-	f.st.mu.Unlock()
-	f.st.signal()
+	st.mu.Lock()
+	if st.err != nil {
+		st.mu.Unlock()
+		return false
+	}
+	st.queue = append(st.queue, fr)
+	st.unsent += len(fr.objs)
+	st.cond.Broadcast()
+	if st.unsent < MaxUnsent {
+		st.mu.Unlock()
+		return true
+	}
+	// Never wait on a peer with the renderer's lock.
+	f.pauses++
+	if f.held != nil {
+		f.held.Unlock()
+	}
+	for st.unsent > resumeUnsent && st.err == nil {
+		st.cond.Wait()
+	}
+	ok := st.err == nil
+	st.mu.Unlock()
+	if f.held != nil {
+		f.held.Lock()
+	}
+	return ok
 }
 
 // Send writes what is left of the answer to request seq on c (the same
@@ -107,43 +171,47 @@ func (f *StatusFrames) stop(abort bool) error {
 	f.st = nil
 	st.mu.Lock()
 	st.closed, st.aborted = true, abort
+	st.cond.Broadcast()
 	st.mu.Unlock()
-	st.signal()
 	<-st.done
 	return st.err
-}
-
-func (st *frameStream) signal() {
-	select {
-	case st.wake <- struct{}{}:
-	default:
-	}
 }
 
 func (st *frameStream) run() {
 	defer close(st.done)
 	var empty StatusReply
 	var body []byte
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	for {
-		st.mu.Lock()
-		queue, closed := st.queue, st.closed
-		st.queue = nil
+		for len(st.queue) == 0 && !st.closed {
+			st.cond.Wait()
+		}
 		if st.aborted {
-			queue = nil
+			st.queue = nil
 		}
+		if len(st.queue) == 0 {
+			return // closed, and all sent
+		}
+		fr := st.queue[0]
+		st.queue[0] = encodedFrame{}
+		st.queue = st.queue[1:]
 		st.mu.Unlock()
-		for _, fr := range queue {
-			if st.err != nil {
-				break
+		body = appendStatusReplyEncoded(body[:0], fr.count, fr.objs, &empty)
+		err := st.c.Send(Header{Type: MsgReply, Seq: st.seq, More: true}, msgpack.RawMessage(body))
+		st.mu.Lock()
+		st.unsent -= len(fr.objs)
+		if err != nil {
+			var slow *SlowReaderError
+			if errors.As(err, &slow) {
+				slow.Unsent += st.unsent // what waited behind the frame
 			}
-			body = appendStatusReplyEncoded(body[:0], fr.count, fr.objs, &empty)
-			st.err = st.c.Send(Header{Type: MsgReply, Seq: st.seq, More: true}, msgpack.RawMessage(body))
+			st.err = err
+			st.queue, st.unsent = nil, 0
 		}
-		if closed && len(queue) == 0 {
+		st.cond.Broadcast()
+		if err != nil {
 			return
-		}
-		if len(queue) == 0 {
-			<-st.wake
 		}
 	}
 }

@@ -6,6 +6,7 @@
 package mom
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -71,6 +72,9 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 		return
 	}
 	nc.SetDeadline(time.Time{})
+	// A command that stops reading is cut off: it holds up the server's
+	// answer behind the mom (which reads no more of it meanwhile).
+	down.SetWriteTimeout(proto.WriteTimeout)
 	slot.Established()
 	who := identity(peer.UID, peer.GID)
 	for {
@@ -97,6 +101,10 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 				return
 			}
 			if err := down.Send(rh, rawBody(rbody)); err != nil {
+				var slow *proto.SlowReaderError
+				if errors.As(err, &slow) {
+					m.log.Warn("forwarding: connection cut off", "uid", peer.UID, "reason", err)
+				}
 				return
 			}
 			if !rh.More || rh.Code != proto.PBSE_NONE {

@@ -148,6 +148,7 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 		return
 	}
 	nc.SetDeadline(time.Time{})
+	c.SetWriteTimeout(proto.WriteTimeout)
 	var who caller
 	if local {
 		// The kernel vouches for a local caller: proven already.
@@ -176,6 +177,11 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 		slot.Established()
 		nc.SetReadDeadline(time.Time{})
 		if err := s.handle(c, &who, h, body); err != nil {
+			var slow *proto.SlowReaderError
+			if errors.As(err, &slow) {
+				s.log.Warn("connection cut off", "remote", remoteName(nc), "user", who.user, "role", who.role.String(), "reason", err)
+				return
+			}
 			s.log.Debug("reply failed", "remote", remoteName(nc), "error", err)
 			return
 		}
@@ -187,10 +193,11 @@ func isClosed(err error) bool {
 }
 
 func remoteName(nc net.Conn) string {
-	if a := nc.RemoteAddr(); a != nil && a.String() != "" {
-		return a.String()
+	a := nc.RemoteAddr()
+	if _, unix := a.(*net.UnixAddr); unix || a == nil || a.String() == "" {
+		return "local" // a Unix socket's peer is unnamed ("@"): its user says who
 	}
-	return "local"
+	return a.String()
 }
 
 func hostOf(nc net.Conn) string {
@@ -271,9 +278,12 @@ type answerTo struct {
 
 // newStatusAnswer starts an answer streamed to to: nothing else may write
 // to its connection until the answer is sent or aborted (handle does).
-func newStatusAnswer(to answerTo) *statusAnswer {
+// held is the lock the renderer holds: it is let go while the renderer
+// waits for a slow peer (proto.MaxUnsent), so the renderer must expect
+// the state it goes through to change whenever the answer's Pauses does.
+func newStatusAnswer(to answerTo, held sync.Locker) *statusAnswer {
 	a := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
-	a.frames.Stream(to.c, to.seq)
+	a.frames.Stream(to.c, to.seq, held)
 	return a
 }
 

@@ -41,12 +41,16 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	now := s.nowUnix()
-	answer := newStatusAnswer(to)
+	// The lock is let go while an add waits for a slow peer (see
+	// newStatusAnswer): the version sent is the one the listing began
+	// at, so what changes meanwhile is sent again next time.
+	answer := newStatusAnswer(to, s.mu.RLocker())
 	reply := &answer.tail
 	reply.Version, reply.Epoch = s.counts.version, s.epoch
 	render := model.NewJobRenderer(want)
 	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
 	var attrs []proto.Attr
+	gone := false // the peer is gone: stop (handle says why)
 	add := func(j *model.Job) {
 		if incremental {
 			reply.Live = append(reply.Live, j.ID)
@@ -55,39 +59,49 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 			}
 		}
 		attrs = render.AppendTo(attrs[:0], j)
-		answer.frames.Add(j.ID, attrs)
+		gone = gone || !answer.frames.Add(j.ID, attrs)
 	}
 	// subjobs lists array p's subjobs of indices (all when nil) as they
-	// stand (qstat -t).
+	// stand (qstat -t). An array's index set is never changed in place,
+	// so going on through it after a pause is safe.
 	subjobs := func(p *model.Job, indices []int) {
 		show := func(i int) bool {
 			if j, _, ok := s.subjobAt(p, i, now); ok {
 				add(j)
 			}
-			return true
+			return !gone
 		}
 		if indices == nil {
 			p.Array.Indices.Each(show)
 			return
 		}
 		for _, i := range indices {
-			show(i)
+			if !show(i) {
+				return
+			}
 		}
 	}
 	all := func(queue string) {
-		for _, j := range s.jobList {
+		for i := 0; i < len(s.jobList) && !gone; i++ {
+			j := s.jobList[i]
 			if (queue != "" && j.Queue != queue) || (!req.History && j.Finished()) || !s.visibleTo(who, j, priv) {
 				continue
 			}
+			pauses := answer.frames.Pauses()
 			if j.IsSubjob {
 				if req.LiveSubjobs && !req.Subjobs {
 					add(j)
 				}
-				continue
+			} else {
+				add(j)
+				if j.IsArray() && req.Subjobs {
+					subjobs(j, nil)
+				}
 			}
-			add(j)
-			if j.IsArray() && req.Subjobs {
-				subjobs(j, nil)
+			if answer.frames.Pauses() != pauses {
+				// Jobs came and went meanwhile: go on after j's key,
+				// neither repeating nor skipping one that stayed.
+				i = s.jobsAfter(j.Key()) - 1
 			}
 		}
 	}
@@ -96,6 +110,9 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 		return answer, nil
 	}
 	for _, raw := range req.IDs {
+		if gone {
+			break
+		}
 		id := strings.TrimSpace(raw)
 		if ref, isJob := model.ParseJobRef(id); isJob {
 			j, ok := s.top(ref.Seq)

@@ -337,14 +337,15 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	answer := newStatusAnswer(to)
+	answer := newStatusAnswer(to, s.mu.RLocker())
 	reply := &answer.tail
 	names := req.IDs
 	if len(names) == 0 {
 		names = s.sortedNodes()
 	}
+	withJobs := want == nil || want[proto.AttrNodeJobs]
 	var jobsOn map[string][]string
-	if want == nil || want[proto.AttrNodeJobs] {
+	if withJobs {
 		jobsOn = s.jobsByNode()
 	}
 	var attrs []proto.Attr
@@ -352,11 +353,21 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 		name := strings.TrimSpace(raw)
 		n, ok := s.nodes[name]
 		if !ok {
-			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
+			// Unless named, a node is missing only when it was deleted
+			// while Add waited for the peer with the lock let go.
+			if len(req.IDs) > 0 {
+				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
+			}
 			continue
 		}
 		attrs = s.nodeAttrs(attrs[:0], n, want, jobsOn[name])
-		answer.frames.Add(name, attrs)
+		pauses := answer.frames.Pauses()
+		if !answer.frames.Add(name, attrs) {
+			break // the peer is gone: handle says why
+		}
+		if withJobs && answer.frames.Pauses() != pauses {
+			jobsOn = s.jobsByNode() // jobs started and ended meanwhile
+		}
 	}
 	return answer, nil
 }

@@ -324,6 +324,12 @@ func keyLess(a, b model.JobKey) bool {
 	return a.Index < b.Index
 }
 
+// jobsAfter is the index in jobList of the first job whose key follows k
+// (mu held).
+func (s *Server) jobsAfter(k model.JobKey) int {
+	return sort.Search(len(s.jobList), func(i int) bool { return keyLess(k, s.jobList[i].Key()) })
+}
+
 // insertJob adds a new job, array or subjob (mu held).
 func (s *Server) insertJob(j *model.Job) {
 	j.ShareStrings()
