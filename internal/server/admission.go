@@ -241,11 +241,7 @@ func (s *Server) enqueue(j *model.Job, q *model.Object, who *caller, routed bool
 	if err := s.applyResources(c, q); err != nil {
 		return nil, err
 	}
-	c.Queue = q.Name
-	c.QueueType = "Execution"
-	c.Qtime = now
-	c.State = model.StateTransit
-	c.Settle(now) // the caller tells the scheduler (eligible)
+	c.Enqueue(q.Name, "Execution", now) // the caller tells the scheduler (eligible)
 	return c, nil
 }
 
@@ -264,11 +260,7 @@ func (s *Server) routeOrHold(j *model.Job, q *model.Object, who *caller, now int
 		}
 	}
 	c := j.Clone()
-	c.Queue = q.Name
-	c.QueueType = "Route"
-	c.Qtime = now
-	c.State = model.StateTransit
-	c.Settle(now)
+	c.Enqueue(q.Name, "Route", now)
 	return c, nil
 }
 

@@ -164,14 +164,11 @@ func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
 	if p.State == model.StateBegun {
 		return
 	}
-	s.updateJob(p, func() {
-		p.State, p.Substate = model.StateBegun, model.SubArrayBegun
-		p.Stime = now
-		p.Comment = ""
-	})
+	var h model.Hooks
+	s.updateJob(p, func() { h = p.BeginArray(now) })
 	b.PutJob(p)
 	s.mailJob(b, p, mailer.Begin, "")
-	s.hooks(b, p, model.Hooks{Began: true}, now)
+	s.hooks(b, p, h, now)
 }
 
 // endSubjob replaces finished subjob j (state F) by what is kept of it

@@ -3,6 +3,18 @@
 // (admission.go: submission filters, then queue attributes), and persists
 // every change through the store before answering.
 //
+// Files by role: conn.go (connections and dispatch), admission.go and
+// subfilters.go (qsub), alter.go (qalter), control.go (delete, hold,
+// signal, suspend, rerun), queries.go (status, select), run.go (starts
+// and the mom calls), lifecycle.go (a running job's phases, its end,
+// requeue, a start taken back: every end goes through finish), arrays.go
+// and depend.go (what arrays and dependencies add to those), nodes.go
+// (nodes and their moms' reports), staging.go (staging grants), timers.go,
+// sched.go (the scheduler link), mgr.go (qmgr), move.go (qmove).
+// A job's state changes only through its transitions
+// (internal/model/transition.go), between untrack and track (server.go);
+// internal/archtest fails on a direct write.
+//
 // Concurrency: one goroutine per connection reads a request, handles it and
 // writes the reply. Reads of the state take mu for reading. Every durable
 // change runs as a function inside the store's Committer, which holds mu

@@ -7,11 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/fault"
-	"gopbs/internal/mailer"
 	"gopbs/internal/model"
-	"gopbs/internal/store"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -449,31 +445,6 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	return reply, nil
 }
 
-// notePhase shows what a running job's shepherd is doing in its state and
-// substate: copying stage-in files (R, STAGEGO), running (R, RUNNING), or
-// copying stage-out files (E, STAGEOUT) (mu held). Not worth a commit:
-// the next report says it again after a restart.
-func (s *Server) notePhase(j *model.Job, phase proto.JobPhase) {
-	if j.Suspended || j.Substate == model.SubRerun {
-		return
-	}
-	state, sub := model.StateRunning, model.SubRunning
-	switch phase {
-	case proto.PhaseStageIn:
-		sub = model.SubStageGo
-	case proto.PhaseStageOut:
-		state, sub = model.StateExiting, model.SubStageOut
-	}
-	if j.State == model.StateExiting && state == model.StateRunning {
-		return // staging out once: never back to running
-	}
-	if j.State != state || j.Substate != sub {
-		s.untrack(j)
-		j.State, j.Substate = state, sub
-		s.track(j)
-	}
-}
-
 // vnodeStatus records the further nodes a mom reports for; a vnode must
 // name the reporting node's Mom host and Port, so a mom speaks only for
 // nodes an admin placed on it (mu held).
@@ -507,173 +478,6 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
 func firstNode(execHost string) string {
 	h, _, _ := strings.Cut(execHost, "/")
 	return h
-}
-
-// usageResources renders a usage report as resources_used.
-func usageResources(j *model.Job, u proto.Usage) model.Resources {
-	var r model.Resources
-	r = r.Set("cput", resc.FormatDuration(u.CPUSecs))
-	r = r.Set("mem", resc.FormatKB(u.MemBytes))
-	r = r.Set("vmem", resc.FormatKB(u.VmemBytes))
-	r = r.Set("walltime", resc.FormatDuration(u.WallSecs))
-	if n, ok := j.ResourceList.Get(proto.ResNcpus); ok {
-		r = r.Set("ncpus", n)
-	}
-	pct := int64(0)
-	if u.WallSecs > 0 {
-		pct = u.CPUSecs * 100 / u.WallSecs
-	}
-	r = r.Set("cpupercent", strconv.FormatInt(pct, 10))
-	return r
-}
-
-// jobObit records a job's end. A repeated or stale notice (the job was
-// already finished, requeued or rerun) is acknowledged and ignored, so each
-// end counts exactly once.
-func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
-	s.mu.RLock()
-	j, err := s.lookupJob(ob.JobID)
-	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
-	var key model.JobKey
-	var why string
-	if rerun {
-		key, why = j.Key(), j.Comment
-	}
-	s.mu.RUnlock()
-	if rerun {
-		// qrerun killed it: back to its queue, whatever it exited with.
-		s.requeueJob(key, why, requeueOpts{force: true, used: &ob.Used})
-		return nil
-	}
-	if ob.StageInFailed {
-		return s.stageInFailedRun(who, ob)
-	}
-	if ob.Fenced || ob.ExitStatus == proto.JobExecRetry {
-		// Killed because the mom lost the server for longer than its
-		// lease, or not started (its mom stopped while starting it, its
-		// prologue asked for a retry): not the job's doing, so it goes
-		// back to its queue, as it would have had the server seen the
-		// node fail. A job that never started goes back even when it is
-		// not rerunnable (OpenPBS's JOB_EXEC_RETRY), and is held once it
-		// failed to start too often.
-		s.mu.RLock()
-		j, err := s.lookupJob(ob.JobID)
-		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
-		s.mu.RUnlock()
-		if live {
-			if ob.Fenced {
-				s.requeue(j.Key(), "Job requeued: killed on "+who.name+" when its mom's lease lapsed (no contact with the server)")
-			} else {
-				s.requeueJob(j.Key(), "Job requeued: "+ob.Comment+" ("+who.name+")", requeueOpts{force: true, retry: true})
-			}
-		}
-		return nil
-	}
-	var ended *model.Job
-	err = s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(ob.JobID)
-		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
-			return nil
-		}
-		now := s.nowUnix()
-		sub := model.SubFinished
-		if ob.ExitStatus < 0 {
-			sub = model.SubFailed
-		}
-		// The comment the job started with stays unless the mom says why
-		// the job ended (walltime, a failed start).
-		comment := ob.Comment
-		j.ResourcesUsed = usageResources(j, ob.Used)
-		if ob.SessionID != 0 {
-			j.SessionID = ob.SessionID
-		}
-		// The mail is composed before finish, so that a subjob's goes
-		// before the one of the array it may end.
-		j.SetExit(ob.ExitStatus)
-		ev, text := endMail(ob.ExitStatus, comment)
-		s.mailJob(b, j, ev, text)
-		s.finish(b, j, sub, ob.ExitStatus, comment, now)
-		ended = j
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if ended != nil {
-		s.log.Info("job ended", "job", ended.ID, "exit_status", ended.ExitStatus, "node", who.name)
-		if ob.StageOutSpool != "" {
-			s.log.Warn("stage-out failed; files kept in the spool", "job", ended.ID, "node", who.name, "spool", ob.StageOutSpool, "comment", ob.Comment)
-		}
-		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
-		s.schedEvent(proto.SchedTerm)
-	}
-	return fault.Hit(fault.ServerObit)
-}
-
-// requeue puts a running job back in its queue (rerunnable) or finishes
-// it with the reason (not rerunnable).
-func (s *Server) requeue(key model.JobKey, reason string) { s.requeueJob(key, reason, requeueOpts{}) }
-
-// requeueOpts change how requeueJob treats a job.
-type requeueOpts struct {
-	force bool         // requeue it even when it is not rerunnable (qrerun -W force, a job that never started)
-	used  *proto.Usage // its final usage, when known
-	retry bool         // it failed to start: held once it did too often
-}
-
-// maxStartAttempts is how many runs of a job may fail to start before it
-// is held (OpenPBS holds a job whose run_count goes over 20).
-const maxStartAttempts = 20
-
-// requeueJob is requeue, with opts. A job whose delete was asked for
-// ends deleted instead (endDeleted).
-func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
-	force, used := opts.force, opts.used
-	var j2 *model.Job
-	requeued := false
-	err := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
-		if !ok || !j.Active() {
-			return nil
-		}
-		now := s.nowUnix()
-		if used != nil {
-			j.ResourcesUsed = usageResources(j, *used)
-		}
-		if s.endDeleted(b, j, now) {
-			return nil
-		}
-		j2 = j
-		if !j.Rerunable && !force {
-			s.finish(b, j, model.SubFailed, proto.JobExecFail2, strings.Replace(reason, "Job requeued", "Job failed (not rerunnable)", 1), now)
-			s.mailJob(b, j, mailer.Abort, j.Comment)
-			return nil
-		}
-		var h model.Hooks
-		s.updateJob(j, func() {
-			why := reason
-			if opts.retry && j.RunCount > maxStartAttempts {
-				j.Holds = model.AddHolds(j.Holds, string(model.HoldSystem))
-				why = "job held, too many failed attempts to run (" + reason + ")"
-			}
-			h = j.Requeue(why, now)
-		})
-		s.save(b, j)
-		s.hooks(b, j, h, now)
-		requeued = true
-		return nil
-	})
-	if err != nil {
-		s.log.Error("cannot requeue job", "seq", key.Seq, "index", key.Index, "error", err)
-		return
-	}
-	if j2 != nil {
-		s.log.Warn("job taken off its node", "job", j2.ID, "reason", reason, "requeued", requeued)
-		s.schedEvent(proto.SchedTerm)
-		if requeued {
-			s.account(accounting.Rerun, j2, nil)
-		}
-	}
 }
 
 // checkNodes marks nodes down when their moms stop reporting and, after
@@ -727,26 +531,4 @@ func (s *Server) checkNodes(now time.Time) {
 	for i, key := range victims {
 		s.requeue(key, "Job requeued, execution node "+failedNode[i]+" down")
 	}
-}
-
-// endRecord is the body of an E accounting record.
-func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
-	kvs := s.queuedRecord(j)
-	kvs = append(kvs,
-		accounting.KV{Key: "start", Value: strconv.FormatInt(j.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: j.ExecHost},
-		accounting.KV{Key: "exec_vnode", Value: j.ExecVnode},
-		accounting.KV{Key: "session", Value: strconv.Itoa(j.SessionID)},
-		accounting.KV{Key: "end", Value: strconv.FormatInt(ob.End, 10)},
-		accounting.KV{Key: "Exit_status", Value: strconv.Itoa(j.ExitStatus)},
-	)
-	for _, p := range j.ResourcesUsed {
-		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
-	}
-	kvs = append(kvs, accounting.KV{Key: "run_count", Value: strconv.Itoa(j.RunCount)})
-	if ob.StageOutSpool != "" {
-		// Where the owner finds the files whose stage-out failed.
-		kvs = append(kvs, accounting.KV{Key: "stageout_spool", Value: ob.StageOutSpool})
-	}
-	return kvs
 }

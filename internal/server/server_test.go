@@ -5,12 +5,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hashicorp/go-hclog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/model"
 	"gopbs/internal/store"

@@ -303,38 +303,3 @@ func (s *Server) checkStaging(node string, listed []string, now time.Time) []mod
 	}
 	return lost
 }
-
-// stageInFailedRun handles the end of a run whose stage-in failed before
-// the script started: the job goes back to its queue, waiting (W) for
-// stagefail_wait, its resources free; a job deleted meanwhile ends.
-func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
-	var jobID string
-	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(ob.JobID)
-		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
-			return nil // already handled
-		}
-		now := s.nowUnix()
-		if s.endDeleted(b, j, now) {
-			return nil
-		}
-		jobID = j.ID
-		s.updateJob(j, func() {
-			j.State = model.StateTransit
-			j.Suspended = false
-			j.ExecHost, j.ExecVnode = "", ""
-			j.Stime = 0
-		})
-		s.stageFailed(j, ob.Comment, now)
-		s.save(b, j)
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if jobID != "" {
-		s.log.Warn("stage-in failed; the job waits", "job", jobID, "node", who.name, "error", ob.Comment)
-		s.schedEvent(proto.SchedTerm)
-	}
-	return nil
-}

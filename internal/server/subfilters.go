@@ -152,10 +152,8 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	j.ResourceList = view
 	j.Seq, j.QueueRank = seq, seq
 	j.ID = s.idOf(j)
-	j.Queue = queue
-	j.State = model.StateTransit
 	now := s.nowUnix()
-	j.Ctime, j.Qtime, j.Mtime = now, now, now
+	j.Submitted(queue, now)
 	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, j.ID, envOperation, "qsub",
 		envUser, who.user, envGroup, who.group, envHost, j.SubmitHost, envQueue, queue)
 	run, err := s.runSubmissionChain(chain, j, true, now)
