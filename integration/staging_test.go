@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -473,4 +474,58 @@ func asUser(cred testcluster.Cred, name string, args ...string) userRun {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: cred.UID, Gid: cred.GID}}
 	out, err := cmd.CombinedOutput()
 	return userRun{out: string(out), err: err}
+}
+
+// A staging list names the host as users write it: the machine's host
+// name (as `$(hostname)` gives it) or one of its addresses, though its
+// mom was registered as localhost (issue 20 item 9: such lists were
+// refused at qsub, "host vm runs no pbs_mom of this cluster"). The moms
+// report their own host's names and addresses; the file is copied
+// locally. A host that is no mom's is still refused, naming it.
+func TestStageHostAsUsersWriteIt(t *testing.T) {
+	c, _, _ := twoMoms(t, "set server scheduling = False")
+	name, err := os.Hostname()
+	if err != nil || name == "" || name == "localhost" {
+		t.Skipf("this machine's host name (%q, %v) says nothing more than localhost", name, err)
+	}
+	work, other := stageDirs(t)
+	os.WriteFile(filepath.Join(other, "a.src"), []byte("by name\n"), 0o644)
+	os.WriteFile(filepath.Join(other, "b.src"), []byte("by address\n"), 0o644)
+	in := "stagein=a.dat@" + name + ":" + other + "/a.src"
+	if ip := nonLoopbackAddr(); ip != "" {
+		in += ",b.dat@" + ip + ":" + other + "/b.src"
+	} else {
+		t.Log("no non-loopback address here: only the name is tried")
+		os.WriteFile(filepath.Join(work, "b.dat"), []byte("by address\n"), 0o644)
+	}
+	script := "#!/bin/sh\ncat a.dat b.dat > seen.txt\necho out > c.dat\n"
+	id := c.Submit(script, "-d", work, "-o", work+"/", "-e", work+"/",
+		"-W", in, "-W", "stageout=c.dat@"+name+":"+other+"/c.out")
+	c.MustRun("qrun", "-H", "n2", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "0" {
+		t.Fatalf("Exit_status %q\n%s", got, c.MustRun("qstat", "-fx", id))
+	}
+	if got := readFile(t, filepath.Join(work, "seen.txt")); got != "by name\nby address\n" {
+		t.Errorf("the script saw %q", got)
+	}
+	if got := readFile(t, filepath.Join(other, "c.out")); got != "out\n" {
+		t.Errorf("staged-out file holds %q", got)
+	}
+	r := c.RunStdin(script, "qsub", "-W", "stagein=x@nosuch.invalid:/tmp/x")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "host nosuch.invalid runs no pbs_mom") {
+		t.Errorf("a host that is no mom's: %s", r)
+	}
+}
+
+// nonLoopbackAddr is an address of this machine's that is not loopback,
+// "" when it has none.
+func nonLoopbackAddr() string {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok && !ipn.IP.IsLoopback() && ipn.IP.To4() != nil {
+			return ipn.IP.String()
+		}
+	}
+	return ""
 }

@@ -75,6 +75,12 @@ type MomStatus struct {
 	// Staging lists the queued jobs whose early stage-in this mom is
 	// copying, or has finished and not yet reported.
 	Staging []string
+	// HostNames are the names of the mom's own host (its host name and
+	// the canonical name that resolves to), and HostAddrs its addresses:
+	// a staging list names the host as users write it, which need not be
+	// the name the node was registered under (localhost, a short name).
+	HostNames []string
+	HostAddrs []string
 }
 
 // VnodeStatus is what a mom reports for one of its further nodes.

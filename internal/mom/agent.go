@@ -56,6 +56,7 @@ type Mom struct {
 	dirs    *dirPool // emptied job directories, for the next jobs
 	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
 	momConf *MomConfig
+	host    ownHost // its names and addresses, found once at start
 
 	mu         sync.Mutex
 	jobs       map[string]*momJob // by job id
@@ -129,6 +130,7 @@ func New(cfg Config) (*Mom, error) {
 		cfg.PollInterval = 250 * time.Millisecond
 	}
 	m := &Mom{
+		host:     findOwnHost(),
 		cfg:      cfg,
 		log:      cfg.Logger,
 		jobsDir:  filepath.Join(cfg.Home, "mom_priv", "jobs"),

@@ -111,6 +111,7 @@ func (m *Mom) status() *proto.MomStatus {
 		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
 		RemoteCopy: m.momConf.Rcp != "",
 		UseCpHosts: useCpHosts(m.momConf.UseCp),
+		HostNames:  m.host.names, HostAddrs: m.host.addrs,
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

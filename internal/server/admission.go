@@ -47,6 +47,7 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 		defer filtered.remove()
 		base, queueReq = filtered.job, filtered.queue
 	}
+	s.resolveStageHosts(base.Stagein, base.Stageout) // before the lock: lookups may wait
 	job, err := s.admitJob(who, priv, base, queueReq, req.Script, filtered.reserved())
 	if err != nil {
 		if filtered != nil {

@@ -34,6 +34,11 @@ func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.Alter
 	reply := &proto.AlterJobsReply{Results: make([]proto.ObjectError, len(reqs))}
 	judged := make([]alterVerdict, len(reqs))
 	for i := range reqs {
+		for _, a := range reqs[i].Attrs {
+			if a.Name == proto.AttrStagein || a.Name == proto.AttrStageout {
+				s.resolveStageHosts(a.Value) // before the lock: lookups may wait
+			}
+		}
 		judged[i] = s.filterAlteration(who, &reqs[i], mgr, op)
 		if judged[i].run != nil {
 			defer judged[i].run.rm()

@@ -35,14 +35,10 @@ const defaultStagefailWait = 1800
 // a node, or the host of a node's mom, or some mom may copy with scp or
 // names the host in a $usecp line (mu held).
 func (s *Server) stageHostKnown(host string) bool {
-	if _, ok := s.nodes[host]; ok {
+	if s.stageNodeOf(host) != "" {
 		return true
 	}
-	short, _, _ := strings.Cut(host, ".")
-	for name, n := range s.nodes {
-		if mom, _ := n.Get(proto.AttrNodeMom); mom == host || mom == short || mom != "" && strings.HasPrefix(mom, short+".") {
-			return true
-		}
+	for name := range s.nodes {
 		if rt := s.runtime[name]; rt != nil && rt.reported {
 			if rt.status.RemoteCopy {
 				return true
@@ -91,18 +87,12 @@ func (s *Server) stageFiles(j *model.Job, list, node, direction string) []proto.
 		return nil
 	}
 	here := s.nodes[node]
-	hereMom := node
-	if here != nil {
-		if m, _ := here.Get(proto.AttrNodeMom); m != "" {
-			hereMom = m
-		}
-	}
 	out := make([]proto.StageFile, 0, len(pairs))
 	for _, p := range pairs {
 		f := proto.StageFile{Local: p.Local, Host: p.Host, Remote: p.Remote}
 		target := s.stageNodeOf(p.Host)
 		switch {
-		case p.Host == node || target == node || sameHost(p.Host, hereMom):
+		case p.Host == node || target == node || here != nil && s.momOnHost(node, here, p.Host):
 			// This node, or another name of its host: the same files.
 			f.Here = true
 		case target != "":
@@ -117,15 +107,15 @@ func (s *Server) stageFiles(j *model.Job, list, node, direction string) []proto.
 }
 
 // stageNodeOf is the node whose mom serves host: the node of that name,
-// else the first node (by name) whose mom runs on host; "" for none
-// (mu held).
+// else the first node (by name) whose mom runs on host (momOnHost); ""
+// for none (mu held).
 func (s *Server) stageNodeOf(host string) string {
 	if _, ok := s.nodes[host]; ok {
 		return host
 	}
 	best := ""
 	for name, n := range s.nodes {
-		if m, _ := n.Get(proto.AttrNodeMom); m != "" && sameHost(host, m) && (best == "" || name < best) {
+		if (best == "" || name < best) && s.momOnHost(name, n, host) {
 			best = name
 		}
 	}
