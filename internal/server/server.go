@@ -109,7 +109,7 @@ type Server struct {
 
 	sched    schedState
 	momPool  momPool
-	starting startGate // jobs whose start their mom has not answered yet
+	starting startGate    // jobs whose start their mom has not answered yet
 	hosts    hostResolver // staging hosts resolved, for the checks under mu
 	shutdown shutdownState
 
