@@ -22,16 +22,10 @@ func count(states map[string]string, prefix, state string) int {
 	return n
 }
 
-// waitFor polls f until it returns true.
+// waitFor waits until f returns true.
 func waitFor(t *testing.T, what string, timeout time.Duration, f func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !f() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, timeout, func() (bool, string) { return f(), "false" })
 }
 
 // A job array on a real cluster: qsub -J prints the array's id; four

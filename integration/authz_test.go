@@ -488,18 +488,12 @@ func (e *authzEnv) waitMom(t *testing.T) {
 	if !e.momStale {
 		return
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	// The subtest's t, not the cluster's: a subtest may not fail its parent.
+	testcluster.WaitFor(t, "node "+authzMom+" free after the server restarted", 90*time.Second, func() (bool, string) {
 		st := e.c.NodeState(authzMom)
-		if st == "free" {
-			e.momStale = false
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node %s is %q 90s after the server restarted", authzMom, st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return st == "free", st
+	})
+	e.momStale = false
 }
 
 func (e *authzEnv) jobAttr(id, name string) string {
@@ -507,21 +501,11 @@ func (e *authzEnv) jobAttr(id, name string) string {
 	return v
 }
 
-// authzWaitFor polls cond until it holds or 20 seconds pass; cond also
-// says what it saw, for the failure message.
+// authzWaitFor waits until cond holds, at most 20 seconds; cond also says
+// what it saw, for the failure message.
 func authzWaitFor(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		ok, got := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still %s after 20s", what, got)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, 20*time.Second, cond)
 }
 
 func (e *authzEnv) waitJobState(t *testing.T, id, want string) {

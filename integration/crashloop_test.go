@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,13 +68,10 @@ func TestCrashLoopServer(t *testing.T) {
 	count := func() int { mu.Lock(); defer mu.Unlock(); return len(printed) }
 	for round := 0; round < rounds(4, 20); round++ {
 		want := count() + 40
-		deadline := time.Now().Add(30 * time.Second)
-		for count() < want {
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: submissions stalled at %d", round, count())
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		testcluster.WaitFor(t, fmt.Sprintf("round %d: %d submissions", round, want), 30*time.Second, func() (bool, string) {
+			n := count()
+			return n >= want, fmt.Sprintf("stalled at %d", n)
+		})
 		c.KillServer(syscall.SIGKILL)
 		c.StartServer()
 	}
@@ -141,20 +139,17 @@ func TestCrashLoopScheduler(t *testing.T) {
 			s := c.StartScheduler("pbs_sched")
 			// Work arrives: the first cycle that starts a job is cut short.
 			sub.run(c, 2, 2, beatScript(beats, 1))
-			deadline := time.Now().Add(20 * time.Second)
-			for !strings.Contains(c.SchedStderr("pbs_sched"), "fault: "+fault.SchedMidCycle+": "+action) {
-				if time.Now().After(deadline) {
-					t.Fatalf("round %d: the scheduler never reached %s", round, fault.SchedMidCycle)
-				}
-				time.Sleep(20 * time.Millisecond)
-			}
+			testcluster.WaitFor(t, fmt.Sprintf("round %d: the scheduler at %s", round, fault.SchedMidCycle), 20*time.Second, func() (bool, string) {
+				out := c.SchedStderr("pbs_sched")
+				return strings.Contains(out, "fault: "+fault.SchedMidCycle+": "+action), out
+			})
 			// Meanwhile commands are served as usual.
 			stop := make(chan struct{})
 			wg := loops(2, stop, func() {
 				lat.time(func() bool { return c.RunStdin("#!/bin/sh\n", "qsub", "-h").Code == 0 })
 				lat.time(func() bool { return c.Run("qstat").Code == 0 })
 			})
-			time.Sleep(2 * time.Second)
+			time.Sleep(2 * time.Second) // the window the latencies are measured over
 			close(stop)
 			wg.Wait()
 			if action == "stop" {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"os/user"
@@ -158,21 +159,17 @@ func TestFairShareUsagePersists(t *testing.T) {
 	c.WaitJobState(id, "F", 30*time.Second)
 	priv := filepath.Join(c.Home, "sched_priv")
 	var got float64
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testcluster.WaitFor(t, "usage of "+burn.name+" at 1 s of cpu with the job settled", 20*time.Second, func() (bool, string) {
 		st, err := privdir.ReadUsageFile(priv)
 		if err == nil {
 			got = st.Entities[burn.name]
 			if got >= 1 && len(st.Jobs) == 0 {
-				break
+				return true, ""
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("usage of %s never reached 1 s of cpu with the job settled (last %v, %v)\n%s", burn.name, got, err, c.SchedLog())
-		}
 		c.MustRun("qmgr", "-c", "set server scheduling = True") // a cycle
-		time.Sleep(200 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("%v (%v)\n%s", got, err, c.SchedLog())
+	})
 	if cput := attr(t, c, id, "resources_used.cput"); cput == "" {
 		t.Fatalf("the job has no resources_used.cput")
 	}

@@ -123,20 +123,19 @@ func faultRound(t *testing.T, daemon, spec string) {
 // in its job directory's log).
 func waitShepherdCrash(t *testing.T, moms []*testcluster.Mom) bool {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	crashed, _ := testcluster.Poll(20*time.Second, func() (bool, string) {
 		for _, m := range moms {
 			logs, _ := filepath.Glob(filepath.Join(m.Home, "mom_priv", "jobs", "*", "shepherd.log"))
 			for _, l := range logs {
 				if b, _ := os.ReadFile(l); strings.Contains(string(b), "fault: "+fault.ShepherdStarted) {
-					return true
+					return true, ""
 				}
 			}
 			if strings.Contains(m.Log(), "shepherd is gone without a result") {
-				return true
+				return true, ""
 			}
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return false
+		return false, ""
+	})
+	return crashed
 }

@@ -45,20 +45,17 @@ func example(t *testing.T, name string) string {
 	return filepath.Join(root, "examples", "filters", name)
 }
 
-// waitAttr polls a job attribute until ok accepts it.
+// waitAttr waits until ok accepts a job attribute, and returns it.
 func waitAttr(t *testing.T, c *testcluster.Cluster, id, name string, ok func(string) bool, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		v := attr(t, c, id, name)
-		if ok(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %s: %s = %q never as wanted\n%s", id, name, v, c.MustRun("qstat", "-fx", id))
-		}
-		time.Sleep(100 * time.Millisecond)
+	var v string
+	if done, _ := testcluster.Poll(timeout, func() (bool, string) {
+		v = attr(t, c, id, name)
+		return ok(v), v
+	}); !done {
+		t.Fatalf("job %s: %s = %q never as wanted\n%s", id, name, v, c.MustRun("qstat", "-fx", id))
 	}
+	return v
 }
 
 func hasPrefix(p string) func(string) bool {
@@ -137,13 +134,10 @@ func TestSubmissionFiltersLive(t *testing.T) {
 		defer wg.Done()
 		slow = c.RunStdin("#!/bin/sh\n", "qsub", "-N", "slow")
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for b, _ := os.ReadFile(log); strings.Count(string(b), "server") < 1; b, _ = os.ReadFile(log) {
-		if time.Now().After(deadline) {
-			t.Fatal("the slow filter never ran")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "the slow filter running", 10*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "server"), string(b)
+	})
 	for i := 0; i < 3; i++ {
 		start := time.Now()
 		if r := c.RunAs(nobody, "#!/bin/sh\n", "qsub"); r.Code != 0 {

@@ -47,19 +47,14 @@ func TestDeletedJobHistoryAndPersonalities(t *testing.T) {
 		t.Fatalf("torque qstat -f lacks exit_status:\n%s", full)
 	}
 
-	day := time.Now().Format("20060102")
-	acct, err := os.ReadFile(filepath.Join(c.Home, "server_priv", "accounting", day))
-	if err != nil {
-		t.Fatal(err)
-	}
+	acct := c.Accounting()
 	for _, rec := range []string{";Q;" + id + ";", ";D;" + id + ";requestor="} {
-		if !strings.Contains(string(acct), rec) {
+		if !strings.Contains(acct, rec) {
 			t.Errorf("accounting log lacks %q:\n%s", rec, acct)
 		}
 	}
-	logs, err := os.ReadFile(filepath.Join(c.Home, "server_logs", day))
-	if err != nil || !strings.Contains(string(logs), id) {
-		t.Errorf("server log of the day does not mention %s (%v)", id, err)
+	if !strings.Contains(c.DailyServerLog(), id) {
+		t.Errorf("server_logs do not mention %s", id)
 	}
 	// History survives a restart.
 	c.KillServer(syscall.SIGKILL)
@@ -108,17 +103,7 @@ func TestHoldsAndExecutionTime(t *testing.T) {
 	if v, _ := c.JobAttr(waiting, "job_state"); v != "W" {
 		t.Fatalf("qsub -a in the future: state %q", v)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		v, _ := c.JobAttr(waiting, "job_state")
-		if v == "Q" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job still %q after its Execution_Time", v)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	c.WaitJobState(waiting, "Q", 10*time.Second) // its Execution_Time passed
 	c.MustRun("qalter", "-N", "renamed", "-l", "walltime=2:00:00", waiting)
 	if v, _ := c.JobAttr(waiting, "Job_Name"); v != "renamed" {
 		t.Fatalf("qalter -N: name %q", v)

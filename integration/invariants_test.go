@@ -88,24 +88,17 @@ func qstatJobs(t *testing.T, c *testcluster.Cluster) map[string]jobView {
 // waitQuiet waits until every job has finished.
 func waitQuiet(t *testing.T, c *testcluster.Cluster, timeout time.Duration) map[string]jobView {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		jobs := qstatJobs(t, c)
-		busy := ""
+	var jobs map[string]jobView
+	testcluster.WaitFor(t, "every job finished", timeout, func() (bool, string) {
+		jobs = qstatJobs(t, c)
 		for id, j := range jobs {
 			if j.State != "F" {
-				busy = id + " is " + j.State + " (" + j.Comment + ")"
-				break
+				return false, id + " is " + j.State + " (" + j.Comment + ")"
 			}
 		}
-		if busy == "" {
-			return jobs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("jobs still not finished after %v: %s", timeout, busy)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return true, ""
+	})
+	return jobs
 }
 
 // checkInvariants checks, once every job has finished:
@@ -153,17 +146,11 @@ func checkInvariants(t *testing.T, c *testcluster.Cluster, acked []string, beatL
 	checkNoOverlap(t, beatLog)
 	for _, m := range moms {
 		dir := filepath.Join(m.Home, "mom_priv", "jobs")
-		deadline := time.Now().Add(20 * time.Second)
-		for {
+		if ok, n := testcluster.Poll(20*time.Second, func() (bool, string) {
 			ents, _ := os.ReadDir(dir)
-			if len(ents) == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("mom %s still holds %d job directories with every job finished", m.Name, len(ents))
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
+			return len(ents) == 0, strconv.Itoa(len(ents))
+		}); !ok {
+			t.Errorf("mom %s still holds %s job directories with every job finished", m.Name, n)
 		}
 	}
 }

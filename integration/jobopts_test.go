@@ -83,17 +83,13 @@ func TestJobOptionsAct(t *testing.T) {
 		go func() { done <- c.RunStdin("#!/bin/sh\nexit 3\n", "qsub", "-N", "blk", "-W", "block=true") }()
 		// qsub prints the id only when it returns: find the job the
 		// server holds and start it.
-		deadline := time.Now().Add(20 * time.Second)
 		var id string
-		for id == "" {
-			if time.Now().After(deadline) {
-				t.Fatal("the blocking job never showed up")
-			}
+		testcluster.WaitFor(t, "the blocking job on the server", 20*time.Second, func() (bool, string) {
 			for _, l := range strings.Fields(c.Run("qselect", "-N", "blk").Stdout) {
 				id = l
 			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return id != "", "none"
+		})
 		select {
 		case r := <-done:
 			t.Fatalf("qsub -W block=true returned before the job ran: %s", r)

@@ -68,12 +68,8 @@ func TestLoadBalancing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer burn.Process.Kill()
-	deadline := time.Now().Add(30 * time.Second)
-	for loadavg(t) < 0.05 {
-		if time.Now().After(deadline) {
-			t.Skip("the load average does not rise on this host")
-		}
-		time.Sleep(200 * time.Millisecond)
+	if rose, _ := testcluster.Poll(30*time.Second, func() (bool, string) { return loadavg(t) >= 0.05, "" }); !rose {
+		t.Skip("the load average does not rise on this host")
 	}
 	// Both nodes over their max load: busy, and a new job waits.
 	for _, n := range []string{"t1", "t2"} {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,16 +53,12 @@ func TestJobMail(t *testing.T) {
 	// with the next ones: callers wait for a later job's mail).
 	waitMails := func(id string, n int) []string {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			if m := read().mails(id); len(m) >= n {
-				return m
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("job %s: %d mails, want %d; mailer saw:\n%s", id, len(read().mails(id)), n, read())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		var m []string
+		testcluster.WaitFor(t, fmt.Sprintf("%d mails for job %s", n, id), 20*time.Second, func() (bool, string) {
+			m = read().mails(id)
+			return len(m) >= n, fmt.Sprintf("%d; mailer saw:\n%s", len(m), read())
+		})
+		return m
 	}
 
 	// b and e, to Mail_Users, from the default sender adm.

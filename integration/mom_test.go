@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/shepherd"
 	"gopbs/internal/testcluster"
 )
 
@@ -31,6 +32,45 @@ func twoMoms(t *testing.T, settings ...string) (*testcluster.Cluster, *testclust
 	n1 := c.AddMom("n1", testcluster.MomOptions{})
 	n2 := c.AddMom("n2", testcluster.MomOptions{})
 	return c, n1, n2
+}
+
+// waitReports waits until mom m has made n more status reports to the
+// server than when it was called, calling during (if any) at each look.
+// Every report renews the jobs' lease, a new file each time (written by a
+// rename), so each change of the file is a report; a report under way at
+// the call counts, so n = 2 proves a whole report after it.
+func waitReports(t *testing.T, m *testcluster.Mom, n int, timeout time.Duration, during func()) {
+	t.Helper()
+	path := shepherd.LeasePath(filepath.Join(m.Home, "mom_priv", "jobs"))
+	version := func() string {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err.Error()
+		}
+		b, _ := os.ReadFile(path)
+		return fmt.Sprint(fi.ModTime().UnixNano(), fi.Sys().(*syscall.Stat_t).Ino, string(b))
+	}
+	last, seen := version(), 0
+	testcluster.WaitFor(t, fmt.Sprintf("%d status reports of %s", n, m.Name), timeout, func() (bool, string) {
+		if during != nil {
+			during()
+		}
+		if v := version(); v != last {
+			last, seen = v, seen+1
+		}
+		return seen >= n, fmt.Sprintf("%d seen", seen)
+	})
+}
+
+// jobResult waits until the shepherd of job id on mom m has written the
+// job's result: the job has ended, whether or not its mom runs.
+func jobResult(t *testing.T, m *testcluster.Mom, id string, timeout time.Duration) {
+	t.Helper()
+	path := filepath.Join(m.Home, "mom_priv", "jobs", id, shepherd.FileResult)
+	testcluster.WaitFor(t, "the end of job "+id+" on "+m.Name, timeout, func() (bool, string) {
+		_, err := os.Stat(path)
+		return err == nil, fmt.Sprint(err)
+	})
 }
 
 func readFile(t *testing.T, path string) string {
@@ -101,7 +141,7 @@ exit 7
 			t.Errorf("finished job lacks %s", a)
 		}
 	}
-	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	acct := c.Accounting()
 	for _, rec := range []string{";S;" + id + ";", ";E;" + id + ";"} {
 		if strings.Count(acct, rec) != 1 {
 			t.Errorf("accounting has %d %q records", strings.Count(acct, rec), rec)
@@ -198,17 +238,11 @@ func TestLeftoverProcessesDieWithJob(t *testing.T) {
 	c.WaitJobState(id, "F", 20*time.Second)
 	for _, name := range []string{"child", "orphan"} {
 		pid := strings.TrimSpace(readFile(t, filepath.Join(dir, name)))
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		testcluster.WaitFor(t, "the job's "+name+" process "+pid+" gone with it", 10*time.Second, func() (bool, string) {
 			b, err := os.ReadFile("/proc/" + pid + "/stat")
-			if err != nil || strings.Contains(string(b), ") Z ") {
-				break // gone, or a zombie about to be reaped
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the job's %s process %s outlived it: %s", name, pid, b)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			// Gone, or a zombie about to be reaped.
+			return err != nil || strings.Contains(string(b), ") Z "), string(b)
+		})
 	}
 }
 
@@ -220,7 +254,7 @@ func TestMomKill9KeepsJobAndExitStatus(t *testing.T) {
 	c.MustRun("qrun", "-H", "n1", id)
 	c.WaitJobState(id, "R", 10*time.Second)
 	n1.Kill(syscall.SIGKILL)
-	time.Sleep(5 * time.Second) // the job ends while n1 has no mom
+	jobResult(t, n1, id, 20*time.Second) // the job ends while n1 has no mom
 	if st := attr(t, c, id, "job_state"); st != "R" {
 		t.Fatalf("job state %q while its mom is down", st)
 	}
@@ -238,15 +272,18 @@ func TestServerRestartDuringJob(t *testing.T) {
 	id := c.Submit("#!/bin/sh\nsleep 3\nexit 5\n")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "R", 10*time.Second)
+	mom := c.Mom(firstHost(attr(t, c, id, "exec_host")))
 	c.KillServer(syscall.SIGKILL)
-	time.Sleep(5 * time.Second)
+	jobResult(t, mom, id, 20*time.Second) // the job ends while the server is down
 	c.StartServer()
 	c.WaitJobState(id, "F", 30*time.Second)
 	if got := attr(t, c, id, "Exit_status"); got != "5" {
 		t.Fatalf("Exit_status %q, want 5", got)
 	}
-	time.Sleep(2 * time.Second) // a duplicate report would land by now
-	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	// A duplicate report would come on the mom's connection before its
+	// next status report but one.
+	waitReports(t, mom, 2, 20*time.Second, nil)
+	acct := c.Accounting()
 	if n := strings.Count(acct, ";E;"+id+";"); n != 1 {
 		t.Fatalf("%d end records for %s", n, id)
 	}
@@ -266,17 +303,7 @@ func TestNodeFailureRequeues(t *testing.T) {
 	c.MustRun("qrun", "-H", "n1", once)
 	c.WaitJobState(rerun, "R", 10*time.Second)
 	c.WaitJobState(once, "R", 10*time.Second)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, err := os.Stat(pidFile); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("job never wrote its pid")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(readFile(t, pidFile)))
+	pid := waitPidFile(t, pidFile)
 	syscall.Kill(n1MomPid(t, n1), syscall.SIGSTOP) // the mom hangs: no more reports
 	c.WaitNodeState("n1", "down", 15*time.Second)
 	c.WaitJobState(rerun, "Q", 15*time.Second)
@@ -292,13 +319,9 @@ func TestNodeFailureRequeues(t *testing.T) {
 	}
 	syscall.Kill(n1MomPid(t, n1), syscall.SIGCONT)
 	c.WaitNodeState("n1", "free", 15*time.Second)
-	deadline = time.Now().Add(15 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("the requeued job's old process %d still runs on n1", pid)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, fmt.Sprintf("the requeued job's old process %d gone from n1", pid), 15*time.Second, func() (bool, string) {
+		return syscall.Kill(pid, 0) != nil, "still running"
+	})
 }
 
 func n1MomPid(t *testing.T, m *testcluster.Mom) int {
@@ -372,10 +395,17 @@ func TestOutputSymlinkNotFollowed(t *testing.T) {
 // qsig delivers signals, and suspend/resume show S and back R.
 func TestQsig(t *testing.T) {
 	c, _, _ := twoMoms(t)
-	id := c.Submit("#!/bin/sh\ntrap 'echo got USR1' USR1\nwhile :; do sleep 1; done\n", "-N", "sig")
+	// The job says when its trap is set and when the trap ran.
+	marks := t.TempDir()
+	os.Chmod(marks, 0o777)
+	trapped, got := filepath.Join(marks, "trapped"), filepath.Join(marks, "got")
+	id := c.Submit(fmt.Sprintf("#!/bin/sh\ntrap 'echo got USR1; touch %s' USR1\ntouch %s\nwhile :; do sleep 1; done\n", got, trapped), "-N", "sig")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "R", 10*time.Second)
-	time.Sleep(500 * time.Millisecond)
+	fileAppears := func(path string) func() (bool, string) {
+		return func() (bool, string) { _, err := os.Stat(path); return err == nil, fmt.Sprint(err) }
+	}
+	testcluster.WaitFor(t, "the job's trap set", 10*time.Second, fileAppears(trapped))
 	c.MustRun("qsig", "-s", "suspend", id)
 	if st := attr(t, c, id, "job_state"); st != "S" {
 		t.Fatalf("after suspend: %q", st)
@@ -388,7 +418,7 @@ func TestQsig(t *testing.T) {
 	if r := c.Run("qsig", "-s", "NOSUCH", id); r.Code == 0 {
 		t.Fatalf("unknown signal accepted: %s", r)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	testcluster.WaitFor(t, "the job's trap run", 10*time.Second, fileAppears(got))
 	c.MustRun("qsig", "-s", "KILL", id)
 	c.WaitJobState(id, "F", 20*time.Second)
 	if got := attr(t, c, id, "Exit_status"); got != "265" {
@@ -426,19 +456,12 @@ func TestNodeReportsAndStates(t *testing.T) {
 
 	// A node whose load is above its mom's $max_load is busy.
 	c.AddMomNoWait("hot", testcluster.MomOptions{Config: "$max_load 0\n"})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testcluster.WaitFor(t, "node hot busy with a load over its max_load (free with none)", 15*time.Second, func() (bool, string) {
 		out := c.MustRun("qmgr", "-c", "list node hot")
 		load := regexp.MustCompile(`loadave = ([0-9.]+)`).FindStringSubmatch(out)
 		st := c.NodeState("hot")
-		if load != nil && load[1] != "0.00" && st == "busy" || load != nil && load[1] == "0.00" && st == "free" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("node over max_load: state %q\n%s", st, out)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return load != nil && load[1] != "0.00" && st == "busy" || load != nil && load[1] == "0.00" && st == "free", fmt.Sprintf("state %q\n%s", st, out)
+	})
 }
 
 // pbsnodes shows what moms report and marks nodes offline and back.

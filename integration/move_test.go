@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,9 +44,8 @@ func TestQmove(t *testing.T) {
 	}
 	c.MustRun("qdel", running)
 	// The move is in the accounting log: a Q record naming the new queue.
-	day := time.Now().Format("20060102")
-	log, _ := os.ReadFile(filepath.Join(c.Home, "server_priv", "accounting", day))
-	if !strings.Contains(string(log), ";Q;"+a+";") || !strings.Contains(string(log), "queue=q2") {
+	log := c.Accounting()
+	if !strings.Contains(log, ";Q;"+a+";") || !strings.Contains(log, "queue=q2") {
 		t.Errorf("no Q record for the move:\n%s", log)
 	}
 	// Another user may not move root's job.

@@ -253,8 +253,9 @@ func TestSeveralHosts(t *testing.T) {
 	nc.must(srv, "pbsnodes", "-o", "b")
 	nc.start(sch, "pbs_sched")
 	nc.waitFor("pbs_sched", 20*time.Second, func() bool {
-		log, _ := os.ReadFile(filepath.Join(sch.home, "sched_logs", time.Now().Format("20060102")))
-		return bytes.Contains(log, []byte("scheduler ready"))
+		// The home is this test's: every day's file of it.
+		log := testcluster.ReadDaily(filepath.Join(sch.home, "sched_logs"), time.Time{})
+		return strings.Contains(log, "scheduler ready")
 	})
 	nc.must(srv, "qmgr", "-c", "set server scheduling = True")
 

@@ -50,9 +50,9 @@ func TestQtermStopsDaemonsJobsSurvive(t *testing.T) {
 		t.Errorf("scheduler log has no QUIT:\n%s", c.SchedLog())
 	}
 
-	// The job finished while every daemon was down; its end is reported
+	// The job finishes while every daemon is down; its end is reported
 	// once they are back.
-	time.Sleep(3 * time.Second)
+	jobResult(t, m, id, 20*time.Second)
 	c.StartServer()
 	m.Start()
 	c.StartScheduler("pbs_sched")

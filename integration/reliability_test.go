@@ -114,12 +114,6 @@ func TestHostileFramesEveryPort(t *testing.T) {
 	}
 }
 
-// serverLogs is today's server log.
-func serverLogs(c *testcluster.Cluster) string {
-	b, _ := os.ReadFile(filepath.Join(c.Home, "server_logs", time.Now().Format("20060102")))
-	return string(b)
-}
-
 // Connections that ask for a long listing (qstat -t of a 10,000-subjob
 // array, about 15 MB) and never read cost the server at most
 // proto.MaxUnsent each, not the listing, whether they ask it directly or
@@ -144,7 +138,7 @@ func TestSlowReaders(t *testing.T) {
 	for name, pid := range daemons {
 		before[name] = rssKB(t, pid)
 	}
-	logBefore, momLogBefore := len(serverLogs(c)), len(m.Log())
+	logBefore, momLogBefore := len(c.DailyServerLog()), len(m.Log())
 
 	// Three of four to the server, the others through the mom.
 	const readers, viaMom = 64, 16
@@ -188,7 +182,7 @@ func TestSlowReaders(t *testing.T) {
 	deadline := time.Now().Add(proto.WriteTimeout + 15*time.Second)
 	for {
 		watch("waiting for the cut-offs")
-		direct := strings.Count(serverLogs(c)[logBefore:], "slow reader")
+		direct := strings.Count(c.DailyServerLog()[logBefore:], "slow reader")
 		relayed := strings.Count(m.Log()[momLogBefore:], "slow reader")
 		if direct >= readers-viaMom && relayed >= viaMom {
 			break
@@ -200,7 +194,7 @@ func TestSlowReaders(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("%d slow readers: peak growth %v KiB (bound %d KiB)", readers, peak, bound)
-	for _, log := range []string{serverLogs(c)[logBefore:], m.Log()[momLogBefore:]} {
+	for _, log := range []string{c.DailyServerLog()[logBefore:], m.Log()[momLogBefore:]} {
 		if i := strings.Index(log, "slow reader"); i >= 0 {
 			line, _, _ := strings.Cut(log[strings.LastIndexByte(log[:i], '\n')+1:], "\n")
 			t.Logf("cut-off: %s", line)
@@ -249,8 +243,7 @@ func TestConnectionFloods(t *testing.T) {
 	c, _ := schedCluster(t)
 	m := c.Mom("n1")
 	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
-	serverLog := func() string { return serverLogs(c) }
-	logBefore := len(serverLog())
+	logBefore := len(c.DailyServerLog())
 
 	rssBefore := rssKB(t, c.ServerPid())
 	dialIdle(t, "tcp", fmt.Sprintf("127.0.0.1:%d", c.BatchPort), 5000)
@@ -260,7 +253,7 @@ func TestConnectionFloods(t *testing.T) {
 	if r := c.RunEnv(m.Env(), "qstat", "-B"); r.Code != 0 {
 		t.Fatalf("qstat through the mom with 5000 idle TCP connections: %s", r)
 	}
-	if n := strings.Count(serverLog()[logBefore:], "\n"); n > 50 {
+	if n := strings.Count(c.DailyServerLog()[logBefore:], "\n"); n > 50 {
 		t.Errorf("the flood wrote %d log lines", n)
 	}
 	// A local user holding a thousand idle connections (each past its
@@ -310,13 +303,9 @@ func TestFencedWhileServerDown(t *testing.T) {
 	c.WaitJobState(id, "R", 10*time.Second)
 	pid := waitPidFile(t, pidFile)
 	c.KillServer(syscall.SIGKILL)
-	deadline := time.Now().Add(20 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("job process %d outlived its lease by 20 s", pid)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, fmt.Sprintf("job process %d gone once its lease lapsed (20 s)", pid), 20*time.Second, func() (bool, string) {
+		return syscall.Kill(pid, 0) != nil, "still running"
+	})
 	c.StartServer()
 	c.WaitJobState(id, "Q", 20*time.Second)
 	if got := attr(t, c, id, "comment"); !strings.Contains(got, "lease") {
@@ -326,18 +315,16 @@ func TestFencedWhileServerDown(t *testing.T) {
 
 func waitPidFile(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if b, err := os.ReadFile(path); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
-				return pid
-			}
+	var pid int
+	testcluster.WaitFor(t, "a pid in "+path, 10*time.Second, func() (bool, string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false, err.Error()
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job never wrote %s", path)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+		return err == nil && pid > 0, fmt.Sprintf("%q", b)
+	})
+	return pid
 }
 
 // A node that comes back starts a cycle: its queued jobs do not wait for
@@ -365,13 +352,15 @@ func TestLoweringNodeCheckRateKeepsNodesUp(t *testing.T) {
 	c.AddMom("n1", testcluster.MomOptions{})
 	// The mom's first report told it the default interval (20 s).
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 2")
-	deadline := time.Now().Add(8 * time.Second)
-	for time.Now().Before(deadline) {
+	up := func() {
 		if st := c.NodeState("n1"); strings.Contains(st, "down") {
 			t.Fatalf("healthy node marked %q after node_check_rate was lowered", st)
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
+	// Its next report (up to 20 s away) tells it the shorter interval; the
+	// one after comes on that interval. The node stays up all along.
+	waitReports(t, c.Mom("n1"), 2, 60*time.Second, up)
+	up()
 }
 
 // A scheduler restarted the moment the previous one was killed (as a
@@ -382,16 +371,12 @@ func TestSchedulerRestartsAtOnce(t *testing.T) {
 		ready := strings.Count(c.SchedLog(), "scheduler ready")
 		s.Crash()
 		s = c.StartScheduler("pbs_sched")
-		deadline := time.Now().Add(20 * time.Second)
-		for strings.Count(c.SchedLog(), "scheduler ready") <= ready {
+		testcluster.WaitFor(t, fmt.Sprintf("round %d: the restarted scheduler ready", round), 20*time.Second, func() (bool, string) {
 			if s.WaitExit(0) >= 0 {
 				t.Fatalf("round %d: the restarted scheduler exited:\n%s", round, c.SchedStderr("pbs_sched"))
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the restarted scheduler never became ready", round)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			return strings.Count(c.SchedLog(), "scheduler ready") > ready, "not yet"
+		})
 	}
 	id := c.Submit("#!/bin/sh\n")
 	c.WaitJobState(id, "F", 20*time.Second)

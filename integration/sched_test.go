@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -14,7 +15,13 @@ import (
 // schedCluster is a server, one mom with two cpus and pbs_sched.
 func schedCluster(t *testing.T) (*testcluster.Cluster, *testcluster.Scheduler) {
 	t.Helper()
-	c := testcluster.New(t, testcluster.Options{})
+	return schedClusterWith(t, testcluster.Options{})
+}
+
+// schedClusterWith is schedCluster with options for the server.
+func schedClusterWith(t *testing.T, opts testcluster.Options) (*testcluster.Cluster, *testcluster.Scheduler) {
+	t.Helper()
+	c := testcluster.New(t, opts)
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
 	s := c.StartScheduler("pbs_sched")
@@ -25,13 +32,26 @@ func schedCluster(t *testing.T) (*testcluster.Cluster, *testcluster.Scheduler) {
 func waitLog(t *testing.T, c *testcluster.Cluster, re string, timeout time.Duration) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(timeout)
-	for !rx.MatchString(c.SchedLog()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("scheduler log never matched %q:\n%s", re, c.SchedLog())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, fmt.Sprintf("scheduler log matching %q", re), timeout, func() (bool, string) {
+		log := c.SchedLog()
+		return rx.MatchString(log), "\n" + log
+	})
+}
+
+// serverDebug is the options of a cluster whose server logs at debug
+// level: the lines that show what it decided not to do.
+var serverDebug = testcluster.Options{ServerArgs: []string{"-log-level", "debug"}}
+
+// waitServerLogAfter waits until pbs_server's log matches re after the
+// first line that contains mark.
+func waitServerLogAfter(t *testing.T, c *testcluster.Cluster, mark, re string, timeout time.Duration) {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	testcluster.WaitFor(t, fmt.Sprintf("server log matching %q after %q", re, mark), timeout, func() (bool, string) {
+		log := c.ServerLog()
+		i := strings.Index(log, mark)
+		return i >= 0 && rx.MatchString(log[i:]), "\n" + log
+	})
 }
 
 // qsub alone gets a job run and finished; each event kind starts a cycle
@@ -65,8 +85,7 @@ func TestQueueMaxRunning(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		ids = append(ids, c.Submit("#!/bin/sh\nsleep 1\n"))
 	}
-	deadline := time.Now().Add(40 * time.Second)
-	for {
+	testcluster.WaitFor(t, "every job finished", 40*time.Second, func() (bool, string) {
 		out := c.MustRun("qselect", "-s", "R")
 		if n := len(strings.Fields(out)); n > 1 {
 			t.Fatalf("%d jobs running in a queue with max_running = 1", n)
@@ -77,30 +96,25 @@ func TestQueueMaxRunning(t *testing.T) {
 				done++
 			}
 		}
-		if done == len(ids) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d jobs finished", done, len(ids))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return done == len(ids), fmt.Sprintf("%d of %d finished", done, len(ids))
+	})
 	id := c.Submit("#!/bin/sh\nsleep 30\n")
 	c.WaitJobState(id, "R", 10*time.Second)
 	blocked := c.Submit("#!/bin/sh\n")
-	time.Sleep(1500 * time.Millisecond)
-	if got := attr(t, c, blocked, "comment"); got != "Not Running: Queue job limit has been reached." {
-		t.Errorf("comment of the job held back by max_running: %q", got)
+	waitAttr(t, c, blocked, "comment", equals("Not Running: Queue job limit has been reached."), 10*time.Second)
+	if st := attr(t, c, blocked, "job_state"); st != "Q" {
+		t.Errorf("the job held back by max_running is %s", st)
 	}
 }
 
 // With scheduling = False nothing starts; setting it True starts jobs at
 // once.
 func TestSchedulingFalseAndTrue(t *testing.T) {
-	c, _ := schedCluster(t)
+	c, _ := schedClusterWith(t, serverDebug)
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	id := c.Submit("#!/bin/sh\n")
-	time.Sleep(2 * time.Second)
+	// The server had the submission's event and started no cycle for it.
+	waitServerLogAfter(t, c, "job queued: job="+id, `scheduling is False: events kept for later: events=\S*\bnew\b`, 10*time.Second)
 	if st := attr(t, c, id, "job_state"); st != "Q" {
 		t.Fatalf("job %s with scheduling off", st)
 	}
@@ -119,16 +133,7 @@ func TestSchedulingFalseAndTrue(t *testing.T) {
 func TestTooBigJob(t *testing.T) {
 	c, _ := schedCluster(t)
 	id := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=999")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if got := attr(t, c, id, "comment"); strings.HasPrefix(got, "Not Running:") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("too-big job comment %q", attr(t, c, id, "comment"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitAttr(t, c, id, "comment", hasPrefix("Not Running:"), 10*time.Second)
 	// And a job that fits runs beside it.
 	ok := c.Submit("#!/bin/sh\n")
 	c.WaitJobState(ok, "F", 20*time.Second)
@@ -137,13 +142,14 @@ func TestTooBigJob(t *testing.T) {
 // Killing pbs_sched leaves qsub and qstat working; a restarted pbs_sched
 // picks up the queued work.
 func TestSchedulerRestart(t *testing.T) {
-	c, s := schedCluster(t)
+	c, s := schedClusterWith(t, serverDebug)
 	s.Kill(syscall.SIGKILL)
 	id := c.Submit("#!/bin/sh\n")
 	if out := c.MustRun("qstat", id); !strings.Contains(out, id) {
 		t.Fatalf("qstat without a scheduler:\n%s", out)
 	}
-	time.Sleep(1 * time.Second)
+	// The server tried to start a cycle for it.
+	waitServerLogAfter(t, c, "job queued: job="+id, `scheduler not reachable`, 10*time.Second)
 	if st := attr(t, c, id, "job_state"); st != "Q" {
 		t.Fatalf("job %s without a scheduler", st)
 	}
@@ -178,7 +184,7 @@ func TestExampleSchedulerOrder(t *testing.T) {
 		c.WaitJobState(id, "F", 30*time.Second)
 	}
 	// Start records are written in the order the jobs started.
-	acct := readFile(t, c.Home+"/server_priv/accounting/"+time.Now().Format("20060102"))
+	acct := c.Accounting()
 	var order []string
 	for _, line := range strings.Split(acct, "\n") {
 		if f := strings.SplitN(line, ";", 4); len(f) == 4 && f[1] == "S" {
@@ -207,13 +213,9 @@ func TestSchedConfigReload(t *testing.T) {
 		t.Fatalf("a broken sched_config was loaded")
 	}
 	writeByRename(t, path, orig+"\nstrict_fifo: true all\n")
-	deadline := time.Now().Add(10 * time.Second)
-	for loaded() == before {
-		if time.Now().After(deadline) {
-			t.Fatalf("fixed sched_config not reloaded:\n%s", c.SchedLog())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "the fixed sched_config reloaded", 10*time.Second, func() (bool, string) {
+		return loaded() > before, "\n" + c.SchedLog()
+	})
 	id := c.Submit("#!/bin/sh\n")
 	c.WaitJobState(id, "F", 20*time.Second)
 }

@@ -25,17 +25,14 @@ func serverComment(t *testing.T, c *testcluster.Cluster) string {
 
 func waitComment(t *testing.T, c *testcluster.Cluster, ok func(string) bool, timeout time.Duration) string {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		got := serverComment(t, c)
-		if ok(got) {
-			return got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server comment %q after %v:\n%s", got, timeout, c.SchedLog())
-		}
-		time.Sleep(100 * time.Millisecond)
+	var got string
+	if done, _ := testcluster.Poll(timeout, func() (bool, string) {
+		got = serverComment(t, c)
+		return ok(got), got
+	}); !done {
+		t.Fatalf("server comment %q after %v:\n%s", got, timeout, c.SchedLog())
 	}
+	return got
 }
 
 // An admin's round trip with a broken edit: pbs_sched -t finds it with
@@ -95,7 +92,7 @@ func TestSchedPrivBrokenEdit(t *testing.T) {
 
 	// An admin's comment is theirs: the scheduler leaves it alone.
 	c.MustRun("qmgr", "-c", "set server comment = \"maintenance on friday\"")
-	time.Sleep(2500 * time.Millisecond) // two cycles
+	c.WaitCycles(t, 2) // a whole cycle since
 	if got := serverComment(t, c); got != "maintenance on friday" {
 		t.Errorf("the admin's comment became %q", got)
 	}

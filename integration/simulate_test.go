@@ -59,7 +59,7 @@ func TestSimulatorMatchesLiveOrder(t *testing.T) {
 		c.WaitJobState(id, "F", 60*time.Second)
 	}
 	// The live order: S records in the order the server wrote them.
-	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	acct := c.Accounting()
 	var live []string
 	for _, line := range strings.Split(acct, "\n") {
 		if f := strings.SplitN(line, ";", 4); len(f) == 4 && f[1] == "S" {

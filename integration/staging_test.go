@@ -175,7 +175,7 @@ func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
 			t.Errorf("%s is not the owner's: %v", p, err)
 		}
 	}
-	acct := readFile(t, filepath.Join(c.Home, "server_priv", "accounting", time.Now().Format("20060102")))
+	acct := c.Accounting()
 	if !strings.Contains(acct, "stageout_spool="+spool) {
 		t.Errorf("E record lacks stageout_spool:\n%s", acct)
 	}
@@ -394,11 +394,9 @@ func TestPartialFileRemovedWhenMomRestarts(t *testing.T) {
 	}
 	n2.Start()
 	// The mom cleans up before it serves: once it says it is ready again.
-	for deadline := time.Now().Add(20 * time.Second); strings.Count(n2.Log(), "mom ready") < 2; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("n2's mom did not start again\n%s", n2.Log())
-		}
-	}
+	testcluster.WaitFor(t, "n2's mom ready again", 20*time.Second, func() (bool, string) {
+		return strings.Count(n2.Log(), "mom ready") >= 2, n2.Log()
+	})
 	if left := partials(); len(left) != 0 {
 		t.Errorf("after the mom restarted, partial files remain: %v\n%s", left, n2.Log())
 	}

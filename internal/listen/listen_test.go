@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/connlimit"
+	"gopbs/internal/testcluster"
 )
 
 // started runs l on a goroutine and returns its result channel.
@@ -24,13 +25,7 @@ func started(l *Loop) <-chan error {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, 5*time.Second, func() (bool, string) { return cond(), "false" })
 }
 
 // A Unix-socket peer is served with its kernel credentials; closing Stop and the listener ends the loop, and

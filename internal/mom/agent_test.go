@@ -1,15 +1,19 @@
 package mom
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"gopbs/internal/shepherd"
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -61,7 +65,10 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
+	var rounds []*atomic.Int64 // each loop's, to wait until they all ran together
 	loop := func(f func()) {
+		n := new(atomic.Int64)
+		rounds = append(rounds, n)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -71,6 +78,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 					return
 				default:
 					f()
+					n.Add(1)
 				}
 			}
 		}()
@@ -79,7 +87,14 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	loop(func() { m.checkJob(j, shepherd.SessionsProcesses(map[int]bool{m.shepherdPidOf(j): true})) })
 	loop(func() { m.signalJob(&proto.MomSignal{JobID: j.spec.JobID, Signal: "resume"}) })
 	loop(func() { m.hasEnded(j) })
-	time.Sleep(200 * time.Millisecond)
+	ranTogether := func() (bool, string) {
+		var got []int64
+		for _, n := range rounds {
+			got = append(got, n.Load())
+		}
+		return !slices.ContainsFunc(got, func(n int64) bool { return n < 10 }), fmt.Sprint("rounds ", got)
+	}
+	testcluster.WaitFor(t, "every loop running", 10*time.Second, ranTogether)
 	// The job ends while all of them run.
 	if m.hasEnded(j) {
 		t.Fatal("the job ended while its shepherd held its lock")
@@ -88,13 +103,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for !m.hasEnded(j) {
-		if time.Now().After(deadline) {
-			t.Fatal("the job's end was never seen")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "the job's end seen", 5*time.Second, func() (bool, string) { return m.hasEnded(j), "not ended" })
 	close(stop)
 	wg.Wait()
 	st := m.status()
@@ -145,7 +154,7 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 func TestWaitSession(t *testing.T) {
 	dir := t.TempDir()
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // the shepherd writes it late: the case under test
 		shepherd.WriteJSON(dir, shepherd.FileSession, shepherd.Session{Pgid: 42}, 0o644)
 	}()
 	var s shepherd.Session

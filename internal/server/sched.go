@@ -101,8 +101,19 @@ func (s *Server) schedLoop() {
 		}
 		wait := ss.nextTime.Sub(now)
 		ready := !ss.busy && (ss.first || len(ss.pending) > 0)
+		var kept []string
+		if ready {
+			for _, p := range ss.pending {
+				kept = append(kept, p.String())
+			}
+		}
 		ss.mu.Unlock()
-		if ready && s.scheduling() {
+		if ready && !s.scheduling() {
+			// At debug level, where an admin looks for why nothing starts;
+			// it also proves to tests that the server had the events and
+			// started no cycle.
+			s.log.Debug("scheduling is False: events kept for later", "events", strings.Join(kept, ","))
+		} else if ready {
 			if err := s.startCycle(); err != nil {
 				ss.mu.Lock()
 				wait = min(wait, ss.retry)
@@ -204,7 +215,10 @@ func (s *Server) runCycle(c *proto.Client, cmd proto.SchedCmd, no int64) {
 	} else if err != nil && !strings.Contains(err.Error(), "use of closed") {
 		s.log.Warn("scheduling cycle ended with an error", "cycle", no, "error", err)
 	}
-	s.log.Debug("scheduling cycle ends", "cycle", no, "command", cmd.String(), "started", who.started, "took", s.now().Sub(start).String())
+	// At info level and numbered, so that the cycles can be counted from
+	// the server's side, whatever the scheduler's log_filter hides (tests
+	// wait on it: testcluster.WaitCycles).
+	s.log.Info("scheduling cycle ends", "cycle", no, "command", cmd.String(), "started", who.started, "took", s.now().Sub(start).String())
 	ss := &s.sched
 	ss.mu.Lock()
 	ss.busy = false

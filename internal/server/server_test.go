@@ -15,6 +15,7 @@ import (
 
 	"gopbs/internal/model"
 	"gopbs/internal/store"
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -335,13 +336,10 @@ func TestHoldUntil(t *testing.T) {
 	if s := state(); s != "H" {
 		t.Fatalf("held job state %s", s)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for state() != "Q" {
-		if time.Now().After(deadline) {
-			t.Fatal("hold not lifted after hold_until")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "hold lifted after hold_until", 5*time.Second, func() (bool, string) {
+		s := state()
+		return s == "Q", s
+	})
 }
 
 // The lease a mom gets always lapses before the server may requeue its
@@ -391,13 +389,10 @@ func TestHoldUntilAlone(t *testing.T) {
 	if s, cm := get("job_state"), get("comment"); s != "H" || !strings.HasPrefix(cm, "Not Running: held until ") || !strings.HasSuffix(cm, "(hold_until)") {
 		t.Fatalf("state %s comment %q", s, cm)
 	}
-	deadline := time.Now().Add(6 * time.Second)
-	for get("job_state") != "Q" {
-		if time.Now().After(deadline) {
-			t.Fatal("hold_until never lifted")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "hold_until lifted", 6*time.Second, func() (bool, string) {
+		s := get("job_state")
+		return s == "Q", s
+	})
 	if v := get("hold_until"); v != "" {
 		t.Errorf("hold_until %q after it passed", v)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"gopbs/internal/model"
 	"gopbs/internal/store"
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -66,15 +67,13 @@ func TestDeleteHeldByAStartThatFails(t *testing.T) {
 	deleted := make(chan error, 1)
 	go func() { deleted <- d.DeleteJob(id, proto.DeleteOptions{}) }()
 	key := model.TopKey(mustSeq(t, id))
-	for deadline := time.Now().Add(10 * time.Second); s.starting.held(key) == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			select {
-			case err := <-deleted:
-				t.Fatalf("the qdel returned (%v) without waiting for the start", err)
-			default:
-			}
-			t.Fatal("the qdel never waited for the start")
+	if waited, _ := testcluster.Poll(10*time.Second, func() (bool, string) { return s.starting.held(key) > 0, "" }); !waited {
+		select {
+		case err := <-deleted:
+			t.Fatalf("the qdel returned (%v) without waiting for the start", err)
+		default:
 		}
+		t.Fatal("the qdel never waited for the start")
 	}
 	close(release)
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -273,13 +274,10 @@ exit 0
 		done <- err
 	}()
 	// Wait until the slow filter runs.
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(readFile(b.log), "slow") {
-		if time.Now().After(deadline) {
-			t.Fatal("the slow filter never ran")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, "the slow filter running", 5*time.Second, func() (bool, string) {
+		log := readFile(b.log)
+		return strings.Contains(log, "slow"), log
+	})
 	var wg sync.WaitGroup
 	var worst time.Duration
 	var mu sync.Mutex

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"gopbs/internal/asuser"
+	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
 
@@ -169,14 +170,9 @@ func TestRunPelog(t *testing.T) {
 	b, _ := os.ReadFile(pids)
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		deadline := time.Now().Add(5 * time.Second)
-		for syscall.Kill(pid, 0) == nil && !zombie(pid) {
-			if time.Now().After(deadline) {
-				t.Errorf("process %d of a prologue survived it", pid)
-				syscall.Kill(pid, syscall.SIGKILL)
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
+		if gone, _ := testcluster.Poll(5*time.Second, func() (bool, string) { return syscall.Kill(pid, 0) != nil || zombie(pid), "" }); !gone {
+			t.Errorf("process %d of a prologue survived it", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package stagecopy
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/asuser"
+	"gopbs/internal/testcluster"
 )
 
 func currentAccount(t *testing.T) *asuser.Account {
@@ -231,22 +233,16 @@ func TestScpStopsWithItsCopy(t *testing.T) {
 	st := &Stager{Cfg: Config{Rcp: fake}, Usr: currentAccount(t), Cancel: cancel}
 	done := make(chan error, 1)
 	go func() { done <- st.scp("h:/in", filepath.Join(dir, "in")) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if b, _ := os.ReadFile(pidFile); strings.HasSuffix(string(b), "\n") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fake scp did not start")
-		}
-	}
+	testcluster.WaitFor(t, "the fake scp started", 10*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(pidFile)
+		return strings.HasSuffix(string(b), "\n"), fmt.Sprintf("pid file %q", b)
+	})
 	del()
 	waitDeleted(t, done, "scp")
 	b, _ := os.ReadFile(pidFile)
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("scp's child %d outlived the copy", pid)
-		}
+	if gone, _ := testcluster.Poll(5*time.Second, func() (bool, string) { return syscall.Kill(pid, 0) != nil, "" }); !gone {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("scp's child %d outlived the copy", pid)
 	}
 }

@@ -182,6 +182,7 @@ type Cluster struct {
 	server *proc
 
 	serverArgs []string
+	started    time.Time // when New was called: the first day of the daily logs read
 
 	faultMu  sync.Mutex
 	faultBin string            // the fault build of the daemons, if any
@@ -207,7 +208,7 @@ type Options struct {
 // stopped when the test ends.
 func New(t TB, opts Options) *Cluster {
 	t.Helper()
-	c := &Cluster{T: t, Bin: Build(t), serverArgs: opts.ServerArgs}
+	c := &Cluster{T: t, Bin: Build(t), serverArgs: opts.ServerArgs, started: time.Now()}
 	if opts.FaultBuild {
 		c.faultBin = BuildFaults(t)
 		c.faults = map[string]string{}
@@ -272,18 +273,16 @@ func (c *Cluster) StartServer() {
 	path, env := c.daemonCmd("pbs_server", c.Env())
 	srv := startProc(c.T, path, c.serverArgs, env, filepath.Join(c.Home, "pbs_server.stderr"))
 	c.server = srv
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	ok, _ := Poll(20*time.Second, func() (bool, string) {
 		if srv.exited() {
 			c.server = nil
 			c.T.Fatalf("pbs_server exited at start:\n%s", c.ServerLog())
 		}
-		if r := c.run(nil, nil, "qstat", "-B"); r.Code == 0 {
-			return
-		}
-		time.Sleep(30 * time.Millisecond)
+		return c.run(nil, nil, "qstat", "-B").Code == 0, ""
+	})
+	if !ok {
+		c.T.Fatalf("pbs_server did not answer within 20s\n%s", c.ServerLog())
 	}
-	c.T.Fatalf("pbs_server did not answer within 20s\n%s", c.ServerLog())
 }
 
 // ServerPid is pbs_server's process id (0 when stopped).

@@ -126,16 +126,12 @@ func (c *Cluster) NodeState(name string) string {
 // WaitNodeState waits until a node's state is want.
 func (c *Cluster) WaitNodeState(name, want string, timeout time.Duration) {
 	c.T.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
+	ok, st := Poll(timeout, func() (bool, string) {
 		st := c.NodeState(name)
-		if st == want {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.T.Fatalf("node %s is %q, want %q after %v\n%s", name, st, want, timeout, c.ServerLog())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return st == want, st
+	})
+	if !ok {
+		c.T.Fatalf("node %s is %q, want %q after %v\n%s", name, st, want, timeout, c.ServerLog())
 	}
 }
 
@@ -143,17 +139,12 @@ func (c *Cluster) WaitNodeState(name, want string, timeout time.Duration) {
 // returns it.
 func (c *Cluster) WaitJobState(id, want string, timeout time.Duration) string {
 	c.T.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		st, _ := c.JobAttr(id, "job_state")
-		if st != "" && strings.Contains(want, st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			c.T.Fatalf("job %s is %q, want one of %q after %v", id, st, want, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var st string
+	WaitFor(c.T, fmt.Sprintf("job %s in one of the states %q", id, want), timeout, func() (bool, string) {
+		st, _ = c.JobAttr(id, "job_state")
+		return st != "" && strings.Contains(want, st), fmt.Sprintf("state %q", st)
+	})
+	return st
 }
 
 // Mom returns the mom of node name added with AddMom (nil if none).

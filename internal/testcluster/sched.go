@@ -26,15 +26,14 @@ func (c *Cluster) StartScheduler(name string, args ...string) *Scheduler {
 	c.mu.Lock()
 	c.scheds = append(c.scheds, s)
 	c.mu.Unlock()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(c.SchedLog(), "scheduler ready") {
+	ok, _ := Poll(20*time.Second, func() (bool, string) {
 		if s.p.exited() {
 			c.T.Fatalf("%s exited at start:\n%s", name, c.SchedStderr(name))
 		}
-		if time.Now().After(deadline) {
-			c.T.Fatalf("%s did not start:\n%s", name, c.SchedStderr(name))
-		}
-		time.Sleep(30 * time.Millisecond)
+		return strings.Contains(c.SchedLog(), "scheduler ready"), ""
+	})
+	if !ok {
+		c.T.Fatalf("%s did not start:\n%s", name, c.SchedStderr(name))
 	}
 	return s
 }
@@ -47,12 +46,6 @@ func (s *Scheduler) Crash() {
 	}
 	s.p.cmd.Process.Signal(syscall.SIGKILL)
 	s.p = nil
-}
-
-// SchedLog returns today's sched_logs file.
-func (c *Cluster) SchedLog() string {
-	b, _ := os.ReadFile(filepath.Join(c.Home, "sched_logs", time.Now().Format("20060102")))
-	return string(b)
 }
 
 // SchedStderr returns what a scheduler binary wrote to stderr.

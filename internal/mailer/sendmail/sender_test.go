@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/mailer"
+	"gopbs/internal/testcluster"
 )
 
 // syncBuffer is a log sink the sender's goroutine and the test share.
@@ -51,13 +52,7 @@ func fakeMailer(t *testing.T, body string) (path, out string) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, 10*time.Second, func() (bool, string) { return cond(), "false" })
 }
 
 func TestSenderRunsMailerWithArgvAndStdin(t *testing.T) {
