@@ -194,6 +194,11 @@ const (
 	AttrNodeIdealLoad  = "ideal_load"
 	AttrNodeMaxLoad    = "max_load"
 	AttrNodePcpus      = "pcpus"
+	// AttrNodeOfflineByCheck is set while the node is offline because its
+	// mom's health check ($node_check_script) fails: the check's message,
+	// which it also put in the comment. Only the server sets it; a
+	// manager's change of the node's state clears it.
+	AttrNodeOfflineByCheck = "offline_by_check"
 )
 
 // Resource names the server itself interprets.

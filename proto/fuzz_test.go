@@ -84,7 +84,7 @@ func bodySamples() []any {
 			IdealLoad: -1, MaxLoad: 7.5, Resources: map[string]string{"scratch": "100gb", "arch": "x86_64"},
 			Jobs:       []MomJobState{{JobID: "7.srv", RunCount: 1, SessionID: 4242, Used: used}, {JobID: "6.srv", Exited: true, Phase: PhaseStageOut}},
 			Vnodes:     []VnodeStatus{{Name: "n1v0", Ncpus: 4, Physmem: 8 << 30, Resources: map[string]string{"ngpus": "1"}}},
-			RemoteCopy: true, Staging: []string{"9.srv"},
+			RemoteCopy: true, Staging: []string{"9.srv"}, Health: "ERROR: /scratch is full",
 		},
 		&MomStatusReply{Interval: 45, Kill: []string{"5.srv"}},
 		&JobObit{JobID: "7.srv", RunCount: 1, ExitStatus: 271, Used: used, Start: 1700000000, End: 1700000030, Comment: "walltime exceeded", SessionID: 4242, StageOutSpool: "/var/spool/pbs/undelivered/7.srv"},

@@ -81,6 +81,12 @@ type MomStatus struct {
 	// the name the node was registered under (localhost, a short name).
 	HostNames []string
 	HostAddrs []string
+	// Health is the verdict of the mom's node health check
+	// ($node_check_script): "" when it passes or none runs, else why the
+	// node should take no jobs (the check's ERROR line). The server takes
+	// the node offline with it as the comment, and back online once it is
+	// "" again when the check was what took it offline.
+	Health string
 }
 
 // VnodeStatus is what a mom reports for one of its further nodes.

@@ -619,6 +619,7 @@ var NodeDefs = newTable(proto.ObjNode, []Def{
 	{Name: proto.AttrNodeMaxLoad, Kind: KindString, Access: MgrSet, Check: loadCheck},
 	{Name: proto.AttrNodeProperties, Kind: KindList, Access: MgrSet},
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
+	{Name: proto.AttrNodeOfflineByCheck, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNodeResvEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrNodeSharing, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNodeLastState, Kind: KindTime, Access: ReadOnly},

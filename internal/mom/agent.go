@@ -70,6 +70,19 @@ type Mom struct {
 	spool    string // PBS_HOME/undelivered: files whose stage-out failed
 	partials string // mom_priv/partials: the partial files of copies (stagecopy)
 
+	// The node health check (nodecheck.go): checkMu is held while one
+	// runs; firstCheck is closed once the first periodic check has run
+	// (nil without periodic checks); health is the last verdict ("" healthy),
+	// healthSeq counts checks, reportedSeq is the healthSeq of the last
+	// report the server answered, and reported is closed (and replaced)
+	// at each answer. The last four are guarded by mu.
+	checkMu     sync.Mutex
+	firstCheck  chan struct{}
+	health      string
+	healthSeq   uint64
+	reportedSeq uint64
+	reported    chan struct{}
+
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
 	listeners []net.Listener
@@ -99,8 +112,10 @@ type momJob struct {
 	forgotten bool
 	session   shepherd.Session
 	result    *shepherd.Result // set once, when the job ended
-	suspended bool
-	used      proto.Usage // peaks from polling
+	// endChecked: the jobend node check has run since the job ended.
+	endChecked bool
+	suspended  bool
+	used       proto.Usage // peaks from polling
 }
 
 // jobView is a copy of a job's changing fields.
@@ -141,6 +156,7 @@ func New(cfg Config) (*Mom, error) {
 		partials: filepath.Join(cfg.Home, "mom_priv", stagecopy.PartialsDir),
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
+		reported: make(chan struct{}),
 		ended:    make(chan string, 64),
 		stop:     make(chan struct{}),
 	}
@@ -190,6 +206,9 @@ func New(cfg Config) (*Mom, error) {
 		m.momConf = c
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if nc := m.momConf.NodeCheck; nc.Script != "" && nc.Every > 0 {
+		m.firstCheck = make(chan struct{})
 	}
 	for _, name := range shepherd.UnrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
@@ -270,6 +289,10 @@ func (m *Mom) Run(ctx context.Context) error {
 		go m.acceptLoop(ul, connlimit.New("local", localBudget, m.log.Named("conn")), m.relay)
 	}
 	m.resumeStaging()
+	if m.momConf.NodeCheck.Script != "" {
+		m.wg.Add(1)
+		go m.nodeChecks()
+	}
 	m.wg.Add(3)
 	go m.acceptLoop(l, connlimit.New("remote", remoteBudget, m.log.Named("conn")), m.serveServer)
 	go m.serverLink()

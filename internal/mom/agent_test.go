@@ -106,7 +106,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 	testcluster.WaitFor(t, "the job's end seen", 5*time.Second, func() (bool, string) { return m.hasEnded(j), "not ended" })
 	close(stop)
 	wg.Wait()
-	st := m.status()
+	st, _ := m.status()
 	if len(st.Jobs) != 1 || !st.Jobs[0].Exited || st.Jobs[0].SessionID != pid {
 		t.Fatalf("status after the end: %+v", st.Jobs)
 	}

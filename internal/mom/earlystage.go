@@ -154,10 +154,7 @@ func (m *Mom) runEarlyStage(es *earlyStage) {
 	} else {
 		m.log.Info("early stage-in done", "job", job.JobID)
 	}
-	select {
-	case m.kick <- struct{}{}:
-	default:
-	}
+	m.wakeLink()
 }
 
 var errMomStopping = errors.New("the mom is stopping")

@@ -44,6 +44,9 @@ type MomConfig struct {
 	// PBSServer are the $pbsserver names; the mom checks that they name
 	// its server (PBS_SERVER in pbs.conf).
 	PBSServer []string
+	// NodeCheck is the node health check: $node_check_script and
+	// $node_check_interval (see nodecheck.go).
+	NodeCheck NodeCheckConfig
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }
@@ -83,7 +86,8 @@ var refusedDirectives = map[string]string{
 
 // DefaultMomConfig is the configuration of a mom without mom_priv/config.
 func DefaultMomConfig() *MomConfig {
-	return &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}, CputMult: 1, WallMult: 1}
+	return &MomConfig{IdealLoad: -1, MaxLoad: -1, Resources: map[string]string{}, CputMult: 1, WallMult: 1,
+		NodeCheck: NodeCheckConfig{Every: 1}}
 }
 
 // ParseMomConfig reads mom_priv/config. Blank lines and # comments are
@@ -92,6 +96,7 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 	c := DefaultMomConfig()
 	sc := bufio.NewScanner(r)
 	line := 0
+	intervalLine := 0 // of $node_check_interval
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
@@ -150,6 +155,18 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 			c.TmpDir = filepath.Clean(value)
 		case name == "$pbsserver":
 			c.PBSServer = append(c.PBSServer, value)
+		case name == "$node_check_script":
+			if !filepath.IsAbs(value) {
+				return nil, fmt.Errorf("line %d: $node_check_script %q is not an absolute path", line, value)
+			}
+			c.NodeCheck.Script = filepath.Clean(value)
+		case name == "$node_check_interval":
+			every, start, end, err := parseNodeCheckInterval(value)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			c.NodeCheck.Every, c.NodeCheck.JobStart, c.NodeCheck.JobEnd = every, start, end
+			intervalLine = line
 		case strings.HasPrefix(name, "$"):
 			if why, ok := refusedDirectives[name]; ok {
 				return nil, fmt.Errorf("line %d: %s is not supported: %s", line, name, why)
@@ -167,6 +184,9 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
+	}
+	if intervalLine > 0 && c.NodeCheck.Script == "" {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: $node_check_interval does nothing without $node_check_script", intervalLine))
 	}
 	// Setting ideal_load alone also sets max_load (reference §6).
 	if c.IdealLoad >= 0 && c.MaxLoad < 0 {

@@ -20,6 +20,14 @@ import (
 // interval and job ends as soon as they happen, reconnecting with backoff.
 func (m *Mom) serverLink() {
 	defer m.wg.Done()
+	if m.firstCheck != nil {
+		// The first report says whether the node is healthy.
+		select {
+		case <-m.firstCheck:
+		case <-m.stop:
+			return
+		}
+	}
 	backoff := 200 * time.Millisecond
 	for !m.stopped() {
 		c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: m.cfg.ServerAddr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: 30 * time.Second})
@@ -49,6 +57,8 @@ func (m *Mom) serverLink() {
 // talk reports status and job ends over one connection until it fails.
 func (m *Mom) talk(c *proto.Client) error {
 	for {
+		// A failed jobend check reaches the server before the ends do.
+		m.checkAfterEnds()
 		if err := m.reportStatus(c); err != nil {
 			return err
 		}
@@ -68,7 +78,7 @@ func (m *Mom) talk(c *proto.Client) error {
 }
 
 func (m *Mom) reportStatus(c *proto.Client) error {
-	st := m.status()
+	st, seq := m.status()
 	var reply proto.MomStatusReply
 	// The lease counts from before the report left: the server counts
 	// its own deadline from when the report arrived, which is later.
@@ -92,6 +102,9 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	if reply.Interval > 0 {
 		m.interval = time.Duration(reply.Interval) * time.Second
 	}
+	m.reportedSeq = max(m.reportedSeq, seq)
+	close(m.reported)
+	m.reported = make(chan struct{})
 	m.mu.Unlock()
 	for _, id := range reply.Kill {
 		m.killOrphan(id)
@@ -99,13 +112,14 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	return nil
 }
 
-// status builds the periodic report.
-func (m *Mom) status() *proto.MomStatus {
+// status builds the periodic report; seq is the node check whose verdict
+// it carries (healthSeq).
+func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	facts, err := readHostFacts()
 	if err != nil {
 		m.log.Warn("cannot read host facts", "error", err)
 	}
-	st := &proto.MomStatus{
+	st = &proto.MomStatus{
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
 		Ncpus: facts.Ncpus, Physmem: facts.Physmem, Loadave: facts.Loadave,
 		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
@@ -115,6 +129,7 @@ func (m *Mom) status() *proto.MomStatus {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	st.Health, seq = m.health, m.healthSeq
 	ids := make([]string, 0, len(m.jobs))
 	for id := range m.jobs {
 		ids = append(ids, id)
@@ -132,7 +147,16 @@ func (m *Mom) status() *proto.MomStatus {
 		st.Staging = append(st.Staging, id)
 	}
 	sort.Strings(st.Staging)
-	return st
+	return st, seq
+}
+
+// wakeLink has the server link report now rather than at its next
+// interval.
+func (m *Mom) wakeLink() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
 }
 
 // sendObits reports every ended job; a job's directory goes only after the
@@ -141,8 +165,11 @@ func (m *Mom) sendObits(c *proto.Client) error {
 	m.mu.Lock()
 	var done []*momJob
 	var views []jobView
+	checksEnds := m.checksEnds()
 	for _, j := range m.jobs {
-		if j.result != nil {
+		// An end the jobend check has not seen waits for it (the next
+		// round: the watch has woken the link).
+		if j.result != nil && (j.endChecked || !checksEnds) {
 			done = append(done, j)
 			views = append(views, jobView{session: j.session, result: j.result, used: j.used})
 		}

@@ -31,6 +31,7 @@ const startWorkers = 8
 // server sends them) and says how each start went.
 func (m *Mom) runJobs(jobs []proto.MomJob) *proto.MomJobsReply {
 	reply := &proto.MomJobsReply{Results: make([]proto.ObjectError, len(jobs))}
+	unhealthy := m.checkBeforeStart(jobs)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < min(startWorkers, len(jobs)); w++ {
@@ -39,6 +40,11 @@ func (m *Mom) runJobs(jobs []proto.MomJob) *proto.MomJobsReply {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(jobs); i = int(next.Add(1) - 1) {
 				reply.Results[i].Name = jobs[i].JobID
+				if unhealthy != "" && m.newRun(&jobs[i]) {
+					pe := proto.Errorf(proto.PBSE_MOMREJECT, ": node %s failed its node check: %s", m.cfg.NodeName, unhealthy)
+					reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+					continue
+				}
 				if err := m.runJob(&jobs[i]); err != nil {
 					pe := momError(err)
 					reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()

@@ -33,10 +33,7 @@ func (m *Mom) watch() {
 			j := m.jobs[id]
 			m.mu.Unlock()
 			if j != nil && !m.hasEnded(j) && m.checkJob(j, nil) {
-				select {
-				case m.kick <- struct{}{}:
-				default:
-				}
+				m.wakeLink()
 			}
 			continue
 		case <-t.C:
@@ -70,10 +67,7 @@ func (m *Mom) watch() {
 			}
 		}
 		if ended {
-			select {
-			case m.kick <- struct{}{}:
-			default:
-			}
+			m.wakeLink()
 		}
 	}
 }

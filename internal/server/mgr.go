@@ -278,6 +278,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	if err != nil {
 		return err
 	}
+	model.ClearHealthMark(c, req.Attrs)
 	if st, _ := c.Get(proto.AttrNodeState); st != mustGet(n, proto.AttrNodeState) {
 		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
 	}

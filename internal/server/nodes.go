@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gopbs/internal/model"
+	"gopbs/internal/store"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -341,6 +342,7 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 	plain(proto.AttrNodeMaxLoad, maxLoad)
 	plain(proto.AttrNodeProperties, get(proto.AttrNodeProperties))
 	plain(proto.AttrComment, get(proto.AttrComment))
+	plain(proto.AttrNodeOfflineByCheck, get(proto.AttrNodeOfflineByCheck))
 	plain(proto.AttrNodeResvEnable, get(proto.AttrNodeResvEnable))
 	plain(proto.AttrNodeSharing, get(proto.AttrNodeSharing))
 	if rt != nil {
@@ -398,8 +400,15 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	if lease > 0 {
 		rt.leaseEnd = now.Add(lease + fenceSlack)
 	}
+	checked := []string{st.Node}
 	if len(st.Vnodes) > 0 {
-		s.vnodeStatus(st, now)
+		checked = append(checked, s.vnodeStatus(st, now)...)
+	}
+	var healthChanges []string
+	for _, name := range checked {
+		if _, change := model.ApplyHealth(s.nodes[name], st.Health); change != model.HealthSame {
+			healthChanges = append(healthChanges, name)
+		}
 	}
 	reported := map[string]bool{}
 	for _, mj := range st.Jobs {
@@ -431,6 +440,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		}
 	}
 	s.mu.Unlock()
+	if len(healthChanges) > 0 && s.nodeHealth(healthChanges, st.Health) {
+		cameUp = true
+	}
 	for _, key := range lost {
 		s.requeue(key, "Job requeued: its execution host "+st.Node+" does not know it")
 	}
@@ -445,13 +457,66 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	return reply, nil
 }
 
+// nodeHealth applies a mom's health report to the nodes it speaks for
+// whose state it changes (model.ApplyHealth), in one commit; it reports
+// whether one came back online. A failed commit leaves the nodes as they
+// were: the next report tries again.
+func (s *Server) nodeHealth(names []string, health string) (online bool) {
+	type change struct {
+		name string
+		what model.HealthChange
+	}
+	var changes []change
+	err := s.commit.Do(func(b *store.Batch) error {
+		changes = changes[:0]
+		now := s.now()
+		for _, name := range names {
+			n := s.nodes[name]
+			if n == nil {
+				continue // deleted meanwhile
+			}
+			c, what := model.ApplyHealth(n, health)
+			if what == model.HealthSame {
+				continue
+			}
+			if what != model.HealthMessage {
+				c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(now.Unix(), 10))
+				if rt := s.runtime[name]; rt != nil {
+					rt.lastChange = now
+				}
+			}
+			s.nodes[name] = c
+			b.PutNode(c)
+			changes = append(changes, change{name, what})
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot record a node's health", "nodes", strings.Join(names, ","), "health", health, "error", err)
+		return false
+	}
+	for _, c := range changes {
+		switch c.what {
+		case model.HealthOffline:
+			s.log.Warn("node offline: its health check fails", "node", c.name, "message", health)
+		case model.HealthMessage:
+			s.log.Warn("node health check fails with another message", "node", c.name, "message", health)
+		case model.HealthOnline:
+			s.log.Info("node back online: its health check passes", "node", c.name)
+			online = true
+		}
+	}
+	return online
+}
+
 // vnodeStatus records the further nodes a mom reports for; a vnode must
 // name the reporting node's Mom host and Port, so a mom speaks only for
-// nodes an admin placed on it (mu held).
-func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
+// nodes an admin placed on it (mu held). It returns the vnodes recorded.
+func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
 	owner := s.nodes[st.Node]
 	mom, _ := owner.Get(proto.AttrNodeMom)
 	port, _ := owner.Get(proto.AttrNodePort)
+	var recorded []string
 	for _, v := range st.Vnodes {
 		n, ok := s.nodes[v.Name]
 		if !ok {
@@ -471,7 +536,9 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) {
 		rt.reported, rt.down, rt.lastSeen, rt.told, rt.leaseEnd = true, false, now, owner.told, owner.leaseEnd
 		rt.setStatus(proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
 			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
+		recorded = append(recorded, v.Name)
 	}
+	return recorded
 }
 
 // firstNode is the mother superior of an exec_host.

@@ -1,6 +1,7 @@
 package shepherd
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -198,7 +199,14 @@ type pelogCmd struct {
 	Dir   string
 	Files [3]int // standard input, output and error
 	Limit time.Duration
-	Umask int // the process's umask while it starts
+	// LimitName names the setting Limit comes from, for the message of a
+	// run killed at it ("" for $prologalarm).
+	LimitName string
+	Umask     int // the process's umask while it starts
+	// KeepUmask leaves the process's umask alone (Umask is ignored): a
+	// caller with other goroutines creating files (the mom) must not
+	// change it under them.
+	KeepUmask bool
 	// As is the account it runs as (a Torque user prologue or epilogue);
 	// nil for the mom's own.
 	As *asuser.Account
@@ -232,9 +240,15 @@ func runPelog(c pelogCmd) pelogRun {
 	}
 	// The shepherd runs with the job's umask (-W umask); the site's
 	// program gets the mom's.
-	old := syscall.Umask(c.Umask)
-	pid, err := syscall.ForkExec(c.Path, append([]string{c.Path}, c.Args...), attr)
-	syscall.Umask(old)
+	var pid int
+	var err error
+	if c.KeepUmask {
+		pid, err = syscall.ForkExec(c.Path, append([]string{c.Path}, c.Args...), attr)
+	} else {
+		old := syscall.Umask(c.Umask)
+		pid, err = syscall.ForkExec(c.Path, append([]string{c.Path}, c.Args...), attr)
+		syscall.Umask(old)
+	}
 	if err != nil {
 		r.Code, r.Why = pelogFailed, fmt.Sprintf("cannot execute: %v", err)
 		return r
@@ -265,7 +279,7 @@ func runPelog(c pelogCmd) pelogRun {
 	case w = <-done:
 	case <-timer.C:
 		syscall.Kill(-pid, syscall.SIGKILL)
-		r.Code, r.Why = pelogTimeout, fmt.Sprintf("killed after running %v ($prologalarm)", limit)
+		r.Code, r.Why = pelogTimeout, fmt.Sprintf("killed after running %v (%s)", limit, cmp.Or(c.LimitName, "$prologalarm"))
 		select {
 		case <-done:
 		case <-time.After(pelogUnkillable):
@@ -376,4 +390,44 @@ func usedArg(u proto.Usage, res map[string]string, set Settings) string {
 	}
 	parts = append(parts, "walltime="+resc.FormatDuration(ScaleSecs(u.WallSecs, set.WallMult)))
 	return strings.Join(parts, ",")
+}
+
+// SiteProgram is a site's program that the mom runs itself, as its own
+// user and outside any job: the node health check ($node_check_script).
+// It is held to the prologue's rules (checkPelog: a regular file of the
+// mom's user, not writable by its group or others), run the same way
+// (argv, never a shell, no arguments, in a session of its own with
+// /dev/null as input) and killed with its session at Limit.
+type SiteProgram struct {
+	Path   string
+	Dir    string
+	Stdout *os.File
+	Stderr *os.File
+	Limit  time.Duration
+	// LimitName names the bound in the message of a run killed at it.
+	LimitName string
+}
+
+// ProgramRun is how a site program's run went.
+type ProgramRun struct {
+	Found bool // the program exists (it may still have been refused)
+	// Code is its exit status, or negative when it was refused, could not
+	// be started, was killed by a signal or at its time limit (Why says).
+	Code int
+	Why  string
+}
+
+// RunSiteProgram runs p and waits for it, at most p.Limit; on return no
+// process of its session is left. It may be called from a process with
+// other goroutines: the umask is left alone.
+func RunSiteProgram(p SiteProgram) ProgramRun {
+	null, err := os.Open(os.DevNull)
+	in := -1
+	if err == nil {
+		defer null.Close()
+		in = int(null.Fd())
+	}
+	r := runPelog(pelogCmd{Path: p.Path, Env: os.Environ(), Dir: p.Dir, Files: [3]int{in, int(p.Stdout.Fd()), int(p.Stderr.Fd())},
+		Limit: p.Limit, LimitName: p.LimitName, KeepUmask: true})
+	return ProgramRun{Found: r.Ran, Code: r.Code, Why: r.Why}
 }
