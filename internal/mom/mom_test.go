@@ -25,15 +25,9 @@ func TestParseMomConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseMomConfig(strings.NewReader(tt.in))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			c := parseWant(t, tt.in, tt.err)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.IdealLoad != tt.ideal || c.MaxLoad != tt.max || len(c.Resources) != len(tt.resources) {
 				t.Fatalf("got %+v", c)
@@ -45,6 +39,23 @@ func TestParseMomConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseWant parses in as mom_priv/config. With wantErr it fails t unless
+// the error says so, and returns nil.
+func parseWant(t *testing.T, in, wantErr string) *MomConfig {
+	t.Helper()
+	c, err := ParseMomConfig(strings.NewReader(in))
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("err = %v, want %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func TestParseMemAndLoad(t *testing.T) {

@@ -37,15 +37,9 @@ func TestNodeCheckConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := ParseMomConfig(strings.NewReader(tt.in))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("err = %v, want %q", err, tt.err)
-				}
+			c := parseWant(t, tt.in, tt.err)
+			if c == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if c.NodeCheck != tt.want {
 				t.Errorf("NodeCheck = %+v, want %+v", c.NodeCheck, tt.want)
@@ -131,22 +125,10 @@ func TestRunNodeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the check's child pid: %q", b)
 	}
-	if gone, _ := testcluster.Poll(5*time.Second, func() (bool, string) { return syscall.Kill(pid, 0) != nil || zombie(pid), "" }); !gone {
+	if !testcluster.WaitGone(pid, 5*time.Second) {
 		t.Errorf("process %d the check started survived it", pid)
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-}
-
-// zombie reports whether pid is dead but not yet reaped (by init, once
-// its parent, the check's shell, is gone).
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] == "Z"
 }
 
 func FuzzParseNodeCheckInterval(f *testing.F) {

@@ -170,23 +170,11 @@ func TestRunPelog(t *testing.T) {
 	b, _ := os.ReadFile(pids)
 	for _, f := range strings.Fields(string(b)) {
 		pid, _ := strconv.Atoi(f)
-		if gone, _ := testcluster.Poll(5*time.Second, func() (bool, string) { return syscall.Kill(pid, 0) != nil || zombie(pid), "" }); !gone {
+		if !testcluster.WaitGone(pid, 5*time.Second) {
 			t.Errorf("process %d of a prologue survived it", pid)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-}
-
-// zombie reports whether pid is dead but not yet reaped (by init, once
-// its parent, the program's shell, is gone).
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] == "Z"
 }
 
 // The epilogue's ten arguments, OpenPBS's.

@@ -2,7 +2,11 @@ package testcluster
 
 import (
 	"fmt"
+	"os"
 	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -78,4 +82,23 @@ func (c *Cluster) WaitCycles(t TB, n int) {
 		got := c.SchedCycles() - from
 		return got >= n, fmt.Sprintf("%d ended", got)
 	})
+}
+
+// WaitGone waits until process pid has died, at most timeout, and reports
+// whether it did. A zombie counts as dead: once its parent is gone it
+// waits for init to reap it.
+func WaitGone(pid int, timeout time.Duration) bool {
+	gone, _ := Poll(timeout, func() (bool, string) { return syscall.Kill(pid, 0) != nil || zombie(pid), "" })
+	return gone
+}
+
+// zombie reports whether pid is dead but not yet reaped.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] == "Z"
 }
