@@ -78,6 +78,7 @@ type Mom struct {
 	// at each answer. The last four are guarded by mu.
 	checkMu     sync.Mutex
 	firstCheck  chan struct{}
+	endCheck    chan struct{} // asks nodeChecks for a jobend check
 	health      string
 	healthSeq   uint64
 	reportedSeq uint64
@@ -112,10 +113,12 @@ type momJob struct {
 	forgotten bool
 	session   shepherd.Session
 	result    *shepherd.Result // set once, when the job ended
-	// endChecked: the jobend node check has run since the job ended.
-	endChecked bool
-	suspended  bool
-	used       proto.Usage // peaks from polling
+	// endCheck is the jobend node check that ran after the job ended
+	// (its healthSeq; 0 before): the end is reported only once a report
+	// carrying that check's verdict has been answered.
+	endCheck  uint64
+	suspended bool
+	used      proto.Usage // peaks from polling
 }
 
 // jobView is a copy of a job's changing fields.
@@ -157,6 +160,7 @@ func New(cfg Config) (*Mom, error) {
 		interval: 10 * time.Second,
 		kick:     make(chan struct{}, 1),
 		reported: make(chan struct{}),
+		endCheck: make(chan struct{}, 1),
 		ended:    make(chan string, 64),
 		stop:     make(chan struct{}),
 	}

@@ -15,7 +15,7 @@
 //     of keywords only (as Torque reads one), runs it never periodically,
 //     except again every interval after it failed, until it passes.
 //     jobstart also runs it before the jobs of each start request, jobend
-//     after jobs end, before their ends are reported.
+//     after jobs end; their ends are reported after the verdict.
 //   - A run fails when it exits non-zero, is refused, cannot start or is
 //     killed at its time limit, or when a line of its standard output
 //     starts with ERROR (in any case, as Torque 6 reads it). The verdict
@@ -29,11 +29,13 @@
 //     back to their queues; the mom answers once the server has answered
 //     a report carrying the verdict (within healthReportWait), so the next
 //     cycle already finds the node offline. A failed jobend check reaches
-//     the server before the ends do, for the same reason.
+//     the server before the ends do, for the same reason; status reports
+//     go on meanwhile (a slow check must not have the node taken for
+//     down).
 //
 // Locking: checkMu is held for the length of a run and the recording of
-// its verdict (one run at a time); health, healthSeq, reportedSeq and
-// reported are guarded by Mom.mu.
+// its verdict (one run at a time); health, healthSeq, reportedSeq,
+// reported and each momJob's endCheck are guarded by Mom.mu.
 
 package mom
 
@@ -232,12 +234,14 @@ func (m *Mom) nodeCheck(when string) (health string, seq uint64) {
 	return health, seq
 }
 
-// nodeChecks runs the periodic check until the mom stops: at once
-// (firstCheck is closed after that run, which the server link waits
-// for), then every NodeCheck.Every report intervals, counted from the
-// server's answer to the first report (which says how long they are).
-// Without periodic checks (Every 0) a failed check is run again every
-// interval until it passes: nothing else would bring the node back.
+// nodeChecks runs the checks other than jobstart's until the mom stops.
+// The periodic one runs at once (firstCheck is closed after that run,
+// which the server link waits for), then every NodeCheck.Every report
+// intervals, counted from the server's answer to the first report (which
+// says how long they are). Without periodic checks (Every 0) a failed
+// check is run again every interval until it passes: nothing else would
+// bring the node back. The jobend check runs when the server link asks
+// (endCheck).
 func (m *Mom) nodeChecks() {
 	defer m.wg.Done()
 	every := m.momConf.NodeCheck.Every
@@ -247,15 +251,18 @@ func (m *Mom) nodeChecks() {
 		m.awaitReport(seq, firstAnswerWait)
 	}
 	ticks := 0
+	tick := time.NewTimer(m.reportInterval())
+	defer tick.Stop()
 	for {
-		m.mu.Lock()
-		interval := m.interval
-		m.mu.Unlock()
 		select {
 		case <-m.stop:
 			return
-		case <-time.After(interval):
+		case <-m.endCheck:
+			m.checkEnds()
+			continue
+		case <-tick.C:
 		}
+		tick.Reset(m.reportInterval())
 		ticks++
 		m.mu.Lock()
 		failing := m.health != ""
@@ -265,6 +272,13 @@ func (m *Mom) nodeChecks() {
 			ticks = 0
 		}
 	}
+}
+
+// reportInterval is how often the server wants reports.
+func (m *Mom) reportInterval() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.interval
 }
 
 // checkBeforeStart runs the jobstart check for a start request when it
@@ -311,24 +325,54 @@ func (m *Mom) checksEnds() bool {
 	return m.momConf.NodeCheck.Script != "" && m.momConf.NodeCheck.JobEnd
 }
 
-// checkAfterEnds runs the jobend check when a job ended since the last
-// one; the server link calls it before reporting, and reports only the
-// ends checked (endChecked).
-func (m *Mom) checkAfterEnds() {
+// askEndCheck asks for the jobend check when a job ended that no check
+// has followed; the server link calls it before reporting ends.
+func (m *Mom) askEndCheck() {
 	if !m.checksEnds() {
 		return
 	}
-	ended := false
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, j := range m.jobs {
+		if j.result != nil && j.endCheck == 0 {
+			select {
+			case m.endCheck <- struct{}{}:
+			default:
+			}
+			return
+		}
+	}
+}
+
+// checkEnds runs the jobend check for the jobs that ended before it
+// starts, records it on them and wakes the server link, which reports
+// the verdict and then their ends.
+func (m *Mom) checkEnds() {
+	var ended []*momJob
 	m.mu.Lock()
 	for _, j := range m.jobs {
-		if j.result != nil && !j.endChecked {
-			j.endChecked, ended = true, true
+		if j.result != nil && j.endCheck == 0 {
+			ended = append(ended, j)
 		}
 	}
 	m.mu.Unlock()
-	if ended {
-		m.nodeCheck("jobend")
+	if len(ended) == 0 {
+		return
 	}
+	_, seq := m.nodeCheck("jobend")
+	m.mu.Lock()
+	for _, j := range ended {
+		j.endCheck = seq
+	}
+	m.mu.Unlock()
+	m.wakeLink()
+}
+
+// endReportable reports whether j's end may be reported: without the
+// jobend check at once, else once the server has answered a report that
+// carried the verdict of a check run after the end (mu held).
+func (m *Mom) endReportable(j *momJob, checksEnds bool) bool {
+	return !checksEnds || j.endCheck != 0 && j.endCheck <= m.reportedSeq
 }
 
 // awaitReport waits until the server has answered a status report that

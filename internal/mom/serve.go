@@ -88,7 +88,11 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 		case proto.MsgMomRunJob:
 			var job proto.MomJob
 			if rerr = proto.DecodeBody(body, &job); rerr == nil {
-				rerr = m.runJob(&job)
+				// As one job of a request, so that the jobstart node
+				// check runs for it too.
+				if r := m.runJobs([]proto.MomJob{job}).Results[0]; r.Code != proto.PBSE_NONE {
+					rerr = &proto.Error{Code: r.Code, Text: r.Text}
+				}
 			}
 		case proto.MsgMomSignalJob:
 			var sig proto.MomSignal

@@ -57,8 +57,9 @@ func (m *Mom) serverLink() {
 // talk reports status and job ends over one connection until it fails.
 func (m *Mom) talk(c *proto.Client) error {
 	for {
-		// A failed jobend check reaches the server before the ends do.
-		m.checkAfterEnds()
+		// Ends wait for the jobend check, whose verdict reaches the
+		// server first (nodecheck.go).
+		m.askEndCheck()
 		if err := m.reportStatus(c); err != nil {
 			return err
 		}
@@ -167,9 +168,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 	var views []jobView
 	checksEnds := m.checksEnds()
 	for _, j := range m.jobs {
-		// An end the jobend check has not seen waits for it (the next
-		// round: the watch has woken the link).
-		if j.result != nil && (j.endChecked || !checksEnds) {
+		if j.result != nil && m.endReportable(j, checksEnds) {
 			done = append(done, j)
 			views = append(views, jobView{session: j.session, result: j.result, used: j.used})
 		}
