@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"container/heap"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -361,6 +363,10 @@ func policyName(easy bool) string {
 //
 //	go test -run '^$' -bench 'Replay/' -benchtime 1x ./internal/sim/
 func BenchmarkReplay(b *testing.B) {
+	if os.Getenv("GOGC") == "" {
+		// pbs_simulate's collector target, for both.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	for _, path := range traceFiles(b) {
 		for _, easy := range []bool{false, true} {
 			name := traceName(path) + "/" + policyName(easy)

@@ -104,15 +104,39 @@ func TestRunningOrder(t *testing.T) {
 	a, b, c, d := &core.Job{Seq: 5}, &core.Job{Seq: 2}, &core.Job{Seq: 5}, &core.Job{Seq: 9}
 	var r []*core.Job
 	for _, j := range []*core.Job{a, b, c, d} {
-		r = addRunning(r, j)
+		r, _ = addRunning(r, j)
 	}
 	// slices.Equal compares the pointers: the same jobs, not equal ones.
 	if !slices.Equal(r, []*core.Job{b, a, c, d}) {
 		t.Fatalf("order %v", r)
 	}
-	r = removeRunning(r, c)
-	r = removeRunning(r, &core.Job{Seq: 5}) // not running: nothing removed
+	r, at := removeRunning(r, c)
+	if at != 2 {
+		t.Errorf("c was at %d, want 2", at)
+	}
+	r, at = removeRunning(r, &core.Job{Seq: 5}) // not running: nothing removed
+	if at != -1 {
+		t.Errorf("a job not running was at %d", at)
+	}
 	if !slices.Equal(r, []*core.Job{b, a, d}) {
 		t.Fatalf("after removing: %v", r)
+	}
+}
+
+// coreJob writes a trace job's request and the numbers in it without
+// parsing them back: they are what core.RequestNumbers reads.
+func TestCoreJobNumbers(t *testing.T) {
+	chunks := map[int]selected{}
+	for _, j := range []Job{
+		{ID: "1", Procs: 4, Walltime: 3600},
+		{ID: "2", Procs: 1},
+		{ID: "3", Procs: 0, Walltime: 100*3600 + 61},
+		{ID: "4", Procs: 12, Walltime: 59, Select: "2:ncpus=6:mem=1gb"},
+		{ID: "5", Procs: 4, Walltime: 1, Select: "not a select"},
+	} {
+		c := coreJob(&j, time.Unix(0, 0), chunks)
+		if want := core.RequestNumbers(c.Request); !reflect.DeepEqual(c.Numbers, want) {
+			t.Errorf("job %s: numbers %v, the request %v reads as %v", j.ID, c.Numbers, c.Request, want)
+		}
 	}
 }

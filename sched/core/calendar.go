@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -44,8 +46,15 @@ type Calendar struct {
 	ends      []int64
 	endsDirty bool
 	maxWall   func(queue string) time.Duration
-	// byHost groups the nodes by host, for place=exclhost.
+	// byHost groups the nodes by host, for place=exclhost (made when
+	// first needed: hosts()).
 	byHost map[string][]*calNode
+	// deferred, when set, is a world whose running jobs (but those
+	// placed exclusively) have no spans yet: its Assigned is exactly what
+	// they hold (World.HeldByRunning), so what is free now comes from
+	// Assigned, and the spans are needed only to look past now
+	// (addDeferred).
+	deferred *World
 }
 
 type window struct{ from, to int64 }
@@ -79,28 +88,37 @@ type span struct {
 // server's resources_max.walltime after its start, else Forever).
 // Resources assigned on a node that no running job accounts for are held
 // Forever.
+//
+// The calendar of a world whose Assigned is exactly what its running jobs
+// hold (World.HeldByRunning) takes what is free now from Assigned and adds
+// the spans of running jobs that take only their chunks when a question
+// first looks past now: a cycle that only starts jobs now (FCFS) then
+// costs nothing per running job but a look at it.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{},
-		byHost: map[string][]*calNode{}}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
-		cn := &calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		// cap is read only: the node's own map serves.
+		cn := &calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail, freeNow: n.Avail.Clone()}
 		if cn.host == "" {
 			cn.host = n.Name
 		}
 		c.nodes = append(c.nodes, cn)
 		c.byName[n.Name] = cn
-		c.byHost[cn.host] = append(c.byHost[cn.host], cn)
 		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
 		for r, v := range n.Avail {
 			c.freeTotal[r] += v
 		}
 	}
-	accounted := map[string]Amounts{}
+	var accounted map[string]Amounts // per node, what the spans added hold
 	for _, j := range w.Jobs {
 		if !j.Running() || len(j.Where) == 0 {
+			continue
+		}
+		if w.HeldByRunning && !place.Exclusive(j.Place) {
+			c.deferred = w
 			continue
 		}
 		end := c.expectedEnd(j)
@@ -111,6 +129,9 @@ func NewCalendar(w *World) *Calendar {
 				c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			}
 			a := accounted[ch.Node]
+			if accounted == nil {
+				accounted = map[string]Amounts{}
+			}
 			if a == nil {
 				a = Amounts{}
 				accounted[ch.Node] = a
@@ -121,6 +142,17 @@ func NewCalendar(w *World) *Calendar {
 		}
 	}
 	for _, cn := range c.nodes {
+		if w.HeldByRunning {
+			// The deferred jobs hold what Assigned has beyond the jobs
+			// taken above.
+			for r, v := range cn.node.Assigned {
+				if d := v - accounted[cn.node.Name][r]; d != 0 {
+					cn.freeNow[r] -= d
+					c.freeTotal[r] -= d
+				}
+			}
+			continue
+		}
 		rest := Amounts{}
 		for r, v := range cn.node.Assigned {
 			if d := v - accounted[cn.node.Name][r]; d > 0 {
@@ -132,6 +164,41 @@ func NewCalendar(w *World) *Calendar {
 		}
 	}
 	return c
+}
+
+// hosts groups the nodes by host.
+func (c *Calendar) hosts() map[string][]*calNode {
+	if c.byHost == nil {
+		c.byHost = make(map[string][]*calNode, len(c.nodes))
+		for _, cn := range c.nodes {
+			c.byHost[cn.host] = append(c.byHost[cn.host], cn)
+		}
+	}
+	return c.byHost
+}
+
+// addDeferred adds the spans of the running jobs NewCalendar deferred,
+// before anything reads the spans. What they hold now is already taken
+// from freeNow.
+func (c *Calendar) addDeferred() {
+	w := c.deferred
+	if w == nil {
+		return
+	}
+	c.deferred = nil
+	for _, j := range w.Jobs {
+		if !j.Running() || len(j.Where) == 0 || place.Exclusive(j.Place) {
+			continue
+		}
+		end := c.expectedEnd(j)
+		for _, ch := range j.Where {
+			if cn := c.byName[ch.Node]; cn != nil && end > c.now {
+				cn.spans = append(cn.spans, span{from: c.now, to: end, amt: ch.Amounts()})
+				clear(cn.usage)
+			}
+		}
+	}
+	c.endsDirty = true
 }
 
 // wallOf is how long j may run: its walltime, else its queue's or the
@@ -209,7 +276,7 @@ func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
 		}
 		nodes := []*calNode{cn}
 		if j.Place.Sharing == "exclhost" {
-			nodes = c.byHost[cn.host]
+			nodes = c.hosts()[cn.host]
 		}
 		for _, n := range nodes {
 			if !held[n] {
@@ -269,6 +336,7 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 	// Usage peaks at from or where a span starts inside the window. Usage
 	// at a moment is cached per node until its spans change; the result
 	// is the node's own scratch map, valid until the next query about it.
+	c.addDeferred()
 	if cn.free == nil {
 		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
 	}
@@ -366,7 +434,7 @@ func (c *Calendar) markIdle(cands []*place.Node, from, to int64) {
 		return true
 	}
 	hostIdle := map[string]bool{}
-	for host, nodes := range c.byHost {
+	for host, nodes := range c.hosts() {
 		all := true
 		for _, cn := range nodes {
 			all = all && idle(cn)
@@ -407,7 +475,23 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	}
 	ends := c.endTimes()
 	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
+	// Each end is asked about on every node, in time order. On a node
+	// whose spans all hold now (nothing reserved ahead), usage at a
+	// later moment is what the spans still unended then hold: it is
+	// worked out end by end, each span taken off once, instead of span by
+	// span at every end.
+	var falls []usageFall
+	if i < len(ends) {
+		for _, cn := range c.nodes {
+			if !cn.future && len(cn.spans) > 0 {
+				falls = append(falls, newUsageFall(cn))
+			}
+		}
+	}
 	for ; i < len(ends); i++ {
+		for k := range falls {
+			falls[k].at(ends[i])
+		}
 		t := time.Unix(ends[i], 0)
 		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
 			return t, where, true
@@ -418,14 +502,13 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 
 // endTimes lists every span and block end after now, sorted and unique.
 func (c *Calendar) endTimes() []int64 {
+	c.addDeferred()
 	if !c.endsDirty && c.ends != nil {
 		return c.ends
 	}
-	seen := map[int64]bool{}
 	var out []int64
 	add := func(t int64) {
-		if t > c.now && t < forever && !seen[t] {
-			seen[t] = true
+		if t > c.now && t < forever {
 			out = append(out, t)
 		}
 	}
@@ -437,10 +520,46 @@ func (c *Calendar) endTimes() []int64 {
 	for _, b := range c.blocks {
 		add(b.to)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	c.ends, c.endsDirty = out, false
-	return out
+	slices.Sort(out)
+	c.ends, c.endsDirty = slices.Compact(out), false
+	return c.ends
 }
 
 // Now is the calendar's present.
 func (c *Calendar) Now() time.Time { return time.Unix(c.now, 0) }
+
+// usageFall follows the usage of a node whose spans all hold now as time
+// goes on: it only falls, as spans end.
+type usageFall struct {
+	cn    *calNode
+	byEnd []span // the node's spans, by end
+	next  int    // the first span of byEnd not ended yet
+	cur   Amounts
+}
+
+func newUsageFall(cn *calNode) usageFall {
+	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), cur: Amounts{}}
+	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
+	for _, s := range f.byEnd {
+		for r, v := range s.amt {
+			f.cur[r] += v
+		}
+	}
+	if cn.usage == nil {
+		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
+	}
+	return f
+}
+
+// at puts the node's usage at t into its usage cache: what the spans
+// ending after t hold. Calls come in increasing t.
+func (f *usageFall) at(t int64) {
+	for ; f.next < len(f.byEnd) && f.byEnd[f.next].to <= t; f.next++ {
+		for r, v := range f.byEnd[f.next].amt {
+			f.cur[r] -= v
+		}
+	}
+	if _, ok := f.cn.usage[t]; !ok {
+		f.cn.usage[t] = f.cur.Clone()
+	}
+}

@@ -99,9 +99,12 @@ type sortKeys struct{}
 func (sortKeys) Name() string { return "sort_by" }
 
 func (sortKeys) Sort(cx *Context, jobs []*core.Job) {
+	fairShare := cx.Settings.FairShare && cx.Inputs.Standing != nil
+	if len(cx.Settings.Sort) == 0 && cx.Settings.Formula == nil && !fairShare {
+		return // no order asked for: a stable sort would change nothing
+	}
 	less := comparator(cx.Settings.Sort, cx.Inputs.Standing)
 	sort.SliceStable(jobs, func(a, b int) bool { return less(jobs[a], jobs[b]) })
-	fairShare := cx.Settings.FairShare && cx.Inputs.Standing != nil
 	if f := cx.Settings.Formula; f != nil {
 		byFormula(cx, f, jobs, fairShare)
 		return

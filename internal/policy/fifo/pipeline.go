@@ -1,6 +1,8 @@
 package fifo
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,7 +79,10 @@ type Context struct {
 	Cal      *core.Calendar
 	Settings Settings
 	Inputs   Inputs
-	counts   *counts
+	// counts are made on first use (most cycles set no limit that needs
+	// them); uncounted lists the jobs the cycle started before then.
+	counts    *counts
+	uncounted []*core.Job
 	// inDedicated is set while a dedicated-time window is open.
 	inDedicated bool
 	starving    *core.Job
@@ -90,12 +95,33 @@ type Context struct {
 // Running is the number of running jobs on the server (queue "") or in a
 // queue: in all, of user and of group.
 func (cx *Context) Running(queue, user, group string) (total, ofUser, ofGroup int64) {
-	return cx.counts.running(queue, user, group)
+	return cx.count().running(queue, user, group)
 }
 
 // Assigned is how much of resource r running jobs hold, on the server
 // (queue "") or in a queue.
-func (cx *Context) Assigned(queue, r string) float64 { return cx.counts.assigned(queue, r) }
+func (cx *Context) Assigned(queue, r string) float64 { return cx.count().assigned(queue, r) }
+
+// count returns the running counts, made now if this is their first use.
+func (cx *Context) count() *counts {
+	if cx.counts == nil {
+		cx.counts = newCounts(cx.World)
+		for _, j := range cx.uncounted {
+			cx.startCounted(j)
+		}
+		cx.uncounted = nil
+	}
+	return cx.counts
+}
+
+// startCounted counts a job the cycle starts.
+func (cx *Context) startCounted(j *core.Job) {
+	if cx.counts == nil {
+		cx.uncounted = append(cx.uncounted, j)
+		return
+	}
+	cx.counts.start(j)
+}
 
 // The comments of OpenPBS's scheduler, as users and tools know them.
 const (
@@ -132,7 +158,10 @@ func DefaultPipeline() *Pipeline {
 func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	st := in.Settings
 	plan := core.NewPlan()
-	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, counts: newCounts(w), lastRR: in.LastRR}
+	if w.NoComments {
+		plan.Quiet()
+	}
+	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
 	now := w.Now
 	if d := in.Dedicated; d != nil {
 		cx.inDedicated = now.After(d.From) && now.Before(d.To)
@@ -143,8 +172,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	isDed := func(q string) bool { return st.DedicatedPrefix != "" && strings.HasPrefix(q, st.DedicatedPrefix) }
 
 	// Queues that may run jobs this cycle, in order.
-	queues := append([]*core.Queue(nil), w.Queues...)
+	queues := w.Queues
 	if st.SortQueues {
+		queues = slices.Clone(queues)
 		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Priority > queues[b].Priority })
 	}
 	queueWhy := map[string]string{}
@@ -162,13 +192,24 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			queueWhy[q.Name] = ""
 		}
 	}
-	perQueue := map[string][]*core.Job{}
-	var all []*core.Job
+	// perQueue is needed only by the orders that go queue by queue.
+	byQueue := st.ByQueue || st.RoundRobin
+	var perQueue map[string][]*core.Job
+	if byQueue {
+		perQueue = map[string][]*core.Job{}
+	}
+	all := make([]*core.Job, 0, len(w.Jobs))
+	// Jobs of one queue tend to come together: the last queue's verdict
+	// is kept rather than looked up for every job.
+	lastQueue, why, known := "", "", false
 	for _, j := range w.Jobs {
 		if !j.Queued() {
 			continue
 		}
-		why, known := queueWhy[j.Queue]
+		if j.Queue != lastQueue || lastQueue == "" {
+			lastQueue = j.Queue
+			why, known = queueWhy[j.Queue]
+		}
 		switch {
 		case !known, why == "-":
 			continue
@@ -176,10 +217,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			plan.Comment(j, notRunning+why)
 			continue
 		}
-		perQueue[j.Queue] = append(perQueue[j.Queue], j)
+		if byQueue {
+			perQueue[j.Queue] = append(perQueue[j.Queue], j)
+		}
 		all = append(all, j)
 	}
-	if st.ByQueue || st.RoundRobin {
+	if byQueue {
 		// Only these orders take the jobs queue by queue (arrange).
 		for _, js := range perQueue {
 			p.Order.Sort(cx, js)
@@ -199,10 +242,32 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		order = moveFirst(order, cx.starving)
 	}
 
-	stamp := "Job started on " + now.Format("Mon Jan 02 at 15:04")
-	nodesKnown := allKnown(w)
-	capacity := capacityOf(w)
-	blocked := map[string]bool{} // strict fifo without backfill: scope stopped
+	stamp := "" // the comment of a start, made at the first
+	// What the nodes could ever give, worked out when a job first does
+	// not fit.
+	var capacity *nodeCapacity
+	neverRuns := func(j *core.Job) error {
+		if capacity == nil {
+			capacity = &nodeCapacity{}
+			if allKnown(w) {
+				*capacity = capacityOf(w)
+			}
+		}
+		if capacity.largest == nil {
+			return nil // a node not heard from yet might take it
+		}
+		return neverFits(w, j, *capacity)
+	}
+	// Strict fifo without backfill stops a scope (a queue with by_queue,
+	// else all jobs) at its first job that cannot run.
+	var blocked map[string]bool
+	stopped := func(scope string) bool { return blocked[scope] }
+	stop := func(scope string) {
+		if blocked == nil {
+			blocked = map[string]bool{}
+		}
+		blocked[scope] = true
+	}
 	// EASY: the first job that cannot start for want of nodes takes a
 	// reservation; jobs after it, within the lookahead, start only where
 	// they cannot delay it.
@@ -216,7 +281,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if st.ByQueue {
 			scope = j.Queue
 		}
-		if blocked[scope] {
+		if stopped(scope) {
+			if w.NoComments && !st.ByQueue {
+				break // every job after it is in the scope stopped
+			}
 			plan.Comment(j, notRunning+cStrictFIFO)
 			continue
 		}
@@ -235,7 +303,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if s := p.check(cx, j); !s.IsRun() {
 			plan.Comment(j, s.Comment())
 			if st.StrictFIFO && !st.Backfill {
-				blocked[scope] = true
+				stop(scope)
 			}
 			continue
 		}
@@ -279,7 +347,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			if why := resources(cx, j); why != "" {
 				plan.Comment(j, notRunning+why)
 				if st.StrictFIFO && !st.Backfill {
-					blocked[scope] = true
+					stop(scope)
 				}
 				continue
 			}
@@ -306,20 +374,21 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				plan.Run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
 				cx.started(j, where)
 			} else {
+				if stamp == "" {
+					stamp = "Job started on " + now.Format("Mon Jan 02 at 15:04")
+				}
 				plan.Run(j, where, stamp)
 			}
 			cx.Cal.Start(j, where)
-			cx.counts.start(j)
+			cx.startCounted(j)
 			if j == cx.starving {
 				cx.starving = nil
 			}
 			continue
 		}
-		if nodesKnown {
-			if err := neverFits(w, j, capacity); err != nil {
-				plan.Fail(j, notRunning+"Job could never run: "+err.Error())
-				continue
-			}
+		if err := neverRuns(j); err != nil {
+			plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+			continue
 		}
 		switch {
 		case backfilling:
@@ -340,7 +409,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		default:
 			plan.Comment(j, notRunning+cNodes)
 			if st.StrictFIFO {
-				blocked[scope] = true
+				stop(scope)
 			}
 		}
 	}
@@ -380,13 +449,16 @@ func arrange(all []*core.Job, perQueue map[string][]*core.Job, queues []*core.Qu
 	var order []*core.Job
 	switch {
 	case st.StrictFIFO:
+		// Usually the jobs come in that order already: checking costs
+		// less than sorting a long queue at every cycle.
+		byQtime := func(a, b *core.Job) int {
+			return cmp.Or(a.Qtime.Compare(b.Qtime), cmp.Compare(a.Seq, b.Seq))
+		}
+		if slices.IsSortedFunc(all, byQtime) {
+			return all
+		}
 		order = append(order, all...)
-		sort.SliceStable(order, func(a, b int) bool {
-			if !order[a].Qtime.Equal(order[b].Qtime) {
-				return order[a].Qtime.Before(order[b].Qtime)
-			}
-			return order[a].Seq < order[b].Seq
-		})
+		slices.SortStableFunc(order, byQtime)
 	case st.RoundRobin:
 		for i := 0; ; i++ {
 			added := false
@@ -434,8 +506,9 @@ func allKnown(w *core.World) bool {
 // whatever its state), or nil. When every chunk fits the largest node and
 // there are nodes enough, the job is taken to fit without a search.
 func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
-	if len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil {
-		// One chunk: its amounts are the job's totals.
+	oneChunk := len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil
+	if oneChunk {
+		// One chunk: its amounts are the job's totals, already worked out.
 		for r, v := range j.Totals {
 			if v > capacity.largest[r] {
 				return notEnough(r, v, capacity.largest[r])
@@ -445,9 +518,11 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 	chunks, simple := 0, true
 	for _, c := range j.Select {
 		chunks += c.Count
-		for r, v := range place.Amounts(c) {
-			if v > capacity.largest[r] {
-				return notEnough(r, v, capacity.largest[r])
+		if !oneChunk {
+			for r, v := range place.Amounts(c) {
+				if v > capacity.largest[r] {
+					return notEnough(r, v, capacity.largest[r])
+				}
 			}
 		}
 		for _, pr := range c.Resources {
