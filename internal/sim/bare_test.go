@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -371,6 +372,7 @@ func BenchmarkReplay(b *testing.B) {
 		for _, easy := range []bool{false, true} {
 			name := traceName(path) + "/" + policyName(easy)
 			b.Run(name+"/ours", func(b *testing.B) {
+				defer reportCPU(b)()
 				for range b.N {
 					src, procs, closeFn := openReference(b, path, 0)
 					err := Run(Config{Nodes: machine(procs), Policy: referencePolicy(b, easy), Origin: time.Unix(0, 0)}, src,
@@ -382,6 +384,7 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			})
 			b.Run(name+"/bare", func(b *testing.B) {
+				defer reportCPU(b)()
 				for range b.N {
 					src, procs, closeFn := openReference(b, path, 0)
 					err := bareReplay(src, procs, easy, func(int, int64) {})
@@ -393,4 +396,22 @@ func BenchmarkReplay(b *testing.B) {
 			})
 		}
 	}
+}
+
+// reportCPU reports, when the returned func is called, the process's cpu
+// time (user and system, the collector's included) per iteration: on a
+// machine shared with other work it varies less than the elapsed time.
+func reportCPU(b *testing.B) func() {
+	before := processCPU()
+	return func() {
+		b.ReportMetric(float64(processCPU()-before)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -16,6 +16,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"io"
@@ -116,6 +117,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Live state: queued and running jobs, and the running jobs' ends.
 	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
+	// ordered says queued is by Qtime and then Seq, as strict fifo tries
+	// jobs (World.Ordered): true unless a trace's job numbers go back
+	// within a second, until the queue empties.
+	ordered := true
 	// running is kept in Seq order, the order a world lists them in;
 	// runCPUs[i] is running[i]'s cpus, for its cpu time at each pass.
 	var running []*core.Job
@@ -218,6 +223,11 @@ func Run(cfg Config, src Source, sink Sink) error {
 			l.core = coreJob(&l.job, cfg.Origin, chunks)
 			addQueue(l.core.Queue)
 			jobs[l.core] = l
+			if len(queued) == 0 {
+				ordered = true
+			} else if last := queued[len(queued)-1]; cmp.Or(last.Qtime.Compare(l.core.Qtime), cmp.Compare(last.Seq, l.core.Seq)) > 0 {
+				ordered = false
+			}
 			queued = append(queued, l.core)
 			if err := pull(); err != nil {
 				return err
@@ -247,13 +257,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 			// hold, and nothing reads comments.
 			w.HeldByRunning, w.NoComments = true, true
 		}
-		w.Now, w.Jobs = now, all
+		w.Now, w.Jobs, w.Ordered = now, all, ordered
 		w.Ended, ended = ended, nil
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
-		var started map[*core.Job]bool
-		if len(plan.Decisions()) > 0 {
-			started = map[*core.Job]bool{}
-		}
+		left := false // some job left the queue
 		for _, d := range plan.Decisions() {
 			switch d.Kind {
 			case core.DecideRun:
@@ -262,13 +269,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 				var at int
 				running, at = addRunning(running, j)
 				runCPUs = slices.Insert(runCPUs, at, cpusOf(j))
-				started[j] = true
+				left = true
 				claim(byName, free, j)
 				l := jobs[j]
 				l.start = t
 				heap.Push(ends, end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
-				started[d.Job] = true // leaves the queue, never runs
+				// It leaves the queue and never runs.
+				d.Job.State, left = core.JobFinished, true
 				if err := final(jobs[d.Job], -1, ""); err != nil {
 					return err
 				}
@@ -277,10 +285,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 				d.Job.Comment = d.Text
 			}
 		}
-		if len(started) > 0 {
+		if left {
 			kept := queued[:0]
 			for _, j := range queued {
-				if !started[j] {
+				if j.State == core.JobQueued {
 					kept = append(kept, j)
 				}
 			}

@@ -114,6 +114,9 @@ func NewCalendar(w *World) *Calendar {
 	}
 	var accounted map[string]Amounts // per node, what the spans added hold
 	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break // the rest are queued too
+		}
 		if !j.Running() || len(j.Where) == 0 {
 			continue
 		}
@@ -187,6 +190,9 @@ func (c *Calendar) addDeferred() {
 	}
 	c.deferred = nil
 	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break
+		}
 		if !j.Running() || len(j.Where) == 0 || place.Exclusive(j.Place) {
 			continue
 		}
@@ -238,7 +244,14 @@ func (c *Calendar) addSpan(node string, s span) {
 		return
 	}
 	cn.spans = append(cn.spans, s)
-	clear(cn.usage)
+	// The usage cached at moments the span holds grows by it.
+	for t, u := range cn.usage {
+		if s.from <= t && t < s.to {
+			for r, v := range s.amt {
+				u[r] += v
+			}
+		}
+	}
 	if s.from <= c.now && s.to > c.now {
 		for r, v := range s.amt {
 			cn.freeNow[r] -= v
@@ -473,24 +486,52 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	if where, ok := c.PlaceAt(j, time.Unix(f, 0), nil, ignoreBlocks); ok {
 		return time.Unix(f, 0), where, true
 	}
-	ends := c.endTimes()
-	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
 	// Each end is asked about on every node, in time order. On a node
 	// whose spans all hold now (nothing reserved ahead), usage at a
 	// later moment is what the spans still unended then hold: it is
 	// worked out end by end, each span taken off once, instead of span by
 	// span at every end.
+	c.addDeferred()
 	var falls []usageFall
-	if i < len(ends) {
+	allFall := true
+	for _, cn := range c.nodes {
+		switch {
+		case len(cn.spans) == 0:
+		case cn.future:
+			allFall = false
+		default:
+			falls = append(falls, newUsageFall(cn))
+		}
+	}
+	var ends []int64
+	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
+		// One node holds every span: its fall has their ends in order.
+		ends = falls[0].ends(c.now)
+	} else {
+		ends = c.endTimes()
+	}
+	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
+	// When every node's usage only falls, what all of them have free at
+	// an end is known before placing: a job asking for more in all does
+	// not fit then (as PlaceAt says of now).
+	var capTotal Amounts
+	if allFall && len(falls) > 0 {
+		capTotal = Amounts{}
 		for _, cn := range c.nodes {
-			if !cn.future && len(cn.spans) > 0 {
-				falls = append(falls, newUsageFall(cn))
+			for r, v := range cn.cap {
+				capTotal[r] += v
 			}
 		}
 	}
 	for ; i < len(ends); i++ {
 		for k := range falls {
-			falls[k].at(ends[i])
+			falls[k].advance(ends[i])
+		}
+		if capTotal != nil && !fitsFallen(capTotal, falls, j.Totals) {
+			continue
+		}
+		for k := range falls {
+			falls[k].record(ends[i])
 		}
 		t := time.Unix(ends[i], 0)
 		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
@@ -551,15 +592,51 @@ func newUsageFall(cn *calNode) usageFall {
 	return f
 }
 
-// at puts the node's usage at t into its usage cache: what the spans
-// ending after t hold. Calls come in increasing t.
-func (f *usageFall) at(t int64) {
+// ends lists the ends of the node's spans after now, once each, in
+// order (as endTimes would for this node alone).
+func (f *usageFall) ends(now int64) []int64 {
+	out := make([]int64, 0, len(f.byEnd))
+	for _, s := range f.byEnd {
+		if s.to > now && s.to < forever && (len(out) == 0 || out[len(out)-1] != s.to) {
+			out = append(out, s.to)
+		}
+	}
+	return out
+}
+
+// advance takes off the spans ended by t: cur is then the node's usage
+// at t, what the spans ending after t hold. Calls come in increasing t.
+func (f *usageFall) advance(t int64) {
 	for ; f.next < len(f.byEnd) && f.byEnd[f.next].to <= t; f.next++ {
 		for r, v := range f.byEnd[f.next].amt {
 			f.cur[r] -= v
 		}
 	}
+}
+
+// record puts the node's usage at t, where the fall has advanced to,
+// into its usage cache.
+func (f *usageFall) record(t int64) {
 	if _, ok := f.cn.usage[t]; !ok {
 		f.cn.usage[t] = f.cur.Clone()
 	}
+}
+
+// fitsFallen reports whether want fits in what nodes of capacity
+// capTotal have free together when their usage is the falls' (nodes
+// without spans use nothing).
+func fitsFallen(capTotal Amounts, falls []usageFall, want Amounts) bool {
+	for r, v := range want {
+		if v <= 0 {
+			continue
+		}
+		free := capTotal[r]
+		for k := range falls {
+			free -= falls[k].cur[r]
+		}
+		if free < v {
+			return false
+		}
+	}
+	return true
 }

@@ -281,6 +281,29 @@ func TestCalendarHeldByRunning(t *testing.T) {
 			ends = append(ends, fmt.Sprint(e-t0.Unix()))
 		}
 		out = append(out, answer{Where: ends})
+		// A job started now after all that adds to the usage cached.
+		if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
+			c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
+		}
+		// The usage cached at each moment, kept as spans were added, is
+		// what the spans holding that moment add up to.
+		for _, cn := range c.nodes {
+			for at, u := range cn.usage {
+				want := Amounts{}
+				for _, s := range cn.spans {
+					if s.from <= at && at < s.to {
+						for r, v := range s.amt {
+							want[r] += v
+						}
+					}
+				}
+				for r := range u {
+					if u[r] != want[r] {
+						t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
+					}
+				}
+			}
+		}
 		return out
 	}
 	built, held := ask(false), ask(true)

@@ -22,6 +22,13 @@ func (a Amounts) Clone() Amounts {
 
 // Fits reports whether every amount of want is within a.
 func (a Amounts) Fits(want Amounts) bool {
+	if len(want) == 1 {
+		// Most requests are cpus alone: two lookups cost less than a
+		// walk of the map.
+		if v, ok := want["ncpus"]; ok {
+			return !(v > 0 && a["ncpus"] < v)
+		}
+	}
 	for k, v := range want {
 		if v > 0 && a[k] < v {
 			return false
@@ -251,6 +258,11 @@ type World struct {
 	// simulator reports starts and ends only): a policy may leave them
 	// out, and stop going through the jobs once only comments can follow.
 	NoComments bool
+	// Ordered promises that Jobs lists the jobs that are not queued
+	// first, then the queued ones by Qtime and then Seq, as strict fifo
+	// tries them (a simulator keeps them so): a cycle may then stop going
+	// through them early.
+	Ordered bool
 
 	queueByName map[string]*Queue
 	nodeByName  map[string]*Node

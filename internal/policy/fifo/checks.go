@@ -17,6 +17,8 @@ type serverLimits struct{}
 
 func (serverLimits) Name() string { return "server_limits" }
 
+func (serverLimits) idle(cx *Context) bool { return cx.World.Server.Limits == core.NoLimits }
+
 func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 	l := cx.World.Server.Limits
 	if l == core.NoLimits {
@@ -38,6 +40,15 @@ func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 type queueLimits struct{}
 
 func (queueLimits) Name() string { return "queue_limits" }
+
+func (queueLimits) idle(cx *Context) bool {
+	for _, q := range cx.World.Queues {
+		if q.Limits != core.NoLimits {
+			return false
+		}
+	}
+	return true
+}
 
 func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 	q := cx.World.Queue(j.Queue)
@@ -63,6 +74,8 @@ type dedicatedBoundary struct{}
 
 func (dedicatedBoundary) Name() string { return "dedicated_time" }
 
+func (dedicatedBoundary) idle(cx *Context) bool { return cx.Inputs.Dedicated == nil }
+
 func (dedicatedBoundary) Check(cx *Context, j *core.Job) core.Status {
 	d := cx.Inputs.Dedicated
 	if d == nil {
@@ -85,6 +98,9 @@ func (dedicatedBoundary) Check(cx *Context, j *core.Job) core.Status {
 type starvation struct{}
 
 func (starvation) Name() string { return "starving_jobs" }
+
+// idle: the starving job, once started, is not starving any more.
+func (starvation) idle(cx *Context) bool { return cx.starving == nil || cx.Settings.Backfill }
 
 func (starvation) Check(cx *Context, j *core.Job) core.Status {
 	if cx.starving != nil && j != cx.starving && !cx.Settings.Backfill {

@@ -2,6 +2,7 @@ package fifo
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -192,19 +193,14 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			queueWhy[q.Name] = ""
 		}
 	}
-	// perQueue is needed only by the orders that go queue by queue.
-	byQueue := st.ByQueue || st.RoundRobin
-	var perQueue map[string][]*core.Job
-	if byQueue {
-		perQueue = map[string][]*core.Job{}
-	}
-	all := make([]*core.Job, 0, len(w.Jobs))
-	// Jobs of one queue tend to come together: the last queue's verdict
-	// is kept rather than looked up for every job.
+	// candidate says whether a queued job may be tried, commenting on
+	// those of queues that may not run now. Jobs of one queue tend to come
+	// together: the last queue's verdict is kept rather than looked up
+	// for every job.
 	lastQueue, why, known := "", "", false
-	for _, j := range w.Jobs {
+	candidate := func(j *core.Job) bool {
 		if !j.Queued() {
-			continue
+			return false
 		}
 		if j.Queue != lastQueue || lastQueue == "" {
 			lastQueue = j.Queue
@@ -212,36 +208,70 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		switch {
 		case !known, why == "-":
-			continue
+			return false
 		case why != "":
 			plan.Comment(j, notRunning+why)
-			continue
+			return false
 		}
-		if byQueue {
-			perQueue[j.Queue] = append(perQueue[j.Queue], j)
-		}
-		all = append(all, j)
+		return true
 	}
-	if byQueue {
-		// Only these orders take the jobs queue by queue (arrange).
-		for _, js := range perQueue {
-			p.Order.Sort(cx, js)
-		}
-	}
-	p.Order.Sort(cx, all)
-	if st.HelpStarving && st.MaxStarve > 0 {
-		worst := time.Duration(0)
-		for _, j := range all {
-			if over := now.Sub(j.Qtime) - st.MaxStarve; over > worst && !isDed(j.Queue) {
-				worst, cx.starving = over, j
+	// The jobs in the order they are tried. Strict fifo tries them by
+	// queue time; a world that already lists them so (World.Ordered), and
+	// wants no comments, is gone through as it is, without a copy, so that
+	// a cycle that stops early does not pay for the rest of a long queue.
+	var each iter.Seq2[int, *core.Job]
+	if w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in) {
+		each = func(yield func(int, *core.Job) bool) {
+			i := 0
+			for _, j := range w.Jobs {
+				if candidate(j) {
+					if !yield(i, j) {
+						return
+					}
+					i++
+				}
 			}
 		}
-	}
-	order := arrange(all, perQueue, queues, st)
-	if cx.starving != nil {
-		order = moveFirst(order, cx.starving)
+	} else {
+		// perQueue is needed only by the orders that go queue by queue.
+		byQueue := st.ByQueue || st.RoundRobin
+		var perQueue map[string][]*core.Job
+		if byQueue {
+			perQueue = map[string][]*core.Job{}
+		}
+		all := make([]*core.Job, 0, len(w.Jobs))
+		for _, j := range w.Jobs {
+			if !candidate(j) {
+				continue
+			}
+			if byQueue {
+				perQueue[j.Queue] = append(perQueue[j.Queue], j)
+			}
+			all = append(all, j)
+		}
+		if byQueue {
+			// Only these orders take the jobs queue by queue (arrange).
+			for _, js := range perQueue {
+				p.Order.Sort(cx, js)
+			}
+		}
+		p.Order.Sort(cx, all)
+		if st.HelpStarving && st.MaxStarve > 0 {
+			worst := time.Duration(0)
+			for _, j := range all {
+				if over := now.Sub(j.Qtime) - st.MaxStarve; over > worst && !isDed(j.Queue) {
+					worst, cx.starving = over, j
+				}
+			}
+		}
+		order := arrange(all, perQueue, queues, st)
+		if cx.starving != nil {
+			order = moveFirst(order, cx.starving)
+		}
+		each = slices.All(order)
 	}
 
+	checks := p.activeChecks(cx)
 	stamp := "" // the comment of a start, made at the first
 	// What the nodes could ever give, worked out when a job first does
 	// not fit.
@@ -276,7 +306,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// blocker is the job an activation Block stopped the cycle at: no job
 	// of equal or lower priority after it starts.
 	var blocker *core.Job
-	for i, j := range order {
+	for i, j := range each {
 		scope := ""
 		if st.ByQueue {
 			scope = j.Queue
@@ -300,7 +330,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
-		if s := p.check(cx, j); !s.IsRun() {
+		if s := p.check(cx, checks, j); !s.IsRun() {
 			plan.Comment(j, s.Comment())
 			if st.StrictFIFO && !st.Backfill {
 				stop(scope)
@@ -416,9 +446,35 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	return plan
 }
 
-// check runs the checks in order; the first that says no wins.
-func (p *Pipeline) check(cx *Context, j *core.Job) core.Status {
+// noOrder reports whether the pipeline's order leaves jobs as they are:
+// the sort keys' order with no key, formula or fair share.
+func (p *Pipeline) noOrder(in Inputs) bool {
+	_, keys := p.Order.(sortKeys)
+	st := in.Settings
+	return keys && len(st.Sort) == 0 && st.Formula == nil && !(st.FairShare && in.Standing != nil)
+}
+
+// idler is a check that can tell at the start of a cycle that it will
+// find nothing against any job of the cycle: it is then not asked.
+type idler interface {
+	idle(cx *Context) bool
+}
+
+// activeChecks are the checks that may say no this cycle, in order.
+func (p *Pipeline) activeChecks(cx *Context) []Check {
+	var out []Check
 	for _, c := range p.Checks {
+		if i, ok := c.(idler); ok && i.idle(cx) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// check runs the checks in order; the first that says no wins.
+func (p *Pipeline) check(cx *Context, checks []Check, j *core.Job) core.Status {
+	for _, c := range checks {
 		if s := c.Check(cx, j); !s.IsRun() {
 			if s.Plugin == "" {
 				s.Plugin = c.Name()
@@ -508,10 +564,17 @@ func allKnown(w *core.World) bool {
 func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 	oneChunk := len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil
 	if oneChunk {
-		// One chunk: its amounts are the job's totals, already worked out.
-		for r, v := range j.Totals {
-			if v > capacity.largest[r] {
-				return notEnough(r, v, capacity.largest[r])
+		// One chunk: its amounts are the job's totals, already worked out
+		// (most are cpus alone: a lookup costs less than a walk).
+		if v, ok := j.Totals["ncpus"]; ok && len(j.Totals) == 1 {
+			if v > capacity.largest["ncpus"] {
+				return notEnough("ncpus", v, capacity.largest["ncpus"])
+			}
+		} else {
+			for r, v := range j.Totals {
+				if v > capacity.largest[r] {
+					return notEnough(r, v, capacity.largest[r])
+				}
 			}
 		}
 	}
