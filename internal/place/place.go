@@ -63,6 +63,9 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	if arrangement.Group != "" {
 		return chunksGrouped(sel, arrangement, cands, hosts, start)
 	}
+	if len(hosts) == 0 && len(sel) == 1 && sel[0].Count == 1 {
+		return oneChunk(sel[0], arrangement, cands, start)
+	}
 	var chunks []resc.Chunk
 	for _, c := range sel {
 		for i := 0; i < c.Count; i++ {
@@ -141,7 +144,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 				return out, last, nil
 			}
 		}
-		return nil, start, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
+		return nil, start, noRoomPack(len(chunks))
 	case "scatter", "vscatter":
 		used := map[string]bool{}
 		for _, c := range chunks {
@@ -155,7 +158,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 				}
 			}
 			if !found {
-				return nil, start, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), ChunkText(c))
+				return nil, start, noRoomScatter(len(chunks), c)
 			}
 		}
 		return out, last, nil
@@ -172,11 +175,60 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			}
 		}
 		if !found {
-			return nil, start, fmt.Errorf("no node has %s free", ChunkText(c))
+			return nil, start, noRoomFree(c)
 		}
 	}
 	return out, last, nil
 }
+
+// oneChunk is ChunksFrom for a job of one chunk, placed the way every
+// arrangement places one chunk: on the first candidate from start that
+// may take it. A scheduler asks this of most jobs, many times a cycle.
+func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([]Placement, int, error) {
+	n := len(cands)
+	if start < 0 || start >= n {
+		start = 0
+	}
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		nd := cands[i]
+		switch {
+		case arrangement.Sharing == "excl" && !nd.Idle, arrangement.Sharing == "exclhost" && !nd.HostIdle:
+			continue
+		case !fits(nd, nd.Free, nil, c):
+			continue
+		}
+		return []Placement{{Node: nd.Name, Chunk: c}}, i, nil
+	}
+	switch arrangement.Arrangement {
+	case "pack":
+		return nil, start, noRoomPack(1)
+	case "scatter", "vscatter":
+		return nil, start, noRoomScatter(1, c)
+	}
+	return nil, start, noRoomFree(c)
+}
+
+// Why chunks found no room. A scheduler asks where jobs fit far more often
+// than it reads why they do not: the message is written when read.
+func noRoomPack(chunks int) error {
+	return lazyError(func() string { return fmt.Sprintf("no single node has room for all %d chunks (place=pack)", chunks) })
+}
+
+func noRoomScatter(chunks int, c resc.Chunk) error {
+	return lazyError(func() string {
+		return fmt.Sprintf("not enough nodes for %d chunks of %s on separate nodes", chunks, ChunkText(c))
+	})
+}
+
+func noRoomFree(c resc.Chunk) error {
+	return lazyError(func() string { return fmt.Sprintf("no node has %s free", ChunkText(c)) })
+}
+
+// lazyError is an error whose message is made when asked for.
+type lazyError func() string
+
+func (e lazyError) Error() string { return e() }
 
 // chunksGrouped places the chunks on nodes that share one value of the
 // group resource (place=group=res): each group in turn, in the order its

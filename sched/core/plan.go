@@ -81,6 +81,9 @@ func (p *Plan) Run(j *Job, where []Chunk, comment string) {
 
 // setCommented notes the comment a decision of this cycle gives j.
 func (p *Plan) setCommented(j *Job, text string) {
+	if p.quiet {
+		return // Comment records nothing: no need to remember
+	}
 	if p.commented == nil {
 		p.commented = map[string]string{}
 	}

@@ -404,7 +404,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				plan.Run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
 				cx.started(j, where)
 			} else {
-				if stamp == "" {
+				if stamp == "" && !w.NoComments {
 					stamp = "Job started on " + now.Format("Mon Jan 02 at 15:04")
 				}
 				plan.Run(j, where, stamp)
