@@ -27,7 +27,7 @@ var forever = Forever.Unix()
 type Calendar struct {
 	now    int64
 	nodes  []*calNode
-	byName map[string]*calNode
+	byName map[string]*calNode // nil for a few nodes: see node
 	// cands are the place.Node views of nodes, in order (cands[i] is
 	// nodes[i]); their Free maps are set per query. candsAt is the time
 	// they were last set for: at now, a node without future spans shows
@@ -95,19 +95,31 @@ type span struct {
 // first looks past now: a cycle that only starts jobs now (FCFS) then
 // costs nothing per running job but a look at it.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
+	if len(w.Nodes) > fewNodes {
+		c.byName = make(map[string]*calNode, len(w.Nodes))
+	}
+	// The nodes and their placement views, allocated together.
+	calNodes := make([]calNode, 0, len(w.Nodes))
+	views := make([]place.Node, 0, len(w.Nodes))
+	c.nodes = make([]*calNode, 0, len(w.Nodes))
+	c.cands = make([]*place.Node, 0, len(w.Nodes))
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
 		// cap is read only: the node's own map serves.
-		cn := &calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail, freeNow: n.Avail.Clone()}
+		calNodes = append(calNodes, calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail, freeNow: n.Avail.Clone()})
+		cn := &calNodes[len(calNodes)-1]
 		if cn.host == "" {
 			cn.host = n.Name
 		}
 		c.nodes = append(c.nodes, cn)
-		c.byName[n.Name] = cn
-		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		if c.byName != nil {
+			c.byName[n.Name] = cn
+		}
+		views = append(views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		c.cands = append(c.cands, &views[len(views)-1])
 		for r, v := range n.Avail {
 			c.freeTotal[r] += v
 		}
@@ -169,6 +181,22 @@ func NewCalendar(w *World) *Calendar {
 	return c
 }
 
+// fewNodes is how many nodes a calendar finds by name without a map.
+const fewNodes = 8
+
+// node returns the calendar's node of that name (nil: none up).
+func (c *Calendar) node(name string) *calNode {
+	if c.byName != nil {
+		return c.byName[name]
+	}
+	for _, cn := range c.nodes {
+		if cn.node.Name == name {
+			return cn
+		}
+	}
+	return nil
+}
+
 // hosts groups the nodes by host.
 func (c *Calendar) hosts() map[string][]*calNode {
 	if c.byHost == nil {
@@ -198,7 +226,7 @@ func (c *Calendar) addDeferred() {
 		}
 		end := c.expectedEnd(j)
 		for _, ch := range j.Where {
-			if cn := c.byName[ch.Node]; cn != nil && end > c.now {
+			if cn := c.node(ch.Node); cn != nil && end > c.now {
 				cn.spans = append(cn.spans, span{from: c.now, to: end, amt: ch.Amounts()})
 				clear(cn.usage)
 			}
@@ -239,7 +267,7 @@ func (c *Calendar) duration(j *Job) int64 {
 }
 
 func (c *Calendar) addSpan(node string, s span) {
-	cn := c.byName[node]
+	cn := c.node(node)
 	if cn == nil || s.to <= s.from {
 		return
 	}
@@ -283,7 +311,7 @@ func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
 	}
 	held := map[*calNode]bool{}
 	for _, ch := range where {
-		cn := c.byName[ch.Node]
+		cn := c.node(ch.Node)
 		if cn == nil {
 			continue
 		}
@@ -405,7 +433,7 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	if order != nil {
 		cands = make([]*place.Node, 0, len(order))
 		for _, n := range order {
-			if cn := c.byName[n.Name]; cn != nil {
+			if cn := c.node(n.Name); cn != nil {
 				cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: c.freeOver(cn, from, to)})
 			}
 		}
@@ -455,7 +483,7 @@ func (c *Calendar) markIdle(cands []*place.Node, from, to int64) {
 		hostIdle[host] = all
 	}
 	for _, nd := range cands {
-		if cn := c.byName[nd.Name]; cn != nil {
+		if cn := c.node(nd.Name); cn != nil {
 			nd.Idle, nd.HostIdle = idle(cn), hostIdle[cn.host]
 		}
 	}
@@ -581,9 +609,14 @@ type usageFall struct {
 func newUsageFall(cn *calNode) usageFall {
 	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), cur: Amounts{}}
 	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
-	for _, s := range f.byEnd {
-		for r, v := range s.amt {
-			f.cur[r] += v
+	// Every span holds now: the usage now is what freeNow lacks of cap
+	// (amounts are whole numbers, so this is their sum exactly).
+	for r, v := range cn.cap {
+		f.cur[r] = v - cn.freeNow[r]
+	}
+	for r, v := range cn.freeNow {
+		if _, ok := cn.cap[r]; !ok {
+			f.cur[r] = -v
 		}
 	}
 	if cn.usage == nil {

@@ -2,7 +2,6 @@ package fifo
 
 import (
 	"cmp"
-	"iter"
 	"slices"
 	"sort"
 	"strings"
@@ -219,20 +218,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// queue time; a world that already lists them so (World.Ordered), and
 	// wants no comments, is gone through as it is, without a copy, so that
 	// a cycle that stops early does not pay for the rest of a long queue.
-	var each iter.Seq2[int, *core.Job]
-	if w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in) {
-		each = func(yield func(int, *core.Job) bool) {
-			i := 0
-			for _, j := range w.Jobs {
-				if candidate(j) {
-					if !yield(i, j) {
-						return
-					}
-					i++
-				}
-			}
-		}
-	} else {
+	var order []*core.Job
+	lazy := w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in)
+	if !lazy {
 		// perQueue is needed only by the orders that go queue by queue.
 		byQueue := st.ByQueue || st.RoundRobin
 		var perQueue map[string][]*core.Job
@@ -264,12 +252,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 			}
 		}
-		order := arrange(all, perQueue, queues, st)
+		order = arrange(all, perQueue, queues, st)
 		if cx.starving != nil {
 			order = moveFirst(order, cx.starving)
 		}
-		each = slices.All(order)
 	}
+	pos := 0 // lazy: the next of w.Jobs to look at
 
 	checks := p.activeChecks(cx)
 	stamp := "" // the comment of a start, made at the first
@@ -306,7 +294,20 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// blocker is the job an activation Block stopped the cycle at: no job
 	// of equal or lower priority after it starts.
 	var blocker *core.Job
-	for i, j := range each {
+	for i := 0; ; i++ {
+		var j *core.Job
+		if lazy {
+			for ; j == nil && pos < len(w.Jobs); pos++ {
+				if candidate(w.Jobs[pos]) {
+					j = w.Jobs[pos]
+				}
+			}
+		} else if i < len(order) {
+			j = order[i]
+		}
+		if j == nil {
+			break
+		}
 		scope := ""
 		if st.ByQueue {
 			scope = j.Queue
