@@ -188,6 +188,9 @@ func comparator(keys []SortKey, standing *fairshare.Standing) func(a, b *core.Jo
 // must fit in resources_available minus what running jobs hold, or, with
 // only resources_max set, under that per-job cap.
 func resources(cx *Context, j *core.Job) string {
+	if !cx.capped {
+		return ""
+	}
 	q := cx.World.Queue(j.Queue)
 	for _, scope := range []struct {
 		queue        string

@@ -85,7 +85,10 @@ type Context struct {
 	uncounted []*core.Job
 	// inDedicated is set while a dedicated-time window is open.
 	inDedicated bool
-	starving    *core.Job
+	// capped: the server or a queue has resources_available or
+	// resources_max (resources).
+	capped   bool
+	starving *core.Job
 	// load is each node's load as the cycle's starts raise it (load
 	// balancing), and lastRR the time-shared node the last start went to.
 	load   map[string]float64
@@ -260,6 +263,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	pos := 0 // lazy: the next of w.Jobs to look at
 
 	checks := p.activeChecks(cx)
+	// Whether the server or a queue caps resources (checks 10 and 11):
+	// when none does, resources has nothing to say.
+	cx.capped = len(w.Server.ResourcesAvailable)+len(w.Server.ResourcesMax) > 0
+	for _, q := range w.Queues {
+		cx.capped = cx.capped || len(q.ResourcesAvailable)+len(q.ResourcesMax) > 0
+	}
 	stamp := "" // the comment of a start, made at the first
 	// What the nodes could ever give, worked out when a job first does
 	// not fit.
@@ -271,10 +280,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				*capacity = capacityOf(w)
 			}
 		}
-		if capacity.largest == nil {
+		if capacity.w == nil {
 			return nil // a node not heard from yet might take it
 		}
-		return neverFits(w, j, *capacity)
+		return neverFits(w, j, capacity)
 	}
 	// Strict fifo without backfill stops a scope (a queue with by_queue,
 	// else all jobs) at its first job that cannot run.
@@ -562,19 +571,19 @@ func allKnown(w *core.World) bool {
 // neverFits says why j cannot run even on empty nodes (every node known,
 // whatever its state), or nil. When every chunk fits the largest node and
 // there are nodes enough, the job is taken to fit without a search.
-func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
+func neverFits(w *core.World, j *core.Job, capacity *nodeCapacity) error {
 	oneChunk := len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil
 	if oneChunk {
 		// One chunk: its amounts are the job's totals, already worked out
 		// (most are cpus alone: a lookup costs less than a walk).
 		if v, ok := j.Totals["ncpus"]; ok && len(j.Totals) == 1 {
-			if v > capacity.largest["ncpus"] {
-				return notEnough("ncpus", v, capacity.largest["ncpus"])
+			if v > capacity.cpus {
+				return notEnough("ncpus", v, capacity.cpus)
 			}
 		} else {
 			for r, v := range j.Totals {
-				if v > capacity.largest[r] {
-					return notEnough(r, v, capacity.largest[r])
+				if v > capacity.of(r) {
+					return notEnough(r, v, capacity.of(r))
 				}
 			}
 		}
@@ -584,8 +593,8 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 		chunks += c.Count
 		if !oneChunk {
 			for r, v := range place.Amounts(c) {
-				if v > capacity.largest[r] {
-					return notEnough(r, v, capacity.largest[r])
+				if v > capacity.of(r) {
+					return notEnough(r, v, capacity.of(r))
 				}
 			}
 		}
@@ -614,20 +623,39 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 // nodeCapacity is what the known nodes have with nothing running: the
 // largest amount of each resource on one node, and how many nodes.
 type nodeCapacity struct {
+	w     *core.World // nil when some node is not known yet
+	known int
+	cpus  float64 // the largest ncpus
+	// largest is the largest amount of each resource, made when a job
+	// first asks for more than cpus (of).
 	largest core.Amounts
-	known   int
 }
 
 func capacityOf(w *core.World) nodeCapacity {
-	c := nodeCapacity{largest: core.Amounts{}}
+	c := nodeCapacity{w: w}
 	for _, n := range w.Nodes {
-		if !n.Known() {
-			continue
-		}
-		c.known++
-		for r, v := range n.Avail {
-			c.largest[r] = max(c.largest[r], v)
+		if n.Known() {
+			c.known++
+			c.cpus = max(c.cpus, n.Avail["ncpus"])
 		}
 	}
 	return c
+}
+
+// of is the largest amount of r on one known node.
+func (c *nodeCapacity) of(r string) float64 {
+	if r == "ncpus" {
+		return c.cpus
+	}
+	if c.largest == nil {
+		c.largest = core.Amounts{}
+		for _, n := range c.w.Nodes {
+			if n.Known() {
+				for r, v := range n.Avail {
+					c.largest[r] = max(c.largest[r], v)
+				}
+			}
+		}
+	}
+	return c.largest[r]
 }
