@@ -273,32 +273,34 @@ func referencePolicy(tb testing.TB, easy bool) core.Policy {
 	return p
 }
 
-// simStarts replays a trace's first limit jobs through the simulator and
-// returns each job's start (-1: never), in source order.
-func simStarts(tb testing.TB, path string, limit int, easy bool) []int64 {
+// replayReference replays a trace's first limit jobs (0: all) under the
+// reference rules through the simulator or, when bare, the bare loop,
+// passing each job's place in the trace and its start to start.
+func replayReference(tb testing.TB, path string, limit int, easy, bare bool, start func(seq int, at int64)) {
 	tb.Helper()
 	src, procs, closeFn := openReference(tb, path, limit)
 	defer closeFn()
-	var out []int64
-	err := Run(Config{Nodes: machine(procs), Policy: referencePolicy(tb, easy), Origin: time.Unix(0, 0)}, src,
-		func(o Outcome) error {
-			out = setStart(out, o.Seq, o.Start)
-			return nil
-		})
+	var err error
+	if bare {
+		err = bareReplay(src, procs, easy, start)
+	} else {
+		err = Run(Config{Nodes: machine(procs), Policy: referencePolicy(tb, easy), Origin: time.Unix(0, 0)}, src,
+			func(o Outcome) error {
+				start(o.Seq, o.Start)
+				return nil
+			})
+	}
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return out
 }
 
-func bareStarts(tb testing.TB, path string, limit int, easy bool) []int64 {
+// startsOf is each job's start (-1: never) in a replayReference, in
+// trace order.
+func startsOf(tb testing.TB, path string, limit int, easy, bare bool) []int64 {
 	tb.Helper()
-	src, procs, closeFn := openReference(tb, path, limit)
-	defer closeFn()
 	var out []int64
-	if err := bareReplay(src, procs, easy, func(seq int, at int64) { out = setStart(out, seq, at) }); err != nil {
-		tb.Fatal(err)
-	}
+	replayReference(tb, path, limit, easy, bare, func(seq int, at int64) { out = setStart(out, seq, at) })
 	return out
 }
 
@@ -329,7 +331,7 @@ func TestReplayMatchesBareLoop(t *testing.T) {
 				if n == 0 && strings.Contains(path, "HPC2N") {
 					n = 60000 // the rest adds minutes, not cases
 				}
-				got, want := simStarts(t, path, n, easy), bareStarts(t, path, n, easy)
+				got, want := startsOf(t, path, n, easy, false), startsOf(t, path, n, easy, true)
 				if len(got) != len(want) {
 					t.Fatalf("%d jobs replayed, the bare loop %d", len(got), len(want))
 				}
@@ -371,29 +373,18 @@ func BenchmarkReplay(b *testing.B) {
 	for _, path := range traceFiles(b) {
 		for _, easy := range []bool{false, true} {
 			name := traceName(path) + "/" + policyName(easy)
-			b.Run(name+"/ours", func(b *testing.B) {
-				defer reportCPU(b)()
-				for range b.N {
-					src, procs, closeFn := openReference(b, path, 0)
-					err := Run(Config{Nodes: machine(procs), Policy: referencePolicy(b, easy), Origin: time.Unix(0, 0)}, src,
-						func(Outcome) error { return nil })
-					closeFn()
-					if err != nil {
-						b.Fatal(err)
-					}
+			for _, bare := range []bool{false, true} {
+				label := "ours"
+				if bare {
+					label = "bare"
 				}
-			})
-			b.Run(name+"/bare", func(b *testing.B) {
-				defer reportCPU(b)()
-				for range b.N {
-					src, procs, closeFn := openReference(b, path, 0)
-					err := bareReplay(src, procs, easy, func(int, int64) {})
-					closeFn()
-					if err != nil {
-						b.Fatal(err)
+				b.Run(name+"/"+label, func(b *testing.B) {
+					defer reportCPU(b)()
+					for range b.N {
+						replayReference(b, path, 0, easy, bare, func(int, int64) {})
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -191,19 +191,24 @@ func TestStartedCommentAndStarvingReleased(t *testing.T) {
 	}
 }
 
+// easyWorld is TestEASYBackfill's world (see there).
+func easyWorld() *world {
+	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
+	return newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
+		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
+		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
+		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
+		job(5, "Q", "workq", "u", "1:ncpus=1")
+}
+
 // EASY backfilling, worked by hand: a node of 2 cpus, a 1-cpu job running
 // until +90 s. The 2-cpu job cannot start: it reserves the node at +90 s.
 // A 1-cpu 20 s job ends before that and starts in the gap; a 1-cpu 10 min
 // job would delay the reservation and waits; a job without a walltime is
 // never backfilled.
 func TestEASYBackfill(t *testing.T) {
-	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
-	w := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
-		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
-		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
-		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
-		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
-		job(5, "Q", "workq", "u", "1:ncpus=1")
+	w := easyWorld()
 	easy := Settings{Backfill: true, BackfillDepth: 1000}
 	got := outcome(w.run(Inputs{Settings: easy}))
 	want := []string{"reserve 2 n1 +1m30s", "comment 2 " + cNodes, "run 3 n1", "comment 4 " + cTopJob, "comment 5 " + cNoWalltime}
@@ -237,15 +242,8 @@ func TestEASYBackfill(t *testing.T) {
 // decisions but for the comments, and none of those: in strict fifo the
 // cycle stops at the first blocked job.
 func TestNoComments(t *testing.T) {
-	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
-	easy := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
-		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
-		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
-		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
-		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
-		job(5, "Q", "workq", "u", "1:ncpus=1")
 	cases := append(decideCases(),
-		decideCase{name: "EASY", w: easy, in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}},
+		decideCase{name: "EASY", w: easyWorld(), in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}},
 		decideCase{name: "strict fifo by queue", w: newWorld().queue("b", "Execution", true).node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
 			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=1").job(3, "Q", "b", "u", "1:ncpus=1"),
 			in: Inputs{Settings: Settings{StrictFIFO: true, ByQueue: true}}})
