@@ -66,12 +66,17 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	if len(hosts) == 0 && len(sel) == 1 && sel[0].Count == 1 {
 		return oneChunk(sel[0], arrangement, cands, start)
 	}
+	// The chunks one by one, and what each asks (parsed once per entry
+	// of sel).
 	var chunks []resc.Chunk
+	var asks []needs
 	for _, c := range sel {
+		one := c
+		one.Count = 1
+		ns := needsOf(one)
 		for i := 0; i < c.Count; i++ {
-			one := c
-			one.Count = 1
 			chunks = append(chunks, one)
+			asks = append(asks, ns)
 		}
 	}
 	n := len(cands)
@@ -83,12 +88,13 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	taken := map[string]map[string]float64{}
 	out := make([]Placement, 0, len(chunks))
 	last := start
-	take := func(i int, c resc.Chunk) bool {
-		nd := cands[i]
+	// take places chunk ck on candidate i.
+	take := func(i, ck int) bool {
+		nd, c := cands[i], chunks[ck]
 		switch {
 		case arrangement.Sharing == "excl" && !nd.Idle, arrangement.Sharing == "exclhost" && !nd.HostIdle:
 			return false
-		case !fits(nd, nd.Free, taken[nd.Name], c):
+		case !asks[ck].fit(nd, nd.Free, taken[nd.Name]):
 			return false
 		}
 		t := taken[nd.Name]
@@ -118,7 +124,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			if !ok {
 				return nil, start, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
-			if !take(i, c) {
+			if !take(i, k) {
 				if Exclusive(arrangement) {
 					return nil, start, fmt.Errorf("node %s is not free of other jobs for place=%s", h, arrangement.Sharing)
 				}
@@ -134,8 +140,8 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			out = out[:0]
 			taken = map[string]map[string]float64{}
 			ok := true
-			for _, c := range chunks {
-				if !take(i, c) {
+			for ck := range chunks {
+				if !take(i, ck) {
 					ok = false
 					break
 				}
@@ -147,11 +153,11 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 		return nil, start, noRoomPack(len(chunks))
 	case "scatter", "vscatter":
 		used := map[string]bool{}
-		for _, c := range chunks {
+		for ck, c := range chunks {
 			found := false
 			for k := 0; k < n; k++ {
 				i := (start + k) % n
-				if !used[cands[i].Name] && take(i, c) {
+				if !used[cands[i].Name] && take(i, ck) {
 					used[cands[i].Name] = true
 					found = true
 					break
@@ -164,11 +170,11 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 		return out, last, nil
 	}
 	cur := start
-	for _, c := range chunks {
+	for ck, c := range chunks {
 		found := false
 		for k := 0; k < n; k++ {
 			i := (cur + k) % n
-			if take(i, c) {
+			if take(i, ck) {
 				cur = i
 				found = true
 				break
@@ -189,13 +195,14 @@ func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([
 	if start < 0 || start >= n {
 		start = 0
 	}
+	ns := needsOf(c)
 	for k := 0; k < n; k++ {
 		i := (start + k) % n
 		nd := cands[i]
 		switch {
 		case arrangement.Sharing == "excl" && !nd.Idle, arrangement.Sharing == "exclhost" && !nd.HostIdle:
 			continue
-		case !fits(nd, nd.Free, nil, c):
+		case !ns.fit(nd, nd.Free, nil):
 			continue
 		}
 		return []Placement{{Node: nd.Name, Chunk: c}}, i, nil
@@ -271,26 +278,62 @@ func chunksGrouped(sel resc.Select, arrangement resc.Place, cands []*Node, hosts
 	return nil, start, fmt.Errorf("no group of nodes with one value of %s has room (place=group=%s): %v", res, res, last)
 }
 
-// fits checks one chunk against one node: what it has free, less what
-// this placement has taken from it already.
-func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
-	if _, ok := c.Get("ncpus"); !ok && free["ncpus"]-taken["ncpus"] < 1 {
-		return false
-	}
+// needs is what a chunk asks of a node, its values parsed once for all
+// the nodes it is tried on (fit).
+type needs struct {
+	cpuless bool // the chunk names no ncpus: it takes one
+	each    []need
+}
+
+type need struct {
+	name  string
+	value string  // for a property to match
+	want  float64 // for an amount
+	kind  needKind
+}
+
+type needKind uint8
+
+const (
+	needSetting  needKind = iota // a per-process number such as mpiprocs: nothing to check
+	needAmount                   // a consumable amount the node must have free
+	needProperty                 // a value the node's resources_available must match
+)
+
+func needsOf(c resc.Chunk) needs {
+	_, named := c.Get("ncpus")
+	out := needs{cpuless: !named, each: make([]need, 0, len(c.Resources))}
 	for _, p := range c.Resources {
+		nd := need{name: p.Name, value: p.Value, kind: needProperty}
 		if !resc.Consumable(p.Name) {
 			if _, numeric := resc.Number(p.Name, p.Value); numeric {
-				continue // a per-process setting such as mpiprocs
+				nd.kind = needSetting
 			}
 		} else if want, ok := resc.Number(p.Name, p.Value); ok {
-			if want > 0 && free[p.Name]-taken[p.Name] < want {
+			nd.kind, nd.want = needAmount, want
+		}
+		out.each = append(out.each, nd)
+	}
+	return out
+}
+
+// fit checks the chunk against one node: what it has free, less what
+// this placement has taken from it already.
+func (ns needs) fit(n *Node, free, taken map[string]float64) bool {
+	if ns.cpuless && free["ncpus"]-taken["ncpus"] < 1 {
+		return false
+	}
+	for _, p := range ns.each {
+		switch p.kind {
+		case needAmount:
+			if p.want > 0 && free[p.name]-taken[p.name] < p.want {
 				return false
 			}
-			continue
-		}
-		have, ok := n.Avail[p.Name]
-		if !ok || !strings.EqualFold(have, p.Value) {
-			return false
+		case needProperty:
+			have, ok := n.Avail[p.name]
+			if !ok || !strings.EqualFold(have, p.value) {
+				return false
+			}
 		}
 	}
 	return true

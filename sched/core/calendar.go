@@ -75,6 +75,9 @@ type calNode struct {
 	// in use at a moment (cleared when a span is added).
 	free, peak Amounts
 	usage      map[int64]Amounts
+	// fall, while Earliest goes through the ends, follows the node's
+	// usage when all its spans hold now (usageFall).
+	fall *usageFall
 }
 
 type span struct {
@@ -378,8 +381,20 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 	// at a moment is cached per node until its spans change; the result
 	// is the node's own scratch map, valid until the next query about it.
 	c.addDeferred()
+	if len(cn.spans) == 0 {
+		return cn.cap // nothing holds any of it, ever
+	}
 	if cn.free == nil {
 		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
+	}
+	if f := cn.fall; f != nil && f.at == from {
+		// Earliest follows this node's usage: it is the fall's at from,
+		// and only falls after.
+		clear(cn.free)
+		for r, v := range cn.cap {
+			cn.free[r] = v - max(0, f.cur[r])
+		}
+		return cn.free
 	}
 	clear(cn.peak)
 	peakWith := func(t int64) {
@@ -531,6 +546,14 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 			falls = append(falls, newUsageFall(cn))
 		}
 	}
+	for k := range falls {
+		falls[k].cn.fall = &falls[k]
+	}
+	defer func() {
+		for k := range falls {
+			falls[k].cn.fall = nil
+		}
+	}()
 	var ends []int64
 	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
 		// One node holds every span: its fall has their ends in order.
@@ -557,9 +580,6 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 		}
 		if capTotal != nil && !fitsFallen(capTotal, falls, j.Totals) {
 			continue
-		}
-		for k := range falls {
-			falls[k].record(ends[i])
 		}
 		t := time.Unix(ends[i], 0)
 		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
@@ -603,11 +623,12 @@ type usageFall struct {
 	cn    *calNode
 	byEnd []span // the node's spans, by end
 	next  int    // the first span of byEnd not ended yet
+	at    int64  // the moment cur is the usage at (-1: none yet)
 	cur   Amounts
 }
 
 func newUsageFall(cn *calNode) usageFall {
-	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), cur: Amounts{}}
+	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), at: -1, cur: Amounts{}}
 	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
 	// Every span holds now: the usage now is what freeNow lacks of cap
 	// (amounts are whole numbers, so this is their sum exactly).
@@ -618,9 +639,6 @@ func newUsageFall(cn *calNode) usageFall {
 		if _, ok := cn.cap[r]; !ok {
 			f.cur[r] = -v
 		}
-	}
-	if cn.usage == nil {
-		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
 	}
 	return f
 }
@@ -645,14 +663,7 @@ func (f *usageFall) advance(t int64) {
 			f.cur[r] -= v
 		}
 	}
-}
-
-// record puts the node's usage at t, where the fall has advanced to,
-// into its usage cache.
-func (f *usageFall) record(t int64) {
-	if _, ok := f.cn.usage[t]; !ok {
-		f.cn.usage[t] = f.cur.Clone()
-	}
+	f.at = t
 }
 
 // fitsFallen reports whether want fits in what nodes of capacity
