@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -153,4 +155,92 @@ func writeTrace(t *testing.T, swf string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// The start of every job of trace prefixes, as a digest of --csv: with
+// nodes, queues, node specs and exclusive jobs (wagap's machines file),
+// and with fair share, through every example and the shipped files. The
+// digests were taken before the simulator's passes were made cheaper on
+// deep queues (issue 20 item 10), which must not change a decision.
+func TestReplayStartsUnchanged(t *testing.T) {
+	const traces = "../../shared/traces"
+	// part writes jobs lines of a trace after skipping skip, with its
+	// header and machines file.
+	part := func(name string, skip, jobs int) string {
+		src, err := os.ReadFile(filepath.Join(traces, name))
+		if err != nil {
+			t.Skipf("trace not available: %v", err)
+		}
+		if strings.HasSuffix(name, ".gz") {
+			zr, err := gzip.NewReader(bytes.NewReader(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if src, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+			name = strings.TrimSuffix(name, ".gz")
+		}
+		var b strings.Builder
+		n := 0
+		for line := range strings.Lines(string(src)) {
+			if !strings.HasPrefix(line, ";") {
+				if n++; n <= skip {
+					continue
+				}
+				if n > skip+jobs {
+					break
+				}
+			}
+			b.WriteString(line)
+		}
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := os.ReadFile(filepath.Join(traces, name+".machines")); err == nil {
+			if err := os.WriteFile(path+".machines", m, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return path
+	}
+	wagap := part("wagap-2013.swf", 8000, 2000)
+	kth := part("KTH-SP2-1996-2.1-cln.swf.gz", 0, 6000)
+	hpc2n := part("HPC2N-2002-2.1-cln.swf.gz", 60000, 10000)
+	for _, tc := range []struct {
+		trace, settings, want string
+	}{
+		{wagap, "", "82c428980ee155b12eaa1b951b32722e12d95a5377c7eb079efdb38b217fe593"},
+		{wagap, "fcfs", "65caf7d507cf5ec36157b95c082d49c5c4ddccf4d2ce624f0e6d654e85b5833f"},
+		{wagap, "easy", "3b4158d6a7b27b2f3d9e22415c903f25a5dbffde7bdf8c1fab7a1f7c313e000d"},
+		{wagap, "fairshare", "6dff267440004eb985497e877f27619d0192d3a101cad67002bbfd3df7dcba27"},
+		{wagap, "fairshare-strict", "96ad1639c02b277ebd67b049d0da8f33703a32bbb2f28e8c1c2f67ff534eea79"},
+		{kth, "", "16b1773345bac271fc82a79a14373ffe1b51c34425ac49fec57751aa8d1da269"},
+		{kth, "fairshare", "f53358b35b4648085e6989c3e58e315c6e8e169d99fa6e832e68289c96719d56"},
+		{hpc2n, "", "f6f4e4438f4e114790eab6ff4dafe312d1b497ffc82e745540c01bd5b8683e96"},
+		{hpc2n, "fcfs", "4de1e9b637ba09625ab4a33cff197cc8f6a9e43af9ac96e07100afdc3a6a3b2c"},
+		{hpc2n, "easy", "f6f4e4438f4e114790eab6ff4dafe312d1b497ffc82e745540c01bd5b8683e96"},
+	} {
+		name := filepath.Base(tc.trace) + "/" + tc.settings
+		t.Run(name, func(t *testing.T) {
+			csvPath := filepath.Join(t.TempDir(), "jobs.csv")
+			args := []string{"--csv", csvPath, tc.trace}
+			if tc.settings != "" {
+				args = append([]string{"--sched-priv", "../examples/sim/" + tc.settings}, args...)
+			}
+			var out, errb bytes.Buffer
+			if code := run(args, &out, &errb); code != 0 {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			rows, err := os.ReadFile(csvPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprintf("%x", sha256.Sum256(rows)); got != tc.want {
+				t.Errorf("--csv digest %s, want %s (%d rows)", got, tc.want, bytes.Count(rows, []byte("\n")))
+			}
+		})
+	}
 }

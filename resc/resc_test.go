@@ -1,6 +1,7 @@
 package resc
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -246,6 +247,17 @@ func TestNamesAndControlCharacters(t *testing.T) {
 		_, err := Canonical(tc.name, tc.value)
 		if (err == nil) != tc.ok {
 			t.Errorf("Canonical(%q, %q) = %v, want ok=%v", tc.name, tc.value, err, tc.ok)
+		}
+	}
+}
+
+// FormatDuration writes what "%02d:%02d:%02d" writes, hours beyond 99
+// and negative durations (as 0) included.
+func TestFormatDurationAsPrintf(t *testing.T) {
+	for _, secs := range []int64{-5, 0, 1, 59, 60, 61, 3599, 3600, 36000, 359999, 360000, 1<<40 + 7} {
+		want := fmt.Sprintf("%02d:%02d:%02d", max(secs, 0)/3600, max(secs, 0)/60%60, max(secs, 0)%60)
+		if got := FormatDuration(secs); got != want {
+			t.Errorf("FormatDuration(%d) = %q, want %q", secs, got, want)
 		}
 	}
 }

@@ -241,7 +241,19 @@ func FormatDuration(secs int64) string {
 	if secs < 0 {
 		secs = 0
 	}
-	return fmt.Sprintf("%02d:%02d:%02d", secs/3600, secs/60%60, secs%60)
+	// As "%02d:%02d:%02d" would write it, without fmt: replays format a
+	// walltime for every job.
+	b := make([]byte, 0, 8)
+	for i, v := range [3]int64{secs / 3600, secs / 60 % 60, secs % 60} {
+		if i > 0 {
+			b = append(b, ':')
+		}
+		if v < 10 {
+			b = append(b, '0')
+		}
+		b = strconv.AppendInt(b, v, 10)
+	}
+	return string(b)
 }
 
 // ParseBool accepts the PBS spellings of a boolean.

@@ -93,12 +93,24 @@ func TestConfigureAppliesLogFilter(t *testing.T) {
 		t.Errorf("a refused file changed log_filter to %d", r.logFilter.Mask())
 	}
 
+	// Without the line, the admin guide's default (256) applies.
 	writeConfig(t, dir, "by_queue: true\n")
 	if err := r.configure(); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.take(); !strings.Contains(got, "log_filter=none") {
+	if got := out.take(); !strings.Contains(got, "log_filter=debug2") {
 		t.Errorf("no log_filter: %s", got)
+	}
+	if got := emit(); strings.Contains(got, "a debug2 line") || strings.Count(got, "\n") != 3 {
+		t.Errorf("no log_filter should drop debug2 only:\n%s", got)
+	}
+
+	writeConfig(t, dir, "log_filter: 0\n")
+	if err := r.configure(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.take(); !strings.Contains(got, "log_filter=none") {
+		t.Errorf("log_filter 0: %s", got)
 	}
 	if got := emit(); strings.Count(got, "\n") != 4 {
 		t.Errorf("log_filter 0 should drop nothing:\n%s", got)

@@ -18,7 +18,7 @@ type Settings struct {
 	LoadBalancingRR  bool    // load_balancing_rr
 	HelpStarvingJobs bool    // help_starving_jobs
 	SortQueues       bool    // sort_queues by queue priority
-	SortBy           SortKey // sort_by; NoSort when absent
+	SortBy           SortKey // sort_by; DefaultSortBy when absent
 	// Keys is the multi_sort key list (key lines), used when SortBy is
 	// MultiSort, compared in order.
 	Keys []SortKey
@@ -54,7 +54,7 @@ type Config struct {
 	NonPrime Settings // in force during non-prime time
 
 	LogFilter       int           // log_filter: event classes (bit mask) not logged
-	DedicatedPrefix string        // dedicated_prefix: names of dedicated-time queues start with it
+	DedicatedPrefix string        // dedicated_prefix: names of dedicated-time queues start with it ("" none)
 	IgnoreQueues    []string      // ignore_queue lines (at most MaxIgnoreQueues)
 	MaxStarve       time.Duration // max_starve: queued this long means starving
 	HalfLife        time.Duration // half_life of fair-share usage
@@ -128,17 +128,40 @@ const (
 	MaxHoldDuration      = 604800 * time.Second
 )
 
-// NewConfig returns the settings of an empty sched_config: every switch off
-// but backfill, no sorting, every number zero (as the classic scheduler's
-// zeroed configuration), plus the documented OpenPBS defaults for its
-// options (fair-share usage from cput per euser decaying by half, jobs
-// packed) and backfilling on in prime and non-prime time, looking at
-// DefaultBackfillDepth jobs.
+// The admin guide's defaults (OpenPBS 2.3 Administrator Guide §3.5.1.1,
+// "the associated values as shipped as defaults are shown in braces"): an
+// option missing from sched_config takes these, so that a site copying the
+// guide's example, which leaves some out, gets the policy the guide
+// describes. The classic scheduler zeroed them instead, which made
+// fair_share without a half_life line hang.
+const (
+	DefaultByQueue         = true
+	DefaultSortBy          = ShortestJobFirst
+	DefaultLogFilter       = 256 // PBSEVENT_DEBUG2 not logged
+	DefaultDedicatedPrefix = "ded"
+	DefaultHalfLife        = 24 * time.Hour
+	DefaultUnknownShares   = 10
+	DefaultSyncTime        = time.Hour
+)
+
+// NewConfig returns the settings of an empty sched_config: the admin
+// guide's defaults where it gives one (jobs by queue, shortest job first,
+// debug2 messages not logged, dedicated queues named ded..., fair-share
+// usage halving every 24 hours, saved hourly, 10 shares for unknown
+// users), every other switch off but backfill, max_starve 0, plus the
+// documented OpenPBS defaults for its options (fair-share usage from cput
+// per euser, jobs packed) and backfilling on in prime and non-prime time,
+// looking at DefaultBackfillDepth jobs.
 func NewConfig() *Config {
-	s := Settings{SortBy: NoSort, Backfill: true, SMPClusterDist: "pack"}
+	s := Settings{ByQueue: DefaultByQueue, SortBy: DefaultSortBy, Backfill: true, SMPClusterDist: "pack"}
 	return &Config{
 		Prime:                s,
 		NonPrime:             s.clone(),
+		LogFilter:            DefaultLogFilter,
+		DedicatedPrefix:      DefaultDedicatedPrefix,
+		HalfLife:             DefaultHalfLife,
+		UnknownShares:        DefaultUnknownShares,
+		SyncTime:             DefaultSyncTime,
 		BackfillDepth:        DefaultBackfillDepth,
 		FairshareUsageRes:    "cput",
 		FairshareEntity:      "euser",
@@ -162,10 +185,12 @@ func (c *Config) Active(prime bool) Settings {
 func (c *Config) FairShareAny() bool { return c.Prime.FairShare || c.NonPrime.FairShare }
 
 // Decay returns how often fair-share usage decays and by what factor. The
-// classic half_life wins when set (factor 0.5); otherwise OpenPBS's
-// fairshare_decay_time and fairshare_decay_factor apply. An interval of 0
-// means no decay is configured, which ParseConfig rejects when fair share is
-// on.
+// classic half_life wins when set (factor 0.5), as it is by default;
+// otherwise OpenPBS's fairshare_decay_time and fairshare_decay_factor
+// apply (a file that sets fairshare_decay_time and no half_life gets
+// HalfLife 0 from ParseConfig, so that its own setting is the one used). An
+// interval of 0 means no decay is configured, which ParseConfig rejects when
+// fair share is on.
 func (c *Config) Decay() (interval time.Duration, factor float64) {
 	if c.HalfLife > 0 {
 		return c.HalfLife, 0.5

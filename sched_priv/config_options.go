@@ -83,15 +83,12 @@ func configOptions() []option {
 		}
 	}
 	// nameC: a single name; empty (the default) is not written back.
-	nameC := func(name string, maxLen int, f func(*Config) *string) option {
+	nameC := func(name string, f func(*Config) *string) option {
 		return option{name: name,
 			setC: func(c *Config, v string) error {
 				s, err := parseName(v)
 				if err != nil {
 					return err
-				}
-				if maxLen > 0 && len(s) > maxLen {
-					return fmt.Errorf("%q is longer than %d characters", s, maxLen)
 				}
 				*f(c) = s
 				return nil
@@ -160,7 +157,31 @@ func configOptions() []option {
 			},
 		},
 		countC("log_filter", func(c *Config) *int { return &c.LogFilter }),
-		nameC("dedicated_prefix", MaxDedicatedPrefix, func(c *Config) *string { return &c.DedicatedPrefix }),
+		{name: "dedicated_prefix",
+			// "" (written so) means no dedicated-time queues: the default
+			// is ded, so an absent line cannot say it.
+			setC: func(c *Config, v string) error {
+				if v == "" {
+					c.DedicatedPrefix = ""
+					return nil
+				}
+				s, err := parseName(v)
+				if err != nil {
+					return err
+				}
+				if len(s) > MaxDedicatedPrefix {
+					return fmt.Errorf("%q is longer than %d characters", s, MaxDedicatedPrefix)
+				}
+				c.DedicatedPrefix = s
+				return nil
+			},
+			showC: func(c *Config) []string {
+				if c.DedicatedPrefix == "" {
+					return []string{`""`}
+				}
+				return []string{quote(c.DedicatedPrefix)}
+			},
+		},
 		{name: "ignore_queue",
 			setC: func(c *Config, v string) error {
 				q, err := parseName(v)
@@ -241,8 +262,8 @@ func configOptions() []option {
 			},
 			showS: func(s *Settings) []string { return []string{s.SMPClusterDist} },
 		},
-		nameC("primetime_prefix", 0, func(c *Config) *string { return &c.PrimetimePrefix }),
-		nameC("nonprimetime_prefix", 0, func(c *Config) *string { return &c.NonprimetimePrefix }),
+		nameC("primetime_prefix", func(c *Config) *string { return &c.PrimetimePrefix }),
+		nameC("nonprimetime_prefix", func(c *Config) *string { return &c.NonprimetimePrefix }),
 		boolC("prime_exempt_anytime_queues", func(c *Config) *bool { return &c.PrimeExemptAnytimeQueues }),
 		{name: "resources", spaced: true,
 			setC: func(c *Config, v string) error {
@@ -259,7 +280,7 @@ func configOptions() []option {
 				return []string{quote(strings.Join(c.Resources, ", "))}
 			},
 		},
-		nameC("fairshare_usage_res", 0, func(c *Config) *string { return &c.FairshareUsageRes }),
+		nameC("fairshare_usage_res", func(c *Config) *string { return &c.FairshareUsageRes }),
 		{name: "fairshare_entity",
 			setC: func(c *Config, v string) error {
 				switch v {

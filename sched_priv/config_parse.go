@@ -256,6 +256,11 @@ func (p *configParser) check() {
 		reported[key] = true
 		return true
 	}
+	if lineOf("half_life", 0) == 0 && lineOf("fairshare_decay_time", 0) != 0 {
+		// OpenPBS's option stands in for the classic one: the default
+		// half_life must not override what the file says.
+		c.HalfLife = 0
+	}
 	for i, s := range sides {
 		if s.FairShare {
 			if iv, _ := c.Decay(); iv <= 0 && once("fair_share") {

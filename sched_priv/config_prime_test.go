@@ -22,7 +22,7 @@ type primeOption struct {
 func sidedOptions() []primeOption {
 	return []primeOption{
 		{"round_robin", "", "true", func(s *Settings) bool { return s.RoundRobin }},
-		{"by_queue", "", "true", func(s *Settings) bool { return s.ByQueue }},
+		{"by_queue", "", "false", func(s *Settings) bool { return !s.ByQueue }},
 		{"strict_fifo", "", "true", func(s *Settings) bool { return s.StrictFIFO }},
 		{"fair_share", "half_life: 1:00:00\n", "true", func(s *Settings) bool { return s.FairShare }},
 		{"load_balancing", "", "true", func(s *Settings) bool { return s.LoadBalancing }},
@@ -106,14 +106,14 @@ func TestConfigNoSuffixOptions(t *testing.T) {
 		name, value string
 		isSet       func(c *Config) bool
 	}{
-		{"log_filter", "256", func(c *Config) bool { return c.LogFilter == 256 }},
-		{"dedicated_prefix", "ded", func(c *Config) bool { return c.DedicatedPrefix == "ded" }},
+		{"log_filter", "7", func(c *Config) bool { return c.LogFilter == 7 }},
+		{"dedicated_prefix", "dd", func(c *Config) bool { return c.DedicatedPrefix == "dd" }},
 		{"ignore_queue", "batch", func(c *Config) bool { return slices.Equal(c.IgnoreQueues, []string{"batch"}) }},
 		{"max_starve", "24:00:00", func(c *Config) bool { return c.MaxStarve == 24*time.Hour }},
 		{"starve_max", "24:00:00", func(c *Config) bool { return c.MaxStarve == 24*time.Hour }},
-		{"half_life", "24:00:00", func(c *Config) bool { return c.HalfLife == 24*time.Hour }},
-		{"unknown_shares", "10", func(c *Config) bool { return c.UnknownShares == 10 }},
-		{"sync_time", "1:00:00", func(c *Config) bool { return c.SyncTime == time.Hour }},
+		{"half_life", "2:00:00", func(c *Config) bool { return c.HalfLife == 2*time.Hour }},
+		{"unknown_shares", "3", func(c *Config) bool { return c.UnknownShares == 3 }},
+		{"sync_time", "10:00", func(c *Config) bool { return c.SyncTime == 10*time.Minute }},
 		{"backfill_depth", "5", func(c *Config) bool { return c.BackfillDepth == 5 }},
 		{"job_sort_formula", `"ncpus * 2"`, func(c *Config) bool { return c.JobSortFormula != nil }},
 	}

@@ -70,7 +70,7 @@ func TestConfigEmptyIsDefaults(t *testing.T) {
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("empty file gave %+v, want %+v", c, want)
 	}
-	if c.Prime.SortBy != NoSort || c.Prime.SMPClusterDist != "pack" || c.FairshareDecayFactor != 0.5 {
+	if c.Prime.SortBy != ShortestJobFirst || !c.Prime.ByQueue || c.Prime.SMPClusterDist != "pack" || c.FairshareDecayFactor != 0.5 {
 		t.Errorf("defaults: %+v", c)
 	}
 }
@@ -132,7 +132,7 @@ func TestConfigOptions(t *testing.T) {
 		{"later line wins", "log_filter: 1\nlog_filter: 2", func(c *Config) bool { return c.LogFilter == 2 }},
 		{"none still keeps other side", "by_queue: true\nby_queue: false none", func(c *Config) bool { return c.Prime.ByQueue }},
 		{"all on a no-suffix option", "log_filter: 4 all", func(c *Config) bool { return c.LogFilter == 4 }},
-		{"none on a no-suffix option", "log_filter: 4 none", func(c *Config) bool { return c.LogFilter == 0 }},
+		{"none on a no-suffix option", "log_filter: 4 none", func(c *Config) bool { return c.LogFilter == DefaultLogFilter }},
 
 		// OpenPBS options.
 		{"backfill on by default", "by_queue: true", func(c *Config) bool {
@@ -277,7 +277,7 @@ func TestConfigErrors(t *testing.T) {
 		{"decay factor NaN", "fairshare_decay_factor: NaN", []string{"sched_config:1: fairshare_decay_factor: \"NaN\""}},
 		// Pitfalls that hang or starve the classic scheduler.
 		{"fair_share half_life 0", "fair_share: true\nhalf_life: 0", []string{"sched_config:1: fair_share is on but half_life is 0"}},
-		{"fair_share no half_life", "\n\nfair_share: true non_prime", []string{"sched_config:3: fair_share is on but half_life is 0"}},
+		{"fair_share non_prime half_life 0", "\nhalf_life: 0\nfair_share: true non_prime", []string{"sched_config:3: fair_share is on but half_life is 0"}},
 		{"help_starving max_starve 0", "max_starve: 0\nhelp_starving_jobs: true prime", []string{"sched_config:2: help_starving_jobs is on but max_starve is 0"}},
 		{"bad value with none suffix is still an error", "by_queue: maybe none", []string{`sched_config:1: by_queue: "maybe" is not a boolean`}},
 		// Backfilling.
@@ -302,7 +302,7 @@ func TestConfigErrors(t *testing.T) {
 		{"formula unquoted with spaces", "job_sort_formula: eligible_time + 1", []string{`sched_config:1: job_sort_formula: a value with white space goes in double quotes (job_sort_formula: "eligible_time ...")`}},
 		{"resources unquoted with spaces", "resources: ncpus, mem", []string{`sched_config:1: resources: a value with white space goes in double quotes`}},
 		{"formula prime", "job_sort_formula: ncpus prime", []string{"sched_config:1: job_sort_formula has no prime/non-prime setting"}},
-		{"formula fair-share terms without decay", "\njob_sort_formula: \"eligible_time + 3600 * fairshare_factor\"", []string{"sched_config:2: job_sort_formula reads the fair-share standing but half_life is 0"}},
+		{"formula fair-share terms without decay", "half_life: 0\njob_sort_formula: \"eligible_time + 3600 * fairshare_factor\"", []string{"sched_config:2: job_sort_formula reads the fair-share standing but half_life is 0"}},
 		{"backfill_depth bad with none", "backfill_depth: 0 none", []string{"sched_config:1: backfill_depth: 0 jobs"}},
 	}
 	for _, tt := range tests {
@@ -368,9 +368,9 @@ func TestActiveIsACopy(t *testing.T) {
 	s.Keys[0] = NoSort
 	s.JobSortKeys[0].Resource = "x"
 	s.NodeSortKeys[0].Resource = "y"
-	s.ByQueue = true
+	s.RoundRobin = true
 	if c.Prime.Keys[0] != FairShareSort || c.Prime.JobSortKeys[0].Resource != "ncpus" ||
-		c.Prime.NodeSortKeys[0].Resource != "mem" || c.Prime.ByQueue {
+		c.Prime.NodeSortKeys[0].Resource != "mem" || c.Prime.RoundRobin {
 		t.Error("changing Active's result changed the config")
 	}
 	np := c.Active(false)

@@ -75,8 +75,14 @@
 // without a hold_until, 60..604800 s, 900 s); no suffix. Other
 // OpenPBS options (preemption detail, peer scheduling, provisioning,
 // dynamic resources; see IgnoredOptions) are accepted with a warning and
-// ignored. A missing option takes the classic zero default, except
-// backfilling, which is on (NewConfig).
+// ignored. A missing option takes the admin guide's default, the value it
+// shows in braces (by_queue true, sort_by shortest_job_first, log_filter
+// 256, dedicated_prefix ded, half_life 24:00:00, unknown_shares 10,
+// sync_time 1:00:00), so that the guide's own example, which turns
+// fair_share on without a half_life line, loads; the others are off or
+// zero, except backfilling, which is on (NewConfig). dedicated_prefix: ""
+// says there are no dedicated-time queues. A file that sets
+// fairshare_decay_time and no half_life decays by its own setting.
 //
 // # holidays
 //

@@ -39,6 +39,8 @@ func FuzzSchedConfig(f *testing.F) {
 		"backfill_depth: 1 none\nbackfill_depth: ALL all",
 		"job_sort_formula: \"eligible_time + 3600 * fairshare_factor\"\nfair_share: true\nhalf_life: 1:00:00",
 		"job_sort_formula: -ncpus**2//mem\njob_sort_formula: \"fairshare_fator\"",
+		"dedicated_prefix: \"\"\nfair_share: true\nfairshare_decay_time: 6:00:00",
+		"key: sortest_job_first\nsort_by: multi_sort",
 	} {
 		f.Add(s)
 	}

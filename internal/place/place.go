@@ -58,6 +58,9 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	if arrangement.Group != "" {
 		return chunksGrouped(sel, arrangement, cands, hosts, start)
 	}
+	if len(hosts) == 0 && len(sel) == 1 && sel[0].Count == 1 {
+		return oneChunk(sel[0], arrangement, cands, start)
+	}
 	chunks := make([]resc.Chunk, 0, sel.NodeCount())
 	for _, c := range sel {
 		one := c.One()
@@ -74,8 +77,9 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	taken := map[string]map[string]float64{}
 	out := make([]Placement, 0, len(chunks))
 	last := start
-	take := func(i int, c resc.Chunk) bool {
-		nd := cands[i]
+	// take places chunk ck on candidate i.
+	take := func(i, ck int) bool {
+		nd, c := cands[i], chunks[ck]
 		switch {
 		case arrangement.Sharing == resc.SharingExcl && !nd.Idle, arrangement.Sharing == resc.SharingExclHost && !nd.HostIdle:
 			return false
@@ -109,7 +113,7 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			if !ok {
 				return nil, start, fmt.Errorf("node %s is not available (unknown, down or offline)", h)
 			}
-			if !take(i, c) {
+			if !take(i, k) {
 				if arrangement.Exclusive() {
 					return nil, start, fmt.Errorf("node %s is not free of other jobs for place=%s", h, arrangement.Sharing)
 				}
@@ -125,8 +129,8 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 			out = out[:0]
 			taken = map[string]map[string]float64{}
 			ok := true
-			for _, c := range chunks {
-				if !take(i, c) {
+			for ck := range chunks {
+				if !take(i, ck) {
 					ok = false
 					break
 				}
@@ -135,42 +139,91 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 				return out, last, nil
 			}
 		}
-		return nil, start, fmt.Errorf("no single node has room for all %d chunks (place=pack)", len(chunks))
+		return nil, start, noRoomPack(len(chunks))
 	case resc.ArrangeScatter, resc.ArrangeVScatter:
 		used := map[string]bool{}
-		for _, c := range chunks {
+		for ck, c := range chunks {
 			found := false
 			for k := 0; k < n; k++ {
 				i := (start + k) % n
-				if !used[cands[i].Name] && take(i, c) {
+				if !used[cands[i].Name] && take(i, ck) {
 					used[cands[i].Name] = true
 					found = true
 					break
 				}
 			}
 			if !found {
-				return nil, start, fmt.Errorf("not enough nodes for %d chunks of %s on separate nodes", len(chunks), ChunkText(c))
+				return nil, start, noRoomScatter(len(chunks), c)
 			}
 		}
 		return out, last, nil
 	}
 	cur := start
-	for _, c := range chunks {
+	for ck, c := range chunks {
 		found := false
 		for k := 0; k < n; k++ {
 			i := (cur + k) % n
-			if take(i, c) {
+			if take(i, ck) {
 				cur = i
 				found = true
 				break
 			}
 		}
 		if !found {
-			return nil, start, fmt.Errorf("no node has %s free", ChunkText(c))
+			return nil, start, noRoomFree(c)
 		}
 	}
 	return out, last, nil
 }
+
+// oneChunk is ChunksFrom for a job of one chunk, placed the way every
+// arrangement places one chunk: on the first candidate from start that
+// may take it. A scheduler asks this of most jobs, many times a cycle.
+func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([]Placement, int, error) {
+	n := len(cands)
+	if start < 0 || start >= n {
+		start = 0
+	}
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		nd := cands[i]
+		switch {
+		case arrangement.Sharing == resc.SharingExcl && !nd.Idle, arrangement.Sharing == resc.SharingExclHost && !nd.HostIdle:
+			continue
+		case !fits(nd, nd.Free, nil, c):
+			continue
+		}
+		return []Placement{{Node: nd.Name, Chunk: c}}, i, nil
+	}
+	switch arrangement.Arrangement {
+	case resc.ArrangePack:
+		return nil, start, noRoomPack(1)
+	case resc.ArrangeScatter, resc.ArrangeVScatter:
+		return nil, start, noRoomScatter(1, c)
+	}
+	return nil, start, noRoomFree(c)
+}
+
+// Why chunks found no room. A scheduler asks where jobs fit far more often
+// than it reads why they do not: the message is written when read.
+func noRoomPack(chunks int) error {
+	return lazyError(func() string { return fmt.Sprintf("no single node has room for all %d chunks (place=pack)", chunks) })
+}
+
+func noRoomScatter(chunks int, c resc.Chunk) error {
+	return lazyError(func() string {
+		return fmt.Sprintf("not enough nodes for %d chunks of %s on separate nodes", chunks, ChunkText(c))
+	})
+}
+
+func noRoomFree(c resc.Chunk) error {
+	return lazyError(func() string { return fmt.Sprintf("no node has %s free", ChunkText(c)) })
+}
+
+// lazyError is an error whose message is made when asked for.
+type lazyError func() string
+
+func (e lazyError) Error() string { return e() }
 
 // chunksGrouped places the chunks on nodes that share one value of the
 // group resource (place=group=res): each group in turn, in the order its

@@ -16,6 +16,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"io"
@@ -115,8 +116,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Live state: queued and running jobs, and the running jobs' ends.
 	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
-	// running is kept in Seq order, the order a world lists them in.
+	// ordered says queued is by Qtime and then Seq, as strict fifo tries
+	// jobs (World.Ordered): true unless a trace's job numbers go back
+	// within a second, until the queue empties.
+	ordered := true
+	// running is kept in Seq order, the order a world lists them in;
+	// runCPUs[i] is running[i]'s cpus, for its cpu time at each pass.
 	var running []*core.Job
+	var runCPUs []float64
 	ends := &endHeap{}
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -125,8 +132,16 @@ func Run(cfg Config, src Source, sink Sink) error {
 		nodes[i] = &c
 	}
 	byName := map[string]*core.Node{}
+	// free is what the nodes that are up have free together, kept as jobs
+	// start and end: a pass is skipped when no queued job fits in it.
+	free := core.Amounts{}
 	for _, n := range nodes {
 		byName[n.Name] = n
+		if n.Up() {
+			for r, v := range n.Avail {
+				free[r] += v
+			}
+		}
 	}
 	// next is the first job not yet submitted (nil when none is left).
 	var next *Job
@@ -160,6 +175,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// what is free: until a job ends or a pass runs, what is free stays,
 	// and only jobs submitted since need looking at.
 	unfit := 0
+	// The world of each pass is the same object, made again only when a
+	// queue is added; its jobs are laid out in a kept buffer.
+	var w *core.World
+	worldQueues := -1
+	var all []*core.Job
+	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
+	// is kept per count.
+	chunks := map[int]selected{}
 	for next != nil || ends.Len() > 0 || len(queued) > 0 {
 		// The next instant: the earliest end or submit.
 		t := int64(-1)
@@ -176,13 +199,17 @@ func Run(cfg Config, src Source, sink Sink) error {
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := heap.Pop(ends).(end)
-			running = removeRunning(running, e.job)
+			var at int
+			running, at = removeRunning(running, e.job)
+			if at >= 0 {
+				runCPUs = slices.Delete(runCPUs, at, at+1)
+			}
 			unfit = 0
-			release(byName, e.job)
+			release(byName, free, e.job)
 			// Its final cpu time, for a policy that counts usage (fair
 			// share): run time x its cpus, seen in the next pass's Ended.
 			e.job.State = core.JobFinished
-			e.job.UsedCPU = cpuTime(e.job, jobs[e.job].job.Run)
+			e.job.UsedCPU = cpuTime(cpusOf(e.job), jobs[e.job].job.Run)
 			ended = append(ended, e.job)
 			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
 				return err
@@ -192,9 +219,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 		for next != nil && next.Submit == t {
 			l := &live{job: *next, seq: seq, start: -1}
 			seq++
-			l.core = coreJob(&l.job, cfg.Origin)
+			l.core = coreJob(&l.job, cfg.Origin, chunks)
 			addQueue(l.core.Queue)
 			jobs[l.core] = l
+			if len(queued) == 0 {
+				ordered = true
+			} else if last := queued[len(queued)-1]; cmp.Or(last.Qtime.Compare(l.core.Qtime), cmp.Compare(last.Seq, l.core.Seq)) > 0 {
+				ordered = false
+			}
 			queued = append(queued, l.core)
 			if err := pull(); err != nil {
 				return err
@@ -203,7 +235,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if cfg.Progress != nil && done%1000 == 0 {
 			cfg.Progress(done, len(jobs))
 		}
-		if !anyFits(nodes, queued[unfit:]) {
+		if !anyFits(free, queued[unfit:]) {
 			// No queued job fits in what is free: a pass would start
 			// nothing (it would only restate comments), so skip it.
 			unfit = len(queued)
@@ -211,29 +243,39 @@ func Run(cfg Config, src Source, sink Sink) error {
 		}
 		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
-		all := make([]*core.Job, 0, len(running)+len(queued))
-		for _, j := range running {
-			j.UsedCPU = cpuTime(j, t-jobs[j].start)
+		for i, j := range running {
+			j.UsedCPU = cpuTime(runCPUs[i], now.Unix()-j.Stime.Unix())
 		}
-		all = append(all, running...)
+		clear(all)
+		all = append(all[:0], running...)
 		all = append(all, queued...)
-		w := core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, all)
+		if w == nil || worldQueues != len(queues) {
+			w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
+			worldQueues = len(queues)
+			// claim and release keep Assigned to what the running jobs
+			// hold, and nothing reads comments.
+			w.HeldByRunning, w.NoComments = true, true
+		}
+		w.Now, w.Jobs, w.Ordered = now, all, ordered
 		w.Ended, ended = ended, nil
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
-		started := map[*core.Job]bool{}
+		left := false // some job left the queue
 		for _, d := range plan.Decisions() {
 			switch d.Kind {
 			case core.DecideRun:
 				j := d.Job
 				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
-				running = addRunning(running, j)
-				started[j] = true
-				claim(byName, j)
+				var at int
+				running, at = addRunning(running, j)
+				runCPUs = slices.Insert(runCPUs, at, cpusOf(j))
+				left = true
+				claim(byName, free, j)
 				l := jobs[j]
 				l.start = t
 				heap.Push(ends, end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
-				started[d.Job] = true // leaves the queue, never runs
+				// It leaves the queue and never runs.
+				d.Job.State, left = core.JobFinished, true
 				if err := final(jobs[d.Job], -1, ""); err != nil {
 					return err
 				}
@@ -242,10 +284,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 				d.Job.Comment = d.Text
 			}
 		}
-		if len(started) > 0 {
+		if left {
 			kept := queued[:0]
 			for _, j := range queued {
-				if !started[j] {
+				if j.State == core.JobQueued {
 					kept = append(kept, j)
 				}
 			}
@@ -304,16 +346,7 @@ func Replay(cfg Config, jobs []Job) ([]Outcome, error) {
 
 // anyFits reports whether some queued job's totals fit in what all nodes
 // have free together (a necessary condition for any start).
-func anyFits(nodes []*core.Node, queued []*core.Job) bool {
-	free := core.Amounts{}
-	for _, n := range nodes {
-		if !n.Up() {
-			continue
-		}
-		for r, v := range n.Avail {
-			free[r] += v - n.Assigned[r]
-		}
-	}
+func anyFits(free core.Amounts, queued []*core.Job) bool {
 	for _, j := range queued {
 		if free.Fits(j.Totals) {
 			return true
@@ -322,19 +355,37 @@ func anyFits(nodes []*core.Node, queued []*core.Job) bool {
 	return false
 }
 
-// coreJob is the core's view of a trace job: one chunk of Procs cpus.
-func coreJob(j *Job, origin time.Time) *core.Job {
+// selected is a parsed select and what its chunks take in all.
+type selected struct {
+	sel    resc.Select
+	totals core.Amounts
+}
+
+func selectOf(sel resc.Select) selected {
+	return selected{sel: sel, totals: sel.Amounts()}
+}
+
+// coreJob is the core's view of a trace job: its select, else one chunk
+// of Procs cpus (parsed once per count, in chunks).
+func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
 	procs := max(j.Procs, 1)
 	// Most trace jobs have no select: parse none (and make no error).
-	var sel resc.Select
+	var s selected
 	ok := false
 	if j.Select != "" {
-		var err error
-		sel, err = resc.ParseSelect(j.Select)
-		ok = err == nil
+		sel, err := resc.ParseSelect(j.Select)
+		if ok = err == nil; ok {
+			s = selectOf(sel)
+		}
 	}
 	if !ok {
-		sel, _ = resc.ParseSelect("1:ncpus=" + strconv.Itoa(procs))
+		c, seen := chunks[procs]
+		if !seen {
+			sel, _ := resc.ParseSelect("1:ncpus=" + strconv.Itoa(procs))
+			c = selectOf(sel)
+			chunks[procs] = c
+		}
+		s = c
 	}
 	queue := j.Queue
 	if queue == "" {
@@ -347,24 +398,32 @@ func coreJob(j *Job, origin time.Time) *core.Job {
 		numbers["walltime"] = float64(j.Walltime)
 	}
 	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
-		Qtime: submit, Etime: submit, Select: sel, Totals: sel.Amounts(),
+		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals.Clone(),
 		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbers}
 }
 
-func claim(nodes map[string]*core.Node, j *core.Job) {
+// claim assigns j's chunks on their nodes; free, the up nodes' free
+// total, goes down with them.
+func claim(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 	for _, c := range j.Where {
 		n := nodes[c.Node]
 		for r, v := range c.Amounts() {
 			n.Assigned[r] += v
+			if n.Up() {
+				free[r] -= v
+			}
 		}
 	}
 }
 
-func release(nodes map[string]*core.Node, j *core.Job) {
+func release(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 	for _, c := range j.Where {
 		n := nodes[c.Node]
 		for r, v := range c.Amounts() {
 			n.Assigned[r] -= v
+			if n.Up() {
+				free[r] += v
+			}
 		}
 	}
 }
@@ -378,20 +437,22 @@ type end struct {
 // Seq (a trace may repeat a job number), in start order: a world lists
 // the running jobs in that order, and keeping it costs less than sorting
 // them at every pass.
-func addRunning(running []*core.Job, j *core.Job) []*core.Job {
+// It returns where j went.
+func addRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
 	i := sort.Search(len(running), func(k int) bool { return running[k].Seq > j.Seq })
-	return slices.Insert(running, i, j)
+	return slices.Insert(running, i, j), i
 }
 
-// removeRunning removes j from running.
-func removeRunning(running []*core.Job, j *core.Job) []*core.Job {
+// removeRunning removes j from running, and says where it was (-1: it
+// was not there).
+func removeRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
 	i := sort.Search(len(running), func(k int) bool { return running[k].Seq >= j.Seq })
 	for ; i < len(running); i++ {
 		if running[i] == j {
-			return slices.Delete(running, i, i+1)
+			return slices.Delete(running, i, i+1), i
 		}
 	}
-	return running
+	return running, -1
 }
 
 // endHeap orders running jobs by end, then by start order.
@@ -413,8 +474,11 @@ func (h *endHeap) Pop() any {
 	return x
 }
 
-// cpuTime is the cpu time of a job that has run for secs seconds on its
-// cpus, as a mom would report it for a job keeping them busy.
-func cpuTime(j *core.Job, secs int64) time.Duration {
-	return time.Duration(float64(secs)*max(1, j.Totals["ncpus"])) * time.Second
+// cpuTime is the cpu time of a job that has run for secs seconds on
+// cpus cpus, as a mom would report it for a job keeping them busy.
+func cpuTime(cpus float64, secs int64) time.Duration {
+	return time.Duration(float64(secs)*cpus) * time.Second
 }
+
+// cpusOf is how many cpus a job keeps busy: at least one.
+func cpusOf(j *core.Job) float64 { return max(1, j.Totals["ncpus"]) }

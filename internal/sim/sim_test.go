@@ -104,15 +104,44 @@ func TestRunningOrder(t *testing.T) {
 	a, b, c, d := &core.Job{Seq: 5}, &core.Job{Seq: 2}, &core.Job{Seq: 5}, &core.Job{Seq: 9}
 	var r []*core.Job
 	for _, j := range []*core.Job{a, b, c, d} {
-		r = addRunning(r, j)
+		r, _ = addRunning(r, j)
 	}
 	// slices.Equal compares the pointers: the same jobs, not equal ones.
 	if !slices.Equal(r, []*core.Job{b, a, c, d}) {
 		t.Fatalf("order %v", r)
 	}
-	r = removeRunning(r, c)
-	r = removeRunning(r, &core.Job{Seq: 5}) // not running: nothing removed
+	r, at := removeRunning(r, c)
+	if at != 2 {
+		t.Errorf("c was at %d, want 2", at)
+	}
+	r, at = removeRunning(r, &core.Job{Seq: 5}) // not running: nothing removed
+	if at != -1 {
+		t.Errorf("a job not running was at %d", at)
+	}
 	if !slices.Equal(r, []*core.Job{b, a, d}) {
 		t.Fatalf("after removing: %v", r)
+	}
+}
+
+// coreJob gives a trace job the numbers of its request: its cpus (one at
+// least) and its walltime in seconds when it has one, and the totals of
+// its select (its own when it parses, else one chunk of its cpus).
+func TestCoreJobNumbers(t *testing.T) {
+	chunks := map[int]selected{}
+	for _, tc := range []struct {
+		j       Job
+		numbers core.Amounts
+		ncpus   float64
+	}{
+		{Job{ID: "1", Procs: 4, Walltime: 3600}, core.Amounts{"ncpus": 4, "walltime": 3600}, 4},
+		{Job{ID: "2", Procs: 1}, core.Amounts{"ncpus": 1}, 1},
+		{Job{ID: "3", Procs: 0, Walltime: 100*3600 + 61}, core.Amounts{"ncpus": 1, "walltime": 100*3600 + 61}, 1},
+		{Job{ID: "4", Procs: 12, Walltime: 59, Select: "2:ncpus=6:mem=1gb"}, core.Amounts{"ncpus": 12, "walltime": 59}, 12},
+		{Job{ID: "5", Procs: 4, Walltime: 1, Select: "not a select"}, core.Amounts{"ncpus": 4, "walltime": 1}, 4},
+	} {
+		c := coreJob(&tc.j, time.Unix(0, 0), chunks)
+		if !reflect.DeepEqual(c.Numbers, tc.numbers) || c.Totals["ncpus"] != tc.ncpus {
+			t.Errorf("job %s: numbers %v totals %v, want %v and %v cpus", tc.j.ID, c.Numbers, c.Totals, tc.numbers, tc.ncpus)
+		}
 	}
 }

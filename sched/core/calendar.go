@@ -1,7 +1,9 @@
 package core
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -26,7 +28,7 @@ var forever = Forever.Unix()
 type Calendar struct {
 	now    int64
 	nodes  []*calNode
-	byName map[string]*calNode
+	byName map[string]*calNode // nil for a few nodes: see node
 	// cands are the place.Node views of nodes, in order (cands[i] is
 	// nodes[i]); their Free maps are set per query. candsAt is the time
 	// they were last set for: at now, a node without future spans shows
@@ -45,8 +47,15 @@ type Calendar struct {
 	ends      []int64
 	endsDirty bool
 	maxWall   func(queue string) time.Duration
-	// byHost groups the nodes by host, for place=exclhost.
+	// byHost groups the nodes by host, for place=exclhost (made when
+	// first needed: hosts()).
 	byHost map[string][]*calNode
+	// deferred, when set, is a world whose running jobs (but those
+	// placed exclusively) have no spans yet: its Assigned is exactly what
+	// they hold (World.HeldByRunning), so what is free now comes from
+	// Assigned, and the spans are needed only to look past now
+	// (addDeferred).
+	deferred *World
 }
 
 type window struct{ from, to int64 }
@@ -67,6 +76,9 @@ type calNode struct {
 	// in use at a moment (cleared when a span is added).
 	free, peak Amounts
 	usage      map[int64]Amounts
+	// fall, while Earliest goes through the ends, follows the node's
+	// usage when all its spans hold now (usageFall).
+	fall *usageFall
 }
 
 type span struct {
@@ -80,28 +92,52 @@ type span struct {
 // server's resources_max.walltime after its start, else Forever).
 // Resources assigned on a node that no running job accounts for are held
 // Forever.
+//
+// The calendar of a world whose Assigned is exactly what its running jobs
+// hold (World.HeldByRunning) takes what is free now from Assigned and adds
+// the spans of running jobs that take only their chunks when a question
+// first looks past now: a cycle that only starts jobs now (FCFS) then
+// costs nothing per running job but a look at it.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), byName: make(map[string]*calNode, len(w.Nodes)), maxWall: w.MaxWalltime, freeTotal: Amounts{},
-		byHost: map[string][]*calNode{}}
+	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
+	if len(w.Nodes) > fewNodes {
+		c.byName = make(map[string]*calNode, len(w.Nodes))
+	}
+	// The nodes and their placement views, allocated together.
+	calNodes := make([]calNode, 0, len(w.Nodes))
+	views := make([]place.Node, 0, len(w.Nodes))
+	c.nodes = make([]*calNode, 0, len(w.Nodes))
+	c.cands = make([]*place.Node, 0, len(w.Nodes))
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
-		cn := &calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail.Clone(), freeNow: n.Avail.Clone()}
+		// cap is read only: the node's own map serves.
+		calNodes = append(calNodes, calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail, freeNow: n.Avail.Clone()})
+		cn := &calNodes[len(calNodes)-1]
 		if cn.host == "" {
 			cn.host = n.Name
 		}
 		c.nodes = append(c.nodes, cn)
-		c.byName[n.Name] = cn
-		c.byHost[cn.host] = append(c.byHost[cn.host], cn)
-		c.cands = append(c.cands, &place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		if c.byName != nil {
+			c.byName[n.Name] = cn
+		}
+		views = append(views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		c.cands = append(c.cands, &views[len(views)-1])
 		for r, v := range n.Avail {
 			c.freeTotal[r] += v
 		}
 	}
-	accounted := map[string]Amounts{}
+	var accounted map[string]Amounts // per node, what the spans added hold
 	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break // the rest are queued too
+		}
 		if !j.Running() || len(j.Where) == 0 {
+			continue
+		}
+		if w.HeldByRunning && !j.Place.Exclusive() {
+			c.deferred = w
 			continue
 		}
 		end := c.expectedEnd(j)
@@ -112,6 +148,9 @@ func NewCalendar(w *World) *Calendar {
 				c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			}
 			a := accounted[ch.Node]
+			if accounted == nil {
+				accounted = map[string]Amounts{}
+			}
 			if a == nil {
 				a = Amounts{}
 				accounted[ch.Node] = a
@@ -122,6 +161,17 @@ func NewCalendar(w *World) *Calendar {
 		}
 	}
 	for _, cn := range c.nodes {
+		if w.HeldByRunning {
+			// The deferred jobs hold what Assigned has beyond the jobs
+			// taken above.
+			for r, v := range cn.node.Assigned {
+				if d := v - accounted[cn.node.Name][r]; d != 0 {
+					cn.freeNow[r] -= d
+					c.freeTotal[r] -= d
+				}
+			}
+			continue
+		}
 		rest := Amounts{}
 		for r, v := range cn.node.Assigned {
 			if d := v - accounted[cn.node.Name][r]; d > 0 {
@@ -133,6 +183,60 @@ func NewCalendar(w *World) *Calendar {
 		}
 	}
 	return c
+}
+
+// fewNodes is how many nodes a calendar finds by name without a map.
+const fewNodes = 8
+
+// node returns the calendar's node of that name (nil: none up).
+func (c *Calendar) node(name string) *calNode {
+	if c.byName != nil {
+		return c.byName[name]
+	}
+	for _, cn := range c.nodes {
+		if cn.node.Name == name {
+			return cn
+		}
+	}
+	return nil
+}
+
+// hosts groups the nodes by host.
+func (c *Calendar) hosts() map[string][]*calNode {
+	if c.byHost == nil {
+		c.byHost = make(map[string][]*calNode, len(c.nodes))
+		for _, cn := range c.nodes {
+			c.byHost[cn.host] = append(c.byHost[cn.host], cn)
+		}
+	}
+	return c.byHost
+}
+
+// addDeferred adds the spans of the running jobs NewCalendar deferred,
+// before anything reads the spans. What they hold now is already taken
+// from freeNow.
+func (c *Calendar) addDeferred() {
+	w := c.deferred
+	if w == nil {
+		return
+	}
+	c.deferred = nil
+	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break
+		}
+		if !j.Running() || len(j.Where) == 0 || j.Place.Exclusive() {
+			continue
+		}
+		end := c.expectedEnd(j)
+		for _, ch := range j.Where {
+			if cn := c.node(ch.Node); cn != nil && end > c.now {
+				cn.spans = append(cn.spans, span{from: c.now, to: end, amt: ch.Amounts()})
+				clear(cn.usage)
+			}
+		}
+	}
+	c.endsDirty = true
 }
 
 // wallOf is how long j may run: its walltime, else its queue's or the
@@ -167,12 +271,19 @@ func (c *Calendar) duration(j *Job) int64 {
 }
 
 func (c *Calendar) addSpan(node string, s span) {
-	cn := c.byName[node]
+	cn := c.node(node)
 	if cn == nil || s.to <= s.from {
 		return
 	}
 	cn.spans = append(cn.spans, s)
-	clear(cn.usage)
+	// The usage cached at moments the span holds grows by it.
+	for t, u := range cn.usage {
+		if s.from <= t && t < s.to {
+			for r, v := range s.amt {
+				u[r] += v
+			}
+		}
+	}
 	if s.from <= c.now && s.to > c.now {
 		for r, v := range s.amt {
 			cn.freeNow[r] -= v
@@ -204,13 +315,13 @@ func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
 	}
 	held := map[*calNode]bool{}
 	for _, ch := range where {
-		cn := c.byName[ch.Node]
+		cn := c.node(ch.Node)
 		if cn == nil {
 			continue
 		}
 		nodes := []*calNode{cn}
 		if j.Place.Sharing == resc.SharingExclHost {
-			nodes = c.byHost[cn.host]
+			nodes = c.hosts()[cn.host]
 		}
 		for _, n := range nodes {
 			if !held[n] {
@@ -270,8 +381,21 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 	// Usage peaks at from or where a span starts inside the window. Usage
 	// at a moment is cached per node until its spans change; the result
 	// is the node's own scratch map, valid until the next query about it.
+	c.addDeferred()
+	if len(cn.spans) == 0 {
+		return cn.cap // nothing holds any of it, ever
+	}
 	if cn.free == nil {
 		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
+	}
+	if f := cn.fall; f != nil && f.at == from {
+		// Earliest follows this node's usage: it is the fall's at from,
+		// and only falls after.
+		clear(cn.free)
+		for r, v := range cn.cap {
+			cn.free[r] = v - max(0, f.cur[r])
+		}
+		return cn.free
 	}
 	clear(cn.peak)
 	peakWith := func(t int64) {
@@ -325,7 +449,7 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	if order != nil {
 		cands = make([]*place.Node, 0, len(order))
 		for _, n := range order {
-			if cn := c.byName[n.Name]; cn != nil {
+			if cn := c.node(n.Name); cn != nil {
 				cands = append(cands, &place.Node{Name: n.Name, Avail: n.Props, Free: c.freeOver(cn, from, to)})
 			}
 		}
@@ -367,7 +491,7 @@ func (c *Calendar) markIdle(cands []*place.Node, from, to int64) {
 		return true
 	}
 	hostIdle := map[string]bool{}
-	for host, nodes := range c.byHost {
+	for host, nodes := range c.hosts() {
 		all := true
 		for _, cn := range nodes {
 			all = all && idle(cn)
@@ -375,7 +499,7 @@ func (c *Calendar) markIdle(cands []*place.Node, from, to int64) {
 		hostIdle[host] = all
 	}
 	for _, nd := range cands {
-		if cn := c.byName[nd.Name]; cn != nil {
+		if cn := c.node(nd.Name); cn != nil {
 			nd.Idle, nd.HostIdle = idle(cn), hostIdle[cn.host]
 		}
 	}
@@ -406,9 +530,58 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	if where, ok := c.PlaceAt(j, time.Unix(f, 0), nil, ignoreBlocks); ok {
 		return time.Unix(f, 0), where, true
 	}
-	ends := c.endTimes()
+	// Each end is asked about on every node, in time order. On a node
+	// whose spans all hold now (nothing reserved ahead), usage at a
+	// later moment is what the spans still unended then hold: it is
+	// worked out end by end, each span taken off once, instead of span by
+	// span at every end.
+	c.addDeferred()
+	var falls []usageFall
+	allFall := true
+	for _, cn := range c.nodes {
+		switch {
+		case len(cn.spans) == 0:
+		case cn.future:
+			allFall = false
+		default:
+			falls = append(falls, newUsageFall(cn))
+		}
+	}
+	for k := range falls {
+		falls[k].cn.fall = &falls[k]
+	}
+	defer func() {
+		for k := range falls {
+			falls[k].cn.fall = nil
+		}
+	}()
+	var ends []int64
+	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
+		// One node holds every span: its fall has their ends in order.
+		ends = falls[0].ends(c.now)
+	} else {
+		ends = c.endTimes()
+	}
 	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
+	// When every node's usage only falls, what all of them have free at
+	// an end is known before placing: a job asking for more in all does
+	// not fit then (as PlaceAt says of now).
+	var capTotal Amounts
+	if allFall && len(falls) > 0 {
+		capTotal = Amounts{}
+		for _, cn := range c.nodes {
+			for r, v := range cn.cap {
+				capTotal[r] += v
+			}
+		}
+	}
 	for ; i < len(ends); i++ {
+		for k := range falls {
+			falls[k].advance(ends[i])
+		}
+		if capTotal != nil && !fitsFallen(capTotal, falls, j.Totals) {
+			continue
+		}
 		t := time.Unix(ends[i], 0)
 		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
 			return t, where, true
@@ -419,14 +592,13 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 
 // endTimes lists every span and block end after now, sorted and unique.
 func (c *Calendar) endTimes() []int64 {
+	c.addDeferred()
 	if !c.endsDirty && c.ends != nil {
 		return c.ends
 	}
-	seen := map[int64]bool{}
 	var out []int64
 	add := func(t int64) {
-		if t > c.now && t < forever && !seen[t] {
-			seen[t] = true
+		if t > c.now && t < forever {
 			out = append(out, t)
 		}
 	}
@@ -438,10 +610,78 @@ func (c *Calendar) endTimes() []int64 {
 	for _, b := range c.blocks {
 		add(b.to)
 	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	c.ends, c.endsDirty = out, false
-	return out
+	slices.Sort(out)
+	c.ends, c.endsDirty = slices.Compact(out), false
+	return c.ends
 }
 
 // Now is the calendar's present.
 func (c *Calendar) Now() time.Time { return time.Unix(c.now, 0) }
+
+// usageFall follows the usage of a node whose spans all hold now as time
+// goes on: it only falls, as spans end.
+type usageFall struct {
+	cn    *calNode
+	byEnd []span // the node's spans, by end
+	next  int    // the first span of byEnd not ended yet
+	at    int64  // the moment cur is the usage at (-1: none yet)
+	cur   Amounts
+}
+
+func newUsageFall(cn *calNode) usageFall {
+	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), at: -1, cur: Amounts{}}
+	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
+	// Every span holds now: the usage now is what freeNow lacks of cap
+	// (amounts are whole numbers, so this is their sum exactly).
+	for r, v := range cn.cap {
+		f.cur[r] = v - cn.freeNow[r]
+	}
+	for r, v := range cn.freeNow {
+		if _, ok := cn.cap[r]; !ok {
+			f.cur[r] = -v
+		}
+	}
+	return f
+}
+
+// ends lists the ends of the node's spans after now, once each, in
+// order (as endTimes would for this node alone).
+func (f *usageFall) ends(now int64) []int64 {
+	out := make([]int64, 0, len(f.byEnd))
+	for _, s := range f.byEnd {
+		if s.to > now && s.to < forever && (len(out) == 0 || out[len(out)-1] != s.to) {
+			out = append(out, s.to)
+		}
+	}
+	return out
+}
+
+// advance takes off the spans ended by t: cur is then the node's usage
+// at t, what the spans ending after t hold. Calls come in increasing t.
+func (f *usageFall) advance(t int64) {
+	for ; f.next < len(f.byEnd) && f.byEnd[f.next].to <= t; f.next++ {
+		for r, v := range f.byEnd[f.next].amt {
+			f.cur[r] -= v
+		}
+	}
+	f.at = t
+}
+
+// fitsFallen reports whether want fits in what nodes of capacity
+// capTotal have free together when their usage is the falls' (nodes
+// without spans use nothing).
+func fitsFallen(capTotal Amounts, falls []usageFall, want Amounts) bool {
+	for r, v := range want {
+		if v <= 0 {
+			continue
+		}
+		free := capTotal[r]
+		for k := range falls {
+			free -= falls[k].cur[r]
+		}
+		if free < v {
+			return false
+		}
+	}
+	return true
+}

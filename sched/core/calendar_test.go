@@ -207,3 +207,110 @@ func TestCalendarExclusive(t *testing.T) {
 		t.Errorf("a job that ends before the excl reservation: %v %v", nodesOf(w), ok)
 	}
 }
+
+// heldWorld is a world of four nodes (two on one host) with running jobs
+// ending at many moments, some of them at the same moment, one placed
+// exclusively, and each node's Assigned exactly what they hold.
+func heldWorld(held bool) *World {
+	nodes := []*Node{node("n1", 8), node("n2", 8), node("n3", 4), node("n4", 4)}
+	nodes[2].Host, nodes[3].Host = "h", "h"
+	jobs := []*Job{
+		running(job("A", "1:ncpus=3", 100*time.Second), t0.Add(-10*time.Second), cpus("n1", "3")),
+		running(job("B", "1:ncpus=2", 200*time.Second), t0, cpus("n1", "2")),
+		running(job("C", "1:ncpus=4", 90*time.Second), t0, cpus("n2", "4")),
+		running(job("D", "2:ncpus=2", 300*time.Second), t0, cpus("n2", "2"), cpus("n1", "2")),
+		running(job("E", "1:ncpus=1", 90*time.Second), t0, cpus("n2", "1")),
+		placed(running(job("X", "1:ncpus=1", 150*time.Second), t0, cpus("n3", "1")), "excl"),
+		running(job("F", "1:ncpus=1", 0), t0, cpus("n4", "1")), // no walltime: forever
+		job("Q", "1:ncpus=1", time.Minute),                     // queued
+	}
+	for _, j := range jobs {
+		for _, ch := range j.Where {
+			for _, n := range nodes {
+				if n.Name == ch.Node {
+					for r, v := range ch.Amounts() {
+						n.Assigned[r] += v
+					}
+				}
+			}
+		}
+	}
+	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, nodes, jobs)
+	w.HeldByRunning = held
+	return w
+}
+
+// A world whose Assigned is what its running jobs hold (a simulator's)
+// gets a calendar that answers every question as one built from the jobs
+// does: what fits now, the earliest start of jobs of every size, after
+// starts and a reservation, and the moments jobs end.
+func TestCalendarHeldByRunning(t *testing.T) {
+	type answer struct {
+		At    int64
+		Where []string
+		OK    bool
+	}
+	ask := func(held bool) []answer {
+		c := NewCalendar(heldWorld(held))
+		var out []answer
+		probe := func(j *Job) {
+			w, ok := c.PlaceAt(j, t0, nil, false)
+			out = append(out, answer{0, nodesOf(w), ok})
+			at, w, ok := c.Earliest(j, t0, false)
+			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+		}
+		sizes := []string{"1:ncpus=1", "1:ncpus=3", "1:ncpus=6", "1:ncpus=8", "2:ncpus=4", "3:ncpus=4", "1:ncpus=9"}
+		for _, s := range sizes {
+			probe(job("P"+s, s, 120*time.Second))
+		}
+		probe(placed(job("XX", "1:ncpus=1", time.Minute), "exclhost"))
+		if w, ok := c.PlaceAt(job("S", "1:ncpus=2", 500*time.Second), t0, nil, false); ok {
+			c.Start(job("S", "1:ncpus=2", 500*time.Second), w)
+		}
+		big := job("R", "2:ncpus=8", time.Hour)
+		if at, w, ok := c.Earliest(big, t0, false); ok {
+			c.Reserve(big, at, w)
+			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+		}
+		for _, s := range sizes {
+			probe(job("L"+s, s, 50*time.Second))
+			probe(job("M"+s, s, 1000*time.Second))
+		}
+		var ends []string
+		for _, e := range c.endTimes() {
+			ends = append(ends, fmt.Sprint(e-t0.Unix()))
+		}
+		out = append(out, answer{Where: ends})
+		// A job started now after all that adds to the usage cached.
+		if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
+			c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
+		}
+		// The usage cached at each moment, kept as spans were added, is
+		// what the spans holding that moment add up to.
+		for _, cn := range c.nodes {
+			for at, u := range cn.usage {
+				want := Amounts{}
+				for _, s := range cn.spans {
+					if s.from <= at && at < s.to {
+						for r, v := range s.amt {
+							want[r] += v
+						}
+					}
+				}
+				for r := range u {
+					if u[r] != want[r] {
+						t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
+					}
+				}
+			}
+		}
+		return out
+	}
+	built, held := ask(false), ask(true)
+	if fmt.Sprint(built) != fmt.Sprint(held) {
+		t.Errorf("calendar of the running jobs:\n%v\nof Assigned (HeldByRunning):\n%v", built, held)
+	}
+	if fmt.Sprint(built[len(built)-1].Where) != "[90 150 200 300 500 3900]" {
+		t.Errorf("end times %v, want each once, in order", built[len(built)-1].Where)
+	}
+}

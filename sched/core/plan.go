@@ -62,23 +62,43 @@ type Decision struct {
 type Plan struct {
 	decisions []Decision
 	commented map[string]string // job -> comment set this cycle
+	quiet     bool              // Comment records nothing (Quiet)
 }
 
 // NewPlan starts an empty plan.
-func NewPlan() *Plan { return &Plan{commented: map[string]string{}} }
+func NewPlan() *Plan { return &Plan{} }
+
+// Quiet makes Comment record nothing, for a world whose maker keeps no
+// comments (World.NoComments): in a long queue, most of a cycle's
+// decisions would be comments.
+func (p *Plan) Quiet() { p.quiet = true }
 
 // Run starts j on where; comment, when not empty, becomes its comment.
 func (p *Plan) Run(j *Job, where []Chunk, comment string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideRun, Job: j, Where: where, Text: comment})
-	p.commented[j.ID] = comment
+	p.setCommented(j, comment)
+}
+
+// setCommented notes the comment a decision of this cycle gives j.
+func (p *Plan) setCommented(j *Job, text string) {
+	if p.quiet {
+		return // Comment records nothing: no need to remember
+	}
+	if p.commented == nil {
+		p.commented = map[string]string{}
+	}
+	p.commented[j.ID] = text
 }
 
 // Comment sets j's comment when it differs from what j has.
 func (p *Plan) Comment(j *Job, text string) {
+	if p.quiet {
+		return
+	}
 	if prev, ok := p.commented[j.ID]; ok && prev == text || !ok && j.Comment == text {
 		return
 	}
-	p.commented[j.ID] = text
+	p.setCommented(j, text)
 	p.decisions = append(p.decisions, Decision{Kind: DecideComment, Job: j, Text: text})
 }
 

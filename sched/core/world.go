@@ -203,6 +203,21 @@ type World struct {
 	// policy asked to see once more (their final resources_used), for
 	// fair-share usage; no check or placement reads them.
 	Ended []*Job
+	// HeldByRunning promises that every node's Assigned is exactly what
+	// the chunks of the world's running jobs hold, as a simulator keeps
+	// it: a calendar then need not add up the running jobs to know what
+	// is free now (NewCalendar). A live server's counts may lag, so it
+	// leaves this false.
+	HeldByRunning bool
+	// NoComments says the world's maker keeps no job comments (a
+	// simulator reports starts and ends only): a policy may leave them
+	// out, and stop going through the jobs once only comments can follow.
+	NoComments bool
+	// Ordered promises that Jobs lists the jobs that are not queued
+	// first, then the queued ones by Qtime and then Seq, as strict fifo
+	// tries them (a simulator keeps them so): a cycle may then stop going
+	// through them early.
+	Ordered bool
 
 	queueByName map[string]*Queue
 	nodeByName  map[string]*Node

@@ -17,6 +17,8 @@ type serverLimits struct{}
 
 func (serverLimits) Name() string { return "server_limits" }
 
+func (serverLimits) idle(cx *Context) bool { return cx.World.Server.Limits == core.NoLimits }
+
 func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 	l := cx.World.Server.Limits
 	if l == core.NoLimits {
@@ -38,6 +40,15 @@ func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 type queueLimits struct{}
 
 func (queueLimits) Name() string { return "queue_limits" }
+
+func (queueLimits) idle(cx *Context) bool {
+	for _, q := range cx.World.Queues {
+		if q.Limits != core.NoLimits {
+			return false
+		}
+	}
+	return true
+}
 
 func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 	q := cx.World.Queue(j.Queue)
@@ -63,6 +74,8 @@ type dedicatedBoundary struct{}
 
 func (dedicatedBoundary) Name() string { return "dedicated_time" }
 
+func (dedicatedBoundary) idle(cx *Context) bool { return cx.Inputs.Dedicated == nil }
+
 func (dedicatedBoundary) Check(cx *Context, j *core.Job) core.Status {
 	d := cx.Inputs.Dedicated
 	if d == nil {
@@ -86,6 +99,9 @@ type starvation struct{}
 
 func (starvation) Name() string { return "starving_jobs" }
 
+// idle: the starving job, once started, is not starving any more.
+func (starvation) idle(cx *Context) bool { return cx.starving == nil || cx.Settings.Backfill }
+
 func (starvation) Check(cx *Context, j *core.Job) core.Status {
 	if cx.starving != nil && j != cx.starving && !cx.Settings.Backfill {
 		return core.NotNowf("starving_jobs", cStarving)
@@ -99,9 +115,12 @@ type sortKeys struct{}
 func (sortKeys) Name() string { return "sort_by" }
 
 func (sortKeys) Sort(cx *Context, jobs []*core.Job) {
+	fairShare := cx.Settings.FairShare && cx.Inputs.Standing != nil
+	if len(cx.Settings.Sort) == 0 && cx.Settings.Formula == nil && !fairShare {
+		return // no order asked for: a stable sort would change nothing
+	}
 	less := comparator(cx.Settings.Sort, cx.Inputs.Standing)
 	sort.SliceStable(jobs, func(a, b int) bool { return less(jobs[a], jobs[b]) })
-	fairShare := cx.Settings.FairShare && cx.Inputs.Standing != nil
 	if f := cx.Settings.Formula; f != nil {
 		byFormula(cx, f, jobs, fairShare)
 		return
@@ -169,6 +188,9 @@ func comparator(keys []SortKey, standing *fairshare.Standing) func(a, b *core.Jo
 // must fit in resources_available minus what running jobs hold, or, with
 // only resources_max set, under that per-job cap.
 func resources(cx *Context, j *core.Job) string {
+	if !cx.capped {
+		return ""
+	}
 	q := cx.World.Queue(j.Queue)
 	for _, scope := range []struct {
 		queue        string

@@ -94,13 +94,15 @@ func outcome(p *core.Plan) []string {
 	return out
 }
 
-func TestDecide(t *testing.T) {
-	tests := []struct {
-		name string
-		w    *world
-		in   Inputs
-		want []string
-	}{
+type decideCase struct {
+	name string
+	w    *world
+	in   Inputs
+	want []string
+}
+
+func decideCases() []decideCase {
+	return []decideCase{
 		{"fifo fills nodes in order", newWorld().node("n1", 2, "free").node("n2", 2, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=2").job(3, "Q", "workq", "u", "1:ncpus=1"),
 			Inputs{}, []string{"run 1 n1", "run 2 n2", "comment 3 " + cNodes}},
@@ -163,7 +165,10 @@ func TestDecide(t *testing.T) {
 		{"scatter job on two nodes", newWorld().node("n1", 1, "free").node("n2", 1, "free").
 			job(1, "Q", "workq", "u", "2:ncpus=1", r("Resource_List", "place", "scatter")), Inputs{}, []string{"run 1 n1+n2"}},
 	}
-	for _, tt := range tests {
+}
+
+func TestDecide(t *testing.T) {
+	for _, tt := range decideCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			got := outcome(tt.w.run(tt.in))
 			if !reflect.DeepEqual(got, tt.want) {
@@ -186,19 +191,24 @@ func TestStartedCommentAndStarvingReleased(t *testing.T) {
 	}
 }
 
+// easyWorld is TestEASYBackfill's world (see there).
+func easyWorld() *world {
+	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
+	return newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
+		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
+		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
+		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
+		job(5, "Q", "workq", "u", "1:ncpus=1")
+}
+
 // EASY backfilling, worked by hand: a node of 2 cpus, a 1-cpu job running
 // until +90 s. The 2-cpu job cannot start: it reserves the node at +90 s.
 // A 1-cpu 20 s job ends before that and starts in the gap; a 1-cpu 10 min
 // job would delay the reservation and waits; a job without a walltime is
 // never backfilled.
 func TestEASYBackfill(t *testing.T) {
-	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
-	w := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
-		job(1, "R", "workq", "u", "1:ncpus=1", wall("00:01:30"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
-		job(2, "Q", "workq", "u", "1:ncpus=2", wall("00:01:40")).
-		job(3, "Q", "workq", "u", "1:ncpus=1", wall("00:00:20")).
-		job(4, "Q", "workq", "u", "1:ncpus=1", wall("00:10:00")).
-		job(5, "Q", "workq", "u", "1:ncpus=1")
+	w := easyWorld()
 	easy := Settings{Backfill: true, BackfillDepth: 1000}
 	got := outcome(w.run(Inputs{Settings: easy}))
 	want := []string{"reserve 2 n1 +1m30s", "comment 2 " + cNodes, "run 3 n1", "comment 4 " + cTopJob, "comment 5 " + cNoWalltime}
@@ -225,5 +235,31 @@ func TestEASYBackfill(t *testing.T) {
 	one.BackfillDepth = 1
 	if got := outcome(w.run(Inputs{Settings: one})); !reflect.DeepEqual(got, []string{"reserve 2 n1 +1m30s", "comment 2 " + cNodes, "run 3 n1", "comment 4 " + cTopJob, "comment 5 " + cTopJob}) {
 		t.Fatalf("backfill_depth 1: %q", got)
+	}
+}
+
+// A world whose maker keeps no comments (a simulator's) gets the same
+// decisions but for the comments, and none of those: in strict fifo the
+// cycle stops at the first blocked job.
+func TestNoComments(t *testing.T) {
+	cases := append(decideCases(),
+		decideCase{name: "EASY", w: easyWorld(), in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}},
+		decideCase{name: "strict fifo by queue", w: newWorld().queue("b", "Execution", true).node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=1").job(3, "Q", "b", "u", "1:ncpus=1"),
+			in: Inputs{Settings: Settings{StrictFIFO: true, ByQueue: true}}})
+	for _, tc := range cases {
+		loud := outcome(tc.w.run(tc.in))
+		world := sched.NewWorld(now, tc.w.server, tc.w.queues, tc.w.nodes, tc.w.jobs)
+		world.NoComments = true
+		quiet := outcome(DefaultPipeline().Schedule(world, tc.in))
+		var want []string
+		for _, d := range loud {
+			if !strings.HasPrefix(d, "comment ") {
+				want = append(want, d)
+			}
+		}
+		if !reflect.DeepEqual(quiet, want) {
+			t.Errorf("%s: without comments %q, want %q (with them: %q)", tc.name, quiet, want, loud)
+		}
 	}
 }

@@ -1,6 +1,8 @@
 package fifo
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,10 +78,16 @@ type Context struct {
 	Cal      *core.Calendar
 	Settings Settings
 	Inputs   Inputs
-	counts   *counts
+	// counts are made on first use (most cycles set no limit that needs
+	// them); uncounted lists the jobs the cycle started before then.
+	counts    *counts
+	uncounted []*core.Job
 	// inDedicated is set while a dedicated-time window is open.
 	inDedicated bool
-	starving    *core.Job
+	// capped: the server or a queue has resources_available or
+	// resources_max (resources).
+	capped   bool
+	starving *core.Job
 	// load is each node's load as the cycle's starts raise it (load
 	// balancing), and lastRR the time-shared node the last start went to.
 	load   map[string]float64
@@ -89,12 +97,33 @@ type Context struct {
 // Running is the number of running jobs on the server (queue "") or in a
 // queue: in all, of user and of group.
 func (cx *Context) Running(queue, user, group string) (total, ofUser, ofGroup int64) {
-	return cx.counts.running(queue, user, group)
+	return cx.count().running(queue, user, group)
 }
 
 // Assigned is how much of resource r running jobs hold, on the server
 // (queue "") or in a queue.
-func (cx *Context) Assigned(queue, r string) float64 { return cx.counts.assigned(queue, r) }
+func (cx *Context) Assigned(queue, r string) float64 { return cx.count().assigned(queue, r) }
+
+// count returns the running counts, made now if this is their first use.
+func (cx *Context) count() *counts {
+	if cx.counts == nil {
+		cx.counts = newCounts(cx.World)
+		for _, j := range cx.uncounted {
+			cx.startCounted(j)
+		}
+		cx.uncounted = nil
+	}
+	return cx.counts
+}
+
+// startCounted counts a job the cycle starts.
+func (cx *Context) startCounted(j *core.Job) {
+	if cx.counts == nil {
+		cx.uncounted = append(cx.uncounted, j)
+		return
+	}
+	cx.counts.start(j)
+}
 
 // The comments of OpenPBS's scheduler, as users and tools know them.
 const (
@@ -131,7 +160,10 @@ func DefaultPipeline() *Pipeline {
 func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	st := in.Settings
 	plan := core.NewPlan()
-	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, counts: newCounts(w), lastRR: in.LastRR}
+	if w.NoComments {
+		plan.Quiet()
+	}
+	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
 	now := w.Now
 	if d := in.Dedicated; d != nil {
 		cx.inDedicated = now.After(d.From) && now.Before(d.To)
@@ -142,8 +174,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	isDed := func(q string) bool { return st.DedicatedPrefix != "" && strings.HasPrefix(q, st.DedicatedPrefix) }
 
 	// Queues that may run jobs this cycle, in order.
-	queues := append([]*core.Queue(nil), w.Queues...)
+	queues := w.Queues
 	if st.SortQueues {
+		queues = slices.Clone(queues)
 		sort.SliceStable(queues, func(a, b int) bool { return queues[a].Priority > queues[b].Priority })
 	}
 	queueWhy := map[string]string{}
@@ -161,47 +194,106 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			queueWhy[q.Name] = ""
 		}
 	}
-	perQueue := map[string][]*core.Job{}
-	var all []*core.Job
-	for _, j := range w.Jobs {
+	// candidate says whether a queued job may be tried, commenting on
+	// those of queues that may not run now. Jobs of one queue tend to come
+	// together: the last queue's verdict is kept rather than looked up
+	// for every job.
+	lastQueue, why, known := "", "", false
+	candidate := func(j *core.Job) bool {
 		if !j.Queued() {
-			continue
+			return false
 		}
-		why, known := queueWhy[j.Queue]
+		if j.Queue != lastQueue || lastQueue == "" {
+			lastQueue = j.Queue
+			why, known = queueWhy[j.Queue]
+		}
 		switch {
 		case !known, why == "-":
-			continue
+			return false
 		case why != "":
 			plan.Comment(j, notRunning+why)
-			continue
+			return false
 		}
-		perQueue[j.Queue] = append(perQueue[j.Queue], j)
-		all = append(all, j)
+		return true
 	}
-	if st.ByQueue || st.RoundRobin {
-		// Only these orders take the jobs queue by queue (arrange).
-		for _, js := range perQueue {
-			p.Order.Sort(cx, js)
+	// The jobs in the order they are tried. Strict fifo tries them by
+	// queue time; a world that already lists them so (World.Ordered), and
+	// wants no comments, is gone through as it is, without a copy, so that
+	// a cycle that stops early does not pay for the rest of a long queue.
+	var order []*core.Job
+	lazy := w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in)
+	if !lazy {
+		// perQueue is needed only by the orders that go queue by queue.
+		byQueue := st.ByQueue || st.RoundRobin
+		var perQueue map[string][]*core.Job
+		if byQueue {
+			perQueue = map[string][]*core.Job{}
 		}
-	}
-	p.Order.Sort(cx, all)
-	if st.HelpStarving && st.MaxStarve > 0 {
-		worst := time.Duration(0)
-		for _, j := range all {
-			if over := now.Sub(j.Qtime) - st.MaxStarve; over > worst && !isDed(j.Queue) {
-				worst, cx.starving = over, j
+		all := make([]*core.Job, 0, len(w.Jobs))
+		for _, j := range w.Jobs {
+			if !candidate(j) {
+				continue
+			}
+			if byQueue {
+				perQueue[j.Queue] = append(perQueue[j.Queue], j)
+			}
+			all = append(all, j)
+		}
+		if byQueue {
+			// Only these orders take the jobs queue by queue (arrange).
+			for _, js := range perQueue {
+				p.Order.Sort(cx, js)
 			}
 		}
+		p.Order.Sort(cx, all)
+		if st.HelpStarving && st.MaxStarve > 0 {
+			worst := time.Duration(0)
+			for _, j := range all {
+				if over := now.Sub(j.Qtime) - st.MaxStarve; over > worst && !isDed(j.Queue) {
+					worst, cx.starving = over, j
+				}
+			}
+		}
+		order = arrange(all, perQueue, queues, st)
+		if cx.starving != nil {
+			order = moveFirst(order, cx.starving)
+		}
 	}
-	order := arrange(all, perQueue, queues, st)
-	if cx.starving != nil {
-		order = moveFirst(order, cx.starving)
-	}
+	pos := 0 // lazy: the next of w.Jobs to look at
 
-	stamp := "Job started on " + now.Format("Mon Jan 02 at 15:04")
-	nodesKnown := allKnown(w)
-	capacity := capacityOf(w)
-	blocked := map[string]bool{} // strict fifo without backfill: scope stopped
+	checks := p.activeChecks(cx)
+	// Whether the server or a queue caps resources (checks 10 and 11):
+	// when none does, resources has nothing to say.
+	cx.capped = len(w.Server.ResourcesAvailable)+len(w.Server.ResourcesMax) > 0
+	for _, q := range w.Queues {
+		cx.capped = cx.capped || len(q.ResourcesAvailable)+len(q.ResourcesMax) > 0
+	}
+	stamp := "" // the comment of a start, made at the first
+	// What the nodes could ever give, worked out when a job first does
+	// not fit.
+	var capacity *nodeCapacity
+	neverRuns := func(j *core.Job) error {
+		if capacity == nil {
+			capacity = &nodeCapacity{}
+			if allKnown(w) {
+				*capacity = capacityOf(w)
+			}
+		}
+		if capacity.w == nil {
+			return nil // a node not heard from yet might take it
+		}
+		return neverFits(w, j, capacity)
+	}
+	// Strict fifo without backfill stops a scope (a queue with by_queue,
+	// else all jobs) at its first job that cannot run.
+	var blocked map[string]bool
+	stopped := func(scope string) bool { return blocked[scope] }
+	stop := func(scope string) {
+		if blocked == nil {
+			blocked = map[string]bool{}
+		}
+		blocked[scope] = true
+	}
 	// EASY: the first job that cannot start for want of nodes takes a
 	// reservation; jobs after it, within the lookahead, start only where
 	// they cannot delay it.
@@ -210,12 +302,28 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// blocker is the job an activation Block stopped the cycle at: no job
 	// of equal or lower priority after it starts.
 	var blocker *core.Job
-	for i, j := range order {
+	for i := 0; ; i++ {
+		var j *core.Job
+		if lazy {
+			for ; j == nil && pos < len(w.Jobs); pos++ {
+				if candidate(w.Jobs[pos]) {
+					j = w.Jobs[pos]
+				}
+			}
+		} else if i < len(order) {
+			j = order[i]
+		}
+		if j == nil {
+			break
+		}
 		scope := ""
 		if st.ByQueue {
 			scope = j.Queue
 		}
-		if blocked[scope] {
+		if stopped(scope) {
+			if w.NoComments && !st.ByQueue {
+				break // every job after it is in the scope stopped
+			}
 			plan.Comment(j, notRunning+cStrictFIFO)
 			continue
 		}
@@ -231,10 +339,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
-		if s := p.check(cx, j); !s.IsRun() {
+		if s := p.check(cx, checks, j); !s.IsRun() {
 			plan.Comment(j, s.Comment())
 			if st.StrictFIFO && !st.Backfill {
-				blocked[scope] = true
+				stop(scope)
 			}
 			continue
 		}
@@ -278,7 +386,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			if why := resources(cx, j); why != "" {
 				plan.Comment(j, notRunning+why)
 				if st.StrictFIFO && !st.Backfill {
-					blocked[scope] = true
+					stop(scope)
 				}
 				continue
 			}
@@ -305,20 +413,21 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				plan.Run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
 				cx.started(j, where)
 			} else {
+				if stamp == "" && !w.NoComments {
+					stamp = "Job started on " + now.Format("Mon Jan 02 at 15:04")
+				}
 				plan.Run(j, where, stamp)
 			}
 			cx.Cal.Start(j, where)
-			cx.counts.start(j)
+			cx.startCounted(j)
 			if j == cx.starving {
 				cx.starving = nil
 			}
 			continue
 		}
-		if nodesKnown {
-			if err := neverFits(w, j, capacity); err != nil {
-				plan.Fail(j, notRunning+"Job could never run: "+err.Error())
-				continue
-			}
+		if err := neverRuns(j); err != nil {
+			plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+			continue
 		}
 		switch {
 		case backfilling:
@@ -339,16 +448,42 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		default:
 			plan.Comment(j, notRunning+cNodes)
 			if st.StrictFIFO {
-				blocked[scope] = true
+				stop(scope)
 			}
 		}
 	}
 	return plan
 }
 
-// check runs the checks in order; the first that says no wins.
-func (p *Pipeline) check(cx *Context, j *core.Job) core.Status {
+// noOrder reports whether the pipeline's order leaves jobs as they are:
+// the sort keys' order with no key, formula or fair share.
+func (p *Pipeline) noOrder(in Inputs) bool {
+	_, keys := p.Order.(sortKeys)
+	st := in.Settings
+	return keys && len(st.Sort) == 0 && st.Formula == nil && !(st.FairShare && in.Standing != nil)
+}
+
+// idler is a check that can tell at the start of a cycle that it will
+// find nothing against any job of the cycle: it is then not asked.
+type idler interface {
+	idle(cx *Context) bool
+}
+
+// activeChecks are the checks that may say no this cycle, in order.
+func (p *Pipeline) activeChecks(cx *Context) []Check {
+	var out []Check
 	for _, c := range p.Checks {
+		if i, ok := c.(idler); ok && i.idle(cx) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// check runs the checks in order; the first that says no wins.
+func (p *Pipeline) check(cx *Context, checks []Check, j *core.Job) core.Status {
+	for _, c := range checks {
 		if s := c.Check(cx, j); !s.IsRun() {
 			if s.Plugin == "" {
 				s.Plugin = c.Name()
@@ -379,13 +514,16 @@ func arrange(all []*core.Job, perQueue map[string][]*core.Job, queues []*core.Qu
 	var order []*core.Job
 	switch {
 	case st.StrictFIFO:
+		// Usually the jobs come in that order already: checking costs
+		// less than sorting a long queue at every cycle.
+		byQtime := func(a, b *core.Job) int {
+			return cmp.Or(a.Qtime.Compare(b.Qtime), cmp.Compare(a.Seq, b.Seq))
+		}
+		if slices.IsSortedFunc(all, byQtime) {
+			return all
+		}
 		order = append(order, all...)
-		sort.SliceStable(order, func(a, b int) bool {
-			if !order[a].Qtime.Equal(order[b].Qtime) {
-				return order[a].Qtime.Before(order[b].Qtime)
-			}
-			return order[a].Seq < order[b].Seq
-		})
+		slices.SortStableFunc(order, byQtime)
 	case st.RoundRobin:
 		for i := 0; ; i++ {
 			added := false
@@ -432,21 +570,31 @@ func allKnown(w *core.World) bool {
 // neverFits says why j cannot run even on empty nodes (every node known,
 // whatever its state), or nil. When every chunk fits the largest node and
 // there are nodes enough, the job is taken to fit without a search.
-func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
-	if len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil {
-		// One chunk: its amounts are the job's totals.
-		for r, v := range j.Totals {
-			if v > capacity.largest[r] {
-				return notEnough(r, v, capacity.largest[r])
+func neverFits(w *core.World, j *core.Job, capacity *nodeCapacity) error {
+	oneChunk := len(j.Select) == 1 && j.Select[0].Count == 1 && j.Totals != nil
+	if oneChunk {
+		// One chunk: its amounts are the job's totals, already worked out
+		// (most are cpus alone: a lookup costs less than a walk).
+		if v, ok := j.Totals["ncpus"]; ok && len(j.Totals) == 1 {
+			if v > capacity.cpus {
+				return notEnough("ncpus", v, capacity.cpus)
+			}
+		} else {
+			for r, v := range j.Totals {
+				if v > capacity.of(r) {
+					return notEnough(r, v, capacity.of(r))
+				}
 			}
 		}
 	}
 	chunks, simple := 0, true
 	for _, c := range j.Select {
 		chunks += c.Count
-		for r, v := range c.Amounts {
-			if v > capacity.largest[r] {
-				return notEnough(r, v, capacity.largest[r])
+		if !oneChunk {
+			for r, v := range c.Amounts {
+				if v > capacity.of(r) {
+					return notEnough(r, v, capacity.of(r))
+				}
 			}
 		}
 		if len(c.Props) > 0 {
@@ -470,20 +618,39 @@ func neverFits(w *core.World, j *core.Job, capacity nodeCapacity) error {
 // nodeCapacity is what the known nodes have with nothing running: the
 // largest amount of each resource on one node, and how many nodes.
 type nodeCapacity struct {
+	w     *core.World // nil when some node is not known yet
+	known int
+	cpus  float64 // the largest ncpus
+	// largest is the largest amount of each resource, made when a job
+	// first asks for more than cpus (of).
 	largest core.Amounts
-	known   int
 }
 
 func capacityOf(w *core.World) nodeCapacity {
-	c := nodeCapacity{largest: core.Amounts{}}
+	c := nodeCapacity{w: w}
 	for _, n := range w.Nodes {
-		if !n.Known() {
-			continue
-		}
-		c.known++
-		for r, v := range n.Avail {
-			c.largest[r] = max(c.largest[r], v)
+		if n.Known() {
+			c.known++
+			c.cpus = max(c.cpus, n.Avail["ncpus"])
 		}
 	}
 	return c
+}
+
+// of is the largest amount of r on one known node.
+func (c *nodeCapacity) of(r string) float64 {
+	if r == "ncpus" {
+		return c.cpus
+	}
+	if c.largest == nil {
+		c.largest = core.Amounts{}
+		for _, n := range c.w.Nodes {
+			if n.Known() {
+				for r, v := range n.Avail {
+					c.largest[r] = max(c.largest[r], v)
+				}
+			}
+		}
+	}
+	return c.largest[r]
 }

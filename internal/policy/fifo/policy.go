@@ -15,6 +15,9 @@ import (
 // them and runs the pipeline.
 type Policy struct {
 	Pipeline *Pipeline // nil: DefaultPipeline
+	// dflt is the DefaultPipeline used while Pipeline is nil, made once:
+	// a pipeline holds no state of its own.
+	dflt *Pipeline
 
 	mu    sync.Mutex
 	files *schedpriv.Files
@@ -50,6 +53,12 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 	p.mu.Lock()
 	files := p.files
 	pl := p.Pipeline
+	if pl == nil {
+		if p.dflt == nil {
+			p.dflt = DefaultPipeline()
+		}
+		pl = p.dflt
+	}
 	in := InputsAt(files, w.Now)
 	if usesFairShare(files) {
 		if p.ledger == nil {
@@ -67,9 +76,6 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 	}
 	in.LastRR = p.lastRR
 	p.mu.Unlock()
-	if pl == nil {
-		pl = DefaultPipeline()
-	}
 	plan := pl.Schedule(w, in)
 	if in.Settings.LoadBalancingRR {
 		for _, d := range plan.Decisions() {
