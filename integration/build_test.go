@@ -19,7 +19,7 @@ func TestBuildLinking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dynamic := map[string]bool{"pbs_server": true, "pbs_mom": true, "pbs_sched": true, "swf_sched": true}
+	dynamic := map[string]bool{"pbs_server": true, "pbs_mom": true, "pbs_sched": true, "swf_sched": true, "site_ranking": true}
 	seen := 0
 	for _, e := range entries {
 		f, err := elf.Open(filepath.Join(bin, e.Name()))

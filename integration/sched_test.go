@@ -198,6 +198,33 @@ func TestExampleSchedulerOrder(t *testing.T) {
 	}
 }
 
+// examples/site_ranking, a site scheduler outside internal/ that reuses
+// the FIFO pipeline and replaces its node ranking (best fit), places a
+// 2-cpu job on the node it fills (n2, 2 cpus) where pbs_sched's order
+// would take n1 (4 cpus), leaving n1 whole for a 4-cpu job that then
+// starts beside it.
+func TestExampleSiteRanking(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.AddMom("n2", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")
+	c.MustRun("qmgr", "-c", "set node n2 resources_available.ncpus = 2")
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	small := c.Submit("#!/bin/sh\nsleep 30\n", "-l", "select=1:ncpus=2", "-l", "walltime=00:10:00")
+	big := c.Submit("#!/bin/sh\nsleep 30\n", "-l", "select=1:ncpus=4", "-l", "walltime=00:10:00")
+	c.StartScheduler("site_ranking")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.WaitJobState(small, "R", 30*time.Second)
+	c.WaitJobState(big, "R", 30*time.Second)
+	if h := attr(t, c, small, "exec_host"); !strings.HasPrefix(h, "n2/") {
+		t.Errorf("the 2-cpu job runs on %q, want n2 (best fit)", h)
+	}
+	if h := attr(t, c, big, "exec_host"); !strings.HasPrefix(h, "n1/") {
+		t.Errorf("the 4-cpu job runs on %q, want n1", h)
+	}
+	c.MustRun("qdel", small, big)
+}
+
 // Editing sched_priv reloads it; a broken file is refused with its file
 // and line, and the previous configuration stays.
 func TestSchedConfigReload(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/internal/sim"
 	"gopbs/internal/testcluster"
 	"gopbs/sched/core"

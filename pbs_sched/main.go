@@ -1,5 +1,5 @@
 // Command pbs_sched is the default scheduler: the FIFO policy
-// (internal/policy/fifo) with activation filters (internal/activation) on
+// (policy/fifo) with activation filters (internal/activation) on
 // the scheduler toolkit (package sched). The
 // server connects to it on PBS_SCHEDULER_SERVICE_PORT to start each cycle;
 // its policy files are in PBS_HOME/sched_priv (installed with defaults on

@@ -40,7 +40,7 @@ import (
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/config"
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/internal/sim"
 	"gopbs/internal/trace"
 	"gopbs/proto"

@@ -29,7 +29,7 @@ import (
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/config"
 	"gopbs/internal/getopt"
-	"gopbs/internal/policy/fairshare"
+	"gopbs/policy/fairshare"
 	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"

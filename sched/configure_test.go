@@ -13,7 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/logging"
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 )
 
 // syncBuffer is a log output the test reads while the runner writes.

@@ -18,7 +18,7 @@ out=${1:-bin}
 shift || true
 mkdir -p "$out"
 
-daemons=(pbs_server pbs_mom pbs_sched examples/swf_sched)
+daemons=(pbs_server pbs_mom pbs_sched examples/swf_sched examples/site_ranking)
 skip=$(printf 'gopbs/%s\n' "${daemons[@]}")
 mapfile -t commands < <(go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./... | grep -v -x -F "$skip")
 

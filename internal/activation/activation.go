@@ -8,7 +8,7 @@ import (
 
 	"gopbs/internal/filter"
 	"gopbs/internal/jobjson"
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/proto"
 	"gopbs/sched"
 	"gopbs/sched/core"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/proto"
 	"gopbs/resc"
 	"gopbs/sched/core"

@@ -24,7 +24,7 @@ var ioImports = []string{"net", "net/http", "os", "os/exec", "os/signal", "os/us
 // its clock calls too).
 var pure = []string{
 	"resc", "sched/core", "sched_priv",
-	"internal/place", "internal/policy/fifo", "internal/policy/fairshare", "internal/formula",
+	"internal/place", "policy/fifo", "policy/fairshare", "internal/formula",
 	"internal/sim", "internal/model", "internal/qmgrparse", "internal/stage", "internal/mailer",
 	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp",
 }
@@ -57,9 +57,9 @@ var rules = []rule{
 	{[]string{"proto"}, []string{"internal/model", "internal/server", "internal/mom", "sched", "resc"}, "the wire depends on nothing above it"},
 	{[]string{"resc"}, []string{"proto", "internal/model", "internal/place"}, "resource syntax is the bottom layer"},
 	{[]string{"internal/model"}, []string{"internal/server", "internal/store", "internal/mom", "sched"}, "the object model knows no daemon"},
-	{[]string{"sched", "internal/policy", "internal/sim", "internal/activation"}, []string{"internal/server", "internal/store", "internal/mom", "internal/shepherd"}, "schedulers talk to the server over proto only"},
-	{[]string{"internal/server"}, []string{"internal/mom", "internal/shepherd", "sched", "internal/policy"}, "the server never decides what runs and reaches moms over proto"},
-	{[]string{"internal/mom", "internal/shepherd"}, []string{"internal/server", "internal/store", "sched", "internal/policy"}, "a node agent knows the server only over proto"},
+	{[]string{"sched", "policy", "internal/sim", "internal/activation"}, []string{"internal/server", "internal/store", "internal/mom", "internal/shepherd"}, "schedulers talk to the server over proto only"},
+	{[]string{"internal/server"}, []string{"internal/mom", "internal/shepherd", "sched", "policy"}, "the server never decides what runs and reaches moms over proto"},
+	{[]string{"internal/mom", "internal/shepherd"}, []string{"internal/server", "internal/store", "sched", "policy"}, "a node agent knows the server only over proto"},
 	{[]string{"internal/shepherd"}, []string{"internal/mom"}, "the shepherd outlives its mom: it links none of it"},
 }
 

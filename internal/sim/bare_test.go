@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/internal/trace"
 	"gopbs/sched/core"
 	"gopbs/sched_priv/privdir"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fifo"
+	"gopbs/policy/fifo"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 )

@@ -618,6 +618,16 @@ func (c *Calendar) endTimes() []int64 {
 // Now is the calendar's present.
 func (c *Calendar) Now() time.Time { return time.Unix(c.now, 0) }
 
+// FreeNow is what node has free now, as the cycle's placements so far
+// leave it (a copy; nil for a node the calendar does not know).
+func (c *Calendar) FreeNow(node string) Amounts {
+	cn := c.node(node)
+	if cn == nil {
+		return nil
+	}
+	return cn.freeNow.Clone()
+}
+
 // usageFall follows the usage of a node whose spans all hold now as time
 // goes on: it only falls, as spans end.
 type usageFall struct {

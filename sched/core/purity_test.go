@@ -13,7 +13,7 @@ import (
 // sched_priv/privdir) and the job sort formula they carry, and the
 // policies built on the core (each policy package is added here as it
 // moves onto the core).
-var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv", "gopbs/internal/policy/fifo", "gopbs/internal/policy/fairshare", "gopbs/internal/formula", "gopbs/internal/sim"}
+var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv", "gopbs/policy/fifo", "gopbs/policy/fairshare", "gopbs/internal/formula", "gopbs/internal/sim"}
 
 // forbiddenImports reach outside a process's inputs: sockets, files,
 // processes, process-wide settings, the wire protocol, loggers that write.

@@ -20,11 +20,15 @@ import (
 
 const cTsLoaded = "All timesharing nodes are too loaded to run job"
 
-type loadBalance struct{}
+// LoadBalance is the default Ranking: sched_config's load_balancing and
+// load_balancing_rr over time-shared nodes; for other jobs, or with both
+// off, it has no opinion (nil: the calendar's order). A site Ranking may
+// ask it first and rank the rest itself.
+type LoadBalance struct{}
 
-func (loadBalance) Name() string { return "load_balancing" }
+func (LoadBalance) Name() string { return "load_balancing" }
 
-func (loadBalance) Rank(cx *Context, j *core.Job) ([]*core.Node, core.Status) {
+func (LoadBalance) Rank(cx *Context, j *core.Job) ([]*core.Node, core.Status) {
 	st := cx.Settings
 	if !st.LoadBalancing && !st.LoadBalancingRR {
 		return nil, core.OK

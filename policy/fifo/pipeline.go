@@ -152,7 +152,7 @@ func DefaultPipeline() *Pipeline {
 	return &Pipeline{
 		Order:   sortKeys{},
 		Checks:  []Check{serverLimits{}, queueLimits{}, dedicatedBoundary{}, starvation{}},
-		Ranking: loadBalance{},
+		Ranking: LoadBalance{},
 	}
 }
 

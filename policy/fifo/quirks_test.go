@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/policy/fairshare"
+	"gopbs/policy/fairshare"
 	schedpriv "gopbs/sched_priv"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"gopbs/internal/formula"
-	"gopbs/internal/policy/fairshare"
+	"gopbs/policy/fairshare"
 	"gopbs/sched/core"
 )
 

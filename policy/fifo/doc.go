@@ -23,4 +23,8 @@
 // The policy is a pipeline of extension points (pipeline.go): an order,
 // checks returning core.Status, a node ranking and activation hooks. It is
 // pure: a core.World in, a core.Plan out; the time comes from the world.
+// The package is public so that a site scheduler outside this module can
+// reuse the pipeline and change one point: DefaultPipeline, then replace
+// its Order or Ranking or add a Check, in a fifo.Policy run by
+// sched.Main (examples/site_ranking adds one Ranking).
 package fifo

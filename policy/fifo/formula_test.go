@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"gopbs/internal/formula"
-	"gopbs/internal/policy/fairshare"
+	"gopbs/policy/fairshare"
 	"gopbs/proto"
 	schedpriv "gopbs/sched_priv"
 )

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/policy/fairshare"
+	"gopbs/policy/fairshare"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 )
