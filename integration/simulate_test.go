@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/policy/fifo"
 	"gopbs/internal/sim"
 	"gopbs/internal/testcluster"
+	"gopbs/policy/fifo"
 	"gopbs/sched/core"
 	"gopbs/sched_priv/privdir"
 )

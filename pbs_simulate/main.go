@@ -40,9 +40,9 @@ import (
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/config"
-	"gopbs/policy/fifo"
 	"gopbs/internal/sim"
 	"gopbs/internal/trace"
+	"gopbs/policy/fifo"
 	"gopbs/proto"
 	"gopbs/resc"
 	"gopbs/sched"

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/policy/fifo"
 	"gopbs/internal/trace"
+	"gopbs/policy/fifo"
 	"gopbs/sched/core"
 	"gopbs/sched_priv/privdir"
 )
