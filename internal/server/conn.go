@@ -99,7 +99,7 @@ func (s *Server) acceptLoop(l net.Listener, local bool) {
 	if local {
 		limit = s.localLimit
 	}
-	loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: s.stop, Conns: &s.wg, Log: s.log,
+	loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: s.stop, CloseOnStop: true, Conns: &s.wg, Log: s.log,
 		Serve: func(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 			s.serveConn(nc, peerCreds{local: peer.Local, uid: peer.UID, gid: peer.GID}, slot)
 		}}
@@ -116,18 +116,9 @@ type peerCreds struct {
 func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 	local := peer.local
 	defer nc.Close()
-	// Close the connection when the server stops so a blocked read ends.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-s.stop:
-			nc.Close()
-		case <-done:
-		}
-	}()
+	// The accept loop closes the connection when the server stops (so a
+	// blocked read ends) and has set the handshake's deadline.
 	c := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	hello, err := proto.ServerHandshake(c, s.cfg.ServerName, func(role proto.Role) ([]byte, error) {
 		if local {
 			if role != proto.RoleClient {
