@@ -732,6 +732,9 @@ var jobAttrs = []jobAttr{
 			if err != nil {
 				return proto.Errorf(proto.PBSE_BADATVAL, "Rerunable = %q (want y or n)", v)
 			}
+			if b && j.Interactive != nil {
+				return proto.Errorf(proto.PBSE_BADATVAL, "(interactive jobs are not rerunnable)")
+			}
 			j.Rerunable = b
 			return nil
 		}),
