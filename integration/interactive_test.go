@@ -251,6 +251,18 @@ func TestInteractiveJob(t *testing.T) {
 		}
 	})
 
+	t.Run("qsub gone before the start", func(t *testing.T) {
+		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80})
+		id := q.expect(`qsub: waiting for job (\S+) to start`, 20*time.Second)[1]
+		q.cmd.Process.Kill()
+		q.exited(20 * time.Second)
+		c.MustRun("qrun", id)
+		c.WaitJobState(id, "F", 30*time.Second)
+		if got := attr(t, c, id, "comment"); !strings.Contains(got, "cannot reach qsub") {
+			t.Errorf("comment = %q, want that qsub could not be reached", got)
+		}
+	})
+
 	t.Run("walltime", func(t *testing.T) {
 		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80}, "-l", "walltime=5")
 		id := q.started()

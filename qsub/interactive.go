@@ -111,11 +111,15 @@ func awaitShepherd(env *cmdutil.Env, ln net.Listener, id string, cookie []byte, 
 			}
 			return nil, client, 2, true
 		case <-poll.C:
-			gone, c := jobGone(id, client, sys.connect)
+			gone, why, c := jobGone(id, client, sys.connect)
 			client = c
 			if gone {
-				// OpenPBS's words: deleted, or ended without starting.
-				env.Errorf("job %s apparently deleted", id)
+				// OpenPBS's words: deleted, or ended without starting
+				// (the server's comment says why, when it has one).
+				if why != "" {
+					why = " (" + why + ")"
+				}
+				env.Errorf("job %s apparently deleted%s", id, why)
 				return nil, client, 1, true
 			}
 			delay = min(delay*2, maxPoll)
@@ -150,24 +154,25 @@ func acceptShepherd(ln net.Listener, id string, cookie []byte, proven chan<- *in
 	}
 }
 
-// jobGone asks the server whether the job is finished or unknown; a
-// server it cannot reach is asked again next time.
-func jobGone(id string, client submitter, connect func() (submitter, error)) (bool, submitter) {
-	st, errs, err := client.StatusJobs(&proto.StatusRequest{IDs: []string{id}, Attrs: []string{proto.AttrJobState}, History: true})
+// jobGone asks the server whether the job is finished (and its comment)
+// or unknown; a server it cannot reach is asked again next time.
+func jobGone(id string, client submitter, connect func() (submitter, error)) (bool, string, submitter) {
+	st, errs, err := client.StatusJobs(&proto.StatusRequest{IDs: []string{id}, Attrs: []string{proto.AttrJobState, proto.AttrComment}, History: true})
 	switch {
 	case err != nil:
 		client.Close()
 		if c, cerr := connect(); cerr == nil {
 			client = c
 		}
-		return false, client
+		return false, "", client
 	case len(errs) > 0:
-		return errs[0].Code == proto.PBSE_UNKJOBID, client
+		return errs[0].Code == proto.PBSE_UNKJOBID, "", client
 	case len(st) == 1:
 		state, _ := st[0].Get(proto.AttrJobState)
-		return state == "F", client
+		why, _ := st[0].Get(proto.AttrComment)
+		return state == "F", why, client
 	}
-	return false, client
+	return false, "", client
 }
 
 // relay connects the user's standard input and output to the job until

@@ -272,8 +272,9 @@ func (sh *shepherd) shellCommand() (path string, argv []string) {
 }
 
 // interactiveEnv adjusts a job's environment for its terminal:
-// PBS_ENVIRONMENT says PBS_INTERACTIVE (OpenPBS), and TERM is the user's.
-func interactiveEnv(env []string, term string) []string {
+// PBS_ENVIRONMENT says PBS_INTERACTIVE (OpenPBS), and TERM is the user's
+// when the job has a terminal.
+func interactiveEnv(env []string, tty bool, term string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
 		switch {
@@ -284,7 +285,7 @@ func interactiveEnv(env []string, term string) []string {
 		}
 		out = append(out, kv)
 	}
-	if term != "" {
+	if tty && term != "" {
 		out = append(out, "TERM="+term)
 	}
 	return out

@@ -205,7 +205,7 @@ func (sh *shepherd) run() Result {
 			return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 		}
 		path, argv = sh.shellCommand()
-		env = interactiveEnv(env, sh.term.term)
+		env = interactiveEnv(env, sh.term.tty, sh.term.term)
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
