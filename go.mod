@@ -3,6 +3,7 @@ module gopbs
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/hashicorp/go-hclog v1.6.3
 	github.com/vmihailenco/msgpack/v5 v5.4.1

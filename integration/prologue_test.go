@@ -298,7 +298,6 @@ func TestQsubTorqueOptions(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ opt, want string }{
-		{"-I", "-I is not supported: interactive jobs"},
 		{"-X", "-X is not supported"},
 		{"-x", "-x is not supported"},
 		{"-E", "-E is not supported"},

@@ -272,6 +272,10 @@ type MomJob struct {
 	// stream goes to its path.
 	KeepOutput string
 	KeepError  string
+	// Interactive is set for an interactive job (qsub -I): its shepherd
+	// runs the owner's shell on a terminal relayed to qsub instead of the
+	// script.
+	Interactive *InteractiveSession
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

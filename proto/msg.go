@@ -201,6 +201,25 @@ type SubmitRequest struct {
 	Queue  string // destination as given to -q, "" for the default queue
 	Attrs  []Attr
 	Script []byte
+	// Interactive is set by qsub -I: the job's shell is relayed to qsub
+	// (Host is left to the server).
+	Interactive *InteractiveSession
+}
+
+// InteractiveCookieLen is the length of an interactive job's secret.
+const InteractiveCookieLen = 32
+
+// InteractiveSession says where an interactive job's shepherd finds its
+// qsub: Port on Host (the submission host, as the server knows it), and
+// the secret (Cookie, InteractiveCookieLen random bytes qsub made) by
+// which each proves itself to the other (internal/interactive). The
+// server shows none of it (the job's interactive attribute shows True)
+// and gives it only to the job's mom.
+type InteractiveSession struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Host     string
+	Port     int
+	Cookie   []byte
 }
 
 // SubmitReply carries the new job's id.

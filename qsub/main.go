@@ -16,6 +16,7 @@ import (
 type submitter interface {
 	Submit(req *proto.SubmitRequest) (string, error)
 	StatusJobs(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
+	DeleteJob(id string, opts proto.DeleteOptions) error
 	Close() error
 }
 
@@ -61,6 +62,9 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 			return proto.PBSE_SYSTEM.ExitStatus()
 		}
 		return cmdutil.ExitStatus(err)
+	}
+	if sub.Interactive {
+		return runInteractive(env, sub.Request, client, sys)
 	}
 	defer func() { client.Close() }()
 	id, err := client.Submit(sub.Request)

@@ -30,6 +30,15 @@ type fakeServer struct {
 	// dialFails, when set, limits dialErr to the first dialFails dials.
 	dialFails int
 	slept     time.Duration // the test clock's sleeps
+	// submitted, when set, sees each submission (an interactive job's
+	// shepherd starts from there); deleted lists the jobs deleted.
+	submitted func(*proto.SubmitRequest)
+	deleted   []string
+}
+
+func (f *fakeServer) DeleteJob(id string, _ proto.DeleteOptions) error {
+	f.deleted = append(f.deleted, id)
+	return nil
 }
 
 // poll is one answer to a status request.
@@ -57,6 +66,9 @@ func (f *fakeServer) StatusJobs(req *proto.StatusRequest) ([]proto.Status, []pro
 
 func (f *fakeServer) Submit(req *proto.SubmitRequest) (string, error) {
 	f.got = req
+	if f.submitted != nil {
+		f.submitted(req)
+	}
 	return f.id, f.err
 }
 
@@ -216,7 +228,7 @@ func TestUsageAndLocalErrors(t *testing.T) {
 		{[]string{"-Q", "job.sh"}, 2, "qsub: invalid option -- 'Q'\nusage: qsub "},
 		{[]string{"-j", "xx", "job.sh"}, 2, "qsub: illegal -j value \"xx\": want oe, eo or n\nusage: qsub "},
 		{[]string{"bad.sh"}, 2, "qsub: directive on line 1: illegal -p value \"x\""},
-		{[]string{"-I"}, 2, "qsub: -I is not supported: interactive jobs are not supported\nusage: qsub "},
+		{[]string{"-I", "-J", "1-2"}, 2, "qsub: interactive and array job submission cannot be used together\nusage: qsub "},
 		{[]string{"-n", "-l", "place=shared", "job.sh"}, 2, "qsub: -n (node exclusive) conflicts with place=shared"},
 		{[]string{"missing.sh"}, 1, "qsub: cannot read script file missing.sh: file does not exist\n"},
 	}

@@ -92,6 +92,11 @@ type Job struct {
 	// stage-in request; "" when none was made.
 	StageNode  string
 	StagePhase int
+	// Interactive is set for a job of qsub -I: the port qsub listens on
+	// and the secret its shepherd proves itself with. Only the mom gets
+	// it (the interactive attribute shows True); Host is filled in when
+	// the job starts.
+	Interactive *proto.InteractiveSession
 
 	Ctime         int64
 	Qtime         int64
@@ -727,6 +732,9 @@ var jobAttrs = []jobAttr{
 			if err != nil {
 				return proto.Errorf(proto.PBSE_BADATVAL, "Rerunable = %q (want y or n)", v)
 			}
+			if b && j.Interactive != nil {
+				return proto.Errorf(proto.PBSE_BADATVAL, "(interactive jobs are not rerunnable)")
+			}
 			j.Rerunable = b
 			return nil
 		}),
@@ -786,6 +794,9 @@ var jobAttrs = []jobAttr{
 			j.KillDelay, j.HasKillDelay = n, true
 			return nil
 		}),
+	// qsub -I: shown as True, never with its port or secret; set only
+	// through the submission's Interactive field.
+	mk(proto.AttrInteractive, jaReadOnly, func(j *Job) (string, bool) { return "True", j.Interactive != nil }, nil),
 	// Where an early stage-in put (or is putting) the job's files: the
 	// scheduler runs the job there to skip the copy.
 	mkStr(proto.AttrStageinNode, jaReadOnly, func(j *Job) *string { return &j.StageNode }, nil),

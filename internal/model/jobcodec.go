@@ -200,6 +200,39 @@ var jobFields = []jobField{
 	fBool(func(j *Job) *bool { return &j.HasKillDelay }),
 	fI64(func(j *Job) *int64 { return &j.KillDelay }),
 	fStr(func(j *Job) *string { return &j.DeleteAskedBy }),
+	fInteractive,
+}
+
+// fInteractive stores Interactive as [port, cookie], nil for a batch
+// job; the host is the submission host's, filled in at each start.
+var fInteractive = jobField{
+	func(b []byte, j *Job) []byte {
+		if j.Interactive == nil {
+			return msgp.AppendNil(b)
+		}
+		b = msgp.AppendArrayLen(b, 2)
+		b = msgp.AppendInt(b, int64(j.Interactive.Port))
+		return msgp.AppendBytes(b, j.Interactive.Cookie)
+	},
+	func(d *msgpack.Decoder, j *Job) error {
+		n, err := d.DecodeArrayLen()
+		if err != nil || n < 0 {
+			j.Interactive = nil
+			return err
+		}
+		if n != 2 {
+			return fmt.Errorf("interactive of %d fields", n)
+		}
+		s := &proto.InteractiveSession{}
+		if s.Port, err = d.DecodeInt(); err != nil {
+			return err
+		}
+		if s.Cookie, err = d.DecodeBytes(); err != nil {
+			return err
+		}
+		j.Interactive = s
+		return nil
+	},
 }
 
 // fArray stores a parent's Array as [indices, max_run, deleted] with

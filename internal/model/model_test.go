@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -372,5 +373,37 @@ func TestRequestFollowsItsText(t *testing.T) {
 	j.ResourceList = j.ResourceList.Set("select", "bad:")
 	if _, err := j.Request(); err == nil {
 		t.Errorf("a select that does not parse gave no error")
+	}
+}
+
+// An interactive job's session is stored (its qsub's port and secret
+// survive a restart) but shown only as interactive = True, to everyone;
+// it cannot be set as an attribute, and the job cannot be made
+// rerunnable.
+func TestInteractiveHidden(t *testing.T) {
+	cookie := []byte("0123456789abcdef0123456789abcdef")
+	j := &Job{Seq: 1, ID: "1.srv", Interactive: &proto.InteractiveSession{Port: 40000, Cookie: cookie}}
+	got := codecRoundTrip(t, j)
+	if got.Interactive == nil || got.Interactive.Port != 40000 || string(got.Interactive.Cookie) != string(cookie) {
+		t.Fatalf("stored session: %+v", got.Interactive)
+	}
+	shown := ""
+	for _, a := range JobStatus(j, nil) {
+		if strings.Contains(a.Value, "40000") || strings.Contains(a.Value, string(cookie)) || strings.Contains(a.Value, fmt.Sprintf("%x", cookie)) {
+			t.Errorf("status shows the session in %s = %q", a.FullName(), a.Value)
+		}
+		if a.Name == proto.AttrInteractive {
+			shown = a.Value
+		}
+	}
+	if shown != "True" {
+		t.Errorf("interactive = %q, want True", shown)
+	}
+	user := Privilege{Owner: true}
+	if err := SetJobAttr(&Job{}, proto.Attr{Name: proto.AttrInteractive, Value: "40000"}, user, AtSubmit); err == nil {
+		t.Error("the interactive attribute was set by a request")
+	}
+	if err := SetJobAttr(j, proto.Attr{Name: proto.AttrRerunable, Value: "y"}, Privilege{Owner: true, Manager: true}, AtAlter); err == nil || j.Rerunable {
+		t.Errorf("an interactive job made rerunnable: %v", err)
 	}
 }

@@ -70,6 +70,13 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %s: %w", req.JobID, err)
 	}
+	if j.spec.Interactive != nil {
+		// Its shell's jobs each have a process group of their own; all
+		// of them are in the shepherd's session.
+		for _, p := range shepherd.SessionProcesses(m.shepherdPidOf(j)) {
+			syscall.Kill(p.PID, sig)
+		}
+	}
 	m.mu.Lock()
 	switch special {
 	case signals.Suspend:

@@ -53,7 +53,10 @@
 // or refuse (it refuses init_root_dir). -W block=true is read here too
 // (Submission.Block): qsub waits for the job's end. Options that ask for
 // what this system does not do are refused with a usage error naming the
-// option and why (unsupported): -I, -X and -x (interactive jobs), -E and
-// -i (Moab's), -L (Torque's NUMA request) and -n (node-exclusive
-// placement, which is not enforced here).
+// option and why (unsupported): -X and -x (X11 forwarding, a script
+// run in an interactive job), -E and -i (Moab's), -L (Torque's NUMA
+// request). -I (an interactive job) is read here (Submission.Interactive):
+// standard input is then left to the job and only a script operand is
+// read, for its directives; with -J or -r y it is refused, as OpenPBS's
+// qsub refuses them, and -W block=true means nothing beside it.
 package qsubopt

@@ -45,6 +45,8 @@ type source struct {
 	connectWaitSet bool
 	// nodeExclusive is Torque's -n: the job's place gets :excl.
 	nodeExclusive bool
+	// interactive is -I.
+	interactive bool
 }
 
 func newSource(directive bool) *source {
@@ -104,10 +106,9 @@ func (s *source) applyDirective(spec getopt.Spec, d Directive, c *Context) error
 var unsupported = map[byte]string{
 	'E': "it has Moab add MOAB_* variables to the job's environment, and there is no Moab here (the job gets the PBS_* variables)",
 	'i': "Torque's idle slot limit of a job array is kept by Moab, which is not here; bound an array's running subjobs with %N in -J or -t",
-	'I': "interactive jobs are not supported",
 	'L': "Torque's NUMA-aware resource request is not supported; ask for resources with -l (select=..., nodes=..., ncpus=...)",
-	'X': "X11 forwarding needs an interactive job, and interactive jobs are not supported",
-	'x': "it runs the script in an interactive job, and interactive jobs are not supported",
+	'X': "X11 forwarding of interactive jobs is not supported",
+	'x': "running the script in an interactive job is not supported; qsub -I gives a shell",
 }
 
 func bad(letter byte, v, reason string) error {
@@ -181,7 +182,10 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'n':
 		// Torque's node-exclusive job: place=...:excl (see exclusive).
 		s.nodeExclusive = true
-	case 'E', 'i', 'I', 'L', 'X', 'x':
+	case 'I':
+		// An interactive job: qsub waits for it and relays its shell.
+		s.interactive = true
+	case 'E', 'i', 'L', 'X', 'x':
 		return usagef("-%c is not supported: %s", o.Name, unsupported[o.Name])
 	case 'K':
 		return str(proto.AttrKillDelay)

@@ -26,7 +26,7 @@ const (
 // a UsageError.
 const (
 	SubmitUsage = "usage: qsub [-a date_time] [-A account] [-c checkpoint] [-C directive_prefix]\n" +
-		"            [-d|-w workdir] [-e path] [-h] [-j oe|eo|n] [-J range] [-k keep]\n" +
+		"            [-d|-w workdir] [-e path] [-h] [-I] [-j oe|eo|n] [-J range] [-k keep]\n" +
 		"            [-l resource_list] [-m mail_points] [-M user_list] [-N name] [-o path]\n" +
 		"            [-p priority] [-P project] [-q destination] [-r y|n] [-S path_list]\n" +
 		"            [-t range] [-u user_list] [-v variable_list] [-V] [-W attr=value[,...]]\n" +
@@ -75,6 +75,10 @@ type Submission struct {
 	// Block is -W block=true: wait for the job to end and exit with its
 	// exit status.
 	Block bool
+	// Interactive is -I: qsub submits the job with the port it listens
+	// on (proto.SubmitRequest.Interactive, which qsub fills in), waits
+	// for the job to start and relays its shell.
+	Interactive bool
 	// ConnectWait is Torque's -b: how long qsub keeps trying to connect
 	// to a server it cannot reach (0: it tries once).
 	ConnectWait time.Duration
@@ -116,6 +120,8 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	var script []byte
 	var name string
 	switch {
+	case execMode && cl.interactive:
+		return nil, usagef("-I starts a shell: it takes no executable after --")
 	case execMode:
 		if len(operands) == 0 {
 			return nil, usagef("no executable after --")
@@ -136,6 +142,10 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 			return nil, fmt.Errorf("cannot read script file %s: %w", operands[0], unwrapPathError(err))
 		}
 		name = path.Base(operands[0])
+	case cl.interactive:
+		// Standard input is the job's, once it runs: commands for its
+		// shell when it is not a terminal (OpenPBS).
+		name = "STDIN"
 	default:
 		if c.Stdin != nil {
 			script, err = io.ReadAll(c.Stdin)
@@ -165,6 +175,12 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	attrs, err := exclusive(merge(cl, ds), cl.nodeExclusive || ds.nodeExclusive)
 	if err != nil {
 		return nil, err
+	}
+	interactive := cl.interactive || ds.interactive
+	if interactive {
+		if err := checkInteractive(attrs); err != nil {
+			return nil, err
+		}
 	}
 	// qsub owns these; a -W that names them must not produce a second copy.
 	attrs = dropAttrs(attrs, proto.AttrVariableList, proto.AttrSubmitArguments)
@@ -196,10 +212,27 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	}
 	return &Submission{
 		Quiet:       cl.quiet || ds.quiet,
-		Block:       block,
+		Block:       block && !interactive,
+		Interactive: interactive,
 		ConnectWait: wait,
 		Request:     &proto.SubmitRequest{Queue: queue, Attrs: attrs, Script: script},
 	}, nil
+}
+
+// checkInteractive refuses what an interactive job cannot be, as
+// OpenPBS's qsub does: an array (one terminal, one shell) and a
+// rerunnable job (its terminal cannot be given back on a rerun).
+func checkInteractive(attrs []proto.Attr) error {
+	for _, a := range attrs {
+		switch {
+		case a.Resource != "":
+		case a.Name == proto.AttrArrayIndices:
+			return usagef("interactive and array job submission cannot be used together")
+		case a.Name == proto.AttrRerunable && a.Value == resc.FormatBool(true):
+			return usagef("illegal -r value \"y\": interactive jobs are not rerunnable")
+		}
+	}
+	return nil
 }
 
 // ParseAlter parses qalter's arguments (without the program name).

@@ -333,25 +333,29 @@ func TestSubmitErrors(t *testing.T) {
 		{"host without path", []string{"-e", "host:", "job.sh"}, true, "no path after the host name"},
 		{"bad -b", []string{"-b", "soon", "job.sh"}, true, `illegal -b value "soon"`},
 		{"bad block", []string{"-W", "block=sometimes", "job.sh"}, true, `illegal -W value "block=sometimes": block: want true or false`},
-		{"interactive", []string{"-I", "job.sh"}, true, "-I is not supported: interactive jobs are not supported"},
+		{"interactive array", []string{"-I", "-J", "1-3"}, true, "interactive and array job submission cannot be used together"},
+		{"interactive array directive", []string{"-I", "array.sh"}, true, "interactive and array job submission cannot be used together"},
+		{"interactive rerunnable", []string{"-I", "-r", "y"}, true, `illegal -r value "y": interactive jobs are not rerunnable`},
+		{"interactive executable", []string{"-I", "--", "/bin/true"}, true, "-I starts a shell"},
 		{"Moab variables", []string{"-E", "job.sh"}, true, "-E is not supported: it has Moab add MOAB_* variables"},
 		{"idle slot limit", []string{"-i", "2", "job.sh"}, true, "-i is not supported: Torque's idle slot limit"},
 		{"NUMA request", []string{"-L", "tasks=1:lprocs=2", "job.sh"}, true, "-L is not supported: Torque's NUMA-aware resource request"},
 		{"node exclusive and shared", []string{"-n", "-l", "place=scatter:shared", "job.sh"}, true, "-n (node exclusive) conflicts with place=scatter:shared"},
-		{"X11", []string{"-X", "job.sh"}, true, "-X is not supported: X11 forwarding needs an interactive job"},
-		{"interactive script", []string{"-x", "job.sh"}, true, "-x is not supported: it runs the script in an interactive job"},
+		{"X11", []string{"-X", "job.sh"}, true, "-X is not supported: X11 forwarding of interactive jobs is not supported"},
+		{"interactive script", []string{"-x", "job.sh"}, true, "-x is not supported: running the script in an interactive job"},
 		{"missing script", []string{"nope.sh"}, false, "cannot read script file nope.sh: file does not exist"},
 		{"bad directive", []string{"bad.sh"}, true, `directive on line 2: illegal -j value "x"`},
 		{"directive quote", []string{"quote.sh"}, true, "directive on line 1: unterminated single quote"},
 		{"directive operand", []string{"operand.sh"}, true, `directive on line 1: unexpected argument "extra"`},
 		{"directive unknown option", []string{"unknown.sh"}, true, "directive on line 1: invalid option -- 'Q'"},
-		{"directive interactive", []string{"inter.sh"}, true, "directive on line 1: -I is not supported: interactive jobs are not supported"},
+		{"directive interactive rerunnable", []string{"-r", "y", "inter.sh"}, true, "interactive jobs are not rerunnable"},
 	}
 	files["bad.sh"] = "#!/bin/sh\n#PBS -j x\n"
 	files["quote.sh"] = "#PBS -N 'abc\n"
 	files["operand.sh"] = "#PBS -N name extra\n"
 	files["unknown.sh"] = "#PBS -Q\n"
 	files["inter.sh"] = "#PBS -I\n"
+	files["array.sh"] = "#PBS -J 1-2\n"
 	files["psij.sh"] = "#!/bin/sh\n#PBS -N=\"psij\"\n"
 	files["x y.sh"] = plainScript
 	files["./-rf"] = plainScript
@@ -839,5 +843,36 @@ func TestCwdRequired(t *testing.T) {
 	}
 	if a, err := ParseAlter([]string{"-o", "/abs", "1"}, c); err != nil || a.Attrs[0].Value != "submit1:/abs" {
 		t.Errorf("qalter -o absolute: %v %v", a, err)
+	}
+}
+
+// qsub -I leaves standard input to the job (commands for its shell when
+// it is not a terminal) and reads a script operand only for its
+// directives; the job is named STDIN without one, and -W block=true
+// means nothing beside it.
+func TestSubmitInteractive(t *testing.T) {
+	files := map[string]string{"inter.sh": "#PBS -I\n#PBS -N shell\necho not run\n"}
+	stdin := strings.NewReader("echo hi; exit 0\n")
+	c := testContext(files, "")
+	c.Stdin = stdin
+	s, err := ParseSubmit([]string{"-I", "-W", "block=true", "-l", "walltime=5"}, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Interactive || s.Block {
+		t.Errorf("Interactive = %v, Block = %v; want true, false", s.Interactive, s.Block)
+	}
+	if stdin.Len() == 0 || len(s.Request.Script) != 0 {
+		t.Errorf("qsub -I read standard input as the script (%d bytes left, script %q)", stdin.Len(), s.Request.Script)
+	}
+	if got := attrMap(s.Request.Attrs)[proto.AttrJobName]; got != "STDIN" {
+		t.Errorf("Job_Name = %q, want STDIN", got)
+	}
+	s, err = ParseSubmit([]string{"inter.sh"}, testContext(files, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Interactive || attrMap(s.Request.Attrs)[proto.AttrJobName] != "shell" {
+		t.Errorf("#PBS -I: Interactive = %v, attrs %v", s.Interactive, s.Request.Attrs)
 	}
 }

@@ -78,9 +78,8 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 		Project:    "_pbs_project_default",
 	}
 	for _, a := range req.Attrs {
-		switch a.Name {
-		case proto.AttrInteractive:
-			return nil, proto.Errorf(proto.PBSE_NOSUP, "interactive jobs are not supported")
+		if a.Name == proto.AttrInteractive && a.Resource == "" {
+			return nil, proto.Errorf(proto.PBSE_ATTRRO, "%s (an interactive job is submitted with qsub -I, which listens for it)", a.Name)
 		}
 		if err := model.SetJobAttr(base, a, priv, model.AtSubmit); err != nil {
 			return nil, err
@@ -88,6 +87,9 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 	}
 	if base.Name == "" {
 		base.Name = "STDIN"
+	}
+	if err := interactiveSession(base, req); err != nil {
+		return nil, err
 	}
 	if base.IsArray() && !base.Rerunable {
 		// As OpenPBS: a subjob requeued from a failed node must run again.
@@ -109,6 +111,31 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 		base.VariableList = model.SetVar(base.VariableList, "PBS_O_HOST", submitHost)
 	}
 	return base, nil
+}
+
+// interactiveSession takes qsub -I's session into the job. An interactive
+// job is not rerunnable (its terminal cannot be given back) and is not
+// an array (one terminal, one shell): a submission that asks for either
+// is refused rather than changed behind the user's back.
+func interactiveSession(base *model.Job, req *proto.SubmitRequest) error {
+	in := req.Interactive
+	if in == nil {
+		return nil
+	}
+	if in.Port <= 0 || in.Port > 65535 || len(in.Cookie) != proto.InteractiveCookieLen {
+		return proto.Errorf(proto.PBSE_BADATVAL, "(interactive: want qsub's port and a %d-byte secret)", proto.InteractiveCookieLen)
+	}
+	if base.IsArray() {
+		return proto.Errorf(proto.PBSE_BADATVAL, "(interactive and array job submission cannot be used together)")
+	}
+	for _, a := range req.Attrs {
+		if a.Name == proto.AttrRerunable && a.Resource == "" && base.Rerunable {
+			return proto.Errorf(proto.PBSE_BADATVAL, "(interactive jobs are not rerunnable: -r y is refused with -I)")
+		}
+	}
+	base.Rerunable = false
+	base.Interactive = &proto.InteractiveSession{Port: in.Port, Cookie: append([]byte(nil), in.Cookie...)}
+	return nil
 }
 
 // admitJob is step 3: it checks base against the state of the moment and

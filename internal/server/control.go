@@ -502,6 +502,11 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 				}
 				continue
 			}
+			if j.Interactive != nil {
+				// Not even with force: its terminal cannot be given
+				// back, and its qsub waits for this run's end (OpenPBS).
+				return proto.Errorf(proto.PBSE_NORERUN, "(%s is interactive)", j.ID)
+			}
 			if !j.Rerunable && !force {
 				return proto.NewError(proto.PBSE_NORERUN)
 			}

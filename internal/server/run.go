@@ -560,9 +560,19 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
 		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(p[0].Chunk.Ncpus()),
 		OMPThreads: ompthreads, Walltime: walltime, KillDelay: s.killDelay(j), Resources: res, AllowRoot: allowRoot,
-		StageIn:  s.stageFiles(j, j.Stagein, first, proto.StageGet),
-		StageOut: s.stageFiles(j, j.Stageout, first, proto.StagePut),
+		StageIn:     s.stageFiles(j, j.Stagein, first, proto.StageGet),
+		StageOut:    s.stageFiles(j, j.Stageout, first, proto.StagePut),
+		Interactive: interactiveFor(j),
 	}
+}
+
+// interactiveFor is where the shepherd of an interactive job finds its
+// qsub: the port qsub gave, on the host the job was submitted from.
+func interactiveFor(j *model.Job) *proto.InteractiveSession {
+	if j.Interactive == nil {
+		return nil
+	}
+	return &proto.InteractiveSession{Host: j.SubmitHost, Port: j.Interactive.Port, Cookie: j.Interactive.Cookie}
 }
 
 // killDelay is the job's own kill_delay (Torque's qsub -K), else its

@@ -6,7 +6,9 @@
 // epilogue (pelog.go), enforces the walltime, carries out a delete
 // (TERM, then KILL after the kill delay), kills its job the moment its
 // mom's lease lapses (lease.go), waits for the script and writes the exit
-// status and usage to the job directory's result file.
+// status and usage to the job directory's result file. For an interactive
+// job it runs the owner's shell on a terminal relayed to qsub instead of
+// the script (interactive.go).
 //
 // The shepherd does not depend on the mom, so restarting or killing
 // pbs_mom neither kills jobs nor loses their exit status: the mom finds

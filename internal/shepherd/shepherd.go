@@ -66,6 +66,11 @@ func Run(dir string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, sigs: sigs}
 	res := sh.run()
+	if sh.term != nil {
+		// A job that ended before its shell did (a failed start) says
+		// why; the shell's own end was told already.
+		sh.term.finish(res.ExitStatus, res.Comment)
+	}
 	sh.syncForResult()
 	if err := WriteJSON(dir, FileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
@@ -81,6 +86,8 @@ type shepherd struct {
 	usr  *asuser.Account // as the mom resolved it
 	pgid int
 	sigs chan os.Signal
+	// term is an interactive job's terminal, relayed to its qsub.
+	term *terminal
 	// momUmask is the umask the shepherd started with (the mom's), for
 	// the prologue and epilogue; the job's own (jobUmask) replaces it.
 	momUmask int
@@ -162,7 +169,7 @@ func (sh *shepherd) run() Result {
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
 	}
 	defer closeTmpDir(tmpdir)
-	argv, env, dir := sh.command(tmpdir)
+	path, argv, env, dir := sh.command(tmpdir)
 
 	// Stage-in before anything of the job exists: a failed copy leaves no
 	// output files, and the server makes the job wait (StageInFailed).
@@ -188,6 +195,18 @@ func (sh *shepherd) run() Result {
 		}
 	}
 
+	if job.Interactive != nil {
+		// Reached once the job's files are in: "ready" means the shell
+		// follows (after the prologue). Run closes it.
+		if res, stop := sh.mayStart(); stop {
+			return res
+		}
+		if sh.term, err = sh.openTerminal(); err != nil {
+			return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+		}
+		path, argv = sh.shellCommand()
+		env = interactiveEnv(env, sh.term.tty, sh.term.term)
+	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
@@ -227,6 +246,13 @@ func (sh *shepherd) run() Result {
 		Files: []uintptr{devnull.Fd(), uintptr(outFD), uintptr(errFD)},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	}
+	if sh.term != nil {
+		attr.Files[0] = sh.term.stdio()[0].Fd()
+		if sh.term.tty {
+			// In the terminal's foreground: ^C and ^Z reach it.
+			attr.Sys.Foreground, attr.Sys.Ctty = true, int(sh.term.slave.Fd())
+		}
+	}
 	if asOther {
 		attr.Sys.Credential = &syscall.Credential{Uid: usr.UID, Gid: usr.GID, Groups: usr.Groups}
 	}
@@ -236,7 +262,7 @@ func (sh *shepherd) run() Result {
 	// host, which costs more than the rest of a short job's bookkeeping.
 	adopting := setChildSubreaper() == nil
 	start := time.Now()
-	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	pid, err := syscall.ForkExec(path, argv, attr)
 	for _, fallback := range []string{usr.Home, "/"} {
 		if err == nil || attr.Dir == fallback {
 			continue
@@ -244,16 +270,19 @@ func (sh *shepherd) run() Result {
 		// The working directory may be gone or closed to the owner (the
 		// error does not say whether chdir or exec failed): start in the
 		// home directory, then in /, as PBS does, and say so.
-		if _, serr := os.Stat(argv[0]); serr != nil {
+		if _, serr := os.Stat(path); serr != nil {
 			break
 		}
 		sh.writeAsOwner(errFD, fmt.Sprintf("PBS: cannot start in %s (%v); starting in %s\n", attr.Dir, err, fallback))
 		attr.Dir = fallback
-		pid, err = syscall.ForkExec(argv[0], argv, attr)
+		pid, err = syscall.ForkExec(path, argv, attr)
 	}
 	closeOutput()
+	if sh.term != nil {
+		sh.term.started()
+	}
 	if err != nil {
-		res := sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
+		res := sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", path, err)
 		sh.epilogue(&res)
 		return res
 	}
@@ -303,6 +332,11 @@ func (sh *shepherd) run() Result {
 	}
 	res.Fenced = sh.fenced
 	sh.mu.Unlock()
+	if sh.term != nil {
+		// qsub exits with the shell's status now, not after the
+		// epilogue and the stage-out, which cannot change it.
+		sh.term.finish(res.ExitStatus, "")
+	}
 	sh.epilogue(&res)
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
@@ -643,16 +677,33 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	defer leaseTick.Stop()
 	var kill <-chan time.Time
 	terminate := func(delay time.Duration) {
-		syscall.Kill(-sh.pgid, syscall.SIGCONT) // a suspended job must see the TERM
-		syscall.Kill(-sh.pgid, syscall.SIGTERM)
+		sh.signalJob(syscall.SIGCONT) // a suspended job must see the TERM
+		if sh.term != nil {
+			// A hangup, as when a terminal closes: an interactive shell
+			// ignores TERM.
+			sh.signalJob(syscall.SIGHUP)
+		}
+		sh.signalJob(syscall.SIGTERM)
 		if kill == nil {
 			kill = time.After(delay)
 		}
+	}
+	var lost <-chan struct{}
+	if sh.term != nil {
+		lost = sh.term.lost
 	}
 	for {
 		select {
 		case <-done:
 			return
+		case <-lost:
+			lost = nil
+			sh.mu.Lock()
+			if sh.killReason == "" {
+				sh.killReason = errQsubLost.Error()
+			}
+			sh.mu.Unlock()
+			terminate(delay)
 		case <-sigs:
 			terminate(deleteDelay(filepath.Join(sh.dir, FileDelete), delay))
 		case <-wall:
@@ -663,9 +714,12 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 			sh.exitCode = proto.JobExecKillWalltime
 			sh.mu.Unlock()
 			sh.appendToStderr(msg)
+			if sh.term != nil {
+				sh.term.notice(msg)
+			}
 			terminate(delay)
 		case <-kill:
-			syscall.Kill(-sh.pgid, syscall.SIGKILL)
+			sh.signalJob(syscall.SIGKILL)
 		case <-leaseTick.C:
 			sh.mu.Lock()
 			done := sh.fenced
@@ -680,8 +734,11 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 				sh.fenced, sh.killReason, sh.exitCode = true, why, proto.JobExecRerun
 				sh.mu.Unlock()
 				// No grace: the server may start the job elsewhere soon.
-				syscall.Kill(-sh.pgid, syscall.SIGKILL)
+				sh.signalJob(syscall.SIGKILL)
 				sh.appendToStderr("PBS: " + why)
+				if sh.term != nil {
+					sh.term.notice("PBS: " + why)
+				}
 			}
 		}
 	}
@@ -709,6 +766,18 @@ func (sh *shepherd) writeAsOwner(fd int, msg string) { syscall.Write(fd, []byte(
 // files are opened with O_NOFOLLOW: a symlink planted at an output path is
 // refused, never followed. -j oe / eo give both streams one file.
 func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
+	if sh.term != nil {
+		// An interactive job writes to its terminal.
+		std := sh.term.stdio()
+		if outFD, err = dupFD(std[1]); err != nil {
+			return -1, -1, err
+		}
+		if errFD, err = dupFD(std[2]); err != nil {
+			syscall.Close(outFD)
+			return -1, -1, err
+		}
+		return outFD, errFD, nil
+	}
 	out, errp := sh.stdPaths()
 	open := func(path string) (int, error) {
 		if path == "" {
@@ -740,6 +809,9 @@ func (sh *shepherd) openOutput() (outFD, errFD int, err error) {
 // a stream.
 func (sh *shepherd) stdPaths() (out, errp string) {
 	job := sh.job
+	if job.Interactive != nil {
+		return "", "" // its streams went to its terminal
+	}
 	out, errp = localPath(job.OutputPath), localPath(job.ErrorPath)
 	if job.KeepOutput != "" {
 		out = filepath.Join(sh.usr.Home, filepath.Base(job.KeepOutput))
@@ -759,7 +831,7 @@ func (sh *shepherd) stdPaths() (out, errp string) {
 // command is the job's argv, environment and starting directory: the
 // -S shell, else the script's own #! interpreter, else the owner's login
 // shell; the owner's home unless -d/-w named another directory.
-func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
+func (sh *shepherd) command(tmpdir string) (path string, argv, env []string, dir string) {
 	job, usr := sh.job, sh.usr
 	script := filepath.Join(sh.dir, FileScript)
 	shell := pickShell(job.ShellPath)
@@ -777,7 +849,7 @@ func (sh *shepherd) command(tmpdir string) (argv, env []string, dir string) {
 	if dir == "" {
 		dir = usr.Home
 	}
-	return argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, FileNodes)), dir
+	return argv[0], argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, FileNodes)), dir
 }
 
 // localPath drops the "host:" of an output path. Output is written

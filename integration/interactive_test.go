@@ -1,0 +1,311 @@
+package integration
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"gopbs/internal/testcluster"
+)
+
+// ptyQsub is qsub -I running on a pseudo-terminal, as a user at a
+// terminal runs it: the test types into it and reads its screen.
+type ptyQsub struct {
+	t    *testing.T
+	c    *testcluster.Cluster
+	cmd  *exec.Cmd
+	ptmx *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+	read chan struct{} // closed when the screen has all qsub wrote
+	code int
+}
+
+func startPtyQsub(t *testing.T, c *testcluster.Cluster, size *pty.Winsize, args ...string) *ptyQsub {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(c.Bin, "qsub"), append([]string{"-I"}, args...)...)
+	cmd.Env = append(c.Env(), "TERM=xterm")
+	cmd.Dir = c.Home
+	ptmx, err := pty.StartWithSize(cmd, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &ptyQsub{t: t, c: c, cmd: cmd, ptmx: ptmx, done: make(chan struct{}), read: make(chan struct{})}
+	go func() {
+		defer close(q.read)
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			q.mu.Lock()
+			q.out.Write(buf[:n])
+			q.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go func() {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			q.code = ee.ExitCode()
+		case err != nil:
+			q.code = -1
+		}
+		close(q.done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-q.done
+		ptmx.Close()
+	})
+	return q
+}
+
+func (q *ptyQsub) screen() string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.out.String()
+}
+
+// expect waits for re on the screen and returns its submatches.
+func (q *ptyQsub) expect(re string, timeout time.Duration) []string {
+	q.t.Helper()
+	rx := regexp.MustCompile(re)
+	var m []string
+	testcluster.WaitFor(q.t, "qsub -I to show "+re, timeout, func() (bool, string) {
+		s := q.screen()
+		m = rx.FindStringSubmatch(s)
+		return m != nil, s
+	})
+	return m
+}
+
+func (q *ptyQsub) typeIn(s string) {
+	q.t.Helper()
+	if _, err := q.ptmx.WriteString(s); err != nil {
+		q.t.Fatal(err)
+	}
+}
+
+// exited waits for qsub's end and returns its exit status.
+func (q *ptyQsub) exited(timeout time.Duration) int {
+	q.t.Helper()
+	select {
+	case <-q.done:
+		// Its last lines may still be on their way through the
+		// terminal, which ends when no process holds it.
+		select {
+		case <-q.read:
+		case <-time.After(timeout):
+			q.t.Errorf("qsub's terminal still held %v after its exit", timeout)
+		}
+		return q.code
+	case <-time.After(timeout):
+		q.t.Fatalf("qsub -I did not exit within %v; screen:\n%s", timeout, q.screen())
+		return 0
+	}
+}
+
+// started waits for "waiting for job N to start", starts the job and
+// waits for "job N ready"; it returns the id.
+func (q *ptyQsub) started() string {
+	q.t.Helper()
+	id := q.expect(`qsub: waiting for job (\S+) to start`, 20*time.Second)[1]
+	q.c.MustRun("qrun", id)
+	q.expect(`qsub: job `+regexp.QuoteMeta(id)+` ready`, 20*time.Second)
+	return id
+}
+
+// processWithArgs finds a process whose command line is exactly args
+// (the tests use sleeps of unusual lengths to find theirs).
+func processWithArgs(args ...string) int {
+	want := strings.Join(args, "\x00") + "\x00"
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && string(b) == want {
+			return pid
+		}
+	}
+	return 0
+}
+
+func waitProcess(t *testing.T, args ...string) int {
+	t.Helper()
+	pid := 0
+	testcluster.WaitFor(t, "process "+strings.Join(args, " "), 20*time.Second, func() (bool, string) {
+		pid = processWithArgs(args...)
+		return pid != 0, "none"
+	})
+	return pid
+}
+
+// Interactive jobs through a pseudo-terminal, as OpenPBS's qsub -I: the
+// shell runs on the job's node in the job's environment, on a terminal
+// of the window's size with job control (^C, ^Z), its exit status is
+// qsub's and the job's; qsub going away or the walltime ends the job;
+// standard input that is not a terminal is read as commands; -I with -J
+// and a rerun of an interactive job are refused.
+func TestInteractiveJob(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.AddMom("n1", testcluster.MomOptions{})
+
+	t.Run("shell", func(t *testing.T) {
+		q := startPtyQsub(t, c, &pty.Winsize{Rows: 33, Cols: 111}, "-N", "ishell")
+		id := q.started()
+		if got := attr(t, c, id, "interactive"); got != "True" {
+			t.Errorf("qstat -f interactive = %q, want True", got)
+		}
+		if got := attr(t, c, id, "Rerunable"); got != "False" {
+			t.Errorf("qstat -f Rerunable = %q, want False", got)
+		}
+		q.typeIn("echo ID=$PBS_JOBID ENV=$PBS_ENVIRONMENT NF=$PBS_NODEFILE TMP=${TMPDIR:+set}; tty; stty size\r")
+		m := q.expect(`ID=(\S+) ENV=(\S+) NF=(\S+) TMP=set\r\n(/dev/\S+)\r\n(\d+ \d+)\r\n`, 20*time.Second)
+		if m[1] != id || m[2] != "PBS_INTERACTIVE" || !strings.HasSuffix(m[3], "/nodefile") || m[5] != "33 111" {
+			t.Errorf("the job's shell said ID=%s ENV=%s NF=%s tty %s size %q; want %s, PBS_INTERACTIVE, the node file, 33 111", m[1], m[2], m[3], m[4], m[5], id)
+		}
+		// A new window size reaches the job's terminal.
+		if err := pty.Setsize(q.ptmx, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+			t.Fatal(err)
+		}
+		// qsub sends it on SIGWINCH, beside what is typed: ask until an
+		// answer shows it (each answer proves a round trip).
+		for i := 0; ; i++ {
+			q.typeIn(fmt.Sprintf("echo size-%d: $(stty size)\r", i))
+			if m := q.expect(fmt.Sprintf(`size-%d: (\d+ \d+)\r\n`, i), 20*time.Second); m[1] == "40 120" {
+				break
+			}
+			if i == 50 {
+				t.Fatalf("the job's terminal never took the new size; screen:\n%s", q.screen())
+			}
+		}
+
+		// ^C interrupts the foreground job, and the shell prompts again.
+		q.typeIn("sleep 4711\r")
+		pid := waitProcess(t, "sleep", "4711")
+		q.typeIn("\x03")
+		q.typeIn("echo after-int-$((6*7))\r")
+		q.expect(`after-int-42`, 20*time.Second)
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("sleep %d survived ^C", pid)
+		}
+		// ^Z stops it, and the shell's job control takes over.
+		q.typeIn("sleep 4712\r")
+		pid = waitProcess(t, "sleep", "4712")
+		q.typeIn("\x1a")
+		q.expect(`Stopped\s+sleep 4712`, 20*time.Second)
+		q.typeIn("kill -9 %1; echo after-stop-$((6*7))\r")
+		q.expect(`after-stop-42`, 20*time.Second)
+
+		// An interactive job is not rerun, not even by force.
+		for _, args := range [][]string{{id}, {"-W", "force", id}} {
+			if r := c.Run("qrerun", args...); r.Code == 0 || !strings.Contains(r.Stderr, "not rerunnable") {
+				t.Errorf("qrerun %v: %s", args, r)
+			}
+		}
+
+		q.typeIn("exit 3\r")
+		if code := q.exited(30 * time.Second); code != 3 {
+			t.Errorf("qsub -I exited %d, want the shell's 3; screen:\n%s", code, q.screen())
+		}
+		if s := q.screen(); !strings.Contains(s, "qsub: job "+id+" completed") {
+			t.Errorf("no completion line; screen:\n%s", s)
+		}
+		c.WaitJobState(id, "F", 20*time.Second)
+		if got := attr(t, c, id, "Exit_status"); got != "3" {
+			t.Errorf("Exit_status = %q, want 3", got)
+		}
+	})
+
+	t.Run("qsub killed", func(t *testing.T) {
+		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80})
+		id := q.started()
+		q.typeIn("sleep 4713\r")
+		pid := waitProcess(t, "sleep", "4713")
+		q.cmd.Process.Kill()
+		c.WaitJobState(id, "F", 20*time.Second)
+		testcluster.WaitFor(t, "the job's sleep to die with it", 10*time.Second, func() (bool, string) {
+			return syscall.Kill(pid, 0) != nil, "alive"
+		})
+		if got := attr(t, c, id, "comment"); !strings.Contains(got, "qsub went away") {
+			t.Errorf("comment = %q, want why the job ended", got)
+		}
+	})
+
+	t.Run("qsub gone before the start", func(t *testing.T) {
+		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80})
+		id := q.expect(`qsub: waiting for job (\S+) to start`, 20*time.Second)[1]
+		q.cmd.Process.Kill()
+		q.exited(20 * time.Second)
+		c.MustRun("qrun", id)
+		c.WaitJobState(id, "F", 30*time.Second)
+		if got := attr(t, c, id, "comment"); !strings.Contains(got, "cannot reach qsub") {
+			t.Errorf("comment = %q, want that qsub could not be reached", got)
+		}
+	})
+
+	t.Run("walltime", func(t *testing.T) {
+		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80}, "-l", "walltime=5")
+		id := q.started()
+		q.expect(`PBS: job killed: walltime \d+ exceeded limit 5`, 30*time.Second)
+		if code := q.exited(30 * time.Second); code == 0 {
+			t.Errorf("qsub -I exited 0 after the walltime; screen:\n%s", q.screen())
+		}
+		c.WaitJobState(id, "F", 20*time.Second)
+		if got := attr(t, c, id, "Exit_status"); got != "-29" {
+			t.Errorf("Exit_status = %q, want -29 (walltime)", got)
+		}
+	})
+
+	t.Run("commands on standard input", func(t *testing.T) {
+		done := make(chan testcluster.Result, 1)
+		go func() { done <- c.RunStdin("echo hi-$((2+3)); exit 0\n", "qsub", "-I", "-N", "piped") }()
+		var id string
+		testcluster.WaitFor(t, "the piped job on the server", 20*time.Second, func() (bool, string) {
+			for _, l := range strings.Fields(c.Run("qselect", "-N", "piped").Stdout) {
+				id = l
+			}
+			return id != "", "none"
+		})
+		c.MustRun("qrun", id)
+		select {
+		case r := <-done:
+			if r.Code != 0 || !strings.Contains(r.Stdout, "hi-5\n") || !strings.Contains(r.Stdout, "qsub: job "+id+" ready") {
+				t.Errorf("qsub -I < commands: %s", r)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("qsub -I with commands on standard input did not return")
+		}
+		c.WaitJobState(id, "F", 20*time.Second)
+		if got := attr(t, c, id, "Exit_status"); got != "0" {
+			t.Errorf("Exit_status = %q, want 0", got)
+		}
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		for _, args := range [][]string{{"-I", "-J", "1-2"}, {"-I", "-r", "y"}} {
+			if r := c.Run("qsub", args...); r.Code != 2 || !strings.Contains(r.Stderr, "interactive") {
+				t.Errorf("qsub %v: %s; want a usage error", args, r)
+			}
+		}
+	})
+}

@@ -1,0 +1,190 @@
+package interactive
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"net"
+	"reflect"
+	"testing"
+
+	"gopbs/proto"
+)
+
+func roundTrip(t *testing.T, f Frame) Frame {
+	t.Helper()
+	b, err := Append(nil, &f)
+	if err != nil {
+		t.Fatalf("Append(%+v): %v", f, err)
+	}
+	payload, err := proto.ReadFrame(bytes.NewReader(b), maxFrame)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(payload)
+	if err != nil {
+		t.Fatalf("Decode(%x): %v", payload, err)
+	}
+	return got
+}
+
+// Every kind decodes to what was encoded.
+func TestFrameRoundTrip(t *testing.T) {
+	nonce := bytes.Repeat([]byte{7}, NonceLen)
+	mac := bytes.Repeat([]byte{9}, MACLen)
+	for _, f := range []Frame{
+		{Kind: KindHello, Version: Version, JobID: "12.srv", Nonce: nonce},
+		{Kind: KindProof, MAC: mac, Nonce: nonce},
+		{Kind: KindProof, MAC: mac},
+		{Kind: KindSetup, Tty: true, Size: Winsize{24, 80, 640, 480}, Term: "xterm-256color"},
+		{Kind: KindSetup},
+		{Kind: KindData, Data: []byte("ls -l\r")},
+		{Kind: KindStderr, Data: []byte{0, 1, 2}},
+		{Kind: KindNotice, Data: []byte("PBS: job killed: walltime 6 exceeded limit 5")},
+		{Kind: KindWinsize, Size: Winsize{Rows: 50, Cols: 132}},
+		{Kind: KindEOF},
+		{Kind: KindExit, Status: -29},
+		{Kind: KindExit, Status: 271},
+	} {
+		got := roundTrip(t, f)
+		if len(f.Data) == 0 {
+			f.Data = got.Data // nil and empty are the same here
+		}
+		if !reflect.DeepEqual(got, f) {
+			t.Errorf("round trip of %+v gave %+v", f, got)
+		}
+	}
+}
+
+// Bodies that do not fit their kind are refused, and so are oversized
+// data and unknown kinds, on both sides.
+func TestFrameRefusals(t *testing.T) {
+	for _, payload := range [][]byte{
+		{},
+		{0},
+		{99},
+		{byte(KindHello), 1},
+		{byte(KindProof), 1, 2, 3},
+		{byte(KindSetup), 2, 0, 0, 0, 0, 0, 0, 0, 0},
+		{byte(KindWinsize), 0, 24},
+		{byte(KindEOF), 1},
+		{byte(KindExit), 0, 0, 0},
+		append([]byte{byte(KindData)}, make([]byte, MaxData+1)...),
+	} {
+		if f, err := Decode(payload); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Decode(% x) = %+v, %v; want ErrMalformed", payload[:min(len(payload), 12)], f, err)
+		}
+	}
+	for _, f := range []Frame{
+		{Kind: KindData, Data: make([]byte, MaxData+1)},
+		{Kind: KindHello, Nonce: []byte{1}},
+		{Kind: KindProof, MAC: []byte{1}},
+		{Kind: 42},
+	} {
+		if _, err := Append(nil, &f); !errors.Is(err, ErrMalformed) {
+			t.Errorf("Append(kind %d) = %v; want ErrMalformed", f.Kind, err)
+		}
+	}
+}
+
+// SendData splits writes larger than a frame.
+func TestSendDataSplits(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	data := bytes.Repeat([]byte("x"), 2*MaxData+5)
+	go NewConn(a).SendData(KindData, data)
+	c := NewConn(b)
+	var got []byte
+	for len(got) < len(data) {
+		f, err := c.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Data) > MaxData {
+			t.Fatalf("a frame of %d bytes", len(f.Data))
+		}
+		got = append(got, f.Data...)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("data changed on the way")
+	}
+}
+
+// handshake runs both sides and returns their errors and the setup the
+// shepherd got.
+func handshake(t *testing.T, shepherdID, qsubID string, shepherdCookie, qsubCookie []byte) (shepErr, qsubErr error, setup Frame) {
+	t.Helper()
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	qerr := make(chan error, 1)
+	go func() {
+		c := NewConn(b)
+		err := c.Accept(qsubID, qsubCookie, rand.Reader)
+		if err == nil {
+			err = c.Send(&Frame{Kind: KindSetup, Tty: true, Size: Winsize{Rows: 30, Cols: 100}, Term: "vt100"})
+		}
+		b.Close() // a refused peer hears no more
+		qerr <- err
+	}()
+	setup, serr := NewConn(a).Connect(shepherdID, shepherdCookie, rand.Reader)
+	a.Close()
+	return serr, <-qerr, setup
+}
+
+// Both sides prove the same cookie: the setup gets through. A different
+// cookie, or another job's id, fails on both sides before any terminal
+// data could flow.
+func TestHandshake(t *testing.T) {
+	cookie := bytes.Repeat([]byte{1}, proto.InteractiveCookieLen)
+	other := bytes.Repeat([]byte{2}, proto.InteractiveCookieLen)
+	s, q, setup := handshake(t, "3.srv", "3.srv", cookie, cookie)
+	if s != nil || q != nil || !setup.Tty || setup.Size.Rows != 30 || setup.Term != "vt100" {
+		t.Fatalf("same cookie: shepherd %v, qsub %v, setup %+v", s, q, setup)
+	}
+	s, q, _ = handshake(t, "3.srv", "3.srv", other, cookie)
+	if !errors.Is(s, ErrNotProven) || q == nil {
+		t.Errorf("shepherd with another cookie: shepherd %v, qsub %v; want both refused", s, q)
+	}
+	s, q, _ = handshake(t, "3.srv", "3.srv", cookie, other)
+	if !errors.Is(s, ErrNotProven) || q == nil {
+		t.Errorf("qsub with another cookie: shepherd %v, qsub %v; want both refused", s, q)
+	}
+	s, q, _ = handshake(t, "4.srv", "3.srv", cookie, cookie)
+	if s == nil || !errors.Is(q, ErrNotProven) {
+		t.Errorf("another job's shepherd: shepherd %v, qsub %v; want both refused", s, q)
+	}
+	if err := NewConn(nil).Accept("3.srv", []byte("short"), rand.Reader); err == nil {
+		t.Error("a short cookie was accepted")
+	}
+}
+
+// FuzzDecode: no payload panics the decoder, and whatever it accepts
+// encodes back to the same bytes.
+func FuzzDecode(f *testing.F) {
+	for _, fr := range []Frame{
+		{Kind: KindHello, Version: 1, JobID: "1.s", Nonce: make([]byte, NonceLen)},
+		{Kind: KindProof, MAC: make([]byte, MACLen)},
+		{Kind: KindSetup, Tty: true, Term: "xterm"},
+		{Kind: KindData, Data: []byte("hi")},
+		{Kind: KindWinsize, Size: Winsize{1, 2, 3, 4}},
+		{Kind: KindExit, Status: -1},
+	} {
+		b, _ := Append(nil, &fr)
+		f.Add(b[4:])
+	}
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		fr, err := Decode(payload)
+		if err != nil {
+			return
+		}
+		b, err := Append(nil, &fr)
+		if err != nil {
+			t.Fatalf("decoded %+v does not encode: %v", fr, err)
+		}
+		if !bytes.Equal(b[4:], payload) {
+			t.Fatalf("payload % x decodes to %+v, which encodes to % x", payload, fr, b[4:])
+		}
+	})
+}

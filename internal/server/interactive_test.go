@@ -1,0 +1,50 @@
+package server
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"gopbs/internal/store"
+	"gopbs/proto"
+)
+
+// qsub -I's session is taken with the job, which is then not
+// rerunnable; the status shows interactive = True and nothing of the port
+// or the secret; an array, an explicit -r y, the attribute sent as such
+// and a malformed session are refused.
+func TestInteractiveSubmission(t *testing.T) {
+	_, c := newTestServer(t, store.Options{})
+	cookie := bytes.Repeat([]byte{0xab}, proto.InteractiveCookieLen)
+	session := func() *proto.InteractiveSession { return &proto.InteractiveSession{Port: 40123, Cookie: cookie} }
+	id, err := c.Submit(&proto.SubmitRequest{Interactive: session()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := c.StatusJobs(&proto.StatusRequest{IDs: []string{id}})
+	if err != nil || len(st) != 1 {
+		t.Fatalf("status: %v %v", st, err)
+	}
+	if v, _ := st[0].Get(proto.AttrInteractive); v != "True" {
+		t.Errorf("interactive = %q, want True", v)
+	}
+	if v, _ := st[0].Get(proto.AttrRerunable); v != "False" {
+		t.Errorf("Rerunable = %q, want False", v)
+	}
+	for _, a := range st[0].Attrs {
+		if strings.Contains(a.Value, "40123") || strings.Contains(strings.ToLower(a.Value), "abab") || strings.Contains(a.Value, string(cookie)) {
+			t.Errorf("status shows the session in %s = %q", a.FullName(), a.Value)
+		}
+	}
+	for name, req := range map[string]*proto.SubmitRequest{
+		"array":        {Interactive: session(), Attrs: []proto.Attr{{Name: proto.AttrArrayIndices, Value: "1-2"}}},
+		"rerunnable":   {Interactive: session(), Attrs: []proto.Attr{{Name: proto.AttrRerunable, Value: "y"}}},
+		"attribute":    {Attrs: []proto.Attr{{Name: proto.AttrInteractive, Value: "40123"}}},
+		"short secret": {Interactive: &proto.InteractiveSession{Port: 40123, Cookie: cookie[:8]}},
+		"no port":      {Interactive: &proto.InteractiveSession{Cookie: cookie}},
+	} {
+		if id, err := c.Submit(req); err == nil {
+			t.Errorf("%s: submitted as %s", name, id)
+		}
+	}
+}
