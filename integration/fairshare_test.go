@@ -153,9 +153,12 @@ func TestFairShareUsagePersists(t *testing.T) {
 	c, out := fairShareCluster(t, burn.name+" 10 root 1\n", nil)
 	s := c.StartScheduler("pbs_sched")
 	c.MustRun("qmgr", "-c", "set server scheduling = True")
-	// Six seconds of busy loop: at least a second of cpu (cput counts
-	// whole seconds) even on a host busy with other tests.
-	id := submitAs(t, c, burn, out, "#!/bin/sh\nend=$(($(date +%s)+6))\nwhile [ $(date +%s) -lt $end ]; do :; done\n")
+	// A busy loop until the shell itself has used 1.5 s of cpu (its
+	// /proc stat, read with builtins only, so no time goes to children):
+	// cput counts whole seconds, and a loop timed by the wall clock got
+	// less than one on a host busy with other tests.
+	burner := "#!/bin/sh\nwhile :; do\n\tread -r st < /proc/$$/stat\n\tset -- $st\n\t[ $((${14} + ${15})) -ge 150 ] && break\n\ti=0; while [ $i -lt 10000 ]; do i=$((i+1)); done\ndone\n"
+	id := submitAs(t, c, burn, out, burner)
 	c.WaitJobState(id, "F", 30*time.Second)
 	priv := filepath.Join(c.Home, "sched_priv")
 	var got float64
