@@ -22,6 +22,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/cgroup"
 	"gopbs/internal/connlimit"
 	"gopbs/internal/shepherd"
 	"gopbs/internal/stagecopy"
@@ -56,7 +57,8 @@ type Mom struct {
 	dirs    *dirPool // emptied job directories, for the next jobs
 	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
 	momConf *MomConfig
-	host    ownHost // its names and addresses, found once at start
+	host    ownHost      // its names and addresses, found once at start
+	conf    *confinement // mom_priv/cgroups; nil: jobs are not confined
 
 	mu         sync.Mutex
 	jobs       map[string]*momJob // by job id
@@ -99,6 +101,9 @@ type momJob struct {
 	forgotten bool
 	session   shepherd.Session
 	result    *shepherd.Result // set once, when the job ended
+	// cg is the job's cgroup (nil: not confined), set before the job is
+	// shared.
+	cg        *cgroup.Job
 	suspended bool
 	used      proto.Usage // peaks from polling
 }
@@ -194,8 +199,14 @@ func New(cfg Config) (*Mom, error) {
 	for _, name := range shepherd.UnrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
 	}
+	if m.conf, err = loadConfinement(cfg.Home, cfg.NodeName, m.host.names, m.log); err != nil {
+		return nil, err
+	}
 	m.tmpDirs = newTmpDirPool(filepath.Dir(shepherd.TmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
+		return nil, err
+	}
+	if err := m.recoverCgroups(); err != nil {
 		return nil, err
 	}
 	if err := m.recoverStaging(); err != nil {
@@ -220,6 +231,7 @@ func (m *Mom) recover() error {
 		var jf shepherd.JobFile
 		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileJob), &jf)
 		j.spec = jf.MomJob
+		j.cg = jf.Cgroup
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}

@@ -113,6 +113,13 @@ func (m *Mom) killOrphan(id string) {
 	v := m.view(j)
 	if v.result == nil && v.session.Pgid > 0 {
 		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)
+		if j.cg != nil {
+			// What left the session too; the shepherd then records the
+			// end and removes the cgroup.
+			if err := j.cg.Kill(cgroupKillWait, nil); err != nil {
+				m.log.Error("cannot kill a job's cgroup", "job", id, "error", err)
+			}
+		}
 	}
 	if v.result == nil && v.session.Pgid == 0 && !j.child {
 		// Left by a previous mom that stopped while starting it: if no

@@ -55,13 +55,18 @@ func (m *Mom) watch() {
 		m.mu.Unlock()
 		var usage map[int][]shepherd.ProcStat
 		if sample {
+			// A confined job's usage is its cgroup's (checkJob); the others'
+			// are read from their sessions' processes.
 			sids := map[int]bool{}
 			for _, j := range running {
-				if pid := m.shepherdPidOf(j); pid > 0 {
+				if pid := m.shepherdPidOf(j); pid > 0 && j.cg == nil {
 					sids[pid] = true
 				}
 			}
-			usage = shepherd.SessionsProcesses(sids)
+			usage = map[int][]shepherd.ProcStat{}
+			if len(sids) > 0 {
+				usage = shepherd.SessionsProcesses(sids)
+			}
 		}
 		ended := false
 		for _, j := range running {
@@ -97,6 +102,8 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 		m.mu.Lock()
 		j.result = &res
 		m.mu.Unlock()
+		// The shepherd removed the job's cgroup before its result.
+		m.releaseCpus(j.spec.JobID)
 		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		for _, note := range res.Notes {
 			// The shepherd's word on the job's prologue or epilogue.
@@ -124,6 +131,11 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 					syscall.Kill(p.PID, syscall.SIGKILL)
 				}
 			}
+			// And what left the session is in its cgroup.
+			if j.cg != nil {
+				res.Used = cgroupUsage(j.cg)
+			}
+			m.dropCgroup(j.spec.JobID, j.cg)
 			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			m.log.Warn("job's shepherd is gone without a result", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		}
@@ -134,16 +146,22 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 		return true
 	}
 	if usage != nil && session.Pgid > 0 {
-		var cpu, rss, vsz int64
-		for _, p := range usage[m.shepherdPidOf(j)] {
-			cpu += p.CPUTicks
-			rss += p.RSSPages * shepherd.PageSize
-			vsz += p.VSize
+		var u proto.Usage
+		if j.cg != nil {
+			u = cgroupUsage(j.cg)
+		} else {
+			var cpu int64
+			for _, p := range usage[m.shepherdPidOf(j)] {
+				cpu += p.CPUTicks
+				u.MemBytes += p.RSSPages * shepherd.PageSize
+				u.VmemBytes += p.VSize
+			}
+			u.CPUSecs = cpu / shepherd.ClockTicks
 		}
 		m.mu.Lock()
-		j.used.CPUSecs = max(j.used.CPUSecs, cpu/shepherd.ClockTicks)
-		j.used.MemBytes = max(j.used.MemBytes, rss)
-		j.used.VmemBytes = max(j.used.VmemBytes, vsz)
+		j.used.CPUSecs = max(j.used.CPUSecs, u.CPUSecs)
+		j.used.MemBytes = max(j.used.MemBytes, u.MemBytes)
+		j.used.VmemBytes = max(j.used.VmemBytes, u.VmemBytes)
 		if session.Start > 0 {
 			j.used.WallSecs = time.Now().Unix() - session.Start
 		}
@@ -238,6 +256,9 @@ func (m *Mom) forget(j *momJob) {
 		delete(m.jobs, j.spec.JobID)
 	}
 	m.mu.Unlock()
+	// Normally gone with the job's end (its shepherd removes it), unless
+	// something of the job could not be killed then.
+	m.dropCgroup(j.spec.JobID, j.cg)
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
 	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)

@@ -17,6 +17,7 @@ import (
 
 	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
+	"gopbs/internal/cgroup"
 	"gopbs/internal/fault"
 	"gopbs/internal/stagecopy"
 	"gopbs/proto"
@@ -64,7 +65,7 @@ func Run(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, sigs: sigs}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, sigs: sigs}
 	res := sh.run()
 	sh.syncForResult()
 	if err := WriteJSON(dir, FileResult, res, 0o600); err != nil {
@@ -81,6 +82,7 @@ type shepherd struct {
 	usr  *asuser.Account // as the mom resolved it
 	pgid int
 	sigs chan os.Signal
+	cg   *cgroup.Job // the job's cgroup; nil: not confined
 	// momUmask is the umask the shepherd started with (the mom's), for
 	// the prologue and epilogue; the job's own (jobUmask) replaces it.
 	momUmask int
@@ -89,6 +91,7 @@ type shepherd struct {
 	killReason string // set when the shepherd itself killed the job
 	exitCode   int    // replaces the exit status when killReason is set
 	fenced     bool   // killed because the lease lapsed
+	oomNoted   bool   // the kernel killed in the job's cgroup for its memory limit
 
 	// syncMu serialises making the job's files durable; synced says the
 	// job file and the session file are.
@@ -236,9 +239,10 @@ func (sh *shepherd) run() Result {
 	// host, which costs more than the rest of a short job's bookkeeping.
 	adopting := setChildSubreaper() == nil
 	start := time.Now()
-	pid, err := syscall.ForkExec(argv[0], argv, attr)
+	pid, err := sh.forkExec(argv[0], argv, attr)
+	var joinErr *cgroup.JoinError
 	for _, fallback := range []string{usr.Home, "/"} {
-		if err == nil || attr.Dir == fallback {
+		if err == nil || attr.Dir == fallback || errors.As(err, &joinErr) {
 			continue
 		}
 		// The working directory may be gone or closed to the owner (the
@@ -249,9 +253,15 @@ func (sh *shepherd) run() Result {
 		}
 		sh.writeAsOwner(errFD, fmt.Sprintf("PBS: cannot start in %s (%v); starting in %s\n", attr.Dir, err, fallback))
 		attr.Dir = fallback
-		pid, err = syscall.ForkExec(argv[0], argv, attr)
+		pid, err = sh.forkExec(argv[0], argv, attr)
 	}
 	closeOutput()
+	if errors.As(err, &joinErr) {
+		// Not the job's fault: it may run elsewhere, or here later.
+		res := sh.fail(proto.JobExecRetry, "job not started on %s: %v", sh.set.Node, err)
+		sh.epilogue(&res)
+		return res
+	}
 	if err != nil {
 		res := sh.fail(proto.JobExecFail2, "job exec failed: cannot execute %s: %v", argv[0], err)
 		sh.epilogue(&res)
@@ -276,6 +286,11 @@ func (sh *shepherd) run() Result {
 	durable.Stop()
 	close(done)
 	end := time.Now()
+	var cgUsed cgroup.Usage
+	if sh.cg != nil {
+		// Everything the job started, in its session or not.
+		cgUsed = sh.endCgroup()
+	}
 	// Leftover processes of the job die with it.
 	if !adopting || childrenLeft() {
 		for _, p := range SessionProcesses(os.Getpid()) {
@@ -286,6 +301,11 @@ func (sh *shepherd) run() Result {
 	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
 	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
+	// The cgroup's counts are peaks over every process of the job, the
+	// escaped ones too.
+	res.Used.CPUSecs = max(res.Used.CPUSecs, cgUsed.CPUNanos/int64(time.Second))
+	res.Used.MemBytes = max(res.Used.MemBytes, cgUsed.MemPeak)
+	res.Used.VmemBytes = max(res.Used.VmemBytes, cgUsed.VmemPeak)
 	switch {
 	case ws.Exited():
 		res.ExitStatus = ws.ExitStatus()
@@ -667,6 +687,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-kill:
 			syscall.Kill(-sh.pgid, syscall.SIGKILL)
 		case <-leaseTick.C:
+			sh.checkOOM()
 			sh.mu.Lock()
 			done := sh.fenced
 			sh.mu.Unlock()
