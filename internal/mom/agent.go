@@ -122,6 +122,17 @@ func (m *Mom) view(j *momJob) jobView {
 	return jobView{session: j.session, result: j.result, used: j.used}
 }
 
+// setResult records j's end. The cpus of its cgroup are free from then:
+// its shepherd removed the cgroup before its result, or the mom did.
+func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j.result = res
+	if m.conf != nil && m.conf.alloc != nil {
+		m.conf.alloc.Release(j.spec.JobID)
+	}
+}
+
 // hasEnded reports whether j has its result.
 func (m *Mom) hasEnded(j *momJob) bool { return m.view(j).result != nil }
 

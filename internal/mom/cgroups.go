@@ -19,6 +19,7 @@ import (
 
 	"gopbs/internal/cgroup"
 	"gopbs/internal/place"
+	"gopbs/internal/shepherd"
 	"gopbs/proto"
 )
 
@@ -97,19 +98,17 @@ func (m *Mom) reportedMem(physmem int64) int64 {
 // jobShare is what a job takes of this node: the sums of its chunks here
 // in its exec_vnode.
 func jobShare(job *proto.MomJob, node string) (mem, vmem, ncpus float64) {
-	found := false
+	if job.ExecVnode == "" {
+		// A start request without exec_vnode: the first chunk's cpus.
+		return 0, 0, float64(job.Ncpus)
+	}
 	for _, a := range place.ParseAssigned(job.ExecVnode) {
 		if a.Node != node {
 			continue
 		}
-		found = true
 		mem += a.Amounts[proto.ResMem]
 		vmem += a.Amounts[proto.ResVmem]
 		ncpus += a.Amounts[proto.ResNcpus]
-	}
-	if !found {
-		// No exec_vnode naming this node: the first chunk's cpus.
-		ncpus = float64(job.Ncpus)
 	}
 	return mem, vmem, ncpus
 }
@@ -141,7 +140,7 @@ func (m *Mom) makeCgroup(job *proto.MomJob) (*cgroup.Job, error) {
 	return cg, nil
 }
 
-// releaseCpus frees a job's cpus once its cgroup is gone.
+// releaseCpus frees the cpus of a job that never started.
 func (m *Mom) releaseCpus(id string) {
 	if m.conf == nil || m.conf.alloc == nil {
 		return
@@ -151,15 +150,19 @@ func (m *Mom) releaseCpus(id string) {
 	m.mu.Unlock()
 }
 
-// dropCgroup kills what is left in a job's cgroup and removes it.
-func (m *Mom) dropCgroup(id string, cg *cgroup.Job) {
+// dropCgroup kills what is left in a job's cgroup and removes it; res,
+// the job's result, if any, says whether it is left.
+func (m *Mom) dropCgroup(id string, cg *cgroup.Job, res *shepherd.Result) {
 	if cg == nil {
 		return
 	}
-	if err := cg.Destroy(cgroupKillWait); err != nil {
+	err := cg.Destroy(cgroupKillWait)
+	if err != nil {
 		m.log.Error("cannot remove a job's cgroup", "job", id, "error", err)
 	}
-	m.releaseCpus(id)
+	if res != nil {
+		res.CgroupLeft = err != nil
+	}
 }
 
 // recoverCgroups, at start, gives the running jobs found their cpus back

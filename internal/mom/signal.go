@@ -128,11 +128,10 @@ func (m *Mom) killOrphan(id string) {
 		// waiting out the grace a late shepherd would get.
 		if release, ok := m.claimShepherdLock(j); ok {
 			res := shepherd.Result{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
+			m.dropCgroup(id, j.cg, &res)
 			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			release()
-			m.mu.Lock()
-			j.result = &res
-			m.mu.Unlock()
+			m.setResult(j, &res)
 			v.result = &res
 		}
 	}

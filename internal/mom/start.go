@@ -83,8 +83,9 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	started := false
 	defer func() {
-		if !started {
-			m.dropCgroup(job.JobID, cg)
+		if !started && cg != nil {
+			m.dropCgroup(job.JobID, cg, nil)
+			m.releaseCpus(job.JobID)
 		}
 	}()
 	dir := filepath.Join(m.jobsDir, job.JobID)

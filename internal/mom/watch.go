@@ -99,11 +99,7 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 	}
 	var res shepherd.Result
 	if err := shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileResult), &res); err == nil {
-		m.mu.Lock()
-		j.result = &res
-		m.mu.Unlock()
-		// The shepherd removed the job's cgroup before its result.
-		m.releaseCpus(j.spec.JobID)
+		m.setResult(j, &res)
 		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		for _, note := range res.Notes {
 			// The shepherd's word on the job's prologue or epilogue.
@@ -135,14 +131,12 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 			if j.cg != nil {
 				res.Used = cgroupUsage(j.cg)
 			}
-			m.dropCgroup(j.spec.JobID, j.cg)
+			m.dropCgroup(j.spec.JobID, j.cg, &res)
 			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			m.log.Warn("job's shepherd is gone without a result", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		}
 		release()
-		m.mu.Lock()
-		j.result = &res
-		m.mu.Unlock()
+		m.setResult(j, &res)
 		return true
 	}
 	if usage != nil && session.Pgid > 0 {
@@ -255,10 +249,14 @@ func (m *Mom) forget(j *momJob) {
 	if m.jobs[j.spec.JobID] == j {
 		delete(m.jobs, j.spec.JobID)
 	}
+	cgroupLeft := j.result != nil && j.result.CgroupLeft
 	m.mu.Unlock()
-	// Normally gone with the job's end (its shepherd removes it), unless
-	// something of the job could not be killed then.
-	m.dropCgroup(j.spec.JobID, j.cg)
+	// Gone with the job's end (its shepherd removes it), unless something
+	// of the job could not be killed then. Only then: a later run of the
+	// job has a cgroup of the same name.
+	if cgroupLeft {
+		m.dropCgroup(j.spec.JobID, j.cg, nil)
+	}
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
 	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)

@@ -79,9 +79,11 @@ func (sh *shepherd) endCgroup() cgroup.Usage {
 	if u.OOMKills > 0 {
 		sh.noteOOM()
 	}
+	sh.cgEnded = true
 	if err := sh.cg.Remove(); err != nil {
 		// The mom tries again when it forgets the job.
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
+		sh.cgLeft = true
 	}
 	return u
 }

@@ -97,6 +97,9 @@ type Result struct {
 	// Notes are the failures of the job's prologue and epilogue, for the
 	// mom's log (the shepherd has none that outlives the job).
 	Notes []string `json:"notes,omitempty"`
+	// CgroupLeft says the job's cgroup could not be removed (something
+	// in it would not die): the mom tries again.
+	CgroupLeft bool `json:"cgroup_left,omitempty"`
 }
 
 // WriteJSON writes v to dir/name with writeFileAtomic.

@@ -67,6 +67,13 @@ func Run(dir string) int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, sigs: sigs}
 	res := sh.run()
+	if sh.cg != nil && !sh.cgEnded {
+		// The job never ran in it (a failed stage-in, prologue or start).
+		if err := sh.cg.Destroy(cgroupKillWait); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd:", err)
+			res.CgroupLeft = true
+		}
+	}
 	sh.syncForResult()
 	if err := WriteJSON(dir, FileResult, res, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd: cannot record the result:", err)
@@ -83,6 +90,9 @@ type shepherd struct {
 	pgid int
 	sigs chan os.Signal
 	cg   *cgroup.Job // the job's cgroup; nil: not confined
+	// cgEnded is set once the job's end emptied its cgroup and removed it
+	// (or failed to: cgLeft).
+	cgEnded, cgLeft bool
 	// momUmask is the umask the shepherd started with (the mom's), for
 	// the prologue and epilogue; the job's own (jobUmask) replaces it.
 	momUmask int
@@ -323,6 +333,7 @@ func (sh *shepherd) run() Result {
 	}
 	res.Fenced = sh.fenced
 	sh.mu.Unlock()
+	res.CgroupLeft = sh.cgLeft
 	sh.epilogue(&res)
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
