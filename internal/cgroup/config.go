@@ -24,7 +24,8 @@ const (
 	Cpuset = "cpuset"
 	CPU    = "cpu"
 	Pids   = "pids"
-	// cpuacct is v1's cpu accounting: used when mounted, never asked for.
+	// cpuacct is v1's cpu accounting, which is not used: the shepherd,
+	// child subreaper of the whole job, counts its cpu exactly.
 	cpuacct = "cpuacct"
 )
 

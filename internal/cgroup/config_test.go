@@ -167,7 +167,7 @@ func TestParseMountInfoAndProcCgroup(t *testing.T) {
 `
 	got := parseMountInfo(mi)
 	want := []mount{
-		{dir: "/sys/fs/cgroup/cpu,cpuacct", root: "/", controllers: []string{CPU, cpuacct}},
+		{dir: "/sys/fs/cgroup/cpu,cpuacct", root: "/", controllers: []string{CPU}},
 		{dir: "/sys/fs/cgroup/memory", root: "/", controllers: []string{Memory}},
 		{dir: "/sys/fs/cgroup/my pids", root: "/lxc/c1", controllers: []string{Pids}},
 		{dir: "/sys/fs/cgroup/unified", root: "/", v2: true},

@@ -84,13 +84,13 @@ func (j *Job) ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr) (int
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	tid := strconv.Itoa(syscall.Gettid())
-	back, err := j.enterThread(tid)
+	entered, err := j.enterThread(tid)
 	if err != nil {
-		leaveThread(tid, back)
+		j.leaveThread(tid, entered)
 		return 0, &JoinError{err}
 	}
 	pid, err := syscall.ForkExec(argv0, argv, &a)
-	if lerr := leaveThread(tid, back); lerr != nil {
+	if lerr := j.leaveThread(tid, entered); lerr != nil {
 		// A thread of the caller stays in the job's cgroup: Kill spares
 		// the caller, but say so.
 		fmt.Fprintln(os.Stderr, "cgroup:", lerr)
@@ -99,34 +99,25 @@ func (j *Job) ForkExec(argv0 string, argv []string, attr *syscall.ProcAttr) (int
 }
 
 // enterThread moves the calling thread (tid) into the job's v1
-// directories and returns where it was in each.
-func (j *Job) enterThread(tid string) (back []string, err error) {
-	b, err := os.ReadFile("/proc/thread-self/cgroup")
-	if err != nil {
-		return nil, err
-	}
-	self := parseProcCgroup(string(b))
-	for _, d := range j.Dirs {
-		if len(d.Controllers) == 0 {
-			continue
-		}
-		was := ownDir(mount{dir: d.Mount, root: d.MountRoot}, self[d.Controllers[0]])
-		if was == "" {
-			return back, fmt.Errorf("own cgroup of %s not found", d.Controllers[0])
+// directories; it returns how many it entered.
+func (j *Job) enterThread(tid string) (int, error) {
+	for i, d := range j.Dirs {
+		if d.Home == "" {
+			return i, fmt.Errorf("no way back from %s (a job record of an older mom?)", d.Path)
 		}
 		if err := writeFile(filepath.Join(d.Path, "tasks"), tid); err != nil {
-			return back, err
+			return i, err
 		}
-		back = append(back, was)
 	}
-	return back, nil
+	return len(j.Dirs), nil
 }
 
-// leaveThread moves thread tid back to the directories enterThread left.
-func leaveThread(tid string, back []string) error {
+// leaveThread moves thread tid from the first n of the job's
+// directories back to where it came from.
+func (j *Job) leaveThread(tid string, n int) error {
 	var first error
-	for _, d := range back {
-		if err := writeFile(filepath.Join(d, "tasks"), tid); err != nil && first == nil {
+	for _, d := range j.Dirs[:n] {
+		if err := writeFile(filepath.Join(d.Home, "tasks"), tid); err != nil && first == nil {
 			first = err
 		}
 	}
@@ -195,7 +186,9 @@ func (j *Job) Kill(wait time.Duration, idle func()) error {
 
 // Usage is what the cgroup counted.
 type Usage struct {
-	CPUNanos int64 // cpu time of every process that was in it
+	// CPUNanos is the cpu time of every process that was in it (v2; v1
+	// counts none: the shepherd does).
+	CPUNanos int64
 	MemPeak  int64 // peak memory, bytes (0: not counted)
 	VmemPeak int64 // peak memory and swap, bytes (0: not counted)
 	OOMKills int64 // processes the kernel killed for the memory limit
@@ -217,9 +210,6 @@ func (j *Job) Usage() Usage {
 			}
 			u.OOMKills = j.OOMKills()
 			continue
-		}
-		if d.has(cpuacct) {
-			u.CPUNanos = readInt(p("cpuacct.usage"))
 		}
 		if d.has(Memory) {
 			u.MemPeak = readInt(p("memory.max_usage_in_bytes"))

@@ -57,13 +57,14 @@ func fsOf(f fileSystem) fileSystem {
 }
 
 // Dir is one cgroup directory and the controllers of its hierarchy that
-// act on it; Mount and MountRoot say where that hierarchy is mounted
-// (v1), for a process to find its own cgroup there.
+// act on it; Home (v1) is the cgroup in that hierarchy of the process
+// that opened the tree, which the processes it starts (the shepherds)
+// are in too: where a thread that went into the job's cgroup to fork
+// comes back to.
 type Dir struct {
 	Path        string   `json:"path"`
 	Controllers []string `json:"controllers,omitempty"`
-	Mount       string   `json:"mount,omitempty"`
-	MountRoot   string   `json:"mount_root,omitempty"`
+	Home        string   `json:"home,omitempty"`
 }
 
 func (d Dir) has(ctrl string) bool { return slices.Contains(d.Controllers, ctrl) }
@@ -112,7 +113,7 @@ func parseMountInfo(s string) []mount {
 		case "cgroup":
 			if sep+3 < len(f) {
 				for _, o := range strings.Split(f[sep+3], ",") {
-					if slices.Contains(controllers, o) || o == cpuacct {
+					if slices.Contains(controllers, o) {
 						m.controllers = append(m.controllers, o)
 					}
 				}
@@ -259,11 +260,10 @@ func Open(cfg Config, sys System) (*Tree, error) {
 		}
 		return t, nil
 	}
-	// v1: one directory per hierarchy of the controllers, cpuacct's too
-	// (cpu time) when it is mounted.
+	// v1: one directory per hierarchy of the controllers.
 	byMount := map[*mount][]string{}
 	var order []*mount
-	for _, c := range append(slices.Clone(want), cpuacct) {
+	for _, c := range want {
 		m := v1[c]
 		if m == nil {
 			continue
@@ -278,7 +278,11 @@ func Open(cfg Config, sys System) (*Tree, error) {
 		if err != nil {
 			return nil, err
 		}
-		d := Dir{Path: filepath.Join(base, strings.TrimPrefix(cfg.Root, "./")), Controllers: byMount[m], Mount: m.dir, MountRoot: m.root}
+		home := ownDir(*m, self[m.controllers[0]])
+		if home == "" {
+			return nil, fmt.Errorf("this process's own cgroup is not visible under %s", m.dir)
+		}
+		d := Dir{Path: filepath.Join(base, strings.TrimPrefix(cfg.Root, "./")), Controllers: byMount[m], Home: home}
 		if err := makeV1Root(fs, base, d); err != nil {
 			return nil, err
 		}
@@ -461,22 +465,27 @@ func (t *Tree) Create(id string, lim Limits) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	if j.Exists() {
-		if err := j.Destroy(staleKillWait); err != nil {
-			return nil, fmt.Errorf("a previous cgroup of %s: %w", id, err)
-		}
-	}
+	stale := *j
 	j.Limits = lim
 	if !j.V2 {
 		// Only the hierarchies the job needs: every directory is made,
-		// joined, read and removed for every job.
-		j.Dirs = slices.DeleteFunc(j.Dirs, func(d Dir) bool { return !lim.needs(d) })
-	}
-	for _, d := range j.Dirs {
-		if err := fsOf(t.fs).Mkdir(d.Path); err != nil {
-			j.Remove()
-			return nil, fmt.Errorf("make %s: %w", d.Path, err)
+		// joined, read and removed for every job. One at least holds the
+		// job, to kill it whole.
+		j.Dirs = slices.DeleteFunc(slices.Clone(j.Dirs), func(d Dir) bool { return !lim.needs(d) })
+		if len(j.Dirs) == 0 {
+			j.Dirs = stale.Dirs[:1]
 		}
+	}
+	err = j.mkdirs()
+	if errors.Is(err, os.ErrExist) {
+		// Left by an earlier run of the job: what is in it goes.
+		if err := stale.Destroy(staleKillWait); err != nil {
+			return nil, fmt.Errorf("a previous cgroup of %s: %w", id, err)
+		}
+		err = j.mkdirs()
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := j.apply(t); err != nil {
 		j.Remove()
@@ -486,11 +495,23 @@ func (t *Tree) Create(id string, lim Limits) (*Job, error) {
 }
 
 // needs reports whether a job with these limits needs its directory in
-// v1 hierarchy d: memory and cpuacct count what it uses, the others
-// only limit.
+// v1 hierarchy d: memory counts what it uses, the others only limit.
 func (lim Limits) needs(d Dir) bool {
-	return d.has(Memory) || d.has(cpuacct) || d.has(Cpuset) && len(lim.Cpus) > 0 ||
+	return d.has(Memory) || d.has(Cpuset) && len(lim.Cpus) > 0 ||
 		d.has(CPU) && lim.CPUQuota > 0 || d.has(Pids) && lim.PidsMax > 0
+}
+
+// mkdirs makes the job's directories; on failure it removes those it
+// made.
+func (j *Job) mkdirs() error {
+	for i, d := range j.Dirs {
+		if err := fsOf(j.fs).Mkdir(d.Path); err != nil {
+			made := &Job{Dirs: j.Dirs[:i], fs: j.fs}
+			made.Remove()
+			return fmt.Errorf("make %s: %w", d.Path, err)
+		}
+	}
+	return nil
 }
 
 // cfsPeriod is the cpu quota's period, in microseconds (the kernel's
@@ -521,6 +542,10 @@ func (j *Job) apply(t *Tree) error {
 				when(d.has(Memory) && lim.Mem > 0, func() error { return w(d, "memory.limit_in_bytes", fmt.Sprint(lim.Mem)) }),
 				when(d.has(Memory) && lim.Vmem > 0 && exists(filepath.Join(d.Path, "memory.memsw.limit_in_bytes")),
 					func() error { return w(d, "memory.memsw.limit_in_bytes", fmt.Sprint(max(lim.Vmem, lim.Mem))) }),
+				// Off before the cpus are set, so that neither setting them
+				// nor the removal rebuilds the scheduler's domains (the top
+				// cpuset's balancing spans every cpu all the same).
+				when(d.has(Cpuset), func() error { return w(d, "cpuset.sched_load_balance", "0") }),
 				// A v1 cpuset takes no process until it has cpus and
 				// memory nodes.
 				when(d.has(Cpuset), func() error { return w(d, "cpuset.mems", t.mems) }),

@@ -76,13 +76,13 @@ func read(t *testing.T, path string) string {
 }
 
 // fakeV1 is a v1 host: memory, cpuset, cpu and cpuacct (apart, as on
-// this machine) and pids mounted under dir; the process's memory cgroup
-// is /sandbox.
+// this machine; cpuacct is not used) and pids mounted under dir; the
+// process's memory cgroup is /sandbox.
 func fakeV1(t *testing.T) (System, string) {
 	dir := t.TempDir()
 	files := map[string][]string{
 		Memory:  {"cgroup.procs", "memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.max_usage_in_bytes", "memory.memsw.max_usage_in_bytes", "memory.oom_control"},
-		Cpuset:  {"cgroup.procs", "cpuset.cpus", "cpuset.mems"},
+		Cpuset:  {"cgroup.procs", "cpuset.cpus", "cpuset.mems", "cpuset.sched_load_balance"},
 		CPU:     {"cgroup.procs", "cpu.cfs_quota_us", "cpu.cfs_period_us"},
 		cpuacct: {"cgroup.procs", "cpuacct.usage"},
 		Pids:    {"cgroup.procs", "pids.max"},
@@ -122,8 +122,9 @@ func fakeV2(t *testing.T) (System, string) {
 	return System{MountInfo: mi, SelfCgroup: "1:pids:/\n0::/\n", fs: fs}, dir
 }
 
-// The v1 tree: a directory per hierarchy (cpuacct's too), under the
-// process's own cgroup for "./"; a job's limits in the files v1 names.
+// The v1 tree: a directory per hierarchy of the controllers, under the
+// process's own cgroup for "./"; a job's limits in the files v1 names,
+// and only the directories it needs.
 func TestTreeV1Fake(t *testing.T) {
 	sys, dir := fakeV1(t)
 	cfg := DefaultConfig()
@@ -140,8 +141,11 @@ func TestTreeV1Fake(t *testing.T) {
 	for _, r := range tree.Roots() {
 		paths = append(paths, strings.TrimPrefix(r.Path, dir))
 	}
-	if got := strings.Join(paths, " "); got != "/memory/sandbox/pbs /cpuset/pbs /cpu/pbs /pids/pbs /cpuacct/pbs" {
+	if got := strings.Join(paths, " "); got != "/memory/sandbox/pbs /cpuset/pbs /cpu/pbs /pids/pbs" {
 		t.Fatalf("roots %s", got)
+	}
+	if home := tree.Roots()[0].Home; home != filepath.Join(dir, "memory/sandbox") {
+		t.Errorf("the opener's own memory cgroup %q", home)
 	}
 	if got := read(t, filepath.Join(dir, "cpuset/pbs/cpuset.cpus")); got != "0-3" || tree.CPUs().String() != "0-3" {
 		t.Fatalf("root cpuset %q, tree cpus %v", got, tree.CPUs())
@@ -155,6 +159,7 @@ func TestTreeV1Fake(t *testing.T) {
 		"memory/sandbox/pbs/12[3].srv/memory.memsw.limit_in_bytes": "2147483648",
 		"cpuset/pbs/12[3].srv/cpuset.cpus":                         "1-2",
 		"cpuset/pbs/12[3].srv/cpuset.mems":                         "0",
+		"cpuset/pbs/12[3].srv/cpuset.sched_load_balance":           "0",
 		"pids/pbs/12[3].srv/pids.max":                              "100",
 	} {
 		if got := read(t, filepath.Join(dir, file)); got != want {
@@ -175,11 +180,10 @@ func TestTreeV1Fake(t *testing.T) {
 		t.Fatalf("list %v %v", ids, err)
 	}
 
-	write(t, filepath.Join(dir, "cpuacct/pbs/12[3].srv/cpuacct.usage"), "2500000000\n")
 	write(t, filepath.Join(dir, "memory/sandbox/pbs/12[3].srv/memory.max_usage_in_bytes"), "1048576\n")
 	write(t, filepath.Join(dir, "memory/sandbox/pbs/12[3].srv/memory.memsw.max_usage_in_bytes"), "2097152\n")
 	write(t, filepath.Join(dir, "memory/sandbox/pbs/12[3].srv/memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
-	if u := j.Usage(); u != (Usage{CPUNanos: 2.5e9, MemPeak: 1 << 20, VmemPeak: 2 << 20, OOMKills: 2}) {
+	if u := j.Usage(); u != (Usage{MemPeak: 1 << 20, VmemPeak: 2 << 20, OOMKills: 2}) {
 		t.Fatalf("usage %+v", u)
 	}
 	if err := j.Kill(0, nil); err != nil {
@@ -197,6 +201,21 @@ func TestTreeV1Fake(t *testing.T) {
 	}
 	if exists(filepath.Join(dir, "cpu/pbs/13.srv")) {
 		t.Errorf("quota of the earlier run kept")
+	}
+	// Without memory, a job with nothing to limit still has a cgroup to
+	// be killed by.
+	cfg.Controllers = []string{Cpuset, CPU}
+	cfg.Root = "pbs2"
+	tree2, err := Open(cfg, sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := tree2.Create("14.srv", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bare.Dirs) != 1 || !exists(bare.Dirs[0].Path) {
+		t.Errorf("job without limits: %+v", bare.Dirs)
 	}
 	if _, err := tree.Create("../x", Limits{}); err == nil {
 		t.Fatal("job id with a slash made a cgroup")

@@ -205,8 +205,18 @@ func (m *Mom) recoverCgroups() error {
 	return nil
 }
 
-// cgroupUsage is a job's usage as its cgroup counted it (peaks).
+// cgroupUsage is a job's usage as its cgroup counted it (peaks); v1
+// counts no cpu, which is then that of the processes in it now (each
+// with what it reaped).
 func cgroupUsage(cg *cgroup.Job) proto.Usage {
 	u := cg.Usage()
-	return proto.Usage{CPUSecs: u.CPUNanos / int64(time.Second), MemBytes: u.MemPeak, VmemBytes: u.VmemPeak}
+	used := proto.Usage{CPUSecs: u.CPUNanos / int64(time.Second), MemBytes: u.MemPeak, VmemBytes: u.VmemPeak}
+	if !cg.V2 {
+		var ticks int64
+		for _, p := range shepherd.ProcStats(cg.Procs()) {
+			ticks += p.CPUTicks
+		}
+		used.CPUSecs = ticks / shepherd.ClockTicks
+	}
+	return used
 }

@@ -24,7 +24,9 @@
 // and deletes), relay.go (local commands forwarded to the server),
 // earlystage.go (early stage-ins and the files other moms ask for),
 // jobdirs.go (recycled job directories and TMPDIRs), momconfig.go and
-// configapply.go (mom_priv/config), sysinfo.go (the host's facts).
+// configapply.go (mom_priv/config), cgroups.go (confinement: mom_priv/cgroups,
+// each job's cgroup, the cpus of the jobs' cpusets), sysinfo.go (the
+// host's facts).
 //
 // File staging: a job's shepherd copies its stage-in files before the
 // script and its stage-out files after it; the mom itself copies them for

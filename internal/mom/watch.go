@@ -255,6 +255,7 @@ func (m *Mom) forget(j *momJob) {
 	// of the job could not be killed then. Only then: a later run of the
 	// job has a cgroup of the same name.
 	if cgroupLeft {
+		m.log.Warn("the job's shepherd could not remove its cgroup", "job", j.spec.JobID)
 		m.dropCgroup(j.spec.JobID, j.cg, nil)
 	}
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);

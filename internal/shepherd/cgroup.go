@@ -75,6 +75,8 @@ func (sh *shepherd) endCgroup() cgroup.Usage {
 	if err := sh.cg.Kill(cgroupKillWait, reap); err != nil {
 		fmt.Fprintln(os.Stderr, "shepherd:", err)
 	}
+	// Dead now: reaped, their cpu is counted.
+	childrenLeft()
 	u := sh.cg.Usage()
 	if u.OOMKills > 0 {
 		sh.noteOOM()

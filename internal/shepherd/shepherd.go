@@ -248,6 +248,9 @@ func (sh *shepherd) run() Result {
 	// nothing of the job is left, without reading every process of the
 	// host, which costs more than the rest of a short job's bookkeeping.
 	adopting := setChildSubreaper() == nil
+	// As subreaper the shepherd reaps every process of the job in the
+	// end: what its children used from here is what the job used.
+	cpu0 := childrenCPU()
 	start := time.Now()
 	pid, err := sh.forkExec(argv[0], argv, attr)
 	var joinErr *cgroup.JoinError
@@ -298,7 +301,8 @@ func (sh *shepherd) run() Result {
 	end := time.Now()
 	var cgUsed cgroup.Usage
 	if sh.cg != nil {
-		// Everything the job started, in its session or not.
+		// Everything the job started, in its session or not: dead, and
+		// reaped here (orphans come to the subreaper).
 		cgUsed = sh.endCgroup()
 	}
 	// Leftover processes of the job die with it.
@@ -308,12 +312,12 @@ func (sh *shepherd) run() Result {
 		}
 	}
 	res := Result{Start: start.Unix(), End: end.Unix()}
-	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
+	cpu := max(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), childrenCPU()-cpu0, time.Duration(cgUsed.CPUNanos))
+	res.Used.CPUSecs = int64(cpu / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
 	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
 	// The cgroup's counts are peaks over every process of the job, the
 	// escaped ones too.
-	res.Used.CPUSecs = max(res.Used.CPUSecs, cgUsed.CPUNanos/int64(time.Second))
 	res.Used.MemBytes = max(res.Used.MemBytes, cgUsed.MemPeak)
 	res.Used.VmemBytes = max(res.Used.VmemBytes, cgUsed.VmemPeak)
 	switch {
