@@ -45,15 +45,32 @@ func cgroupTree(t *testing.T, lines string) (string, *cgroup.Tree) {
 		t.Skipf("this host cannot: %v", err)
 	}
 	t.Cleanup(func() {
-		ids, _ := tree.List()
-		for _, id := range ids {
-			if j, err := tree.Job(id); err == nil {
-				j.Destroy(5 * time.Second)
-			}
+		if err := tree.RemoveAll(5 * time.Second); err != nil {
+			t.Errorf("tree left behind: %v", err)
 		}
-		tree.RemoveRoots()
 	})
 	return text, tree
+}
+
+// cgroupCluster is a cluster whose one mom, n1, confines its jobs as
+// lines say, in a tree of the test's own; scheduling is off.
+func cgroupCluster(t *testing.T, lines string) (*testcluster.Cluster, *cgroup.Tree, *testcluster.Mom) {
+	t.Helper()
+	conf, tree := cgroupTree(t, lines)
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	m := c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
+	return c, tree, m
+}
+
+// nodeAttr is a node's attribute as qmgr lists it.
+func nodeAttr(c *testcluster.Cluster, node, name string) string {
+	for _, line := range strings.Split(c.MustRun("qmgr", "-c", "list node "+node), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok && k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // cgroupIDs lists the jobs that have a cgroup in tree.
@@ -113,6 +130,26 @@ func killTagged(t *testing.T, tag string) {
 	})
 }
 
+// runEscapingJob runs an escapingJob that ends by itself: while it runs
+// the tree holds its cgroup alone; at its end what escaped is dead, its
+// cpu (a busy loop in a session of its own) counted, its cgroup gone.
+func runEscapingJob(t *testing.T, c *testcluster.Cluster, tree *cgroup.Tree, tag string) {
+	t.Helper()
+	killTagged(t, tag)
+	id := c.Submit(escapingJob(tag, "sleep 3"))
+	c.MustRun("qrun", id)
+	waitFor(t, "the job's escaped processes", 20*time.Second, func() bool { return len(processesWith(tag+"loop")) > 0 })
+	if ids := cgroupIDs(t, tree); len(ids) != 1 || ids[0] != id {
+		t.Errorf("cgroups while the job runs: %v", ids)
+	}
+	c.WaitJobState(id, "F", 60*time.Second)
+	escapedGone(t, tag)
+	if cput := attr(t, c, id, "resources_used.cput"); cput < "00:00:01" {
+		t.Errorf("resources_used.cput %s: the escaped busy loop's cpu is not counted", cput)
+	}
+	waitFor(t, "no cgroup left", 10*time.Second, func() bool { return len(cgroupIDs(t, tree)) == 0 })
+}
+
 // escapedGone waits until nothing escapingJob left with tag lives.
 func escapedGone(t *testing.T, tag string) {
 	t.Helper()
@@ -132,10 +169,7 @@ func escapedGone(t *testing.T, tag string) {
 // comment naming the limit, in its E record and its error file; its
 // resources_used.mem is the cgroup's peak.
 func TestCgroupMemoryLimitKillsJob(t *testing.T) {
-	conf, _ := cgroupTree(t, "controllers memory,cpuset,cpu\n")
-	c := testcluster.New(t, testcluster.Options{})
-	c.MustRun("qmgr", "-c", "set server scheduling = False")
-	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
+	c, _, _ := cgroupCluster(t, "controllers memory,cpuset,cpu\n")
 	out := t.TempDir()
 	os.Chmod(out, 0o755)
 	id := c.Submit("#!/bin/sh\nhead -c 400m /dev/zero | tail\necho survived\nsleep 120\n",
@@ -172,25 +206,10 @@ func TestCgroupMemoryLimitKillsJob(t *testing.T) {
 // are killed when the job ends by itself and when it is deleted, and the
 // cpu they burned is the job's.
 func TestCgroupEscapedProcessesKilledAndCounted(t *testing.T) {
-	conf, tree := cgroupTree(t, "controllers memory\n")
-	c := testcluster.New(t, testcluster.Options{})
-	c.MustRun("qmgr", "-c", "set server scheduling = False")
-	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
+	c, tree, _ := cgroupCluster(t, "controllers memory\n")
 
 	tag := fmt.Sprintf("pbsesc%d_", os.Getpid())
-	killTagged(t, tag)
-	ended := c.Submit(escapingJob(tag, "sleep 3"))
-	c.MustRun("qrun", ended)
-	waitFor(t, "the job's escaped processes", 20*time.Second, func() bool { return len(processesWith(tag+"loop")) > 0 })
-	if ids := cgroupIDs(t, tree); len(ids) != 1 || ids[0] != ended {
-		t.Errorf("cgroups while the job runs: %v", ids)
-	}
-	c.WaitJobState(ended, "F", 60*time.Second)
-	escapedGone(t, tag)
-	cput := attr(t, c, ended, "resources_used.cput")
-	if cput < "00:00:01" {
-		t.Errorf("resources_used.cput %s: the escaped busy loop's cpu is not counted", cput)
-	}
+	runEscapingJob(t, c, tree, tag)
 
 	tag2 := tag + "del_"
 	killTagged(t, tag2)
@@ -209,16 +228,25 @@ func TestCgroupEscapedProcessesKilledAndCounted(t *testing.T) {
 var cpusAllowed = regexp.MustCompile(`Cpus_allowed_list:\s*(\S+)`)
 
 // Each job sees only its own cpus; with more cpus promised than the host
-// has, a job that finds none free gets a quota of its ncpus instead.
+// has, a job that finds none free gets a quota of its ncpus instead. The
+// node offers its memory less mem_reserved, which is the limit of a job
+// that asks for no mem.
 func TestCgroupCpusets(t *testing.T) {
-	conf, tree := cgroupTree(t, "controllers memory,cpuset,cpu\n")
+	c, tree, _ := cgroupCluster(t, "controllers memory,cpuset,cpu\nmem_reserved 1gb\n")
+	var total int64
+	for _, line := range strings.Split(readFile(t, "/proc/meminfo"), "\n") {
+		if f := strings.Fields(line); len(f) == 3 && f[0] == "MemTotal:" {
+			total, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	offered := total - 1<<20 // kb
+	if got := nodeAttr(c, "n1", "resources_available.mem"); got != strconv.FormatInt(offered, 10)+"kb" {
+		t.Errorf("resources_available.mem %s, want %dkb (MemTotal less 1gb)", got, offered)
+	}
 	all := tree.CPUs()
 	if len(all) < 2 {
 		t.Skipf("needs 2 cpus, the tree has %v", all)
 	}
-	c := testcluster.New(t, testcluster.Options{})
-	c.MustRun("qmgr", "-c", "set server scheduling = False")
-	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
 	c.MustRun("qmgr", "-c", fmt.Sprintf("set node n1 resources_available.ncpus = %d", len(all)+1))
 	out := t.TempDir()
 	os.Chmod(out, 0o755)
@@ -254,6 +282,9 @@ func TestCgroupCpusets(t *testing.T) {
 			if quota != "100000" {
 				t.Errorf("cpu quota %q, want one cpu's (100000 per 100000 us)", quota)
 			}
+			if lim := readFile(t, filepath.Join(j.Dirs[0].Path, "memory.limit_in_bytes")); lim != strconv.FormatInt(offered<<10, 10)+"\n" {
+				t.Errorf("memory limit of a job without mem %q, want %d", lim, offered<<10)
+			}
 			continue
 		}
 		if _, err := strconv.Atoi(got); err != nil {
@@ -276,9 +307,8 @@ func TestCgroupCpusets(t *testing.T) {
 // After 50 jobs the tree holds only the cgroups of the jobs still
 // running; a job that fails before its script runs leaves none either.
 func TestCgroupNoneLeftBehind(t *testing.T) {
-	conf, tree := cgroupTree(t, "controllers memory,cpuset,cpu,pids\npids_max 512\n")
-	c := testcluster.New(t, testcluster.Options{})
-	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
+	c, tree, _ := cgroupCluster(t, "controllers memory,cpuset,cpu,pids\npids_max 512\n")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8")
 	c.StartScheduler("pbs_sched")
 	long := c.Submit("#!/bin/sh\nsleep 300\n")
@@ -310,10 +340,7 @@ func TestCgroupNoneLeftBehind(t *testing.T) {
 // removes one no job owns, killing what is in it; a mom that cannot make
 // a job's cgroup refuses the start, and the job waits in its queue.
 func TestCgroupMomRestartAndRefusedStart(t *testing.T) {
-	conf, tree := cgroupTree(t, "controllers memory,cpuset\n")
-	c := testcluster.New(t, testcluster.Options{})
-	c.MustRun("qmgr", "-c", "set server scheduling = False")
-	m := c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
+	c, tree, m := cgroupCluster(t, "controllers memory,cpuset\n")
 	id := c.Submit("#!/bin/sh\nsleep 300\n")
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "R", 30*time.Second)
@@ -345,7 +372,7 @@ func TestCgroupMomRestartAndRefusedStart(t *testing.T) {
 
 	// The tree gone from under the mom: it cannot confine the next job,
 	// so it refuses it.
-	if err := tree.RemoveRoots(); err != nil {
+	if err := tree.RemoveAll(time.Second); err != nil {
 		t.Fatal(err)
 	}
 	next := c.Submit("#!/bin/sh\ntrue\n")
@@ -365,24 +392,8 @@ func TestCgroupMomRestartAndRefusedStart(t *testing.T) {
 // they are bound to v1, so no limit): the job is born in its cgroup,
 // what escapes its session is killed at its end and its cpu counted.
 func TestCgroupV2Job(t *testing.T) {
-	conf, tree := cgroupTree(t, "hierarchy v2\ncontrollers none\n")
-	c := testcluster.New(t, testcluster.Options{})
-	c.MustRun("qmgr", "-c", "set server scheduling = False")
-	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}})
-	tag := fmt.Sprintf("pbsv2esc%d_", os.Getpid())
-	killTagged(t, tag)
-	id := c.Submit(escapingJob(tag, "sleep 3"))
-	c.MustRun("qrun", id)
-	waitFor(t, "the job's escaped processes", 20*time.Second, func() bool { return len(processesWith(tag+"loop")) > 0 })
-	if ids := cgroupIDs(t, tree); len(ids) != 1 || ids[0] != id {
-		t.Errorf("v2 cgroups while the job runs: %v", ids)
-	}
-	c.WaitJobState(id, "F", 60*time.Second)
-	escapedGone(t, tag)
-	if cput := attr(t, c, id, "resources_used.cput"); cput < "00:00:01" {
-		t.Errorf("resources_used.cput %s", cput)
-	}
-	waitFor(t, "no cgroup left", 10*time.Second, func() bool { return len(cgroupIDs(t, tree)) == 0 })
+	c, tree, _ := cgroupCluster(t, "hierarchy v2\ncontrollers none\n")
+	runEscapingJob(t, c, tree, fmt.Sprintf("pbsv2esc%d_", os.Getpid()))
 }
 
 // A bad line in mom_priv/cgroups stops the mom naming the file and the

@@ -32,13 +32,7 @@ func kernelTree(t testing.TB, cfg Config) *Tree {
 		t.Skipf("this host cannot: %v", err)
 	}
 	t.Cleanup(func() {
-		ids, _ := tree.List()
-		for _, id := range ids {
-			if j, err := tree.Job(id); err == nil {
-				j.Destroy(5 * time.Second)
-			}
-		}
-		if err := tree.RemoveRoots(); err != nil {
+		if err := tree.RemoveAll(5 * time.Second); err != nil {
 			t.Errorf("tree left behind: %v", err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // System is what the package reads of the host: the mount table and the
@@ -446,16 +447,24 @@ func (t *Tree) List() ([]string, error) {
 	return out, nil
 }
 
-// RemoveRoots removes the tree's own directories, which must hold no job
-// (a test's tree, or a host that stops confining).
-func (t *Tree) RemoveRoots() error {
-	var first error
-	for _, r := range t.roots {
-		if err := fsOf(t.fs).Rmdir(r.Path); err != nil && !errors.Is(err, os.ErrNotExist) && first == nil {
-			first = fmt.Errorf("remove %s: %w", r.Path, err)
+// RemoveAll kills and removes every job's cgroup of the tree, waiting up
+// to wait for each, and then the tree's own directories (a test's tree,
+// or a host that stops confining).
+func (t *Tree) RemoveAll(wait time.Duration) error {
+	ids, err := t.List()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, id := range ids {
+		j, err := t.Job(id)
+		if err == nil {
+			err = j.Destroy(wait)
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return (&Job{Dirs: t.roots, fs: t.fs}).Remove()
 }
 
 // Create makes job id's cgroup with lim. What a previous run of the job
