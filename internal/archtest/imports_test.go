@@ -44,6 +44,7 @@ var daemonInsides = map[string][]string{
 	"internal/mom":       {"pbs_mom"},
 	"internal/shepherd":  {"pbs_mom", "pbs_shepherd", "internal/mom"},
 	"internal/stagecopy": {"internal/mom", "internal/shepherd"},
+	"internal/cgroup":    {"internal/mom", "internal/shepherd"},
 }
 
 // rule is one "may not import" line of ARCHITECTURE.md.

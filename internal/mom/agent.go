@@ -22,6 +22,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/cgroup"
 	"gopbs/internal/connlimit"
 	"gopbs/internal/shepherd"
 	"gopbs/internal/stagecopy"
@@ -56,7 +57,8 @@ type Mom struct {
 	dirs    *dirPool // emptied job directories, for the next jobs
 	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
 	momConf *MomConfig
-	host    ownHost // its names and addresses, found once at start
+	host    ownHost      // its names and addresses, found once at start
+	conf    *confinement // mom_priv/cgroups; nil: jobs are not confined
 
 	mu         sync.Mutex
 	jobs       map[string]*momJob // by job id
@@ -116,7 +118,10 @@ type momJob struct {
 	// endCheck is the jobend node check that ran after the job ended
 	// (its healthSeq; 0 before): the end is reported only once a report
 	// carrying that check's verdict has been answered.
-	endCheck  uint64
+	endCheck uint64
+	// cg is the job's cgroup (nil: not confined), set before the job is
+	// shared.
+	cg        *cgroup.Job
 	suspended bool
 	used      proto.Usage // peaks from polling
 }
@@ -133,6 +138,17 @@ func (m *Mom) view(j *momJob) jobView {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return jobView{session: j.session, result: j.result, used: j.used}
+}
+
+// setResult records j's end. The cpus of its cgroup are free from then:
+// its shepherd removed the cgroup before its result, or the mom did.
+func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	j.result = res
+	if m.conf != nil && m.conf.alloc != nil {
+		m.conf.alloc.Release(j.spec.JobID)
+	}
 }
 
 // hasEnded reports whether j has its result.
@@ -217,8 +233,14 @@ func New(cfg Config) (*Mom, error) {
 	for _, name := range shepherd.UnrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
 		m.log.Warn("mom_priv/"+name+" is not run: this mom runs only the prologue and the epilogue (and their .<jobtype> variants)", "file", name)
 	}
+	if m.conf, err = loadConfinement(cfg.Home, cfg.NodeName, m.host.names, m.log); err != nil {
+		return nil, err
+	}
 	m.tmpDirs = newTmpDirPool(filepath.Dir(shepherd.TmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
+		return nil, err
+	}
+	if err := m.recoverCgroups(); err != nil {
 		return nil, err
 	}
 	if err := m.recoverStaging(); err != nil {
@@ -243,6 +265,7 @@ func (m *Mom) recover() error {
 		var jf shepherd.JobFile
 		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileJob), &jf)
 		j.spec = jf.MomJob
+		j.cg = jf.Cgroup
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}

@@ -88,7 +88,7 @@ func shortName(h string) string {
 // shepherd.Settings is what a job's shepherd takes from mom_priv/config.
 func (m *Mom) shepherdSettings() shepherd.Settings {
 	return shepherd.Settings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult, CputMult: m.momConf.CputMult,
-		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.momConf.PrologAlarm / time.Second)}
+		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.momConf.PrologAlarm / time.Second), Node: m.cfg.NodeName}
 }
 
 // scaleUsage applies $cputmult and $wallmult to usage reported to the

@@ -25,7 +25,9 @@
 // earlystage.go (early stage-ins and the files other moms ask for),
 // jobdirs.go (recycled job directories and TMPDIRs), momconfig.go and
 // configapply.go (mom_priv/config), nodecheck.go (the node health check,
-// $node_check_script), sysinfo.go (the host's facts).
+// $node_check_script), cgroups.go (confinement: mom_priv/cgroups, each
+// job's cgroup, the cpus of the jobs' cpusets), sysinfo.go (the host's
+// facts).
 //
 // File staging: a job's shepherd copies its stage-in files before the
 // script and its stage-out files after it; the mom itself copies them for

@@ -81,7 +81,7 @@ func factor(f float64) bool      { return f > 0 && f <= 1000 }
 // refusedDirectives ask for something this mom does not do, which a job
 // would miss: the mom refuses to start with them, saying so.
 var refusedDirectives = map[string]string{
-	"$enforce": "only walltime is enforced here (cpu time and memory limits are not)",
+	"$enforce": "only walltime is enforced by the mom itself; memory limits are enforced with cgroups (mom_priv/cgroups), cpu time limits not at all",
 }
 
 // DefaultMomConfig is the configuration of a mom without mom_priv/config.

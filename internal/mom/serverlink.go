@@ -122,7 +122,7 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	}
 	st = &proto.MomStatus{
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
-		Ncpus: facts.Ncpus, Physmem: facts.Physmem, Loadave: facts.Loadave,
+		Ncpus: facts.Ncpus, Physmem: m.reportedMem(facts.Physmem), Loadave: facts.Loadave,
 		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
 		RemoteCopy: m.momConf.Rcp != "",
 		UseCpHosts: useCpHosts(m.momConf.UseCp),

@@ -120,6 +120,13 @@ func (m *Mom) killOrphan(id string) {
 	v := m.view(j)
 	if v.result == nil && v.session.Pgid > 0 {
 		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)
+		if j.cg != nil {
+			// What left the session too; the shepherd then records the
+			// end and removes the cgroup.
+			if err := j.cg.Kill(cgroupKillWait, nil); err != nil {
+				m.log.Error("cannot kill a job's cgroup", "job", id, "error", err)
+			}
+		}
 	}
 	if v.result == nil && v.session.Pgid == 0 && !j.child {
 		// Left by a previous mom that stopped while starting it: if no
@@ -128,11 +135,10 @@ func (m *Mom) killOrphan(id string) {
 		// waiting out the grace a late shepherd would get.
 		if release, ok := m.claimShepherdLock(j); ok {
 			res := shepherd.Result{ExitStatus: proto.JobExecRetry, End: time.Now().Unix(), Comment: "job not started: the server does not run it here"}
+			m.dropCgroup(id, j.cg, &res)
 			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			release()
-			m.mu.Lock()
-			j.result = &res
-			m.mu.Unlock()
+			m.setResult(j, &res)
 			v.result = &res
 		}
 	}

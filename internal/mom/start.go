@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"gopbs/internal/asuser"
+	"gopbs/internal/cgroup"
 	"gopbs/internal/fault"
 	"gopbs/internal/shepherd"
 	"gopbs/proto"
@@ -78,6 +79,21 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return err
 	}
 	applyUseCp(job, m.momConf.UseCp)
+	var cg *cgroup.Job
+	if m.conf != nil {
+		// Before anything of the job exists: a mom that cannot confine
+		// the job refuses it, and the server puts it back in its queue.
+		if cg, err = m.makeCgroup(job); err != nil {
+			return fmt.Errorf("on %s: cannot make the job's cgroup: %w", m.cfg.NodeName, err)
+		}
+	}
+	started := false
+	defer func() {
+		if !started && cg != nil {
+			m.dropCgroup(job.JobID, cg, nil)
+			m.releaseCpus(job.JobID)
+		}
+	}()
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
 	if !m.dirs.take(dir, 0) {
@@ -89,7 +105,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	job.Script = nil
 	set := m.shepherdSettings()
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set}, 0o600); err != nil {
+	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: cg}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -130,8 +146,9 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		}
 		return fmt.Errorf("start shepherd: %w", err)
 	}
+	started = true
 	pid := cmd.Process.Pid
-	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID)}
+	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg}
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.

@@ -52,13 +52,18 @@ func (m *Mom) watch() {
 		m.mu.Unlock()
 		var usage map[int][]shepherd.ProcStat
 		if sample {
+			// A confined job's usage is its cgroup's (checkJob); the others'
+			// are read from their sessions' processes.
 			sids := map[int]bool{}
 			for _, j := range running {
-				if pid := m.shepherdPidOf(j); pid > 0 {
+				if pid := m.shepherdPidOf(j); pid > 0 && j.cg == nil {
 					sids[pid] = true
 				}
 			}
-			usage = shepherd.SessionsProcesses(sids)
+			usage = map[int][]shepherd.ProcStat{}
+			if len(sids) > 0 {
+				usage = shepherd.SessionsProcesses(sids)
+			}
 		}
 		ended := false
 		for _, j := range running {
@@ -88,9 +93,7 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 	}
 	var res shepherd.Result
 	if err := shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileResult), &res); err == nil {
-		m.mu.Lock()
-		j.result = &res
-		m.mu.Unlock()
+		m.setResult(j, &res)
 		m.log.Info("job ended", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		for _, note := range res.Notes {
 			// The shepherd's word on the job's prologue or epilogue.
@@ -118,26 +121,35 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 					syscall.Kill(p.PID, syscall.SIGKILL)
 				}
 			}
+			// And what left the session is in its cgroup.
+			if j.cg != nil {
+				res.Used = cgroupUsage(j.cg)
+			}
+			m.dropCgroup(j.spec.JobID, j.cg, &res)
 			shepherd.WriteJSON(j.dir, shepherd.FileResult, res, 0o600)
 			m.log.Warn("job's shepherd is gone without a result", "job", j.spec.JobID, "exit_status", res.ExitStatus, "comment", res.Comment)
 		}
 		release()
-		m.mu.Lock()
-		j.result = &res
-		m.mu.Unlock()
+		m.setResult(j, &res)
 		return true
 	}
 	if usage != nil && session.Pgid > 0 {
-		var cpu, rss, vsz int64
-		for _, p := range usage[m.shepherdPidOf(j)] {
-			cpu += p.CPUTicks
-			rss += p.RSSPages * shepherd.PageSize
-			vsz += p.VSize
+		var u proto.Usage
+		if j.cg != nil {
+			u = cgroupUsage(j.cg)
+		} else {
+			var cpu int64
+			for _, p := range usage[m.shepherdPidOf(j)] {
+				cpu += p.CPUTicks
+				u.MemBytes += p.RSSPages * shepherd.PageSize
+				u.VmemBytes += p.VSize
+			}
+			u.CPUSecs = cpu / shepherd.ClockTicks
 		}
 		m.mu.Lock()
-		j.used.CPUSecs = max(j.used.CPUSecs, cpu/shepherd.ClockTicks)
-		j.used.MemBytes = max(j.used.MemBytes, rss)
-		j.used.VmemBytes = max(j.used.VmemBytes, vsz)
+		j.used.CPUSecs = max(j.used.CPUSecs, u.CPUSecs)
+		j.used.MemBytes = max(j.used.MemBytes, u.MemBytes)
+		j.used.VmemBytes = max(j.used.VmemBytes, u.VmemBytes)
 		if session.Start > 0 {
 			j.used.WallSecs = time.Now().Unix() - session.Start
 		}
@@ -231,7 +243,15 @@ func (m *Mom) forget(j *momJob) {
 	if m.jobs[j.spec.JobID] == j {
 		delete(m.jobs, j.spec.JobID)
 	}
+	cgroupLeft := j.result != nil && j.result.CgroupLeft
 	m.mu.Unlock()
+	// Gone with the job's end (its shepherd removes it), unless something
+	// of the job could not be killed then. Only then: a later run of the
+	// job has a cgroup of the same name.
+	if cgroupLeft {
+		m.log.Warn("the job's shepherd could not remove its cgroup", "job", j.spec.JobID)
+		m.dropCgroup(j.spec.JobID, j.cg, nil)
+	}
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
 	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)

@@ -21,7 +21,10 @@
 // session, what it is copying and the result, and holds a lock while it
 // lives. The mom also reads the processes of a shepherd's session
 // (session.go) and hands a job a recycled TMPDIR the shepherd checks
-// (tmpdir.go).
+// (tmpdir.go). When its mom confines jobs, the job file names the job's
+// cgroup: the shepherd starts the job in it, ends the whole job when the
+// kernel kills in it for the memory limit, and kills everything in it,
+// counts and removes it at the end (cgroup.go).
 //
 // Who calls: pbs_shepherd's and pbs_mom's main call Run; internal/mom
 // uses the job directory's files and formats, the lease file, TMPDIR

@@ -17,6 +17,7 @@ import (
 
 	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
+	"gopbs/internal/cgroup"
 	"gopbs/proto"
 )
 
@@ -55,6 +56,8 @@ type Settings struct {
 	// the default) bounds each run.
 	PelogDir    string `json:"pelog_dir,omitempty"`
 	PrologAlarm int    `json:"prologalarm,omitempty"`
+	// Node is the mom's node name, for what the shepherd tells the owner.
+	Node string `json:"node,omitempty"`
 }
 
 // JobFile is job.json: the start request and the owner's account as the
@@ -67,6 +70,10 @@ type JobFile struct {
 	// Settings are in the job file rather than a file of their own: one
 	// file fewer to make per job, and no fsync of its own.
 	Settings Settings `json:"settings"`
+	// Cgroup is the job's cgroup, made by the mom (nil: not confined):
+	// the shepherd starts the job in it and kills, reads and removes it
+	// at the end.
+	Cgroup *cgroup.Job `json:"cgroup,omitempty"`
 }
 
 // Session is written once the job's process exists.
@@ -90,6 +97,9 @@ type Result struct {
 	// Notes are the failures of the job's prologue and epilogue, for the
 	// mom's log (the shepherd has none that outlives the job).
 	Notes []string `json:"notes,omitempty"`
+	// CgroupLeft says the job's cgroup could not be removed (something
+	// in it would not die): the mom tries again.
+	CgroupLeft bool `json:"cgroup_left,omitempty"`
 }
 
 // WriteJSON writes v to dir/name with writeFileAtomic.

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ProcStat is the part of /proc/<pid>/stat the mom uses.
@@ -78,16 +79,21 @@ func SessionsProcesses(sids map[int]bool) map[int][]ProcStat {
 		if err != nil || sids[pid] {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		p, err := parseProcStat(string(b))
-		if err == nil && sids[p.Session] {
+		if p, ok := readProcStat(pid); ok && sids[p.Session] {
 			out[p.Session] = append(out[p.Session], p)
 		}
 	}
 	return out
+}
+
+// readProcStat reads /proc/<pid>/stat.
+func readProcStat(pid int) (ProcStat, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ProcStat{}, false
+	}
+	p, err := parseProcStat(string(b))
+	return p, err == nil
 }
 
 // ClockTicks is USER_HZ, which Linux fixes at 100 for /proc.
@@ -95,6 +101,27 @@ const ClockTicks = 100
 
 // PageSize converts RSS pages to bytes.
 var PageSize = int64(os.Getpagesize())
+
+// childrenCPU is the cpu time of this process's reaped children (with
+// that of their own reaped children).
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ProcStats reads the processes pids (those still there).
+func ProcStats(pids []int) []ProcStat {
+	var out []ProcStat
+	for _, pid := range pids {
+		if p, ok := readProcStat(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const prSetChildSubreaper = 36

@@ -17,6 +17,7 @@ import (
 
 	"gopbs/internal/asuser"
 	"gopbs/internal/atomicfile"
+	"gopbs/internal/cgroup"
 	"gopbs/internal/fault"
 	"gopbs/internal/stagecopy"
 	"gopbs/proto"
@@ -64,12 +65,19 @@ func Run(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, sigs: sigs}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, sigs: sigs}
 	res := sh.run()
 	if sh.term != nil {
 		// A job that ended before its shell did (a failed start) says
 		// why; the shell's own end was told already.
 		sh.term.finish(res.ExitStatus, res.Comment)
+	}
+	if sh.cg != nil && !sh.cgEnded {
+		// The job never ran in it (a failed stage-in, prologue or start).
+		if err := sh.cg.Destroy(cgroupKillWait); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd:", err)
+			res.CgroupLeft = true
+		}
 	}
 	sh.syncForResult()
 	if err := WriteJSON(dir, FileResult, res, 0o600); err != nil {
@@ -88,6 +96,10 @@ type shepherd struct {
 	sigs chan os.Signal
 	// term is an interactive job's terminal, relayed to its qsub.
 	term *terminal
+	cg   *cgroup.Job // the job's cgroup; nil: not confined
+	// cgEnded is set once the job's end emptied its cgroup and removed it
+	// (or failed to: cgLeft).
+	cgEnded, cgLeft bool
 	// momUmask is the umask the shepherd started with (the mom's), for
 	// the prologue and epilogue; the job's own (jobUmask) replaces it.
 	momUmask int
@@ -96,6 +108,7 @@ type shepherd struct {
 	killReason string // set when the shepherd itself killed the job
 	exitCode   int    // replaces the exit status when killReason is set
 	fenced     bool   // killed because the lease lapsed
+	oomNoted   bool   // the kernel killed in the job's cgroup for its memory limit
 
 	// syncMu serialises making the job's files durable; synced says the
 	// job file and the session file are.
@@ -261,10 +274,14 @@ func (sh *shepherd) run() Result {
 	// nothing of the job is left, without reading every process of the
 	// host, which costs more than the rest of a short job's bookkeeping.
 	adopting := setChildSubreaper() == nil
+	// As subreaper the shepherd reaps every process of the job in the
+	// end: what its children used from here is what the job used.
+	cpu0 := childrenCPU()
 	start := time.Now()
-	pid, err := syscall.ForkExec(path, argv, attr)
+	pid, err := sh.forkExec(path, argv, attr)
+	var joinErr *cgroup.JoinError
 	for _, fallback := range []string{usr.Home, "/"} {
-		if err == nil || attr.Dir == fallback {
+		if err == nil || attr.Dir == fallback || errors.As(err, &joinErr) {
 			continue
 		}
 		// The working directory may be gone or closed to the owner (the
@@ -275,9 +292,15 @@ func (sh *shepherd) run() Result {
 		}
 		sh.writeAsOwner(errFD, fmt.Sprintf("PBS: cannot start in %s (%v); starting in %s\n", attr.Dir, err, fallback))
 		attr.Dir = fallback
-		pid, err = syscall.ForkExec(path, argv, attr)
+		pid, err = sh.forkExec(path, argv, attr)
 	}
 	closeOutput()
+	if errors.As(err, &joinErr) {
+		// Not the job's fault: it may run elsewhere, or here later.
+		res := sh.fail(proto.JobExecRetry, "job not started on %s: %v", sh.set.Node, err)
+		sh.epilogue(&res)
+		return res
+	}
 	if sh.term != nil {
 		sh.term.started()
 	}
@@ -305,6 +328,12 @@ func (sh *shepherd) run() Result {
 	durable.Stop()
 	close(done)
 	end := time.Now()
+	var cgUsed cgroup.Usage
+	if sh.cg != nil {
+		// Everything the job started, in its session or not: dead, and
+		// reaped here (orphans come to the subreaper).
+		cgUsed = sh.endCgroup()
+	}
 	// Leftover processes of the job die with it.
 	if !adopting || childrenLeft() {
 		for _, p := range SessionProcesses(os.Getpid()) {
@@ -312,9 +341,14 @@ func (sh *shepherd) run() Result {
 		}
 	}
 	res := Result{Start: start.Unix(), End: end.Unix()}
-	res.Used.CPUSecs = int64((time.Duration(ru.Utime.Nano()) + time.Duration(ru.Stime.Nano())) / time.Second)
+	cpu := max(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), childrenCPU()-cpu0, time.Duration(cgUsed.CPUNanos))
+	res.Used.CPUSecs = int64(cpu / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
 	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
+	// The cgroup's counts are peaks over every process of the job, the
+	// escaped ones too.
+	res.Used.MemBytes = max(res.Used.MemBytes, cgUsed.MemPeak)
+	res.Used.VmemBytes = max(res.Used.VmemBytes, cgUsed.VmemPeak)
 	switch {
 	case ws.Exited():
 		res.ExitStatus = ws.ExitStatus()
@@ -337,6 +371,7 @@ func (sh *shepherd) run() Result {
 		// epilogue and the stage-out, which cannot change it.
 		sh.term.finish(res.ExitStatus, "")
 	}
+	res.CgroupLeft = sh.cgLeft
 	sh.epilogue(&res)
 	if stg != nil && !res.Fenced {
 		sh.stageOut(stg, &res)
@@ -721,6 +756,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-kill:
 			sh.signalJob(syscall.SIGKILL)
 		case <-leaseTick.C:
+			sh.checkOOM()
 			sh.mu.Lock()
 			done := sh.fenced
 			sh.mu.Unlock()

@@ -26,6 +26,8 @@ type Mom struct {
 type MomOptions struct {
 	// Config is written to mom_priv/config.
 	Config string
+	// Files are written to mom_priv, by name (mom_priv/cgroups).
+	Files map[string]string
 }
 
 // AddMom creates node name (Mom=localhost, Port=a free port), gives the
@@ -58,6 +60,11 @@ func (c *Cluster) AddMomNoWait(name string, opts MomOptions) *Mom {
 	}
 	if opts.Config != "" {
 		if err := os.WriteFile(filepath.Join(m.Home, "mom_priv", "config"), []byte(opts.Config), 0o644); err != nil {
+			c.T.Fatal(err)
+		}
+	}
+	for name, text := range opts.Files {
+		if err := os.WriteFile(filepath.Join(m.Home, "mom_priv", name), []byte(text), 0o644); err != nil {
 			c.T.Fatal(err)
 		}
 	}

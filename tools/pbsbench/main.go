@@ -63,6 +63,7 @@ func main() {
 	flag.IntVar(&co.b2N, "b2-n", 1000, "commands experiment: B2 jobs (and array size)")
 	flag.IntVar(&co.b2Loops, "b2-loops", 8, "commands experiment: B2 loops")
 	flag.IntVar(&co.bigCpus, "big-cpus", 64, "commands experiment: the node's ncpus for the last array")
+	flag.StringVar(&co.cgroups, "cgroups", "", "commands experiment: a mom_priv/cgroups file for the mom (jobs confined with cgroups)")
 	flag.IntVar(&co.b5Jobs, "b5-jobs", 10000, "commands experiment: B5 held jobs")
 	flag.IntVar(&co.bigJobs, "big-jobs", 100000, "commands experiment: held jobs of the large listing")
 	flag.IntVar(&co.bigRuns, "big-runs", 100, "commands experiment: qstat runs over the large listing")
