@@ -159,7 +159,8 @@ func (j *Job) Procs() []int {
 // is empty, calling idle between looks (a parent reaps its children
 // there). v2 kills the whole cgroup at once (cgroup.kill, Linux 5.14);
 // otherwise each process gets SIGKILL, again until none is left, so a
-// process forked meanwhile is caught at the next look.
+// process forked meanwhile is caught at the next look. A frozen
+// (suspended) job dies too.
 func (j *Job) Kill(wait time.Duration, idle func()) error {
 	deadline := time.Now().Add(wait)
 	pause := time.Millisecond
@@ -173,6 +174,7 @@ func (j *Job) Kill(wait time.Duration, idle func()) error {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
+		j.thawForKill() // a suspended job
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cgroup of %s: %d processes left after %v (%v)", j.ID, len(pids), wait, pids)
 		}

@@ -114,7 +114,7 @@ func parseMountInfo(s string) []mount {
 		case "cgroup":
 			if sep+3 < len(f) {
 				for _, o := range strings.Split(f[sep+3], ",") {
-					if slices.Contains(controllers, o) {
+					if slices.Contains(controllers, o) || o == Freezer {
 						m.controllers = append(m.controllers, o)
 					}
 				}
@@ -273,6 +273,13 @@ func Open(cfg Config, sys System) (*Tree, error) {
 			order = append(order, m)
 		}
 		byMount[m] = append(byMount[m], c)
+	}
+	if m := v1[Freezer]; m != nil {
+		// Suspend freezes the jobs (freeze.go).
+		if _, ok := byMount[m]; !ok {
+			order = append(order, m)
+		}
+		byMount[m] = append(byMount[m], Freezer)
 	}
 	for _, m := range order {
 		base, err := baseDir(cfg.Root, *m, self[m.controllers[0]])
@@ -504,9 +511,10 @@ func (t *Tree) Create(id string, lim Limits) (*Job, error) {
 }
 
 // needs reports whether a job with these limits needs its directory in
-// v1 hierarchy d: memory counts what it uses, the others only limit.
+// v1 hierarchy d: memory counts what it uses, the freezer suspends it,
+// the others only limit.
 func (lim Limits) needs(d Dir) bool {
-	return d.has(Memory) || d.has(Cpuset) && len(lim.Cpus) > 0 ||
+	return d.has(Memory) || d.has(Freezer) || d.has(Cpuset) && len(lim.Cpus) > 0 ||
 		d.has(CPU) && lim.CPUQuota > 0 || d.has(Pids) && lim.PidsMax > 0
 }
 

@@ -112,7 +112,7 @@ func fakeV2(t *testing.T) (System, string) {
 	dir := t.TempDir()
 	top := filepath.Join(dir, "unified")
 	fs := &fakeFS{v2: true, files: map[string][]string{top: {
-		"cgroup.procs", "cgroup.controllers", "cgroup.subtree_control", "cgroup.kill", "cgroup.events", "cpu.stat",
+		"cgroup.procs", "cgroup.controllers", "cgroup.subtree_control", "cgroup.kill", "cgroup.events", "cgroup.freeze", "cpu.stat",
 		"memory.max", "memory.swap.max", "memory.oom.group", "memory.peak", "memory.swap.peak", "memory.events",
 		"cpuset.cpus", "cpuset.cpus.effective", "cpu.max", "pids.max"}}}
 	write(t, filepath.Join(top, "cgroup.controllers"), "cpuset cpu io memory hugetlb pids\n")

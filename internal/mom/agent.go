@@ -266,6 +266,8 @@ func (m *Mom) recover() error {
 		err := shepherd.ReadJSON(filepath.Join(dir, shepherd.FileJob), &jf)
 		j.spec = jf.MomJob
 		j.cg = jf.Cgroup
+		// A job suspended before this mom started is still frozen.
+		j.suspended = j.cg != nil && j.cg.Frozen()
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}

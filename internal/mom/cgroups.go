@@ -2,8 +2,10 @@
 // before its shepherd starts with the job's share of this node (its mem,
 // its own cpus or a cpu quota); the cpus the jobs' cpusets hold; and the
 // removal of cgroups that no job here owns. Without the file the mom
-// confines nothing. The shepherd starts the job inside the cgroup and
-// kills, reads and removes it at the job's end (internal/cgroup).
+// confines nothing. Suspend and resume freeze and thaw a job's cgroup
+// where the host can (signal.go). The shepherd starts the job inside
+// the cgroup and kills, reads and removes it at the job's end
+// (internal/cgroup).
 
 package mom
 
@@ -82,7 +84,7 @@ func loadConfinement(home, node string, hostNames []string, log hclog.Logger) (*
 	for _, r := range tree.Roots() {
 		roots = append(roots, r.Path)
 	}
-	log.Info("cgroups: jobs are confined", "v2", tree.V2(), "controllers", cfg.Controllers, "roots", roots, "cpus", tree.CPUs().String())
+	log.Info("cgroups: jobs are confined", "v2", tree.V2(), "controllers", cfg.Controllers, "roots", roots, "cpus", tree.CPUs().String(), "suspend_freezes", tree.Freezes())
 	return c, nil
 }
 

@@ -61,20 +61,31 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		m.mu.Unlock()
 		v.session = s
 	}
-	switch special {
-	case signals.Suspend:
-		sig = syscall.SIGSTOP
-	case signals.Resume:
-		sig = syscall.SIGCONT
+	frozen, err := m.freezeJob(j, special)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", special, req.JobID, err)
 	}
-	if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("signal %s: %w", req.JobID, err)
-	}
-	if j.spec.Interactive != nil {
-		// Its shell's jobs each have a process group of their own; all
-		// of them are in the shepherd's session.
-		for _, p := range shepherd.SessionProcesses(m.shepherdPidOf(j)) {
-			syscall.Kill(p.PID, sig)
+	if !frozen {
+		switch special {
+		case signals.Suspend:
+			sig = syscall.SIGSTOP
+		case signals.Resume:
+			sig = syscall.SIGCONT
+		}
+		if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("signal %s: %w", req.JobID, err)
+		}
+		if j.spec.Interactive != nil {
+			// Its shell's jobs each have a process group of their own; all
+			// of them are in the shepherd's session.
+			for _, p := range shepherd.SessionProcesses(m.shepherdPidOf(j)) {
+				syscall.Kill(p.PID, sig)
+			}
+		}
+		if sig == syscall.SIGKILL && j.cg != nil && j.cg.Frozen() {
+			// A frozen v1 process acts on no signal until thawed; the
+			// kill is the job's end all the same.
+			j.cg.Thaw(freezeWait)
 		}
 	}
 	m.mu.Lock()
@@ -87,6 +98,24 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	m.mu.Unlock()
 	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
 	return nil
+}
+
+// freezeWait bounds how long suspend waits for the kernel to freeze
+// every process of a job (and resume to thaw them).
+const freezeWait = 10 * time.Second
+
+// freezeJob suspends or resumes a job whose cgroup can be frozen: the
+// whole cgroup, so that what left the job's session stops too. It
+// reports false (nothing done) for anything else, or a job without such
+// a cgroup, which gets SIGSTOP and SIGCONT as without cgroups.
+func (m *Mom) freezeJob(j *momJob, special string) (bool, error) {
+	if special != signals.Suspend && special != signals.Resume || j.cg == nil || !j.cg.CanFreeze() {
+		return false, nil
+	}
+	if special == signals.Suspend {
+		return true, j.cg.Freeze(freezeWait)
+	}
+	return true, j.cg.Thaw(freezeWait)
 }
 
 // sessionWait bounds how long a signal waits for a job's session file: the

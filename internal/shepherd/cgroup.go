@@ -1,7 +1,8 @@
 // The job's cgroup, when its mom confines jobs: the job's first process
 // is born in it, a kill by the kernel for the job's memory limit ends
-// the whole job, and at the end everything in it is killed, counted and
-// the cgroup removed (internal/cgroup).
+// the whole job, a suspended (frozen) job is thawed to end, and at the
+// end everything in it is killed, counted and the cgroup removed
+// (internal/cgroup).
 
 package shepherd
 
@@ -88,4 +89,22 @@ func (sh *shepherd) endCgroup() cgroup.Usage {
 		sh.cgLeft = true
 	}
 	return u
+}
+
+// thaw lets a suspended (frozen) job run again, to see the TERM of its
+// end or to die of a SIGKILL: a frozen v1 process acts on no signal.
+func (sh *shepherd) thaw() {
+	if sh.cg == nil || !sh.cg.Frozen() {
+		return
+	}
+	if err := sh.cg.Thaw(cgroupKillWait); err != nil {
+		fmt.Fprintln(os.Stderr, "shepherd:", err)
+	}
+}
+
+// killJob sends the job SIGKILL; a suspended job is thawed after it, so
+// that it dies without running again.
+func (sh *shepherd) killJob() {
+	sh.signalJob(syscall.SIGKILL)
+	sh.thaw()
 }

@@ -712,7 +712,9 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	defer leaseTick.Stop()
 	var kill <-chan time.Time
 	terminate := func(delay time.Duration) {
-		sh.signalJob(syscall.SIGCONT) // a suspended job must see the TERM
+		// A suspended job must see the TERM.
+		sh.thaw()
+		sh.signalJob(syscall.SIGCONT)
 		if sh.term != nil {
 			// A hangup, as when a terminal closes: an interactive shell
 			// ignores TERM.
@@ -754,7 +756,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 			}
 			terminate(delay)
 		case <-kill:
-			sh.signalJob(syscall.SIGKILL)
+			sh.killJob()
 		case <-leaseTick.C:
 			sh.checkOOM()
 			sh.mu.Lock()
@@ -770,7 +772,7 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 				sh.fenced, sh.killReason, sh.exitCode = true, why, proto.JobExecRerun
 				sh.mu.Unlock()
 				// No grace: the server may start the job elsewhere soon.
-				sh.signalJob(syscall.SIGKILL)
+				sh.killJob()
 				sh.appendToStderr("PBS: " + why)
 				if sh.term != nil {
 					sh.term.notice("PBS: " + why)
