@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gopbs/internal/cgroup"
+	"gopbs/internal/shepherd"
 	"gopbs/internal/testcluster"
 )
 
@@ -410,4 +411,88 @@ func TestCgroupBadConfigStopsMom(t *testing.T) {
 			t.Errorf("mom with %q: exit %d, log:\n%s", tc.conf, code, m.Log())
 		}
 	}
+}
+
+// cpuTicksOf is the cpu time, in clock ticks, of the live processes
+// whose command line holds marker.
+func cpuTicksOf(marker string) int64 {
+	var sum int64
+	for _, p := range shepherd.ProcStats(processesWith(marker)) {
+		sum += p.CPUTicks
+	}
+	return sum
+}
+
+// frozenWindow is how long a suspended job is watched for cpu it must
+// not get: a busy loop would take 50 ticks in it.
+const frozenWindow = 500 * time.Millisecond
+
+// Suspend freezes the job's whole cgroup (v1: the freezer hierarchy):
+// the script's own busy loop and one that left its session (setsid)
+// both stop using cpu, and both run again on resume; the server's side
+// is as before (S, then R). A suspended job is deleted whole.
+func TestCgroupSuspendFreezesWholeJob(t *testing.T) {
+	checkSuspendFreezes(t, "controllers memory\n", "pbsfrz")
+}
+
+// The same with v2's cgroup.freeze.
+func TestCgroupV2SuspendFreezesWholeJob(t *testing.T) {
+	checkSuspendFreezes(t, "hierarchy v2\ncontrollers none\n", "pbsfrz2")
+}
+
+// checkSuspendFreezes runs a job confined as lines say through suspend,
+// resume, suspend and qdel.
+func checkSuspendFreezes(t *testing.T, lines, prefix string) {
+	t.Helper()
+	c, tree, _ := cgroupCluster(t, lines)
+	if !tree.Freezes() {
+		t.Skip("this host's cgroups cannot freeze")
+	}
+	tag := fmt.Sprintf("%s%d_", prefix, os.Getpid())
+	killTagged(t, tag)
+	t.Cleanup(func() {
+		for _, pid := range processesWith(tag + "main") {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	id := c.Submit(escapingJob(tag, "exec sh -c 'while :; do :; done' "+tag+"main"))
+	c.MustRun("qrun", id)
+	busy := []string{tag + "main", tag + "loop"}
+	running := func(what string) {
+		t.Helper()
+		for _, m := range busy {
+			base := cpuTicksOf(m)
+			waitFor(t, m+" to use cpu "+what, 20*time.Second, func() bool { return cpuTicksOf(m) > base+5 })
+		}
+	}
+	running("at the start")
+
+	c.MustRun("qsig", "-s", "suspend", id)
+	if st := attr(t, c, id, "job_state"); st != "S" {
+		t.Fatalf("after suspend: %q", st)
+	}
+	before := map[string]int64{}
+	for _, m := range busy {
+		before[m] = cpuTicksOf(m)
+	}
+	// Watching for what must not happen takes a window, not a poll.
+	time.Sleep(frozenWindow)
+	for _, m := range busy {
+		if used := cpuTicksOf(m) - before[m]; used > 1 {
+			t.Errorf("%s used %d ticks in %v while the job was suspended", m, used, frozenWindow)
+		}
+	}
+
+	c.MustRun("qsig", "-s", "resume", id)
+	if st := attr(t, c, id, "job_state"); st != "R" {
+		t.Fatalf("after resume: %q", st)
+	}
+	running("after resume")
+
+	c.MustRun("qsig", "-s", "suspend", id)
+	c.MustRun("qdel", id)
+	c.WaitJobState(id, "F", 60*time.Second)
+	escapedGone(t, tag)
+	waitFor(t, "the script's loop to die", 20*time.Second, func() bool { return len(processesWith(tag+"main")) == 0 })
+	waitFor(t, "no cgroup left", 10*time.Second, func() bool { return len(cgroupIDs(t, tree)) == 0 })
 }
