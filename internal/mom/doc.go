@@ -20,8 +20,9 @@
 // and stop), serve.go (the mom port and the local socket: the server's
 // requests, other moms'), serverlink.go (status reports, job ends and the
 // lease), start.go (starting a job's shepherd), watch.go (finding job
-// ends, sampling usage, forgetting acknowledged jobs), signal.go (signals
-// and deletes), relay.go (local commands forwarded to the server),
+// ends, sampling usage, forgetting acknowledged jobs), signal.go (signals,
+// deletes, suspend and resume: a freeze of the job's cgroup, else
+// SIGSTOP and SIGCONT), relay.go (local commands forwarded to the server),
 // earlystage.go (early stage-ins and the files other moms ask for),
 // jobdirs.go (recycled job directories and TMPDIRs), momconfig.go and
 // configapply.go (mom_priv/config), nodecheck.go (the node health check,

@@ -1,5 +1,8 @@
 // Signals: the server's qsig, qdel, suspend and resume of a job here,
-// and the kill of a job the server says must not run here. signalJob runs
+// and the kill of a job the server says must not run here. Suspend
+// freezes a confined job's whole cgroup (what left its session stops
+// too) and resume thaws it; a job without a cgroup that can freeze gets
+// SIGSTOP and SIGCONT of its process group. signalJob runs
 // on the goroutine of the server's connection, killOrphan on the server
 // link's.
 
