@@ -199,32 +199,19 @@ func TestKernelFreezeV1(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Hierarchy = HierarchyV1
 	cfg.Controllers = []string{Memory}
-	tree := kernelTree(t, cfg)
-	if !tree.Freezes() {
+	j, pid := escaperJob(t, cfg, "4.unit")
+	if !j.CanFreeze() {
 		t.Skip("no v1 freezer hierarchy here")
 	}
-	j, err := tree.Create("4.unit", Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := startEscaper(t, j)
 	checkFreeze(t, j, pid)
 }
 
 // v2, the real kernel: cgroup.freeze.
 func TestKernelFreezeV2(t *testing.T) {
 	ensureCgroup2(t)
-	cfg := DefaultConfig()
-	cfg.Hierarchy = HierarchyV2
-	cfg.Controllers = nil
-	tree := kernelTree(t, cfg)
-	if !tree.Freezes() {
+	j, pid := escaperJob(t, v2Bare(), "5.unit")
+	if !j.CanFreeze() {
 		t.Skip("the v2 hierarchy here has no cgroup.freeze")
 	}
-	j, err := tree.Create("5.unit", Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := startEscaper(t, j)
 	checkFreeze(t, j, pid)
 }

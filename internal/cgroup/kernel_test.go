@@ -144,16 +144,29 @@ func TestKernelV1(t *testing.T) {
 // files are covered by TestTreeV2Fake.
 func TestKernelV2(t *testing.T) {
 	ensureCgroup2(t)
+	j, pid := escaperJob(t, v2Bare(), "2.unit")
+	checkEscapersKilled(t, j, pid)
+}
+
+// v2Bare asks for the v2 hierarchy with no controller (this host's v2
+// offers none).
+func v2Bare() Config {
 	cfg := DefaultConfig()
 	cfg.Hierarchy = HierarchyV2
 	cfg.Controllers = nil
-	tree := kernelTree(t, cfg)
-	j, err := tree.Create("2.unit", Limits{})
+	return cfg
+}
+
+// escaperJob runs escapeScript in a cgroup of a tree of its own, with
+// no limits; it returns the cgroup and the script's pid.
+func escaperJob(t *testing.T, cfg Config, id string) (*Job, int) {
+	t.Helper()
+	j, err := kernelTree(t, cfg).Create(id, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pid, _ := startEscaper(t, j)
-	checkEscapersKilled(t, j, pid)
+	return j, pid
 }
 
 // ensureCgroup2 mounts a cgroup2 file system on a temporary directory
