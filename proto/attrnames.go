@@ -18,6 +18,10 @@ const (
 	AttrErrorPath        = "Error_Path"
 	AttrExecHost         = "exec_host"
 	AttrExecVnode        = "exec_vnode"
+	// AttrExecGPUs names the GPUs a running job has on its node, as
+	// Torque shows them ("node-gpu/0+node-gpu/1"); OpenPBS has no such
+	// attribute.
+	AttrExecGPUs = "exec_gpus"
 	AttrExecutionTime    = "Execution_Time"
 	AttrHoldTypes        = "Hold_Types"
 	AttrJoinPath         = "Join_Path"
