@@ -18,10 +18,7 @@ const (
 	AttrErrorPath        = "Error_Path"
 	AttrExecHost         = "exec_host"
 	AttrExecVnode        = "exec_vnode"
-	// AttrExecGPUs names the GPUs a running job has on its node, as
-	// Torque shows them ("node-gpu/0+node-gpu/1"); OpenPBS has no such
-	// attribute.
-	AttrExecGPUs = "exec_gpus"
+	AttrExecGPUs         = "exec_gpus" // the GPUs a job has on its node, Torque's "n1-gpu/0+n1-gpu/1" (OpenPBS has none)
 	AttrExecutionTime    = "Execution_Time"
 	AttrHoldTypes        = "Hold_Types"
 	AttrJoinPath         = "Join_Path"
