@@ -1,5 +1,6 @@
-// GPUs: which this node has ($gpus in mom_priv/config, else what
-// `nvidia-smi -L` lists, else the /dev/nvidiaN device nodes), reported as
+// GPUs: which this node has ($gpus in mom_priv/config, or its static
+// ngpus line as a count, else what `nvidia-smi -L` lists, else the
+// /dev/nvidiaN device nodes), reported as
 // resources_available.ngpus; and each job's, the lowest free indices for
 // the ngpus of its chunks here, held from its start to its end (in its
 // job file, so a restarted mom holds them again).
@@ -211,7 +212,17 @@ func discoverGPUs(s GPUSetting, warn func(msg string, args ...any)) ([]gpuDev, e
 // cgroup can only hide character devices: confining with it and a GPU
 // that is none stops the mom.
 func (m *Mom) loadGPUs() error {
-	gpus, err := discoverGPUs(m.momConf.GPUs, m.log.Warn)
+	set := m.momConf.GPUs
+	if v, ok := m.momConf.Resources[proto.ResNgpus]; ok && !set.Set {
+		// A static ngpus line is the site's count, as "$gpus N": jobs
+		// are given indices all the same.
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxGPUs {
+			return fmt.Errorf("mom_priv/config: ngpus %q: want 0 to %d", v, maxGPUs)
+		}
+		set = GPUSetting{Set: true, Count: n}
+	}
+	gpus, err := discoverGPUs(set, m.log.Warn)
 	if err != nil {
 		return err
 	}

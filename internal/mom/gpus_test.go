@@ -144,6 +144,15 @@ func TestGPUAssignment(t *testing.T) {
 	if got := take(job("4", "(n1:ngpus=1)")); !reflect.DeepEqual(got, []int{0}) {
 		t.Fatalf("after the first job's end: %v", got)
 	}
+	// A static ngpus line without $gpus is a count: indices 0 to N-1.
+	conf, _ = ParseMomConfig(strings.NewReader("ngpus 2\n"))
+	m = &Mom{momConf: conf, log: hclog.NewNullLogger(), cfg: Config{NodeName: "n1"}}
+	if err := m.loadGPUs(); err != nil || m.resources[proto.ResNgpus] != "2" {
+		t.Fatalf("static ngpus 2: %v, reported %q", err, m.resources[proto.ResNgpus])
+	}
+	if got := take(job("5", "(n1:ngpus=2)")); !reflect.DeepEqual(got, []int{0, 1}) {
+		t.Fatalf("static ngpus 2: a job of 2 gets %v", got)
+	}
 	if got := execGPUs("n1", []int{1, 2}); got != "n1-gpu/1+n1-gpu/2" {
 		t.Errorf("exec_gpus %q", got)
 	}
