@@ -403,7 +403,7 @@ func TestCgroupBadConfigStopsMom(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	for i, tc := range []struct{ conf, want string }{
 		{"enabled true\nfrobnicate 1\n", "mom_priv/cgroups:2: unknown key"},
-		{"controllers memory,devices\n", "mom_priv/cgroups:1: controller devices: not supported yet"},
+		{"hierarchy v2\ncontrollers devices\n", "mom_priv/cgroups: controller devices needs hierarchy v1"},
 		{"hierarchy v2\ncontrollers memory\nroot ./x\n", "mom_priv/cgroups: hierarchy v2"},
 	} {
 		m := c.AddMomNoWait(fmt.Sprintf("bad%d", i), testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: tc.conf}})

@@ -18,6 +18,7 @@ const (
 	AttrErrorPath        = "Error_Path"
 	AttrExecHost         = "exec_host"
 	AttrExecVnode        = "exec_vnode"
+	AttrExecGPUs         = "exec_gpus" // the GPUs a job has on its node, Torque's "n1-gpu/0+n1-gpu/1" (OpenPBS has none)
 	AttrExecutionTime    = "Execution_Time"
 	AttrHoldTypes        = "Hold_Types"
 	AttrJoinPath         = "Join_Path"

@@ -110,6 +110,9 @@ type MomJobState struct {
 	// Phase is what the job's shepherd is doing: PhaseRunning, or copying
 	// stage-in or stage-out files.
 	Phase JobPhase
+	// GPUs are the GPUs the job has on the node, as its exec_gpus shows
+	// them ("" for none).
+	GPUs string
 }
 
 // JobPhase is the part of a job's life its shepherd is in.

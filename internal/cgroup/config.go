@@ -24,6 +24,10 @@ const (
 	Cpuset = "cpuset"
 	CPU    = "cpu"
 	Pids   = "pids"
+	// Devices hides from each job the GPUs that are not its own (v1 only:
+	// v2 controls devices with eBPF programs, which this mom does not
+	// load).
+	Devices = "devices"
 	// cpuacct is v1's cpu accounting, which is not used: the shepherd,
 	// child subreaper of the whole job, counts its cpu exactly.
 	cpuacct = "cpuacct"
@@ -31,7 +35,7 @@ const (
 
 // controllers are those a configuration may name, in the order they are
 // listed back.
-var controllers = []string{Memory, Cpuset, CPU, Pids}
+var controllers = []string{Memory, Cpuset, CPU, Pids, Devices}
 
 // Hierarchy choices of the "hierarchy" key.
 const (
@@ -52,7 +56,8 @@ type Config struct {
 	// Hierarchy is auto (v2 when its hierarchy offers every controller
 	// asked for, else v1), v1 or v2.
 	Hierarchy string
-	// Controllers are those asked for (memory, cpuset, cpu, pids), in a
+	// Controllers are those asked for (memory, cpuset, cpu, pids,
+	// devices), in a
 	// fixed order; empty ("none") still puts each job in a cgroup of its
 	// own, killed and counted as a whole.
 	Controllers []string
@@ -126,6 +131,11 @@ func ParseConfig(r io.Reader, name string) (Config, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if c.Hierarchy == HierarchyV2 && c.Has(Devices) {
+		// v2 has no devices files: access is decided by eBPF programs
+		// attached to the cgroup, which this mom does not load.
+		return Config{}, fmt.Errorf("%s: controller devices needs hierarchy v1 (v2 controls devices with eBPF programs, not supported)", name)
 	}
 	if c.PidsMax > 0 && !c.Has(Pids) {
 		// A limit asks for its controller.
@@ -207,12 +217,10 @@ func parseControllers(value string) ([]string, error) {
 		switch {
 		case slices.Contains(controllers, f):
 			list = append(list, f)
-		case f == "devices":
-			return nil, fmt.Errorf("controller devices: not supported yet (GPU confinement is to come); remove it")
 		case f == cpuacct:
 			return nil, fmt.Errorf("controller cpuacct: cpu time is always counted; remove it")
 		default:
-			return nil, fmt.Errorf("unknown controller %q (want memory, cpuset, cpu, pids or none)", f)
+			return nil, fmt.Errorf("unknown controller %q (want memory, cpuset, cpu, pids, devices or none)", f)
 		}
 	}
 	return orderControllers(list), nil

@@ -114,6 +114,17 @@ func (a *Allocator) Hold(id string, cpus CPUSet) {
 	}
 }
 
+// Free is how many cpus no job has.
+func (a *Allocator) Free() int {
+	n := 0
+	for _, c := range a.all {
+		if _, busy := a.owner[c]; !busy {
+			n++
+		}
+	}
+	return n
+}
+
 // Release frees job id's cpus.
 func (a *Allocator) Release(id string) {
 	for c, o := range a.owner {

@@ -29,6 +29,10 @@ type Limits struct {
 	// cpus of its own (the node's are shared); 0: none.
 	CPUQuota float64 `json:"cpu_quota,omitempty"`
 	PidsMax  int64   `json:"pids_max,omitempty"`
+	// DenyDevices are the devices the job may not open (v1 devices
+	// controller), each "c major:minor": this node's GPUs that are not
+	// the job's.
+	DenyDevices []string `json:"deny_devices,omitempty"`
 }
 
 // Job is one job's cgroup: a directory per v1 hierarchy, or one (v2).

@@ -216,7 +216,9 @@ func Open(cfg Config, sys System) (*Tree, error) {
 		}
 	}
 	ok1 := len(v1) > 0 && len(v1missing) == 0
-	ok2 := v2 != nil && len(v2missing) == 0
+	// v2 has no devices controller to offer (eBPF programs do its work):
+	// asked for, only v1 will do.
+	ok2 := v2 != nil && len(v2missing) == 0 && !slices.Contains(want, Devices)
 	useV2 := false
 	switch cfg.Hierarchy {
 	case HierarchyV2:
@@ -515,7 +517,8 @@ func (t *Tree) Create(id string, lim Limits) (*Job, error) {
 // the others only limit.
 func (lim Limits) needs(d Dir) bool {
 	return d.has(Memory) || d.has(Freezer) || d.has(Cpuset) && len(lim.Cpus) > 0 ||
-		d.has(CPU) && lim.CPUQuota > 0 || d.has(Pids) && lim.PidsMax > 0
+		d.has(CPU) && lim.CPUQuota > 0 || d.has(Pids) && lim.PidsMax > 0 ||
+		d.has(Devices) && len(lim.DenyDevices) > 0
 }
 
 // mkdirs makes the job's directories; on failure it removes those it
@@ -553,6 +556,16 @@ func (j *Job) apply(t *Tree) error {
 				when(d.has(Cpuset) && len(lim.Cpus) > 0, func() error { return w(d, "cpuset.cpus", lim.Cpus.String()) }),
 				when(d.has(CPU) && lim.CPUQuota > 0, func() error { return w(d, "cpu.max", quota()+" "+fmt.Sprint(cfsPeriod)) }),
 				when(d.has(Pids) && lim.PidsMax > 0, func() error { return w(d, "pids.max", fmt.Sprint(lim.PidsMax)) }),
+				when(d.has(Devices), func() error {
+					// One rule a write; the job's own and every other
+					// device stay as the parent allows them.
+					for _, dev := range lim.DenyDevices {
+						if err := w(d, "devices.deny", dev+" rwm"); err != nil {
+							return err
+						}
+					}
+					return nil
+				}),
 			)
 		} else {
 			err = firstErr(
@@ -569,6 +582,16 @@ func (j *Job) apply(t *Tree) error {
 				when(d.has(Cpuset), func() error { return w(d, "cpuset.cpus", lim.Cpus.String()) }),
 				when(d.has(CPU) && lim.CPUQuota > 0, func() error { return w(d, "cpu.cfs_quota_us", quota()) }),
 				when(d.has(Pids) && lim.PidsMax > 0, func() error { return w(d, "pids.max", fmt.Sprint(lim.PidsMax)) }),
+				when(d.has(Devices), func() error {
+					// One rule a write; the job's own and every other
+					// device stay as the parent allows them.
+					for _, dev := range lim.DenyDevices {
+						if err := w(d, "devices.deny", dev+" rwm"); err != nil {
+							return err
+						}
+					}
+					return nil
+				}),
 			)
 		}
 		if err != nil {

@@ -45,6 +45,7 @@ type Job struct {
 	KeepFiles     string
 	ExecHost      string
 	ExecVnode     string
+	ExecGPUs      string // the GPUs its mom gave it (exec_gpus)
 	Holds         string // canonical "uos" subset, "" for none
 	MailPoints    string
 	MailUsers     string
@@ -691,6 +692,7 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrErrorPath, jaUser, func(j *Job) *string { return &j.ErrorPath }, checkPath),
 	mkStr(proto.AttrExecHost, jaReadOnly, func(j *Job) *string { return &j.ExecHost }, nil),
 	mkStr(proto.AttrExecVnode, jaReadOnly, func(j *Job) *string { return &j.ExecVnode }, nil),
+	mkStr(proto.AttrExecGPUs, jaReadOnly, func(j *Job) *string { return &j.ExecGPUs }, nil),
 	mkTime(proto.AttrExecutionTime, jaUser, func(j *Job) *int64 { return &j.ExecutionTime }),
 	mk(proto.AttrHoldTypes, jaUser, func(j *Job) (string, bool) {
 		h := j.Holds

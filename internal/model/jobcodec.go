@@ -201,6 +201,7 @@ var jobFields = []jobField{
 	fI64(func(j *Job) *int64 { return &j.KillDelay }),
 	fStr(func(j *Job) *string { return &j.DeleteAskedBy }),
 	fInteractive,
+	fStr(func(j *Job) *string { return &j.ExecGPUs }),
 }
 
 // fInteractive stores Interactive as [port, cookie], nil for a batch

@@ -59,9 +59,14 @@ type Mom struct {
 	momConf *MomConfig
 	host    ownHost      // its names and addresses, found once at start
 	conf    *confinement // mom_priv/cgroups; nil: jobs are not confined
+	// gpus are the node's GPUs (gpus.go) and resources the static
+	// resources reported, with ngpus their count when there are any.
+	gpus      []gpuDev
+	resources map[string]string
 
 	mu         sync.Mutex
 	jobs       map[string]*momJob // by job id
+	gpuAlloc   *cgroup.Allocator  // the GPUs' indices; nil without GPUs
 	interval   time.Duration
 	serverName string
 
@@ -122,6 +127,7 @@ type momJob struct {
 	// cg is the job's cgroup (nil: not confined), set before the job is
 	// shared.
 	cg        *cgroup.Job
+	gpus      []int // the GPUs the job has here, set before it is shared
 	suspended bool
 	used      proto.Usage // peaks from polling
 }
@@ -149,6 +155,7 @@ func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
 	if m.conf != nil && m.conf.alloc != nil {
 		m.conf.alloc.Release(j.spec.JobID)
 	}
+	m.releaseGPUs(j.spec.JobID)
 }
 
 // hasEnded reports whether j has its result.
@@ -236,6 +243,9 @@ func New(cfg Config) (*Mom, error) {
 	if m.conf, err = loadConfinement(cfg.Home, cfg.NodeName, m.host.names, m.log); err != nil {
 		return nil, err
 	}
+	if err := m.loadGPUs(); err != nil {
+		return nil, err
+	}
 	m.tmpDirs = newTmpDirPool(filepath.Dir(shepherd.TmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
 		return nil, err
@@ -268,6 +278,7 @@ func (m *Mom) recover() error {
 		j.cg = jf.Cgroup
 		// A job suspended before this mom started is still frozen.
 		j.suspended = j.cg != nil && j.cg.Frozen()
+		j.gpus = jf.GPUs
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}
@@ -293,6 +304,9 @@ func (m *Mom) recover() error {
 			j.result = &res
 		}
 		m.jobs[j.spec.JobID] = j
+		if j.result == nil && m.gpuAlloc != nil {
+			m.gpuAlloc.Hold(j.spec.JobID, j.gpus)
+		}
 		m.log.Info("recovered job", "job", j.spec.JobID, "run", j.spec.RunCount, "ended", j.result != nil)
 	}
 	return nil

@@ -118,11 +118,15 @@ func jobShare(job *proto.MomJob, node string) (mem, vmem, ncpus float64) {
 // makeCgroup makes a job's cgroup: its mem here (the host's memory less
 // the reserve when it asks for none), its own cpus where enough are
 // free, else a quota of its ncpus (the node's cpus are shared, or more
-// are promised than the host has), and the pids limit.
-func (m *Mom) makeCgroup(job *proto.MomJob) (*cgroup.Job, error) {
+// are promised than the host has), the pids limit, and the node's GPUs
+// other than its own (gpus) out of its reach.
+func (m *Mom) makeCgroup(job *proto.MomJob, gpus []int) (*cgroup.Job, error) {
 	c := m.conf
 	mem, vmem, ncpus := jobShare(job, m.cfg.NodeName)
 	lim := cgroup.Limits{Mem: int64(mem), Vmem: int64(vmem), PidsMax: c.cfg.PidsMax}
+	if c.cfg.Has(cgroup.Devices) {
+		lim.DenyDevices = m.deniedGPUs(gpus)
+	}
 	if lim.Mem == 0 && c.cfg.MemReserved > 0 {
 		lim.Mem = m.reportedMem(c.physmem)
 	}

@@ -47,6 +47,9 @@ type MomConfig struct {
 	// NodeCheck is the node health check: $node_check_script and
 	// $node_check_interval (see nodecheck.go).
 	NodeCheck NodeCheckConfig
+	// GPUs is $gpus: the GPUs this mom hands out, overriding discovery
+	// (see gpus.go).
+	GPUs GPUSetting
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }
@@ -153,6 +156,12 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 				return nil, fmt.Errorf("line %d: $tmpdir %q is not an absolute path", line, value)
 			}
 			c.TmpDir = filepath.Clean(value)
+		case name == "$gpus":
+			g, err := parseGPUSetting(value)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			c.GPUs = g
 		case name == "$pbsserver":
 			c.PBSServer = append(c.PBSServer, value)
 		case name == "$node_check_script":

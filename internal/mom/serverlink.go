@@ -123,7 +123,7 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	st = &proto.MomStatus{
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
 		Ncpus: facts.Ncpus, Physmem: m.reportedMem(facts.Physmem), Loadave: facts.Loadave,
-		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.momConf.Resources,
+		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.resources,
 		RemoteCopy: m.momConf.Rcp != "",
 		UseCpHosts: useCpHosts(m.momConf.UseCp),
 		HostNames:  m.host.names, HostAddrs: m.host.addrs,
@@ -138,7 +138,8 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		j := m.jobs[id]
-		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used)}
+		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used),
+			GPUs: execGPUs(m.cfg.NodeName, j.gpus)}
 		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
 			js.Phase = shepherd.ReadPhase(j.dir)
 		}

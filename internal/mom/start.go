@@ -79,15 +79,26 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return err
 	}
 	applyUseCp(job, m.momConf.UseCp)
+	gpus, err := m.takeGPUs(job)
+	if err != nil {
+		return err
+	}
+	started := false
+	defer func() {
+		if !started && gpus != nil {
+			m.mu.Lock()
+			m.releaseGPUs(job.JobID)
+			m.mu.Unlock()
+		}
+	}()
 	var cg *cgroup.Job
 	if m.conf != nil {
 		// Before anything of the job exists: a mom that cannot confine
 		// the job refuses it, and the server puts it back in its queue.
-		if cg, err = m.makeCgroup(job); err != nil {
+		if cg, err = m.makeCgroup(job, gpus); err != nil {
 			return fmt.Errorf("on %s: cannot make the job's cgroup: %w", m.cfg.NodeName, err)
 		}
 	}
-	started := false
 	defer func() {
 		if !started && cg != nil {
 			m.dropCgroup(job.JobID, cg, nil)
@@ -105,7 +116,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	job.Script = nil
 	set := m.shepherdSettings()
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: cg}, 0o600); err != nil {
+	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: cg, GPUs: gpus}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -148,7 +159,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	started = true
 	pid := cmd.Process.Pid
-	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg}
+	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg, gpus: gpus}
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.

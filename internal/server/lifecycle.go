@@ -264,7 +264,7 @@ func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, execHost, exe
 		}
 		h = j.Start(sub, now)
 		j.ClearStage()
-		j.ExecHost, j.ExecVnode = execHost, execVnode
+		j.ExecHost, j.ExecVnode, j.ExecGPUs = execHost, execVnode, ""
 		j.ResourcesUsed = nil
 		j.Estimated = nil
 		j.HoldUntil = 0 // a wait that is over once the job runs (qrun may start it early)

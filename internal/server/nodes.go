@@ -431,6 +431,12 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
 		}
+		if mj.GPUs != "" && mj.GPUs != j.ExecGPUs {
+			// Shown, not committed: saved with the job's next durable
+			// change, and reported again by a mom after a restart.
+			j.ExecGPUs = mj.GPUs
+			s.counts.touch(j)
+		}
 		s.notePhase(j, mj.Phase)
 	}
 	resetStage := s.checkStaging(st.Node, st.Staging, now)

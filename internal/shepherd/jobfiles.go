@@ -74,6 +74,9 @@ type JobFile struct {
 	// the shepherd starts the job in it and kills, reads and removes it
 	// at the end.
 	Cgroup *cgroup.Job `json:"cgroup,omitempty"`
+	// GPUs are the indices of the node's GPUs the job has (its
+	// CUDA_VISIBLE_DEVICES).
+	GPUs []int `json:"gpus,omitempty"`
 }
 
 // Session is written once the job's process exists.

@@ -65,7 +65,7 @@ func Run(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, sigs: sigs}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, gpus: job.GPUs, sigs: sigs}
 	res := sh.run()
 	if sh.term != nil {
 		// A job that ended before its shell did (a failed start) says
@@ -97,6 +97,7 @@ type shepherd struct {
 	// term is an interactive job's terminal, relayed to its qsub.
 	term *terminal
 	cg   *cgroup.Job // the job's cgroup; nil: not confined
+	gpus []int       // the node's GPUs the job has
 	// cgEnded is set once the job's end emptied its cgroup and removed it
 	// (or failed to: cgLeft).
 	cgEnded, cgLeft bool
@@ -887,7 +888,7 @@ func (sh *shepherd) command(tmpdir string) (path string, argv, env []string, dir
 	if dir == "" {
 		dir = usr.Home
 	}
-	return argv[0], argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, FileNodes)), dir
+	return argv[0], argv, jobEnv(job, usr, tmpdir, filepath.Join(sh.dir, FileNodes), sh.gpus), dir
 }
 
 // localPath drops the "host:" of an output path. Output is written
@@ -934,7 +935,7 @@ func scriptHasInterpreter(path string) bool {
 
 // jobEnv builds the job's environment: its Variable_List, then the PBS
 // variables, which win.
-func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string) []string {
+func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string, gpus []int) []string {
 	vars := map[string]string{}
 	var order []string
 	set := func(k, v string) {
@@ -992,6 +993,15 @@ func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string) []s
 		}
 	}
 	set("HOSTNAME", host)
+	if len(gpus) > 0 {
+		// The job's GPUs by index, whatever the submitter's environment
+		// said: CUDA numbers the visible ones from 0 in this order.
+		ids := make([]string, len(gpus))
+		for i, g := range gpus {
+			ids[i] = strconv.Itoa(g)
+		}
+		set("CUDA_VISIBLE_DEVICES", strings.Join(ids, ","))
+	}
 	if wd, ok := vars["PBS_O_WORKDIR"]; ok {
 		set("PBS_O_WORKDIR", wd)
 	}

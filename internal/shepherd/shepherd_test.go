@@ -3,8 +3,12 @@ package shepherd
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"gopbs/internal/asuser"
+	"gopbs/proto"
 )
 
 func TestParseProcStat(t *testing.T) {
@@ -63,5 +67,27 @@ func TestDeleteDelay(t *testing.T) {
 	}
 	if got := deleteDelay(filepath.Join(dir, "none"), def); got != def {
 		t.Errorf("no marker: %v", got)
+	}
+}
+
+// A job with GPUs sees them, and only them, in CUDA_VISIBLE_DEVICES,
+// whatever its submitter's environment said; a job without keeps the
+// submitter's value.
+func TestJobEnvGPUs(t *testing.T) {
+	job := &proto.MomJob{JobID: "1.srv", VariableList: proto.EncodeVariableList([]proto.Var{{Name: "CUDA_VISIBLE_DEVICES", Value: "7"}})}
+	usr := &asuser.Account{Name: "u", Home: "/home/u", Shell: "/bin/sh"}
+	count := func(env []string) (n int, last string) {
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "CUDA_VISIBLE_DEVICES="); ok {
+				n, last = n+1, v
+			}
+		}
+		return n, last
+	}
+	if n, v := count(jobEnv(job, usr, "/tmp", "/nodes", []int{1, 3})); n != 1 || v != "1,3" {
+		t.Errorf("with GPUs 1 and 3: %d CUDA_VISIBLE_DEVICES, %q", n, v)
+	}
+	if n, v := count(jobEnv(job, usr, "/tmp", "/nodes", nil)); n != 1 || v != "7" {
+		t.Errorf("without GPUs: %d CUDA_VISIBLE_DEVICES, %q", n, v)
 	}
 }

@@ -2,6 +2,7 @@ package fifo
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,6 +230,12 @@ func TestEASYBackfill(t *testing.T) {
 	}
 	if got := outcome(w.run(Inputs{Settings: Settings{StrictFIFO: true}})); !reflect.DeepEqual(got, []string{"comment 2 " + cNodes, "comment 3 " + cStrictFIFO, "comment 4 " + cStrictFIFO, "comment 5 " + cStrictFIFO}) {
 		t.Fatalf("strict fifo: %q", got)
+	}
+	// A job no node could ever hold ends while backfilling too, whether
+	// or not it has a walltime or is beyond the lookahead.
+	never := easyWorld().job(6, "Q", "workq", "u", "1:ncpus=64")
+	if got := outcome(never.run(Inputs{Settings: easy})); !reflect.DeepEqual(got, append(slices.Clone(want), "fail 6")) {
+		t.Fatalf("a job that can never run, backfilling: %q", got)
 	}
 	// The lookahead: with backfill_depth 1 only job 3 is considered.
 	one := easy

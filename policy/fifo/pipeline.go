@@ -335,7 +335,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if backfilling {
 			looked++
 			if st.BackfillDepth > 0 && looked > st.BackfillDepth {
-				plan.Comment(j, notRunning+cTopJob)
+				waitOrNever(plan, j, neverRuns, cTopJob)
 				continue
 			}
 		}
@@ -347,7 +347,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			continue
 		}
 		if backfilling && j.Walltime <= 0 {
-			plan.Comment(j, notRunning+cNoWalltime)
+			waitOrNever(plan, j, neverRuns, cNoWalltime)
 			continue
 		}
 		ignoreBlocks := isDed(j.Queue) && cx.inDedicated
@@ -425,8 +425,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			}
 			continue
 		}
-		if err := neverRuns(j); err != nil {
-			plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+		if failNever(plan, j, neverRuns) {
 			continue
 		}
 		switch {
@@ -653,4 +652,22 @@ func (c *nodeCapacity) of(r string) float64 {
 		}
 	}
 	return c.largest[r]
+}
+
+// failNever ends j if no node could ever hold it, saying why.
+func failNever(plan *core.Plan, j *core.Job, neverRuns func(*core.Job) error) bool {
+	err := neverRuns(j)
+	if err != nil {
+		plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+	}
+	return err != nil
+}
+
+// waitOrNever comments why j is not tried in this backfill window, unless
+// it could never run at all: then it ends, saying so, as it would have
+// had it been tried.
+func waitOrNever(plan *core.Plan, j *core.Job, neverRuns func(*core.Job) error, why string) {
+	if !failNever(plan, j, neverRuns) {
+		plan.Comment(j, notRunning+why)
+	}
 }
