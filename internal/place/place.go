@@ -180,6 +180,26 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 // arrangement places one chunk: on the first candidate from start that
 // may take it. A scheduler asks this of most jobs, many times a cycle.
 func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([]Placement, int, error) {
+	if i := First(c, arrangement, cands, start); i >= 0 {
+		return []Placement{{Node: cands[i].Name, Chunk: c}}, i, nil
+	}
+	if start < 0 || start >= len(cands) {
+		start = 0
+	}
+	switch arrangement.Arrangement {
+	case resc.ArrangePack:
+		return nil, start, noRoomPack(1)
+	case resc.ArrangeScatter, resc.ArrangeVScatter:
+		return nil, start, noRoomScatter(1, c)
+	}
+	return nil, start, noRoomFree(c)
+}
+
+// First is where ChunksFrom places a job of the one chunk c (no group,
+// no nodes named): the index of the first candidate from start on,
+// wrapping around, that may take it; -1 when none may. A scheduler trying
+// many jobs a cycle asks this and needs no reason.
+func First(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) int {
 	n := len(cands)
 	if start < 0 || start >= n {
 		start = 0
@@ -193,15 +213,9 @@ func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([
 		case !fits(nd, nd.Free, nil, c):
 			continue
 		}
-		return []Placement{{Node: nd.Name, Chunk: c}}, i, nil
+		return i
 	}
-	switch arrangement.Arrangement {
-	case resc.ArrangePack:
-		return nil, start, noRoomPack(1)
-	case resc.ArrangeScatter, resc.ArrangeVScatter:
-		return nil, start, noRoomScatter(1, c)
-	}
-	return nil, start, noRoomFree(c)
+	return -1
 }
 
 // Why chunks found no room. A scheduler asks where jobs fit far more often

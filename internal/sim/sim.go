@@ -17,7 +17,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"io"
 	"slices"
@@ -116,6 +115,9 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Live state: queued and running jobs, and the running jobs' ends.
 	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
+	// queuedCPUs[i] is queued[i]'s cpus in all: what anyFits looks at
+	// first, without a map.
+	var queuedCPUs []float64
 	// ordered says queued is by Qtime and then Seq, as strict fifo tries
 	// jobs (World.Ordered): true unless a trace's job numbers go back
 	// within a second, until the queue empties.
@@ -179,6 +181,9 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// queue is added; its jobs are laid out in a kept buffer.
 	var w *core.World
 	worldQueues := -1
+	// One pass at a time, each done with its plan before the next: the
+	// passes share their calendar's and plan's memory.
+	scratch := &core.Scratch{}
 	var all []*core.Job
 	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
 	// is kept per count.
@@ -198,7 +203,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			break
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
-			e := heap.Pop(ends).(end)
+			e := ends.pop()
 			var at int
 			running, at = removeRunning(running, e.job)
 			if at >= 0 {
@@ -228,6 +233,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				ordered = false
 			}
 			queued = append(queued, l.core)
+			queuedCPUs = append(queuedCPUs, l.core.Totals["ncpus"])
 			if err := pull(); err != nil {
 				return err
 			}
@@ -235,7 +241,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if cfg.Progress != nil && done%1000 == 0 {
 			cfg.Progress(done, len(jobs))
 		}
-		if !anyFits(free, queued[unfit:]) {
+		if !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) {
 			// No queued job fits in what is free: a pass would start
 			// nothing (it would only restate comments), so skip it.
 			unfit = len(queued)
@@ -254,7 +260,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			worldQueues = len(queues)
 			// claim and release keep Assigned to what the running jobs
 			// hold, and nothing reads comments.
-			w.HeldByRunning, w.NoComments = true, true
+			w.HeldByRunning, w.NoComments, w.Scratch = true, true, scratch
 		}
 		w.Now, w.Jobs, w.Ordered = now, all, ordered
 		w.Ended, ended = ended, nil
@@ -272,7 +278,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				claim(byName, free, j)
 				l := jobs[j]
 				l.start = t
-				heap.Push(ends, end{at: t + l.job.Run, job: j})
+				ends.push(end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
 				// It leaves the queue and never runs.
 				d.Job.State, left = core.JobFinished, true
@@ -285,14 +291,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 			}
 		}
 		if left {
-			kept := queued[:0]
-			for _, j := range queued {
+			kept, keptCPUs := queued[:0], queuedCPUs[:0]
+			for i, j := range queued {
 				if j.State == core.JobQueued {
-					kept = append(kept, j)
+					kept, keptCPUs = append(kept, j), append(keptCPUs, queuedCPUs[i])
 				}
 			}
 			clear(queued[len(kept):])
-			queued = kept
+			queued, queuedCPUs = kept, keptCPUs
 		}
 	}
 	for _, j := range queued {
@@ -345,9 +351,15 @@ func Replay(cfg Config, jobs []Job) ([]Outcome, error) {
 }
 
 // anyFits reports whether some queued job's totals fit in what all nodes
-// have free together (a necessary condition for any start).
-func anyFits(free core.Amounts, queued []*core.Job) bool {
-	for _, j := range queued {
+// have free together (a necessary condition for any start). cpus[i] is
+// queued[i]'s cpus: a job asking for more cpus than are free is passed
+// over without a look at its other amounts.
+func anyFits(free core.Amounts, queued []*core.Job, cpus []float64) bool {
+	freeCPUs := free["ncpus"]
+	for i, j := range queued {
+		if cpus[i] > 0 && cpus[i] > freeCPUs {
+			continue
+		}
 		if free.Fits(j.Totals) {
 			return true
 		}
@@ -398,7 +410,7 @@ func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
 		numbers["walltime"] = float64(j.Walltime)
 	}
 	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
-		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals.Clone(),
+		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals,
 		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbers}
 }
 
@@ -455,23 +467,57 @@ func removeRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
 	return running, -1
 }
 
-// endHeap orders running jobs by end, then by start order.
+// endHeap orders running jobs by end, then by Seq. Its push and pop are
+// its own: container/heap's take and give an any, an allocation per job
+// each way.
 type endHeap []end
 
 func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(a, b int) bool {
+func (h endHeap) less(a, b int) bool {
 	if h[a].at != h[b].at {
 		return h[a].at < h[b].at
 	}
 	return h[a].job.Seq < h[b].job.Seq
 }
-func (h endHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(end)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *endHeap) push(e end) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() end {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = end{}
+	q = q[:n]
+	// container/heap's down, step for step: jobs that end at one second
+	// with one Seq leave in the order they always did.
+	for i := 0; ; {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && q.less(r, j) {
+			j = r
+		}
+		if !q.less(j, i) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	*h = q
+	return top
 }
 
 // cpuTime is the cpu time of a job that has run for secs seconds on

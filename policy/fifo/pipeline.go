@@ -159,11 +159,13 @@ func DefaultPipeline() *Pipeline {
 // Schedule decides one cycle of w with the settings in force.
 func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	st := in.Settings
-	plan := core.NewPlan()
+	// A driver that lends its memory (World.Scratch) gets its plan and
+	// calendar back, emptied.
+	plan := w.Scratch.Plan()
 	if w.NoComments {
 		plan.Quiet()
 	}
-	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
+	cx := &Context{World: w, Cal: w.Scratch.Calendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
 	now := w.Now
 	if d := in.Dedicated; d != nil {
 		cx.inDedicated = now.After(d.From) && now.Before(d.To)
@@ -260,6 +262,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 	}
 	pos := 0 // lazy: the next of w.Jobs to look at
+	if lazy {
+		// The queued jobs come after the others (World.Ordered).
+		pos = sort.Search(len(w.Jobs), func(k int) bool { return w.Jobs[k].Queued() })
+	}
 
 	checks := p.activeChecks(cx)
 	// Whether the server or a queue caps resources (checks 10 and 11):
@@ -285,10 +291,21 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		return neverFits(w, j, capacity)
 	}
 	// Strict fifo without backfill stops a scope (a queue with by_queue,
-	// else all jobs) at its first job that cannot run.
+	// else all jobs: scope "", which needs no map) at its first job that
+	// cannot run.
 	var blocked map[string]bool
-	stopped := func(scope string) bool { return blocked[scope] }
+	blockedAll := false
+	stopped := func(scope string) bool {
+		if scope == "" {
+			return blockedAll
+		}
+		return blocked[scope]
+	}
 	stop := func(scope string) {
+		if scope == "" {
+			blockedAll = true
+			return
+		}
 		if blocked == nil {
 			blocked = map[string]bool{}
 		}

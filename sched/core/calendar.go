@@ -24,9 +24,12 @@ var forever = Forever.Unix()
 // use. It answers where a job fits at a given time and the earliest time
 // it fits, and takes reservations. Times are whole seconds.
 //
-// It is built once per cycle (NewCalendar) and belongs to that cycle.
+// It is built once per cycle (NewCalendar) and belongs to that cycle; a
+// driver that runs one cycle at a time may instead reset the calendar of
+// the cycle before (Reset, Scratch), which keeps its memory.
 type Calendar struct {
 	now    int64
+	world  *World
 	nodes  []*calNode
 	byName map[string]*calNode // nil for a few nodes: see node
 	// cands are the place.Node views of nodes, in order (cands[i] is
@@ -46,16 +49,31 @@ type Calendar struct {
 	// unique: the times at which more may fit (built lazily).
 	ends      []int64
 	endsDirty bool
-	maxWall   func(queue string) time.Duration
 	// byHost groups the nodes by host, for place=exclhost (made when
 	// first needed: hosts()).
-	byHost map[string][]*calNode
+	byHost     map[string][]*calNode
+	hostsKnown bool
 	// deferred, when set, is a world whose running jobs (but those
 	// placed exclusively) have no spans yet: its Assigned is exactly what
 	// they hold (World.HeldByRunning), so what is free now comes from
 	// Assigned, and the spans are needed only to look past now
 	// (addDeferred).
 	deferred *World
+
+	// What Reset keeps from one cycle to the next: the nodes and their
+	// placement views (nodes and cands point into them), the usage maps
+	// no node caches any more, Earliest's followers of usage and the ends
+	// they list, and the nodes' total capacity (capTotal, valid when
+	// capKnown).
+	store    []calNode
+	views    []place.Node
+	spare    []Amounts
+	falls    []usageFall
+	fallEnds []int64
+	capTotal Amounts
+	capKnown bool
+	// mark tells the nodes holdWhole has held in its current call.
+	mark int
 }
 
 type window struct{ from, to int64 }
@@ -77,8 +95,19 @@ type calNode struct {
 	free, peak Amounts
 	usage      map[int64]Amounts
 	// fall, while Earliest goes through the ends, follows the node's
-	// usage when all its spans hold now (usageFall).
-	fall *usageFall
+	// usage when all its spans hold now (usageFall); byEnd and fallCur
+	// keep the memory of the node's follower from cycle to cycle.
+	fall    *usageFall
+	byEnd   []span
+	fallCur Amounts
+	// starts are the indexes in spans of the spans that start after now:
+	// only they can raise the usage over a window from its usage at the
+	// window's start.
+	starts []int
+	// held is what the spans Reset added from running jobs hold, and
+	// mark holdWhole's last mark on the node.
+	held Amounts
+	mark int
 }
 
 type span struct {
@@ -99,36 +128,58 @@ type span struct {
 // first looks past now: a cycle that only starts jobs now (FCFS) then
 // costs nothing per running job but a look at it.
 func NewCalendar(w *World) *Calendar {
-	c := &Calendar{now: w.Now.Unix(), candsAt: w.Now.Unix(), maxWall: w.MaxWalltime, freeTotal: Amounts{}}
-	if len(w.Nodes) > fewNodes {
-		c.byName = make(map[string]*calNode, len(w.Nodes))
+	c := &Calendar{}
+	c.Reset(w)
+	return c
+}
+
+// Reset makes c the calendar of w, as NewCalendar would make it, keeping
+// the memory c has (its nodes' maps and slices): a driver that runs many
+// cycles one after another (a simulator) does not allocate a calendar per
+// cycle. Whatever c answered before is no longer valid.
+func (c *Calendar) Reset(w *World) {
+	c.now, c.candsAt, c.world = w.Now.Unix(), w.Now.Unix(), w
+	c.future, c.cursor, c.blocks = c.future[:0], 0, c.blocks[:0]
+	c.ends, c.endsDirty = c.ends[:0], true
+	c.hostsKnown, c.deferred, c.capKnown = false, nil, false
+	if c.freeTotal == nil {
+		c.freeTotal = Amounts{}
 	}
-	// The nodes and their placement views, allocated together.
-	calNodes := make([]calNode, 0, len(w.Nodes))
-	views := make([]place.Node, 0, len(w.Nodes))
-	c.nodes = make([]*calNode, 0, len(w.Nodes))
-	c.cands = make([]*place.Node, 0, len(w.Nodes))
+	clear(c.freeTotal)
+	if len(w.Nodes) > fewNodes {
+		if c.byName == nil {
+			c.byName = make(map[string]*calNode, len(w.Nodes))
+		}
+		clear(c.byName)
+	} else {
+		c.byName = nil
+	}
+	// The nodes and their placement views, allocated together: the
+	// pointers of nodes and cands go into them, so they never grow while
+	// those are made.
+	if cap(c.store) < len(w.Nodes) {
+		c.store = make([]calNode, 0, len(w.Nodes))
+		c.views = make([]place.Node, 0, len(w.Nodes))
+	}
+	c.store, c.views = c.store[:0], c.views[:0]
+	c.nodes, c.cands = c.nodes[:0], c.cands[:0]
 	for _, n := range w.Nodes {
 		if !n.Up() {
 			continue
 		}
-		// cap is read only: the node's own map serves.
-		calNodes = append(calNodes, calNode{index: len(c.nodes), node: n, host: n.Host, cap: n.Avail, freeNow: n.Avail.Clone()})
-		cn := &calNodes[len(calNodes)-1]
-		if cn.host == "" {
-			cn.host = n.Name
-		}
+		c.store = c.store[:len(c.store)+1]
+		cn := &c.store[len(c.store)-1]
+		c.resetNode(cn, n)
 		c.nodes = append(c.nodes, cn)
 		if c.byName != nil {
 			c.byName[n.Name] = cn
 		}
-		views = append(views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
-		c.cands = append(c.cands, &views[len(views)-1])
+		c.views = append(c.views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
+		c.cands = append(c.cands, &c.views[len(c.views)-1])
 		for r, v := range n.Avail {
 			c.freeTotal[r] += v
 		}
 	}
-	var accounted map[string]Amounts // per node, what the spans added hold
 	for _, j := range w.Jobs {
 		if w.Ordered && j.Queued() {
 			break // the rest are queued too
@@ -147,16 +198,15 @@ func NewCalendar(w *World) *Calendar {
 			if !j.Place.Exclusive() {
 				c.addSpan(ch.Node, span{from: c.now, to: end, amt: amt})
 			}
-			a := accounted[ch.Node]
-			if accounted == nil {
-				accounted = map[string]Amounts{}
+			cn := c.node(ch.Node)
+			if cn == nil {
+				continue
 			}
-			if a == nil {
-				a = Amounts{}
-				accounted[ch.Node] = a
+			if cn.held == nil {
+				cn.held = Amounts{}
 			}
 			for r, v := range amt {
-				a[r] += v
+				cn.held[r] += v
 			}
 		}
 	}
@@ -165,16 +215,19 @@ func NewCalendar(w *World) *Calendar {
 			// The deferred jobs hold what Assigned has beyond the jobs
 			// taken above.
 			for r, v := range cn.node.Assigned {
-				if d := v - accounted[cn.node.Name][r]; d != 0 {
+				if d := v - cn.held[r]; d != 0 {
 					cn.freeNow[r] -= d
 					c.freeTotal[r] -= d
 				}
 			}
 			continue
 		}
-		rest := Amounts{}
+		var rest Amounts
 		for r, v := range cn.node.Assigned {
-			if d := v - accounted[cn.node.Name][r]; d > 0 {
+			if d := v - cn.held[r]; d > 0 {
+				if rest == nil {
+					rest = Amounts{}
+				}
 				rest[r] = d
 			}
 		}
@@ -182,7 +235,43 @@ func NewCalendar(w *World) *Calendar {
 			c.addSpan(cn.node.Name, span{from: c.now, to: forever, amt: rest})
 		}
 	}
-	return c
+}
+
+// resetNode makes cn the calendar's node for n, with nothing held,
+// keeping cn's maps and slices. Usage maps it cached go to spare.
+func (c *Calendar) resetNode(cn *calNode, n *Node) {
+	for _, u := range cn.usage {
+		c.spare = append(c.spare, u)
+	}
+	clear(cn.usage)
+	freeNow := cn.freeNow
+	if freeNow == nil {
+		freeNow = make(Amounts, len(n.Avail))
+	}
+	clear(freeNow)
+	for r, v := range n.Avail {
+		freeNow[r] = v
+	}
+	host := n.Host
+	if host == "" {
+		host = n.Name
+	}
+	// cap is read only: the node's own map serves.
+	*cn = calNode{index: len(c.nodes), node: n, host: host, cap: n.Avail, freeNow: freeNow,
+		spans: cn.spans[:0], starts: cn.starts[:0], free: cn.free, peak: cn.peak, usage: cn.usage,
+		byEnd: cn.byEnd, fallCur: cn.fallCur, held: cn.held}
+	clear(cn.held)
+}
+
+// usageMap is an empty map for a usage cache: a spare one when there is.
+func (c *Calendar) usageMap() Amounts {
+	if k := len(c.spare); k > 0 {
+		u := c.spare[k-1]
+		c.spare = c.spare[:k-1]
+		clear(u)
+		return u
+	}
+	return Amounts{}
 }
 
 // fewNodes is how many nodes a calendar finds by name without a map.
@@ -203,8 +292,12 @@ func (c *Calendar) node(name string) *calNode {
 
 // hosts groups the nodes by host.
 func (c *Calendar) hosts() map[string][]*calNode {
-	if c.byHost == nil {
-		c.byHost = make(map[string][]*calNode, len(c.nodes))
+	if !c.hostsKnown {
+		if c.byHost == nil {
+			c.byHost = make(map[string][]*calNode, len(c.nodes))
+		}
+		clear(c.byHost)
+		c.hostsKnown = true
 		for _, cn := range c.nodes {
 			c.byHost[cn.host] = append(c.byHost[cn.host], cn)
 		}
@@ -230,9 +323,10 @@ func (c *Calendar) addDeferred() {
 		}
 		end := c.expectedEnd(j)
 		for _, ch := range j.Where {
+			// No usage is cached yet: freeOver, which caches it, adds
+			// these spans first.
 			if cn := c.node(ch.Node); cn != nil && end > c.now {
 				cn.spans = append(cn.spans, span{from: c.now, to: end, amt: ch.Amounts()})
-				clear(cn.usage)
 			}
 		}
 	}
@@ -245,7 +339,7 @@ func (c *Calendar) wallOf(j *Job) time.Duration {
 	if j.Walltime > 0 {
 		return j.Walltime
 	}
-	return c.maxWall(j.Queue)
+	return c.world.MaxWalltime(j.Queue)
 }
 
 // expectedEnd is when a running job will have released its resources.
@@ -274,6 +368,9 @@ func (c *Calendar) addSpan(node string, s span) {
 	cn := c.node(node)
 	if cn == nil || s.to <= s.from {
 		return
+	}
+	if s.from > c.now {
+		cn.starts = append(cn.starts, len(cn.spans))
 	}
 	cn.spans = append(cn.spans, s)
 	// The usage cached at moments the span holds grows by it.
@@ -313,20 +410,23 @@ func (c *Calendar) holdWhole(j *Job, where []Chunk, from, to int64) {
 	if !j.Place.Exclusive() {
 		return
 	}
-	held := map[*calNode]bool{}
+	// Each node once: the nodes this call holds carry its mark.
+	c.mark++
 	for _, ch := range where {
 		cn := c.node(ch.Node)
 		if cn == nil {
 			continue
 		}
-		nodes := []*calNode{cn}
+		one := [1]*calNode{cn}
+		nodes := one[:]
 		if j.Place.Sharing == resc.SharingExclHost {
 			nodes = c.hosts()[cn.host]
 		}
 		for _, n := range nodes {
-			if !held[n] {
-				held[n] = true
-				c.addSpan(n.node.Name, span{from: from, to: to, amt: n.cap.Clone()})
+			if n.mark != c.mark {
+				n.mark = c.mark
+				// Spans only read their amounts: cap serves.
+				c.addSpan(n.node.Name, span{from: from, to: to, amt: n.cap})
 			}
 		}
 	}
@@ -374,9 +474,20 @@ func (c *Calendar) blocked(from, to int64) bool {
 
 // freeOver is what node cn has free during all of [from, to).
 func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
-	if from <= c.now && !cn.future {
-		// Nothing starts later: usage only falls from now on.
-		return cn.freeNow
+	if from <= c.now {
+		// Usage at now is what freeNow lacks of cap (spans ending later
+		// are all counted in it): when no span starts inside the window,
+		// usage only falls from now on.
+		inside := false
+		for _, k := range cn.starts {
+			if cn.spans[k].from < to { // it starts after now
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return cn.freeNow
+		}
 	}
 	// Usage peaks at from or where a span starts inside the window. Usage
 	// at a moment is cached per node until its spans change; the result
@@ -386,7 +497,10 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		return cn.cap // nothing holds any of it, ever
 	}
 	if cn.free == nil {
-		cn.free, cn.peak, cn.usage = Amounts{}, Amounts{}, map[int64]Amounts{}
+		cn.free, cn.peak = Amounts{}, Amounts{}
+	}
+	if cn.usage == nil {
+		cn.usage = map[int64]Amounts{}
 	}
 	if f := cn.fall; f != nil && f.at == from {
 		// Earliest follows this node's usage: it is the fall's at from,
@@ -401,11 +515,19 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 	peakWith := func(t int64) {
 		u, ok := cn.usage[t]
 		if !ok {
-			u = Amounts{}
-			for _, s := range cn.spans {
-				if s.from <= t && t < s.to {
-					for r, v := range s.amt {
-						u[r] += v
+			u = c.usageMap()
+			if t == c.now {
+				// What freeNow lacks of cap (amounts are whole numbers:
+				// this is the spans' sum exactly).
+				for r, v := range cn.freeNow {
+					u[r] = cn.cap[r] - v
+				}
+			} else {
+				for _, s := range cn.spans {
+					if s.from <= t && t < s.to {
+						for r, v := range s.amt {
+							u[r] += v
+						}
 					}
 				}
 			}
@@ -418,8 +540,10 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		}
 	}
 	peakWith(from)
-	for _, s := range cn.spans {
-		if s.from > from && s.from < to {
+	// from is now or later: only spans that start after now can start
+	// inside the window.
+	for _, k := range cn.starts {
+		if s := cn.spans[k]; s.from > from && s.from < to {
 			peakWith(s.from)
 		}
 	}
@@ -462,6 +586,18 @@ func (c *Calendar) PlaceAt(j *Job, at time.Time, order []*Node, ignoreBlocks boo
 	start := 0
 	if order == nil && from == c.now {
 		start = c.cursor
+	}
+	if len(j.Select) == 1 && j.Select[0].Count == 1 && j.Place.Group == "" {
+		// One chunk, as most jobs ask: placed without a reason made for
+		// each job that does not fit.
+		i := place.First(j.Select[0], j.Place, cands, start)
+		if i < 0 {
+			return nil, false
+		}
+		if order == nil && from == c.now {
+			c.cursor = i
+		}
+		return []Chunk{{Node: cands[i].Name, Chunk: j.Select[0]}}, true
 	}
 	p, last, err := place.ChunksFrom(j.Select, j.Place, cands, nil, start)
 	if err != nil {
@@ -536,7 +672,7 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	// worked out end by end, each span taken off once, instead of span by
 	// span at every end.
 	c.addDeferred()
-	var falls []usageFall
+	falls := c.falls[:0]
 	allFall := true
 	for _, cn := range c.nodes {
 		switch {
@@ -547,6 +683,7 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 			falls = append(falls, newUsageFall(cn))
 		}
 	}
+	c.falls = falls
 	for k := range falls {
 		falls[k].cn.fall = &falls[k]
 	}
@@ -558,7 +695,8 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	var ends []int64
 	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
 		// One node holds every span: its fall has their ends in order.
-		ends = falls[0].ends(c.now)
+		c.fallEnds = falls[0].ends(c.fallEnds[:0], c.now)
+		ends = c.fallEnds
 	} else {
 		ends = c.endTimes()
 	}
@@ -568,12 +706,7 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	// not fit then (as PlaceAt says of now).
 	var capTotal Amounts
 	if allFall && len(falls) > 0 {
-		capTotal = Amounts{}
-		for _, cn := range c.nodes {
-			for r, v := range cn.cap {
-				capTotal[r] += v
-			}
-		}
+		capTotal = c.capacity()
 	}
 	for ; i < len(ends); i++ {
 		for k := range falls {
@@ -596,7 +729,7 @@ func (c *Calendar) endTimes() []int64 {
 	if !c.endsDirty && c.ends != nil {
 		return c.ends
 	}
-	var out []int64
+	out := c.ends[:0]
 	add := func(t int64) {
 		if t > c.now && t < forever {
 			out = append(out, t)
@@ -613,6 +746,23 @@ func (c *Calendar) endTimes() []int64 {
 	slices.Sort(out)
 	c.ends, c.endsDirty = slices.Compact(out), false
 	return c.ends
+}
+
+// capacity is what the nodes that are up have in all.
+func (c *Calendar) capacity() Amounts {
+	if !c.capKnown {
+		if c.capTotal == nil {
+			c.capTotal = Amounts{}
+		}
+		clear(c.capTotal)
+		for _, cn := range c.nodes {
+			for r, v := range cn.cap {
+				c.capTotal[r] += v
+			}
+		}
+		c.capKnown = true
+	}
+	return c.capTotal
 }
 
 // Now is the calendar's present.
@@ -638,8 +788,15 @@ type usageFall struct {
 	cur   Amounts
 }
 
+// newUsageFall starts following cn's usage, in the node's own buffers
+// (byEnd, fallCur).
 func newUsageFall(cn *calNode) usageFall {
-	f := usageFall{cn: cn, byEnd: slices.Clone(cn.spans), at: -1, cur: Amounts{}}
+	if cn.fallCur == nil {
+		cn.fallCur = Amounts{}
+	}
+	clear(cn.fallCur)
+	cn.byEnd = append(cn.byEnd[:0], cn.spans...)
+	f := usageFall{cn: cn, byEnd: cn.byEnd, at: -1, cur: cn.fallCur}
 	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
 	// Every span holds now: the usage now is what freeNow lacks of cap
 	// (amounts are whole numbers, so this is their sum exactly).
@@ -654,10 +811,9 @@ func newUsageFall(cn *calNode) usageFall {
 	return f
 }
 
-// ends lists the ends of the node's spans after now, once each, in
-// order (as endTimes would for this node alone).
-func (f *usageFall) ends(now int64) []int64 {
-	out := make([]int64, 0, len(f.byEnd))
+// ends appends to out the ends of the node's spans after now, once
+// each, in order (as endTimes would list them for this node alone).
+func (f *usageFall) ends(out []int64, now int64) []int64 {
 	for _, s := range f.byEnd {
 		if s.to > now && s.to < forever && (len(out) == 0 || out[len(out)-1] != s.to) {
 			out = append(out, s.to)

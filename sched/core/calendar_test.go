@@ -245,72 +245,127 @@ func heldWorld(held bool) *World {
 // does: what fits now, the earliest start of jobs of every size, after
 // starts and a reservation, and the moments jobs end.
 func TestCalendarHeldByRunning(t *testing.T) {
-	type answer struct {
-		At    int64
-		Where []string
-		OK    bool
-	}
-	ask := func(held bool) []answer {
-		c := NewCalendar(heldWorld(held))
-		var out []answer
-		probe := func(j *Job) {
-			w, ok := c.PlaceAt(j, t0, nil, false)
-			out = append(out, answer{0, nodesOf(w), ok})
-			at, w, ok := c.Earliest(j, t0, false)
-			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
-		}
-		sizes := []string{"1:ncpus=1", "1:ncpus=3", "1:ncpus=6", "1:ncpus=8", "2:ncpus=4", "3:ncpus=4", "1:ncpus=9"}
-		for _, s := range sizes {
-			probe(job("P"+s, s, 120*time.Second))
-		}
-		probe(placed(job("XX", "1:ncpus=1", time.Minute), "exclhost"))
-		if w, ok := c.PlaceAt(job("S", "1:ncpus=2", 500*time.Second), t0, nil, false); ok {
-			c.Start(job("S", "1:ncpus=2", 500*time.Second), w)
-		}
-		big := job("R", "2:ncpus=8", time.Hour)
-		if at, w, ok := c.Earliest(big, t0, false); ok {
-			c.Reserve(big, at, w)
-			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
-		}
-		for _, s := range sizes {
-			probe(job("L"+s, s, 50*time.Second))
-			probe(job("M"+s, s, 1000*time.Second))
-		}
-		var ends []string
-		for _, e := range c.endTimes() {
-			ends = append(ends, fmt.Sprint(e-t0.Unix()))
-		}
-		out = append(out, answer{Where: ends})
-		// A job started now after all that adds to the usage cached.
-		if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
-			c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
-		}
-		// The usage cached at each moment, kept as spans were added, is
-		// what the spans holding that moment add up to.
-		for _, cn := range c.nodes {
-			for at, u := range cn.usage {
-				want := Amounts{}
-				for _, s := range cn.spans {
-					if s.from <= at && at < s.to {
-						for r, v := range s.amt {
-							want[r] += v
-						}
-					}
-				}
-				for r := range u {
-					if u[r] != want[r] {
-						t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
-					}
-				}
-			}
-		}
-		return out
-	}
+	ask := func(held bool) []answer { return askCalendar(t, NewCalendar(heldWorld(held))) }
 	built, held := ask(false), ask(true)
 	if fmt.Sprint(built) != fmt.Sprint(held) {
 		t.Errorf("calendar of the running jobs:\n%v\nof Assigned (HeldByRunning):\n%v", built, held)
 	}
 	if fmt.Sprint(built[len(built)-1].Where) != "[90 150 200 300 500 3900]" {
 		t.Errorf("end times %v, want each once, in order", built[len(built)-1].Where)
+	}
+}
+
+// answer is what a calendar said of one question.
+type answer struct {
+	At    int64
+	Where []string
+	OK    bool
+}
+
+// askCalendar asks c where jobs of every size fit now and earliest,
+// starts one, reserves one and asks again, lists the end times and checks
+// the usage c caches against its spans.
+func askCalendar(t *testing.T, c *Calendar) []answer {
+	t.Helper()
+	var out []answer
+	probe := func(j *Job) {
+		w, ok := c.PlaceAt(j, t0, nil, false)
+		out = append(out, answer{0, nodesOf(w), ok})
+		at, w, ok := c.Earliest(j, t0, false)
+		out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+	}
+	sizes := []string{"1:ncpus=1", "1:ncpus=3", "1:ncpus=6", "1:ncpus=8", "2:ncpus=4", "3:ncpus=4", "1:ncpus=9"}
+	for _, s := range sizes {
+		probe(job("P"+s, s, 120*time.Second))
+	}
+	probe(placed(job("XX", "1:ncpus=1", time.Minute), "exclhost"))
+	if w, ok := c.PlaceAt(job("S", "1:ncpus=2", 500*time.Second), t0, nil, false); ok {
+		c.Start(job("S", "1:ncpus=2", 500*time.Second), w)
+	}
+	big := job("R", "2:ncpus=8", time.Hour)
+	if at, w, ok := c.Earliest(big, t0, false); ok {
+		c.Reserve(big, at, w)
+		out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+	}
+	for _, s := range sizes {
+		probe(job("L"+s, s, 50*time.Second))
+		probe(job("M"+s, s, 1000*time.Second))
+	}
+	var ends []string
+	for _, e := range c.endTimes() {
+		ends = append(ends, fmt.Sprint(e-t0.Unix()))
+	}
+	out = append(out, answer{Where: ends})
+	// A job started now after all that adds to the usage cached.
+	if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
+		c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
+	}
+	// The usage cached at each moment, kept as spans were added, is
+	// what the spans holding that moment add up to.
+	for _, cn := range c.nodes {
+		for at, u := range cn.usage {
+			want := Amounts{}
+			for _, s := range cn.spans {
+				if s.from <= at && at < s.to {
+					for r, v := range s.amt {
+						want[r] += v
+					}
+				}
+			}
+			for r := range u {
+				if u[r] != want[r] {
+					t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// A calendar Reset for a world (as a simulator's Scratch does each pass)
+// answers every question as a new calendar of that world does, whatever
+// it held and was asked before: more nodes, exclusive jobs, a dedicated
+// window, reservations.
+func TestCalendarReset(t *testing.T) {
+	// other is a world of 12 nodes on 3 hosts, some busy.
+	other := func() *World {
+		var nodes []*Node
+		for i := range 12 {
+			n := node(fmt.Sprintf("m%d", i), float64(2+i%3))
+			n.Host = fmt.Sprintf("host%d", i%3)
+			nodes = append(nodes, n)
+		}
+		jobs := []*Job{
+			running(job("A", "1:ncpus=2", 70*time.Second), t0, cpus("m0", "2")),
+			placed(running(job("X", "1:ncpus=1", 40*time.Second), t0, cpus("m4", "1")), "exclhost"),
+		}
+		return NewWorld(t0.Add(-time.Hour), &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, nodes, jobs)
+	}
+	for _, held := range []bool{false, true} {
+		want := askCalendar(t, NewCalendar(heldWorld(held)))
+		c := NewCalendar(other())
+		c.Block(t0, t0.Add(time.Minute))
+		askCalendar(t, c)
+		for range 2 {
+			c.Reset(heldWorld(held))
+			if got := askCalendar(t, c); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("held %v: reset calendar:\n%v\nnew calendar:\n%v", held, got, want)
+			}
+		}
+	}
+}
+
+// A calendar reset for a world of the size it had allocates nothing, nor
+// does a placement that finds no room.
+func TestCalendarResetAllocates(t *testing.T) {
+	w := heldWorld(true)
+	c := NewCalendar(w)
+	askCalendar(t, c)
+	big := job("B", "1:ncpus=64", time.Minute)
+	if n := testing.AllocsPerRun(20, func() {
+		c.Reset(w)
+		c.PlaceAt(big, t0, nil, false)
+	}); n != 0 {
+		t.Errorf("Reset and a failed placement allocate %v times", n)
 	}
 }
