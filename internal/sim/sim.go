@@ -145,8 +145,11 @@ func Run(cfg Config, src Source, sink Sink) error {
 			}
 		}
 	}
-	// next is the first job not yet submitted (nil when none is left).
+	// next is the first job not yet submitted (nil when none is left),
+	// pointing at nextJob, which each pull overwrites: what a pass keeps
+	// of a job is copied from it first.
 	var next *Job
+	var nextJob Job
 	lastSubmit := int64(0)
 	pull := func() error {
 		j, err := src.Next()
@@ -160,7 +163,8 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if next != nil && j.Submit < lastSubmit {
 			return fmt.Errorf("job %s submitted at %d after a job submitted at %d: the trace is not in submit order", j.ID, j.Submit, lastSubmit)
 		}
-		next, lastSubmit = &j, j.Submit
+		nextJob = j
+		next, lastSubmit = &nextJob, j.Submit
 		return nil
 	}
 	if err := pull(); err != nil {
@@ -252,9 +256,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 		for i, j := range running {
 			j.UsedCPU = cpuTime(runCPUs[i], now.Unix()-j.Stime.Unix())
 		}
-		clear(all)
+		// Only what the new list does not overwrite is cleared (a pass
+		// over a deep queue would otherwise clear it all, then copy it).
+		had := len(all)
 		all = append(all[:0], running...)
 		all = append(all, queued...)
+		if len(all) < had {
+			clear(all[len(all):had])
+		}
 		if w == nil || worldQueues != len(queues) {
 			w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
 			worldQueues = len(queues)
@@ -265,7 +274,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 		w.Now, w.Jobs, w.Ordered = now, all, ordered
 		w.Ended, ended = ended, nil
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
-		left := false // some job left the queue
+		// The pass is done with its Ended: the next gathers in its memory.
+		clear(w.Ended)
+		ended, w.Ended = w.Ended[:0], nil
+		left := 0 // jobs that left the queue
 		for _, d := range plan.Decisions() {
 			switch d.Kind {
 			case core.DecideRun:
@@ -274,14 +286,15 @@ func Run(cfg Config, src Source, sink Sink) error {
 				var at int
 				running, at = addRunning(running, j)
 				runCPUs = slices.Insert(runCPUs, at, cpusOf(j))
-				left = true
+				left++
 				claim(byName, free, j)
 				l := jobs[j]
 				l.start = t
 				ends.push(end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
 				// It leaves the queue and never runs.
-				d.Job.State, left = core.JobFinished, true
+				d.Job.State = core.JobFinished
+				left++
 				if err := final(jobs[d.Job], -1, ""); err != nil {
 					return err
 				}
@@ -290,7 +303,16 @@ func Run(cfg Config, src Source, sink Sink) error {
 				d.Job.Comment = d.Text
 			}
 		}
-		if left {
+		front := 0
+		for front < left && front < len(queued) && queued[front].State != core.JobQueued {
+			front++
+		}
+		if left > 0 && front == left {
+			// Every job that left was at the front, as strict fifo starts
+			// them: the rest stays as it is.
+			clear(queued[:front])
+			queued, queuedCPUs = queued[front:], queuedCPUs[front:]
+		} else if left > 0 {
 			kept, keptCPUs := queued[:0], queuedCPUs[:0]
 			for i, j := range queued {
 				if j.State == core.JobQueued {

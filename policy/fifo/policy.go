@@ -21,6 +21,9 @@ type Policy struct {
 
 	mu    sync.Mutex
 	files *schedpriv.Files
+	// fairShare is usesFairShare(files), worked out when they come
+	// rather than at every cycle.
+	fairShare bool
 	// ledger counts fair-share usage while the configuration uses fair
 	// share (nil before the first cycle that does).
 	ledger *fairshare.Ledger
@@ -35,7 +38,7 @@ type Policy struct {
 // Configure takes new sched_priv files.
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	p.mu.Lock()
-	p.files = files
+	p.files, p.fairShare = files, usesFairShare(files)
 	p.tree = nil
 	pl := p.Pipeline
 	p.mu.Unlock()
@@ -60,7 +63,7 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 		pl = p.dflt
 	}
 	in := InputsAt(files, w.Now)
-	if usesFairShare(files) {
+	if p.fairShare {
 		if p.ledger == nil {
 			p.ledger = fairshare.NewLedger(nil)
 		}
@@ -100,7 +103,7 @@ func usesFairShare(files *schedpriv.Files) bool {
 	if f := files.Config.JobSortFormula; f != nil && f.UsesFairshare() {
 		return true
 	}
-	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
+	for _, s := range []*schedpriv.Settings{&files.Config.Prime, &files.Config.NonPrime} {
 		if s.FairShare || s.SortBy == schedpriv.FairShareSort || slices.Contains(s.Keys, schedpriv.FairShareSort) {
 			return true
 		}
@@ -123,7 +126,7 @@ func (p *Policy) RestoreUsage(s *schedpriv.UsageState) {
 func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ledger == nil || !usesFairShare(p.files) {
+	if p.ledger == nil || !p.fairShare {
 		return nil, false
 	}
 	return p.ledger.State()
@@ -134,7 +137,7 @@ func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
 func (p *Policy) Following() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ledger == nil || !usesFairShare(p.files) {
+	if p.ledger == nil || !p.fairShare {
 		return nil
 	}
 	return p.ledger.Following()

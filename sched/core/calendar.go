@@ -1,7 +1,6 @@
 package core
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -69,7 +68,6 @@ type Calendar struct {
 	views    []place.Node
 	spare    []Amounts
 	falls    []usageFall
-	fallEnds []int64
 	capTotal Amounts
 	capKnown bool
 	// mark tells the nodes holdWhole has held in its current call.
@@ -104,6 +102,8 @@ type calNode struct {
 	// only they can raise the usage over a window from its usage at the
 	// window's start.
 	starts []int
+	// freeFor is the window free was last worked out for.
+	freeFor freeKey
 	// held is what the spans Reset added from running jobs hold, and
 	// mark holdWhole's last mark on the node.
 	held Amounts
@@ -176,9 +176,6 @@ func (c *Calendar) Reset(w *World) {
 		}
 		c.views = append(c.views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
 		c.cands = append(c.cands, &c.views[len(c.views)-1])
-		for r, v := range n.Avail {
-			c.freeTotal[r] += v
-		}
 	}
 	for _, j := range w.Jobs {
 		if w.Ordered && j.Queued() {
@@ -238,12 +235,15 @@ func (c *Calendar) Reset(w *World) {
 }
 
 // resetNode makes cn the calendar's node for n, with nothing held,
-// keeping cn's maps and slices. Usage maps it cached go to spare.
+// keeping cn's maps and slices, and adds what n has to freeTotal. Usage
+// maps it cached go to spare.
 func (c *Calendar) resetNode(cn *calNode, n *Node) {
-	for _, u := range cn.usage {
-		c.spare = append(c.spare, u)
+	if len(cn.usage) > 0 {
+		for _, u := range cn.usage {
+			c.spare = append(c.spare, u)
+		}
+		clear(cn.usage)
 	}
-	clear(cn.usage)
 	freeNow := cn.freeNow
 	if freeNow == nil {
 		freeNow = make(Amounts, len(n.Avail))
@@ -251,6 +251,7 @@ func (c *Calendar) resetNode(cn *calNode, n *Node) {
 	clear(freeNow)
 	for r, v := range n.Avail {
 		freeNow[r] = v
+		c.freeTotal[r] += v
 	}
 	host := n.Host
 	if host == "" {
@@ -474,20 +475,27 @@ func (c *Calendar) blocked(from, to int64) bool {
 
 // freeOver is what node cn has free during all of [from, to).
 func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
-	if from <= c.now {
+	// The spans that start inside the window (after from, which is now or
+	// later: they start after now).
+	inside := 0
+	for _, k := range cn.starts {
+		if s := cn.spans[k]; s.from > from && s.from < to {
+			inside++
+		}
+	}
+	if from <= c.now && inside == 0 {
 		// Usage at now is what freeNow lacks of cap (spans ending later
-		// are all counted in it): when no span starts inside the window,
-		// usage only falls from now on.
-		inside := false
-		for _, k := range cn.starts {
-			if cn.spans[k].from < to { // it starts after now
-				inside = true
-				break
-			}
-		}
-		if !inside {
-			return cn.freeNow
-		}
+		// are all counted in it): with no span starting inside the
+		// window, usage only falls from now on.
+		return cn.freeNow
+	}
+	// The last answer stands for a window from the same moment over the
+	// same spans starting inside it: they are those starting after from
+	// and before its end, so as many of them are the same ones. Spans are
+	// only ever added, so their number tells whether they changed.
+	key := freeKey{from: from, inside: inside, spans: len(cn.spans)}
+	if cn.freeFor == key {
+		return cn.free
 	}
 	// Usage peaks at from or where a span starts inside the window. Usage
 	// at a moment is cached per node until its spans change; the result
@@ -509,6 +517,7 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		for r, v := range cn.cap {
 			cn.free[r] = v - max(0, f.cur[r])
 		}
+		cn.freeFor = freeKey{}
 		return cn.free
 	}
 	clear(cn.peak)
@@ -516,21 +525,7 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		u, ok := cn.usage[t]
 		if !ok {
 			u = c.usageMap()
-			if t == c.now {
-				// What freeNow lacks of cap (amounts are whole numbers:
-				// this is the spans' sum exactly).
-				for r, v := range cn.freeNow {
-					u[r] = cn.cap[r] - v
-				}
-			} else {
-				for _, s := range cn.spans {
-					if s.from <= t && t < s.to {
-						for r, v := range s.amt {
-							u[r] += v
-						}
-					}
-				}
-			}
+			c.usageAt(cn, t, u)
 			cn.usage[t] = u
 		}
 		for r, v := range u {
@@ -551,7 +546,67 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 	for r, v := range cn.cap {
 		cn.free[r] = v - cn.peak[r]
 	}
+	cn.freeFor = key
 	return cn.free
+}
+
+// freeKey says which window a node's free map was last worked out for
+// (the zero key: none): its start, how many spans start inside it, and
+// how many spans the node had.
+type freeKey struct {
+	from   int64
+	inside int
+	spans  int
+}
+
+// usageAt adds up in u (empty) what cn's spans hold at t (now or later).
+// Usage now is what freeNow lacks of cap: every span that starts by now
+// holds now, and freeNow is kept less them. Usage later is usage now less
+// the spans that end by t, plus those that start after now and hold t,
+// when that is fewer spans to add up than those holding t. Amounts are
+// whole numbers, so either way gives the same sums exactly.
+func (c *Calendar) usageAt(cn *calNode, t int64, u Amounts) {
+	fromNow := func() {
+		for r, v := range cn.freeNow {
+			u[r] = cn.cap[r] - v
+		}
+	}
+	if t == c.now {
+		fromNow()
+		return
+	}
+	holding, changed := 0, 1
+	for _, s := range cn.spans {
+		if s.from <= t && t < s.to {
+			holding++
+		}
+		if s.from <= c.now && s.to <= t || s.from > c.now && s.from <= t && t < s.to {
+			changed++
+		}
+	}
+	if changed < holding {
+		fromNow()
+		for _, s := range cn.spans {
+			switch {
+			case s.from <= c.now && s.to <= t:
+				for r, v := range s.amt {
+					u[r] -= v
+				}
+			case s.from > c.now && s.from <= t && t < s.to:
+				for r, v := range s.amt {
+					u[r] += v
+				}
+			}
+		}
+		return
+	}
+	for _, s := range cn.spans {
+		if s.from <= t && t < s.to {
+			for r, v := range s.amt {
+				u[r] += v
+			}
+		}
+	}
 }
 
 // PlaceAt places j's chunks on nodes free during all of [at, at + its
@@ -692,15 +747,6 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 			falls[k].cn.fall = nil
 		}
 	}()
-	var ends []int64
-	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
-		// One node holds every span: its fall has their ends in order.
-		c.fallEnds = falls[0].ends(c.fallEnds[:0], c.now)
-		ends = c.fallEnds
-	} else {
-		ends = c.endTimes()
-	}
-	i := sort.Search(len(ends), func(k int) bool { return ends[k] > f })
 	// When every node's usage only falls, what all of them have free at
 	// an end is known before placing: a job asking for more in all does
 	// not fit then (as PlaceAt says of now).
@@ -708,15 +754,32 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	if allFall && len(falls) > 0 {
 		capTotal = c.capacity()
 	}
-	for ; i < len(ends); i++ {
+	try := func(end int64) (time.Time, []Chunk, bool) {
 		for k := range falls {
-			falls[k].advance(ends[i])
+			falls[k].advance(end)
 		}
 		if capTotal != nil && !fitsFallen(capTotal, falls, j.Totals) {
-			continue
+			return time.Time{}, nil, false
 		}
-		t := time.Unix(ends[i], 0)
-		if where, ok := c.PlaceAt(j, t, nil, ignoreBlocks); ok {
+		t := time.Unix(end, 0)
+		where, ok := c.PlaceAt(j, t, nil, ignoreBlocks)
+		return t, where, ok
+	}
+	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
+		// One node holds every span: its fall gives their ends in order,
+		// one at a time, and the job mostly fits after the first few.
+		fall := &falls[0]
+		fall.skip(f)
+		for end, ok := fall.next(); ok; end, ok = fall.next() {
+			if t, where, ok := try(end); ok {
+				return t, where, true
+			}
+		}
+		return time.Time{}, nil, false
+	}
+	ends := c.endTimes()
+	for i := sort.Search(len(ends), func(k int) bool { return ends[k] > f }); i < len(ends); i++ {
+		if t, where, ok := try(ends[i]); ok {
 			return t, where, true
 		}
 	}
@@ -781,11 +844,12 @@ func (c *Calendar) FreeNow(node string) Amounts {
 // usageFall follows the usage of a node whose spans all hold now as time
 // goes on: it only falls, as spans end.
 type usageFall struct {
-	cn    *calNode
-	byEnd []span // the node's spans, by end
-	next  int    // the first span of byEnd not ended yet
-	at    int64  // the moment cur is the usage at (-1: none yet)
-	cur   Amounts
+	cn *calNode
+	// left are the node's spans not ended yet, a heap by end: the next
+	// to end is left[0].
+	left []span
+	at   int64 // the moment cur is the usage at (-1: none yet)
+	cur  Amounts
 }
 
 // newUsageFall starts following cn's usage, in the node's own buffers
@@ -796,8 +860,10 @@ func newUsageFall(cn *calNode) usageFall {
 	}
 	clear(cn.fallCur)
 	cn.byEnd = append(cn.byEnd[:0], cn.spans...)
-	f := usageFall{cn: cn, byEnd: cn.byEnd, at: -1, cur: cn.fallCur}
-	slices.SortFunc(f.byEnd, func(a, b span) int { return cmp.Compare(a.to, b.to) })
+	f := usageFall{cn: cn, left: cn.byEnd, at: -1, cur: cn.fallCur}
+	for i := len(f.left)/2 - 1; i >= 0; i-- {
+		f.down(i)
+	}
 	// Every span holds now: the usage now is what freeNow lacks of cap
 	// (amounts are whole numbers, so this is their sum exactly).
 	for r, v := range cn.cap {
@@ -811,26 +877,53 @@ func newUsageFall(cn *calNode) usageFall {
 	return f
 }
 
-// ends appends to out the ends of the node's spans after now, once
-// each, in order (as endTimes would list them for this node alone).
-func (f *usageFall) ends(out []int64, now int64) []int64 {
-	for _, s := range f.byEnd {
-		if s.to > now && s.to < forever && (len(out) == 0 || out[len(out)-1] != s.to) {
-			out = append(out, s.to)
+// down moves left[i] down the heap to its place.
+func (f *usageFall) down(i int) {
+	h := f.left
+	for {
+		k := 2*i + 1
+		if k >= len(h) {
+			return
 		}
+		if r := k + 1; r < len(h) && h[r].to < h[k].to {
+			k = r
+		}
+		if h[i].to <= h[k].to {
+			return
+		}
+		h[i], h[k] = h[k], h[i]
+		i = k
 	}
-	return out
+}
+
+// skip takes off the spans ended by t, as advance does, leaving at as it
+// is: for a search that starts after t.
+func (f *usageFall) skip(t int64) {
+	for len(f.left) > 0 && f.left[0].to <= t {
+		for r, v := range f.left[0].amt {
+			f.cur[r] -= v
+		}
+		n := len(f.left) - 1
+		f.left[0] = f.left[n]
+		f.left = f.left[:n]
+		f.down(0)
+	}
 }
 
 // advance takes off the spans ended by t: cur is then the node's usage
 // at t, what the spans ending after t hold. Calls come in increasing t.
 func (f *usageFall) advance(t int64) {
-	for ; f.next < len(f.byEnd) && f.byEnd[f.next].to <= t; f.next++ {
-		for r, v := range f.byEnd[f.next].amt {
-			f.cur[r] -= v
-		}
-	}
+	f.skip(t)
 	f.at = t
+}
+
+// next is the next moment a span ends, once advance took off those
+// ended before (false: none ends before Forever).
+func (f *usageFall) next() (int64, bool) {
+	if len(f.left) == 0 || f.left[0].to >= forever {
+		return 0, false
+	}
+	return f.left[0].to, true
 }
 
 // fitsFallen reports whether want fits in what nodes of capacity

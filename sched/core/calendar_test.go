@@ -369,3 +369,93 @@ func TestCalendarResetAllocates(t *testing.T) {
 		t.Errorf("Reset and a failed placement allocate %v times", n)
 	}
 }
+
+// The usage a calendar works out at a moment, from its usage now or span
+// by span, is what the spans holding that moment add up to, at every
+// moment where a span starts or ends and beside it, with reservations
+// ahead and with a world's running jobs deferred (HeldByRunning) or not.
+func TestCalendarUsageAt(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		n := node("n1", 64)
+		var jobs []*Job
+		for i := range 12 {
+			id := fmt.Sprintf("J%d", i)
+			jobs = append(jobs, running(job(id, "1:ncpus=2", time.Duration(10+7*i)*time.Second), t0.Add(-time.Duration(i)*time.Second), cpus("n1", "2")))
+			n.Assigned["ncpus"] += 2
+		}
+		w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{n}, jobs)
+		w.HeldByRunning = held
+		c := NewCalendar(w)
+		c.Reserve(job("R1", "1:ncpus=30", time.Minute), t0.Add(40*time.Second), []Chunk{cpus("n1", "30")})
+		c.Reserve(job("R2", "1:ncpus=8", time.Minute), t0.Add(20*time.Second), []Chunk{cpus("n1", "8")})
+		c.addDeferred()
+		cn := c.nodes[0]
+		var moments []int64
+		for _, s := range cn.spans {
+			for _, m := range []int64{s.from - 1, s.from, s.from + 1, s.to - 1, s.to, s.to + 1} {
+				if m >= c.now {
+					moments = append(moments, m)
+				}
+			}
+		}
+		for _, m := range moments {
+			got := Amounts{}
+			c.usageAt(cn, m, got)
+			want := 0.0
+			for _, s := range cn.spans {
+				if s.from <= m && m < s.to {
+					want += s.amt["ncpus"]
+				}
+			}
+			if got["ncpus"] != want {
+				t.Errorf("held %v: usage at %d: %v ncpus, the spans hold %v", held, m-c.now, got["ncpus"], want)
+			}
+		}
+	}
+}
+
+// What a node has free over a window is its capacity less the most its
+// spans hold at any moment of the window, asked window after window (so
+// that an answer kept from the window before is tried), before and after
+// a reservation is added.
+func TestCalendarFreeOver(t *testing.T) {
+	n := node("n1", 64)
+	var jobs []*Job
+	for i := range 8 {
+		jobs = append(jobs, running(job(fmt.Sprintf("J%d", i), "1:ncpus=4", time.Duration(20+10*i)*time.Second), t0, cpus("n1", "4")))
+		n.Assigned["ncpus"] += 4
+	}
+	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{n}, jobs)
+	w.HeldByRunning = true
+	c := NewCalendar(w)
+	c.Reserve(job("R1", "1:ncpus=40", time.Minute), t0.Add(50*time.Second), []Chunk{cpus("n1", "40")})
+	check := func(stage string) {
+		c.addDeferred() // the running jobs' spans, for the sums below
+		cn := c.nodes[0]
+		// Each stage starts and ends with the window [0, 200): the answer
+		// kept at the end of one must not stand at the start of the next.
+		for _, from := range []int64{0, 0, 10, 10, 49, 50, 120, 0} {
+			for _, d := range []int64{200, 1, 30, 49, 50, 51, 55, 30, 1, 200} {
+				f, to := c.now+from, c.now+from+d
+				peak := 0.0
+				for m := f; m < to; m++ {
+					u := 0.0
+					for _, s := range cn.spans {
+						if s.from <= m && m < s.to {
+							u += s.amt["ncpus"]
+						}
+					}
+					peak = max(peak, u)
+				}
+				if got := c.freeOver(cn, f, to)["ncpus"]; got != 64-peak {
+					t.Errorf("%s: free over [%d, %d): %v, want %v", stage, from, from+d, got, 64-peak)
+				}
+			}
+		}
+	}
+	check("one reservation")
+	c.Reserve(job("R2", "1:ncpus=10", time.Minute), t0.Add(30*time.Second), []Chunk{cpus("n1", "10")})
+	check("two reservations")
+	c.Start(job("S", "1:ncpus=2", 100*time.Second), []Chunk{cpus("n1", "2")})
+	check("a start")
+}
