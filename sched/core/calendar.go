@@ -41,9 +41,13 @@ type Calendar struct {
 	future  []int // indexes of nodes with spans starting after now
 	cursor  int   // next fit for placements now
 	// freeTotal sums freeNow over the nodes: a job asking for more in all
-	// cannot start now, which PlaceAt says without a search.
-	freeTotal Amounts
-	blocks    []window
+	// cannot start now, which PlaceAt says without a search. With one
+	// node up it is that node's freeNow itself (totalIsNode), else
+	// ownTotal.
+	freeTotal   Amounts
+	totalIsNode bool
+	ownTotal    Amounts
+	blocks      []window
 	// ends are every span end and window end after now, sorted and
 	// unique: the times at which more may fit (built lazily).
 	ends      []int64
@@ -68,6 +72,8 @@ type Calendar struct {
 	views    []place.Node
 	spare    []Amounts
 	falls    []usageFall
+	need     []fallNeed
+	needAt   []int
 	capTotal Amounts
 	capKnown bool
 	// mark tells the nodes holdWhole has held in its current call.
@@ -93,11 +99,12 @@ type calNode struct {
 	free, peak Amounts
 	usage      map[int64]Amounts
 	// fall, while Earliest goes through the ends, follows the node's
-	// usage when all its spans hold now (usageFall); byEnd and fallCur
+	// usage when all its spans hold now (usageFall); byEnd and fallNums
 	// keep the memory of the node's follower from cycle to cycle.
-	fall    *usageFall
-	byEnd   []span
-	fallCur Amounts
+	fall     *usageFall
+	byEnd    []span
+	fallKeys []string
+	fallNums []float64
 	// starts are the indexes in spans of the spans that start after now:
 	// only they can raise the usage over a window from its usage at the
 	// window's start.
@@ -142,10 +149,6 @@ func (c *Calendar) Reset(w *World) {
 	c.future, c.cursor, c.blocks = c.future[:0], 0, c.blocks[:0]
 	c.ends, c.endsDirty = c.ends[:0], true
 	c.hostsKnown, c.deferred, c.capKnown = false, nil, false
-	if c.freeTotal == nil {
-		c.freeTotal = Amounts{}
-	}
-	clear(c.freeTotal)
 	if len(w.Nodes) > fewNodes {
 		if c.byName == nil {
 			c.byName = make(map[string]*calNode, len(w.Nodes))
@@ -176,6 +179,20 @@ func (c *Calendar) Reset(w *World) {
 		}
 		c.views = append(c.views, place.Node{Name: n.Name, Avail: n.Props, Free: cn.freeNow})
 		c.cands = append(c.cands, &c.views[len(c.views)-1])
+	}
+	if len(c.nodes) == 1 {
+		c.freeTotal, c.totalIsNode = c.nodes[0].freeNow, true
+	} else {
+		if c.ownTotal == nil {
+			c.ownTotal = Amounts{}
+		}
+		clear(c.ownTotal)
+		for _, cn := range c.nodes {
+			for r, v := range cn.cap {
+				c.ownTotal[r] += v
+			}
+		}
+		c.freeTotal, c.totalIsNode = c.ownTotal, false
 	}
 	for _, j := range w.Jobs {
 		if w.Ordered && j.Queued() {
@@ -213,8 +230,7 @@ func (c *Calendar) Reset(w *World) {
 			// taken above.
 			for r, v := range cn.node.Assigned {
 				if d := v - cn.held[r]; d != 0 {
-					cn.freeNow[r] -= d
-					c.freeTotal[r] -= d
+					c.takeNow(cn, r, d)
 				}
 			}
 			continue
@@ -235,8 +251,7 @@ func (c *Calendar) Reset(w *World) {
 }
 
 // resetNode makes cn the calendar's node for n, with nothing held,
-// keeping cn's maps and slices, and adds what n has to freeTotal. Usage
-// maps it cached go to spare.
+// keeping cn's maps and slices. Usage maps it cached go to spare.
 func (c *Calendar) resetNode(cn *calNode, n *Node) {
 	if len(cn.usage) > 0 {
 		for _, u := range cn.usage {
@@ -248,10 +263,16 @@ func (c *Calendar) resetNode(cn *calNode, n *Node) {
 	if freeNow == nil {
 		freeNow = make(Amounts, len(n.Avail))
 	}
-	clear(freeNow)
+	// Each of n's resources set anew; a resource of the cycle before
+	// that n does not have (left by a span) is cleared with the rest.
 	for r, v := range n.Avail {
 		freeNow[r] = v
-		c.freeTotal[r] += v
+	}
+	if len(freeNow) != len(n.Avail) {
+		clear(freeNow)
+		for r, v := range n.Avail {
+			freeNow[r] = v
+		}
 	}
 	host := n.Host
 	if host == "" {
@@ -260,8 +281,17 @@ func (c *Calendar) resetNode(cn *calNode, n *Node) {
 	// cap is read only: the node's own map serves.
 	*cn = calNode{index: len(c.nodes), node: n, host: host, cap: n.Avail, freeNow: freeNow,
 		spans: cn.spans[:0], starts: cn.starts[:0], free: cn.free, peak: cn.peak, usage: cn.usage,
-		byEnd: cn.byEnd, fallCur: cn.fallCur, held: cn.held}
+		byEnd: cn.byEnd, fallKeys: cn.fallKeys, fallNums: cn.fallNums, held: cn.held}
 	clear(cn.held)
+}
+
+// takeNow takes v of r from what cn, and all nodes together, have free
+// now.
+func (c *Calendar) takeNow(cn *calNode, r string, v float64) {
+	cn.freeNow[r] -= v
+	if !c.totalIsNode {
+		c.freeTotal[r] -= v
+	}
 }
 
 // usageMap is an empty map for a usage cache: a spare one when there is.
@@ -384,8 +414,7 @@ func (c *Calendar) addSpan(node string, s span) {
 	}
 	if s.from <= c.now && s.to > c.now {
 		for r, v := range s.amt {
-			cn.freeNow[r] -= v
-			c.freeTotal[r] -= v
+			c.takeNow(cn, r, v)
 		}
 	}
 	if s.from > c.now && !cn.future {
@@ -514,8 +543,8 @@ func (c *Calendar) freeOver(cn *calNode, from, to int64) Amounts {
 		// Earliest follows this node's usage: it is the fall's at from,
 		// and only falls after.
 		clear(cn.free)
-		for r, v := range cn.cap {
-			cn.free[r] = v - max(0, f.cur[r])
+		for i, r := range f.keys[:f.own] {
+			cn.free[r] = f.caps[i] - max(0, f.cur[i])
 		}
 		cn.freeFor = freeKey{}
 		return cn.free
@@ -735,7 +764,7 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 		case cn.future:
 			allFall = false
 		default:
-			falls = append(falls, newUsageFall(cn))
+			falls = append(falls, newUsageFall(cn, j.Totals))
 		}
 	}
 	c.falls = falls
@@ -749,20 +778,28 @@ func (c *Calendar) Earliest(j *Job, from time.Time, ignoreBlocks bool) (time.Tim
 	}()
 	// When every node's usage only falls, what all of them have free at
 	// an end is known before placing: a job asking for more in all does
-	// not fit then (as PlaceAt says of now).
-	var capTotal Amounts
+	// not fit then (as PlaceAt says of now). need lists what the job asks
+	// for, with the nodes' capacity of it, and where each fall follows it.
+	var need []fallNeed
 	if allFall && len(falls) > 0 {
-		capTotal = c.capacity()
+		need = c.needs(j.Totals, falls)
 	}
 	try := func(end int64) (time.Time, []Chunk, bool) {
 		for k := range falls {
 			falls[k].advance(end)
 		}
-		if capTotal != nil && !fitsFallen(capTotal, falls, j.Totals) {
+		if need != nil && !fitsFallen(need, falls) {
 			return time.Time{}, nil, false
 		}
 		t := time.Unix(end, 0)
 		where, ok := c.PlaceAt(j, t, nil, ignoreBlocks)
+		if ok {
+			// The job is likely reserved then: the usage the falls
+			// reached is what a window over that moment asks for next.
+			for k := range falls {
+				falls[k].keep(end, c)
+			}
+		}
 		return t, where, ok
 	}
 	if allFall && len(falls) == 1 && len(c.blocks) == 0 {
@@ -842,37 +879,47 @@ func (c *Calendar) FreeNow(node string) Amounts {
 }
 
 // usageFall follows the usage of a node whose spans all hold now as time
-// goes on: it only falls, as spans end.
+// goes on: it only falls, as spans end. It follows the resources of keys:
+// the node's own (the first own, of capacity caps), then those the job
+// asks for that the node lacks; cur[i] is the usage of keys[i].
 type usageFall struct {
 	cn *calNode
 	// left are the node's spans not ended yet, a heap by end: the next
 	// to end is left[0].
 	left []span
 	at   int64 // the moment cur is the usage at (-1: none yet)
-	cur  Amounts
+	keys []string
+	own  int
+	caps []float64
+	cur  []float64
 }
 
-// newUsageFall starts following cn's usage, in the node's own buffers
-// (byEnd, fallCur).
-func newUsageFall(cn *calNode) usageFall {
-	if cn.fallCur == nil {
-		cn.fallCur = Amounts{}
+// newUsageFall starts following cn's usage of its resources and those of
+// want, in the node's own buffers (byEnd, fallKeys, fallNums).
+func newUsageFall(cn *calNode, want Amounts) usageFall {
+	keys := cn.fallKeys[:0]
+	for r := range cn.cap {
+		keys = append(keys, r)
 	}
-	clear(cn.fallCur)
+	own := len(keys)
+	for r := range want {
+		if _, ok := cn.cap[r]; !ok {
+			keys = append(keys, r)
+		}
+	}
+	cn.fallKeys = keys
+	nums := slices.Grow(cn.fallNums[:0], 2*len(keys))[:2*len(keys)]
+	cn.fallNums = nums
 	cn.byEnd = append(cn.byEnd[:0], cn.spans...)
-	f := usageFall{cn: cn, left: cn.byEnd, at: -1, cur: cn.fallCur}
+	f := usageFall{cn: cn, left: cn.byEnd, at: -1, keys: keys, own: own, caps: nums[:len(keys)], cur: nums[len(keys):]}
 	for i := len(f.left)/2 - 1; i >= 0; i-- {
 		f.down(i)
 	}
 	// Every span holds now: the usage now is what freeNow lacks of cap
 	// (amounts are whole numbers, so this is their sum exactly).
-	for r, v := range cn.cap {
-		f.cur[r] = v - cn.freeNow[r]
-	}
-	for r, v := range cn.freeNow {
-		if _, ok := cn.cap[r]; !ok {
-			f.cur[r] = -v
-		}
+	for i, r := range keys {
+		f.caps[i] = cn.cap[r]
+		f.cur[i] = f.caps[i] - cn.freeNow[r]
 	}
 	return f
 }
@@ -900,8 +947,9 @@ func (f *usageFall) down(i int) {
 // is: for a search that starts after t.
 func (f *usageFall) skip(t int64) {
 	for len(f.left) > 0 && f.left[0].to <= t {
-		for r, v := range f.left[0].amt {
-			f.cur[r] -= v
+		amt := f.left[0].amt
+		for i, r := range f.keys {
+			f.cur[i] -= amt[r]
 		}
 		n := len(f.left) - 1
 		f.left[0] = f.left[n]
@@ -917,6 +965,26 @@ func (f *usageFall) advance(t int64) {
 	f.at = t
 }
 
+// keep caches cur as the node's usage at t, when cur is that (advance
+// reached t) and none is cached: it is what the spans holding t add up to.
+func (f *usageFall) keep(t int64, c *Calendar) {
+	cn := f.cn
+	if f.at != t {
+		return
+	}
+	if cn.usage == nil {
+		cn.usage = map[int64]Amounts{}
+	}
+	if _, ok := cn.usage[t]; ok {
+		return
+	}
+	u := c.usageMap()
+	for i, r := range f.keys {
+		u[r] = f.cur[i]
+	}
+	cn.usage[t] = u
+}
+
 // next is the next moment a span ends, once advance took off those
 // ended before (false: none ends before Forever).
 func (f *usageFall) next() (int64, bool) {
@@ -926,19 +994,44 @@ func (f *usageFall) next() (int64, bool) {
 	return f.left[0].to, true
 }
 
-// fitsFallen reports whether want fits in what nodes of capacity
-// capTotal have free together when their usage is the falls' (nodes
-// without spans use nothing).
-func fitsFallen(capTotal Amounts, falls []usageFall, want Amounts) bool {
+// fallNeed is one resource a job asks for in Earliest: how much, the
+// capacity of all nodes, and at[k], where falls[k] follows it.
+type fallNeed struct {
+	want, capTotal float64
+	at             []int
+}
+
+// needs lists what want asks for (its positive amounts) for fitsFallen.
+func (c *Calendar) needs(want Amounts, falls []usageFall) []fallNeed {
+	capTotal := c.capacity()
+	out, at := c.need[:0], c.needAt[:0]
 	for r, v := range want {
 		if v <= 0 {
 			continue
 		}
-		free := capTotal[r]
+		// Every fall follows every resource the job asks for.
 		for k := range falls {
-			free -= falls[k].cur[r]
+			at = append(at, slices.Index(falls[k].keys, r))
 		}
-		if free < v {
+		out = append(out, fallNeed{want: v, capTotal: capTotal[r]})
+	}
+	for i := range out {
+		out[i].at = at[i*len(falls) : (i+1)*len(falls)]
+	}
+	c.need, c.needAt = out, at
+	return out
+}
+
+// fitsFallen reports whether what need lists fits in what the nodes have
+// free together when their usage is the falls' (nodes without spans use
+// nothing).
+func fitsFallen(need []fallNeed, falls []usageFall) bool {
+	for _, n := range need {
+		free := n.capTotal
+		for k := range falls {
+			free -= falls[k].cur[n.at[k]]
+		}
+		if free < n.want {
 			return false
 		}
 	}
