@@ -85,8 +85,9 @@ type Config struct {
 type live struct {
 	job   Job
 	seq   int
-	core  *core.Job
+	core  *core.Job // &own
 	start int64
+	own   core.Job // the core's view, made with the rest in one allocation
 }
 
 // Run replays the jobs of src and passes each outcome to sink. It holds
@@ -192,6 +193,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
 	// is kept per count.
 	chunks := map[int]selected{}
+	numbers := map[requested]core.Amounts{}
 	for next != nil || ends.Len() > 0 || len(queued) > 0 {
 		// The next instant: the earliest end or submit.
 		t := int64(-1)
@@ -228,7 +230,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		for next != nil && next.Submit == t {
 			l := &live{job: *next, seq: seq, start: -1}
 			seq++
-			l.core = coreJob(&l.job, cfg.Origin, chunks)
+			l.core = coreJob(&l.job, cfg.Origin, chunks, numbers, &l.own)
 			addQueue(l.core.Queue)
 			jobs[l.core] = l
 			if len(queued) == 0 {
@@ -399,9 +401,43 @@ func selectOf(sel resc.Select) selected {
 	return selected{sel: sel, totals: sel.Amounts()}
 }
 
+// requested is what a trace job asks for, as its Resource_List numbers.
+type requested struct {
+	procs    int
+	walltime int64
+}
+
+// maxNumbers bounds the Resource_List numbers a replay keeps to share:
+// a replay's memory follows its queue, not its trace.
+const maxNumbers = 4096
+
+// numbersOf is j's Resource_List numbers (as coreJob makes them), the
+// same map for every job asking for as much: nothing changes a job's
+// numbers, and most jobs ask for what many others do.
+// A nil seen shares nothing.
+func numbersOf(seen map[requested]core.Amounts, j *Job) core.Amounts {
+	k := requested{procs: max(j.Procs, 1), walltime: max(j.Walltime, 0)}
+	if n, ok := seen[k]; ok {
+		return n
+	}
+	n := core.Amounts{"ncpus": float64(k.procs)}
+	if k.walltime > 0 {
+		n["walltime"] = float64(k.walltime)
+	}
+	if seen != nil {
+		if len(seen) >= maxNumbers {
+			clear(seen)
+		}
+		seen[k] = n
+	}
+	return n
+}
+
 // coreJob is the core's view of a trace job: its select, else one chunk
-// of Procs cpus (parsed once per count, in chunks).
-func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
+// of Procs cpus (parsed once per count, in chunks), with its numbers
+// (numbersOf, shared through numbers). It is made in into, or anew when
+// into is nil.
+func coreJob(j *Job, origin time.Time, chunks map[int]selected, numbers map[requested]core.Amounts, into *core.Job) *core.Job {
 	procs := max(j.Procs, 1)
 	// Most trace jobs have no select: parse none (and make no error).
 	var s selected
@@ -427,13 +463,13 @@ func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
 	}
 	submit := origin.Add(time.Duration(j.Submit) * time.Second)
 	seq, _ := strconv.ParseInt(j.ID, 10, 64)
-	numbers := core.Amounts{"ncpus": float64(procs)}
-	if j.Walltime > 0 {
-		numbers["walltime"] = float64(j.Walltime)
+	if into == nil {
+		into = &core.Job{}
 	}
-	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
+	*into = core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
 		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals,
-		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbers}
+		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbersOf(numbers, j)}
+	return into
 }
 
 // claim assigns j's chunks on their nodes; free, the up nodes' free
