@@ -124,9 +124,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// within a second, until the queue empties.
 	ordered := true
 	// running is kept in Seq order, the order a world lists them in;
-	// runCPUs[i] is running[i]'s cpus, for its cpu time at each pass.
+	// runCPUs[i] is running[i]'s cpus and start, for its cpu time at each
+	// pass (without a look at the job but to set it).
 	var running []*core.Job
-	var runCPUs []float64
+	var runCPUs []runCPU
 	ends := &endHeap{}
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -256,7 +257,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		for i, j := range running {
-			j.UsedCPU = cpuTime(runCPUs[i], now.Unix()-j.Stime.Unix())
+			j.UsedCPU = cpuTime(runCPUs[i].cpus, t-runCPUs[i].start)
 		}
 		// Only what the new list does not overwrite is cleared (a pass
 		// over a deep queue would otherwise clear it all, then copy it).
@@ -287,7 +288,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
 				var at int
 				running, at = addRunning(running, j)
-				runCPUs = slices.Insert(runCPUs, at, cpusOf(j))
+				runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpusOf(j), start: t})
 				left++
 				claim(byName, free, j)
 				l := jobs[j]
@@ -496,6 +497,13 @@ func release(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 			}
 		}
 	}
+}
+
+// runCPU is a running job's cpus and start (seconds from the trace's
+// start).
+type runCPU struct {
+	cpus  float64
+	start int64
 }
 
 type end struct {
