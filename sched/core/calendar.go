@@ -65,9 +65,9 @@ type Calendar struct {
 
 	// What Reset keeps from one cycle to the next: the nodes and their
 	// placement views (nodes and cands point into them), the usage maps
-	// no node caches any more, Earliest's followers of usage and the ends
-	// they list, and the nodes' total capacity (capTotal, valid when
-	// capKnown).
+	// no node caches any more, Earliest's followers of usage and what the
+	// job it places needs (need, needAt), and the nodes' total capacity
+	// (capTotal, valid when capKnown).
 	store    []calNode
 	views    []place.Node
 	spare    []Amounts
@@ -966,7 +966,9 @@ func (f *usageFall) advance(t int64) {
 }
 
 // keep caches cur as the node's usage at t, when cur is that (advance
-// reached t) and none is cached: it is what the spans holding t add up to.
+// reached t) and none is cached: it is what the spans holding t add up
+// to, of the resources the fall follows (the node's own and the job's;
+// the others count for nothing in what the node has free).
 func (f *usageFall) keep(t int64, c *Calendar) {
 	cn := f.cn
 	if f.at != t {
