@@ -183,15 +183,7 @@ func (c *Calendar) Reset(w *World) {
 	if len(c.nodes) == 1 {
 		c.freeTotal, c.totalIsNode = c.nodes[0].freeNow, true
 	} else {
-		if c.ownTotal == nil {
-			c.ownTotal = Amounts{}
-		}
-		clear(c.ownTotal)
-		for _, cn := range c.nodes {
-			for r, v := range cn.cap {
-				c.ownTotal[r] += v
-			}
-		}
+		c.ownTotal = c.sumCaps(c.ownTotal)
 		c.freeTotal, c.totalIsNode = c.ownTotal, false
 	}
 	for _, j := range w.Jobs {
@@ -851,18 +843,24 @@ func (c *Calendar) endTimes() []int64 {
 // capacity is what the nodes that are up have in all.
 func (c *Calendar) capacity() Amounts {
 	if !c.capKnown {
-		if c.capTotal == nil {
-			c.capTotal = Amounts{}
-		}
-		clear(c.capTotal)
-		for _, cn := range c.nodes {
-			for r, v := range cn.cap {
-				c.capTotal[r] += v
-			}
-		}
-		c.capKnown = true
+		c.capTotal, c.capKnown = c.sumCaps(c.capTotal), true
 	}
 	return c.capTotal
+}
+
+// sumCaps sets total (made when nil) to what the nodes that are up have
+// in all, and returns it.
+func (c *Calendar) sumCaps(total Amounts) Amounts {
+	if total == nil {
+		total = Amounts{}
+	}
+	clear(total)
+	for _, cn := range c.nodes {
+		for r, v := range cn.cap {
+			total[r] += v
+		}
+	}
+	return total
 }
 
 // Now is the calendar's present.
