@@ -180,20 +180,11 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 // arrangement places one chunk: on the first candidate from start that
 // may take it. A scheduler asks this of most jobs, many times a cycle.
 func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([]Placement, int, error) {
-	n := len(cands)
-	if start < 0 || start >= n {
-		start = 0
+	if i := First(c, arrangement, cands, start); i >= 0 {
+		return []Placement{{Node: cands[i].Name, Chunk: c}}, i, nil
 	}
-	for k := 0; k < n; k++ {
-		i := (start + k) % n
-		nd := cands[i]
-		switch {
-		case arrangement.Sharing == resc.SharingExcl && !nd.Idle, arrangement.Sharing == resc.SharingExclHost && !nd.HostIdle:
-			continue
-		case !fits(nd, nd.Free, nil, c):
-			continue
-		}
-		return []Placement{{Node: nd.Name, Chunk: c}}, i, nil
+	if start < 0 || start >= len(cands) {
+		start = 0
 	}
 	switch arrangement.Arrangement {
 	case resc.ArrangePack:
@@ -202,6 +193,55 @@ func oneChunk(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) ([
 		return nil, start, noRoomScatter(1, c)
 	}
 	return nil, start, noRoomFree(c)
+}
+
+// First is where ChunksFrom places a job of the one chunk c (no group,
+// no nodes named): the index of the first candidate from start on,
+// wrapping around, that may take it; -1 when none may. A scheduler trying
+// many jobs a cycle asks this and needs no reason.
+func First(c resc.Chunk, arrangement resc.Place, cands []*Node, start int) int {
+	n := len(cands)
+	if start < 0 || start >= n {
+		start = 0
+	}
+	// What the chunk takes, listed once for every node tried (as fits
+	// reads it: its positive amounts).
+	var buf [8]amount
+	want := buf[:0]
+	for r, v := range c.Amounts {
+		if v > 0 {
+			want = append(want, amount{r, v})
+		}
+	}
+	for k := 0; k < n; k++ {
+		i := (start + k) % n
+		nd := cands[i]
+		switch {
+		case arrangement.Sharing == resc.SharingExcl && !nd.Idle, arrangement.Sharing == resc.SharingExclHost && !nd.HostIdle:
+			continue
+		case !fitsListed(nd, want, c):
+			continue
+		}
+		return i
+	}
+	return -1
+}
+
+// amount is one resource a chunk takes.
+type amount struct {
+	name string
+	v    float64
+}
+
+// fitsListed is fits with nothing taken yet and the chunk's amounts
+// listed.
+func fitsListed(n *Node, want []amount, c resc.Chunk) bool {
+	for _, a := range want {
+		if n.Free[a.name] < a.v {
+			return false
+		}
+	}
+	return hasProps(n, c)
 }
 
 // Why chunks found no room. A scheduler asks where jobs fit far more often
@@ -275,6 +315,11 @@ func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
 			return false
 		}
 	}
+	return hasProps(n, c)
+}
+
+// hasProps reports whether node n has the properties chunk c asks for.
+func hasProps(n *Node, c resc.Chunk) bool {
 	for _, p := range c.Props {
 		have, ok := n.Avail[p.Name]
 		if !ok || !strings.EqualFold(have, p.Value) {

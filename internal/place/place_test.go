@@ -125,3 +125,42 @@ func TestExecStrings(t *testing.T) {
 		t.Errorf("ExecNodes %v", got)
 	}
 }
+
+// First, which lists a chunk's amounts once for every node it tries,
+// picks the node the general check (fits) picks: the first from start on,
+// wrapping around, with the chunk's amounts free and its properties, and
+// free of other jobs for an exclusive placement.
+func TestFirstMatchesFits(t *testing.T) {
+	nodes := []*Node{idle(node("a", 1, 8)), busy(node("b", 4, 2, "arch", "linux")), hostIdle(node("c", 4, 16, "arch", "Linux")),
+		idle(hostIdle(node("d", 8, 1))), node("e", 2, 32, "arch", "aix")}
+	for _, sel := range []string{"1:ncpus=1", "1:ncpus=4", "1:ncpus=2:mem=4gb", "1:ncpus=1:arch=linux", "1:mem=16gb", "1:ncpus=16", "1:ncpus=2:arch=aix:mem=1gb"} {
+		s, err := resc.ParseSelect(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := s[0]
+		for _, pl := range []string{"free", "excl", "exclhost"} {
+			arr, err := resc.ParsePlace(pl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for start := range len(nodes) + 1 {
+				want := -1
+				for k := range nodes {
+					i := (start%len(nodes) + k) % len(nodes)
+					nd := nodes[i]
+					if arr.Sharing == resc.SharingExcl && !nd.Idle || arr.Sharing == resc.SharingExclHost && !nd.HostIdle {
+						continue
+					}
+					if fits(nd, nd.Free, nil, c) {
+						want = i
+						break
+					}
+				}
+				if got := First(c, arr, nodes, start); got != want {
+					t.Errorf("%s place=%s from %d: node %d, want %d", sel, pl, start, got, want)
+				}
+			}
+		}
+	}
+}

@@ -17,7 +17,6 @@ package sim
 
 import (
 	"cmp"
-	"container/heap"
 	"fmt"
 	"io"
 	"slices"
@@ -86,8 +85,9 @@ type Config struct {
 type live struct {
 	job   Job
 	seq   int
-	core  *core.Job
+	core  *core.Job // &own
 	start int64
+	own   core.Job // the core's view, made with the rest in one allocation
 }
 
 // Run replays the jobs of src and passes each outcome to sink. It holds
@@ -116,14 +116,18 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// Live state: queued and running jobs, and the running jobs' ends.
 	jobs := make(map[*core.Job]*live, 1024)
 	var queued []*core.Job
+	// queuedCPUs[i] is queued[i]'s cpus in all: what anyFits looks at
+	// first, without a map.
+	var queuedCPUs []float64
 	// ordered says queued is by Qtime and then Seq, as strict fifo tries
 	// jobs (World.Ordered): true unless a trace's job numbers go back
 	// within a second, until the queue empties.
 	ordered := true
 	// running is kept in Seq order, the order a world lists them in;
-	// runCPUs[i] is running[i]'s cpus, for its cpu time at each pass.
+	// runCPUs[i] is running[i]'s cpus and start, for its cpu time at each
+	// pass (without a look at the job but to set it).
 	var running []*core.Job
-	var runCPUs []float64
+	var runCPUs []runCPU
 	ends := &endHeap{}
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -143,8 +147,11 @@ func Run(cfg Config, src Source, sink Sink) error {
 			}
 		}
 	}
-	// next is the first job not yet submitted (nil when none is left).
+	// next is the first job not yet submitted (nil when none is left),
+	// pointing at nextJob, which each pull overwrites: what a pass keeps
+	// of a job is copied from it first.
 	var next *Job
+	var nextJob Job
 	lastSubmit := int64(0)
 	pull := func() error {
 		j, err := src.Next()
@@ -158,7 +165,8 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if next != nil && j.Submit < lastSubmit {
 			return fmt.Errorf("job %s submitted at %d after a job submitted at %d: the trace is not in submit order", j.ID, j.Submit, lastSubmit)
 		}
-		next, lastSubmit = &j, j.Submit
+		nextJob = j
+		next, lastSubmit = &nextJob, j.Submit
 		return nil
 	}
 	if err := pull(); err != nil {
@@ -179,10 +187,14 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// queue is added; its jobs are laid out in a kept buffer.
 	var w *core.World
 	worldQueues := -1
+	// One pass at a time, each done with its plan before the next: the
+	// passes share their calendar's and plan's memory.
+	scratch := &core.Scratch{}
 	var all []*core.Job
 	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
 	// is kept per count.
 	chunks := map[int]selected{}
+	numbers := map[requested]core.Amounts{}
 	for next != nil || ends.Len() > 0 || len(queued) > 0 {
 		// The next instant: the earliest end or submit.
 		t := int64(-1)
@@ -198,7 +210,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			break
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
-			e := heap.Pop(ends).(end)
+			e := ends.pop()
 			var at int
 			running, at = removeRunning(running, e.job)
 			if at >= 0 {
@@ -219,7 +231,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		for next != nil && next.Submit == t {
 			l := &live{job: *next, seq: seq, start: -1}
 			seq++
-			l.core = coreJob(&l.job, cfg.Origin, chunks)
+			l.core = coreJob(&l.job, cfg.Origin, chunks, numbers, &l.own)
 			addQueue(l.core.Queue)
 			jobs[l.core] = l
 			if len(queued) == 0 {
@@ -228,6 +240,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				ordered = false
 			}
 			queued = append(queued, l.core)
+			queuedCPUs = append(queuedCPUs, l.core.Totals["ncpus"])
 			if err := pull(); err != nil {
 				return err
 			}
@@ -235,7 +248,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if cfg.Progress != nil && done%1000 == 0 {
 			cfg.Progress(done, len(jobs))
 		}
-		if !anyFits(free, queued[unfit:]) {
+		if !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) {
 			// No queued job fits in what is free: a pass would start
 			// nothing (it would only restate comments), so skip it.
 			unfit = len(queued)
@@ -244,22 +257,30 @@ func Run(cfg Config, src Source, sink Sink) error {
 		unfit = 0
 		now := cfg.Origin.Add(time.Duration(t) * time.Second)
 		for i, j := range running {
-			j.UsedCPU = cpuTime(runCPUs[i], now.Unix()-j.Stime.Unix())
+			j.UsedCPU = cpuTime(runCPUs[i].cpus, t-runCPUs[i].start)
 		}
-		clear(all)
+		// Only what the new list does not overwrite is cleared (a pass
+		// over a deep queue would otherwise clear it all, then copy it).
+		had := len(all)
 		all = append(all[:0], running...)
 		all = append(all, queued...)
+		if len(all) < had {
+			clear(all[len(all):had])
+		}
 		if w == nil || worldQueues != len(queues) {
 			w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
 			worldQueues = len(queues)
 			// claim and release keep Assigned to what the running jobs
 			// hold, and nothing reads comments.
-			w.HeldByRunning, w.NoComments = true, true
+			w.HeldByRunning, w.NoComments, w.Scratch = true, true, scratch
 		}
 		w.Now, w.Jobs, w.Ordered = now, all, ordered
 		w.Ended, ended = ended, nil
 		plan := cfg.Policy.Schedule(w, core.EventSim, log)
-		left := false // some job left the queue
+		// The pass is done with its Ended: the next gathers in its memory.
+		clear(w.Ended)
+		ended, w.Ended = w.Ended[:0], nil
+		left := 0 // jobs that left the queue
 		for _, d := range plan.Decisions() {
 			switch d.Kind {
 			case core.DecideRun:
@@ -267,15 +288,16 @@ func Run(cfg Config, src Source, sink Sink) error {
 				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
 				var at int
 				running, at = addRunning(running, j)
-				runCPUs = slices.Insert(runCPUs, at, cpusOf(j))
-				left = true
+				runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpusOf(j), start: t})
+				left++
 				claim(byName, free, j)
 				l := jobs[j]
 				l.start = t
-				heap.Push(ends, end{at: t + l.job.Run, job: j})
+				ends.push(end{at: t + l.job.Run, job: j})
 			case core.DecideFail:
 				// It leaves the queue and never runs.
-				d.Job.State, left = core.JobFinished, true
+				d.Job.State = core.JobFinished
+				left++
 				if err := final(jobs[d.Job], -1, ""); err != nil {
 					return err
 				}
@@ -284,15 +306,24 @@ func Run(cfg Config, src Source, sink Sink) error {
 				d.Job.Comment = d.Text
 			}
 		}
-		if left {
-			kept := queued[:0]
-			for _, j := range queued {
+		front := 0
+		for front < left && front < len(queued) && queued[front].State != core.JobQueued {
+			front++
+		}
+		if left > 0 && front == left {
+			// Every job that left was at the front, as strict fifo starts
+			// them: the rest stays as it is.
+			clear(queued[:front])
+			queued, queuedCPUs = queued[front:], queuedCPUs[front:]
+		} else if left > 0 {
+			kept, keptCPUs := queued[:0], queuedCPUs[:0]
+			for i, j := range queued {
 				if j.State == core.JobQueued {
-					kept = append(kept, j)
+					kept, keptCPUs = append(kept, j), append(keptCPUs, queuedCPUs[i])
 				}
 			}
 			clear(queued[len(kept):])
-			queued = kept
+			queued, queuedCPUs = kept, keptCPUs
 		}
 	}
 	for _, j := range queued {
@@ -345,9 +376,15 @@ func Replay(cfg Config, jobs []Job) ([]Outcome, error) {
 }
 
 // anyFits reports whether some queued job's totals fit in what all nodes
-// have free together (a necessary condition for any start).
-func anyFits(free core.Amounts, queued []*core.Job) bool {
-	for _, j := range queued {
+// have free together (a necessary condition for any start). cpus[i] is
+// queued[i]'s cpus: a job asking for more cpus than are free is passed
+// over without a look at its other amounts.
+func anyFits(free core.Amounts, queued []*core.Job, cpus []float64) bool {
+	freeCPUs := free["ncpus"]
+	for i, j := range queued {
+		if cpus[i] > 0 && cpus[i] > freeCPUs {
+			continue
+		}
 		if free.Fits(j.Totals) {
 			return true
 		}
@@ -365,9 +402,43 @@ func selectOf(sel resc.Select) selected {
 	return selected{sel: sel, totals: sel.Amounts()}
 }
 
+// requested is what a trace job asks for, as its Resource_List numbers.
+type requested struct {
+	procs    int
+	walltime int64
+}
+
+// maxNumbers bounds the Resource_List numbers a replay keeps to share:
+// a replay's memory follows its queue, not its trace.
+const maxNumbers = 4096
+
+// numbersOf is j's Resource_List numbers (as coreJob makes them), the
+// same map for every job asking for as much: nothing changes a job's
+// numbers, and most jobs ask for what many others do.
+// A nil seen shares nothing.
+func numbersOf(seen map[requested]core.Amounts, j *Job) core.Amounts {
+	k := requested{procs: max(j.Procs, 1), walltime: max(j.Walltime, 0)}
+	if n, ok := seen[k]; ok {
+		return n
+	}
+	n := core.Amounts{"ncpus": float64(k.procs)}
+	if k.walltime > 0 {
+		n["walltime"] = float64(k.walltime)
+	}
+	if seen != nil {
+		if len(seen) >= maxNumbers {
+			clear(seen)
+		}
+		seen[k] = n
+	}
+	return n
+}
+
 // coreJob is the core's view of a trace job: its select, else one chunk
-// of Procs cpus (parsed once per count, in chunks).
-func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
+// of Procs cpus (parsed once per count, in chunks), with its numbers
+// (numbersOf, shared through numbers). It is made in into, or anew when
+// into is nil.
+func coreJob(j *Job, origin time.Time, chunks map[int]selected, numbers map[requested]core.Amounts, into *core.Job) *core.Job {
 	procs := max(j.Procs, 1)
 	// Most trace jobs have no select: parse none (and make no error).
 	var s selected
@@ -393,13 +464,13 @@ func coreJob(j *Job, origin time.Time, chunks map[int]selected) *core.Job {
 	}
 	submit := origin.Add(time.Duration(j.Submit) * time.Second)
 	seq, _ := strconv.ParseInt(j.ID, 10, 64)
-	numbers := core.Amounts{"ncpus": float64(procs)}
-	if j.Walltime > 0 {
-		numbers["walltime"] = float64(j.Walltime)
+	if into == nil {
+		into = &core.Job{}
 	}
-	return &core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
-		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals.Clone(),
-		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbers}
+	*into = core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
+		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals,
+		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbersOf(numbers, j)}
+	return into
 }
 
 // claim assigns j's chunks on their nodes; free, the up nodes' free
@@ -426,6 +497,13 @@ func release(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 			}
 		}
 	}
+}
+
+// runCPU is a running job's cpus and start (seconds from the trace's
+// start).
+type runCPU struct {
+	cpus  float64
+	start int64
 }
 
 type end struct {
@@ -455,23 +533,57 @@ func removeRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
 	return running, -1
 }
 
-// endHeap orders running jobs by end, then by start order.
+// endHeap orders running jobs by end, then by Seq. Its push and pop are
+// its own: container/heap's take and give an any, an allocation per job
+// each way.
 type endHeap []end
 
 func (h endHeap) Len() int { return len(h) }
-func (h endHeap) Less(a, b int) bool {
+func (h endHeap) less(a, b int) bool {
 	if h[a].at != h[b].at {
 		return h[a].at < h[b].at
 	}
 	return h[a].job.Seq < h[b].job.Seq
 }
-func (h endHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *endHeap) Push(x any)   { *h = append(*h, x.(end)) }
-func (h *endHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+
+func (h *endHeap) push(e end) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
+}
+
+func (h *endHeap) pop() end {
+	q := *h
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = end{}
+	q = q[:n]
+	// container/heap's down, step for step: jobs that end at one second
+	// with one Seq leave in the order they always did.
+	for i := 0; ; {
+		j := 2*i + 1
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && q.less(r, j) {
+			j = r
+		}
+		if !q.less(j, i) {
+			break
+		}
+		q[i], q[j] = q[j], q[i]
+		i = j
+	}
+	*h = q
+	return top
 }
 
 // cpuTime is the cpu time of a job that has run for secs seconds on

@@ -125,10 +125,12 @@ func TestRunningOrder(t *testing.T) {
 
 // coreJob gives a trace job the numbers of its request: its cpus (one at
 // least) and its walltime in seconds when it has one, and the totals of
-// its select (its own when it parses, else one chunk of its cpus).
+// its select (its own when it parses, else one chunk of its cpus); the
+// same, through the numbers a replay shares between jobs, for jobs asking
+// for as much as an earlier one, and past as many requests as it keeps.
 func TestCoreJobNumbers(t *testing.T) {
 	chunks := map[int]selected{}
-	for _, tc := range []struct {
+	cases := []struct {
 		j       Job
 		numbers core.Amounts
 		ncpus   float64
@@ -138,10 +140,21 @@ func TestCoreJobNumbers(t *testing.T) {
 		{Job{ID: "3", Procs: 0, Walltime: 100*3600 + 61}, core.Amounts{"ncpus": 1, "walltime": 100*3600 + 61}, 1},
 		{Job{ID: "4", Procs: 12, Walltime: 59, Select: "2:ncpus=6:mem=1gb"}, core.Amounts{"ncpus": 12, "walltime": 59}, 12},
 		{Job{ID: "5", Procs: 4, Walltime: 1, Select: "not a select"}, core.Amounts{"ncpus": 4, "walltime": 1}, 4},
-	} {
-		c := coreJob(&tc.j, time.Unix(0, 0), chunks)
-		if !reflect.DeepEqual(c.Numbers, tc.numbers) || c.Totals["ncpus"] != tc.ncpus {
-			t.Errorf("job %s: numbers %v totals %v, want %v and %v cpus", tc.j.ID, c.Numbers, c.Totals, tc.numbers, tc.ncpus)
+		{Job{ID: "6", Procs: 1, Walltime: -5}, core.Amounts{"ncpus": 1}, 1},
+	}
+	shared := map[requested]core.Amounts{}
+	for i := range maxNumbers - 3 {
+		numbersOf(shared, &Job{Procs: 1000 + i}) // fill it close to its bound
+	}
+	for _, numbers := range []map[requested]core.Amounts{nil, shared, shared} {
+		for _, tc := range cases {
+			c := coreJob(&tc.j, time.Unix(0, 0), chunks, numbers, nil)
+			if !reflect.DeepEqual(c.Numbers, tc.numbers) || c.Totals["ncpus"] != tc.ncpus {
+				t.Errorf("job %s: numbers %v totals %v, want %v and %v cpus", tc.j.ID, c.Numbers, c.Totals, tc.numbers, tc.ncpus)
+			}
 		}
+	}
+	if len(shared) > maxNumbers {
+		t.Errorf("%d requests kept, at most %d wanted", len(shared), maxNumbers)
 	}
 }

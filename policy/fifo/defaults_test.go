@@ -3,6 +3,7 @@ package fifo
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,4 +76,42 @@ func toAttrs(v []any) []proto.Attr {
 		out[i] = x.(proto.Attr)
 	}
 	return out
+}
+
+// The settings in force follow the clock when the files make them differ
+// (a holidays year: strict fifo in prime time only here), and stay those
+// of prime time at every moment without one, however often the policy
+// schedules: 2026-11-23 is a Monday, 10:00 prime time, 20:00 not.
+func TestSettingsFollowTheClock(t *testing.T) {
+	cfg, err := schedpriv.ParseConfig(strings.NewReader("strict_fifo: true prime\nstrict_fifo: false non_prime\nbackfill: false all\n"), "sched_config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dflt, err := schedpriv.Defaults(2026, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prime, nonPrime := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC), time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	strict := []string{"comment 2 " + cNodes, "comment 3 " + cStrictFIFO, "comment 4 " + cStrictFIFO, "comment 5 " + cStrictFIFO}
+	plain := []string{"comment 2 " + cNodes, "run 3 n1", "comment 4 " + cNodes, "comment 5 " + cNodes}
+	for _, tc := range []struct {
+		name     string
+		holidays *schedpriv.Holidays
+		want     map[time.Time][]string
+	}{
+		{"holidays", dflt.Holidays, map[time.Time][]string{prime: strict, nonPrime: plain}},
+		{"no holidays", nil, map[time.Time][]string{prime: strict, nonPrime: strict}},
+	} {
+		p := &Policy{}
+		if err := p.Configure(&schedpriv.Files{Config: cfg, Holidays: tc.holidays}, core.NopLogger{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Time{prime, nonPrime, prime, nonPrime} {
+			w := easyWorld()
+			got := outcome(p.Schedule(sched.NewWorld(at, w.server, w.queues, w.nodes, w.jobs), core.EventNew, core.NopLogger{}))
+			if !reflect.DeepEqual(got, tc.want[at]) {
+				t.Errorf("%s at %v:\n got %q\nwant %q", tc.name, at.Format("15:04"), got, tc.want[at])
+			}
+		}
+	}
 }

@@ -270,3 +270,23 @@ func TestNoComments(t *testing.T) {
 		}
 	}
 }
+
+// A world that lends its calendar and plan from cycle to cycle
+// (World.Scratch, as the simulator's do) gets every decision a world
+// without one gets, with one scratch lent to every case in turn, twice:
+// each reset after worlds of other nodes, jobs and reservations.
+func TestScratchSameDecisions(t *testing.T) {
+	cases := append(decideCases(),
+		decideCase{name: "EASY", w: easyWorld(), in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}})
+	scratch := &core.Scratch{}
+	for range 2 {
+		for _, tc := range cases {
+			fresh := outcome(tc.w.run(tc.in))
+			world := sched.NewWorld(now, tc.w.server, tc.w.queues, tc.w.nodes, tc.w.jobs)
+			world.Scratch = scratch
+			if lent := outcome(DefaultPipeline().Schedule(world, tc.in)); !reflect.DeepEqual(lent, fresh) {
+				t.Errorf("%s: with a scratch %q, without %q", tc.name, lent, fresh)
+			}
+		}
+	}
+}

@@ -29,7 +29,7 @@ type LoadBalance struct{}
 func (LoadBalance) Name() string { return "load_balancing" }
 
 func (LoadBalance) Rank(cx *Context, j *core.Job) ([]*core.Node, core.Status) {
-	st := cx.Settings
+	st := &cx.Settings // not a copy: this is asked of every job tried
 	if !st.LoadBalancing && !st.LoadBalancingRR {
 		return nil, core.OK
 	}

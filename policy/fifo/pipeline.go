@@ -82,6 +82,9 @@ type Context struct {
 	// them); uncounted lists the jobs the cycle started before then.
 	counts    *counts
 	uncounted []*core.Job
+	// few holds uncounted while the cycle has started few jobs: most
+	// cycles count none, and a simulator runs hundreds of thousands.
+	few [4]*core.Job
 	// inDedicated is set while a dedicated-time window is open.
 	inDedicated bool
 	// capped: the server or a queue has resources_available or
@@ -119,6 +122,9 @@ func (cx *Context) count() *counts {
 // startCounted counts a job the cycle starts.
 func (cx *Context) startCounted(j *core.Job) {
 	if cx.counts == nil {
+		if cx.uncounted == nil {
+			cx.uncounted = cx.few[:0]
+		}
 		cx.uncounted = append(cx.uncounted, j)
 		return
 	}
@@ -159,11 +165,13 @@ func DefaultPipeline() *Pipeline {
 // Schedule decides one cycle of w with the settings in force.
 func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	st := in.Settings
-	plan := core.NewPlan()
+	// A driver that lends its memory (World.Scratch) gets its plan and
+	// calendar back, emptied.
+	plan := w.Scratch.Plan()
 	if w.NoComments {
 		plan.Quiet()
 	}
-	cx := &Context{World: w, Cal: core.NewCalendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
+	cx := &Context{World: w, Cal: w.Scratch.Calendar(w), Settings: st, Inputs: in, lastRR: in.LastRR}
 	now := w.Now
 	if d := in.Dedicated; d != nil {
 		cx.inDedicated = now.After(d.From) && now.Before(d.To)
@@ -260,8 +268,19 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 	}
 	pos := 0 // lazy: the next of w.Jobs to look at
+	if lazy {
+		// The queued jobs come after the others (World.Ordered).
+		pos = sort.Search(len(w.Jobs), func(k int) bool { return w.Jobs[k].Queued() })
+	}
 
 	checks := p.activeChecks(cx)
+	// The ranking, unless it is the default one with load balancing off:
+	// then it has no opinion on any job, and asking costs a status copied
+	// back per job tried.
+	ranking := p.Ranking
+	if _, dflt := ranking.(LoadBalance); dflt && !st.LoadBalancing && !st.LoadBalancingRR {
+		ranking = nil
+	}
 	// Whether the server or a queue caps resources (checks 10 and 11):
 	// when none does, resources has nothing to say.
 	cx.capped = len(w.Server.ResourcesAvailable)+len(w.Server.ResourcesMax) > 0
@@ -271,24 +290,36 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	stamp := "" // the comment of a start, made at the first
 	// What the nodes could ever give, worked out when a job first does
 	// not fit.
-	var capacity *nodeCapacity
+	var capacity nodeCapacity
+	capacityMade := false
 	neverRuns := func(j *core.Job) error {
-		if capacity == nil {
-			capacity = &nodeCapacity{}
+		if !capacityMade {
+			capacityMade = true
 			if allKnown(w) {
-				*capacity = capacityOf(w)
+				capacity = capacityOf(w)
 			}
 		}
 		if capacity.w == nil {
 			return nil // a node not heard from yet might take it
 		}
-		return neverFits(w, j, capacity)
+		return neverFits(w, j, &capacity)
 	}
 	// Strict fifo without backfill stops a scope (a queue with by_queue,
-	// else all jobs) at its first job that cannot run.
+	// else all jobs: scope "", which needs no map) at its first job that
+	// cannot run.
 	var blocked map[string]bool
-	stopped := func(scope string) bool { return blocked[scope] }
+	blockedAll := false
+	stopped := func(scope string) bool {
+		if scope == "" {
+			return blockedAll
+		}
+		return blocked[scope]
+	}
 	stop := func(scope string) {
+		if scope == "" {
+			blockedAll = true
+			return
+		}
 		if blocked == nil {
 			blocked = map[string]bool{}
 		}
@@ -339,12 +370,15 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
-		if s := p.check(cx, checks, j); !s.IsRun() {
-			plan.Comment(j, s.Comment())
-			if st.StrictFIFO && !st.Backfill {
-				stop(scope)
+		// With nothing to check (as most cycles), no status is copied.
+		if len(checks) > 0 {
+			if s := p.check(cx, checks, j); !s.IsRun() {
+				plan.Comment(j, s.Comment())
+				if st.StrictFIFO && !st.Backfill {
+					stop(scope)
+				}
+				continue
 			}
-			continue
 		}
 		if backfilling && j.Walltime <= 0 {
 			waitOrNever(plan, j, neverRuns, cNoWalltime)
@@ -352,12 +386,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		ignoreBlocks := isDed(j.Queue) && cx.inDedicated
 		var nodes []*core.Node
-		if p.Ranking != nil {
+		if ranking != nil {
 			var s core.Status
-			nodes, s = p.Ranking.Rank(cx, j)
+			nodes, s = ranking.Rank(cx, j)
 			if !s.IsRun() {
 				if s.Plugin == "" {
-					s.Plugin = p.Ranking.Name()
+					s.Plugin = ranking.Name()
 				}
 				plan.Comment(j, s.Comment())
 				continue

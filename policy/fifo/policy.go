@@ -21,6 +21,12 @@ type Policy struct {
 
 	mu    sync.Mutex
 	files *schedpriv.Files
+	// fairShare is usesFairShare(files), worked out when they come
+	// rather than at every cycle; fixed, when the files say the same at
+	// every moment (no holidays year, no dedicated windows), is what
+	// InputsAt derives from them, also worked out then.
+	fairShare bool
+	fixed     *Inputs
 	// ledger counts fair-share usage while the configuration uses fair
 	// share (nil before the first cycle that does).
 	ledger *fairshare.Ledger
@@ -35,7 +41,11 @@ type Policy struct {
 // Configure takes new sched_priv files.
 func (p *Policy) Configure(files *schedpriv.Files, log core.Logger) error {
 	p.mu.Lock()
-	p.files = files
+	p.files, p.fairShare, p.fixed = files, usesFairShare(files), nil
+	if timeless(files) {
+		in := InputsAt(files, time.Time{})
+		p.fixed = &in
+	}
 	p.tree = nil
 	pl := p.Pipeline
 	p.mu.Unlock()
@@ -59,8 +69,13 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 		}
 		pl = p.dflt
 	}
-	in := InputsAt(files, w.Now)
-	if usesFairShare(files) {
+	var in Inputs
+	if p.fixed != nil {
+		in = *p.fixed
+	} else {
+		in = InputsAt(files, w.Now)
+	}
+	if p.fairShare {
 		if p.ledger == nil {
 			p.ledger = fairshare.NewLedger(nil)
 		}
@@ -91,6 +106,16 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 	return plan
 }
 
+// timeless reports whether files make InputsAt say the same at every
+// moment: every time is prime time without a holidays year, and without
+// dedicated windows none is current or next.
+func timeless(files *schedpriv.Files) bool {
+	if files == nil {
+		return true
+	}
+	return (files.Holidays == nil || files.Holidays.Year == 0) && (files.Dedicated == nil || len(files.Dedicated.Windows) == 0)
+}
+
 // usesFairShare reports whether either side of the clock orders jobs by
 // fair share, or the job sort formula reads the fair-share standing.
 func usesFairShare(files *schedpriv.Files) bool {
@@ -100,7 +125,7 @@ func usesFairShare(files *schedpriv.Files) bool {
 	if f := files.Config.JobSortFormula; f != nil && f.UsesFairshare() {
 		return true
 	}
-	for _, s := range []schedpriv.Settings{files.Config.Prime, files.Config.NonPrime} {
+	for _, s := range []*schedpriv.Settings{&files.Config.Prime, &files.Config.NonPrime} {
 		if s.FairShare || s.SortBy == schedpriv.FairShareSort || slices.Contains(s.Keys, schedpriv.FairShareSort) {
 			return true
 		}
@@ -123,7 +148,7 @@ func (p *Policy) RestoreUsage(s *schedpriv.UsageState) {
 func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ledger == nil || !usesFairShare(p.files) {
+	if p.ledger == nil || !p.fairShare {
 		return nil, false
 	}
 	return p.ledger.State()
@@ -134,7 +159,7 @@ func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
 func (p *Policy) Following() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ledger == nil || !usesFairShare(p.files) {
+	if p.ledger == nil || !p.fairShare {
 		return nil
 	}
 	return p.ledger.Following()

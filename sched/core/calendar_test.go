@@ -245,67 +245,7 @@ func heldWorld(held bool) *World {
 // does: what fits now, the earliest start of jobs of every size, after
 // starts and a reservation, and the moments jobs end.
 func TestCalendarHeldByRunning(t *testing.T) {
-	type answer struct {
-		At    int64
-		Where []string
-		OK    bool
-	}
-	ask := func(held bool) []answer {
-		c := NewCalendar(heldWorld(held))
-		var out []answer
-		probe := func(j *Job) {
-			w, ok := c.PlaceAt(j, t0, nil, false)
-			out = append(out, answer{0, nodesOf(w), ok})
-			at, w, ok := c.Earliest(j, t0, false)
-			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
-		}
-		sizes := []string{"1:ncpus=1", "1:ncpus=3", "1:ncpus=6", "1:ncpus=8", "2:ncpus=4", "3:ncpus=4", "1:ncpus=9"}
-		for _, s := range sizes {
-			probe(job("P"+s, s, 120*time.Second))
-		}
-		probe(placed(job("XX", "1:ncpus=1", time.Minute), "exclhost"))
-		if w, ok := c.PlaceAt(job("S", "1:ncpus=2", 500*time.Second), t0, nil, false); ok {
-			c.Start(job("S", "1:ncpus=2", 500*time.Second), w)
-		}
-		big := job("R", "2:ncpus=8", time.Hour)
-		if at, w, ok := c.Earliest(big, t0, false); ok {
-			c.Reserve(big, at, w)
-			out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
-		}
-		for _, s := range sizes {
-			probe(job("L"+s, s, 50*time.Second))
-			probe(job("M"+s, s, 1000*time.Second))
-		}
-		var ends []string
-		for _, e := range c.endTimes() {
-			ends = append(ends, fmt.Sprint(e-t0.Unix()))
-		}
-		out = append(out, answer{Where: ends})
-		// A job started now after all that adds to the usage cached.
-		if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
-			c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
-		}
-		// The usage cached at each moment, kept as spans were added, is
-		// what the spans holding that moment add up to.
-		for _, cn := range c.nodes {
-			for at, u := range cn.usage {
-				want := Amounts{}
-				for _, s := range cn.spans {
-					if s.from <= at && at < s.to {
-						for r, v := range s.amt {
-							want[r] += v
-						}
-					}
-				}
-				for r := range u {
-					if u[r] != want[r] {
-						t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
-					}
-				}
-			}
-		}
-		return out
-	}
+	ask := func(held bool) []answer { return askCalendar(t, NewCalendar(heldWorld(held))) }
 	built, held := ask(false), ask(true)
 	if fmt.Sprint(built) != fmt.Sprint(held) {
 		t.Errorf("calendar of the running jobs:\n%v\nof Assigned (HeldByRunning):\n%v", built, held)
@@ -313,4 +253,209 @@ func TestCalendarHeldByRunning(t *testing.T) {
 	if fmt.Sprint(built[len(built)-1].Where) != "[90 150 200 300 500 3900]" {
 		t.Errorf("end times %v, want each once, in order", built[len(built)-1].Where)
 	}
+}
+
+// answer is what a calendar said of one question.
+type answer struct {
+	At    int64
+	Where []string
+	OK    bool
+}
+
+// askCalendar asks c where jobs of every size fit now and earliest,
+// starts one, reserves one and asks again, lists the end times and checks
+// the usage c caches against its spans.
+func askCalendar(t *testing.T, c *Calendar) []answer {
+	t.Helper()
+	var out []answer
+	probe := func(j *Job) {
+		w, ok := c.PlaceAt(j, t0, nil, false)
+		out = append(out, answer{0, nodesOf(w), ok})
+		at, w, ok := c.Earliest(j, t0, false)
+		out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+	}
+	sizes := []string{"1:ncpus=1", "1:ncpus=3", "1:ncpus=6", "1:ncpus=8", "2:ncpus=4", "3:ncpus=4", "1:ncpus=9"}
+	for _, s := range sizes {
+		probe(job("P"+s, s, 120*time.Second))
+	}
+	probe(placed(job("XX", "1:ncpus=1", time.Minute), "exclhost"))
+	if w, ok := c.PlaceAt(job("S", "1:ncpus=2", 500*time.Second), t0, nil, false); ok {
+		c.Start(job("S", "1:ncpus=2", 500*time.Second), w)
+	}
+	big := job("R", "2:ncpus=8", time.Hour)
+	if at, w, ok := c.Earliest(big, t0, false); ok {
+		c.Reserve(big, at, w)
+		out = append(out, answer{at.Unix() - t0.Unix(), nodesOf(w), ok})
+	}
+	for _, s := range sizes {
+		probe(job("L"+s, s, 50*time.Second))
+		probe(job("M"+s, s, 1000*time.Second))
+	}
+	var ends []string
+	for _, e := range c.endTimes() {
+		ends = append(ends, fmt.Sprint(e-t0.Unix()))
+	}
+	out = append(out, answer{Where: ends})
+	// A job started now after all that adds to the usage cached.
+	if w, ok := c.PlaceAt(job("T", "1:ncpus=1", 30*time.Second), t0, nil, false); ok {
+		c.Start(job("T", "1:ncpus=1", 30*time.Second), w)
+	}
+	// The usage cached at each moment, kept as spans were added, is
+	// what the spans holding that moment add up to.
+	for _, cn := range c.nodes {
+		for at, u := range cn.usage {
+			want := Amounts{}
+			for _, s := range cn.spans {
+				if s.from <= at && at < s.to {
+					for r, v := range s.amt {
+						want[r] += v
+					}
+				}
+			}
+			for r := range u {
+				if u[r] != want[r] {
+					t.Errorf("%s at %d: cached usage %v, the spans hold %v", cn.node.Name, at-t0.Unix(), u, want)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// A calendar Reset for a world (as a simulator's Scratch does each pass)
+// answers every question as a new calendar of that world does, whatever
+// it held and was asked before: more nodes, exclusive jobs, a dedicated
+// window, reservations.
+func TestCalendarReset(t *testing.T) {
+	// other is a world of 12 nodes on 3 hosts, some busy.
+	other := func() *World {
+		var nodes []*Node
+		for i := range 12 {
+			n := node(fmt.Sprintf("m%d", i), float64(2+i%3))
+			n.Host = fmt.Sprintf("host%d", i%3)
+			nodes = append(nodes, n)
+		}
+		jobs := []*Job{
+			running(job("A", "1:ncpus=2", 70*time.Second), t0, cpus("m0", "2")),
+			placed(running(job("X", "1:ncpus=1", 40*time.Second), t0, cpus("m4", "1")), "exclhost"),
+		}
+		return NewWorld(t0.Add(-time.Hour), &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, nodes, jobs)
+	}
+	for _, held := range []bool{false, true} {
+		want := askCalendar(t, NewCalendar(heldWorld(held)))
+		c := NewCalendar(other())
+		c.Block(t0, t0.Add(time.Minute))
+		askCalendar(t, c)
+		for range 2 {
+			c.Reset(heldWorld(held))
+			if got := askCalendar(t, c); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("held %v: reset calendar:\n%v\nnew calendar:\n%v", held, got, want)
+			}
+		}
+	}
+}
+
+// A calendar reset for a world of the size it had allocates nothing, nor
+// does a placement that finds no room.
+func TestCalendarResetAllocates(t *testing.T) {
+	w := heldWorld(true)
+	c := NewCalendar(w)
+	askCalendar(t, c)
+	big := job("B", "1:ncpus=64", time.Minute)
+	if n := testing.AllocsPerRun(20, func() {
+		c.Reset(w)
+		c.PlaceAt(big, t0, nil, false)
+	}); n != 0 {
+		t.Errorf("Reset and a failed placement allocate %v times", n)
+	}
+}
+
+// The usage a calendar works out at a moment, from its usage now or span
+// by span, is what the spans holding that moment add up to, at every
+// moment where a span starts or ends and beside it, with reservations
+// ahead and with a world's running jobs deferred (HeldByRunning) or not.
+func TestCalendarUsageAt(t *testing.T) {
+	for _, held := range []bool{false, true} {
+		n := node("n1", 64)
+		var jobs []*Job
+		for i := range 12 {
+			id := fmt.Sprintf("J%d", i)
+			jobs = append(jobs, running(job(id, "1:ncpus=2", time.Duration(10+7*i)*time.Second), t0.Add(-time.Duration(i)*time.Second), cpus("n1", "2")))
+			n.Assigned["ncpus"] += 2
+		}
+		w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{n}, jobs)
+		w.HeldByRunning = held
+		c := NewCalendar(w)
+		c.Reserve(job("R1", "1:ncpus=30", time.Minute), t0.Add(40*time.Second), []Chunk{cpus("n1", "30")})
+		c.Reserve(job("R2", "1:ncpus=8", time.Minute), t0.Add(20*time.Second), []Chunk{cpus("n1", "8")})
+		c.addDeferred()
+		cn := c.nodes[0]
+		var moments []int64
+		for _, s := range cn.spans {
+			for _, m := range []int64{s.from - 1, s.from, s.from + 1, s.to - 1, s.to, s.to + 1} {
+				if m >= c.now {
+					moments = append(moments, m)
+				}
+			}
+		}
+		for _, m := range moments {
+			got := Amounts{}
+			c.usageAt(cn, m, got)
+			want := 0.0
+			for _, s := range cn.spans {
+				if s.from <= m && m < s.to {
+					want += s.amt["ncpus"]
+				}
+			}
+			if got["ncpus"] != want {
+				t.Errorf("held %v: usage at %d: %v ncpus, the spans hold %v", held, m-c.now, got["ncpus"], want)
+			}
+		}
+	}
+}
+
+// What a node has free over a window is its capacity less the most its
+// spans hold at any moment of the window, asked window after window (so
+// that an answer kept from the window before is tried), before and after
+// a reservation is added.
+func TestCalendarFreeOver(t *testing.T) {
+	n := node("n1", 64)
+	var jobs []*Job
+	for i := range 8 {
+		jobs = append(jobs, running(job(fmt.Sprintf("J%d", i), "1:ncpus=4", time.Duration(20+10*i)*time.Second), t0, cpus("n1", "4")))
+		n.Assigned["ncpus"] += 4
+	}
+	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{n}, jobs)
+	w.HeldByRunning = true
+	c := NewCalendar(w)
+	c.Reserve(job("R1", "1:ncpus=40", time.Minute), t0.Add(50*time.Second), []Chunk{cpus("n1", "40")})
+	check := func(stage string) {
+		c.addDeferred() // the running jobs' spans, for the sums below
+		cn := c.nodes[0]
+		// Each stage starts and ends with the window [0, 200): the answer
+		// kept at the end of one must not stand at the start of the next.
+		for _, from := range []int64{0, 0, 10, 10, 49, 50, 120, 0} {
+			for _, d := range []int64{200, 1, 30, 49, 50, 51, 55, 30, 1, 200} {
+				f, to := c.now+from, c.now+from+d
+				peak := 0.0
+				for m := f; m < to; m++ {
+					u := 0.0
+					for _, s := range cn.spans {
+						if s.from <= m && m < s.to {
+							u += s.amt["ncpus"]
+						}
+					}
+					peak = max(peak, u)
+				}
+				if got := c.freeOver(cn, f, to)["ncpus"]; got != 64-peak {
+					t.Errorf("%s: free over [%d, %d): %v, want %v", stage, from, from+d, got, 64-peak)
+				}
+			}
+		}
+	}
+	check("one reservation")
+	c.Reserve(job("R2", "1:ncpus=10", time.Minute), t0.Add(30*time.Second), []Chunk{cpus("n1", "10")})
+	check("two reservations")
+	c.Start(job("S", "1:ncpus=2", 100*time.Second), []Chunk{cpus("n1", "2")})
+	check("a start")
 }

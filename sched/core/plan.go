@@ -68,6 +68,14 @@ type Plan struct {
 // NewPlan starts an empty plan.
 func NewPlan() *Plan { return &Plan{} }
 
+// Reset empties p for another cycle, keeping its memory.
+func (p *Plan) Reset() {
+	clear(p.decisions)
+	p.decisions = p.decisions[:0]
+	clear(p.commented)
+	p.quiet = false
+}
+
 // Quiet makes Comment record nothing, for a world whose maker keeps no
 // comments (World.NoComments): in a long queue, most of a cycle's
 // decisions would be comments.

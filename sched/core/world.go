@@ -218,6 +218,11 @@ type World struct {
 	// tries them (a simulator keeps them so): a cycle may then stop going
 	// through them early.
 	Ordered bool
+	// Scratch, when set, lends the cycle the memory of the cycle before
+	// (Scratch.Calendar, Scratch.Plan): the world's maker runs one cycle
+	// at a time and is done with a cycle's plan and calendar before the
+	// next starts, as a simulator is. pbs_sched leaves it nil.
+	Scratch *Scratch
 
 	queueByName map[string]*Queue
 	nodeByName  map[string]*Node
