@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,7 +159,7 @@ type derived struct {
 // (the result is then not kept: readers hold the server's read lock and
 // must not write).
 func (j *Job) Request() (resc.Request, error) {
-	if d := &j.parsed; d.reqOf != nil && sameResources(d.reqOf, j.ResourceList) {
+	if d := &j.parsed; d.reqOf != nil && slices.Equal(d.reqOf, j.ResourceList) {
 		return d.req, d.reqErr
 	}
 	return resc.ParseRequest(j.ResourceList)
@@ -183,23 +184,11 @@ func (j *Job) CacheRequest() {
 	if d.execOf != j.ExecVnode || (d.exec == nil && j.ExecVnode != "") {
 		d.exec, d.execOf = place.ParseAssigned(j.ExecVnode), j.ExecVnode
 	}
-	if d.reqOf != nil && sameResources(d.reqOf, j.ResourceList) {
+	if d.reqOf != nil && slices.Equal(d.reqOf, j.ResourceList) {
 		return
 	}
 	d.req, d.reqErr = resc.ParseRequest(j.ResourceList)
 	d.reqOf = append(make(Resources, 0, len(j.ResourceList)), j.ResourceList...)
-}
-
-func sameResources(a, b Resources) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // passThrough lists job attributes of OpenPBS that are stored and shown

@@ -426,38 +426,6 @@ func ParseAssigned(s string) []Assigned {
 	return out
 }
 
-// ParseExecVnode reads exec_vnode back into per-node amounts of numeric
-// resources, for resources_assigned.
-func ParseExecVnode(s string) map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
-	for _, a := range ParseAssigned(s) {
-		m := out[a.Node]
-		if m == nil {
-			m = map[string]float64{}
-			out[a.Node] = m
-		}
-		for r, v := range a.Amounts {
-			m[r] += v
-		}
-	}
-	return out
-}
-
-// ExecNodes lists the distinct nodes of exec_host in order; the first is
-// the mother superior, which runs the script.
-func ExecNodes(execHost string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, part := range strings.Split(execHost, "+") {
-		h, _, _ := strings.Cut(part, "/")
-		if h != "" && !seen[h] {
-			seen[h] = true
-			out = append(out, h)
-		}
-	}
-	return out
-}
-
 // SortByName orders candidate nodes by name, for a deterministic placement.
 func SortByName(c []*Node) {
 	sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })

@@ -117,12 +117,13 @@ func TestExecStrings(t *testing.T) {
 	if strings.Join(nodefile, ",") != "a,a,a,b,b" {
 		t.Errorf("nodefile %v", nodefile)
 	}
-	used := ParseExecVnode(vnode)
-	if used["a"]["ncpus"] != 3 || used["a"]["mem"] != 1<<30 || used["b"]["ncpus"] != 1 {
-		t.Errorf("parsed %v", used)
+	want := []Assigned{
+		{Node: "a", Amounts: resc.Amounts{"ncpus": 2, "mem": 1 << 30}},
+		{Node: "a", Amounts: resc.Amounts{"ncpus": 1}},
+		{Node: "b", Amounts: resc.Amounts{"ncpus": 1}},
 	}
-	if got := ExecNodes(host); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("ExecNodes %v", got)
+	if got := ParseAssigned(vnode); !reflect.DeepEqual(got, want) {
+		t.Errorf("parsed %v, want %v", got, want)
 	}
 }
 
