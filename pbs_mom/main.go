@@ -33,6 +33,12 @@ func main() {
 				os.Exit(2)
 			}
 			os.Exit(shepherd.Run(os.Args[2]))
+		case shepherd.TaskArg:
+			if len(os.Args) != 3 {
+				fmt.Fprintln(os.Stderr, "usage: pbs_mom --task <jobdir>")
+				os.Exit(2)
+			}
+			os.Exit(shepherd.RunTask(os.Args[2]))
 		}
 	}
 	os.Exit(run())

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"os"
+	"sync"
 )
 
 // KeySize is the length of the cluster key in bytes.
@@ -39,6 +40,10 @@ const (
 // position in the stream and to every byte of the envelope, message type
 // included.
 type session struct {
+	// mu guards mac and scratch: a connection that carries a task's
+	// streams sends on one goroutine while it receives on another (the
+	// counters are each one direction's).
+	mu      sync.Mutex
 	mac     hash.Hash // HMAC-SHA256 keyed once, reset for every frame
 	key     []byte
 	role    Role
@@ -54,6 +59,8 @@ type session struct {
 const macLabel = "gopbs-frame-v1"
 
 func (s *session) tag(dir byte, ctr uint64, payload []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.mac == nil {
 		s.mac = hmac.New(sha256.New, s.key)
 	}

@@ -87,6 +87,10 @@ type MomStatus struct {
 	// the node offline with it as the comment, and back online once it is
 	// "" again when the check was what took it offline.
 	Health string
+	// Sisters are the jobs this mom holds for another node's mom (their
+	// tasks here, their usage here); the server answers with Kill for
+	// one that no longer runs.
+	Sisters []MomJobState
 }
 
 // VnodeStatus is what a mom reports for one of its further nodes.
@@ -279,6 +283,14 @@ type MomJob struct {
 	// runs the owner's shell on a terminal relayed to qsub instead of the
 	// script.
 	Interactive *InteractiveSession
+	// Moms are the job's nodes with a mom of their own, the first node's
+	// first: the mother superior asks the others to join the job (nil
+	// for a job on one mom).
+	Moms []NodeMom
+	// TaskCookie is the job's secret for starting tasks (PBS_JOBCOOKIE in
+	// its environment): made by the mother superior at the start, passed
+	// to the sisters, never to the server.
+	TaskCookie string
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

@@ -29,6 +29,9 @@ const (
 	// stages out to it, once the file's partial copy exists, before the
 	// first chunk arrives.
 	MomStageReceive = "mom.stage_receive"
+	// MomJoinJob is in a sister mom asked to join a job, before it takes
+	// anything for it: the join is refused.
+	MomJoinJob = "mom.join_job"
 	// ShepherdStarted is in a job's shepherd once the job's process
 	// exists, before the shepherd records it.
 	ShepherdStarted = "shepherd.started"
@@ -37,7 +40,7 @@ const (
 // Points lists every point, for tests and for checking GOPBS_FAULTS.
 var Points = []string{
 	StoreBeforeCommit, StoreAfterCommit, ServerBeforeReply, ServerDispatchMom, ServerObit,
-	SchedMidCycle, MomAfterStart, MomBeforeObit, MomStageReceive, ShepherdStarted,
+	SchedMidCycle, MomAfterStart, MomBeforeObit, MomStageReceive, MomJoinJob, ShepherdStarted,
 }
 
 // EnvVar holds the faults to arm in a fault build.

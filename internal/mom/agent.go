@@ -130,6 +130,19 @@ type momJob struct {
 	gpus      []int // the GPUs the job has here, set before it is shared
 	suspended bool
 	used      proto.Usage // peaks from polling
+
+	// sister is set, before the job is shared, for a sister's part of a
+	// job of another node's mom (sisters.go): no shepherd, only tasks.
+	sister bool
+	// tasks are the job's tasks running here, by their task shepherd's
+	// pid, and taskUsed what the ended ones used (tasks.go).
+	tasks    map[int]*liveTask
+	taskUsed proto.Usage
+	// woundDown is set on the mother superior once the job's tasks and
+	// sisters have ended after its result (windDown), with extraUsed
+	// what they used: its end is reported only then.
+	woundDown, windingDown bool
+	extraUsed              proto.Usage
 }
 
 // jobView is a copy of a job's changing fields.
@@ -137,6 +150,7 @@ type jobView struct {
 	session shepherd.Session
 	result  *shepherd.Result // shared, never modified once set
 	used    proto.Usage
+	extra   proto.Usage // what its tasks and sisters used (momJob.extraUsed)
 }
 
 // view copies j's changing fields under mu.
@@ -156,6 +170,12 @@ func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
 		m.conf.alloc.Release(j.spec.JobID)
 	}
 	m.releaseGPUs(j.spec.JobID)
+	if len(j.tasks) == 0 && len(sisterMoms(&j.spec)) == 0 {
+		j.woundDown = true
+	} else if !j.windingDown {
+		j.windingDown = true
+		go m.windDown(j)
+	}
 }
 
 // hasEnded reports whether j has its result.
@@ -279,6 +299,7 @@ func (m *Mom) recover() error {
 		// A job suspended before this mom started is still frozen.
 		j.suspended = j.cg != nil && j.cg.Frozen()
 		j.gpus = jf.GPUs
+		j.sister = jf.Sister
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}
@@ -298,12 +319,35 @@ func (m *Mom) recover() error {
 		if b, err := os.ReadFile(filepath.Join(dir, shepherd.FileShepherd)); err == nil {
 			j.shepherdPid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 		}
+		if j.sister {
+			if exists(filepath.Join(dir, shepherd.FileResult)) {
+				// Its end was under way when the previous mom stopped.
+				m.jobs[j.spec.JobID] = j
+				m.endSisterJob(j, "task killed: its job ended")
+				continue
+			}
+			m.jobs[j.spec.JobID] = j
+			if m.gpuAlloc != nil {
+				m.gpuAlloc.Hold(j.spec.JobID, j.gpus)
+			}
+			m.log.Info("recovered a job's part as a sister", "job", j.spec.JobID, "run", j.spec.RunCount)
+			continue
+		}
 		shepherd.ReadJSON(filepath.Join(dir, shepherd.FileSession), &j.session)
 		var res shepherd.Result
 		if shepherd.ReadJSON(filepath.Join(dir, shepherd.FileResult), &res) == nil {
 			j.result = &res
 		}
 		m.jobs[j.spec.JobID] = j
+		if j.result != nil {
+			// Its tasks and sisters may not have been ended: again
+			// (ending is idempotent), before its end is reported.
+			j.woundDown = len(sisterMoms(&j.spec)) == 0
+			if !j.woundDown {
+				j.windingDown = true
+				defer func() { go m.windDown(j) }()
+			}
+		}
 		if j.result == nil && m.gpuAlloc != nil {
 			m.gpuAlloc.Hold(j.spec.JobID, j.gpus)
 		}

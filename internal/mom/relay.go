@@ -83,6 +83,12 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 		if err != nil {
 			return
 		}
+		if h.Type == proto.MsgTaskSpawn {
+			// For this mom, not the server: the connection carries the
+			// task's streams from here.
+			m.serveLocalTask(down, peer, h, body)
+			return
+		}
 		if up == nil {
 			if _, err := dial(); err != nil {
 				pe := proto.Errorf(proto.PBSE_SYSTEM, "the mom cannot reach the server at %s: %v", m.cfg.ServerAddr, err)

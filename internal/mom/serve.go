@@ -69,9 +69,9 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 		var rerr error
 		var body2 any
 		if hello.Role == proto.RoleMom {
-			// Another mom: only the files of a job's staging list, and
-			// the connection carries one transfer.
-			m.serveFile(c, hello.Name, h, body)
+			// Another mom: one request per connection (a job's part,
+			// a task, one staging transfer).
+			m.serveMom(c, nc, hello.Name, h, body)
 			return
 		}
 		switch h.Type {

@@ -138,6 +138,15 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		j := m.jobs[id]
+		if j.sister {
+			used := j.taskUsed
+			if j.cg != nil {
+				used = cgroupUsage(j.cg)
+				used.CPUSecs = max(used.CPUSecs, j.taskUsed.CPUSecs)
+			}
+			st.Sisters = append(st.Sisters, proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, Suspended: j.suspended, Used: m.scaleUsage(used)})
+			continue
+		}
 		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used),
 			GPUs: execGPUs(m.cfg.NodeName, j.gpus)}
 		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
@@ -171,7 +180,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 	for _, j := range m.jobs {
 		if j.result != nil && m.endReportable(j, checksEnds) {
 			done = append(done, j)
-			views = append(views, jobView{session: j.session, result: j.result, used: j.used})
+			views = append(views, jobView{session: j.session, result: j.result, used: j.used, extra: j.extraUsed})
 		}
 	}
 	m.mu.Unlock()
@@ -182,6 +191,9 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.CPUSecs = max(used.CPUSecs, v.used.CPUSecs)
 		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
+		// Its tasks here and its parts on the sisters (already scaled
+		// by their moms).
+		used = addUsage(used, v.extra)
 		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: m.scaleUsage(used), Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
 			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool}
 		if err := fault.Hit(fault.MomBeforeObit); err != nil {

@@ -99,6 +99,12 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		j.suspended = false
 	}
 	m.mu.Unlock()
+	if !frozen {
+		// Its tasks here are in sessions of their own (a frozen cgroup
+		// holds them already).
+		m.signalTasks(j, sig)
+	}
+	m.forwardSignal(j, req)
 	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
 	return nil
 }
@@ -149,6 +155,12 @@ func (m *Mom) killOrphan(id string) {
 		return
 	}
 	m.log.Warn("killing a job the server does not run here", "job", id)
+	if j.sister {
+		// Not on the server link's goroutine: the tasks may take their
+		// kill_delay to end.
+		go m.endSisterJob(j, "task killed: the server does not run its job")
+		return
+	}
 	v := m.view(j)
 	if v.result == nil && v.session.Pgid > 0 {
 		syscall.Kill(-v.session.Pgid, syscall.SIGKILL)

@@ -105,6 +105,19 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 			m.releaseCpus(job.JobID)
 		}
 	}()
+	if job.TaskCookie, err = newTaskCookie(); err != nil {
+		return err
+	}
+	// Every other mom of the job takes its part before anything of the
+	// job starts: a start is whole or refused.
+	if err := m.joinSisters(job); err != nil {
+		return err
+	}
+	defer func() {
+		if !started {
+			m.endSisters(job, sisterMoms(job))
+		}
+	}()
 	dir := filepath.Join(m.jobsDir, job.JobID)
 	os.RemoveAll(dir)
 	if !m.dirs.take(dir, 0) {

@@ -45,7 +45,7 @@ func (m *Mom) watch() {
 		m.mu.Lock()
 		var running []*momJob
 		for _, j := range m.jobs {
-			if j.result == nil {
+			if j.result == nil && !j.sister {
 				running = append(running, j)
 			}
 		}

@@ -424,7 +424,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		// job's next durable change (its end at the latest). A change of
 		// cpu time is a change schedulers fetch (fair share counts it).
 		before, _ := j.ResourcesUsed.Get(proto.ResCput)
-		j.ResourcesUsed = usageResources(j, mj.Used)
+		j.ResourcesUsed = usageResources(j, s.withSisterUsage(j, st.Node, mj.Used))
 		if after, _ := j.ResourcesUsed.Get(proto.ResCput); after != before {
 			s.counts.touch(j)
 		}
@@ -438,6 +438,14 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 			s.counts.touch(j)
 		}
 		s.notePhase(j, mj.Phase)
+	}
+	for _, sj := range st.Sisters {
+		// A job's part on this node for another node's mom: it goes
+		// when the job no longer runs here.
+		j, err := s.lookupJob(sj.JobID)
+		if err != nil || !j.Active() || j.RunCount != sj.RunCount || !nodeInExecHost(j.ExecHost, st.Node) {
+			reply.Kill = append(reply.Kill, sj.JobID)
+		}
 	}
 	resetStage := s.checkStaging(st.Node, st.Staging, now)
 	for _, j := range s.jobList {
@@ -545,6 +553,35 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
 		recorded = append(recorded, v.Name)
 	}
 	return recorded
+}
+
+// withSisterUsage adds to what a job used on its first node (used) what
+// its sisters last reported for it (mu held): resources_used sums every
+// node of the job, as its end's record does.
+func (s *Server) withSisterUsage(j *model.Job, first string, used proto.Usage) proto.Usage {
+	if !strings.Contains(j.ExecHost, "+") {
+		return used
+	}
+	seen := map[string]bool{first: true}
+	for _, part := range strings.Split(j.ExecHost, "+") {
+		node, _, _ := strings.Cut(part, "/")
+		if seen[node] {
+			continue
+		}
+		seen[node] = true
+		rt := s.runtime[node]
+		if rt == nil {
+			continue
+		}
+		for _, sj := range rt.status.Sisters {
+			if sj.JobID == j.ID && sj.RunCount == j.RunCount {
+				used.CPUSecs += sj.Used.CPUSecs
+				used.MemBytes += sj.Used.MemBytes
+				used.VmemBytes += sj.Used.VmemBytes
+			}
+		}
+	}
+	return used
 }
 
 // firstNode is the mother superior of an exec_host.

@@ -563,7 +563,33 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		StageIn:     s.stageFiles(j, j.Stagein, first, proto.StageGet),
 		StageOut:    s.stageFiles(j, j.Stageout, first, proto.StagePut),
 		Interactive: interactiveFor(j),
+		Moms:        s.jobMoms(p),
 	}
+}
+
+// jobMoms lists the nodes of a placement with their moms' addresses, the
+// first node's first, for the mother superior to ask the others to join
+// the job (mu held); nil when one mom holds the whole job.
+func (s *Server) jobMoms(p []place.Placement) []proto.NodeMom {
+	var moms []proto.NodeMom
+	seen := map[string]bool{}
+	addrs := map[string]bool{}
+	for _, pl := range p {
+		if seen[pl.Node] {
+			continue
+		}
+		seen[pl.Node] = true
+		addr, err := s.momAddrLocked(pl.Node)
+		if err != nil {
+			continue
+		}
+		addrs[addr] = true
+		moms = append(moms, proto.NodeMom{Node: pl.Node, Addr: addr})
+	}
+	if len(addrs) < 2 {
+		return nil
+	}
+	return moms
 }
 
 // interactiveFor is where the shepherd of an interactive job finds its

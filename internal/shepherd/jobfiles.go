@@ -77,6 +77,9 @@ type JobFile struct {
 	// GPUs are the indices of the node's GPUs the job has (its
 	// CUDA_VISIBLE_DEVICES).
 	GPUs []int `json:"gpus,omitempty"`
+	// Sister is set on a sister's copy: the job runs on another node's
+	// mom, and only its tasks run here.
+	Sister bool `json:"sister,omitempty"`
 }
 
 // Session is written once the job's process exists.

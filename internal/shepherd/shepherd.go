@@ -1005,6 +1005,11 @@ func jobEnv(job *proto.MomJob, usr *asuser.Account, tmpdir, nodefile string, gpu
 	if wd, ok := vars["PBS_O_WORKDIR"]; ok {
 		set("PBS_O_WORKDIR", wd)
 	}
+	if job.TaskCookie != "" {
+		// What pbsdsh and pbs_tmrsh show their mom: they run inside the
+		// job (OpenPBS's name).
+		set("PBS_JOBCOOKIE", job.TaskCookie)
+	}
 	if v, ok := job.Resources["walltime"]; ok {
 		if secs, err := resc.ParseDuration(v); err == nil {
 			set("PBS_WALLTIME", strconv.FormatInt(secs, 10))

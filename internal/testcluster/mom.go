@@ -58,8 +58,19 @@ func (c *Cluster) AddMomNoWait(name string, opts MomOptions) *Mom {
 	if err := os.WriteFile(filepath.Join(m.Home, "auth", "cluster.key"), key, 0o600); err != nil {
 		c.T.Fatal(err)
 	}
-	if opts.Config != "" {
-		if err := os.WriteFile(filepath.Join(m.Home, "mom_priv", "config"), []byte(opts.Config), 0o644); err != nil {
+	config := opts.Config
+	if !strings.Contains(config, "$tmpdir") {
+		// A host of its own has a /tmp of its own: the TMPDIRs of a job's
+		// parts on two moms of this host must not be one directory.
+		tmp := filepath.Join(m.Home, "tmp")
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			c.T.Fatal(err)
+		}
+		os.Chmod(tmp, 0o1777)
+		config = "$tmpdir " + tmp + "\n" + config
+	}
+	if config != "" {
+		if err := os.WriteFile(filepath.Join(m.Home, "mom_priv", "config"), []byte(config), 0o644); err != nil {
 			c.T.Fatal(err)
 		}
 	}

@@ -1,0 +1,422 @@
+// A job on several moms (OpenPBS's mother superior and sisters). The
+// mother superior, the mom of the job's first node, asks every other mom
+// of the job to join it before its shepherd starts (joinSisters): a
+// sister resolves the owner, takes the job's GPUs and cgroup for its
+// share of the node, makes the job's directory (job.json marked Sister,
+// the node file) and its TMPDIR, and from then runs the job's tasks
+// there (tasks.go). A sister that cannot refuses, and the mother superior
+// ends those that joined and refuses the start: the server puts the job
+// back in its queue.
+//
+// When the job ends on the mother superior (its shepherd's result),
+// windDown ends its tasks there and asks each sister to end its part
+// (MsgMomEndJob): the sister ends its tasks, empties and removes the
+// cgroup and the TMPDIR and answers with what the job used there, which
+// the mother superior adds to the job's usage before it reports the end.
+// A sister that cannot be reached then is told by the server instead:
+// the sister reports the jobs it holds (MomStatus.Sisters) and the
+// server answers Kill for one that no longer runs. A sister's tasks also
+// die on their own when its lease lapses (their task shepherds watch it).
+
+package mom
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"gopbs/internal/fault"
+	"gopbs/internal/shepherd"
+	"gopbs/internal/signals"
+	"gopbs/proto"
+)
+
+// sisterTimeout bounds one request to another mom (a join, an end).
+const sisterTimeout = 30 * time.Second
+
+// sisterMoms are the moms other than the mother superior of a job.
+func sisterMoms(job *proto.MomJob) []proto.NodeMom {
+	if len(job.Moms) < 2 {
+		return nil
+	}
+	first := job.Moms[0]
+	var out []proto.NodeMom
+	for _, nm := range job.Moms[1:] {
+		if nm.Addr != first.Addr {
+			out = append(out, nm)
+		}
+	}
+	return out
+}
+
+// newTaskCookie makes a job's secret for its tasks.
+func newTaskCookie() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// callMom sends one request to the mom at addr as this mom.
+func (m *Mom) callMom(addr string, t proto.MsgType, body, reply any) error {
+	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: sisterTimeout})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Call(t, body, reply)
+}
+
+// joinSisters asks every sister of a job to join it (in parallel); when
+// one cannot, those that joined are ended and the error names the node.
+func (m *Mom) joinSisters(job *proto.MomJob) error {
+	sisters := sisterMoms(job)
+	if len(sisters) == 0 {
+		return nil
+	}
+	part := *job
+	part.Script, part.StageIn, part.StageOut, part.Interactive = nil, nil, nil, nil
+	errs := make([]error, len(sisters))
+	var wg sync.WaitGroup
+	for i, s := range sisters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = m.callMom(s.Addr, proto.MsgMomJoinJob, &proto.JoinJob{Job: part}, nil)
+		}()
+	}
+	wg.Wait()
+	var joined []proto.NodeMom
+	var failed error
+	for i, err := range errs {
+		if err == nil {
+			joined = append(joined, sisters[i])
+		} else if failed == nil {
+			failed = proto.Errorf(proto.PBSE_MOMREJECT, ": sister node %s cannot join job %s: %s", sisters[i].Node, job.JobID, errText(err))
+		}
+	}
+	if failed != nil {
+		m.endSisters(job, joined)
+		return failed
+	}
+	return nil
+}
+
+// errText is an error's text without a PBSE prefix of its own.
+func errText(err error) string {
+	var pe *proto.Error
+	if errors.As(err, &pe) {
+		return strings.TrimPrefix(pe.Text, proto.PBSE_MOMREJECT.Message()+": ")
+	}
+	return err.Error()
+}
+
+// endSisters asks sisters to end their part of a job and adds up what the
+// job used there; a sister that cannot be reached is left to the server
+// (see the file comment).
+func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage {
+	used := make([]proto.Usage, len(sisters))
+	var wg sync.WaitGroup
+	for i, s := range sisters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var reply proto.SisterUsage
+			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount}, &reply)
+			var pe *proto.Error
+			switch {
+			case err == nil:
+				used[i] = reply.Used
+			case errors.As(err, &pe) && pe.Code == proto.PBSE_UNKJOBID:
+				// Gone already (ended by the server's word, or never joined).
+			default:
+				m.log.Warn("cannot end a job on its sister; the server will", "job", job.JobID, "sister", s.Node, "error", err)
+			}
+		}()
+	}
+	wg.Wait()
+	var sum proto.Usage
+	for _, u := range used {
+		sum = addUsage(sum, u)
+	}
+	return sum
+}
+
+// addUsage adds what a job used on one more node (OpenPBS sums cpu time
+// and memory over the nodes).
+func addUsage(a, b proto.Usage) proto.Usage {
+	a.CPUSecs += b.CPUSecs
+	a.MemBytes += b.MemBytes
+	a.VmemBytes += b.VmemBytes
+	return a
+}
+
+// windDown, once a job's shepherd has its result on the mother superior,
+// ends the job's tasks here and its part on every sister, and records
+// what they used; the end is reported after (sendObits).
+func (m *Mom) windDown(j *momJob) {
+	local := m.endTasks(j, "task killed: its job ended")
+	sisters := m.endSisters(&j.spec, sisterMoms(&j.spec))
+	m.mu.Lock()
+	if j.cg != nil && j.cg.V2 {
+		// The job's cgroup counted its tasks' cpu here already.
+		local.CPUSecs = 0
+	}
+	j.extraUsed = addUsage(local, sisters)
+	j.woundDown = true
+	m.mu.Unlock()
+	m.wakeLink()
+}
+
+// joinJob is a sister taking its part of a job for the mom of node from.
+func (m *Mom) joinJob(from string, jj *proto.JoinJob) error {
+	job := &jj.Job
+	if len(job.Moms) == 0 || job.Moms[0].Node != from {
+		return proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may ask %s to join it", job.JobID, m.cfg.NodeName)
+	}
+	if !jobHasNode(job, m.cfg.NodeName) {
+		return proto.Errorf(proto.PBSE_PERM, "%s is not a node of job %s", m.cfg.NodeName, job.JobID)
+	}
+	if !validJobID(job.JobID) {
+		return proto.Errorf(proto.PBSE_IVALREQ, "bad job id %q", job.JobID)
+	}
+	if err := fault.Hit(fault.MomJoinJob); err != nil {
+		return fmt.Errorf("on %s: %w", m.cfg.NodeName, err)
+	}
+	m.mu.Lock()
+	old := m.jobs[job.JobID]
+	m.mu.Unlock()
+	if old != nil {
+		switch {
+		case old.sister && old.spec.RunCount == job.RunCount:
+			return nil // a repeated request
+		case !old.sister && !m.hasEnded(old):
+			return proto.Errorf(proto.PBSE_MOMREJECT, ": job %s runs on %s as its first node", job.JobID, m.cfg.NodeName)
+		case old.sister:
+			m.endSisterJob(old, "task killed: the job started again")
+		}
+	}
+	usr, err := m.jobOwner(job)
+	if err != nil {
+		return err
+	}
+	gpus, err := m.takeGPUs(job)
+	if err != nil {
+		return err
+	}
+	j := &momJob{spec: *job, sister: true, ownerUID: int64(usr.UID), gpus: gpus, dir: filepath.Join(m.jobsDir, job.JobID)}
+	undo := func() {
+		m.mu.Lock()
+		m.releaseGPUs(job.JobID)
+		m.mu.Unlock()
+		if j.cg != nil {
+			m.dropCgroup(job.JobID, j.cg, nil)
+			m.releaseCpus(job.JobID)
+		}
+		os.RemoveAll(j.dir)
+	}
+	if m.conf != nil {
+		if j.cg, err = m.makeCgroup(job, gpus); err != nil {
+			undo()
+			return fmt.Errorf("on %s: cannot make the job's cgroup: %w", m.cfg.NodeName, err)
+		}
+	}
+	os.RemoveAll(j.dir)
+	if !m.dirs.take(j.dir, 0) {
+		if err := os.Mkdir(j.dir, 0o711); err != nil {
+			undo()
+			return fmt.Errorf("job directory: %w", err)
+		}
+	}
+	set := m.shepherdSettings()
+	if err := shepherd.WriteJSON(j.dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: j.cg, GPUs: gpus, Sister: true}, 0o600); err != nil {
+		undo()
+		return fmt.Errorf("job file: %w", err)
+	}
+	nodes := strings.Join(job.NodeFile, "\n")
+	if nodes != "" {
+		nodes += "\n"
+	}
+	if err := os.WriteFile(filepath.Join(j.dir, shepherd.FileNodes), []byte(nodes), 0o644); err != nil {
+		undo()
+		return fmt.Errorf("node file: %w", err)
+	}
+	tmpdir := shepherd.TmpDir(set, job.JobID)
+	m.tmpDirs.take(tmpdir, usr.UID)
+	if err := shepherd.OpenTmpDir(tmpdir, usr); err != nil {
+		os.RemoveAll(tmpdir)
+		undo()
+		return fmt.Errorf("on %s: TMPDIR %s: %w", m.cfg.NodeName, tmpdir, err)
+	}
+	m.mu.Lock()
+	m.jobs[job.JobID] = j
+	m.mu.Unlock()
+	m.log.Info("joined job as a sister", "job", job.JobID, "run", job.RunCount, "mother_superior", from, "user", job.EUser)
+	return nil
+}
+
+// validJobID refuses ids that could name something outside mom_priv/jobs.
+func validJobID(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\x00")
+}
+
+// jobHasNode reports whether node is one of the job's moms' nodes.
+func jobHasNode(job *proto.MomJob, node string) bool {
+	for _, nm := range job.Moms {
+		if nm.Node == node {
+			return true
+		}
+	}
+	return false
+}
+
+// endJob is a sister ending its part of a job for the mom of node from.
+func (m *Mom) endJob(from string, req *proto.EndJob) (*proto.SisterUsage, error) {
+	m.mu.Lock()
+	j := m.jobs[req.JobID]
+	m.mu.Unlock()
+	if j == nil || !j.sister || j.spec.RunCount != req.RunCount {
+		return nil, proto.Errorf(proto.PBSE_UNKJOBID, "%s (run %d) has no part on %s", req.JobID, req.RunCount, m.cfg.NodeName)
+	}
+	if len(j.spec.Moms) == 0 || j.spec.Moms[0].Node != from {
+		return nil, proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may end it on %s", req.JobID, m.cfg.NodeName)
+	}
+	used := m.endSisterJob(j, "task killed: its job ended")
+	return &proto.SisterUsage{Used: m.scaleUsage(used)}, nil
+}
+
+// endSisterJob ends a sister's part of a job: its tasks, its cgroup, its
+// TMPDIR and its directory; it returns what the job used here.
+func (m *Mom) endSisterJob(j *momJob, why string) proto.Usage {
+	m.mu.Lock()
+	if j.windingDown {
+		m.mu.Unlock()
+		return proto.Usage{} // another call ends it
+	}
+	j.windingDown = true
+	m.mu.Unlock()
+	// The result marks the job ended for task shepherds this mom no
+	// longer knows (started by a previous mom): they kill their tasks.
+	shepherd.WriteJSON(j.dir, shepherd.FileResult, shepherd.Result{End: time.Now().Unix(), Comment: why}, 0o600)
+	used := m.endTasks(j, why)
+	if j.cg != nil {
+		u := cgroupUsage(j.cg)
+		used.MemBytes = max(used.MemBytes, u.MemBytes)
+		used.VmemBytes = max(used.VmemBytes, u.VmemBytes)
+		if j.cg.V2 {
+			used.CPUSecs = max(used.CPUSecs, u.CPUSecs)
+		}
+		m.dropCgroup(j.spec.JobID, j.cg, nil)
+	}
+	m.mu.Lock()
+	if m.conf != nil && m.conf.alloc != nil {
+		m.conf.alloc.Release(j.spec.JobID)
+	}
+	m.releaseGPUs(j.spec.JobID)
+	m.mu.Unlock()
+	shepherd.CloseTmpDir(shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID))
+	m.forget(j)
+	m.log.Info("ended a job's part here", "job", j.spec.JobID, "run", j.spec.RunCount, "cput", used.CPUSecs, "mem", used.MemBytes)
+	return used
+}
+
+// signalSister delivers a signal the mother superior forwards to the
+// job's tasks here (suspend and resume freeze and thaw its cgroup where
+// the host can).
+func (m *Mom) signalSister(j *momJob, req *proto.MomSignal) error {
+	sig, special, ok := signals.Parse(req.Signal)
+	if !ok {
+		return proto.Errorf(proto.PBSE_UNKSIG, "%s", req.Signal)
+	}
+	if special == signals.Delete {
+		return proto.Errorf(proto.PBSE_IVALREQ, "a job's part on a sister ends with the job, not by a delete")
+	}
+	frozen, err := m.freezeJob(j, special)
+	if err != nil {
+		return err
+	}
+	if !frozen {
+		switch special {
+		case signals.Suspend:
+			sig = syscall.SIGSTOP
+		case signals.Resume:
+			sig = syscall.SIGCONT
+		}
+		m.signalTasks(j, sig)
+	}
+	m.mu.Lock()
+	switch special {
+	case signals.Suspend:
+		j.suspended = true
+	case signals.Resume:
+		j.suspended = false
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// forwardSignal passes a signal of a job with sisters on to them.
+func (m *Mom) forwardSignal(j *momJob, req *proto.MomSignal) {
+	for _, s := range sisterMoms(&j.spec) {
+		if err := m.callMom(s.Addr, proto.MsgMomSignalJob, req, nil); err != nil {
+			m.log.Warn("cannot pass a signal on to a sister", "job", j.spec.JobID, "sister", s.Node, "signal", req.Signal, "error", err)
+		}
+	}
+}
+
+// serveMom answers another mom's request on the mom port: a join, an
+// end, a forwarded signal or task, or one staging transfer.
+func (m *Mom) serveMom(c *proto.Conn, nc net.Conn, from string, h proto.Header, body []byte) {
+	var rerr error
+	var out any
+	switch h.Type {
+	case proto.MsgMomJoinJob:
+		var req proto.JoinJob
+		if rerr = proto.DecodeBody(body, &req); rerr == nil {
+			rerr = m.joinJob(from, &req)
+		}
+	case proto.MsgMomEndJob:
+		var req proto.EndJob
+		if rerr = proto.DecodeBody(body, &req); rerr == nil {
+			out, rerr = m.endJob(from, &req)
+		}
+	case proto.MsgMomSignalJob:
+		var req proto.MomSignal
+		if rerr = proto.DecodeBody(body, &req); rerr == nil {
+			m.mu.Lock()
+			j := m.jobs[req.JobID]
+			m.mu.Unlock()
+			switch {
+			case j == nil || !j.sister:
+				rerr = proto.Errorf(proto.PBSE_UNKJOBID, "%s has no part on %s", req.JobID, m.cfg.NodeName)
+			case len(j.spec.Moms) == 0 || j.spec.Moms[0].Node != from:
+				rerr = proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may signal it on %s", req.JobID, m.cfg.NodeName)
+			default:
+				rerr = m.signalSister(j, &req)
+			}
+		}
+	case proto.MsgTaskSpawn:
+		nc.SetDeadline(time.Time{})
+		m.serveRemoteTask(c, from, h, body)
+		return
+	default:
+		m.serveFile(c, from, h, body)
+		return
+	}
+	reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
+	if rerr != nil {
+		pe := momError(rerr)
+		reply.Code, reply.Text = pe.Code, pe.Error()
+		out = nil
+	}
+	c.Send(reply, out)
+}
