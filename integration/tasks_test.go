@@ -5,11 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"gopbs/internal/cgroup"
 	"gopbs/internal/fault"
 	"gopbs/internal/testcluster"
 )
@@ -172,4 +175,172 @@ func parseHMS(s string) (int, error) {
 		total = total*60 + n
 	}
 	return total, nil
+}
+
+// A job confined on both its nodes: a task on the sister, and what it
+// left its session for, run in the job's cgroup there with the job's mem
+// on that node as its limit; suspend and resume freeze and thaw them
+// there too; at the end they die and no cgroup is left on either node.
+func TestSisterConfinedAndSuspended(t *testing.T) {
+	conf1, tree1 := cgroupTree(t, "controllers memory\n")
+	conf2, tree2 := cgroupTree(t, "controllers memory\n")
+	if !tree2.Freezes() {
+		t.Skip("this host's cgroups cannot freeze")
+	}
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.MustRun("qmgr", "-c", "set server kill_delay = 2")
+	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf1}})
+	c.AddMom("n2", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf2}})
+	tag := fmt.Sprintf("pbssis%d_", os.Getpid())
+	killTagged(t, tag)
+	t.Cleanup(func() {
+		for _, pid := range processesWith(tag + "main") {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	remote := "setsid sh -c 'while :; do :; done' " + tag + "loop </dev/null >/dev/null 2>&1 & exec sh -c 'while :; do :; done' " + tag + "main"
+	script := "#!/bin/sh\npbs_tmrsh n2 \"" + remote + "\" &\nsleep 600\n"
+	id := c.Submit(script, "-l", "select=2:ncpus=1:mem=64mb", "-l", "place=scatter")
+	c.MustRun("qrun", id)
+	busy := []string{tag + "main", tag + "loop"}
+	running := func(what string) {
+		t.Helper()
+		for _, m := range busy {
+			base := cpuTicksOf(m)
+			waitFor(t, m+" to use cpu "+what, 20*time.Second, func() bool { return cpuTicksOf(m) > base+5 })
+		}
+	}
+	running("at the start")
+	for _, m := range busy {
+		for _, pid := range processesWith(m) {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+			if !strings.Contains(string(b), "/"+id+"\n") {
+				t.Errorf("%s (pid %d) is not in the job's cgroup on the sister:\n%s", m, pid, b)
+			}
+		}
+	}
+	if ids := cgroupIDs(t, tree2); len(ids) != 1 || ids[0] != id {
+		t.Errorf("cgroups on the sister while the job runs: %v", ids)
+	}
+	if ids := cgroupIDs(t, tree1); len(ids) != 1 || ids[0] != id {
+		t.Errorf("cgroups on the first node while the job runs: %v", ids)
+	}
+	job2, err := tree2.Job(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range job2.Dirs {
+		if slices.Contains(d.Controllers, "memory") {
+			if b, _ := os.ReadFile(filepath.Join(d.Path, "memory.limit_in_bytes")); strings.TrimSpace(string(b)) != strconv.Itoa(64<<20) {
+				t.Errorf("the sister's memory limit %q, want the job's 64mb there", b)
+			}
+		}
+	}
+
+	c.MustRun("qsig", "-s", "suspend", id)
+	before := map[string]int64{}
+	for _, m := range busy {
+		before[m] = cpuTicksOf(m)
+	}
+	// Watching for what must not happen takes a window, not a poll.
+	time.Sleep(frozenWindow)
+	for _, m := range busy {
+		if used := cpuTicksOf(m) - before[m]; used > 1 {
+			t.Errorf("%s on the sister used %d ticks in %v while the job was suspended", m, used, frozenWindow)
+		}
+	}
+	c.MustRun("qsig", "-s", "resume", id)
+	running("after resume")
+
+	c.MustRun("qdel", id)
+	c.WaitJobState(id, "F", 60*time.Second)
+	waitFor(t, "the sister's tasks to die", 20*time.Second, func() bool {
+		return len(processesWith(tag+"main")) == 0 && len(processesWith(tag+"loop")) == 0
+	})
+	waitFor(t, "no cgroup left on either node", 20*time.Second, func() bool {
+		return len(cgroupIDs(t, tree1)) == 0 && len(cgroupIDs(t, tree2)) == 0
+	})
+}
+
+// Killing the sister's mom mid-job: the job ends on its first node, and
+// the task it left on the sister dies once that mom is back (the server
+// tells it the job is over); a task on the first node dies at the job's
+// end without its mom.
+func TestSisterMomKilledMidJob(t *testing.T) {
+	c, n1, n2 := twoMoms(t)
+	tag := fmt.Sprintf("%d", 4000+os.Getpid()%1000)
+	tag2 := fmt.Sprintf("%d", 5000+os.Getpid()%1000)
+	t.Cleanup(func() {
+		for _, m := range []string{tag, tag2} {
+			for _, pid := range processesWith(m) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	script := "#!/bin/sh\npbsdsh -o -n 1 sleep " + tag + "\npbsdsh -o -n 0 sleep " + tag2 + "\nwhile [ ! -e " + filepath.Join(c.Home, "go") + " ]; do sleep 0.2; done\n"
+	id := c.Submit(script, "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", id)
+	waitFor(t, "both tasks", 20*time.Second, func() bool { return len(processesWith(tag)) > 0 && len(processesWith(tag2)) > 0 })
+	n2.Kill(syscall.SIGKILL)
+	n2.WaitDown(10 * time.Second)
+	n1.Kill(syscall.SIGKILL)
+	n1.WaitDown(10 * time.Second)
+	os.WriteFile(filepath.Join(c.Home, "go"), nil, 0o644)
+	waitFor(t, "the first node's task to die with the job, its mom down", 20*time.Second, func() bool { return len(processesWith(tag2)) == 0 })
+	n1.Start()
+	c.WaitJobState(id, "F", 60*time.Second)
+	n2.Start()
+	waitFor(t, "the sister's task to die once its mom is back", 30*time.Second, func() bool { return len(processesWith(tag)) == 0 })
+	waitFor(t, "the sister's part to go", 20*time.Second, func() bool {
+		_, err := os.Stat(filepath.Join(n2.Home, "mom_priv", "jobs", id))
+		return err != nil
+	})
+}
+
+// A sister's mom hangs: once its lease lapsed (its task is dead), the
+// rerunnable job is killed on its first node and only then requeued,
+// naming the node; a job that is not rerunnable ends. Back, the sister
+// drops its part.
+func TestSisterNodeFailureRequeues(t *testing.T) {
+	c, _, n2 := twoMoms(t, "set server node_fail_requeue = 2")
+	task := fmt.Sprintf("%d", 6000+os.Getpid()%1000)
+	main := fmt.Sprintf("%d", 7000+os.Getpid()%1000)
+	t.Cleanup(func() {
+		for _, m := range []string{task, main} {
+			for _, pid := range processesWith(m) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	rerun := c.Submit("#!/bin/sh\npbsdsh -o -n 1 sleep "+task+"\nexec sleep "+main+"\n", "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	once := c.Submit("#!/bin/sh\nsleep 300\n", "-r", "n", "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", rerun)
+	c.MustRun("qrun", once)
+	waitFor(t, "the job and its task on the sister", 20*time.Second, func() bool {
+		return len(processesWith(task)) > 0 && len(processesWith(main)) > 0
+	})
+	syscall.Kill(n1MomPid(t, n2), syscall.SIGSTOP) // the sister's mom hangs
+	t.Cleanup(func() { syscall.Kill(n2.Pid(), syscall.SIGCONT) })
+	c.WaitNodeState("n2", "down", 15*time.Second)
+	c.WaitJobState(rerun, "Q", 30*time.Second)
+	if pids := processesWith(main); len(pids) > 0 {
+		t.Errorf("job %s requeued while its script still runs on its first node: %v", rerun, pids)
+	}
+	if pids := processesWith(task); len(pids) > 0 {
+		t.Errorf("job %s requeued while its task still runs on the hung sister: %v", rerun, pids)
+	}
+	if got := attr(t, c, rerun, "comment"); !strings.Contains(got, "n2 down") {
+		t.Errorf("requeued job comment %q", got)
+	}
+	c.WaitJobState(once, "F", 30*time.Second)
+	if got := attr(t, c, once, "comment"); !strings.Contains(got, "not rerunnable") {
+		t.Errorf("finished job comment %q", got)
+	}
+	syscall.Kill(n2.Pid(), syscall.SIGCONT)
+	c.WaitNodeState("n2", "free", 15*time.Second)
+	waitFor(t, "the sister's parts to go", 20*time.Second, func() bool {
+		ents, _ := os.ReadDir(filepath.Join(n2.Home, "mom_priv", "jobs"))
+		return len(ents) == 0
+	})
 }

@@ -39,8 +39,14 @@ import (
 	"gopbs/proto"
 )
 
-// sisterTimeout bounds one request to another mom (a join, an end).
-const sisterTimeout = 30 * time.Second
+// sisterTimeout bounds a join (the sister makes the job's cgroup and
+// directories) and momHandshake the connection to another mom before any
+// request: a hung mom delays a job's end by that much, not by the
+// request's bound.
+const (
+	sisterTimeout = 30 * time.Second
+	momHandshake  = 5 * time.Second
+)
 
 // sisterMoms are the moms other than the mother superior of a job.
 func sisterMoms(job *proto.MomJob) []proto.NodeMom {
@@ -66,14 +72,15 @@ func newTaskCookie() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// callMom sends one request to the mom at addr as this mom.
-func (m *Mom) callMom(addr string, t proto.MsgType, body, reply any) error {
-	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: sisterTimeout})
+// callMom sends one request to the mom at addr as this mom and waits
+// for the answer at most timeout.
+func (m *Mom) callMom(addr string, t proto.MsgType, body, reply any, timeout time.Duration) error {
+	c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: addr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: momHandshake})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return c.Call(t, body, reply)
+	return proto.NewClient(c.Conn(), "", timeout).Call(t, body, reply)
 }
 
 // joinSisters asks every sister of a job to join it (in parallel); when
@@ -91,7 +98,7 @@ func (m *Mom) joinSisters(job *proto.MomJob) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = m.callMom(s.Addr, proto.MsgMomJoinJob, &proto.JoinJob{Job: part}, nil)
+			errs[i] = m.callMom(s.Addr, proto.MsgMomJoinJob, &proto.JoinJob{Job: part}, nil, sisterTimeout)
 		}()
 	}
 	wg.Wait()
@@ -131,7 +138,9 @@ func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage
 		go func() {
 			defer wg.Done()
 			var reply proto.SisterUsage
-			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount}, &reply)
+			// The sister waits for its tasks to end (kill_delay).
+			wait := time.Duration(job.KillDelay)*time.Second + taskEndWait + momHandshake
+			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount}, &reply, wait)
 			var pe *proto.Error
 			switch {
 			case err == nil:
@@ -367,7 +376,7 @@ func (m *Mom) signalSister(j *momJob, req *proto.MomSignal) error {
 // forwardSignal passes a signal of a job with sisters on to them.
 func (m *Mom) forwardSignal(j *momJob, req *proto.MomSignal) {
 	for _, s := range sisterMoms(&j.spec) {
-		if err := m.callMom(s.Addr, proto.MsgMomSignalJob, req, nil); err != nil {
+		if err := m.callMom(s.Addr, proto.MsgMomSignalJob, req, nil, freezeWait+momHandshake); err != nil {
 			m.log.Warn("cannot pass a signal on to a sister", "job", j.spec.JobID, "sister", s.Node, "signal", req.Signal, "error", err)
 		}
 	}

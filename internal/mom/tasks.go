@@ -174,14 +174,14 @@ func (m *Mom) serveRemoteTask(c *proto.Conn, from string, h proto.Header, body [
 // forwardTask passes a task request to the mom at addr and relays the
 // exchange both ways until the task's exit or either side goes.
 func (m *Mom) forwardTask(c *proto.Conn, seq uint64, addr string, req *proto.TaskSpawn) {
-	nc, err := net.DialTimeout("tcp", addr, sisterTimeout)
+	nc, err := net.DialTimeout("tcp", addr, momHandshake)
 	if err != nil {
 		refuseTask(c, seq, proto.Errorf(proto.PBSE_NORELYMOM, "cannot reach the mom of %s at %s: %v", req.Node, addr, err))
 		return
 	}
 	defer nc.Close()
 	up := proto.NewConn(nc, 0)
-	nc.SetDeadline(time.Now().Add(sisterTimeout))
+	nc.SetDeadline(time.Now().Add(momHandshake))
 	if _, err := proto.ClientHandshake(up, proto.RoleMom, m.cfg.NodeName, m.key); err != nil {
 		refuseTask(c, seq, proto.Errorf(proto.PBSE_NORELYMOM, "mom of %s at %s: %v", req.Node, addr, err))
 		return

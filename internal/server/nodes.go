@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gopbs/internal/model"
+	"gopbs/internal/signals"
 	"gopbs/internal/store"
 	"gopbs/proto"
 	"gopbs/resc"
@@ -639,6 +640,58 @@ func (s *Server) checkNodes(now time.Time) {
 	}
 	s.mu.Unlock()
 	for i, key := range victims {
-		s.requeue(key, "Job requeued, execution node "+failedNode[i]+" down")
+		reason := "Job requeued, execution node " + failedNode[i] + " down"
+		if s.rerunAfterSisterFailed(key, failedNode[i], reason) {
+			continue
+		}
+		s.requeue(key, reason)
 	}
+}
+
+// rerunAfterSisterFailed handles a rerunnable job whose failed node is a
+// sister while its first node's mom still reports: the job's script still
+// runs there, so the job may not be queued (and started elsewhere) until
+// that mom has killed it. The job is marked for rerun, as by qrerun, and
+// its first node's mom told to kill it; its end then requeues it. It
+// reports whether it took the job in hand (marked now or before); false
+// leaves the job to requeue as any node failure.
+func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) bool {
+	var req *proto.MomSignal
+	var first, before string
+	marked := false
+	s.commit.Do(func(b *store.Batch) error {
+		j, ok := s.jobs[key]
+		if !ok || !j.Active() || !j.Rerunable || j.State == model.StateExiting {
+			return nil
+		}
+		first = firstNode(j.ExecHost)
+		if rt := s.runtime[first]; first == node || rt == nil || rt.down {
+			return nil
+		}
+		marked = true
+		if j.Substate == model.SubRerun {
+			return nil // told already; its end is awaited
+		}
+		before = j.Comment
+		req = &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}
+		s.updateJob(j, func() { j.MarkRerun(reason) })
+		s.save(b, j)
+		return nil
+	})
+	if req == nil {
+		return marked
+	}
+	if err := s.callMom(first, proto.MsgMomSignalJob, req); err != nil {
+		s.log.Warn("cannot have a job killed on its first node after its sister failed; trying again", "job", req.JobID, "node", first, "sister", node, "error", err)
+		s.commit.Do(func(b *store.Batch) error {
+			if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
+				s.updateJob(j, func() { j.UnmarkRerun(before) })
+				s.save(b, j)
+			}
+			return nil
+		})
+		return true
+	}
+	s.log.Warn("job killed on its first node: a sister node is down", "job", req.JobID, "node", first, "sister", node)
+	return true
 }
