@@ -102,13 +102,25 @@ func TestTaskRefusals(t *testing.T) {
 }
 
 // A task is killed at its job's end even when nothing waits for it
-// (pbsdsh -o), on the sister and on the first node, and the cpu time of
-// tasks on the sister counts in the job's resources_used.
+// (pbsdsh -o), on the sister and on the first node, and so is what a
+// task left running in a session of its own; the cpu time of tasks on
+// the sister counts in the job's resources_used.
 func TestTasksEndWithJob(t *testing.T) {
 	c, _, _ := twoMoms(t)
+	base := 10000 + os.Getpid()%10000*3
+	m1, m2, m3 := strconv.Itoa(base), strconv.Itoa(base+1), strconv.Itoa(base+2)
+	t.Cleanup(func() {
+		for _, m := range []string{m1, m2, m3} {
+			for _, pid := range processesWith(m) {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
 	script := `#!/bin/sh
-pbsdsh -o -n 1 sleep 3001
-pbsdsh -o -n 0 sleep 3002
+pbsdsh -o -n 1 sleep ` + m1 + `
+pbsdsh -o -n 0 sleep ` + m2 + `
+pbs_tmrsh n2 'setsid sleep ` + m3 + ` </dev/null >/dev/null 2>&1 & echo left'
+echo "left=$?"
 pbs_tmrsh n2 'timeout 3 sh -c "while :; do :; done"'
 echo "busy=$?"
 `
@@ -116,11 +128,11 @@ echo "busy=$?"
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "F", 60*time.Second)
 	out := readFile(t, filepath.Join(c.Home, "ends.o"+strconv.Itoa(testcluster.Seq(id))))
-	if !strings.Contains(out, "busy=124\n") {
+	if !strings.Contains(out, "busy=124\n") || !strings.Contains(out, "left\nleft=0\n") {
 		t.Errorf("job output: %q", out)
 	}
 	if ok, why := testcluster.Poll(20*time.Second, func() (bool, string) {
-		for _, marker := range []string{"3001", "3002"} {
+		for _, marker := range []string{m1, m2, m3} {
 			if pids := processesWith(marker); len(pids) > 0 {
 				return false, fmt.Sprintf("sleep %s still runs: %v", marker, pids)
 			}

@@ -15,7 +15,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -306,6 +306,7 @@ func (m *Mom) runTask(c *proto.Conn, seq uint64, j *momJob, req *proto.TaskSpawn
 		return c.Send(h, body)
 	}
 	send(proto.Header{Type: proto.MsgReply, Seq: seq}, &proto.TaskStarted{Node: m.cfg.NodeName, PID: pid})
+	var exited atomic.Bool
 	var outputs sync.WaitGroup
 	for stream, r := range map[uint8]*os.File{proto.StreamStdout: outR, proto.StreamStderr: errR} {
 		outputs.Add(1)
@@ -344,23 +345,35 @@ func (m *Mom) runTask(c *proto.Conn, seq uint64, j *momJob, req *proto.TaskSpawn
 				}
 			}
 		}
-		select {
-		case <-t.done:
-		default:
-			if !req.Detach {
-				syscall.Kill(pid, syscall.SIGTERM)
-			}
+		if !exited.Load() && !req.Detach {
+			// The caller went away while its task ran.
+			syscall.Kill(pid, syscall.SIGTERM)
 		}
 	}()
-	outputs.Wait()
-	cmd.Wait()
+	// The first result comes when the task's process exits; what it left
+	// running may keep its task shepherd (and its output) for longer.
+	dec := json.NewDecoder(resR)
 	var res shepherd.TaskResult
-	b, _ := io.ReadAll(resR)
-	if err := json.Unmarshal(b, &res); err != nil {
+	gotFirst := dec.Decode(&res) == nil
+	outputs.Wait()
+	if !gotFirst {
+		cmd.Wait()
 		res = shepherd.TaskResult{Status: 126, Comment: "the task's shepherd ended without a result"}
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Exited() {
 			res.Status = ws.ExitStatus()
 		}
+	}
+	exited.Store(true)
+	m.log.Info("task ended", "job", j.spec.JobID, "pid", pid, "status", res.Status, "comment", res.Comment)
+	send(proto.Header{Type: proto.MsgTaskExit}, &proto.TaskExit{Status: res.Status, Comment: res.Comment})
+	c.NetConn().Close()
+	// The final result counts everything the task started.
+	var final shepherd.TaskResult
+	if gotFirst && dec.Decode(&final) == nil {
+		res.Used = final.Used
+	}
+	if gotFirst {
+		cmd.Wait()
 	}
 	m.mu.Lock()
 	j.taskUsed.CPUSecs += res.Used.CPUSecs
@@ -369,9 +382,6 @@ func (m *Mom) runTask(c *proto.Conn, seq uint64, j *momJob, req *proto.TaskSpawn
 	m.mu.Unlock()
 	os.Remove(shepherd.TaskFile(j.dir, pid))
 	close(t.done)
-	m.log.Info("task ended", "job", j.spec.JobID, "pid", pid, "status", res.Status, "comment", res.Comment)
-	send(proto.Header{Type: proto.MsgTaskExit}, &proto.TaskExit{Status: res.Status, Comment: res.Comment})
-	c.NetConn().Close()
 }
 
 // endTasks ends every task of j here (those of a previous mom too, by

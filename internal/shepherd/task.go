@@ -7,7 +7,11 @@
 // mom's lease lapses, or when the mom says so (SIGTERM, then SIGKILL
 // after the job's kill_delay). The task's streams are the task
 // shepherd's own standard input, output and error; the request comes on
-// descriptor 3 and the result goes to descriptor 4 (both JSON).
+// descriptor 3 and the result goes to descriptor 4 (JSON): one result
+// when the task's process exits (its status), and, once nothing it
+// started is left, a second with the cpu time of everything it started.
+// What the task left running (a daemon it started) runs on under the
+// task shepherd, its subreaper, until it ends or the job ends.
 
 package shepherd
 
@@ -15,11 +19,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -60,14 +66,24 @@ const taskCheck = time.Second
 // says more).
 func RunTask(dir string) int {
 	specFile, resFile := os.NewFile(3, "spec"), os.NewFile(4, "result")
-	res := runTask(dir, specFile)
+	enc := json.NewEncoder(io.Discard)
 	if resFile != nil {
-		json.NewEncoder(resFile).Encode(res)
-		resFile.Close()
+		enc = json.NewEncoder(resFile)
+		defer resFile.Close()
 	}
-	if res.Comment != "" && res.Status != 0 {
-		fmt.Fprintln(os.Stderr, "pbs_shepherd:", res.Comment)
+	reported := false
+	exited := func(r TaskResult) {
+		reported = true
+		if r.Comment != "" && r.Status != 0 {
+			fmt.Fprintln(os.Stderr, "pbs_shepherd:", r.Comment)
+		}
+		enc.Encode(r)
 	}
+	res := runTask(dir, specFile, exited)
+	if !reported {
+		exited(res) // it never started
+	}
+	enc.Encode(res)
 	return res.Status & 0xff
 }
 
@@ -75,7 +91,9 @@ func taskFail(status int, format string, args ...any) TaskResult {
 	return TaskResult{Status: status, Comment: fmt.Sprintf(format, args...)}
 }
 
-func runTask(dir string, specFile *os.File) TaskResult {
+// runTask runs the task; exited is told how the task's process ended,
+// and the result returned adds the cpu time of all it started.
+func runTask(dir string, specFile *os.File, exited func(TaskResult)) (res TaskResult) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	var spec TaskSpec
@@ -156,22 +174,30 @@ func runTask(dir string, specFile *os.File) TaskResult {
 	if err != nil {
 		return taskFail(126, "task: cannot start %s on %s: %v", argv[0], jf.Settings.Node, err)
 	}
+	// The streams are the task's alone from here: the caller sees their
+	// end when the task (and what it left holding them) is done with
+	// them, not when the task shepherd is.
+	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		for fd := 0; fd <= 2; fd++ {
+			syscall.Dup2(int(null.Fd()), fd)
+		}
+		null.Close()
+	}
 	done := make(chan struct{})
 	outcome := make(chan TaskResult, 1)
-	go superviseTask(dir, job, pid, sigs, done, outcome)
-	ws, ru := waitJob(pid, adopting)
-	close(done)
-	killed := <-outcome
-	if !adopting || childrenLeft() {
-		// What the task left behind dies with it.
-		for _, p := range SessionProcesses(os.Getpid()) {
-			syscall.Kill(p.PID, syscall.SIGKILL)
-		}
-		for childrenLeft() {
-			time.Sleep(10 * time.Millisecond)
-		}
+	var whyMu sync.Mutex
+	var why TaskResult
+	killedWhy := func() (string, bool) {
+		whyMu.Lock()
+		defer whyMu.Unlock()
+		return why.Comment, why.Fenced
 	}
-	res := killed
+	go superviseTask(dir, job, pid, sigs, done, outcome, func(r TaskResult) {
+		whyMu.Lock()
+		why = r
+		whyMu.Unlock()
+	})
+	ws, ru := waitJob(pid, adopting)
 	switch {
 	case ws.Exited():
 		res.Status = ws.ExitStatus()
@@ -183,6 +209,22 @@ func runTask(dir string, specFile *os.File) TaskResult {
 	cpu := max(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), childrenCPU()-cpu0)
 	res.Used.CPUSecs = int64(cpu / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
+	first := res
+	first.Comment, first.Fenced = killedWhy()
+	exited(first)
+	// What it left running stays until it ends, or until the job ends
+	// here (superviseTask kills it then).
+	if adopting {
+		for {
+			if _, err := syscall.Wait4(-1, nil, 0, nil); err == syscall.ECHILD {
+				break
+			}
+		}
+	}
+	close(done)
+	killed := <-outcome
+	res.Comment, res.Fenced = killed.Comment, killed.Fenced
+	res.Used.CPUSecs = int64(max(cpu, childrenCPU()-cpu0) / time.Second)
 	return res
 }
 
@@ -190,7 +232,7 @@ func runTask(dir string, specFile *os.File) TaskResult {
 // left in the session) when the mom asks, when the job has ended here or
 // when the lease lapsed; it sends the reason on outcome once done is
 // closed.
-func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal, done chan struct{}, outcome chan<- TaskResult) {
+func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal, done chan struct{}, outcome chan<- TaskResult, note func(TaskResult)) {
 	var res TaskResult
 	defer func() { outcome <- res }()
 	tick := time.NewTicker(taskCheck)
@@ -199,13 +241,14 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 	var kill <-chan time.Time
 	signalAll := func(sig syscall.Signal) {
 		syscall.Kill(-pgid, sig)
-		for _, p := range SessionProcesses(os.Getpid()) {
-			syscall.Kill(p.PID, sig)
+		for _, pid := range descendants(os.Getpid()) {
+			syscall.Kill(pid, sig)
 		}
 	}
 	terminate := func(why string) {
 		if res.Comment == "" {
 			res.Comment = why
+			note(res)
 		}
 		signalAll(syscall.SIGCONT)
 		signalAll(syscall.SIGTERM)
@@ -223,8 +266,13 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 			signalAll(syscall.SIGKILL)
 		case <-tick.C:
 			if lapsed, why := leaseLapsed(lease); lapsed && !res.Fenced {
-				res.Fenced, res.Comment = true, "task "+why[len("job "):]
+				res.Fenced, res.Comment = true, "task "+strings.TrimPrefix(why, "job ")
+				note(res)
 				signalAll(syscall.SIGKILL)
+				continue
+			}
+			if kill != nil {
+				// Killed already; whatever it started since dies too.
 				continue
 			}
 			if _, err := os.Stat(filepath.Join(dir, FileResult)); err == nil || errors.Is(err, os.ErrNotExist) && !exists(filepath.Join(dir, FileJob)) {
@@ -232,6 +280,37 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 			}
 		}
 	}
+}
+
+// descendants lists every live process below pid (read from /proc at
+// once): a task's processes in other sessions too, which the task
+// shepherd, their subreaper, is the ancestor of.
+func descendants(pid int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readProcStat(p); ok {
+			children[st.PPID] = append(children[st.PPID], p)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = queue[1:]
+		for _, c := range children[next] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
 }
 
 func exists(path string) bool {
