@@ -356,3 +356,38 @@ func TestSisterNodeFailureRequeues(t *testing.T) {
 		return len(ents) == 0
 	})
 }
+
+// GPUs are assigned on every node of a job: its task on the sister sees
+// the sister's GPU the job got there (the lowest free one).
+func TestSisterGPUs(t *testing.T) {
+	dir := t.TempDir()
+	gpus := func(node string) string {
+		var paths []string
+		for i := 0; i < 2; i++ {
+			p := filepath.Join(dir, node+"-nvidia"+strconv.Itoa(i))
+			os.WriteFile(p, nil, 0o644)
+			paths = append(paths, p)
+		}
+		return "$gpus " + strings.Join(paths, ",") + "\n"
+	}
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.AddMom("n1", testcluster.MomOptions{Config: gpus("n1")})
+	c.AddMom("n2", testcluster.MomOptions{Config: gpus("n2")})
+	for _, n := range []string{"n1", "n2"} {
+		waitFor(t, n+" to report its GPUs", 20*time.Second, func() bool { return nodeAttr(c, n, "resources_available.ngpus") == "2" })
+	}
+	first := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1:ngpus=1")
+	c.MustRun("qrun", "-H", "n2", first)
+	c.WaitJobState(first, "R", 20*time.Second)
+	id := c.Submit("#!/bin/sh\npbsdsh sh -c 'echo \"node $PBS_NODENUM cvd=$CUDA_VISIBLE_DEVICES\"'\n", "-N", "gpus", "-l", "select=2:ncpus=1:ngpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", "-H", "n1+n2", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	out := readFile(t, filepath.Join(c.Home, "gpus.o"+strconv.Itoa(testcluster.Seq(id))))
+	for _, want := range []string{"node 0 cvd=0\n", "node 1 cvd=1\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	c.MustRun("qdel", first)
+}
