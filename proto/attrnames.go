@@ -119,6 +119,7 @@ const (
 	AttrRouteLifetime     = "route_lifetime"
 	AttrFromRouteOnly     = "from_route_only"
 	AttrKillDelay         = "kill_delay"
+	AttrResizeSignal      = "resize_signal" // qsub -W resize_signal=USR1: what an elastic job gets when it grows or shrinks
 	AttrKeepCompleted     = "keep_completed"
 	AttrTotalJobs         = "total_jobs"
 	AttrStateCount        = "state_count"

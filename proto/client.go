@@ -394,6 +394,9 @@ func (c *Client) WhoAmI() (WhoAmIReply, error) {
 	return reply, err
 }
 
+// ResizeJob grows or shrinks a running job (MsgResizeJob).
+func (c *Client) ResizeJob(req *ResizeRequest) error { return c.Call(MsgResizeJob, req, nil) }
+
 // RunJobs starts several jobs; the reply has one result per spec.
 func (c *Client) RunJobs(runs []RunSpec) ([]ObjectError, error) {
 	var reply RunJobsReply

@@ -117,6 +117,10 @@ type MomJobState struct {
 	// GPUs are the GPUs the job has on the node, as its exec_gpus shows
 	// them ("" for none).
 	GPUs string
+	// ExecVnode is the allocation the first mom runs the job with (an
+	// elastic job's changes; the server brings a mom that differs to
+	// what its store says).
+	ExecVnode string
 }
 
 // JobPhase is the part of a job's life its shepherd is in.
@@ -291,6 +295,9 @@ type MomJob struct {
 	// its environment): made by the mother superior at the start, passed
 	// to the sisters, never to the server.
 	TaskCookie string
+	// ResizeSignal is the signal the job gets when its allocation grows
+	// or shrinks (-W resize_signal; "" for none).
+	ResizeSignal string
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

@@ -55,6 +55,9 @@ type JoinJob struct {
 type EndJob struct {
 	JobID    string
 	RunCount int
+	// Grace is how long the sister lets the job's tasks there end by
+	// themselves before it kills them (a graceful shrink), in seconds.
+	Grace int
 }
 
 // SisterUsage is what a job used on a sister (its tasks' cpu time, its

@@ -3,6 +3,8 @@ package resc
 import (
 	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -137,6 +139,65 @@ func TestSelectTotals(t *testing.T) {
 	}
 }
 
+// A chunk count may be a range (elastic jobs): one spec per select, the
+// minimum at least 1 and not above the maximum; the totals count the
+// minimum; an allocation fixes the count.
+func TestSelectRange(t *testing.T) {
+	tests := []struct {
+		spec, want   string
+		min, max     int
+		err          string
+		allocN       int
+		allocWant    string
+		allocRefused bool
+	}{
+		{spec: "2-8:ncpus=4", want: "2-8:ncpus=4", min: 2, max: 8, allocN: 5, allocWant: "5:ncpus=4"},
+		{spec: "1:ncpus=2+1-3:ncpus=1", want: "1:ncpus=2+1-3:ncpus=1", min: 2, max: 4, allocN: 4, allocWant: "1:ncpus=2+3:ncpus=1"},
+		{spec: "3-3:ncpus=1", want: "3:ncpus=1", min: 3, max: 3, allocN: 3, allocWant: "3:ncpus=1"},
+		{spec: "2-4", want: "2-4", min: 2, max: 4, allocN: 1, allocRefused: true},
+		{spec: "2-4:ncpus=1", want: "2-4:ncpus=1", min: 2, max: 4, allocN: 5, allocRefused: true},
+		{spec: "8-2:ncpus=1", err: "minimum is above the maximum"},
+		{spec: "0-2:ncpus=1", err: "at least 1"},
+		{spec: "1-2:ncpus=1+1-2:ncpus=2", err: "only one chunk spec"},
+		{spec: "a-2:ncpus=1", err: "written min-max"},
+		{spec: "1-2000000", err: "between 1 and 1048576"},
+	}
+	for _, tt := range tests {
+		sel, err := ParseSelect(tt.spec)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ParseSelect(%q) = %v, want an error with %q", tt.spec, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("ParseSelect(%q): %v", tt.spec, err)
+		}
+		if got := sel.String(); got != tt.want {
+			t.Errorf("ParseSelect(%q).String() = %q, want %q", tt.spec, got, tt.want)
+		}
+		if sel.NodeCount() != tt.min || sel.MaxNodeCount() != tt.max {
+			t.Errorf("%q: %d to %d chunks, want %d to %d", tt.spec, sel.NodeCount(), sel.MaxNodeCount(), tt.min, tt.max)
+		}
+		if got := sel.Totals()["nodect"]; got != strconv.Itoa(tt.min) {
+			t.Errorf("%q: nodect %s, want the minimum %d", tt.spec, got, tt.min)
+		}
+		alloc, ok := sel.WithNodeCount(tt.allocN)
+		if ok == tt.allocRefused {
+			t.Errorf("%q.WithNodeCount(%d) ok = %v", tt.spec, tt.allocN, ok)
+		}
+		if ok && alloc.String() != tt.allocWant {
+			t.Errorf("%q.WithNodeCount(%d) = %q, want %q", tt.spec, tt.allocN, alloc, tt.allocWant)
+		}
+		if ok && alloc.Elastic() >= 0 {
+			t.Errorf("%q.WithNodeCount(%d) is still elastic", tt.spec, tt.allocN)
+		}
+		if w := sel[len(sel)-1].With("mem", "1gb"); w.Max != sel[len(sel)-1].Max {
+			t.Errorf("%q: With loses the range", tt.spec)
+		}
+	}
+}
+
 func TestParseNodes(t *testing.T) {
 	tests := []struct {
 		spec, want string
@@ -213,12 +274,20 @@ func FuzzCanonical(f *testing.F) {
 func FuzzSelect(f *testing.F) {
 	f.Add("2:ncpus=1:mem=300mb+1:ngpus=2")
 	f.Add("nodeA:ppn=2+3")
+	f.Add("2-8:ncpus=4+1:mem=1gb")
 	f.Fuzz(func(t *testing.T, spec string) {
 		if sel, err := ParseSelect(spec); err == nil {
-			if sel.NodeCount() <= 0 {
-				t.Fatalf("select %q has %d chunks", spec, sel.NodeCount())
+			if sel.NodeCount() <= 0 || sel.MaxNodeCount() < sel.NodeCount() {
+				t.Fatalf("select %q has %d to %d chunks", spec, sel.NodeCount(), sel.MaxNodeCount())
 			}
 			_ = sel.Totals()
+			back, err := ParseSelect(sel.String())
+			if err != nil || back.String() != sel.String() || back.MaxNodeCount() != sel.MaxNodeCount() {
+				t.Fatalf("select %q written %q reads back as %v, %v", spec, sel.String(), back, err)
+			}
+			if _, ok := sel.WithNodeCount(sel.MaxNodeCount()); !ok {
+				t.Fatalf("select %q cannot be allocated at its maximum", spec)
+			}
 		}
 		if sel, err := ParseNodes(spec); err == nil {
 			if _, err := ParseSelect(sel.String()); err != nil {

@@ -13,7 +13,12 @@ import (
 // node compares numbers and never parses: build chunks with those, not as
 // literals.
 type Chunk struct {
-	Count     int
+	Count int
+	// Max is the most copies of an elastic chunk spec ("2-8:ncpus=4":
+	// Count 2, Max 8); 0 for a fixed count. A job holds between Count
+	// and Max copies; what it holds is its exec_vnode, and the
+	// calendar counts the minimum (Count).
+	Max       int
 	Resources []Pair // in the order given, canonical values
 	// Amounts is what one copy takes from its node: its consumable
 	// numeric resources, and one cpu when it names no ncpus.
@@ -60,12 +65,14 @@ func (c Chunk) With(name, value string) Chunk {
 	}
 	rs := make([]Pair, len(c.Resources), len(c.Resources)+1)
 	copy(rs, c.Resources)
-	return NewChunk(c.Count, append(rs, Pair{name, value}))
+	out := NewChunk(c.Count, append(rs, Pair{name, value}))
+	out.Max = c.Max
+	return out
 }
 
 // One is a single copy of c.
 func (c Chunk) One() Chunk {
-	c.Count = 1
+	c.Count, c.Max = 1, 0
 	return c
 }
 
@@ -118,7 +125,27 @@ func ParseSelect(s string) (Select, error) {
 		}
 		fields := strings.Split(part, ":")
 		c := Chunk{Count: 1}
-		if n, err := strconv.Atoi(fields[0]); err == nil {
+		if lo, hi, isRange := strings.Cut(fields[0], "-"); isRange && !strings.Contains(fields[0], "=") {
+			n, err1 := strconv.Atoi(lo)
+			m, err2 := strconv.Atoi(hi)
+			switch {
+			case err1 != nil || err2 != nil:
+				return nil, &Error{Value: s, Reason: "a chunk count range is written min-max, as 2-8"}
+			case n < 1:
+				return nil, &Error{Value: s, Reason: "the minimum of a chunk count range must be at least 1"}
+			case m < n:
+				return nil, &Error{Value: s, Reason: "chunk count range " + fields[0] + ": the minimum is above the maximum"}
+			case m > maxChunkCount:
+				return nil, &Error{Value: s, Reason: "chunk count must be between 1 and 1048576"}
+			case sel.Elastic() >= 0:
+				return nil, &Error{Value: s, Reason: "only one chunk spec of a select may have a count range"}
+			}
+			c.Count = n
+			if m > n {
+				c.Max = m
+			}
+			fields = fields[1:]
+		} else if n, err := strconv.Atoi(fields[0]); err == nil {
 			if n <= 0 || n > maxChunkCount {
 				return nil, &Error{Value: s, Reason: "chunk count must be between 1 and 1048576"}
 			}
@@ -145,13 +172,55 @@ func ParseSelect(s string) (Select, error) {
 			}
 			c.Resources = append(c.Resources, Pair{name, canon})
 		}
-		total += c.Count
+		total += max(c.Count, c.Max)
 		if total > maxChunkCount {
 			return nil, &Error{Value: s, Reason: "too many chunks"}
 		}
-		sel = append(sel, NewChunk(c.Count, c.Resources))
+		ch := NewChunk(c.Count, c.Resources)
+		ch.Max = c.Max
+		sel = append(sel, ch)
 	}
 	return sel, nil
+}
+
+// Elastic is the index of the chunk spec with a count range, -1 when the
+// select has none.
+func (s Select) Elastic() int {
+	for i, c := range s {
+		if c.Max > 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// MaxNodeCount is the number of chunks at the maximum of the range (the
+// NodeCount of a select without one).
+func (s Select) MaxNodeCount() int {
+	n := 0
+	for _, c := range s {
+		n += max(c.Count, c.Max)
+	}
+	return n
+}
+
+// WithNodeCount is the select of one allocation of s: the ranged chunk
+// spec's count set so that the whole select has n chunks (fixed). ok is
+// false when n is outside s's range (s itself for a select without one
+// and n its NodeCount).
+func (s Select) WithNodeCount(n int) (sel Select, ok bool) {
+	if n < s.NodeCount() || n > s.MaxNodeCount() {
+		return nil, false
+	}
+	i := s.Elastic()
+	if i < 0 {
+		return s, true
+	}
+	out := make(Select, len(s))
+	copy(out, s)
+	out[i].Count += n - s.NodeCount()
+	out[i].Max = 0
+	return out, true
 }
 
 // String writes the select in canonical form ("2:ncpus=1:mem=300mb").
@@ -162,6 +231,10 @@ func (s Select) String() string {
 			b.WriteByte('+')
 		}
 		b.WriteString(strconv.Itoa(c.Count))
+		if c.Max > 0 {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(c.Max))
+		}
 		for _, p := range c.Resources {
 			b.WriteByte(':')
 			b.WriteString(p.Name)

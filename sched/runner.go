@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -656,6 +657,23 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				log.Warn("stage-in request refused", "job", d.Job.ID, "node", d.Where[0].Node, "error", err)
 			} else {
 				log.Info("early stage-in asked for", "job", d.Job.ID, "node", d.Where[0].Node)
+			}
+		case core.DecideGrow, core.DecideShrink:
+			flushRuns()
+			flushAlters()
+			req := &proto.ResizeRequest{JobID: d.Job.ID}
+			for _, c := range d.Where {
+				if d.Kind == core.DecideGrow {
+					req.Add = append(req.Add, c.Node)
+				} else if !slices.Contains(req.Release, c.Node) {
+					req.Release = append(req.Release, c.Node)
+				}
+			}
+			req.Grace, req.Immediate = int(d.Grace/time.Second), d.Immediate
+			if err := c.ResizeJob(req); err != nil {
+				log.Warn("resize refused", "job", d.Job.ID, "add", req.Add, "release", req.Release, "error", err)
+			} else {
+				log.Info("job resized", "job", d.Job.ID, "add", req.Add, "release", req.Release)
 			}
 		case core.DecideReserve:
 			// What qstat -f shows as estimated.start_time and

@@ -36,7 +36,31 @@ type Settings struct {
 	JobSortKeys     []ResourceSort // job_sort_key lines, in order
 	NodeSortKeys    []ResourceSort // node_sort_key lines, in order
 	SMPClusterDist  string         // smp_cluster_dist: pack, round_robin or lowest_load
+
+	// Elastic jobs (a select with a chunk count range, "2-8:ncpus=4"),
+	// Windows HPC's modes. SchedulingMode (scheduling_mode): ModeQueued
+	// starts jobs in order, each with as many chunks as are free up to
+	// its maximum, and grows running jobs toward their maximum before
+	// anything else starts; ModeBalanced starts every job at its minimum
+	// and shares what is left. PriorityBias (priority_bias: none, medium,
+	// high) weighs the shares by priority in balanced mode. Shrink
+	// (shrink: graceful, immediate) is how chunks are taken back from a
+	// running job, ShrinkGrace (shrink_grace) how long a graceful shrink
+	// lets the job give them back before its tasks there are killed.
+	SchedulingMode string
+	PriorityBias   string
+	Shrink         string
+	ShrinkGrace    time.Duration
 }
+
+// Elastic scheduling modes (Settings.SchedulingMode).
+const (
+	ModeQueued   = "queued"
+	ModeBalanced = "balanced"
+)
+
+// DefaultShrinkGrace is shrink_grace when the file does not set it.
+const DefaultShrinkGrace = 60 * time.Second
 
 // clone returns a deep copy, so that a caller of Active cannot change the
 // configuration through the slices.
@@ -153,7 +177,8 @@ const (
 // per euser, jobs packed) and backfilling on in prime and non-prime time,
 // looking at DefaultBackfillDepth jobs.
 func NewConfig() *Config {
-	s := Settings{ByQueue: DefaultByQueue, SortBy: DefaultSortBy, Backfill: true, SMPClusterDist: "pack"}
+	s := Settings{ByQueue: DefaultByQueue, SortBy: DefaultSortBy, Backfill: true, SMPClusterDist: "pack",
+		SchedulingMode: ModeQueued, PriorityBias: "none", Shrink: "graceful", ShrinkGrace: DefaultShrinkGrace}
 	return &Config{
 		Prime:                s,
 		NonPrime:             s.clone(),

@@ -62,6 +62,18 @@ func configOptions() []option {
 			showC: func(c *Config) []string { return []string{strconv.FormatBool(*f(c))} },
 		}
 	}
+	enumS := func(name string, f func(*Settings) *string, values ...string) option {
+		return option{name: name,
+			setS: func(v string) (func(*Settings), error) {
+				var err error
+				if !slices.Contains(values, v) {
+					err = fmt.Errorf("%q is not %s", v, strings.Join(values, ", "))
+				}
+				return func(s *Settings) { *f(s) = v }, err
+			},
+			showS: func(s *Settings) []string { return []string{*f(s)} },
+		}
+	}
 	durC := func(name string, f func(*Config) *time.Duration) option {
 		return option{name: name,
 			setC: func(c *Config, v string) error {
@@ -249,6 +261,16 @@ func configOptions() []option {
 				}
 				return []string{quote(c.JobSortFormula.String())}
 			},
+		},
+		enumS("scheduling_mode", func(s *Settings) *string { return &s.SchedulingMode }, ModeQueued, ModeBalanced),
+		enumS("priority_bias", func(s *Settings) *string { return &s.PriorityBias }, "none", "medium", "high"),
+		enumS("shrink", func(s *Settings) *string { return &s.Shrink }, "graceful", "immediate"),
+		{name: "shrink_grace",
+			setS: func(v string) (func(*Settings), error) {
+				d, err := parseDuration(v)
+				return func(s *Settings) { s.ShrinkGrace = d }, err
+			},
+			showS: func(s *Settings) []string { return []string{formatDuration(s.ShrinkGrace)} },
 		},
 		{name: "smp_cluster_dist",
 			setS: func(v string) (func(*Settings), error) {

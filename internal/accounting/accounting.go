@@ -23,6 +23,7 @@ const (
 	Deleted = 'D'
 	Aborted = 'A'
 	Rerun   = 'R'
+	Update  = 'u' // a running job's allocation changed (OpenPBS's pbs_release_nodes record)
 )
 
 // Writer appends records to the day's file. Records are written with one

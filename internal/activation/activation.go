@@ -25,6 +25,15 @@ const (
 	EnvExecVnode     = "PBS_FILTER_EXEC_VNODE"
 	EnvQueue         = "PBS_FILTER_QUEUE"
 	EnvUser          = "PBS_FILTER_USER"
+	// EnvRunning is 1 when the job runs already and the candidate
+	// resources would grow it (an elastic job; exit 0 grows it, anything
+	// else leaves them to others), else 0. EnvMinChunks, EnvMaxChunks and
+	// EnvChunks are its select's range and the chunks it holds with the
+	// candidates (0 for a job without a range).
+	EnvRunning   = "PBS_FILTER_RUNNING"
+	EnvMinChunks = "PBS_FILTER_MIN_CHUNKS"
+	EnvMaxChunks = "PBS_FILTER_MAX_CHUNKS"
+	EnvChunks    = "PBS_FILTER_CHUNKS"
 )
 
 // cycleMargin is kept free at the end of a cycle for applying its
@@ -153,14 +162,23 @@ func (f *Filters) env(c fifo.Candidate) []string {
 	for _, ch := range c.Where {
 		cpus += ch.Amounts()["ncpus"]
 	}
-	backfill := "0"
+	backfill, running := "0", "0"
 	if c.Backfill {
 		backfill = "1"
+	}
+	minC, maxC, chunks := 0, 0, 0
+	if c.Job.Select.Elastic() >= 0 {
+		minC, maxC, chunks = c.Job.Select.NodeCount(), c.Job.Select.MaxNodeCount(), len(c.Where)
+	}
+	if c.Running {
+		running = "1"
+		chunks += len(c.Job.Where)
 	}
 	return filter.Env(filter.EnvKind, "activation", filter.EnvJobID, c.Job.ID,
 		EnvPass, strconv.Itoa(f.pass), EnvJobIndex, strconv.Itoa(c.Index), EnvBackfill, backfill,
 		EnvResourceCount, strconv.FormatFloat(cpus, 'f', -1, 64), EnvExecVnode, sched.ExecVnode(c.Where),
-		EnvQueue, c.Job.Queue, EnvUser, c.Job.Owner)
+		EnvQueue, c.Job.Queue, EnvUser, c.Job.Owner, EnvRunning, running,
+		EnvMinChunks, strconv.Itoa(minC), EnvMaxChunks, strconv.Itoa(maxC), EnvChunks, strconv.Itoa(chunks))
 }
 
 // outcome turns the refusing filter's result into the pipeline's status.
@@ -172,6 +190,9 @@ func (f *Filters) outcome(cx *fifo.Context, c fifo.Candidate, r filter.Result) c
 		code = r.Code
 	}
 	switch {
+	case c.Running:
+		// For a running job only 0 means anything: no growth now.
+		return core.NotNowf(name, "%s refused growing the running job", who)
 	case code == 3:
 		until := f.holdUntil(cx, c.Job)
 		return core.Waitf(name, until, "held until %s by %s", until.Format("Mon Jan 02 at 15:04:05"), who)

@@ -29,6 +29,9 @@ const (
 	// stages out to it, once the file's partial copy exists, before the
 	// first chunk arrives.
 	MomStageReceive = "mom.stage_receive"
+	// ServerResizeMom is after the server committed a running job's
+	// growth, before it tells the job's first mom.
+	ServerResizeMom = "server.resize_mom"
 	// MomJoinJob is in a sister mom asked to join a job, before it takes
 	// anything for it: the join is refused.
 	MomJoinJob = "mom.join_job"
@@ -40,7 +43,7 @@ const (
 // Points lists every point, for tests and for checking GOPBS_FAULTS.
 var Points = []string{
 	StoreBeforeCommit, StoreAfterCommit, ServerBeforeReply, ServerDispatchMom, ServerObit,
-	SchedMidCycle, MomAfterStart, MomBeforeObit, MomStageReceive, MomJoinJob, ShepherdStarted,
+	SchedMidCycle, ServerResizeMom, MomAfterStart, MomBeforeObit, MomStageReceive, MomJoinJob, ShepherdStarted,
 }
 
 // EnvVar holds the faults to arm in a fault build.

@@ -39,14 +39,21 @@ type Job struct {
 	Checkpoint string
 	// Depends is the depend attribute, parsed; the job is held while
 	// Depends.Waiting() (see EvalState).
-	Depends       Depends
-	ErrorPath     string
-	OutputPath    string
-	JoinPath      string
-	KeepFiles     string
-	ExecHost      string
-	ExecVnode     string
-	ExecGPUs      string // the GPUs its mom gave it (exec_gpus)
+	Depends    Depends
+	ErrorPath  string
+	OutputPath string
+	JoinPath   string
+	KeepFiles  string
+	ExecHost   string
+	ExecVnode  string
+	ExecGPUs   string // the GPUs its mom gave it (exec_gpus)
+	// ResizeSignal is the signal an elastic job gets when its allocation
+	// changes (-W resize_signal: a name without SIG, or a number; ""
+	// for none). Releasing lists the nodes a shrink under way gives back
+	// ("+"-separated; "" for none): the job holds them until its first
+	// mom has ended its part there.
+	ResizeSignal  string
+	Releasing     string
 	Holds         string // canonical "uos" subset, "" for none
 	MailPoints    string
 	MailUsers     string
@@ -542,6 +549,24 @@ func checkMailUsers(v string) (string, error) {
 	return users, nil
 }
 
+// checkSignalName accepts a signal as qsig takes it: a name with or
+// without SIG (stored without, upper case) or a number from 1 to 64;
+// whether the name is a signal of this system is the server's check
+// (model knows no system's signals).
+func checkSignalName(v string) (string, error) {
+	s := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(v)), "SIG")
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 || n > 64 {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "resize_signal = %q (a signal number is 1 to 64)", v)
+		}
+		return s, nil
+	}
+	if s == "" || len(s) > 16 || strings.IndexFunc(s, func(r rune) bool { return (r < 'A' || r > 'Z') && (r < '0' || r > '9') }) >= 0 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "resize_signal = %q (want a signal name such as USR1, or a number)", v)
+	}
+	return s, nil
+}
+
 // checkUmask accepts an octal umask of one to four digits, at most 0777,
 // and stores it with three digits ("22" -> "022").
 func checkUmask(v string) (string, error) {
@@ -776,6 +801,7 @@ var jobAttrs = []jobAttr{
 			return nil
 		}),
 	mkStr(proto.AttrJobType, jaUser, func(j *Job) *string { return &j.JobType }, checkJobType),
+	mkStr(proto.AttrResizeSignal, jaUser|jaRunning, func(j *Job) *string { return &j.ResizeSignal }, checkSignalName),
 	mk(proto.AttrKillDelay, jaUser, func(j *Job) (string, bool) { return strconv.FormatInt(j.KillDelay, 10), j.HasKillDelay },
 		func(j *Job, _, v string) error {
 			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)

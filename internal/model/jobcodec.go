@@ -202,6 +202,8 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.DeleteAskedBy }),
 	fInteractive,
 	fStr(func(j *Job) *string { return &j.ExecGPUs }),
+	fStr(func(j *Job) *string { return &j.ResizeSignal }),
+	fStr(func(j *Job) *string { return &j.Releasing }),
 }
 
 // fInteractive stores Interactive as [port, cookie], nil for a batch

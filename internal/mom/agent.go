@@ -143,6 +143,10 @@ type momJob struct {
 	// what they used: its end is reported only then.
 	woundDown, windingDown bool
 	extraUsed              proto.Usage
+	// resizeMu serialises the resizes of the job (resize.go);
+	// releasedUsed is what its parts on nodes it gave back used.
+	resizeMu     sync.Mutex
+	releasedUsed proto.Usage
 }
 
 // jobView is a copy of a job's changing fields.

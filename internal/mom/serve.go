@@ -94,6 +94,13 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 					rerr = &proto.Error{Code: r.Code, Text: r.Text}
 				}
 			}
+		case proto.MsgMomResizeJob:
+			var req proto.MomResize
+			if rerr = proto.DecodeBody(body, &req); rerr == nil {
+				// A graceful shrink waits for the job: no deadline here.
+				nc.SetDeadline(time.Time{})
+				rerr = m.resizeJob(&req)
+			}
 		case proto.MsgMomSignalJob:
 			var sig proto.MomSignal
 			if rerr = proto.DecodeBody(body, &sig); rerr == nil {

@@ -148,7 +148,7 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 			continue
 		}
 		js := proto.MomJobState{JobID: id, RunCount: j.spec.RunCount, SessionID: j.session.Pgid, Exited: j.result != nil, Suspended: j.suspended, Used: m.scaleUsage(j.used),
-			GPUs: execGPUs(m.cfg.NodeName, j.gpus)}
+			GPUs: execGPUs(m.cfg.NodeName, j.gpus), ExecVnode: j.spec.ExecVnode}
 		if j.result == nil && (len(j.spec.StageIn) > 0 || len(j.spec.StageOut) > 0) {
 			js.Phase = shepherd.ReadPhase(j.dir)
 		}

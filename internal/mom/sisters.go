@@ -131,6 +131,12 @@ func errText(err error) string {
 // job used there; a sister that cannot be reached is left to the server
 // (see the file comment).
 func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage {
+	return m.endSistersGrace(job, sisters, 0)
+}
+
+// endSistersGrace is endSisters letting the tasks on the sisters end by
+// themselves for grace seconds first (a graceful shrink).
+func (m *Mom) endSistersGrace(job *proto.MomJob, sisters []proto.NodeMom, grace int) proto.Usage {
 	used := make([]proto.Usage, len(sisters))
 	var wg sync.WaitGroup
 	for i, s := range sisters {
@@ -139,8 +145,8 @@ func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage
 			defer wg.Done()
 			var reply proto.SisterUsage
 			// The sister waits for its tasks to end (kill_delay).
-			wait := time.Duration(job.KillDelay)*time.Second + taskEndWait + momHandshake
-			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount}, &reply, wait)
+			wait := time.Duration(job.KillDelay+int64(grace))*time.Second + taskEndWait + momHandshake
+			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount, Grace: grace}, &reply, wait)
 			var pe *proto.Error
 			switch {
 			case err == nil:
@@ -180,7 +186,7 @@ func (m *Mom) windDown(j *momJob) {
 		// The job's cgroup counted its tasks' cpu here already.
 		local.CPUSecs = 0
 	}
-	j.extraUsed = addUsage(local, sisters)
+	j.extraUsed = addUsage(addUsage(local, sisters), j.releasedUsed)
 	j.woundDown = true
 	m.mu.Unlock()
 	m.wakeLink()
@@ -207,7 +213,8 @@ func (m *Mom) joinJob(from string, jj *proto.JoinJob) error {
 	if old != nil {
 		switch {
 		case old.sister && old.spec.RunCount == job.RunCount:
-			return nil // a repeated request
+			// A repeated request, or the job's new allocation.
+			return m.updateSister(old, job)
 		case !old.sister && !m.hasEnded(old):
 			return proto.Errorf(proto.PBSE_MOMREJECT, ": job %s runs on %s as its first node", job.JobID, m.cfg.NodeName)
 		case old.sister:
@@ -299,7 +306,13 @@ func (m *Mom) endJob(from string, req *proto.EndJob) (*proto.SisterUsage, error)
 	if len(j.spec.Moms) == 0 || j.spec.Moms[0].Node != from {
 		return nil, proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may end it on %s", req.JobID, m.cfg.NodeName)
 	}
-	used := m.endSisterJob(j, "task killed: its job ended")
+	why := "task killed: its job ended"
+	if req.Grace > 0 {
+		// A graceful shrink: the job may let go of this node by itself.
+		m.waitTasksGone(j, time.Duration(req.Grace)*time.Second)
+		why = "task killed: its job gave this node back"
+	}
+	used := m.endSisterJob(j, why)
 	return &proto.SisterUsage{Used: m.scaleUsage(used)}, nil
 }
 

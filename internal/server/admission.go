@@ -179,6 +179,9 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 		j.VariableList = model.SetVar(j.VariableList, "PBS_O_QUEUE", qname)
 		j.OutputPath = s.stdPath(j, j.OutputPath, 'o', who)
 		j.ErrorPath = s.stdPath(j, j.ErrorPath, 'e', who)
+		if err := checkResizeSignal(j); err != nil {
+			return err
+		}
 		never, err := s.checkDepends(j, priv)
 		if err != nil {
 			return err

@@ -218,6 +218,9 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 			return nil, "", err
 		}
 	}
+	if err := checkResizeSignal(c); err != nil {
+		return nil, "", err
+	}
 	return c, never, nil
 }
 

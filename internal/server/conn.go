@@ -348,6 +348,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return nil, s.jobRequest(who, t, req)
+	case proto.MsgResizeJob:
+		req, err := decode[proto.ResizeRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.resizeJob(who, req)
 	case proto.MsgAlterJob:
 		req, err := decode[proto.AlterRequest](body)
 		if err != nil {

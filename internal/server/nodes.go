@@ -371,7 +371,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	now := s.now()
 	reply := &proto.MomStatusReply{}
-	var lost []model.JobKey
+	var lost, resync []model.JobKey
 	s.mu.Lock()
 	if _, ok := s.nodes[st.Node]; !ok {
 		s.mu.Unlock()
@@ -432,6 +432,11 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
 		}
+		if mj.ExecVnode != "" && !mj.Exited && (mj.ExecVnode != j.ExecVnode || j.Releasing != "") && !s.resizing[j.Key()] {
+			// A resize the mom did not see through (a restart in the
+			// middle): the store's allocation wins.
+			resync = append(resync, j.Key())
+		}
 		if mj.GPUs != "" && mj.GPUs != j.ExecGPUs {
 			// Shown, not committed: saved with the job's next durable
 			// change, and reported again by a mom after a restart.
@@ -460,6 +465,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	for _, key := range lost {
 		s.requeue(key, "Job requeued: its execution host "+st.Node+" does not know it")
+	}
+	for _, key := range resync {
+		go s.resyncJob(key)
 	}
 	for _, key := range resetStage {
 		s.log.Warn("early stage-in lost: its mom does not report it", "seq", key.Seq, "index", key.Index, "node", st.Node)

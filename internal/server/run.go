@@ -389,15 +389,31 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if req.Select == nil {
 		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(the job has no select)")
 	}
+	// An elastic job starts with any number of chunks in its range: as
+	// many as the placement names (one node per chunk), else its minimum.
+	sel := req.Select
+	if sel.Elastic() >= 0 {
+		n := len(r.Where)
+		if n == 0 {
+			n = placementParts(r.Nodes)
+		}
+		if n <= 1 {
+			n = sel.NodeCount()
+		}
+		var ok bool
+		if sel, ok = req.Select.WithNodeCount(n); !ok {
+			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for select %s: %d to %d chunks)", n, req.Select, req.Select.NodeCount(), req.Select.MaxNodeCount())
+		}
+	}
 	hosts := r.Where
 	if len(hosts) == 0 {
-		if hosts, err = placementHosts(r.Nodes, req.Select); err != nil {
+		if hosts, err = placementHosts(r.Nodes, sel); err != nil {
 			return nil, err
 		}
-	} else if n := req.Select.NodeCount(); len(hosts) != n {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, req.Select)
+	} else if n := sel.NodeCount(); len(hosts) != n {
+		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, sel)
 	}
-	p, err := place.Chunks(req.Select, req.Place, s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost), hosts)
+	p, err := place.Chunks(sel, req.Place, s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost), hosts)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 	}
@@ -483,6 +499,17 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 	return hosts, nil
 }
 
+// placementParts counts the chunks of a run request's node list.
+func placementParts(spec string) int {
+	n := 0
+	for _, part := range strings.Split(spec, "+") {
+		if strings.TrimSpace(part) != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // sameAmounts compares two chunks' consumable amounts (a chunk naming no
 // ncpus takes one).
 func sameAmounts(a, b resc.Chunk) bool {
@@ -563,7 +590,7 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		StageIn:     s.stageFiles(j, j.Stagein, first, proto.StageGet),
 		StageOut:    s.stageFiles(j, j.Stageout, first, proto.StagePut),
 		Interactive: interactiveFor(j),
-		Moms:        s.jobMoms(p),
+		Moms:        s.jobMoms(p), ResizeSignal: j.ResizeSignal,
 	}
 }
 

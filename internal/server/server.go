@@ -98,6 +98,9 @@ type Server struct {
 	// stageAsked is when each job's early stage-in was last sent to its
 	// mom (not durable: after a restart the server's start counts).
 	stageAsked map[model.JobKey]time.Time
+	// resizing holds the jobs whose resize (or resync) is under way
+	// (resize.go).
+	resizing map[model.JobKey]bool
 	// dependants maps a job to the jobs that wait for it (an after form
 	// not yet met naming it). Derived from the jobs, never stored:
 	// rebuilt at load (depend.go).

@@ -338,6 +338,13 @@ type Settings struct {
 	ActivationFilters   []string
 	FilterTimeout       time.Duration
 	DefaultHoldDuration time.Duration
+	// Elastic jobs (elastic.go): Balanced is scheduling_mode balanced
+	// (else queued); PriorityBias is none, medium or high; a shrink is
+	// ShrinkImmediate, or lets the job go within ShrinkGrace.
+	Balanced        bool
+	PriorityBias    string
+	ShrinkImmediate bool
+	ShrinkGrace     time.Duration
 }
 
 // SortKey orders jobs by one value, ascending unless Descending.

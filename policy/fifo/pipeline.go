@@ -60,6 +60,10 @@ type Candidate struct {
 	// the first job tried).
 	Backfill bool
 	Index    int
+	// Running is set when the job runs already and Where are the chunks
+	// it would grow by (an elastic job): anything but Run leaves them to
+	// others.
+	Running bool
 }
 
 // Pipeline is one configuration of the extension points.
@@ -142,6 +146,7 @@ const (
 	cDedBoundary      = "Job would cross dedicated time boundary"
 	cStarving         = "Draining system to allow starving job to run"
 	cNodes            = "Not enough of the right type of nodes are available"
+	cShrinking        = "Waiting for running elastic jobs to give chunks back"
 	cQueueNotStarted  = "Queue not started."
 	cDedConflict      = "Dedicated time conflict"
 	cQueueIgnored     = "Queue is configured to be ignored"
@@ -333,6 +338,14 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// blocker is the job an activation Block stopped the cycle at: no job
 	// of equal or lower priority after it starts.
 	var blocker *core.Job
+	// Elastic jobs: in queued mode running ones grow toward their maximum
+	// before anything starts; in balanced mode they share what is left
+	// at the end, and give chunks above their minimum back for queued
+	// jobs that find no room (shrunk counts them).
+	if !st.Balanced {
+		p.grow(cx, plan, now)
+	}
+	shrunk := map[*core.Job]int{}
 	for i := 0; ; i++ {
 		var j *core.Job
 		if lazy {
@@ -409,6 +422,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if !fits {
 			where, fits = cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
 		}
+		if fits && !st.Balanced {
+			where = widest(cx, j, now, nodes, ignoreBlocks, where)
+		}
 		if fits && j.StageIn == core.StagingIn {
 			// Started now, it would copy its files a second time: it
 			// keeps what it would take until the copy is done.
@@ -462,6 +478,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if failNever(plan, j, neverRuns) {
 			continue
 		}
+		if st.Balanced && !backfilling && p.shrinkFor(cx, plan, j, shrunk) {
+			plan.Comment(j, notRunning+cShrinking)
+			continue
+		}
 		switch {
 		case backfilling:
 			plan.Comment(j, notRunning+cTopJob)
@@ -484,6 +504,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				stop(scope)
 			}
 		}
+	}
+	if st.Balanced {
+		p.share(cx, plan, now)
 	}
 	return plan
 }

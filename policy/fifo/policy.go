@@ -194,6 +194,8 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 	st.FairShare = a.FairShare
 	st.Formula = cfg.JobSortFormula
 	st.LoadBalancing, st.LoadBalancingRR = a.LoadBalancing, a.LoadBalancingRR
+	st.Balanced, st.PriorityBias = a.SchedulingMode == schedpriv.ModeBalanced, a.PriorityBias
+	st.ShrinkImmediate, st.ShrinkGrace = a.Shrink == "immediate", a.ShrinkGrace
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
 		keys = a.Keys

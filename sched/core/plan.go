@@ -45,6 +45,14 @@ const (
 	// later run there starts at once: copying takes unknown time, and the
 	// job waits anyway.
 	DecideStageIn
+	// DecideGrow adds the chunks of Where to a running elastic job (a
+	// select with a chunk count range), each a copy of its ranged spec;
+	// the server verifies them as it verifies a start.
+	DecideGrow
+	// DecideShrink takes back a running elastic job's chunks on the
+	// nodes of Where (above its minimum): the job gets Grace to let go,
+	// or none when Immediate.
+	DecideShrink
 )
 
 // Decision is one thing a policy wants done.
@@ -56,6 +64,9 @@ type Decision struct {
 	Holds string    // Hold
 	Until time.Time // Hold
 	Text  string    // Run: comment on start; Comment, Hold, Fail: the text
+	// Shrink: how the job gives its chunks back.
+	Grace     time.Duration
+	Immediate bool
 }
 
 // Plan records a cycle's decisions in order.
@@ -130,6 +141,17 @@ func (p *Plan) Reserve(j *Job, start time.Time, where []Chunk) {
 // there.
 func (p *Plan) StageIn(j *Job, node string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideStageIn, Job: j, Where: []Chunk{{Node: node}}})
+}
+
+// Grow adds the chunks of where to the running job j.
+func (p *Plan) Grow(j *Job, where []Chunk) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideGrow, Job: j, Where: where})
+}
+
+// Shrink takes back j's chunks on the nodes of where, with grace for the
+// job to let go (none when immediate).
+func (p *Plan) Shrink(j *Job, where []Chunk, grace time.Duration, immediate bool) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideShrink, Job: j, Where: where, Grace: grace, Immediate: immediate})
 }
 
 // Decisions returns the decisions in order.
