@@ -28,6 +28,11 @@ import (
 func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, comment string, now int64) {
 	var h model.Hooks
 	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
+	if !j.IsArray() {
+		// An array ends when its subjobs have: they are counted.
+		queue, result := j.Queue, endResult(substate, exit)
+		b.After(func() { s.metrics.Ended(queue, result) })
+	}
 	if j.IsSubjob {
 		s.endSubjob(b, j, now)
 		return
@@ -212,6 +217,8 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 		s.save(b, j)
 		s.hooks(b, j, h, now)
 		requeued = true
+		queue := j.Queue
+		b.After(func() { s.metrics.Requeued(queue) })
 		return nil
 	})
 	if err != nil {
