@@ -115,3 +115,37 @@ func TestSettingsFollowTheClock(t *testing.T) {
 		}
 	}
 }
+
+// Usage shows the fair-share usage for display without taking it as
+// saved: UsageState still reports the change afterwards, so the runner's
+// next save writes it. With fair share off there is none.
+func TestUsageForDisplayLeavesSaveMark(t *testing.T) {
+	files, err := schedpriv.Defaults(now.Year(), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{}
+	if err := p.Configure(files, core.NopLogger{}); err != nil {
+		t.Fatal(err)
+	}
+	if u := p.Usage(); u != nil {
+		t.Fatalf("usage %v with fair share off", u)
+	}
+	files.Config.Prime.FairShare, files.Config.NonPrime.FairShare = true, true
+	if err := p.Configure(files, core.NopLogger{}); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld().node("n1", 8, "free").job(1, "R", "workq", "alice", "1:ncpus=1", r("resources_used", "cput", "00:01:40"))
+	p.Schedule(sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs), core.EventNew, core.NopLogger{})
+	u := p.Usage()
+	if u["alice"] != 100 {
+		t.Fatalf("usage %v, want alice 100", u)
+	}
+	u["alice"] = 0 // a copy: the ledger is not changed through it
+	if _, changed := p.UsageState(); !changed {
+		t.Fatal("reading the usage for display cleared the change to save")
+	}
+	if u := p.Usage(); u["alice"] != 100 {
+		t.Fatalf("the ledger changed through Usage's map: %v", u)
+	}
+}
