@@ -26,13 +26,13 @@ import (
 // Its dependants are released or deleted in the same commit. A subjob
 // leaves what is kept of it with its array (endSubjob).
 func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, comment string, now int64) {
-	var h model.Hooks
-	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
 	if !j.IsArray() {
 		// An array ends when its subjobs have: they are counted.
-		queue, result := j.Queue, endResult(substate, exit)
+		queue, result := j.Queue, endResult(j, substate, exit)
 		b.After(func() { s.metrics.Ended(queue, result) })
 	}
+	var h model.Hooks
+	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
 	if j.IsSubjob {
 		s.endSubjob(b, j, now)
 		return

@@ -48,10 +48,12 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 	return metrics.ServerSnapshot{Jobs: jobs, Nodes: nodes}
 }
 
-// endResult is the result label of a job's end (finish's arguments).
-func endResult(substate, exit int) string {
+// endResult is the result label of j's end (finish's arguments): a job
+// whose delete was asked for ends deleted, whatever its run ended with
+// (killed by its delete, a running job's obit has a signal's status).
+func endResult(j *model.Job, substate, exit int) string {
 	switch {
-	case substate == model.SubTerminated:
+	case substate == model.SubTerminated || j.DeleteAskedBy != "":
 		return metrics.EndDeleted
 	case substate == model.SubFinished && exit == 0:
 		return metrics.EndOK
