@@ -44,16 +44,6 @@ func metricsCluster(t *testing.T) (c *testcluster.Cluster, server, sched, mom st
 	return c, url(sa), url(ca), url(ma)
 }
 
-// scrapeAll scrapes url and fails the test if it cannot.
-func scrapeAll(t *testing.T, url string) testcluster.Samples {
-	t.Helper()
-	s, err := testcluster.Scrape(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // expectSeries checks series in a scrape; each want is name, value and
 // label pairs.
 type series struct {
@@ -121,7 +111,7 @@ func TestMetricsAfterKnownWorkload(t *testing.T) {
 	// wait for the last of them (J2's end, the node free).
 	var s testcluster.Samples
 	testcluster.WaitFor(t, "the server's metrics to show every end", 10*time.Second, func() (bool, string) {
-		s = scrapeAll(t, serverURL)
+		s = testcluster.MustScrape(t, serverURL)
 		ok, _ := s.Get(metrics.ServerEnds, "queue", "workq", "result", metrics.EndOK)
 		free, _ := s.Get(metrics.ServerNodes, "state", "free")
 		return ok == 1 && free == 1, sampleKeys(s)
@@ -155,7 +145,7 @@ func TestMetricsAfterKnownWorkload(t *testing.T) {
 		t.Errorf("pbs_server: %v remote connections, want the mom's at least", n)
 	}
 
-	s = scrapeAll(t, schedURL)
+	s = testcluster.MustScrape(t, schedURL)
 	expectSeries(t, "pbs_sched", s, []series{
 		{metrics.SchedStarted, 4, nil},
 		{metrics.SchedBackfilled, 1, nil},
@@ -171,7 +161,7 @@ func TestMetricsAfterKnownWorkload(t *testing.T) {
 		t.Errorf("pbs_sched: refusals in a workload without any:\n%s", sampleKeys(s))
 	}
 
-	s = scrapeAll(t, momURL)
+	s = testcluster.MustScrape(t, momURL)
 	expectSeries(t, "pbs_mom", s, []series{
 		{metrics.MomStarts, 4, nil},
 		{metrics.MomJobsRunning, 0, nil},
@@ -193,7 +183,7 @@ func TestMetricsFloodLeavesBatchPortsAlone(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{Conf: "PBS_SERVER_METRICS=" + addr + "\n"})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	url := "http://" + addr + metrics.Path
-	scrapeAll(t, url)
+	testcluster.MustScrape(t, url)
 
 	var conns []net.Conn
 	defer func() {

@@ -34,15 +34,6 @@ func serve(t *testing.T, b *base) string {
 	return "http://" + l.Addr() + Path
 }
 
-func scrape(t *testing.T, url string) testcluster.Samples {
-	t.Helper()
-	s, err := testcluster.Scrape(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func want(t *testing.T, s testcluster.Samples, v float64, name string, labels ...string) {
 	t.Helper()
 	got, ok := s.Get(name, labels...)
@@ -72,7 +63,7 @@ func TestServerFamilies(t *testing.T) {
 	defer a.Close()
 	defer b.Close()
 	local.Admit("uid:0", a)
-	s := scrape(t, serve(t, &m.base))
+	s := testcluster.MustScrape(t, serve(t, &m.base))
 	want(t, s, 3, ServerJobs, "queue", "workq", "state", "queued")
 	want(t, s, 1, ServerJobs, "queue", "workq", "state", "running")
 	want(t, s, 2, ServerJobs, "queue", "long", "state", "held")
@@ -114,7 +105,7 @@ func TestSchedFamilies(t *testing.T) {
 	m.Cycle(1, 0, nil)
 	m.SetUsage(map[string]float64{"alice": 120, "bob": 7.5})
 	url := serve(t, &m.base)
-	s := scrape(t, url)
+	s := testcluster.MustScrape(t, url)
 	want(t, s, 2, SchedCycles)
 	want(t, s, 1, SchedPhaseSeconds+"_count", "phase", PhaseFetch)
 	want(t, s, 0.01, SchedPhaseSeconds+"_sum", "phase", PhaseFetch)
@@ -127,7 +118,7 @@ func TestSchedFamilies(t *testing.T) {
 	want(t, s, 1, SchedConnections, "class", ListenerClass)
 	// Fair share turned off: the usage goes.
 	m.SetUsage(nil)
-	if s := scrape(t, url); s.Has(SchedFairshareUsage) {
+	if s := testcluster.MustScrape(t, url); s.Has(SchedFairshareUsage) {
 		t.Error("fair-share usage shown with fair share off")
 	}
 }
@@ -140,7 +131,7 @@ func TestMomFamilies(t *testing.T) {
 	m.Started()
 	m.OOMKilled()
 	url := serve(t, &m.base)
-	s := scrape(t, url)
+	s := testcluster.MustScrape(t, url)
 	want(t, s, 2, MomJobsRunning)
 	want(t, s, 3, MomStarts)
 	want(t, s, 1, MomOOMKills)
@@ -148,7 +139,7 @@ func TestMomFamilies(t *testing.T) {
 		t.Error("a lease age before any lease")
 	}
 	src.snap.LeaseRenewed, src.snap.Lease = time.Now().Add(-30*time.Second), 90*time.Second
-	s = scrape(t, url)
+	s = testcluster.MustScrape(t, url)
 	if age, _ := s.Get(MomLeaseAge); age < 30 || age > 60 {
 		t.Errorf("lease age %v, want about 30 s", age)
 	}

@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
-	"sync"
 	"testing"
 
 	"gopbs/internal/metrics"
-	"gopbs/internal/model"
 	"gopbs/internal/testcluster"
 	"gopbs/proto"
 )
@@ -38,10 +35,7 @@ func TestMetricsServerWorkload(t *testing.T) {
 	if err := c.Manager(&proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjNode, Name: "n1"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := testcluster.Scrape(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := testcluster.MustScrape(t, url)
 	for _, w := range []struct {
 		v      float64
 		name   string
@@ -89,53 +83,14 @@ func BenchmarkMetricsScrape(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	port := strconv.Itoa(fakeMom(b, s.key))
-	var vn []proto.VnodeStatus
-	s.mu.Lock()
-	for i := 0; i < nodes; i++ {
-		name := fmt.Sprintf("s%06d", i)
-		o := model.NewObject(name)
-		o.Set(proto.AttrNodeMom, "", "127.0.0.1")
-		o.Set(proto.AttrNodePort, "", port)
-		s.nodes[name] = o
-		vn = append(vn, proto.VnodeStatus{Name: name, Ncpus: 10, Physmem: 64 << 30})
-	}
-	o := model.NewObject("simhost")
-	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
-	o.Set(proto.AttrNodePort, "", port)
-	s.nodes["simhost"] = o
-	s.mu.Unlock()
-	if _, err := s.momStatus(&caller{name: "simhost", role: proto.RoleMom}, &proto.MomStatus{Node: "simhost", Vnodes: vn, IdealLoad: -1, MaxLoad: -1}); err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	const clients = 32
-	for w := 0; w < clients; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cl, err := proto.Dial(proto.DialOptions{Network: "unix", Address: s.cfg.SocketPath})
-			if err != nil {
-				b.Error(err)
-				return
-			}
-			defer cl.Close()
-			for i := w; i < jobs; i += clients {
-				attrs := []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "1:ncpus=1"}}
-				if i%4 == 3 {
-					attrs = append(attrs, proto.Attr{Name: proto.AttrHoldTypes, Value: "u"})
-				}
-				if _, err := cl.Submit(&proto.SubmitRequest{Queue: queues[i%len(queues)], Script: []byte("#!/bin/sh\n"), Attrs: attrs}); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if b.Failed() {
-		b.FailNow()
-	}
+	benchNodes(b, s, nodes)
+	submitConcurrently(b, s, 32, jobs, func(i int) *proto.SubmitRequest {
+		attrs := []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "1:ncpus=1"}}
+		if i%4 == 3 {
+			attrs = append(attrs, proto.Attr{Name: proto.AttrHoldTypes, Value: "u"})
+		}
+		return &proto.SubmitRequest{Queue: queues[i%len(queues)], Script: []byte("#!/bin/sh\n"), Attrs: attrs}
+	})
 	all, _, err := c.StatusJobs(&proto.StatusRequest{Attrs: []string{"job_state"}})
 	if err != nil {
 		b.Fatal(err)
@@ -150,10 +105,7 @@ func BenchmarkMetricsScrape(b *testing.B) {
 		b.Fatal(err, res[0])
 	}
 	url := "http://" + s.MetricsAddr() + metrics.Path
-	got, err := testcluster.Scrape(url)
-	if err != nil {
-		b.Fatal(err)
-	}
+	got := testcluster.MustScrape(b, url)
 	total := 0.0
 	for _, q := range queues {
 		for _, st := range slotStates {

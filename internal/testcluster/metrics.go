@@ -66,6 +66,16 @@ func Scrape(url string) (Samples, error) {
 	return ParseMetrics(resp.Body)
 }
 
+// MustScrape is Scrape, failing the test when it fails.
+func MustScrape(t TB, url string) Samples {
+	t.Helper()
+	s, err := Scrape(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // ParseMetrics reads Prometheus's text format into Samples.
 func ParseMetrics(r io.Reader) (Samples, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)

@@ -13,11 +13,9 @@ import (
 	schedpriv "gopbs/sched_priv"
 )
 
-// The shipped sched_priv, through the policy, in prime and non-prime time:
-// queues by priority; within a queue the smallest memory request first
-// (jobs without one after, in submission order); a job queued over 24
-// hours goes before everything and, once started, blocks nothing.
-func TestShippedPolicy(t *testing.T) {
+// shippedPolicy is a Policy configured with the shipped sched_priv files.
+func shippedPolicy(t *testing.T) (*schedpriv.Files, *Policy) {
+	t.Helper()
 	files, err := schedpriv.Defaults(now.Year(), time.UTC)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +24,15 @@ func TestShippedPolicy(t *testing.T) {
 	if err := p.Configure(files, core.NopLogger{}); err != nil {
 		t.Fatal(err)
 	}
+	return files, p
+}
+
+// The shipped sched_priv, through the policy, in prime and non-prime time:
+// queues by priority; within a queue the smallest memory request first
+// (jobs without one after, in submission order); a job queued over 24
+// hours goes before everything and, once started, blocks nothing.
+func TestShippedPolicy(t *testing.T) {
+	files, p := shippedPolicy(t)
 	mem := func(v string) []any { return []any{r("Resource_List", "mem", v)} }
 	build := func(at time.Time, starving bool) *world {
 		queued := func(ago time.Duration) []any {
@@ -120,14 +127,7 @@ func TestSettingsFollowTheClock(t *testing.T) {
 // saved: UsageState still reports the change afterwards, so the runner's
 // next save writes it. With fair share off there is none.
 func TestUsageForDisplayLeavesSaveMark(t *testing.T) {
-	files, err := schedpriv.Defaults(now.Year(), time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &Policy{}
-	if err := p.Configure(files, core.NopLogger{}); err != nil {
-		t.Fatal(err)
-	}
+	files, p := shippedPolicy(t)
 	if u := p.Usage(); u != nil {
 		t.Fatalf("usage %v with fair share off", u)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,16 +105,10 @@ func metricsExperiment(nodes, jobs, running, scrapes, loops int) {
 	// The same while loops submit, each on its own connection.
 	var stop atomic.Bool
 	var submitted atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < loops; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := proto.Dial(proto.DialOptions{Network: "unix", Address: filepath.Join(cl.Home, "pbs_server.sock")})
-			if err != nil {
-				log.Fatal(err)
-			}
-			defer c.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		onClients(loops, cl, func(c *proto.Client) {
 			req := &proto.SubmitRequest{Script: []byte("#!/bin/sh\n"), Attrs: []proto.Attr{{Name: proto.AttrHoldTypes, Value: "u"}}}
 			for !stop.Load() {
 				if _, err := c.Submit(req); err != nil {
@@ -123,8 +116,8 @@ func metricsExperiment(nodes, jobs, running, scrapes, loops int) {
 				}
 				submitted.Add(1)
 			}
-		}()
-	}
+		})
+	}()
 	var busy []time.Duration
 	t0 = time.Now()
 	for i := 0; i < scrapes; i++ {
@@ -134,6 +127,6 @@ func metricsExperiment(nodes, jobs, running, scrapes, loops int) {
 	}
 	took := time.Since(t0)
 	stop.Store(true)
-	wg.Wait()
+	<-done
 	row(fmt.Sprintf("%s, %d loops submitting (%.0f jobs/s)", state, loops, float64(submitted.Load())/took.Seconds()), busy, size)
 }
