@@ -27,11 +27,14 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 	}
 	for _, m := range []map[string]*[8]int{s.counts.byQueueState, s.counts.subjobsByQueueState} {
 		for q, counts := range m {
-			sum := byQueue[q]
+			sum, live := byQueue[q]
 			for i, n := range counts {
 				sum[i] += n
+				live = live || n != 0
 			}
-			byQueue[q] = sum
+			if live { // not a deleted queue's zeros
+				byQueue[q] = sum
+			}
 		}
 	}
 	nodes := make(map[string]int, 8)
