@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"gopbs/internal/cgroup"
+	"gopbs/internal/metrics"
 	"gopbs/internal/shepherd"
 	"gopbs/internal/testcluster"
 )
@@ -170,7 +171,11 @@ func escapedGone(t *testing.T, tag string) {
 // comment naming the limit, in its E record and its error file; its
 // resources_used.mem is the cgroup's peak.
 func TestCgroupMemoryLimitKillsJob(t *testing.T) {
-	c, _, _ := cgroupCluster(t, "controllers memory,cpuset,cpu\n")
+	conf, _ := cgroupTree(t, "controllers memory,cpuset,cpu\n")
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	metricsAddr := fmt.Sprintf("127.0.0.1:%d", testcluster.FreePort(t))
+	c.AddMom("n1", testcluster.MomOptions{Files: map[string]string{cgroup.ConfigFile: conf}, Conf: "PBS_MOM_METRICS=" + metricsAddr + "\n"})
 	out := t.TempDir()
 	os.Chmod(out, 0o755)
 	id := c.Submit("#!/bin/sh\nhead -c 400m /dev/zero | tail\necho survived\nsleep 120\n",
@@ -200,6 +205,14 @@ func TestCgroupMemoryLimitKillsJob(t *testing.T) {
 	}
 	if !strings.Contains(rec, "Exit_status=265") {
 		t.Errorf("E record %q lacks Exit_status=265", rec)
+	}
+	// The mom counts the kill in its metrics.
+	s, err := testcluster.Scrape("http://" + metricsAddr + metrics.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := s.Get(metrics.MomOOMKills); v != 1 {
+		t.Errorf("%s = %v, want 1", metrics.MomOOMKills, v)
 	}
 }
 

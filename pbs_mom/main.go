@@ -54,13 +54,14 @@ func run() int {
 	defer d.Close()
 	cfg, log := d.Config, d.Log
 	m, err := mom.New(mom.Config{
-		Home:       cfg.Home,
-		NodeName:   cfg.MomNodeName,
-		ServerAddr: net.JoinHostPort(cfg.Server, strconv.Itoa(cfg.BatchPort)),
-		Port:       cfg.MomPort,
-		KeyFile:    cfg.KeyFile(),
-		SocketPath: cfg.MomSocket(),
-		Logger:     log,
+		Home:        cfg.Home,
+		NodeName:    cfg.MomNodeName,
+		ServerAddr:  net.JoinHostPort(cfg.Server, strconv.Itoa(cfg.BatchPort)),
+		Port:        cfg.MomPort,
+		KeyFile:     cfg.KeyFile(),
+		SocketPath:  cfg.MomSocket(),
+		Logger:      log,
+		MetricsAddr: cfg.MomMetrics,
 	})
 	if err != nil {
 		log.Error("cannot start", "error", err)

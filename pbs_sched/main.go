@@ -14,5 +14,9 @@ import (
 
 func main() { sched.Main("pbs_sched", activation.NewPolicy()) }
 
-// The FIFO policy keeps fair-share usage through the toolkit.
-var _ sched.UsageKeeper = (*activation.Policy)(nil)
+// The FIFO policy keeps fair-share usage through the toolkit, and shows
+// it in the metrics.
+var (
+	_ sched.UsageKeeper   = (*activation.Policy)(nil)
+	_ sched.UsageReporter = (*activation.Policy)(nil)
+)

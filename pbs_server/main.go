@@ -44,6 +44,7 @@ func run() int {
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),
 		Sendmail:      cfg.Sendmail,
+		MetricsAddr:   cfg.ServerMetrics,
 		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
 	})

@@ -57,6 +57,13 @@ var msgNames = map[MsgType]string{
 	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob", MsgMoveJob: "MoveJob",
 }
 
+// Known reports whether t is a message type of this build (one with a
+// name), so that monitoring can lump the others together.
+func (t MsgType) Known() bool {
+	_, ok := msgNames[t]
+	return ok
+}
+
 func (t MsgType) String() string {
 	if n, ok := msgNames[t]; ok {
 		return n

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"gopbs/internal/listen"
 	"gopbs/internal/logging"
 	"gopbs/internal/logging/logclass"
+	"gopbs/internal/metrics"
 	"gopbs/proto"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -50,6 +52,13 @@ type UsageKeeper interface {
 	UsageState() (*schedpriv.UsageState, bool)
 	Following() []string
 	SyncEvery() time.Duration
+}
+
+// UsageReporter is a UsageKeeper that also shows its fair-share usage
+// for display, without taking it as saved (UsageState clears its changed
+// mark): pbs_sched's metrics read it after each cycle.
+type UsageReporter interface {
+	Usage() schedpriv.Usage // a copy; nil when fair share is off
 }
 
 // CycleReader reads from the server, during a cycle, what the world does
@@ -152,6 +161,8 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	// classes (applied on each successful configure).
 	flog := logging.NewFiltered(o.Logger)
 	r := &runner{policy: policy, o: o, log: flog, logFilter: flog, dir: o.Config.SchedPriv()}
+	limit := connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security))
+	r.metrics = metrics.NewSched(r.log.Named("metrics"), limit)
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
 		return fmt.Errorf("sched_priv: %w", err)
 	}
@@ -187,6 +198,13 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		return fmt.Errorf("listen on port %d: %w", o.Config.SchedPort, err)
 	}
 	defer l.Close()
+	if addr := o.Config.SchedMetrics; addr != "" {
+		ml, err := r.metrics.Listen(addr, r.log.Named("metrics"))
+		if err != nil {
+			return err
+		}
+		defer ml.Close()
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -220,7 +238,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	// at a time (serve takes cycleMu).
 	loop := &listen.Loop{
 		Listener: l, Handshake: handshakeTimeout, Stop: stop, Conns: &wg, FailOnError: true,
-		Limit: connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security)),
+		Limit: limit,
 		Serve: func(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 			if r.serve(ctx, nc, slot) {
 				once.Do(func() { close(quit) })
@@ -263,6 +281,8 @@ type runner struct {
 	logFilter *logging.Filtered
 	// status is shown as the server's comment (policystatus.go).
 	status policyStatus
+	// metrics are served when pbs.conf names PBS_SCHED_METRICS.
+	metrics *metrics.Sched
 }
 
 // jobCache keeps the jobs of the last cycle, so that a cycle fetches only
@@ -406,13 +426,18 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	}
 	r.addEnded(client, world)
 	fetched := time.Now()
+	r.metrics.Phase(metrics.PhaseFetch, fetched.Sub(start))
 	r.mu.Lock()
 	if ca, ok := r.policy.(CycleAware); ok {
 		ca.BeginCycle(cycleReader{c: client, name: hello.Name}, deadline, r.log.Named("filters"))
 	}
 	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
+	if ur, ok := r.policy.(UsageReporter); ok {
+		r.metrics.SetUsage(ur.Usage())
+	}
 	r.mu.Unlock()
 	decided := time.Now()
+	r.metrics.Phase(metrics.PhaseDecide, decided.Sub(fetched))
 	var decisions []core.Decision
 	if plan != nil {
 		decisions = plan.Decisions()
@@ -421,6 +446,8 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	if ca, ok := r.policy.(CycleAware); ok {
 		ca.EndCycle(stats.notStarted)
 	}
+	r.metrics.Phase(metrics.PhaseApply, time.Since(decided))
+	r.metrics.Cycle(stats.started, stats.backfilled, stats.refusedBy)
 	r.syncComment(client)
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
@@ -530,7 +557,31 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 
 type applyStats struct {
 	started, refused, comments int
-	notStarted                 []string // runs refused or lost
+	backfilled                 int            // of started, those whose decision backfilled
+	refusedBy                  map[string]int // refused and lost runs by reason (the metrics' label)
+	notStarted                 []string       // runs refused or lost
+}
+
+// refusalLost is the reason of runs lost with their request (no answer
+// from the server), among the refusals' reasons (PBS error texts).
+const refusalLost = "run request failed"
+
+// refusal counts n runs not started for why.
+func (st *applyStats) refusal(why string, n int) {
+	if st.refusedBy == nil {
+		st.refusedBy = map[string]int{}
+	}
+	st.refusedBy[why] += n
+}
+
+// refusalReason is the reason label of a refused start: the PBS error
+// code's standard text, a small fixed set (the text the server sent
+// names jobs and nodes).
+func refusalReason(code proto.Code) string {
+	if m := strings.TrimSpace(code.Message()); m != "" {
+		return m
+	}
+	return "PBS error " + strconv.Itoa(int(code))
 }
 
 // apply carries out decisions in order; consecutive starts and comments
@@ -540,6 +591,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	var st applyStats
 	var runs []proto.RunSpec
 	var runJobs []*core.Job         // the jobs of runs, in order
+	var runBackfill []bool          // whether each run backfills
 	arrayNoted := map[string]bool{} // arrays whose comment was set this cycle
 	failed := map[string]bool{}     // jobs and arrays deleted as never able to run
 	var alters []proto.AlterRequest
@@ -556,21 +608,26 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			for _, r := range runs {
 				st.notStarted = append(st.notStarted, r.JobID)
 			}
-			runs, runJobs = runs[:0], runJobs[:0]
+			st.refusal(refusalLost, len(runs))
+			runs, runJobs, runBackfill = runs[:0], runJobs[:0], runBackfill[:0]
 			return
 		}
 		for i, r := range res {
 			if r.Code == proto.PBSE_NONE {
 				st.started++
+				if runBackfill[i] {
+					st.backfilled++
+				}
 				log.Debug("job started", "job", runs[i].JobID, "nodes", runs[i].Nodes)
 				continue
 			}
 			st.refused++
+			st.refusal(refusalReason(r.Code), 1)
 			st.notStarted = append(st.notStarted, runs[i].JobID)
 			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
 			alters = append(alters, comment(shared(runJobs[i]), "Not Running: PBS Error: "+r.Text))
 		}
-		runs, runJobs = runs[:0], runJobs[:0]
+		runs, runJobs, runBackfill = runs[:0], runJobs[:0], runBackfill[:0]
 	}
 	flushAlters := func() {
 		if len(alters) == 0 {
@@ -598,6 +655,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			}
 			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text})
 			runJobs = append(runJobs, d.Job)
+			runBackfill = append(runBackfill, d.Backfill)
 		case core.DecideComment:
 			flushRuns()
 			if a := d.Job.FromArray; a != "" {

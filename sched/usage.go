@@ -34,6 +34,10 @@ func (r *runner) restoreUsage() {
 	}
 	keeper.RestoreUsage(s)
 	r.savedUsage = time.Now()
+	if ur, ok := r.policy.(UsageReporter); ok {
+		// Shown from the start, not from the first cycle.
+		r.metrics.SetUsage(ur.Usage())
+	}
 }
 
 // saveUsage writes the policy's usage when it changed and sync_time has

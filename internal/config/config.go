@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -30,6 +31,12 @@ const (
 	// KeySendmail is the mailer pbs_server runs for job mail (sendmail -f
 	// <mail_from> <recipients>, the message on its standard input).
 	KeySendmail = "PBS_SENDMAIL"
+	// KeyServerMetrics, KeySchedMetrics and KeyMomMetrics are the
+	// host:port on which pbs_server, pbs_sched and pbs_mom serve
+	// Prometheus metrics at /metrics; unset, a daemon serves none.
+	KeyServerMetrics = "PBS_SERVER_METRICS"
+	KeySchedMetrics  = "PBS_SCHED_METRICS"
+	KeyMomMetrics    = "PBS_MOM_METRICS"
 )
 
 // Defaults.
@@ -65,6 +72,9 @@ type Config struct {
 	Personality Personality
 	// Sendmail is the mailer for job mail (PBS_SENDMAIL).
 	Sendmail string
+	// ServerMetrics, SchedMetrics and MomMetrics are the metrics
+	// listeners' host:port ("" for none; an empty host is every address).
+	ServerMetrics, SchedMetrics, MomMetrics string
 }
 
 // Load reads the configuration using the process environment.
@@ -92,7 +102,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -182,7 +192,33 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 	if c.SchedPort, err = port(vals, KeySchedPort, DefaultSchedPort); err != nil {
 		return nil, err
 	}
+	for _, a := range []struct {
+		key string
+		to  *string
+	}{{KeyServerMetrics, &c.ServerMetrics}, {KeySchedMetrics, &c.SchedMetrics}, {KeyMomMetrics, &c.MomMetrics}} {
+		if *a.to, err = listenAddr(vals, a.key); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// listenAddr reads an optional host:port to listen on: "" when unset; the
+// port must be a number in 1-65535 (a listener whose port is picked by the
+// kernel could not be found by its scrapers).
+func listenAddr(vals map[string]string, key string) (string, error) {
+	v := vals[key]
+	if v == "" {
+		return "", nil
+	}
+	_, p, err := net.SplitHostPort(v)
+	if err != nil {
+		return "", fmt.Errorf("%s=%q: want host:port: %w", key, v, err)
+	}
+	if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("%s=%q: %q is not a port number", key, v, p)
+	}
+	return v, nil
 }
 
 func port(vals map[string]string, key string, def int) (int, error) {

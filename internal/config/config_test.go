@@ -63,6 +63,15 @@ func TestLoadEnvOverridesFile(t *testing.T) {
 	if c.Sendmail != DefaultSendmail {
 		t.Fatalf("Sendmail %q, want the default %s", c.Sendmail, DefaultSendmail)
 	}
+	if c.ServerMetrics != "" || c.SchedMetrics != "" || c.MomMetrics != "" {
+		t.Fatalf("metrics listeners on by default: %+v", c)
+	}
+	env[KeyMomMetrics] = "127.0.0.1:9103"
+	os.WriteFile(conf, []byte("PBS_SERVER_METRICS=:9101\nPBS_SCHED_METRICS=[::1]:9102\nPBS_MOM_METRICS=0.0.0.0:1\n"), 0o644)
+	if c, err = LoadEnv(func(k string) string { return env[k] }); err != nil || c.ServerMetrics != ":9101" || c.SchedMetrics != "[::1]:9102" || c.MomMetrics != "127.0.0.1:9103" {
+		t.Fatalf("metrics listeners from the file and the environment: %+v, %v", c, err)
+	}
+	delete(env, KeyMomMetrics)
 	os.WriteFile(conf, []byte("PBS_SENDMAIL=/opt/mail/sendmail\n"), 0o644)
 	if c, err = LoadEnv(func(k string) string { return env[k] }); err != nil || c.Sendmail != "/opt/mail/sendmail" {
 		t.Fatalf("PBS_SENDMAIL from the file: %+v, %v", c, err)
@@ -81,6 +90,9 @@ func TestLoadEnvErrors(t *testing.T) {
 		{"port out of range", map[string]string{KeyBatchPort: "70000"}, KeyBatchPort},
 		{"bad personality", map[string]string{KeyPersonality: "slurm"}, KeyPersonality},
 		{"relative mailer", map[string]string{KeySendmail: "sendmail"}, KeySendmail},
+		{"metrics without a port", map[string]string{KeyServerMetrics: "localhost"}, KeyServerMetrics},
+		{"metrics port zero", map[string]string{KeySchedMetrics: "localhost:0"}, KeySchedMetrics},
+		{"metrics port not a number", map[string]string{KeyMomMetrics: ":http"}, KeyMomMetrics},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := LoadEnv(func(k string) string { return tt.env[k] })

@@ -3,6 +3,7 @@ package config
 import (
 	"bufio"
 	"errors"
+	"net"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -31,6 +32,8 @@ func FuzzParse(f *testing.F) {
 		"PBS_HOME\n",
 		"=x\n",
 		"\xef\xbb\xbfPBS_HOME=/bom\n",
+		"PBS_SERVER_METRICS=127.0.0.1:9101\nPBS_SCHED_METRICS=:9102\nPBS_MOM_METRICS=[::1]:9103\n",
+		"PBS_SERVER_METRICS=9101\nPBS_MOM_METRICS=host:0\nPBS_SCHED_METRICS=h:+1\n",
 	} {
 		f.Add(s)
 	}
@@ -76,7 +79,7 @@ func FuzzParse(f *testing.F) {
 		c, err := resolve("/etc/pbs.conf", vals)
 		if err != nil {
 			named := false
-			for _, k := range []string{KeyHome, KeyBatchPort, KeyMomPort, KeySchedPort, KeyPersonality} {
+			for _, k := range []string{KeyHome, KeyBatchPort, KeyMomPort, KeySchedPort, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics} {
 				named = named || strings.Contains(err.Error(), k)
 			}
 			if !named {
@@ -90,6 +93,15 @@ func FuzzParse(f *testing.F) {
 		for _, p := range []int{c.BatchPort, c.MomPort, c.SchedPort} {
 			if p < 1 || p > 65535 {
 				t.Fatalf("port %d accepted from %q", p, vals)
+			}
+		}
+		for _, a := range []string{c.ServerMetrics, c.SchedMetrics, c.MomMetrics} {
+			if a == "" {
+				continue
+			}
+			_, p, err := net.SplitHostPort(a)
+			if n, _ := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+				t.Fatalf("metrics address %q accepted from %q", a, vals)
 			}
 		}
 		if c.Personality != PBSPro && c.Personality != Torque {

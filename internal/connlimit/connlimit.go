@@ -39,8 +39,11 @@ type Limiter struct {
 	peers   map[string]*peer
 	seq     uint64
 
-	refused    int
+	refused    int // since the last log line
 	lastLogged time.Time
+	// refusedTotal and evictedTotal count, since New, the newcomers
+	// refused and the pending connections closed to make room (Stats).
+	refusedTotal, evictedTotal uint64
 }
 
 type peer struct{ total, pending int }
@@ -99,6 +102,7 @@ func (l *Limiter) Admit(peerKey string, nc net.Conn) *Slot {
 		if p.total == 0 {
 			delete(l.peers, peerKey)
 		}
+		l.refusedTotal++
 		logNow, suppressed := l.noteRefusal()
 		l.mu.Unlock()
 		nc.Close()
@@ -148,6 +152,7 @@ func (l *Limiter) evictLocked(peerKey string) *Slot {
 	}
 	if oldest != nil {
 		l.releaseLocked(oldest)
+		l.evictedTotal++
 		logNow, suppressed := l.noteRefusal()
 		if logNow {
 			l.log.Warn("pending connection closed to make room", "class", l.name, "peer", oldest.peer, "refused_since_last_log", suppressed)
@@ -225,6 +230,23 @@ func (l *Limiter) Counts() (total, pending int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.total, len(l.pending)
+}
+
+// Stats is a Limiter's state for monitoring.
+type Stats struct {
+	Class   string // the name given to New
+	Held    int    // connections held now
+	Pending int    // of those, not yet established
+	// Refused counts the connections refused for want of room, Evicted
+	// the pending ones closed to make room for newcomers, since New.
+	Refused, Evicted uint64
+}
+
+// Stats reports the class's connections and refusals (for metrics).
+func (l *Limiter) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return Stats{Class: l.name, Held: l.total, Pending: len(l.pending), Refused: l.refusedTotal, Evicted: l.evictedTotal}
 }
 
 // UIDKey names a Unix-socket peer for budgets by the uid the kernel gave.

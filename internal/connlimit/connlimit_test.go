@@ -92,3 +92,26 @@ func TestPerPeerTotal(t *testing.T) {
 		t.Fatal("another peer was refused")
 	}
 }
+
+// Stats counts refusals and evictions over the Limiter's life: the log
+// line's count is reset at each line, the metrics' never.
+func TestStatsCountRefusalsAndEvictions(t *testing.T) {
+	l := New("metrics", Budget{Max: 2, PerPeer: 2, Pending: 1, PerPeerPending: 1}, nil)
+	s1 := l.Admit("a", conn(t))
+	s1.Established()
+	l.Admit("a", conn(t)) // pending
+	l.Admit("b", conn(t)) // evicts a's pending one (Pending: 1)
+	if st := l.Stats(); st.Class != "metrics" || st.Held != 2 || st.Pending != 1 || st.Evicted != 1 || st.Refused != 0 {
+		t.Fatalf("after an eviction: %+v", st)
+	}
+	l.Admit("b", conn(t)).Established() // evicts b's pending one, takes its place
+	if s := l.Admit("c", conn(t)); s != nil {
+		t.Fatal("admitted over Max with every slot established")
+	}
+	if s := l.Admit("c", conn(t)); s != nil {
+		t.Fatal("admitted over Max with every slot established")
+	}
+	if st := l.Stats(); st.Held != 2 || st.Pending != 0 || st.Evicted != 2 || st.Refused != 2 {
+		t.Fatalf("after two refusals: %+v", st)
+	}
+}

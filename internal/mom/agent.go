@@ -24,6 +24,7 @@ import (
 
 	"gopbs/internal/cgroup"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/metrics"
 	"gopbs/internal/shepherd"
 	"gopbs/internal/stagecopy"
 	"gopbs/proto"
@@ -45,6 +46,9 @@ type Config struct {
 	Logger     hclog.Logger
 	// PollInterval is how often job ends are looked for; zero means 250ms.
 	PollInterval time.Duration
+	// MetricsAddr is where Prometheus metrics are served at /metrics
+	// (PBS_MOM_METRICS, host:port); "" serves none.
+	MetricsAddr string
 }
 
 // Mom is a running pbs_mom.
@@ -90,6 +94,16 @@ type Mom struct {
 	healthSeq   uint64
 	reportedSeq uint64
 	reported    chan struct{}
+
+	// leaseRenewed is when the server last renewed the jobs' lease, and
+	// lease for how long (mu held; for the metrics).
+	leaseRenewed time.Time
+	lease        time.Duration
+
+	// metrics are always counted, served when MetricsAddr is set; the
+	// budgets are the listeners' (local: the Unix socket).
+	metrics                 *metrics.Mom
+	localLimit, remoteLimit *connlimit.Limiter
 
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
@@ -170,6 +184,9 @@ func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	j.result = res
+	if res != nil && res.OOMKilled {
+		m.metrics.OOMKilled()
+	}
 	if m.conf != nil && m.conf.alloc != nil {
 		m.conf.alloc.Release(j.spec.JobID)
 	}
@@ -211,6 +228,9 @@ func New(cfg Config) (*Mom, error) {
 		ended:    make(chan string, 64),
 		stop:     make(chan struct{}),
 	}
+	m.localLimit = connlimit.New("local", localBudget, m.log.Named("conn"))
+	m.remoteLimit = connlimit.New("remote", remoteBudget, m.log.Named("conn"))
+	m.metrics = metrics.NewMom(m, m.log.Named("metrics"), m.localLimit, m.remoteLimit)
 	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
 		return nil, fmt.Errorf("mom_priv: %w", err)
 	}
@@ -377,7 +397,17 @@ func (m *Mom) Run(ctx context.Context) error {
 		os.Chmod(m.cfg.SocketPath, 0o666)
 		m.listeners = append(m.listeners, ul)
 		m.wg.Add(1)
-		go m.acceptLoop(ul, connlimit.New("local", localBudget, m.log.Named("conn")), m.relay)
+		go m.acceptLoop(ul, m.localLimit, m.relay)
+	}
+	if m.cfg.MetricsAddr != "" {
+		ml, err := m.metrics.Listen(m.cfg.MetricsAddr, m.log.Named("metrics"))
+		if err != nil {
+			for _, l := range m.listeners {
+				l.Close()
+			}
+			return err
+		}
+		defer ml.Close()
 	}
 	m.resumeStaging()
 	if m.momConf.NodeCheck.Script != "" {
@@ -385,7 +415,7 @@ func (m *Mom) Run(ctx context.Context) error {
 		go m.nodeChecks()
 	}
 	m.wg.Add(3)
-	go m.acceptLoop(l, connlimit.New("remote", remoteBudget, m.log.Named("conn")), m.serveServer)
+	go m.acceptLoop(l, m.remoteLimit, m.serveServer)
 	go m.serverLink()
 	go m.watch()
 	m.log.Info("mom ready", "node", m.cfg.NodeName, "port", m.cfg.Port, "server", m.cfg.ServerAddr, "jobs", len(m.jobs))

@@ -95,11 +95,19 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	if reply.Lease > 0 {
 		deadline = sent + time.Duration(reply.Lease)*time.Second
 	}
+	renewed := false
 	if err := shepherd.WriteLease(shepherd.LeasePath(m.jobsDir), deadline); err != nil {
 		// The old lease stands and lapses on time: fencing stays safe.
 		m.log.Error("cannot renew the jobs' lease", "error", err)
+	} else {
+		renewed = reply.Lease > 0
 	}
 	m.mu.Lock()
+	if renewed {
+		// Its age counts from before the report left, as the lease does.
+		m.leaseRenewed = time.Now().Add(-(shepherd.BootNow() - sent))
+		m.lease = time.Duration(reply.Lease) * time.Second
+	}
 	if reply.Interval > 0 {
 		m.interval = time.Duration(reply.Interval) * time.Second
 	}

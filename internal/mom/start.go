@@ -171,6 +171,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	started = true
+	m.metrics.Started()
 	pid := cmd.Process.Pid
 	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg, gpus: gpus}
 	go func() {

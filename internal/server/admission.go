@@ -200,7 +200,10 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 		b.PutScript(seq, script)
 		b.SetNextSeq(s.nextSeq)
 		s.insertJob(placed)
-		b.After(func() { s.account(accounting.Queued, placed, s.queuedRecord(placed)) })
+		b.After(func() {
+			s.account(accounting.Queued, placed, s.queuedRecord(placed))
+			s.metrics.Submitted(placed.Queue)
+		})
 		s.indexDepends(placed)
 		s.registerBefore(b, placed, now)
 		if never != "" {

@@ -46,6 +46,19 @@ func BenchmarkRoundTrip(b *testing.B) {
 // n queued one-cpu jobs, for status benchmarks.
 func benchCluster(b *testing.B, n int) (*Server, *proto.Client) {
 	s, c := newTestServer(&testing.T{}, store.Options{})
+	benchNodes(b, s, n)
+	req := &proto.SubmitRequest{Script: []byte("#!/bin/sh\n"), Attrs: []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "1:ncpus=1"}}}
+	for i := 0; i < n; i++ {
+		if _, err := c.Submit(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s, c
+}
+
+// benchNodes gives s n nodes of 10 cpus (s000000...), reported as the
+// vnodes of node simhost, whose fake mom accepts every start.
+func benchNodes(b *testing.B, s *Server, n int) {
 	port := strconv.Itoa(fakeMom(b, s.key))
 	var vn []proto.VnodeStatus
 	s.mu.Lock()
@@ -65,13 +78,6 @@ func benchCluster(b *testing.B, n int) (*Server, *proto.Client) {
 	if _, err := s.momStatus(&caller{name: "simhost", role: proto.RoleMom}, &proto.MomStatus{Node: "simhost", Vnodes: vn, IdealLoad: -1, MaxLoad: -1}); err != nil {
 		b.Fatal(err)
 	}
-	req := &proto.SubmitRequest{Script: []byte("#!/bin/sh\n"), Attrs: []proto.Attr{{Name: proto.AttrResourceList, Resource: "select", Value: "1:ncpus=1"}}}
-	for i := 0; i < n; i++ {
-		if _, err := c.Submit(req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return s, c
 }
 
 // BenchmarkSnapshotFetch is what a scheduler reads each cycle: every node
@@ -147,8 +153,17 @@ func BenchmarkQueuedJobMemory(b *testing.B) {
 		return m.HeapAlloc
 	}
 	before := heap()
+	submitConcurrently(b, s, 16, n, func(int) *proto.SubmitRequest { return sub.Request })
+	after := heap()
+	b.ReportMetric(float64(after-before)/n, "B/job")
+	runtime.KeepAlive(c)
+}
+
+// submitConcurrently submits n jobs, req(i) for i in 0..n-1, from clients
+// connections to s's socket at once (their commits shared).
+func submitConcurrently(b *testing.B, s *Server, clients, n int, req func(i int) *proto.SubmitRequest) {
 	var wg sync.WaitGroup
-	for w := 0; w < 16; w++ {
+	for w := 0; w < clients; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -158,8 +173,8 @@ func BenchmarkQueuedJobMemory(b *testing.B) {
 				return
 			}
 			defer cl.Close()
-			for i := 0; i < n/16; i++ {
-				if _, err := cl.Submit(sub.Request); err != nil {
+			for i := w; i < n; i += clients {
+				if _, err := cl.Submit(req(i)); err != nil {
 					b.Error(err)
 					return
 				}
@@ -167,7 +182,7 @@ func BenchmarkQueuedJobMemory(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	after := heap()
-	b.ReportMetric(float64(after-before)/n, "B/job")
-	runtime.KeepAlive(c)
+	if b.Failed() {
+		b.FailNow()
+	}
 }

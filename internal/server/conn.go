@@ -76,6 +76,16 @@ func (s *Server) Serve() error {
 		s.wg.Add(1)
 		go s.acceptLoop(l, false)
 	}
+	if s.cfg.MetricsAddr != "" {
+		ml, err := s.metrics.Listen(s.cfg.MetricsAddr, s.log.Named("metrics"))
+		if err != nil {
+			for _, l := range s.listeners {
+				l.Close()
+			}
+			return err
+		}
+		s.metricsListener = ml
+	}
 	s.wg.Add(2)
 	go s.timerLoop()
 	go s.schedLoop()
@@ -206,6 +216,8 @@ func (s *Server) dialDaemon(addr string, timeout time.Duration) (*proto.Client, 
 
 // handle dispatches one request and writes its reply.
 func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpack.RawMessage) error {
+	start := time.Now()
+	defer func() { s.metrics.Request(h.Type, time.Since(start)) }()
 	who := conn
 	if h.As != nil {
 		if conn.role != proto.RoleMom {

@@ -26,6 +26,11 @@ import (
 // Its dependants are released or deleted in the same commit. A subjob
 // leaves what is kept of it with its array (endSubjob).
 func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, comment string, now int64) {
+	if !j.IsArray() {
+		// An array ends when its subjobs have: they are counted.
+		queue, result := j.Queue, endResult(j, substate, exit)
+		b.After(func() { s.metrics.Ended(queue, result) })
+	}
 	var h model.Hooks
 	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
 	if j.IsSubjob {
@@ -212,6 +217,8 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 		s.save(b, j)
 		s.hooks(b, j, h, now)
 		requeued = true
+		queue := j.Queue
+		b.After(func() { s.metrics.Requeued(queue) })
 		return nil
 	})
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"gopbs/internal/accounting"
 	"gopbs/internal/connlimit"
 	"gopbs/internal/mailer/sendmail"
+	"gopbs/internal/metrics"
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
@@ -57,6 +58,9 @@ type Config struct {
 	Now func() time.Time
 	// Sendmail is the mailer for job mail (PBS_SENDMAIL); "" sends none.
 	Sendmail string
+	// MetricsAddr is where Prometheus metrics are served at /metrics
+	// (PBS_SERVER_METRICS, host:port); "" serves none.
+	MetricsAddr string
 }
 
 // Server is a running pbs_server.
@@ -119,9 +123,13 @@ type Server struct {
 	listeners   []net.Listener
 	localLimit  *connlimit.Limiter
 	remoteLimit *connlimit.Limiter
-	wg          sync.WaitGroup
-	stop        chan struct{}
-	stopOnce    sync.Once
+	// metrics is always kept (counting costs next to nothing); it is
+	// served only when metricsListener is (Config.MetricsAddr).
+	metrics         *metrics.Server
+	metricsListener *metrics.Listener
+	wg              sync.WaitGroup
+	stop            chan struct{}
+	stopOnce        sync.Once
 }
 
 // New opens (or initialises) the store and loads the state. It does not
@@ -147,6 +155,15 @@ func New(cfg Config) (*Server, error) {
 		stageAsked:  map[model.JobKey]time.Time{},
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
+	}
+	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
+	if after := cfg.Store.AfterCommit; after != nil {
+		cfg.Store.AfterCommit = func(n int, took time.Duration, err error) {
+			after(n, took, err)
+			s.metrics.Commit(n, took, err)
+		}
+	} else {
+		cfg.Store.AfterCommit = s.metrics.Commit
 	}
 	s.users.init()
 	s.sched.init(s.started)
@@ -290,6 +307,7 @@ func (s *Server) rollback(cause error) {
 // and moms when qterm asked for it, and closes the store.
 func (s *Server) Close() error {
 	s.stopOnce.Do(func() { close(s.stop) })
+	s.metricsListener.Close()
 	for _, l := range s.listeners {
 		l.Close()
 	}

@@ -96,6 +96,9 @@ type Result struct {
 	End        int64       `json:"end"`
 	Comment    string      `json:"comment,omitempty"`
 	Fenced     bool        `json:"fenced,omitempty"` // killed when the lease lapsed
+	// OOMKilled: the kernel killed a process of the job for the job's
+	// memory limit (its cgroup), which ended the job (the mom counts it).
+	OOMKilled bool `json:"oom_killed,omitempty"`
 	// StageInFailed: a stage-in copy failed and the script never ran.
 	StageInFailed bool `json:"stagein_failed,omitempty"`
 	// StageOutSpool is where files whose stage-out failed were kept.

@@ -366,6 +366,7 @@ func (sh *shepherd) run() Result {
 		}
 	}
 	res.Fenced = sh.fenced
+	res.OOMKilled = sh.oomNoted
 	sh.mu.Unlock()
 	if sh.term != nil {
 		// qsub exits with the shell's status now, not after the

@@ -31,6 +31,10 @@ type Options struct {
 	// BeforeCommit, when set, runs before each commit; an error fails the
 	// commit. Tests use it to inject storage errors.
 	BeforeCommit func() error
+	// AfterCommit, when set, hears of each commit: how many batches it
+	// carried, how long it took (the transaction and its fsyncs) and
+	// whether it failed. The server's metrics use it.
+	AfterCommit func(batches int, took time.Duration, err error)
 }
 
 // Store is the open bbolt file.
@@ -577,6 +581,7 @@ func (s *Store) Commit(batches []*Batch) error {
 	if err := fault.Hit(fault.StoreBeforeCommit); err != nil {
 		return err
 	}
+	start := time.Now()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range batches {
 			for _, o := range b.ops {
@@ -589,6 +594,9 @@ func (s *Store) Commit(batches []*Batch) error {
 	})
 	if s.opts.SyncDelay > 0 {
 		time.Sleep(s.opts.SyncDelay)
+	}
+	if s.opts.AfterCommit != nil {
+		s.opts.AfterCommit(len(batches), time.Since(start), err)
 	}
 	if err == nil {
 		err = fault.Hit(fault.StoreAfterCommit)

@@ -28,6 +28,9 @@ type MomOptions struct {
 	Config string
 	// Files are written to mom_priv, by name (mom_priv/cgroups).
 	Files map[string]string
+	// Conf holds further lines of the mom's pbs.conf
+	// ("PBS_MOM_METRICS=127.0.0.1:9103\n").
+	Conf string
 }
 
 // AddMom creates node name (Mom=localhost, Port=a free port), gives the
@@ -81,7 +84,7 @@ func (c *Cluster) AddMomNoWait(name string, opts MomOptions) *Mom {
 	}
 	m.Conf = filepath.Join(m.Home, "pbs.conf")
 	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_MOM_NODE_NAME=%s\n",
-		m.Home, c.Bin, c.BatchPort, m.Port, name)
+		m.Home, c.Bin, c.BatchPort, m.Port, name) + opts.Conf
 	if err := os.WriteFile(m.Conf, []byte(conf), 0o644); err != nil {
 		c.T.Fatal(err)
 	}

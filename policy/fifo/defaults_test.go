@@ -13,11 +13,9 @@ import (
 	schedpriv "gopbs/sched_priv"
 )
 
-// The shipped sched_priv, through the policy, in prime and non-prime time:
-// queues by priority; within a queue the smallest memory request first
-// (jobs without one after, in submission order); a job queued over 24
-// hours goes before everything and, once started, blocks nothing.
-func TestShippedPolicy(t *testing.T) {
+// shippedPolicy is a Policy configured with the shipped sched_priv files.
+func shippedPolicy(t *testing.T) (*schedpriv.Files, *Policy) {
+	t.Helper()
 	files, err := schedpriv.Defaults(now.Year(), time.UTC)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +24,15 @@ func TestShippedPolicy(t *testing.T) {
 	if err := p.Configure(files, core.NopLogger{}); err != nil {
 		t.Fatal(err)
 	}
+	return files, p
+}
+
+// The shipped sched_priv, through the policy, in prime and non-prime time:
+// queues by priority; within a queue the smallest memory request first
+// (jobs without one after, in submission order); a job queued over 24
+// hours goes before everything and, once started, blocks nothing.
+func TestShippedPolicy(t *testing.T) {
+	files, p := shippedPolicy(t)
 	mem := func(v string) []any { return []any{r("Resource_List", "mem", v)} }
 	build := func(at time.Time, starving bool) *world {
 		queued := func(ago time.Duration) []any {
@@ -113,5 +120,32 @@ func TestSettingsFollowTheClock(t *testing.T) {
 				t.Errorf("%s at %v:\n got %q\nwant %q", tc.name, at.Format("15:04"), got, tc.want[at])
 			}
 		}
+	}
+}
+
+// Usage shows the fair-share usage for display without taking it as
+// saved: UsageState still reports the change afterwards, so the runner's
+// next save writes it. With fair share off there is none.
+func TestUsageForDisplayLeavesSaveMark(t *testing.T) {
+	files, p := shippedPolicy(t)
+	if u := p.Usage(); u != nil {
+		t.Fatalf("usage %v with fair share off", u)
+	}
+	files.Config.Prime.FairShare, files.Config.NonPrime.FairShare = true, true
+	if err := p.Configure(files, core.NopLogger{}); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld().node("n1", 8, "free").job(1, "R", "workq", "alice", "1:ncpus=1", r("resources_used", "cput", "00:01:40"))
+	p.Schedule(sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs), core.EventNew, core.NopLogger{})
+	u := p.Usage()
+	if u["alice"] != 100 {
+		t.Fatalf("usage %v, want alice 100", u)
+	}
+	u["alice"] = 0 // a copy: the ledger is not changed through it
+	if _, changed := p.UsageState(); !changed {
+		t.Fatal("reading the usage for display cleared the change to save")
+	}
+	if u := p.Usage(); u["alice"] != 100 {
+		t.Fatalf("the ledger changed through Usage's map: %v", u)
 	}
 }

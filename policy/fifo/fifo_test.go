@@ -216,6 +216,18 @@ func TestEASYBackfill(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("EASY\n got %q\nwant %q", got, want)
 	}
+	// The gap's start is marked a backfill (pbs_sched counts them); a
+	// start with nothing reserved ahead is not.
+	for _, d := range w.run(Inputs{Settings: easy}).Decisions() {
+		if d.Kind == core.DecideRun && !d.Backfill {
+			t.Fatalf("job %s started in a gap is not marked a backfill", d.Job.ID)
+		}
+	}
+	for _, d := range w.run(Inputs{}).Decisions() {
+		if d.Kind == core.DecideRun && d.Backfill {
+			t.Fatalf("job %s started without backfilling is marked a backfill", d.Job.ID)
+		}
+	}
 	// Strict FIFO keeps its meaning: the blocked head takes the
 	// reservation and only gaps that cannot delay it are used.
 	strict := easy

@@ -457,16 +457,20 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 				continue
 			}
+			run := plan.Run
+			if backfilling {
+				run = plan.Backfill
+			}
 			if nodes != nil {
 				// Placed by the ranking: the comment names the node, and
 				// the node's load counts the job for the next ones.
-				plan.Run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
+				run(j, where, "Job run on node "+where[0].Node+" - started on "+now.Format("Mon Jan 02 at 15:04"))
 				cx.started(j, where)
 			} else {
 				if stamp == "" && !w.NoComments {
 					stamp = "Job started on " + now.Format("Mon Jan 02 at 15:04")
 				}
-				plan.Run(j, where, stamp)
+				run(j, where, stamp)
 			}
 			cx.Cal.Start(j, where)
 			cx.startCounted(j)

@@ -1,6 +1,7 @@
 package fifo
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -152,6 +153,18 @@ func (p *Policy) UsageState() (*schedpriv.UsageState, bool) {
 		return nil, false
 	}
 	return p.ledger.State()
+}
+
+// Usage is a copy of the fair-share usage of each entity, nil when fair
+// share is not in use (sched.UsageReporter). Unlike UsageState it leaves
+// the ledger's changed mark alone: it is read for display, not to save.
+func (p *Policy) Usage() schedpriv.Usage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ledger == nil || !p.fairShare {
+		return nil
+	}
+	return maps.Clone(p.ledger.Usage())
 }
 
 // Following lists the jobs whose cpu time is counted; those that ended

@@ -67,6 +67,9 @@ type Decision struct {
 	// Shrink: how the job gives its chunks back.
 	Grace     time.Duration
 	Immediate bool
+	// Backfill marks a Run in a gap before a higher job's reservation
+	// (EASY backfilling), for drivers that count such starts apart.
+	Backfill bool
 }
 
 // Plan records a cycle's decisions in order.
@@ -96,6 +99,13 @@ func (p *Plan) Quiet() { p.quiet = true }
 func (p *Plan) Run(j *Job, where []Chunk, comment string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideRun, Job: j, Where: where, Text: comment})
 	p.setCommented(j, comment)
+}
+
+// Backfill is Run for a start that backfills: in a gap before a higher
+// job's reservation, which it cannot delay.
+func (p *Plan) Backfill(j *Job, where []Chunk, comment string) {
+	p.Run(j, where, comment)
+	p.decisions[len(p.decisions)-1].Backfill = true
 }
 
 // setCommented notes the comment a decision of this cycle gives j.

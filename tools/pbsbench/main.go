@@ -5,6 +5,9 @@
 // fsync to model a slower disk. Results print as a Markdown table for
 // BENCHMARKS.md.
 //
+// With -exp metrics it times Prometheus scrapes of a server holding
+// 100,000 jobs (PBS_SERVER_METRICS), quiet and while loops submit.
+//
 // With -exp commands it runs the peer benchmarks of
 // ../shared/bench/README.md (qsub -h rate, /bin/true throughput of plain
 // jobs and of an array, qstat latency over 10,000 and 100,000 held jobs)
@@ -20,6 +23,7 @@
 //	go run ./tools/pbsbench -jobs 20000 -qsub-jobs 2000
 //	go run ./tools/pbsbench -exp run -moms 4 -run-jobs 400
 //	go run ./tools/pbsbench -exp commands
+//	go run ./tools/pbsbench -exp metrics
 package main
 
 import (
@@ -45,7 +49,7 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes) or commands (the peer benchmarks, beside Slurm)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs) or commands (the peer benchmarks, beside Slurm)")
 	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
 	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
 	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
@@ -53,6 +57,11 @@ func main() {
 	simCpus := flag.Int("sim-cpus", 10, "sched experiment: cpus per simulated node")
 	simJobs := flag.Int("sim-jobs", 50000, "sched experiment: one-cpu jobs to place")
 	simQueued := flag.Int("sim-queued", 0, "sched experiment: jobs queued afterwards that cannot run")
+	mJobs := flag.Int("metrics-jobs", 100000, "metrics experiment: jobs the server holds (a quarter held)")
+	mNodes := flag.Int("metrics-nodes", 1000, "metrics experiment: simulated nodes")
+	mRunning := flag.Int("metrics-running", 1000, "metrics experiment: jobs started on the nodes, one per node")
+	mScrapes := flag.Int("metrics-scrapes", 200, "metrics experiment: scrapes timed, quiet and again under submissions")
+	mLoops := flag.Int("metrics-loops", 8, "metrics experiment: loops submitting during the second set of scrapes")
 	var co commandsOpts
 	parts := flag.String("parts", "b1,b2,b5,big", "commands experiment: comma list of b1, b2, b5 and big (100,000 jobs)")
 	flag.IntVar(&co.runs, "runs", 3, "commands experiment: runs of each part (and of the peer)")
@@ -81,6 +90,9 @@ func main() {
 		return
 	case "sched":
 		schedExperiment(*simNodes, *simCpus, *simJobs, *simQueued)
+		return
+	case "metrics":
+		metricsExperiment(*mNodes, *mJobs, *mRunning, *mScrapes, *mLoops)
 		return
 	}
 

@@ -125,6 +125,16 @@ func (sim *simulator) serve() {
 // parallel runs fn for 0..n-1 on workers clients.
 func parallel(workers, n int, cl *testcluster.Cluster, fn func(c *proto.Client, i int)) {
 	var next atomic.Int64
+	onClients(workers, cl, func(c *proto.Client) {
+		for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+			fn(c, i)
+		}
+	})
+}
+
+// onClients runs fn on workers goroutines, each with a connection of its
+// own to the server's socket, and waits for them.
+func onClients(workers int, cl *testcluster.Cluster, fn func(c *proto.Client)) {
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -135,13 +145,7 @@ func parallel(workers, n int, cl *testcluster.Cluster, fn func(c *proto.Client, 
 				log.Fatal(err)
 			}
 			defer c.Close()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(c, i)
-			}
+			fn(c)
 		}()
 	}
 	wg.Wait()
