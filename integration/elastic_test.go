@@ -71,6 +71,9 @@ echo done
 		v, _ := c.JobAttr(id, "exec_vnode")
 		return strings.Count(v, "(") == 3
 	})
+	if got := attr(t, c, id, "Resource_List.nodect"); got != "3" {
+		t.Errorf("Resource_List.nodect %q while the job holds 3 chunks", got)
+	}
 	c.WaitJobState(id, "F", 60*time.Second)
 	out := readFile(t, filepath.Join(c.Home, "elastic.o"+strconv.Itoa(testcluster.Seq(id))))
 	if !strings.Contains(out, "resized to") {
@@ -267,6 +270,39 @@ func TestElasticActivationFilterStopsGrowth(t *testing.T) {
 	c.WaitCycles(t, 2)
 	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 1 {
 		t.Errorf("the job grew to %s although its activation filter said no", v)
+	}
+	c.MustRun("qdel", id)
+}
+
+// qalter lowers a running elastic job's maximum (never raises it, nor
+// changes anything else of its select), and the job then grows only so
+// far.
+func TestElasticQalterLowersMax(t *testing.T) {
+	c := elasticCluster(t, 3, "")
+	var blockers []string
+	for _, n := range []string{"n2", "n3"} {
+		id := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1:host="+n)
+		c.WaitJobState(id, "R", 30*time.Second)
+		blockers = append(blockers, id)
+	}
+	id := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1-3:ncpus=1", "-l", "place=scatter")
+	c.WaitJobState(id, "R", 30*time.Second)
+	for _, bad := range []string{"1-4:ncpus=1", "1-3:ncpus=2", "2-3:ncpus=1"} {
+		if r := c.Run("qalter", "-l", "select="+bad, id); r.Code == 0 {
+			t.Errorf("qalter -l select=%s of a running job accepted", bad)
+		}
+	}
+	c.MustRun("qalter", "-l", "select=1-2:ncpus=1", id)
+	for _, b := range blockers {
+		c.MustRun("qdel", b)
+	}
+	waitFor(t, "the job to grow to two chunks", 60*time.Second, func() bool {
+		v, _ := c.JobAttr(id, "exec_vnode")
+		return strings.Count(v, "(") == 2
+	})
+	c.WaitCycles(t, 2)
+	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 2 {
+		t.Errorf("the job grew past its lowered maximum: %s", v)
 	}
 	c.MustRun("qdel", id)
 }

@@ -940,7 +940,11 @@ func (r *JobRenderer) AppendTo(out []proto.Attr, j *Job) []proto.Attr {
 	for _, a := range r.attrs {
 		if a.resources != nil {
 			for _, p := range *a.resources(j) {
-				out = append(out, proto.Attr{Name: a.name, Resource: p.Name, Value: p.Value})
+				v := p.Value
+				if p.Name == proto.ResNodect && a.name == proto.AttrResourceList {
+					v = j.nodect(v)
+				}
+				out = append(out, proto.Attr{Name: a.name, Resource: p.Name, Value: v})
 			}
 			continue
 		}
@@ -954,6 +958,62 @@ func (r *JobRenderer) AppendTo(out []proto.Attr, j *Job) []proto.Attr {
 		}
 	}
 	return out
+}
+
+// lowerMax is qalter of a running elastic job's select: only the maximum
+// of its count range may change, and only down, never below the chunks
+// the job holds of it (pbs_release_nodes gives chunks back).
+func (j *Job) lowerMax(v string) error {
+	req, err := j.Request()
+	if err != nil {
+		return proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
+	}
+	old := req.Select
+	ei := old.Elastic()
+	if ei < 0 {
+		return proto.Errorf(proto.PBSE_MODATRRUN, "Resource_List.select (of a running job: only the maximum of a chunk count range may be lowered)")
+	}
+	sel, err := resc.ParseSelect(v)
+	if err != nil {
+		return proto.Errorf(proto.PBSE_BADATVAL, "Resource_List.select: %v", err)
+	}
+	held, _ := old.WithNodeCount(len(j.Assigned()))
+	newMax := sel[min(ei, len(sel)-1)].Count
+	if m := sel[min(ei, len(sel)-1)].Max; m > 0 {
+		newMax = m
+	}
+	same := len(sel) == len(old)
+	for i := 0; same && i < len(sel); i++ {
+		a, b := sel[i], old[i]
+		if i == ei {
+			a.Max, b.Max = 0, 0
+		}
+		same = resc.Select{a}.String() == resc.Select{b}.String()
+	}
+	oldMax := old[ei].Max
+	switch {
+	case !same:
+		return proto.Errorf(proto.PBSE_MODATRRUN, "Resource_List.select = %s (of a running job only the maximum of %s may be lowered)", v, old)
+	case newMax > oldMax:
+		return proto.Errorf(proto.PBSE_MODATRRUN, "Resource_List.select = %s (the maximum of a running job's range may only be lowered, from %d)", v, oldMax)
+	case held != nil && newMax < held[ei].Count:
+		return proto.Errorf(proto.PBSE_BADATVAL, "Resource_List.select = %s (the job holds %d chunks of its range: give them back with pbs_release_nodes first)", v, held[ei].Count)
+	}
+	j.ResourceList = j.ResourceList.Set(proto.ResSelect, sel.String())
+	return nil
+}
+
+// nodect is the Resource_List.nodect shown: for a running elastic job (a
+// select with a chunk count range) the chunks it holds now, else the
+// stored value (the select's minimum).
+func (j *Job) nodect(stored string) string {
+	if j.ExecVnode == "" {
+		return stored
+	}
+	if req, err := j.Request(); err != nil || req.Select.Elastic() < 0 {
+		return stored
+	}
+	return strconv.Itoa(len(j.Assigned()))
 }
 
 // JobAttrValue returns one attribute of j as status would show it.
@@ -1014,6 +1074,9 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 		return proto.Errorf(proto.PBSE_ATTRRO, "%s (set at submission only)", a.FullName())
 	}
 	if phase == AtAlter && j.Active() && d.access&jaRunning == 0 {
+		if a.Name == proto.AttrResourceList && a.Resource == proto.ResSelect && a.Op != proto.OpUnset {
+			return j.lowerMax(a.Value)
+		}
 		return proto.Errorf(proto.PBSE_MODATRRUN, "%s", a.FullName())
 	}
 	if d.resources != nil {
