@@ -306,3 +306,38 @@ func TestElasticQalterLowersMax(t *testing.T) {
 	}
 	c.MustRun("qdel", id)
 }
+
+// A new node's mom that cannot join a growing job: the growth is undone
+// in one step (the job holds what it held, its node file agrees) and the
+// node is marked offline saying why, so that it is not tried again.
+func TestElasticGrowthJoinRefused(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
+	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 2")
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.SetFault("pbs_mom", fault.MomJoinJob+"=error")
+	c.AddMom("n2", testcluster.MomOptions{})
+	c.SetFault("pbs_mom", "")
+	for _, n := range []string{"n1", "n2"} {
+		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 1")
+	}
+	id := c.Submit("#!/bin/sh\nsleep 300\n", "-N", "refused", "-l", "select=1-2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", "-H", "n1", id)
+	c.WaitJobState(id, "R", 20*time.Second)
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.StartScheduler("pbs_sched")
+	waitFor(t, "n2 to be marked offline", 30*time.Second, func() bool {
+		return strings.Contains(c.NodeState("n2"), "offline")
+	})
+	if cm := nodeAttr(c, "n2", "comment"); !strings.Contains(cm, "could not grow onto this node") {
+		t.Errorf("n2's comment %q", cm)
+	}
+	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 1 {
+		t.Errorf("the job holds %s after its growth was undone", v)
+	}
+	if st := attr(t, c, id, "job_state"); st != "R" {
+		t.Errorf("job_state %s", st)
+	}
+	c.MustRun("qdel", id)
+}

@@ -1,5 +1,7 @@
 package proto
 
+import "strings"
+
 // A job on several nodes (OpenPBS's mother superior and sisters) and the
 // tasks started on them.
 //
@@ -35,6 +37,23 @@ func init() {
 	msgNames[MsgTaskSpawn] = "TaskSpawn"
 	msgNames[MsgTaskData] = "TaskData"
 	msgNames[MsgTaskExit] = "TaskExit"
+}
+
+// SisterJoinError is the mother superior's refusal when the mom of node
+// would not join job (why): the server reads the node back from it
+// (SisterJoinNode) to mark it.
+func SisterJoinError(node, job, why string) *Error {
+	return Errorf(PBSE_MOMREJECT, ": sister node %s cannot join job %s: %s", node, job, why)
+}
+
+// SisterJoinNode is the node a SisterJoinError names, if text is one.
+func SisterJoinNode(text string) (string, bool) {
+	_, rest, ok := strings.Cut(text, "sister node ")
+	if !ok {
+		return "", false
+	}
+	node, _, ok := strings.Cut(rest, " cannot join job ")
+	return node, ok && node != "" && !strings.ContainsAny(node, " \n")
 }
 
 // NodeMom is one node of a job and the address of its mom.

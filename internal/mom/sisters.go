@@ -108,7 +108,7 @@ func (m *Mom) joinSisters(job *proto.MomJob) error {
 		if err == nil {
 			joined = append(joined, sisters[i])
 		} else if failed == nil {
-			failed = proto.Errorf(proto.PBSE_MOMREJECT, ": sister node %s cannot join job %s: %s", sisters[i].Node, job.JobID, errText(err))
+			failed = proto.SisterJoinError(sisters[i].Node, job.JobID, errText(err))
 		}
 	}
 	if failed != nil {

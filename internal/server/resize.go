@@ -12,7 +12,9 @@
 package server
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,11 +221,37 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 			return nil
 		})
 		s.log.Warn("growth of a job undone: its mom could not add the nodes", "job", req.JobID, "nodes", strings.Join(req.Add, "+"), "error", err)
+		var pe *proto.Error
+		if errors.As(err, &pe) {
+			if node, ok := proto.SisterJoinNode(pe.Text); ok && slices.Contains(req.Add, node) {
+				// Marked, so that the next cycle does not try it again:
+				// an admin looks and brings it back (pbsnodes -r).
+				s.markNodeOffline(node, "job "+req.JobID+" could not grow onto this node: "+pe.Text)
+			}
+		}
 		return proto.Errorf(proto.PBSE_MOMREJECT, "(growth undone: %v)", err)
 	}
 	s.log.Info("job grown", "job", req.JobID, "nodes", strings.Join(req.Add, "+"), "exec_vnode", after.ExecVnode)
 	s.schedEvent(proto.SchedNew)
 	return nil
+}
+
+// markNodeOffline takes a node offline with why as its comment.
+func (s *Server) markNodeOffline(name, why string) {
+	s.commit.Do(func(b *store.Batch) error {
+		n := s.nodes[name]
+		if n == nil {
+			return nil
+		}
+		c := n.Clone()
+		c.Set(proto.AttrNodeState, "", model.NodeOffline)
+		c.Set(proto.AttrComment, "", why)
+		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.now().Unix(), 10))
+		s.nodes[name] = c
+		b.PutNode(c)
+		return nil
+	})
+	s.log.Warn("node marked offline", "node", name, "comment", why)
 }
 
 // resizable finds a job that may be resized now (mu held), with what it
