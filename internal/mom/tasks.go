@@ -390,8 +390,10 @@ func (m *Mom) runTask(c *proto.Conn, seq uint64, j *momJob, req *proto.TaskSpawn
 func (m *Mom) endTasks(j *momJob, why string) proto.Usage {
 	m.mu.Lock()
 	var live []*liveTask
-	for _, t := range j.tasks {
+	ours := map[int]bool{}
+	for pid, t := range j.tasks {
 		live = append(live, t)
+		ours[pid] = true
 	}
 	m.mu.Unlock()
 	for _, t := range live {
@@ -401,7 +403,7 @@ func (m *Mom) endTasks(j *momJob, why string) proto.Usage {
 	ents, _ := os.ReadDir(j.dir)
 	for _, e := range ents {
 		if pid, err := strconv.Atoi(strings.TrimPrefix(e.Name(), shepherd.TaskFilePrefix)); err == nil && strings.HasPrefix(e.Name(), shepherd.TaskFilePrefix) {
-			if _, ours := j.tasks[pid]; !ours && isTaskShepherdOf(pid, j.dir) {
+			if !ours[pid] && isTaskShepherdOf(pid, j.dir) {
 				syscall.Kill(pid, syscall.SIGTERM)
 			}
 		}
