@@ -44,6 +44,9 @@ type caller struct {
 	// started counts the jobs this connection started (a scheduling
 	// cycle that started exactly one asks for another: RECYC).
 	started int
+	// anonymous is a web request without an identity (web.go): no user,
+	// no privilege whatever the managers list says.
+	anonymous bool
 }
 
 // Serve starts the listeners and returns; connections are handled in the
@@ -274,7 +277,9 @@ type answerTo struct {
 // the state it goes through to change whenever the answer's Pauses does.
 func newStatusAnswer(to answerTo, held sync.Locker) *statusAnswer {
 	a := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
-	a.frames.Stream(to.c, to.seq, held)
+	if to.c != nil { // else collected in process (web.go)
+		a.frames.Stream(to.c, to.seq, held)
+	}
 	return a
 }
 
@@ -447,6 +452,9 @@ func (s *Server) serverACL(who *caller) error {
 // server's managers and operators lists decide ("user@host", with '*'
 // wildcards in either part).
 func (s *Server) privileges(who *caller) (manager, operator bool) {
+	if who.anonymous {
+		return false, false
+	}
 	if who.role == proto.RoleSched || who.role == proto.RoleMom {
 		return true, true
 	}
