@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -33,104 +34,79 @@ func (s *Server) options() display.Options {
 	return display.Options{Personality: config.PBSPro, ServerName: s.cfg.ServerLabel, Now: s.cfg.Now(), Loc: s.cfg.Loc}
 }
 
-func (s *Server) jobs(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) jobs(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	history := false
 	if h := r.URL.Query().Get("history"); h != "" {
 		var err error
 		if history, err = strconv.ParseBool(h); err != nil {
-			writeError(w, http.StatusBadRequest, "history: want true or false", 0)
-			return
+			return nil, &httpError{http.StatusBadRequest, "history: want true or false"}
 		}
 	}
 	jobs, _, err := s.cfg.Source.Jobs(v, nil, history)
 	if err != nil {
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
-	jobs = forViewer(v, jobs)
 	var b bytes.Buffer
-	if err := display.JobsJSON(&b, jobs, s.options()); err != nil {
-		writeProtoError(w, err)
-		return
-	}
-	writeJSON(w, b.Bytes())
+	err = display.JobsJSON(&b, forViewer(v, jobs), s.options())
+	return b.Bytes(), err
 }
 
 // job is one job's record, finished or not: a finished job's record is
 // what a tool asks for most.
-func (s *Server) job(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) job(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	id := strings.TrimSpace(r.PathValue("id"))
 	if id == "" || len(id) > 256 {
-		writeError(w, http.StatusBadRequest, "want a job id", 0)
-		return
+		return nil, &httpError{http.StatusBadRequest, "want a job id"}
 	}
 	jobs, objErrs, err := s.cfg.Source.Jobs(v, []string{id}, true)
 	if err == nil && len(objErrs) > 0 {
 		err = &proto.Error{Code: objErrs[0].Code, Text: objErrs[0].Text}
 	}
 	if err != nil {
-		code := proto.CodeOf(err)
-		if v.Anonymous() && code == proto.PBSE_PERM {
+		if v.Anonymous() && proto.CodeOf(err) == proto.PBSE_PERM {
 			// Anonymous viewers learn nothing of jobs they may not see.
 			err = proto.NewError(proto.PBSE_UNKJOBID)
 		}
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
-	jobs = forViewer(v, jobs)
 	var b bytes.Buffer
-	if err := display.JobsJSON(&b, jobs, s.options()); err != nil {
-		writeProtoError(w, err)
-		return
-	}
-	writeJSON(w, b.Bytes())
+	err = display.JobsJSON(&b, forViewer(v, jobs), s.options())
+	return b.Bytes(), err
 }
 
-func (s *Server) nodes(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) nodes(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	nodes, err := s.cfg.Source.Nodes(v)
 	if err != nil {
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
 	var b bytes.Buffer
-	if err := display.NodesJSON(&b, display.NodesHeader(s.cfg.Now(), s.cfg.ServerLabel), nodes); err != nil {
-		writeProtoError(w, err)
-		return
-	}
-	writeJSON(w, b.Bytes())
+	err = display.NodesJSON(&b, display.NodesHeader(s.cfg.Now(), s.cfg.ServerLabel), nodes)
+	return b.Bytes(), err
 }
 
-func (s *Server) queues(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) queues(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	queues, err := s.cfg.Source.Queues(v)
 	if err != nil {
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
 	var b bytes.Buffer
-	if err := display.QueuesJSON(&b, queues, s.options()); err != nil {
-		writeProtoError(w, err)
-		return
-	}
-	writeJSON(w, b.Bytes())
+	err = display.QueuesJSON(&b, queues, s.options())
+	return b.Bytes(), err
 }
 
-func (s *Server) server(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) server(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	st, err := s.cfg.Source.Server(v)
 	if err != nil {
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
 	var b bytes.Buffer
-	if err := display.ServersJSON(&b, []proto.Status{st}, s.options()); err != nil {
-		writeProtoError(w, err)
-		return
-	}
-	writeJSON(w, b.Bytes())
+	err = display.ServersJSON(&b, []proto.Status{st}, s.options())
+	return b.Bytes(), err
 }
 
 // whoami tells the page who it is shown to and what it may show.
-func (s *Server) whoami(w http.ResponseWriter, r *http.Request, v Viewer, rights Rights) {
-	out, _ := json.Marshal(map[string]any{
+func (s *Server) whoami(r *http.Request, v Viewer, rights Rights) ([]byte, error) {
+	return json.Marshal(map[string]any{
 		"user":       v.User,
 		"anonymous":  v.Anonymous(),
 		"see":        rights.See,
@@ -139,7 +115,6 @@ func (s *Server) whoami(w http.ResponseWriter, r *http.Request, v Viewer, rights
 		"server":     s.cfg.ServerLabel,
 		"live":       s.live(),
 	})
-	writeJSON(w, out)
 }
 
 func writeJSON(w http.ResponseWriter, body []byte) {
@@ -160,9 +135,23 @@ func writeError(w http.ResponseWriter, status int, text string, code proto.Code)
 	w.Write(out)
 }
 
-// writeProtoError answers a server error with the HTTP status closest to
-// its PBS code (the code itself in the body).
-func writeProtoError(w http.ResponseWriter, err error) {
+// httpError is a refusal with its HTTP status.
+type httpError struct {
+	status int
+	text   string
+}
+
+func (e *httpError) Error() string { return e.text }
+
+// writeAnyError answers err: an httpError with its status, a server error
+// with the HTTP status closest to its PBS code (the code itself in the
+// body).
+func writeAnyError(w http.ResponseWriter, err error) {
+	var he *httpError
+	if errors.As(err, &he) {
+		writeError(w, he.status, he.text, 0)
+		return
+	}
 	code := proto.CodeOf(err)
 	status := http.StatusInternalServerError
 	switch code {

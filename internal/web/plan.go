@@ -54,11 +54,10 @@ type planDoc struct {
 // walltime, waiting jobs at their estimated start (the scheduler sets
 // estimated.start_time for the jobs it reserves for), and the dedicated
 // time of sched_priv on this host.
-func (s *Server) plan(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights) {
+func (s *Server) plan(r *http.Request, v Viewer, _ Rights) ([]byte, error) {
 	jobs, _, err := s.cfg.Source.Jobs(v, nil, false)
 	if err != nil {
-		writeProtoError(w, err)
-		return
+		return nil, err
 	}
 	now := s.cfg.Now()
 	doc := planDoc{Now: now.Unix(), Bars: []planBar{}, Dedicated: []planWindow{}, Notes: []string{}}
@@ -104,8 +103,7 @@ func (s *Server) plan(w http.ResponseWriter, r *http.Request, v Viewer, _ Rights
 	if note != "" {
 		doc.Notes = append(doc.Notes, "Dedicated time: "+note)
 	}
-	out, _ := json.Marshal(doc)
-	writeJSON(w, out)
+	return json.Marshal(doc)
 }
 
 // schedFiles reads sched_priv on this host, or says why it cannot.
@@ -149,7 +147,7 @@ type fsDoc struct {
 // writes on this host (the usage file at its sync_time, so it lags the
 // scheduler's memory); a scheduler on another host keeps them there,
 // and the page says so.
-func (s *Server) fairshare(w http.ResponseWriter, r *http.Request, v Viewer, rights Rights) {
+func (s *Server) fairshare(r *http.Request, v Viewer, rights Rights) ([]byte, error) {
 	doc := fsDoc{Entities: []fsEntity{}}
 	files, note := s.schedFiles()
 	var st *schedpriv.UsageState
@@ -189,6 +187,5 @@ func (s *Server) fairshare(w http.ResponseWriter, r *http.Request, v Viewer, rig
 		}
 		walk(tree.Root, 0)
 	}
-	out, _ := json.Marshal(doc)
-	writeJSON(w, out)
+	return json.Marshal(doc)
 }

@@ -42,6 +42,9 @@ const (
 	renderSlots = 2
 	// renderWait is how long a request waits for a slot before 503.
 	renderWait = 2 * time.Second
+	// maxUnsent bounds the bytes of rendered answers waiting for their
+	// clients to read them.
+	maxUnsent = 128 << 20
 )
 
 // Config is what a Server needs.
@@ -64,6 +67,9 @@ type Config struct {
 	SchedPriv string
 	// Budget is the connection budget (zero fields: the package's Budget).
 	Budget connlimit.Budget
+	// HeaderTimeout and WriteTimeout override headerTimeout and
+	// writeTimeout (tests).
+	HeaderTimeout, WriteTimeout time.Duration
 	Logger hclog.Logger
 	// Now and Loc are the clock and the zone of the documents' times
 	// (time.Now and time.Local when nil).
@@ -80,6 +86,7 @@ type Server struct {
 	limit  *connlimit.Limiter
 	tokens tokenCache
 	render chan struct{}
+	unsent byteBudget
 	// done is closed by Close: long answers (event streams) end.
 	done      chan struct{}
 	closeOnce sync.Once
@@ -97,6 +104,12 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Loc == nil {
 		cfg.Loc = time.Local
 	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = headerTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = writeTimeout
+	}
 	b := cfg.Budget
 	if b == (connlimit.Budget{}) {
 		b = Budget
@@ -111,14 +124,15 @@ func Start(cfg Config) (*Server, error) {
 		limit:  connlimit.New("web", b, cfg.Logger),
 		tokens: tokenCache{path: cfg.TokenFile, log: cfg.Logger},
 		render: make(chan struct{}, renderSlots),
+		unsent: byteBudget{max: maxUnsent},
 		done:   make(chan struct{}),
 		served: make(chan struct{}),
 	}
 	s.ln = &limitedListener{Listener: ln, limit: s.limit}
 	s.hs = &http.Server{
 		Handler:           s.routes(),
-		ReadHeaderTimeout: headerTimeout,
-		ReadTimeout:       headerTimeout,
+		ReadHeaderTimeout: cfg.HeaderTimeout,
+		ReadTimeout:       cfg.HeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
@@ -253,16 +267,19 @@ func (s *Server) common(next http.Handler) http.Handler {
 			http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 			return
 		}
-		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
 		next.ServeHTTP(w, r)
 	})
 }
 
-// dataHandler answers a request for data for viewer v with rights.
-type dataHandler func(w http.ResponseWriter, r *http.Request, v Viewer, rights Rights)
+// dataHandler renders the answer to a request for data for viewer v
+// with rights.
+type dataHandler func(r *http.Request, v Viewer, rights Rights) ([]byte, error)
 
-// data identifies the viewer, refuses those who may see nothing, and
-// takes a render slot around h.
+// data identifies the viewer, refuses those who may see nothing, renders
+// the answer in a render slot, then writes it out within the budget of
+// bytes being written (a client that reads slowly holds its answer's
+// bytes, not a render slot).
 func (s *Server) data(h dataHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, ref := s.identify(r)
@@ -289,9 +306,45 @@ func (s *Server) data(h dataHandler) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, "busy: too many listings at once, try again", 0)
 			return
 		}
-		defer s.release()
-		h(w, r, v, rights)
+		body, err := h(r, v, rights)
+		s.release()
+		if err != nil {
+			writeAnyError(w, err)
+			return
+		}
+		if !s.unsent.take(len(body)) {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "busy: too many answers being sent, try again", 0)
+			return
+		}
+		defer s.unsent.give(len(body))
+		writeJSON(w, body)
 	}
+}
+
+// byteBudget bounds the bytes of answers rendered and not yet written.
+type byteBudget struct {
+	mu   sync.Mutex
+	max  int
+	used int
+}
+
+// take reserves n bytes; false when they would exceed the budget (an
+// answer larger than the whole budget is let through alone).
+func (b *byteBudget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) give(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
 }
 
 func (s *Server) acquire(ctx context.Context) bool {
