@@ -190,6 +190,7 @@ func (h *Hub) subscribe(f Filter, after uint64, buffer int, resume bool) (*Sub, 
 		return nil, ErrClosed
 	}
 	s.next = h.last + 1
+	s.after = h.last
 	if resume {
 		switch {
 		case after > h.last:
@@ -206,7 +207,7 @@ func (h *Hub) subscribe(f Filter, after uint64, buffer int, resume bool) (*Sub, 
 		if n > buffer {
 			return nil, fmt.Errorf("%w: %d changes since %d, more than a subscriber's buffer (%d)", ErrGap, n, after, buffer)
 		}
-		s.next = after + 1
+		s.next, s.after = after+1, after
 		s.pending.Store(int64(n))
 	}
 	h.subs[s] = struct{}{}
@@ -256,6 +257,7 @@ type Sub struct {
 
 	c      chan Event
 	hub    *Hub
+	after  uint64 // the sequence number the subscription starts after
 	f      filter
 	buffer int
 	// next is the next sequence number to look at: written by Publish
@@ -333,6 +335,11 @@ func (s *Sub) Err() error {
 		return nil
 	}
 }
+
+// After is the sequence number the subscription starts after: the hub's
+// last when it subscribed from now, or the one it resumed after. A
+// subscriber that saw nothing since resumes after it.
+func (s *Sub) After() uint64 { return s.after }
 
 // Close ends the subscription; C is closed soon after.
 func (s *Sub) Close() {

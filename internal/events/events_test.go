@@ -120,6 +120,9 @@ func TestSubscribeFromNow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if s.After() != 1 {
+		t.Fatalf("a subscription from now after 1 event starts after %d", s.After())
+	}
 	h.Publish(ev("1.s", "a", "q", "R"))
 	got := recv(t, s, 1)
 	if got[0].Seq != 2 || got[0].State != "R" {
