@@ -228,14 +228,15 @@ func (s *Server) maySee(r eventRights, e *events.Event) bool {
 
 // canonicalJobID completes a job id as the hub's events name it: a bare
 // sequence number ("12", "12[]", "12[3]") or another server suffix gets
-// this server's name.
+// this server's name; a range of subjobs ("12[1-5]") selects its whole
+// array (the subscriber picks its subjobs out).
 func (s *Server) canonicalJobID(id string) string {
 	ref, ok := model.ParseJobRef(id)
 	if !ok {
 		return id
 	}
 	switch ref.Kind {
-	case model.IDArray:
+	case model.IDArray, model.IDRange:
 		return model.FormatArrayID(ref.Seq, s.cfg.ServerName)
 	case model.IDSubjob:
 		return model.FormatSubjobID(ref.Seq, ref.Indices[0].Lo, s.cfg.ServerName)

@@ -229,6 +229,9 @@ func TestEventRights(t *testing.T) {
 	if got := s.canonicalJobID("12[3]"); got != "12[3].srv" {
 		t.Errorf("canonical subjob id %q", got)
 	}
+	if got := s.canonicalJobID("12[1-5]"); got != "12[].srv" {
+		t.Errorf("canonical range id %q", got)
+	}
 	if got := s.canonicalJobID("12[].other"); got != "12[].srv" {
 		t.Errorf("canonical array id %q", got)
 	}
