@@ -171,6 +171,9 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 		slot.Established()
 		nc.SetReadDeadline(time.Time{})
 		if err := s.handle(c, &who, h, body); err != nil {
+			if errors.Is(err, errStreamEnded) {
+				return
+			}
 			var slow *proto.SlowReaderError
 			if errors.As(err, &slow) {
 				s.log.Warn("connection cut off", "remote", remoteName(nc), "user", who.user, "role", who.role.String(), "reason", err)
@@ -221,6 +224,10 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	}
 	var reply any
 	err := s.serverACL(who)
+	if err == nil && h.Type == proto.MsgSubscribe {
+		// The connection carries the stream from here.
+		return s.subscribeEvents(c, who, h.Seq, body)
+	}
 	if err == nil {
 		reply, err = s.dispatch(who, h.Type, body, answerTo{c, h.Seq})
 	}
