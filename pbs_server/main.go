@@ -64,6 +64,7 @@ func run() int {
 			Addr:        cfg.Web,
 			ServerLabel: cfg.Server,
 			Source:      srv.WebSource(),
+			Feed:        srv.WebFeed(),
 			ProxyHeader: cfg.WebProxyHeader,
 			ProxyAddrs:  cfg.WebProxyAddrs,
 			TokenFile:   cfg.WebTokens(),

@@ -3,6 +3,7 @@ package server
 import (
 	"math"
 
+	"gopbs/internal/events"
 	"gopbs/internal/web"
 	"gopbs/proto"
 )
@@ -14,6 +15,9 @@ type webSource struct{ s *Server }
 
 // WebSource is the server's state for internal/web.
 func (s *Server) WebSource() web.Source { return webSource{s} }
+
+// WebFeed is the server's event hub for internal/web's live page.
+func (s *Server) WebFeed() web.Feed { return webSource{s} }
 
 // caller is the viewer as a client of the batch protocol: a named user
 // as that user on this host (vouched for by the token or the proxy), an
@@ -82,3 +86,35 @@ func (w webSource) Queues(v web.Viewer) ([]proto.Status, error) {
 func (w webSource) Server(v web.Viewer) (proto.Status, error) {
 	return w.s.statusServer(w.caller(v), &proto.StatusRequest{}).Objects[0], nil
 }
+
+// Subscribe opens v's event stream: a named user's as the batch
+// protocol's Subscribe would (eventFilter, maySee), an anonymous
+// viewer's only while query_other_jobs is true.
+func (w webSource) Subscribe(v web.Viewer, resume bool, after uint64, buffer int) (*events.Sub, func(*events.Event) bool, error) {
+	s := w.s
+	var f events.Filter
+	var may func(*events.Event) bool
+	if v.Anonymous() {
+		if !s.queryOthers() {
+			return nil, nil, proto.NewError(proto.PBSE_PERM)
+		}
+		may = func(*events.Event) bool { return s.queryOthers() }
+	} else {
+		var rights eventRights
+		var err error
+		if f, rights, err = s.eventFilter(w.caller(v), &proto.SubscribeRequest{}); err != nil {
+			return nil, nil, err
+		}
+		may = func(e *events.Event) bool { return s.maySee(rights, e) }
+	}
+	var sub *events.Sub
+	var err error
+	if resume {
+		sub, err = s.ev.hub.Resume(f, after, buffer)
+	} else {
+		sub, err = s.ev.hub.Subscribe(f, 0, buffer)
+	}
+	return sub, may, err
+}
+
+func (w webSource) Last() uint64 { return w.s.ev.hub.Last() }

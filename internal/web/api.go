@@ -114,6 +114,7 @@ func (s *Server) whoami(r *http.Request, v Viewer, rights Rights) ([]byte, error
 		"other_jobs": rights.OtherJobs,
 		"server":     s.cfg.ServerLabel,
 		"live":       s.live(),
+		"last_event": s.lastEvent(),
 	})
 }
 

@@ -55,6 +55,9 @@ type Config struct {
 	// as qstat -F json prints it).
 	ServerLabel string
 	Source      Source
+	// Feed is the stream of job changes the page follows (nil: the page
+	// refreshes itself now and then instead).
+	Feed Feed
 	// ProxyHeader and ProxyAddrs are the trusted reverse proxy's identity
 	// header and addresses (both or neither).
 	ProxyHeader string
@@ -70,7 +73,7 @@ type Config struct {
 	// HeaderTimeout and WriteTimeout override headerTimeout and
 	// writeTimeout (tests).
 	HeaderTimeout, WriteTimeout time.Duration
-	Logger hclog.Logger
+	Logger                      hclog.Logger
 	// Now and Loc are the clock and the zone of the documents' times
 	// (time.Now and time.Local when nil).
 	Now func() time.Time
@@ -248,6 +251,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ui/whoami", s.data(s.whoami))
 	mux.HandleFunc("GET /ui/plan", s.data(s.plan))
 	mux.HandleFunc("GET /ui/fairshare", s.data(s.fairshare))
+	mux.HandleFunc("GET /ui/events", s.events)
 	return s.common(mux)
 }
 

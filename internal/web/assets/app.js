@@ -11,10 +11,15 @@ const state = {
   sortKey: "id",
   sortDir: 1,
   lastEvent: "",
+  history: 0,        // events up to this sequence number are history: listed, not applied
   events: [],
   refreshTimer: 0,
   detailId: "",
 };
+
+// recentEvents is how many of the server's last changes the page lists
+// when it opens.
+const recentEvents = 50;
 
 function $(id) { return document.getElementById(id); }
 
@@ -249,7 +254,7 @@ async function loadPlan() {
   box.replaceChildren();
   const notes = $("plan-notes");
   notes.replaceChildren(...(p.notes || []).map(n => el("li", {}, n)));
-  if (p.waiting) notes.append(el("li", {}, p.waiting + " waiting job(s) without an estimated start (the scheduler reserves for the top jobs only)."));
+  if (p.waiting) notes.append(el("li", {}, p.waiting + " queued or held job(s) without an estimated start (the scheduler reserves for the top jobs only)."));
   const bars = p.bars || [];
   if (!bars.length && !(p.dedicated || []).length) {
     box.append(el("p", { class: "muted" }, "Nothing running and no reservation."));
@@ -270,7 +275,8 @@ async function loadPlan() {
   const axis = svg("g", { class: "axis" });
   for (let i = 0; i <= 4; i++) {
     const t = t0 + (t1 - t0) * i / 4;
-    axis.append(svg("line", { x1: x(t), x2: x(t), y1: top - 6, y2: H }), svg("text", { x: x(t) + 2, y: 12 }, clock(t)));
+    const label = i < 4 ? { x: x(t) + 2, y: 12 } : { x: x(t) - 2, y: 12, "text-anchor": "end" };
+    axis.append(svg("line", { x1: x(t), x2: x(t), y1: top - 6, y2: H }), svg("text", label, clock(t)));
   }
   s.append(axis);
   bars.forEach((b, i) => {
@@ -323,8 +329,10 @@ function addEvent(ev) {
 }
 
 // applyEvent shows a job's new state at once; the listings follow.
+// Events from before the page loaded only fill the list.
 function applyEvent(ev) {
   addEvent(ev);
+  if (ev.seq <= state.history) return;
   const row = state.jobs.find(r => r.id === ev.job);
   if (row) {
     row.state = ev.state;
@@ -351,6 +359,12 @@ async function follow() {
     }
     try {
       const h = headers();
+      if (!state.lastEvent && state.who.last_event) {
+        // First connection: the last changes before the page loaded
+        // fill the list of recent events.
+        state.history = state.who.last_event;
+        state.lastEvent = String(Math.max(state.who.last_event - recentEvents, 0));
+      }
       if (state.lastEvent) h["Last-Event-ID"] = state.lastEvent;
       const resp = await fetch("/ui/events", { headers: h, cache: "no-store" });
       if (!resp.ok) throw new Error("events: " + resp.status);
