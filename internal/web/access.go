@@ -78,7 +78,7 @@ func (s *Server) isProxy(a netip.Addr) bool {
 }
 
 // tokenCache holds the tokens file as last read, read again whenever the
-// file changes (its inode, size or modification time): pbs_webtoken's
+// file changes (its inode, owner, mode, size or modification time): pbs_webtoken's
 // changes apply at once, without a restart.
 type tokenCache struct {
 	path string
@@ -90,10 +90,11 @@ type tokenCache struct {
 }
 
 type fileStamp struct {
-	ino   uint64
-	size  int64
-	mtime time.Time
-	ok    bool
+	ino, uid uint64
+	size     int64
+	mtime    time.Time
+	mode     os.FileMode // a chmod changes neither size nor mtime
+	ok       bool
 }
 
 func (c *tokenCache) lookup(token string) (string, bool) {
@@ -104,9 +105,9 @@ func (c *tokenCache) lookup(token string) (string, bool) {
 	defer c.mu.Unlock()
 	var st fileStamp
 	if info, err := os.Stat(c.path); err == nil {
-		st = fileStamp{size: info.Size(), mtime: info.ModTime(), ok: true}
+		st = fileStamp{size: info.Size(), mtime: info.ModTime(), mode: info.Mode(), ok: true}
 		if sys, ok := info.Sys().(*syscall.Stat_t); ok {
-			st.ino = sys.Ino
+			st.ino, st.uid = sys.Ino, uint64(sys.Uid)
 		}
 	}
 	if st != c.stamp {
