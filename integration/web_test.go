@@ -1,12 +1,16 @@
 package integration
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -192,4 +196,239 @@ func TestWebAPISchema(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fromAddr is an HTTP client whose connections come from the local IP
+// address local (127.0.0.2 is loopback too on Linux, and can stand for a
+// proxy's address).
+func fromAddr(local string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+func getWith(t *testing.T, client *http.Client, url string, headers ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// Who sees what through the web port, end to end: anonymous viewers the
+// public fields while query_other_jobs is true and nothing when false; a
+// user named by the trusted proxy (only from its address) what qstat
+// shows that user; root's token everything; the event stream as the
+// rights allow.
+func TestWebAccess(t *testing.T) {
+	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_ADDR=127.0.0.2\n")
+	root := rootToken(t, c)
+	rootJob := c.Submit("#!/bin/sh\nsleep 60\n", "-h", "-v", "SECRET=rootsecret")
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	r := c.RunAs(nobody, "#!/bin/sh\nsleep 60\n", "qsub", "-h", "-v", "MINE=nobodysecret")
+	if r.Code != 0 {
+		t.Fatalf("qsub as nobody: %s", r)
+	}
+	nobodyJob := strings.TrimSpace(r.Stdout)
+	proxy := fromAddr("127.0.0.2")
+	asNobody := []string{"X-Remote-User", "nobody"}
+
+	code, body := get(t, base+"/api/v1/jobs")
+	if code != 200 || !strings.Contains(body, `"`+rootJob+`"`) || !strings.Contains(body, `"`+nobodyJob+`"`) ||
+		strings.Contains(body, "secret") || strings.Contains(body, "Variable_List") || strings.Contains(body, "Output_Path") {
+		t.Fatalf("anonymous, query_other_jobs true: %d %s", code, body)
+	}
+	if code, body := getWith(t, proxy, base+"/api/v1/jobs/"+nobodyJob, asNobody...); code != 200 || !strings.Contains(body, `"MINE":"nobodysecret"`) {
+		t.Fatalf("nobody through the proxy, own job: %d %s", code, body)
+	}
+	if code, body := get(t, base+"/api/v1/jobs", asNobody...); code != 403 || !strings.Contains(body, "PBS_WEB_PROXY_ADDR") {
+		t.Fatalf("the proxy's header from elsewhere: %d %s", code, body)
+	}
+	if code, _ := get(t, base+"/api/v1/jobs", "Authorization", "Bearer pbsw_forged"); code != 401 {
+		t.Fatalf("a forged token: %d", code)
+	}
+
+	// A stream as nobody sees only nobody's changes once others' jobs are
+	// hidden.
+	c.MustRun("qmgr", "-c", "set server query_other_jobs = False")
+	req, _ := http.NewRequest("GET", base+"/ui/events", nil)
+	req.Header.Set("X-Remote-User", "nobody")
+	resp, err := proxy.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("nobody's stream: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	c.MustRun("qrls", rootJob)
+	c.MustRun("qrls", nobodyJob)
+	stream := bufio.NewReader(resp.Body)
+	for {
+		line, err := stream.ReadString('\n')
+		if err != nil {
+			t.Fatalf("nobody's stream ended: %v", err)
+		}
+		if strings.Contains(line, rootJob) {
+			t.Fatalf("nobody saw root's job change: %s", line)
+		}
+		if strings.Contains(line, nobodyJob) {
+			break
+		}
+	}
+
+	for _, path := range []string{"/api/v1/jobs", "/api/v1/nodes", "/api/v1/queues", "/api/v1/server", "/ui/events", "/ui/plan"} {
+		if code, body := get(t, base+path); code != 403 {
+			t.Errorf("anonymous %s, query_other_jobs false: %d %.200s", path, code, body)
+		}
+	}
+	code, body = getWith(t, proxy, base+"/api/v1/jobs", asNobody...)
+	if code != 200 || !strings.Contains(body, nobodyJob) || strings.Contains(body, `"`+rootJob+`"`) {
+		t.Fatalf("nobody, query_other_jobs false: %d %s", code, body)
+	}
+	if code, _ := getWith(t, proxy, base+"/api/v1/jobs/"+rootJob, asNobody...); code != 403 {
+		t.Fatalf("nobody asking for root's job: %d", code)
+	}
+	if code, body := get(t, base+"/api/v1/jobs", root...); code != 200 || !strings.Contains(body, "rootsecret") || !strings.Contains(body, "nobodysecret") {
+		t.Fatalf("root's token: %d %s", code, body)
+	}
+	// Revoked: refused at once, no restart.
+	c.MustRun("pbs_webtoken", "-d", "root")
+	if code, _ := get(t, base+"/api/v1/jobs", root...); code != 401 {
+		t.Fatalf("a revoked token: %d", code)
+	}
+}
+
+// qsubLatencies submits n held jobs one after the other and returns how
+// long each qsub took.
+func qsubLatencies(t *testing.T, c *testcluster.Cluster, n int) []time.Duration {
+	t.Helper()
+	var out []time.Duration
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		r := c.RunStdin("#!/bin/sh\ntrue\n", "qsub", "-h")
+		if r.Code != 0 {
+			t.Fatalf("qsub during the flood: %s", r)
+		}
+		out = append(out, time.Since(start))
+		if r := c.Run("qstat", strings.TrimSpace(r.Stdout)); r.Code != 0 {
+			t.Fatalf("qstat during the flood: %s", r)
+		}
+	}
+	return out
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+	return s[len(s)/2]
+}
+
+// A flood on the web port — silent connections past its budget, huge
+// headers, malformed requests, clients that never read their listings,
+// and a storm of listings — gets 4xx or 503 there, crashes nothing, and
+// leaves the batch ports serving: qsub and qstat all succeed meanwhile,
+// and the web port answers again once it ends.
+func TestWebFloodBatchUnaffected(t *testing.T) {
+	c, base := webCluster(t, "")
+	for i := 0; i < 300; i++ { // listings worth sending
+		c.RunStdin("#!/bin/sh\ntrue\n", "qsub", "-h", "-N", fmt.Sprintf("filler%d", i))
+	}
+	quiet := qsubLatencies(t, c, 10)
+	addr := strings.TrimPrefix(base, "http://")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	note := func(s string) {
+		mu.Lock()
+		statuses[s]++
+		mu.Unlock()
+	}
+	loop := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				f()
+			}
+		}()
+	}
+	// raw sends bytes on a new connection and notes the status line.
+	raw := func(data string, read bool) {
+		nc, err := net.DialTimeout("tcp", addr, 2*time.Second)
+		if err != nil {
+			note("dial error")
+			return
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(3 * time.Second))
+		io.WriteString(nc, data)
+		if !read {
+			<-stop // hold it, never reading
+			return
+		}
+		line, _ := bufio.NewReader(nc).ReadString('\n')
+		if f := strings.Fields(line); len(f) >= 2 {
+			note(f[1])
+		} else {
+			note("closed")
+		}
+	}
+	for i := 0; i < 100; i++ { // silent connections: more than the pending budget
+		go func() {
+			if nc, err := net.Dial("tcp", addr); err == nil {
+				<-stop
+				nc.Close()
+			}
+		}()
+	}
+	for i := 0; i < 8; i++ { // listings never read
+		wg.Add(1)
+		go func() { defer wg.Done(); raw("GET /api/v1/jobs?history=true HTTP/1.1\r\nHost: x\r\n\r\n", false) }()
+	}
+	big := "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n"
+	loop(func() { raw(big, true) })
+	loop(func() { raw("\x16\x03\x01\x02\x00garbage\r\n\r\n", true) })
+	loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", true) })
+	for i := 0; i < 6; i++ {
+		loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", true) })
+	}
+	testcluster.WaitFor(t, "the flood under way", 20*time.Second, func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return statuses["200"] >= 10 && statuses["400"] >= 10 && statuses["431"] >= 10, fmt.Sprint(statuses)
+	})
+	during := qsubLatencies(t, c, 10)
+	close(stop)
+	wg.Wait()
+	t.Logf("qsub median quiet %v, during the flood %v; web answers %v", median(quiet), median(during), statuses)
+	for _, d := range during {
+		if d > 3*time.Second {
+			t.Errorf("a qsub took %v during the flood", d)
+		}
+	}
+	for s, n := range statuses {
+		if s != "200" && s != "dial error" && s != "closed" && !strings.HasPrefix(s, "4") && s != "503" {
+			t.Errorf("the web port answered %s (%d times)", s, n)
+		}
+	}
+	if statuses["400"] == 0 || statuses["431"] == 0 {
+		t.Errorf("the bad requests were not refused with 400 and 431: %v", statuses)
+	}
+	if c.ServerPid() == 0 || c.Run("qstat", "-B").Code != 0 {
+		t.Fatalf("the server is gone:\n%s", c.ServerLog())
+	}
+	testcluster.WaitFor(t, "the web port answering again", 20*time.Second, func() (bool, string) {
+		code, _ := get(t, base+"/api/v1/server")
+		return code == 200, fmt.Sprint(code)
+	})
 }

@@ -34,9 +34,10 @@
 //   - Budgets: connections go through a connlimit.Limiter of their own
 //     (class "web"), separate from the batch ports'; a refused connection
 //     is answered 503. Headers are bounded (431), slow or silent clients
-//     time out, and at most renderSlots listings are built at once (503
-//     with Retry-After beyond), so a flood here costs the batch ports a
-//     bounded share of the server's read lock and cpu.
+//     time out, at most renderSlots listings are built at once (503 with
+//     Retry-After beyond) and answers waiting for slow readers hold at
+//     most maxUnsent bytes, so a flood here costs the batch ports a
+//     bounded share of the server's read lock, cpu and memory.
 //
 // Who calls: pbs_server's main starts a Server with Start when PBS_WEB is
 // set and closes it before the batch server. The server's state comes

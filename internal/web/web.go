@@ -37,9 +37,10 @@ const (
 	// maxHeaderBytes bounds a request's headers: beyond, 431.
 	maxHeaderBytes = 16 << 10
 	// renderSlots is how many listings are built at once: each holds the
-	// server's read lock while it renders, so a flood queues here rather
-	// than in front of qsub.
-	renderSlots = 2
+	// server's read lock and a cpu while it renders, so a flood queues
+	// here rather than in front of qsub, and the batch ports keep the
+	// rest of the machine.
+	renderSlots = 1
 	// renderWait is how long a request waits for a slot before 503.
 	renderWait = 2 * time.Second
 	// maxUnsent bounds the bytes of rendered answers waiting for their
