@@ -105,6 +105,12 @@ func TestWebPageInBrowser(t *testing.T) {
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
 	c.StartScheduler("pbs_sched")
+	// Dedicated time two hours from now, for the timeline to shade.
+	from := time.Now().Add(2 * time.Hour).Truncate(time.Minute)
+	ded := fmt.Sprintf("%s %s\n", from.Format("01/02/2006 15:04"), from.Add(time.Hour).Format("01/02/2006 15:04"))
+	if err := os.WriteFile(filepath.Join(c.Home, "sched_priv", "dedicated_time"), []byte(ded), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	running := c.Submit("#!/bin/sh\n#PBS -N longrun\nsleep 300\n", "-l", "walltime=00:20:00", "-l", "select=1:ncpus=1")
 	c.WaitJobState(running, "R", 20*time.Second)
 	waiting := c.Submit("#!/bin/sh\n#PBS -N bigone\n", "-l", "walltime=00:30:00", "-l", "select=1:ncpus=2")
@@ -122,6 +128,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	waitPage(t, ctx, "the queue", `!!document.querySelector('#queues tr[data-queue="workq"]')`, 5*time.Second)
 	waitPage(t, ctx, "the running job's bar", fmt.Sprintf(`!!document.querySelector('#plan g[data-kind="running"][data-id=%q]')`, running), 5*time.Second)
 	waitPage(t, ctx, "the reservation's bar", fmt.Sprintf(`!!document.querySelector('#plan g[data-kind="estimated"][data-id=%q]')`, waiting), 5*time.Second)
+	waitPage(t, ctx, "the dedicated time", `!!document.querySelector('#plan rect.ded')`, 5*time.Second)
 
 	// A new job appears, then changes state, within 2 s of each command.
 	held := c.Submit("#!/bin/sh\n#PBS -N webheld\nsleep 1\n", "-h", "-l", "walltime=00:01:00", "-l", "select=1:ncpus=1")
