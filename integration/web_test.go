@@ -348,20 +348,8 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 		statuses[s]++
 		mu.Unlock()
 	}
-	loop := func(f func()) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				f()
-			}
-		}()
-	}
+	var loopers []*sync.WaitGroup
+	loop := func(f func()) { loopers = append(loopers, loops(1, stop, f)) }
 	// raw sends bytes on a new connection and notes the status line.
 	raw := func(data string, read bool) {
 		nc, err := net.DialTimeout("tcp", addr, 2*time.Second)
@@ -410,6 +398,9 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 	during := qsubLatencies(t, c, 10)
 	close(stop)
 	wg.Wait()
+	for _, l := range loopers {
+		l.Wait()
+	}
 	t.Logf("qsub median quiet %v, during the flood %v; web answers %v", median(quiet), median(during), statuses)
 	for _, d := range during {
 		if d > 3*time.Second {

@@ -467,3 +467,30 @@ func TestLiveStream(t *testing.T) {
 		t.Errorf("a bad Last-Event-ID: %d", code)
 	}
 }
+
+// Whatever a request carries, identify answers without panicking, and a
+// viewer it names is a valid user name.
+func FuzzIdentify(f *testing.F) {
+	s := &Server{cfg: Config{ProxyHeader: "X-Remote-User", ProxyAddrs: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}}
+	s.tokens = tokenCache{path: filepath.Join(f.TempDir(), "none")}
+	f.Add("Bearer pbsw_x", "alice", "10.1.1.1:5")
+	f.Add("", "root\x00", "[::1]:80")
+	f.Add("bearer  ", "", "garbage")
+	f.Fuzz(func(t *testing.T, auth, user, remote string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		if auth != "" {
+			r.Header["Authorization"] = []string{auth}
+		}
+		if user != "" {
+			r.Header["X-Remote-User"] = []string{user}
+		}
+		v, ref := s.identify(r)
+		if ref == nil && v.User != "" && !webtoken.ValidUser(v.User) {
+			t.Fatalf("viewer %q", v.User)
+		}
+		if ref != nil && v.User != "" {
+			t.Fatalf("refused, yet viewer %q", v.User)
+		}
+	})
+}
