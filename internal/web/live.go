@@ -67,15 +67,10 @@ type liveEvent struct {
 // Last-Event-ID resumes after it, or gets a "reset" event when the
 // changes since are no longer kept (it then reads everything afresh).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	v, ref := s.identify(r)
-	if ref != nil {
-		if ref.status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="pbs_server"`)
-		}
-		writeError(w, ref.status, ref.text, 0)
+	v, ok := s.admitted(w, r)
+	if !ok {
 		return
 	}
-	established(r)
 	if s.cfg.Feed == nil {
 		writeError(w, http.StatusNotFound, "this server has no event stream", 0)
 		return

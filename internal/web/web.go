@@ -277,6 +277,23 @@ func (s *Server) common(next http.Handler) http.Handler {
 	})
 }
 
+// admitted identifies r's viewer and marks its connection established,
+// or answers the refusal and closes the connection (a refused client
+// keeps no slot of the budget).
+func (s *Server) admitted(w http.ResponseWriter, r *http.Request) (Viewer, bool) {
+	v, ref := s.identify(r)
+	if ref != nil {
+		if ref.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="pbs_server"`)
+		}
+		w.Header().Set("Connection", "close")
+		writeError(w, ref.status, ref.text, 0)
+		return Viewer{}, false
+	}
+	established(r)
+	return v, true
+}
+
 // dataHandler renders the answer to a request for data for viewer v
 // with rights.
 type dataHandler func(r *http.Request, v Viewer, rights Rights) ([]byte, error)
@@ -287,16 +304,10 @@ type dataHandler func(r *http.Request, v Viewer, rights Rights) ([]byte, error)
 // bytes, not a render slot).
 func (s *Server) data(h dataHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		v, ref := s.identify(r)
-		if ref != nil {
-			if ref.status == http.StatusUnauthorized {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="pbs_server"`)
-			}
-			w.Header().Set("Connection", "close")
-			writeError(w, ref.status, ref.text, 0)
+		v, ok := s.admitted(w, r)
+		if !ok {
 			return
 		}
-		established(r)
 		rights := s.cfg.Source.Rights(v)
 		if !rights.See && r.URL.Path != "/ui/whoami" {
 			text := "this server shows nothing to anonymous requests (query_other_jobs is false): present a token or come through the site's proxy"
