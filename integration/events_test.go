@@ -440,3 +440,38 @@ func TestQwaitTimeout(t *testing.T) {
 		t.Fatalf("qwait -x -t 0 of a deleted job: %s", r)
 	}
 }
+
+// The workflow status script of examples/workflow answers from qwait:
+// running, success, failed.
+func TestWorkflowStatusScript(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.StartScheduler("pbs_sched")
+	root, err := testcluster.ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(root, "examples", "workflow", "pbs-status")
+	status := func(id string) string {
+		t.Helper()
+		cmd := exec.Command(script, id)
+		cmd.Env = c.Env()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("pbs-status %s: %v", id, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := func(body string) string {
+		return c.Submit("#!/bin/sh\n"+body+"\n", "-o", "/dev/null", "-e", "/dev/null")
+	}
+	ok, bad := sub("exit 0"), sub("exit 3")
+	c.WaitJobState(ok, "F", 30*time.Second)
+	c.WaitJobState(bad, "F", 30*time.Second)
+	held := c.Submit("#!/bin/sh\n", "-h")
+	for id, want := range map[string]string{ok: "success", bad: "failed", held: "running", "999999": "failed"} {
+		if got := status(id); got != want {
+			t.Errorf("pbs-status of %s: %q, want %q", id, got, want)
+		}
+	}
+}
