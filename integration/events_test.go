@@ -29,6 +29,17 @@ func dialServer(t *testing.T, c *testcluster.Cluster) *proto.Client {
 	return cl
 }
 
+// runningCluster is a cluster that runs jobs: a node of ncpus and the
+// scheduler.
+func runningCluster(t *testing.T, ncpus int) *testcluster.Cluster {
+	t.Helper()
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", fmt.Sprintf("set node n1 resources_available.ncpus = %d", ncpus))
+	c.StartScheduler("pbs_sched")
+	return c
+}
+
 // background is a command left running; wait collects what it did.
 type background struct {
 	cmd      *exec.Cmd
@@ -91,10 +102,7 @@ func eventKey(e proto.JobEvent) string {
 // replay from the server afterwards), and a qwait started before the
 // crash reports every end once and exits 0.
 func TestEventStreamSurvivesServerCrash(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{})
-	c.AddMom("n1", testcluster.MomOptions{})
-	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")
-	c.StartScheduler("pbs_sched")
+	c := runningCluster(t, 4)
 	cl := dialServer(t, c)
 	st, err := cl.Subscribe(&proto.SubscribeRequest{})
 	if err != nil {
@@ -341,10 +349,7 @@ func TestEventStreamSlowSubscriber(t *testing.T) {
 // non-zero exit status printed; a finished job needs -x; a job deleted
 // while it ran gives 271's low bits.
 func TestQwaitExitStatus(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{})
-	c.AddMom("n1", testcluster.MomOptions{})
-	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")
-	c.StartScheduler("pbs_sched")
+	c := runningCluster(t, 4)
 	sub := func(script string) string {
 		return c.Submit("#!/bin/sh\n"+script+"\n", "-o", "/dev/null", "-e", "/dev/null")
 	}
@@ -383,10 +388,7 @@ func TestQwaitExitStatus(t *testing.T) {
 // qwait of an array waits for every subjob, including one deleted while
 // it waited (it has no change of its own on the stream), and prints each.
 func TestQwaitArray(t *testing.T) {
-	c := testcluster.New(t, testcluster.Options{})
-	c.AddMom("n1", testcluster.MomOptions{})
-	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
-	c.StartScheduler("pbs_sched")
+	c := runningCluster(t, 2)
 	id := c.Submit("#!/bin/sh\nsleep 1\n[ \"$PBS_ARRAY_INDEX\" = 2 ] && exit 4\nexit 0\n", "-J", "1-5", "-o", "/dev/null", "-e", "/dev/null")
 	seq := strings.TrimSuffix(id, "[]."+c.ServerName())
 	sub := func(i int) string { return fmt.Sprintf("%s[%d].%s", seq, i, c.ServerName()) }
