@@ -77,7 +77,7 @@ func parseArgs(args []string) (options, error) {
 }
 
 func run(env *cmdutil.Env, args []string) int {
-	if cmdutil.Help(args, true) {
+	if cmdutil.Help(args, false) {
 		return env.PrintHelp(usageText)
 	}
 	o, err := parseArgs(args)

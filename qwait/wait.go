@@ -193,8 +193,11 @@ func (w *waiter) reconnect(why error, timeout <-chan time.Time) (*proto.EventStr
 // statusAttrs are what qwait reads of a job.
 var statusAttrs = []string{proto.AttrJobState, proto.AttrExitStatus}
 
-// status reads jobs on the reader connection, opened when needed.
-func (w *waiter) status(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+// jobs reads what id names (an array: its subjobs after it), with the
+// history when history is set, on the reader connection, opened when
+// needed.
+func (w *waiter) jobs(id string, history bool) ([]proto.Status, []proto.ObjectError, error) {
+	req := &proto.StatusRequest{IDs: []string{id}, Attrs: statusAttrs, History: history, Subjobs: true}
 	if w.reader == nil {
 		c, err := w.connect()
 		if err != nil {
@@ -216,7 +219,7 @@ func (w *waiter) status(req *proto.StatusRequest) ([]proto.Status, []proto.Objec
 // history too. It returns a non-zero exit status to stop with.
 func (w *waiter) read(id string, initial bool) int {
 	history := w.opts.history || !initial
-	objs, errs, err := w.status(&proto.StatusRequest{IDs: []string{id}, Attrs: statusAttrs, History: history, Subjobs: true})
+	objs, errs, err := w.jobs(id, history)
 	if err != nil {
 		return w.env.Fail(err)
 	}
@@ -296,7 +299,7 @@ func (w *waiter) arrayEnded(id string) {
 	if len(left) == 0 {
 		return
 	}
-	objs, _, err := w.status(&proto.StatusRequest{IDs: []string{id}, Attrs: statusAttrs, History: true, Subjobs: true})
+	objs, _, err := w.jobs(id, true)
 	if err == nil {
 		for i := range objs {
 			if !isArray(objs[i].Name) && w.members[objs[i].Name] != nil {
@@ -336,7 +339,7 @@ func (w *waiter) rereadAll() int {
 			continue
 		}
 		seen[id] = true
-		objs, errs, err := w.status(&proto.StatusRequest{IDs: []string{id}, Attrs: statusAttrs, History: true, Subjobs: true})
+		objs, errs, err := w.jobs(id, true)
 		if err != nil {
 			return w.env.Fail(err)
 		}

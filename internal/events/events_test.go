@@ -372,3 +372,33 @@ func TestArrayOf(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFanOut1000 publishes to 1,000 subscribers that each read every
+// event: the time per Publish includes its delivery to all of them.
+func BenchmarkFanOut1000(b *testing.B) {
+	const subs = 1000
+	h := NewHub(100000)
+	var wg sync.WaitGroup
+	for i := 0; i < subs; i++ {
+		s, err := h.Subscribe(Filter{}, 0, 100000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < b.N; n++ {
+				if _, ok := <-s.C; !ok {
+					b.Errorf("cut off: %v", s.Err())
+					return
+				}
+			}
+			s.Close()
+		}()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		h.Publish(ev("1.s", "a", "q", "F"))
+	}
+	wg.Wait()
+}
