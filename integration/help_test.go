@@ -13,7 +13,7 @@ import (
 func TestCommandsHelp(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{"qsub", "qstat", "qmgr", "qalter", "qdel", "qhold", "qrls", "qselect",
-		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh"} {
+		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken"} {
 		r := c.Run(cmd, "--help")
 		if r.Code != 0 || !isUsage(r.Stdout, cmd) || r.Stderr != "" {
 			t.Errorf("%s --help: %s", cmd, r)
@@ -28,7 +28,7 @@ func TestCommandsHelp(t *testing.T) {
 		}
 	}
 	// Without an -h of their own, -h is help too.
-	for _, cmd := range []string{"qstat", "qrun", "qdel", "pbsnodes", "tracejob"} {
+	for _, cmd := range []string{"qstat", "qrun", "qdel", "pbsnodes", "tracejob", "qwait", "qwatch"} {
 		if r := c.Run(cmd, "-h"); r.Code != 0 || !isUsage(r.Stdout, cmd) {
 			t.Errorf("%s -h: %s", cmd, r)
 		}

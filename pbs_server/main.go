@@ -1,6 +1,7 @@
 // Command pbs_server is the batch server: it owns jobs, queues and nodes,
 // answers the commands on a Unix socket in PBS_HOME and the daemons on
-// PBS_BATCH_SERVICE_PORT, and keeps its state in server_priv. It stays in
+// PBS_BATCH_SERVICE_PORT, and keeps its state in server_priv. With PBS_WEB
+// set it also serves the web status page and JSON API (internal/web). It stays in
 // the foreground and logs to stderr and PBS_HOME/server_logs.
 package main
 
@@ -16,6 +17,7 @@ import (
 	"gopbs/internal/daemon"
 	"gopbs/internal/server"
 	"gopbs/internal/store"
+	"gopbs/internal/web"
 )
 
 func main() {
@@ -57,6 +59,25 @@ func run() int {
 		srv.Close()
 		return 1
 	}
+	var webSrv *web.Server
+	if cfg.Web != "" {
+		webSrv, err = web.Start(web.Config{
+			Addr:        cfg.Web,
+			ServerLabel: cfg.Server,
+			Source:      srv.WebSource(),
+			Feed:        srv.WebFeed(),
+			ProxyHeader: cfg.WebProxyHeader,
+			ProxyAddrs:  cfg.WebProxyAddrs,
+			TokenFile:   cfg.WebTokens(),
+			SchedPriv:   cfg.SchedPriv(),
+			Logger:      log.Named("web"),
+		})
+		if err != nil {
+			log.Error("cannot start the web listener", "error", err)
+			srv.Close()
+			return 1
+		}
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 wait:
@@ -75,6 +96,9 @@ wait:
 			log.Info("shutting down at qterm's request")
 			break wait
 		}
+	}
+	if webSrv != nil {
+		webSrv.Close() // first: its readers use the server's state
 	}
 	if err := srv.Close(); err != nil {
 		log.Error("close", "error", err)

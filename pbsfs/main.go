@@ -145,36 +145,9 @@ func newView(t *schedpriv.Tree, usage schedpriv.Usage) *view {
 	return &view{t: t, own: usage, stand: fairshare.NewStanding(t, usage)}
 }
 
-// subtree is the usage of g and everything under it (without the unit
-// the standing adds to every node).
-func (v *view) subtree(g *schedpriv.Group) float64 {
-	u := v.own[g.Name]
-	if g.Parent == nil || g.Name == schedpriv.UnknownGroup {
-		u = 0 // the tree's own groups have no usage of their own
-	}
-	for _, c := range g.Children {
-		u += v.subtree(c)
-	}
-	return u
-}
-
-func (v *view) ofParent(g *schedpriv.Group) float64 {
-	if g.Parent == nil {
-		return 1
-	}
-	sum := 0
-	for _, c := range g.Parent.Children {
-		sum += c.Shares
-	}
-	if sum == 0 {
-		return 0
-	}
-	return float64(g.Shares) / float64(sum)
-}
-
 func (v *view) text(g *schedpriv.Group) string {
 	return fmt.Sprintf("shares %d  of parent %.2f%%  of machine %.2f%%  usage %.0f  factor %.3f",
-		g.Shares, 100*v.ofParent(g), 100*g.Percentage, v.subtree(g), v.stand.Factor(g))
+		g.Shares, 100*fairshare.OfParent(g), 100*g.Percentage, fairshare.SubtreeUsage(g, v.own), v.stand.Factor(g))
 }
 
 func (v *view) tree(w io.Writer) {

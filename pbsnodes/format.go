@@ -99,12 +99,12 @@ func torqueView(s proto.Status) []kv {
 		add(proto.AttrNodeProperties, v)
 	}
 	add(proto.AttrNodeNtype, "cluster")
-	if slots := parseJobs(get(proto.AttrNodeJobs)); len(slots) > 0 {
+	if slots := display.ParseNodeJobs(get(proto.AttrNodeJobs)); len(slots) > 0 {
 		items := make([]string, len(slots))
 		for i, js := range slots {
-			items[i] = js.id
-			if js.slot != "" {
-				items[i] = js.slot + "/" + js.id
+			items[i] = js.ID
+			if js.Slot != "" {
+				items[i] = js.Slot + "/" + js.ID
 			}
 		}
 		add(proto.AttrNodeJobs, strings.Join(items, ","))
@@ -277,7 +277,7 @@ func (f *formatter) summarize(s proto.Status) summary {
 		m.memUsedKB, _ = sizeKB(v)
 	}
 	v, _ := s.Get(proto.AttrNodeJobs)
-	m.jobs = jobIDs(v)
+	m.jobs = display.NodeJobIDs(v)
 	return m
 }
 

@@ -404,11 +404,11 @@ func (n *pbsnodes) list() int {
 	var err error
 	switch {
 	case n.r.format == "json":
-		doc := jsonHeader(n.now, n.serverLabel())
+		doc := display.NodesHeader(n.now, n.serverLabel())
 		if n.r.summary {
 			err = f.summaryJSON(out, doc, nodes, n.r.jobView)
 		} else {
-			err = f.nodesJSON(out, doc, nodes)
+			err = display.NodesJSON(out, doc, nodes)
 		}
 	case n.r.format == "dsv" && n.r.summary:
 		err = f.summaryDSV(out, nodes, n.r.jobView)

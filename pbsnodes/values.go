@@ -91,49 +91,6 @@ func stateMatches(filter, state string) bool {
 	return hasItem(items, filter)
 }
 
-// jobSlot is one item of a node's jobs attribute.
-type jobSlot struct {
-	id   string
-	slot string // "" when the item has none
-}
-
-// parseJobs reads a node's jobs attribute as the server sends it,
-// "1.srv/0, 1.srv/1, 2.srv/0": items separated by commas (blanks around
-// them ignored), each a job id and its slot after the last '/'. Empty
-// items are skipped.
-func parseJobs(v string) []jobSlot {
-	var out []jobSlot
-	for _, it := range strings.Split(v, ",") {
-		it = strings.TrimSpace(it)
-		if it == "" {
-			continue
-		}
-		js := jobSlot{id: it}
-		if i := strings.LastIndexByte(it, '/'); i >= 0 {
-			js.id, js.slot = strings.TrimSpace(it[:i]), strings.TrimSpace(it[i+1:])
-		}
-		if js.id == "" {
-			continue
-		}
-		out = append(out, js)
-	}
-	return out
-}
-
-// jobIDs is the distinct job ids of a jobs attribute in first-seen order:
-// a job with several cpus on the node is listed once.
-func jobIDs(v string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, js := range parseJobs(v) {
-		if !seen[js.id] {
-			seen[js.id] = true
-			out = append(out, js.id)
-		}
-	}
-	return out
-}
-
 // sizeKB reads a size value ("24684096kb", "2gb") in kilobytes, rounding
 // up a remainder, as the server counts memory.
 func sizeKB(v string) (int64, bool) {
@@ -155,21 +112,4 @@ func shortSize(kb int64) string {
 		u++
 	}
 	return strconv.FormatInt(kb, 10) + units[u:u+1] + "b"
-}
-
-// plainInt reports whether v is an integer JSON can carry as a number
-// without loss: -?(0|[1-9][0-9]*) within int64. Anything else ("0.22",
-// "007", "2gb", "1e3") stays a string.
-func plainInt(v string) bool {
-	s := strings.TrimPrefix(v, "-")
-	if s == "" || (s[0] == '0' && len(s) > 1) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseInt(v, 10, 64)
-	return err == nil
 }

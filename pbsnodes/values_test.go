@@ -2,37 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"gopbs/internal/display"
 	"gopbs/proto"
 )
-
-func TestParseJobs(t *testing.T) {
-	tests := []struct {
-		in    string
-		slots []jobSlot
-		ids   []string
-	}{
-		{"", nil, nil},
-		{"1.srv/0", []jobSlot{{"1.srv", "0"}}, []string{"1.srv"}},
-		{"1.srv/0, 1.srv/1, 2.srv/0", []jobSlot{{"1.srv", "0"}, {"1.srv", "1"}, {"2.srv", "0"}}, []string{"1.srv", "2.srv"}},
-		{"3[1].srv/2,,  4.srv ", []jobSlot{{"3[1].srv", "2"}, {"4.srv", ""}}, []string{"3[1].srv", "4.srv"}},
-		{"/0, x/, a/b/c", []jobSlot{{"x", ""}, {"a/b", "c"}}, []string{"x", "a/b"}},
-		{"2.srv/0, 1.srv/1, 2.srv/2", []jobSlot{{"2.srv", "0"}, {"1.srv", "1"}, {"2.srv", "2"}}, []string{"2.srv", "1.srv"}},
-	}
-	for _, tt := range tests {
-		if got := parseJobs(tt.in); !reflect.DeepEqual(got, tt.slots) {
-			t.Errorf("parseJobs(%q) = %+v, want %+v", tt.in, got, tt.slots)
-		}
-		if got := jobIDs(tt.in); !reflect.DeepEqual(got, tt.ids) {
-			t.Errorf("jobIDs(%q) = %q, want %q", tt.in, got, tt.ids)
-		}
-	}
-}
 
 func TestStates(t *testing.T) {
 	if got := torqueState("offline,job-busy"); got != "offline,job-exclusive" {
@@ -93,45 +70,6 @@ func TestSizes(t *testing.T) {
 	}
 }
 
-func TestPlainInt(t *testing.T) {
-	for v, want := range map[string]bool{
-		"0": true, "15002": true, "-3": true, "9223372036854775807": true,
-		"": false, "-": false, "007": false, "1.5": false, "0.22": false, "1e3": false, "2gb": false,
-		" 1": false, "+1": false, "9223372036854775808": false, "True": false,
-	} {
-		if got := plainInt(v); got != want {
-			t.Errorf("plainInt(%q) = %v", v, got)
-		}
-	}
-}
-
-// The jobs parser never yields an empty id or one with blanks around it,
-// and the distinct ids keep their first-seen order.
-func FuzzParseJobs(f *testing.F) {
-	for _, s := range []string{"", "1.srv/0, 1.srv/1", "/,/,/", "a/b/c,,d", " x / 1 ", "\x00/\xff"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		slots := parseJobs(v)
-		for _, js := range slots {
-			if js.id == "" || js.id != strings.TrimSpace(js.id) || strings.Contains(js.id, ",") || strings.Contains(js.slot, "/") {
-				t.Fatalf("parseJobs(%q) gave %+v", v, js)
-			}
-		}
-		ids := jobIDs(v)
-		seen := map[string]bool{}
-		for _, id := range ids {
-			if seen[id] {
-				t.Fatalf("jobIDs(%q) repeats %q", v, id)
-			}
-			seen[id] = true
-		}
-		if len(slots) > 0 && ids[0] != slots[0].id {
-			t.Fatalf("jobIDs(%q) lost the first id", v)
-		}
-	})
-}
-
 // Whatever a node's name and values hold, every JSON output parses, keeps
 // a valid-UTF-8 comment exactly, and every text output keeps one line per
 // attribute.
@@ -150,9 +88,9 @@ func FuzzNodeOutputs(f *testing.F) {
 			var b strings.Builder
 			var err error
 			if jobView {
-				err = fm.summaryJSON(&b, jsonHeader(time.Unix(0, 0), "srv"), []proto.Status{s}, true)
+				err = fm.summaryJSON(&b, display.NodesHeader(time.Unix(0, 0), "srv"), []proto.Status{s}, true)
 			} else {
-				err = fm.nodesJSON(&b, jsonHeader(time.Unix(0, 0), "srv"), []proto.Status{s})
+				err = display.NodesJSON(&b, display.NodesHeader(time.Unix(0, 0), "srv"), []proto.Status{s})
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +104,7 @@ func FuzzNodeOutputs(f *testing.F) {
 			}
 			if !jobView && utf8.ValidString(comment) && !strings.ContainsAny(comment, "\u2028\u2029") {
 				for _, n := range doc.Nodes {
-					if n["comment"] != comment && !plainInt(comment) {
+					if n["comment"] != comment && !display.PlainInt(comment) {
 						t.Fatalf("comment %q came back as %#v", comment, n["comment"])
 					}
 				}

@@ -84,6 +84,15 @@ const (
 	PBSE_JOBNBIG          Code = 15173
 	PBSE_JOBSCRIPTMAXSIZE Code = 15175
 	PBSE_TRYAGAIN         Code = 15208
+
+	// gopbs's own codes, above OpenPBS's range.
+
+	// PBSE_EVENTGAP refuses a resume of the event stream whose changes
+	// are no longer all kept: the client reads the state again.
+	PBSE_EVENTGAP Code = 15900
+	// PBSE_TOOSLOW ends the event stream of a subscriber that fell too
+	// far behind.
+	PBSE_TOOSLOW Code = 15901
 )
 
 // messages holds the OpenPBS texts returned to clients
@@ -160,6 +169,8 @@ var messages = map[Code]string{
 	PBSE_JOBNBIG:          "name is too long",
 	PBSE_JOBSCRIPTMAXSIZE: "jobscript size exceeded the jobscript_max_size",
 	PBSE_TRYAGAIN:         "Try the request again later",
+	PBSE_EVENTGAP:         "Changes since that event are no longer kept: read the state again",
+	PBSE_TOOSLOW:          "Event stream cut off: the subscriber fell too far behind",
 }
 
 // Message returns the OpenPBS text of code, or "" when none is defined.

@@ -44,6 +44,9 @@ var bodyTypes = []func() any{
 	func() any { return new(StageInDone) },
 	func() any { return new(FileRequest) },
 	func() any { return new(FileChunk) },
+	func() any { return new(SubscribeRequest) },
+	func() any { return new(SubscribeReply) },
+	func() any { return new(EventFrame) },
 }
 
 // bodySamples are realistic bodies, one per entry of bodyTypes, for seeds.
@@ -100,6 +103,9 @@ func bodySamples() []any {
 		&StageInDone{JobID: "7.srv", Comment: "stage-in of in.dat@n2:/data/in.dat failed: no such file"},
 		&FileRequest{JobID: "7.srv", User: "alice", Group: "users", Path: "/data/-odd \"q\" name", Token: bytes.Repeat([]byte{3}, 32)},
 		&FileChunk{Data: []byte("part of a file"), Mode: 0o644},
+		&SubscribeRequest{JobIDs: []string{"7.srv", "8[].srv"}, Owner: "alice", Queue: "workq", Resume: true, After: 41, Buffer: 100},
+		&SubscribeReply{Last: 42, Heartbeat: 30},
+		&EventFrame{Events: []JobEvent{{Seq: 42, Time: 1700000000123, JobID: "7.srv", Owner: "alice", Queue: "workq", State: "F", Substate: "92", ExitStatus: new(int), Comment: "done"}, {Seq: 43, JobID: "8[1].srv", State: "R"}}},
 	}
 }
 

@@ -45,6 +45,12 @@ const (
 	// MsgMoveJob moves a job that is not running to another queue
 	// (qmove): a JobRequest whose Extra is "queue[@server]".
 	MsgMoveJob MsgType = 27
+	// MsgSubscribe opens the event stream of job changes on the
+	// connection (a SubscribeRequest, events.go); the connection then
+	// carries only the stream.
+	MsgSubscribe MsgType = 28
+	// MsgEvent is one frame of the event stream: an EventFrame.
+	MsgEvent MsgType = 29
 )
 
 var msgNames = map[MsgType]string{
@@ -55,6 +61,7 @@ var msgNames = map[MsgType]string{
 	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
 	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
 	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob", MsgMoveJob: "MoveJob",
+	MsgSubscribe: "Subscribe", MsgEvent: "Event",
 }
 
 // Known reports whether t is a message type of this build (one with a

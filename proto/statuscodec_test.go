@@ -241,3 +241,26 @@ func TestStatusFramesAbort(t *testing.T) {
 		frames++
 	}
 }
+
+// Collect gives back, in order, every object added to an answer that
+// was not streamed, with the tail's other fields.
+func TestStatusFramesCollect(t *testing.T) {
+	tail := StatusReply{Errors: []ObjectError{{Name: "9", Code: PBSE_UNKJOBID, Text: "Unknown Job Id"}}, Version: 3, Epoch: "e"}
+	for _, n := range []int{0, 1, 3, 7} {
+		f := NewStatusFrames(3)
+		var objs []Status
+		for i := range n {
+			st := Status{Name: fmt.Sprint(i, ".s"), Attrs: []Attr{{Name: "job_state", Value: "R"}, {Name: "Resource_List", Resource: "mem", Value: fmt.Sprint(i, "kb")}}}
+			objs = append(objs, st)
+			f.Add(st.Name, st.Attrs)
+		}
+		got, err := f.Collect(&tail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := StatusReply{Objects: objs, Errors: tail.Errors, Version: 3, Epoch: "e"}
+		if !bytes.Equal(AppendStatusReply(nil, got), AppendStatusReply(nil, &want)) {
+			t.Fatalf("%d objects: got %+v", n, got)
+		}
+	}
+}

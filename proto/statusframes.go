@@ -157,6 +157,31 @@ func (f *StatusFrames) Send(c *Conn, seq uint64, tail *StatusReply) error {
 	return send(f.cur, tail, false)
 }
 
+// Collect decodes an answer that was not streamed (no Stream call) into
+// one reply: its objects in order, with tail's other fields. It serves
+// readers in the server's own process (the web status page), which take
+// the objects, not the frames.
+func (f *StatusFrames) Collect(tail *StatusReply) (*StatusReply, error) {
+	if f.st != nil {
+		return nil, errors.New("status frames: Collect on a streamed answer")
+	}
+	out := &StatusReply{Errors: tail.Errors, Version: tail.Version, Epoch: tail.Epoch, Live: tail.Live}
+	var empty StatusReply
+	var body []byte
+	for _, fr := range append(f.full, f.cur) {
+		if fr.count == 0 {
+			continue
+		}
+		body = appendStatusReplyEncoded(body[:0], fr.count, fr.objs, &empty)
+		var part StatusReply
+		if err := DecodeStatusReply(body, &part); err != nil {
+			return nil, err
+		}
+		out.Objects = append(out.Objects, part.Objects...)
+	}
+	return out, nil
+}
+
 // Abort ends a stream without sending the rest, once what it is sending
 // now is sent.
 func (f *StatusFrames) Abort() { f.stop(true) }

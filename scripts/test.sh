@@ -12,6 +12,14 @@ if [ "$(id -u)" = 0 ] && ! command -v ip >/dev/null 2>&1 && command -v apt-get >
 		echo "test.sh: could not install iproute2; the multi-host test will skip" >&2
 fi
 
+# The web page's browser test (integration/web_browser_test.go) drives
+# Debian's headless Chromium; as root on a Debian machine without it,
+# install it.
+if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 ||
+		echo "test.sh: could not install chromium; the browser test will skip" >&2
+fi
+
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:" >&2
@@ -22,7 +30,7 @@ go vet ./...
 go vet -tags faultpoints ./internal/fault/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./sched/
 go test -count=1 -timeout 15m ./...
 go test -count=1 -tags faultpoints ./internal/fault/
-go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./internal/connlimit/ ./internal/listen/
+go test -count=1 -race -timeout 10m ./proto/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./internal/connlimit/ ./internal/listen/ ./internal/web/
 
 # Every fuzz target, briefly; the corpus under testdata/ runs in go test.
 # A count, not a duration: a time budget can run out while the corpus is

@@ -26,14 +26,14 @@ var pure = []string{
 	"resc", "sched/core", "sched_priv",
 	"internal/place", "policy/fifo", "policy/fairshare", "internal/formula",
 	"internal/sim", "internal/model", "internal/qmgrparse", "internal/stage", "internal/mailer",
-	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp",
+	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/events",
 }
 
 // commands are the user commands: they speak proto to a daemon and never
 // link a daemon's insides.
 var commands = []string{
 	"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qrun", "qsig", "qselect", "qmove",
-	"qrerun", "qterm", "qmgr", "pbsnodes", "tracejob", "pbsfs",
+	"qrerun", "qterm", "qmgr", "pbsnodes", "tracejob", "pbsfs", "qwait", "qwatch",
 }
 
 // daemonInsides are the packages only their own daemon (and its tests)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,6 +38,15 @@ const (
 	KeyServerMetrics = "PBS_SERVER_METRICS"
 	KeySchedMetrics  = "PBS_SCHED_METRICS"
 	KeyMomMetrics    = "PBS_MOM_METRICS"
+	// KeyWeb is host:port of pbs_server's web status page and JSON API;
+	// unset, the server opens no web listener.
+	KeyWeb = "PBS_WEB"
+	// KeyWebProxyHeader names the request header in which a trusted
+	// reverse proxy passes the user it authenticated ("X-Remote-User");
+	// KeyWebProxyAddr lists the addresses (IPs or CIDRs, commas) that
+	// proxy connects from. Both or neither.
+	KeyWebProxyHeader = "PBS_WEB_PROXY_HEADER"
+	KeyWebProxyAddr   = "PBS_WEB_PROXY_ADDR"
 )
 
 // Defaults.
@@ -75,6 +85,13 @@ type Config struct {
 	// ServerMetrics, SchedMetrics and MomMetrics are the metrics
 	// listeners' host:port ("" for none; an empty host is every address).
 	ServerMetrics, SchedMetrics, MomMetrics string
+	// Web is the web listener's host:port (PBS_WEB), "" for none;
+	// WebProxyHeader and WebProxyAddrs the trusted reverse proxy's
+	// identity header and addresses (PBS_WEB_PROXY_HEADER,
+	// PBS_WEB_PROXY_ADDR).
+	Web            string
+	WebProxyHeader string
+	WebProxyAddrs  []netip.Prefix
 }
 
 // Load reads the configuration using the process environment.
@@ -102,7 +119,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -200,6 +217,9 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 			return nil, err
 		}
 	}
+	if err := c.resolveWeb(vals); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -219,6 +239,65 @@ func listenAddr(vals map[string]string, key string) (string, error) {
 		return "", fmt.Errorf("%s=%q: %q is not a port number", key, v, p)
 	}
 	return v, nil
+}
+
+// resolveWeb checks the web listener's keys: PBS_WEB a host:port with a
+// port number, the proxy's header a header name, its addresses IPs or
+// CIDRs; a header without addresses (or the reverse) would trust no one
+// or everyone, so it is refused.
+func (c *Config) resolveWeb(vals map[string]string) error {
+	if v := vals[KeyWeb]; v != "" {
+		_, p, err := net.SplitHostPort(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want host:port: %w", KeyWeb, v, err)
+		}
+		if n, err := strconv.Atoi(p); err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("%s=%q: not a port number", KeyWeb, v)
+		}
+		c.Web = v
+	}
+	header, addrs := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr]
+	if (header == "") != (addrs == "") {
+		return fmt.Errorf("%s and %s go together: the header is trusted only from the proxy's addresses", KeyWebProxyHeader, KeyWebProxyAddr)
+	}
+	if header == "" {
+		return nil
+	}
+	if !validHeaderName(header) {
+		return fmt.Errorf("%s=%q: not a header name", KeyWebProxyHeader, header)
+	}
+	c.WebProxyHeader = header
+	for _, a := range strings.Split(addrs, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		pfx, err := netip.ParsePrefix(a)
+		if err != nil {
+			ip, ierr := netip.ParseAddr(a)
+			if ierr != nil {
+				return fmt.Errorf("%s: %q is neither an IP address nor a CIDR: %w", KeyWebProxyAddr, a, err)
+			}
+			pfx = netip.PrefixFrom(ip.Unmap(), ip.Unmap().BitLen())
+		}
+		c.WebProxyAddrs = append(c.WebProxyAddrs, pfx.Masked())
+	}
+	if len(c.WebProxyAddrs) == 0 {
+		return fmt.Errorf("%s=%q: no address", KeyWebProxyAddr, addrs)
+	}
+	return nil
+}
+
+// validHeaderName reports whether h is an HTTP header name (RFC 9110
+// token characters).
+func validHeaderName(h string) bool {
+	for i := 0; i < len(h); i++ {
+		b := h[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0) {
+			return false
+		}
+	}
+	return h != ""
 }
 
 func port(vals map[string]string, key string, def int) (int, error) {
@@ -262,6 +341,10 @@ func (c *Config) ServerPriv() string { return filepath.Join(c.Home, "server_priv
 
 // ServerLogs is PBS_HOME/server_logs.
 func (c *Config) ServerLogs() string { return filepath.Join(c.Home, "server_logs") }
+
+// WebTokens is PBS_HOME/server_priv/web_tokens, the web page's per-user
+// tokens (internal/webtoken): pbs_webtoken writes it, pbs_server reads it.
+func (c *Config) WebTokens() string { return filepath.Join(c.ServerPriv(), "web_tokens") }
 
 // Accounting is PBS_HOME/server_priv/accounting.
 func (c *Config) Accounting() string { return filepath.Join(c.ServerPriv(), "accounting") }

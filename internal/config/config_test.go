@@ -102,3 +102,32 @@ func TestLoadEnvErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestWebKeys(t *testing.T) {
+	ok := map[string]string{KeyWeb: "127.0.0.1:8080", KeyWebProxyHeader: "X-Remote-User", KeyWebProxyAddr: "10.0.0.5, 192.168.0.0/24,::1"}
+	c, err := resolve("", ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Web != "127.0.0.1:8080" || c.WebProxyHeader != "X-Remote-User" || len(c.WebProxyAddrs) != 3 ||
+		c.WebProxyAddrs[0].String() != "10.0.0.5/32" || c.WebProxyAddrs[1].String() != "192.168.0.0/24" || c.WebProxyAddrs[2].String() != "::1/128" {
+		t.Fatalf("resolved %+v", c)
+	}
+	if c, err := resolve("", map[string]string{}); err != nil || c.Web != "" || c.WebProxyHeader != "" {
+		t.Fatalf("unset: %+v %v", c, err)
+	}
+	for _, bad := range []map[string]string{
+		{KeyWeb: "8080"},
+		{KeyWeb: "host:http"},
+		{KeyWeb: "host:70000"},
+		{KeyWebProxyHeader: "X-Remote-User"},
+		{KeyWebProxyAddr: "127.0.0.1"},
+		{KeyWebProxyHeader: "X Remote", KeyWebProxyAddr: "127.0.0.1"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: "proxy.example"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: " , "},
+	} {
+		if _, err := resolve("", bad); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}

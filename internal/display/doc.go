@@ -2,7 +2,8 @@
 // them, in either client personality (DESIGN §9): the default job table,
 // its wide variant, the alternate (-a) table with node (-n) and comment
 // (-s) lines, the full (-f) listing, PBS Pro's -F json and -F dsv, Torque's
-// -x XML, and the queue (-Q, -Qf, -q) and server (-B, -Bf) displays.
+// -x XML, the queue (-Q, -Qf, -q) and server (-B, -Bf) displays, and
+// pbsnodes' -F json document (nodesjson.go, which the web API serves too).
 //
 // Contract:
 //

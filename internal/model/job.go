@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -903,6 +904,17 @@ var jobAttrIndex = func() map[string]int {
 func IsJobAttr(name string) bool {
 	_, ok := jobAttrIndex[name]
 	return ok || passThrough[name] != nil
+}
+
+// JobAttrNames lists every job attribute: those in display order, then
+// the ones only passed through, sorted (the web API's schema test holds
+// its list of documented fields against it).
+func JobAttrNames() []string {
+	out := make([]string, 0, len(jobAttrs)+len(passThrough))
+	for _, a := range jobAttrs {
+		out = append(out, a.name)
+	}
+	return append(out, slices.Sorted(maps.Keys(passThrough))...)
 }
 
 // JobStatus renders j's attributes in display order. want limits the

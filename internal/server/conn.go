@@ -44,6 +44,9 @@ type caller struct {
 	// started counts the jobs this connection started (a scheduling
 	// cycle that started exactly one asks for another: RECYC).
 	started int
+	// anonymous is a web request without an identity (web.go): no user,
+	// no privilege whatever the managers list says.
+	anonymous bool
 }
 
 // Serve starts the listeners and returns; connections are handled in the
@@ -178,6 +181,9 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 		slot.Established()
 		nc.SetReadDeadline(time.Time{})
 		if err := s.handle(c, &who, h, body); err != nil {
+			if errors.Is(err, errStreamEnded) {
+				return
+			}
 			var slow *proto.SlowReaderError
 			if errors.As(err, &slow) {
 				s.log.Warn("connection cut off", "remote", remoteName(nc), "user", who.user, "role", who.role.String(), "reason", err)
@@ -230,6 +236,10 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	}
 	var reply any
 	err := s.serverACL(who)
+	if err == nil && h.Type == proto.MsgSubscribe {
+		// The connection carries the stream from here.
+		return s.subscribeEvents(c, who, h.Seq, body)
+	}
 	if err == nil {
 		reply, err = s.dispatch(who, h.Type, body, answerTo{c, h.Seq})
 	}
@@ -286,7 +296,9 @@ type answerTo struct {
 // the state it goes through to change whenever the answer's Pauses does.
 func newStatusAnswer(to answerTo, held sync.Locker) *statusAnswer {
 	a := &statusAnswer{frames: proto.NewStatusFrames(statusChunk)}
-	a.frames.Stream(to.c, to.seq, held)
+	if to.c != nil { // else collected in process (web.go)
+		a.frames.Stream(to.c, to.seq, held)
+	}
 	return a
 }
 
@@ -465,6 +477,9 @@ func (s *Server) serverACL(who *caller) error {
 // server's managers and operators lists decide ("user@host", with '*'
 // wildcards in either part).
 func (s *Server) privileges(who *caller) (manager, operator bool) {
+	if who.anonymous {
+		return false, false
+	}
 	if who.role == proto.RoleSched || who.role == proto.RoleMom {
 		return true, true
 	}

@@ -71,9 +71,12 @@ func (s *Server) endDeleted(b *store.Batch, j *model.Job, now int64) bool {
 // copying stage-out files (E, STAGEOUT) (mu held). Not worth a commit:
 // the next report says it again after a restart.
 func (s *Server) notePhase(j *model.Job, phase proto.JobPhase) {
+	// Nor is it an event: the stream carries committed changes only.
+	s.ev.quiet = true
 	s.untrack(j)
 	j.NotePhase(phase)
 	s.track(j)
+	s.ev.quiet = false
 }
 
 // usageResources renders a usage report as resources_used.

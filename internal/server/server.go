@@ -95,6 +95,8 @@ type Server struct {
 	held    holdings
 
 	users userCache
+	// ev numbers and publishes the changes of jobs (events.go).
+	ev jobEvents
 
 	// runtime holds what moms report, per node name (under mu; not
 	// persisted: moms report again after a restart).
@@ -213,6 +215,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.acct = acct
 	s.commit = store.NewCommitter(st, &s.mu, s.rollback)
+	if err := s.initEvents(); err != nil {
+		s.commit.Close()
+		st.Close()
+		return nil, err
+	}
 	if err := s.importNodesFile(); err != nil {
 		s.commit.Close()
 		st.Close()
@@ -258,6 +265,11 @@ func (s *Server) initFresh() error {
 // loadSnapshot replaces the in-memory state. Callers hold mu or have not
 // started serving.
 func (s *Server) loadSnapshot(snap *store.Snapshot) {
+	// The jobs loaded are no changes: the stream's subscribers resume
+	// from the changes kept.
+	s.ev.quiet = true
+	defer func() { s.ev.quiet = false }()
+	s.resetEvents()
 	s.server = snap.Server
 	s.server.Name = s.cfg.ServerName
 	s.queues = make(map[string]*model.Object, len(snap.Queues))
@@ -312,6 +324,7 @@ func (s *Server) Close() error {
 		l.Close()
 	}
 	s.wg.Wait()
+	s.ev.hub.Close()
 	s.stopDaemons()
 	s.momPool.closeAll()
 	s.commit.Close()
@@ -372,6 +385,7 @@ func (s *Server) insertJob(j *model.Job) {
 // removeJob drops a job from memory (mu held).
 func (s *Server) removeJob(j *model.Job) {
 	s.untrack(j)
+	s.ev.before = nil // gone: its last change (its end) was its event
 	k := j.Key()
 	delete(s.jobs, k)
 	if j.IsArray() {
@@ -408,12 +422,14 @@ func (s *Server) updateJob(j *model.Job, change func()) {
 // happens between the two.
 func (s *Server) track(j *model.Job) {
 	j.CacheRequest() // every change of a job ends here: its list is parsed once per change
+	s.noteAfter(j)
 	s.counts.add(j)
 	s.hold(j, 1)
 	s.arrayCount(j, 1)
 }
 
 func (s *Server) untrack(j *model.Job) {
+	s.noteBefore(j)
 	s.counts.remove(j)
 	s.hold(j, -1)
 	s.arrayCount(j, -1)

@@ -27,6 +27,9 @@ type Committer struct {
 	lock     sync.Locker
 	rollback func(error)
 	reqs     chan *request
+	// seal, when set, runs under lock after a group's functions and
+	// returns one more batch to commit with them (SetSeal).
+	seal     func() *Batch
 	stop     chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
@@ -43,6 +46,13 @@ func NewCommitter(st *Store, lock sync.Locker, rollback func(error)) *Committer 
 	go c.run()
 	return c
 }
+
+// SetSeal makes f run under the lock after each group's functions, before
+// the commit: the batch it returns (nil: none) commits with the group's
+// and its After functions run last. The server writes there the changes
+// the group made that its event stream publishes, so that they are
+// durable together with the change. Call it before the first Do.
+func (c *Committer) SetSeal(f func() *Batch) { c.seal = f }
 
 // Do runs fn in the next group and returns after the group's commit, with
 // fn's own error or the commit's.
@@ -118,6 +128,12 @@ func (c *Committer) run() {
 			}
 			if err == nil && !b.Empty() {
 				batches = append(batches, b)
+			}
+		}
+		if c.seal != nil {
+			if b := c.seal(); b != nil && !b.Empty() {
+				batches = append(batches, b)
+				after = append(after, b.after...)
 			}
 		}
 		if len(batches) > 0 {

@@ -8,8 +8,9 @@ package store
 // kindSubjobEnd); version 3 lets a job record's dependency carry a fourth
 // item, which of its jobs were named as arrays (model's fDepends). A
 // version 1 or 2 store is a version 3 store without them and is upgraded
-// in place when opened.
-const StorageVersion = 3
+// in place when opened. Version 4 added bucketEvents; an older store gets
+// it (empty) when opened.
+const StorageVersion = 4
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"
@@ -34,6 +35,11 @@ var (
 	// running or exiting; kindSubjobEnd: msgpack model.SubjobEnd of a
 	// finished one), then the 4-byte big-endian index.
 	bucketJobs = []byte("jobs")
+	// bucketEvents maps a change's 8-byte big-endian sequence number ->
+	// msgpack proto.JobEvent: the last job changes the server published
+	// on its event stream, written in the commit of the change itself,
+	// so that a subscriber resumes across a restart without a loss.
+	bucketEvents = []byte("events")
 )
 
 // Kinds of record in bucketJobs.
@@ -45,7 +51,7 @@ const (
 )
 
 // allBuckets is checked on open and created on init.
-var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs}
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents}
 
 // Keys in bucketMeta and bucketServer.
 var (

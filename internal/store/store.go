@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -218,13 +219,13 @@ func metaHighWater(f *os.File) (int64, bool) {
 // check verifies the version and that every bucket exists.
 func (s *Store) check() error {
 	return s.db.View(func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketMeta).Get(keyVersion)
 		for _, b := range allBuckets {
-			if tx.Bucket(b) == nil {
+			if tx.Bucket(b) == nil && !(bytes.Equal(b, bucketEvents) && string(v) != strconv.Itoa(StorageVersion)) {
 				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
 			}
 		}
-		v := tx.Bucket(bucketMeta).Get(keyVersion)
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -234,14 +235,18 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1 or 2 store as the current version: nothing
-// else differs (see StorageVersion), and an older pbs_server then refuses
-// it by its version instead of failing on a record it does not know.
+// upgrade marks a version 1, 2 or 3 store as the current version, with
+// the buckets it lacks made empty: nothing else differs (see
+// StorageVersion), and an older pbs_server then refuses it by its version
+// instead of failing on a record it does not know.
 func (s *Store) upgrade() error {
 	return s.db.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		if string(meta.Get(keyVersion)) == strconv.Itoa(StorageVersion) {
 			return nil
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketEvents); err != nil {
+			return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
 		}
 		if err := meta.Put(keyVersion, []byte(strconv.Itoa(StorageVersion))); err != nil {
 			return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
@@ -433,6 +438,8 @@ const (
 	opPutServer
 	opNextSeq
 	opDelSubjob
+	opPutEvent
+	opDelEvent
 )
 
 type op struct {
@@ -563,6 +570,44 @@ func (b *Batch) PutServer(o *model.Object) { b.add(opPutServer, keyServer, o) }
 // SetNextSeq records the next job sequence number.
 func (b *Batch) SetNextSeq(n int64) { b.add(opNextSeq, keyNextSeq, encodeSeq(n)) }
 
+// PutEvent keeps a published change of a job (the event stream).
+func (b *Batch) PutEvent(e *proto.JobEvent) { b.add(opPutEvent, encodeEvent(e.Seq), e) }
+
+// DeleteEvent forgets change seq (no longer kept for resuming).
+func (b *Batch) DeleteEvent(seq uint64) { b.add(opDelEvent, encodeEvent(seq), nil) }
+
+func encodeEvent(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
+
+// Events reads the last n changes kept (PutEvent), in sequence order.
+func (s *Store) Events(n int) ([]proto.JobEvent, error) {
+	var out []proto.JobEvent
+	err := guard(s.path, func() error {
+		return s.db.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketEvents).Cursor()
+			var k, v []byte
+			for k, v = c.Last(); k != nil && len(out) < n; k, v = c.Prev() {
+				var e proto.JobEvent
+				if err := decodeRecord(v, &e); err != nil {
+					return fmt.Errorf("store %s: event record %x: %v", s.path, k, err)
+				}
+				if len(k) != 8 || e.Seq != binary.BigEndian.Uint64(k) {
+					return fmt.Errorf("store %s: event record %x holds change %d", s.path, k, e.Seq)
+				}
+				if len(out) > 0 && e.Seq+1 != out[len(out)-1].Seq {
+					break // an older run's changes before a gap: not kept for resuming
+				}
+				out = append(out, e)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
 // Empty reports whether the batch has no writes.
 func (b *Batch) Empty() bool { return len(b.ops) == 0 }
 
@@ -639,6 +684,10 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketServer).Put(o.key, o.value)
 	case opNextSeq:
 		return tx.Bucket(bucketMeta).Put(o.key, o.value)
+	case opPutEvent:
+		return tx.Bucket(bucketEvents).Put(o.key, o.value)
+	case opDelEvent:
+		return tx.Bucket(bucketEvents).Delete(o.key)
 	}
 	return fmt.Errorf("unknown store operation %d", o.kind)
 }

@@ -239,3 +239,45 @@ func TestSubjobRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestEvents keeps published changes with the commit, reads back the last
+// n in order, forgets deleted ones, and upgrades a version 3 store (no
+// events bucket) in place.
+func TestEvents(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := 3
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	for seq := uint64(1); seq <= 5; seq++ {
+		b.PutEvent(&proto.JobEvent{Seq: seq, JobID: "1.srv", State: "R"})
+	}
+	b.PutEvent(&proto.JobEvent{Seq: 6, JobID: "1.srv", State: "F", ExitStatus: &exit})
+	b.DeleteEvent(1)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := st.Events(3)
+	if err != nil || len(evs) != 3 || evs[0].Seq != 4 || evs[2].Seq != 6 || evs[2].ExitStatus == nil || *evs[2].ExitStatus != 3 {
+		t.Fatalf("last 3 events: %+v, %v", evs, err)
+	}
+	if evs, _ := st.Events(100); len(evs) != 5 || evs[0].Seq != 2 {
+		t.Fatalf("all kept events: %+v", evs)
+	}
+	// A version 3 store has no events bucket: it opens, upgraded.
+	st.db.Update(func(tx *bolt.Tx) error {
+		tx.DeleteBucket(bucketEvents)
+		return tx.Bucket(bucketMeta).Put(keyVersion, []byte("3"))
+	})
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatalf("a version 3 store: %v", err)
+	}
+	defer st.Close()
+	if evs, err := st.Events(10); err != nil || len(evs) != 0 {
+		t.Fatalf("events of an upgraded store: %+v, %v", evs, err)
+	}
+}

@@ -14,6 +14,9 @@
 // against this system's commands, alternating with runs of the peer
 // script (Slurm), and prints both sets of medians.
 //
+// With -exp stream it measures how fast a job's end reaches 1,000
+// subscribers of the event stream, and the server's cpu time per end.
+//
 // With -exp run it measures instead the time from qrun to the job's
 // process starting, and the throughput of /bin/true jobs started with
 // qrun through several moms on this host.
@@ -24,6 +27,7 @@
 //	go run ./tools/pbsbench -exp run -moms 4 -run-jobs 400
 //	go run ./tools/pbsbench -exp commands
 //	go run ./tools/pbsbench -exp metrics
+//	go run ./tools/pbsbench -exp stream -subscribers 1000
 package main
 
 import (
@@ -49,7 +53,10 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs) or commands (the peer benchmarks, beside Slurm)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs), stream (job ends to event stream subscribers) or commands (the peer benchmarks, beside Slurm)")
+	subscribers := flag.Int("subscribers", 1000, "stream experiment: subscribers, each following every change")
+	streamEnds := flag.Int("stream-ends", 200, "stream experiment: job ends (qdel of held jobs)")
+	streamGap := flag.Duration("stream-gap", 20*time.Millisecond, "stream experiment: time between two ends")
 	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
 	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
 	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
@@ -93,6 +100,8 @@ func main() {
 		return
 	case "metrics":
 		metricsExperiment(*mNodes, *mJobs, *mRunning, *mScrapes, *mLoops)
+	case "stream":
+		streamExperiment(*subscribers, *streamEnds, *streamGap)
 		return
 	}
 

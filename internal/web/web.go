@@ -1,0 +1,379 @@
+package web
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"gopbs/internal/connlimit"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Budget is the web listener's default connection budget: the page holds
+// one event stream per open tab, tools a few connections each.
+var Budget = connlimit.Budget{Max: 256, PerPeer: 64, Pending: 64, PerPeerPending: 16}
+
+// Timeouts and bounds of the listener.
+const (
+	// headerTimeout bounds the wait for a request's headers (a slow or
+	// silent client holds a pending slot this long at most).
+	headerTimeout = 5 * time.Second
+	// writeTimeout bounds writing one answer to a client that reads
+	// slowly, or not at all; an event stream's writes each get it anew.
+	writeTimeout = 30 * time.Second
+	// idleTimeout closes a kept-alive connection that sends nothing.
+	idleTimeout = 60 * time.Second
+	// maxHeaderBytes bounds a request's headers: beyond, 431.
+	maxHeaderBytes = 16 << 10
+	// renderSlots is how many listings are built at once: each holds the
+	// server's read lock and a cpu while it renders, so a flood queues
+	// here rather than in front of qsub, and the batch ports keep the
+	// rest of the machine.
+	renderSlots = 1
+	// renderWait is how long a request waits for a slot before 503.
+	renderWait = 2 * time.Second
+	// maxUnsent bounds the bytes of rendered answers waiting for their
+	// clients to read them.
+	maxUnsent = 128 << 20
+)
+
+// Config is what a Server needs.
+type Config struct {
+	// Addr is host:port to listen on (PBS_WEB).
+	Addr string
+	// ServerLabel is the documents' pbs_server (PBS_SERVER as configured,
+	// as qstat -F json prints it).
+	ServerLabel string
+	Source      Source
+	// Feed is the stream of job changes the page follows (nil: the page
+	// refreshes itself now and then instead).
+	Feed Feed
+	// ProxyHeader and ProxyAddrs are the trusted reverse proxy's identity
+	// header and addresses (both or neither).
+	ProxyHeader string
+	ProxyAddrs  []netip.Prefix
+	// TokenFile is PBS_HOME/server_priv/web_tokens ("" for no tokens).
+	TokenFile string
+	// SchedPriv is PBS_HOME/sched_priv, where the page reads the dedicated
+	// time and the fair-share tree and usage when the scheduler runs on
+	// this host.
+	SchedPriv string
+	// Budget is the connection budget (zero fields: the package's Budget).
+	Budget connlimit.Budget
+	// HeaderTimeout and WriteTimeout override headerTimeout and
+	// writeTimeout (tests).
+	HeaderTimeout, WriteTimeout time.Duration
+	Logger                      hclog.Logger
+	// Now and Loc are the clock and the zone of the documents' times
+	// (time.Now and time.Local when nil).
+	Now func() time.Time
+	Loc *time.Location
+}
+
+// Server is a running web listener.
+type Server struct {
+	cfg    Config
+	log    hclog.Logger
+	ln     net.Listener
+	hs     *http.Server
+	limit  *connlimit.Limiter
+	tokens tokenCache
+	render chan struct{}
+	unsent byteBudget
+	// done is closed by Close: long answers (event streams) end.
+	done      chan struct{}
+	closeOnce sync.Once
+	served    chan struct{}
+}
+
+// Start listens on cfg.Addr and serves until Close.
+func Start(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Loc == nil {
+		cfg.Loc = time.Local
+	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = headerTimeout
+	}
+	if cfg.WriteTimeout <= 0 {
+		cfg.WriteTimeout = writeTimeout
+	}
+	b := cfg.Budget
+	if b == (connlimit.Budget{}) {
+		b = Budget
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: listen on %s: %w", cfg.Addr, err)
+	}
+	s := &Server{
+		cfg:    cfg,
+		log:    cfg.Logger,
+		limit:  connlimit.New("web", b, cfg.Logger),
+		tokens: tokenCache{path: cfg.TokenFile, log: cfg.Logger},
+		render: make(chan struct{}, renderSlots),
+		unsent: byteBudget{max: maxUnsent},
+		done:   make(chan struct{}),
+		served: make(chan struct{}),
+	}
+	s.ln = &limitedListener{Listener: ln, limit: s.limit}
+	s.hs = &http.Server{
+		Handler:           s.routes(),
+		ReadHeaderTimeout: cfg.HeaderTimeout,
+		ReadTimeout:       cfg.HeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, c)
+		},
+		BaseContext: func(net.Listener) context.Context { return context.Background() },
+	}
+	go func() {
+		defer close(s.served)
+		if err := s.hs.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("web listener stopped", "error", err)
+		}
+	}()
+	s.log.Info("web status page and API listening", "addr", s.ln.Addr().String())
+	return s, nil
+}
+
+// Addr is the address listened on (for tests that listen on port 0).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Close stops listening, ends event streams and waits up to five seconds
+// for answers in progress, then closes what is left.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() { close(s.done) })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := s.hs.Shutdown(ctx)
+	if err != nil {
+		err = s.hs.Close()
+	}
+	<-s.served
+	return err
+}
+
+type connKey struct{}
+
+// limitedListener puts every accepted connection through the web budget
+// before net/http reads a byte of it.
+type limitedListener struct {
+	net.Listener
+	limit *connlimit.Limiter
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	for {
+		nc, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		c := &limitedConn{Conn: nc}
+		if c.slot = l.limit.Admit(connlimit.PeerKey(nc), c); c.slot != nil {
+			return c, nil
+		}
+		// Refused: Admit closed it, which told the client 503.
+	}
+}
+
+// limitedConn is an admitted connection: closing it gives its slot back.
+// A connection closed before a byte was read from it was refused by the
+// budget, and is told so with a 503 first.
+type limitedConn struct {
+	net.Conn
+	slot *connlimit.Slot
+
+	mu   sync.Mutex
+	read bool
+}
+
+func (c *limitedConn) Read(p []byte) (int, error) {
+	c.mu.Lock()
+	c.read = true
+	c.mu.Unlock()
+	return c.Conn.Read(p)
+}
+
+func (c *limitedConn) Close() error {
+	c.mu.Lock()
+	refused := !c.read
+	c.read = true // once
+	c.mu.Unlock()
+	if refused && c.slot == nil {
+		c.Conn.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
+		c.Conn.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 32\r\n\r\nweb connection budget is full.\r\n"))
+	}
+	c.slot.Release()
+	return c.Conn.Close()
+}
+
+// established marks r's connection as proven (out of the pending budget):
+// it sent a whole request that was let in.
+func established(r *http.Request) {
+	if c, ok := r.Context().Value(connKey{}).(*limitedConn); ok {
+		c.slot.Established()
+	}
+}
+
+// routes is the whole URL space.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	mux.Handle("GET /static/", http.StripPrefix("/static/", files))
+	mux.HandleFunc("GET /api/v1/schema", s.schema)
+	mux.HandleFunc("GET /api/v1/jobs", s.data(s.jobs))
+	mux.HandleFunc("GET /api/v1/jobs/{id}", s.data(s.job))
+	mux.HandleFunc("GET /api/v1/nodes", s.data(s.nodes))
+	mux.HandleFunc("GET /api/v1/queues", s.data(s.queues))
+	mux.HandleFunc("GET /api/v1/server", s.data(s.server))
+	mux.HandleFunc("GET /ui/whoami", s.data(s.whoami))
+	mux.HandleFunc("GET /ui/plan", s.data(s.plan))
+	mux.HandleFunc("GET /ui/fairshare", s.data(s.fairshare))
+	mux.HandleFunc("GET /ui/events", s.events)
+	return s.common(mux)
+}
+
+// common sets what every answer carries and turns away what this
+// read-only listener never answers.
+func (s *Server) common(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		// Nothing from elsewhere: the page's own scripts, styles and
+		// requests only, and no framing by other sites.
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			h.Set("Allow", "GET, HEAD")
+			http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
+			return
+		}
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// admitted identifies r's viewer and marks its connection established,
+// or answers the refusal and closes the connection (a refused client
+// keeps no slot of the budget).
+func (s *Server) admitted(w http.ResponseWriter, r *http.Request) (Viewer, bool) {
+	v, ref := s.identify(r)
+	if ref != nil {
+		if ref.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="pbs_server"`)
+		}
+		w.Header().Set("Connection", "close")
+		writeError(w, ref.status, ref.text, 0)
+		return Viewer{}, false
+	}
+	established(r)
+	return v, true
+}
+
+// dataHandler renders the answer to a request for data for viewer v
+// with rights.
+type dataHandler func(r *http.Request, v Viewer, rights Rights) ([]byte, error)
+
+// data identifies the viewer, refuses those who may see nothing, renders
+// the answer in a render slot, then writes it out within the budget of
+// bytes being written (a client that reads slowly holds its answer's
+// bytes, not a render slot).
+func (s *Server) data(h dataHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, ok := s.admitted(w, r)
+		if !ok {
+			return
+		}
+		rights := s.cfg.Source.Rights(v)
+		if !rights.See && r.URL.Path != "/ui/whoami" {
+			text := "this server shows nothing to anonymous requests (query_other_jobs is false): present a token or come through the site's proxy"
+			if !v.Anonymous() {
+				text = "user " + v.User + " may not use this server (acl_users)"
+			}
+			writeError(w, http.StatusForbidden, text, 0)
+			return
+		}
+		if !s.acquire(r.Context()) {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "busy: too many listings at once, try again", 0)
+			return
+		}
+		body, err := h(r, v, rights)
+		s.release()
+		if err != nil {
+			writeAnyError(w, err)
+			return
+		}
+		if !s.unsent.take(len(body)) {
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, "busy: too many answers being sent, try again", 0)
+			return
+		}
+		defer s.unsent.give(len(body))
+		writeJSON(w, body)
+	}
+}
+
+// byteBudget bounds the bytes of answers rendered and not yet written.
+type byteBudget struct {
+	mu   sync.Mutex
+	max  int
+	used int
+}
+
+// take reserves n bytes; false when they would exceed the budget (an
+// answer larger than the whole budget is let through alone).
+func (b *byteBudget) take(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used > 0 && b.used+n > b.max {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *byteBudget) give(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+func (s *Server) acquire(ctx context.Context) bool {
+	t := time.NewTimer(renderWait)
+	defer t.Stop()
+	select {
+	case s.render <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func (s *Server) release() { <-s.render }
