@@ -131,7 +131,7 @@ func TestWebAPISchema(t *testing.T) {
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	running := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:05:00", "-A", "acct", "-P", "proj",
 		"-M", "root@localhost", "-m", "n", "-S", "/bin/sh", "-W", "sandbox=PRIVATE", "-W", "umask=022", "-W", "group_list=root",
-		"-W", "tolerate_node_failures=none", "-W", "release_nodes_on_stageout=false", "-r", "y", "-p", "5", "-R", "oe", "-k", "oe", "-u", "root")
+		"-W", "tolerate_node_failures=none", "-W", "release_nodes_on_stageout=false", "-W", "resize_signal=USR1", "-r", "y", "-p", "5", "-R", "oe", "-k", "oe", "-u", "root")
 	c.MustRun("qrun", running)
 	c.WaitJobState(running, "R", 20*time.Second)
 	done := c.Submit("#!/bin/sh\nexit 3\n", "-l", "select=1:ncpus=1")
