@@ -148,6 +148,87 @@ echo "busy=$?"
 	}
 }
 
+// A task that daemonizes, as Open MPI's orted does under pbs_tmrsh (fork,
+// the parent exits, the child leaves the session a moment later): the
+// caller gets the exit status of the command at once, while the daemon
+// runs on inside the job, and dies at the job's end although it left the
+// task's session.
+func TestTaskDaemonLivesUntilJobEnd(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	mark := filepath.Join(t.TempDir(), "daemon")
+	script := `#!/bin/sh
+pbs_tmrsh n2 '(sleep 1; exec setsid sh -c "echo up > ` + mark + `; exec sleep 3004") </dev/null >/dev/null 2>&1 &'
+echo "rsh=$?"
+i=0
+while [ ! -s ` + mark + ` ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i+1)); done
+cat ` + mark + `
+`
+	id := c.Submit(script, "-N", "daemon", "-j", "oe", "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 60*time.Second)
+	out := readFile(t, filepath.Join(c.Home, "daemon.o"+strconv.Itoa(testcluster.Seq(id))))
+	if out != "rsh=0\nup\n" {
+		t.Errorf("job output %q: want pbs_tmrsh's status 0, then the daemon up", out)
+	}
+	if ok, why := testcluster.Poll(20*time.Second, func() (bool, string) {
+		if pids := processesWith("3004"); len(pids) > 0 {
+			return false, fmt.Sprintf("the daemon still runs: %v", pids)
+		}
+		return true, ""
+	}); !ok {
+		t.Errorf("a task's daemon outlived its job: %s", why)
+	}
+}
+
+// Without a cgroup to freeze, suspend and resume reach what a task left
+// running in a session of its own (Open MPI's orted and its ranks), on
+// the first node and on the sister: SIGSTOP stops it, SIGCONT runs it
+// again, and the job's end kills it.
+func TestTaskDaemonSuspended(t *testing.T) {
+	c, _, _ := twoMoms(t)
+	tag := fmt.Sprintf("pbstsd%d_", os.Getpid())
+	loops := []string{tag + "loop", tag + "fork"} // killTagged's names
+	killTagged(t, tag)
+	script := "#!/bin/sh\n"
+	for i, node := range []string{"n1", "n2"} {
+		script += "pbs_tmrsh " + node + " \"setsid sh -c 'while :; do :; done' " + loops[i] + " </dev/null >/dev/null 2>&1 &\"\n"
+	}
+	script += "sleep 600\n"
+	id := c.Submit(script, "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", id)
+	// stopped reports whether every loop runs and is stopped (or not).
+	stopped := func(want bool) (bool, string) {
+		for _, m := range loops {
+			pids := processesWith(m)
+			if len(pids) != 1 {
+				return false, fmt.Sprintf("%s: processes %v", m, pids)
+			}
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pids[0]))
+			s := string(b)
+			f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+			if len(f) == 0 || (f[0] == "T") != want {
+				return false, fmt.Sprintf("%s (pid %d) in state %v", m, pids[0], f[:min(len(f), 1)])
+			}
+		}
+		return true, ""
+	}
+	testcluster.WaitFor(t, "the loops to run", 20*time.Second, func() (bool, string) { return stopped(false) })
+	c.MustRun("qsig", "-s", "suspend", id)
+	testcluster.WaitFor(t, "the loops to stop on suspend", 10*time.Second, func() (bool, string) { return stopped(true) })
+	c.MustRun("qsig", "-s", "resume", id)
+	testcluster.WaitFor(t, "the loops to run again on resume", 10*time.Second, func() (bool, string) { return stopped(false) })
+	c.MustRun("qdel", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	testcluster.WaitFor(t, "the loops to die with the job", 20*time.Second, func() (bool, string) {
+		for _, m := range loops {
+			if pids := processesWith(m); len(pids) > 0 {
+				return false, fmt.Sprintf("%s still runs: %v", m, pids)
+			}
+		}
+		return true, ""
+	})
+}
+
 // A sister that cannot join refuses; the start is undone, the job waits
 // in its queue saying why, and runs once the sister joins.
 func TestSisterJoinRefused(t *testing.T) {

@@ -20,6 +20,21 @@ if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt
 		echo "test.sh: could not install chromium; the browser test will skip" >&2
 fi
 
+# The MPI test (integration/mpi_test.go) builds and launches a hello with
+# Debian's Open MPI and MPICH, by their own names (mpicc.openmpi,
+# mpirun.openmpi, mpicc.mpich, mpiexec.mpich: the plain names are one or
+# the other); as root on a Debian machine without them, install them.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	for cmd in mpicc.openmpi mpirun.openmpi mpicc.mpich mpiexec.mpich gcc; do
+		if ! command -v "$cmd" >/dev/null 2>&1; then
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+				openmpi-bin libopenmpi-dev mpich libmpich-dev gcc) >/dev/null 2>&1 ||
+				echo "test.sh: could not install Open MPI and MPICH; the MPI test will skip" >&2
+			break
+		fi
+	done
+fi
+
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:" >&2

@@ -441,8 +441,10 @@ func (m *Mom) signalTasks(j *momJob, sig syscall.Signal) {
 	}
 	m.mu.Unlock()
 	for _, pid := range pids {
-		for _, p := range shepherd.SessionProcesses(pid) {
-			syscall.Kill(p.PID, sig)
+		// All the task started, what left its session too (Open MPI's
+		// orted under pbs_tmrsh, and the ranks it starts).
+		for _, p := range shepherd.Descendants(pid) {
+			syscall.Kill(p, sig)
 		}
 	}
 }

@@ -241,7 +241,7 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 	var kill <-chan time.Time
 	signalAll := func(sig syscall.Signal) {
 		syscall.Kill(-pgid, sig)
-		for _, pid := range descendants(os.Getpid()) {
+		for _, pid := range Descendants(os.Getpid()) {
 			syscall.Kill(pid, sig)
 		}
 	}
@@ -282,10 +282,10 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 	}
 }
 
-// descendants lists every live process below pid (read from /proc at
+// Descendants lists every live process below pid (read from /proc at
 // once): a task's processes in other sessions too, which the task
 // shepherd, their subreaper, is the ancestor of.
-func descendants(pid int) []int {
+func Descendants(pid int) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil

@@ -21,6 +21,9 @@
 // process starting, and the throughput of /bin/true jobs started with
 // qrun through several moms on this host.
 //
+// With -exp tasks it measures task launch in a job on two moms: pbsdsh
+// true (one task per node) and pbs_tmrsh n2 true, per call.
+//
 // Run it from the repository root:
 //
 //	go run ./tools/pbsbench -jobs 20000 -qsub-jobs 2000
@@ -28,6 +31,7 @@
 //	go run ./tools/pbsbench -exp commands
 //	go run ./tools/pbsbench -exp metrics
 //	go run ./tools/pbsbench -exp stream -subscribers 1000
+//	go run ./tools/pbsbench -exp tasks -task-calls 50
 package main
 
 import (
@@ -53,13 +57,14 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs), stream (job ends to event stream subscribers) or commands (the peer benchmarks, beside Slurm)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), tasks (pbsdsh and pbs_tmrsh latency), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs), stream (job ends to event stream subscribers) or commands (the peer benchmarks, beside Slurm)")
 	subscribers := flag.Int("subscribers", 1000, "stream experiment: subscribers, each following every change")
 	streamEnds := flag.Int("stream-ends", 200, "stream experiment: job ends (qdel of held jobs)")
 	streamGap := flag.Duration("stream-gap", 20*time.Millisecond, "stream experiment: time between two ends")
 	moms := flag.Int("moms", 4, "run experiment: moms (nodes) on this host")
 	runJobs := flag.Int("run-jobs", 400, "run experiment: /bin/true jobs for the throughput test")
 	samples := flag.Int("samples", 40, "run experiment: qrun-to-start samples")
+	taskCalls := flag.Int("task-calls", 50, "tasks experiment: timed calls of each command")
 	simNodes := flag.Int("sim-nodes", 50000, "sched experiment: simulated nodes")
 	simCpus := flag.Int("sim-cpus", 10, "sched experiment: cpus per simulated node")
 	simJobs := flag.Int("sim-jobs", 50000, "sched experiment: one-cpu jobs to place")
@@ -94,6 +99,9 @@ func main() {
 		return
 	case "run":
 		runExperiment(*moms, *runJobs, *samples)
+		return
+	case "tasks":
+		tasksExperiment(*taskCalls)
 		return
 	case "sched":
 		schedExperiment(*simNodes, *simCpus, *simJobs, *simQueued)
