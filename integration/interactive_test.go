@@ -169,6 +169,24 @@ func TestInteractiveJob(t *testing.T) {
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})
 
+	// OpenPBS's escapes: "~~" sends a tilde, "~." at the start of a line
+	// ends the session, and with it the job.
+	t.Run("escape", func(t *testing.T) {
+		q := startPtyQsub(t, c, nil, "-N", "iescape")
+		id := q.started()
+		q.typeIn("~~echo tilde\r")
+		q.expect(`~echo tilde\r\n.*tilde`, 20*time.Second)
+		q.typeIn("sleep 7171 &\r")
+		waitProcess(t, "sleep", "7171")
+		q.typeIn("\r~.")
+		q.expect(`session closed \(~\.\)`, 20*time.Second)
+		q.exited(20 * time.Second)
+		c.WaitJobState(id, "F", 30*time.Second)
+		testcluster.WaitFor(t, "the session's processes to die", 20*time.Second, func() (bool, string) {
+			return processWithArgs("sleep", "7171") == 0, "sleep 7171 still runs"
+		})
+	})
+
 	t.Run("shell", func(t *testing.T) {
 		q := startPtyQsub(t, c, &pty.Winsize{Rows: 33, Cols: 111}, "-N", "ishell")
 		id := q.started()

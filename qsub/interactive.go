@@ -193,13 +193,26 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader) 
 	}
 	fmt.Fprintf(env.Stdout, "qsub: job %s ready\n\n", id)
 	raw := false
+	var suspend func()
 	if tty {
 		restore, err := makeRaw(in)
 		if err != nil {
 			env.Errorf("cannot put the terminal in raw mode: %v", err)
 		} else {
 			raw = true
-			defer restore()
+			defer func() { restore() }()
+			// ~^Z: qsub stops with the terminal as it found it; fg
+			// takes the session up again.
+			suspend = func() {
+				restore()
+				syscall.Kill(0, syscall.SIGTSTP)
+				if r, err := makeRaw(in); err == nil {
+					restore = r
+				}
+				if ws, ok := winsize(in); ok {
+					s.fc.Send(&interactive.Frame{Kind: interactive.KindWinsize, Size: ws})
+				}
+			}
 		}
 		winch := make(chan os.Signal, 1)
 		signal.Notify(winch, syscall.SIGWINCH)
@@ -223,7 +236,7 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader) 
 		}
 	}()
 	if stdin != nil {
-		go sendInput(s, stdin, tty)
+		go sendInput(env, s, id, stdin, tty, suspend)
 	} else {
 		s.fc.Send(&interactive.Frame{Kind: interactive.KindEOF})
 	}
@@ -252,12 +265,31 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader) 
 // sendInput relays standard input to the job. The end of a terminal's
 // input means the terminal is gone: the connection closes and the job
 // ends. The end of other input ends the shell's input, and the shell's
-// exit the job.
-func sendInput(s *interactiveSession, stdin io.Reader, tty bool) {
+// exit the job. A terminal's input is read for OpenPBS's escapes
+// (escape.go): "~." closes the connection (the job ends), "~^Z" calls
+// suspend (nil: not in raw mode, the escape is sent as typed).
+func sendInput(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader, tty bool, suspend func()) {
 	buf := make([]byte, interactive.MaxData)
+	var esc escaper
 	for {
 		n, err := stdin.Read(buf)
-		if n > 0 && s.fc.SendData(interactive.KindData, buf[:n]) != nil {
+		data := buf[:n]
+		for tty && suspend != nil && len(data) > 0 {
+			out, act, rest := esc.scan(data)
+			if len(out) > 0 && s.fc.SendData(interactive.KindData, out) != nil {
+				return
+			}
+			switch act {
+			case escDisconnect:
+				io.WriteString(env.Stderr, "\r\nqsub: job "+id+": session closed (~.): the job ends\r\n")
+				s.nc.Close()
+				return
+			case escSuspend:
+				suspend()
+			}
+			data = rest
+		}
+		if len(data) > 0 && s.fc.SendData(interactive.KindData, data) != nil {
 			return
 		}
 		if err != nil {
