@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"gopbs/internal/trace"
 	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
 )
 
 // oneCPUNodes is n nodes of one cpu, n1 ... nn.
@@ -160,4 +162,178 @@ func hasPrefix(lines []string, p string) bool {
 		}
 	}
 	return false
+}
+
+// scripted is a policy that does what its script says at each pass (once
+// per instant: a second pass at one instant does nothing) and records the
+// instants of its passes.
+type scripted struct {
+	origin time.Time
+	passes []int64
+	script map[int64]func(p *core.Plan, job func(string) *core.Job)
+}
+
+func (s *scripted) Configure(*schedpriv.Files, core.Logger) error { return nil }
+
+func (s *scripted) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan {
+	t := int64(w.Now.Sub(s.origin) / time.Second)
+	p := core.NewPlan()
+	again := slices.Contains(s.passes, t)
+	s.passes = append(s.passes, t)
+	if f := s.script[t]; f != nil && !again {
+		f(p, func(id string) *core.Job {
+			for _, j := range w.Jobs {
+				if j.ID == id {
+					return j
+				}
+			}
+			return nil
+		})
+	}
+	return p
+}
+
+// on is a chunk of j's ranged spec on each node.
+func on(j *core.Job, nodes ...string) []core.Chunk {
+	var out []core.Chunk
+	for _, n := range nodes {
+		out = append(out, core.Chunk{Node: n, Chunk: j.Select[0].One()})
+	}
+	return out
+}
+
+// TestElasticResizes: grows and shrinks as the simulator carries them out
+// or, as the server would, refuses them, with the work model's ends. Job
+// E is elastic 1-2, 200 processor-seconds; jobs submitted at the script's
+// instants (never started) make the passes.
+func TestElasticResizes(t *testing.T) {
+	type script = map[int64]func(p *core.Plan, job func(string) *core.Job)
+	run := func(nodes ...string) func(p *core.Plan, job func(string) *core.Job) {
+		return func(p *core.Plan, job func(string) *core.Job) { p.Run(job("E"), on(job("E"), nodes...), "") }
+	}
+	both := func(fs ...func(p *core.Plan, job func(string) *core.Job)) func(p *core.Plan, job func(string) *core.Job) {
+		return func(p *core.Plan, job func(string) *core.Job) {
+			for _, f := range fs {
+				f(p, job)
+			}
+		}
+	}
+	grow := func(nodes ...string) func(p *core.Plan, job func(string) *core.Job) {
+		return func(p *core.Plan, job func(string) *core.Job) { p.Grow(job("E"), on(job("E"), nodes...)) }
+	}
+	shrink := func(grace time.Duration, immediate bool, nodes ...string) func(p *core.Plan, job func(string) *core.Job) {
+		return func(p *core.Plan, job func(string) *core.Job) {
+			p.Shrink(job("E"), on(job("E"), nodes...), grace, immediate)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		script script
+		want   []string
+		passes []int64
+	}{
+		{"started on one, grown to two: 10 s at 1, 190 left at 2", script{0: run("n1"), 10: grow("n2")},
+			[]string{"0 E start 1/1", "10 E grow 2/2", "105 E end"}, nil},
+		{"a grow beyond the maximum is refused", script{0: run("n1"), 10: grow("n2", "n3")},
+			[]string{"0 E start 1/1", "200 E end"}, nil},
+		{"a shrink of the first node, of a node not held, or below the minimum is refused",
+			script{0: run("n1", "n2"), 10: both(shrink(0, true, "n1"), shrink(0, true, "n3"), shrink(0, true, "n2", "n1"))},
+			[]string{"0 E start 2/2", "100 E end"}, nil},
+		{"immediate: freed at once, and a second pass then", script{0: run("n1", "n2"), 10: shrink(time.Minute, true, "n2")},
+			[]string{"0 E start 2/2", "10 E shrink 1/1", "190 E end"}, []int64{0, 10, 10, 20, 90, 190}},
+		{"graceful: freed after the grace; a grow or shrink meanwhile is refused",
+			script{0: run("n1", "n2"), 10: shrink(30*time.Second, false, "n2"), 20: both(grow("n3"), shrink(0, true, "n2"))},
+			[]string{"0 E start 2/2", "10 E shrink-asked 2/2 until 40", "40 E shrink 1/1", "160 E end"}, []int64{0, 10, 20, 40, 90, 160}},
+		{"a job that ends during its grace gives nothing back after", script{0: run("n1", "n2"), 90: shrink(30*time.Second, false, "n2")},
+			[]string{"0 E start 2/2", "90 E shrink-asked 2/2 until 120", "100 E end"}, nil},
+		{"a graceful shrink without grace is immediate", script{0: run("n1", "n2"), 10: shrink(0, false, "n2")},
+			[]string{"0 E start 2/2", "10 E shrink 1/1", "190 E end"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			origin := time.Unix(1_000_000_000, 0)
+			pol := &scripted{origin: origin, script: tc.script}
+			jobs := []Job{{ID: "E", Run: 100, Procs: 2, Walltime: 100, MinProcs: 1, MaxProcs: 2}}
+			for _, at := range []int64{10, 20, 90} {
+				jobs = append(jobs, Job{ID: "x" + strconv.FormatInt(at, 10), Submit: at, Run: 1, Procs: 1})
+			}
+			var got []string
+			cfg := Config{Nodes: oneCPUNodes(4), Policy: pol, Origin: origin, ByProcessor: true, Events: func(e Event) {
+				if e.Job != "E" {
+					return
+				}
+				s := fmt.Sprintf("%d %s %s", e.At, e.Job, e.Kind)
+				if e.Kind != EventEnd {
+					s += fmt.Sprintf(" %d/%d", e.Procs, e.Nodes)
+				}
+				if e.Kind == EventShrinkAsked {
+					s += fmt.Sprintf(" until %d", e.Until)
+				}
+				got = append(got, s)
+			}}
+			if _, err := Replay(cfg, jobs); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("events %q, want %q", got, tc.want)
+			}
+			if tc.passes != nil && !slices.Equal(pol.passes, tc.passes) {
+				t.Errorf("passes at %v, want %v", pol.passes, tc.passes)
+			}
+		})
+	}
+}
+
+// TestElasticWorkConserved: an elastic job alone on a machine of n nodes
+// of one cpu starts (queued mode) on as many as its range and the machine
+// allow, and ends when its work (run x processors) is done there, rounded
+// up to the second; its walltime is rescaled alike. Its outcome is
+// measured from its end.
+func TestElasticWorkConserved(t *testing.T) {
+	for _, tc := range []struct {
+		nodes, procs, min, max int
+		run, end               int64
+	}{
+		{4, 2, 1, 4, 100, 50},  // 200 / 4
+		{3, 2, 1, 4, 100, 67},  // 200 / 3 = 66.7
+		{8, 4, 2, 8, 10, 5},    // 40 / 8
+		{2, 4, 2, 8, 10, 20},   // 40 / 2: at its minimum
+		{4, 3, 3, 3, 7, 7},     // a range of one: as rigid
+		{4, 2, 1, 4, 0, 0},     // no work
+		{1, 1, 1, 2, 100, 100}, // the machine is its minimum
+	} {
+		name := fmt.Sprintf("%d nodes, %d procs %d-%d, run %d", tc.nodes, tc.procs, tc.min, tc.max, tc.run)
+		t.Run(name, func(t *testing.T) {
+			jobs := []Job{{ID: "1", Run: tc.run, Procs: tc.procs, Walltime: 2 * tc.run, MinProcs: tc.min, MaxProcs: tc.max}}
+			got, outs := events(t, settings{StrictFIFO: true, Backfill: true}, oneCPUNodes(tc.nodes), jobs)
+			held := min(tc.max, tc.nodes)
+			want := []string{fmt.Sprintf("0 1 start %d/%d", held, held), fmt.Sprintf("%d 1 end", tc.end)}
+			if !slices.Equal(got, want) {
+				t.Fatalf("events %q, want %q", got, want)
+			}
+			if o := outs[0]; o.End != tc.end || !o.Elastic {
+				t.Fatalf("outcome %+v", o)
+			}
+			m := Measure(outs, tc.nodes)
+			if wantB := max(1, float64(tc.end)/max(float64(tc.run), Tau)); m.AvgBSLD != wantB {
+				t.Errorf("bounded slowdown %v, want %v", m.AvgBSLD, wantB)
+			}
+		})
+	}
+	// Queued, an elastic job's walltime is its estimate at its minimum.
+	c := coreJob(&Job{ID: "1", Procs: 3, Walltime: 100, MinProcs: 2, MaxProcs: 6}, time.Unix(0, 0), true, map[shape]selected{}, nil, nil)
+	if c.Walltime != 150*time.Second || c.Select.String() != "2-6:ncpus=1" || c.Totals["ncpus"] != 2 {
+		t.Errorf("queued elastic job: walltime %v, select %s, totals %v", c.Walltime, c.Select, c.Totals)
+	}
+	c = coreJob(&Job{ID: "2", Procs: 3, Walltime: 100}, time.Unix(0, 0), true, map[shape]selected{}, nil, nil)
+	if c.Walltime != 100*time.Second || c.Select.String() != "3:ncpus=1" {
+		t.Errorf("rigid job by processor: walltime %v, select %s", c.Walltime, c.Select)
+	}
+}
+
+func TestCeilDiv(t *testing.T) {
+	for _, tc := range [][3]int64{{0, 4, 0}, {1, 4, 1}, {4, 4, 1}, {5, 4, 2}, {200, 3, 67}, {-5, 2, -2}, {-4, 2, -2}} {
+		if got := ceilDiv(tc[0], tc[1]); got != tc[2] {
+			t.Errorf("ceilDiv(%d, %d) = %d, want %d", tc[0], tc[1], got, tc[2])
+		}
+	}
 }
