@@ -299,9 +299,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 		l.setEnd(t)
 		ends.push(end{at: e.end, job: l.core})
 		if i := runningAt(running, l.core); i >= 0 {
-			r := &runCPUs[i]
-			r.used += float64(t-r.start) * r.cpus
-			r.start, r.cpus = t, float64(e.cpus)
+			runCPUs[i].resized(t, float64(e.cpus))
 		}
 	}
 	// shrink gives back l's chunks on nodes at t.
@@ -483,7 +481,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 					}
 					var at int
 					running, at = addRunning(running, j)
-					runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpus, start: t})
+					runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpus, start: float64(t)})
 					left++
 					claim(byName, free, j.Where)
 					endAt := t + l.job.Run
@@ -762,17 +760,23 @@ func release(nodes map[string]*core.Node, free core.Amounts, where []core.Chunk)
 }
 
 // runCPU is a running job's cpus and start (seconds from the trace's
-// start); an elastic job's start is its last resize, and used its cpu
-// seconds before it.
+// start). An elastic job's start is moved at each resize so that
+// cpus x (t - start) stays its cpu time (the cpu time so far over its new
+// cpus before the resize): the pair stays as small as a rigid job needs.
 type runCPU struct {
 	cpus  float64
-	start int64
-	used  float64
+	start float64
 }
 
 // at is the job's cpu time at t.
 func (r runCPU) at(t int64) time.Duration {
-	return time.Duration(r.used+float64(t-r.start)*r.cpus) * time.Second
+	return time.Duration((float64(t)-r.start)*r.cpus) * time.Second
+}
+
+// resized moves r to cpus at t, keeping its cpu time so far.
+func (r *runCPU) resized(t int64, cpus float64) {
+	used := (float64(t) - r.start) * r.cpus
+	r.cpus, r.start = cpus, float64(t)-used/cpus
 }
 
 // setEnd sets an elastic job's end and walltime from its work and
