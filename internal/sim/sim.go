@@ -156,6 +156,19 @@ const (
 	EventEnd
 )
 
+// String writes e as "time job kind", then for all but an end
+// "processors/nodes" held after it, and for a shrink asked "until time".
+func (e Event) String() string {
+	s := strconv.FormatInt(e.At, 10) + " " + e.Job + " " + e.Kind.String()
+	if e.Kind != EventEnd {
+		s += " " + strconv.Itoa(e.Procs) + "/" + strconv.Itoa(e.Nodes)
+	}
+	if e.Kind == EventShrinkAsked {
+		s += " until " + strconv.FormatInt(e.Until, 10)
+	}
+	return s
+}
+
 func (k EventKind) String() string {
 	return [...]string{"start", "grow", "shrink-asked", "shrink", "end"}[k]
 }
