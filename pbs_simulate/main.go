@@ -111,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
-	elasticFrac := fs.Float64("elastic", 0, "make this fraction (0 to 1) of the jobs elastic: minimum half their processors, maximum twice, capped by the machine; lays the machine out in nodes (see the command's doc)")
+	elasticFrac := fs.Float64("elastic", 0, "make this fraction (0 to 1) of the jobs elastic: minimum half their processors, maximum twice, capped by the machine (an SWF trace may give a job's own range in fields 19-20). Speed-up model: work conserved, the remaining run time rescaled at each resize so that run time x processors stays the job's. Lays the machine out in nodes: the header's MaxNodes, or --procs N as N nodes of one processor")
 	seed := fs.Uint64("seed", 1, "with --elastic: the seed of the draw of the jobs made elastic")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
