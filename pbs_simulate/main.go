@@ -3,7 +3,8 @@
 // clock, and reports what users would have waited:
 //
 //	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE]
-//	             [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE
+//	             [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]]
+//	             [--compare DIR_A DIR_B] TRACE
 //
 // TRACE is a Standard Workload Format file (gzip accepted), Alea's
 // extended SWF (with TRACE.machines beside it: one node per machine node,
@@ -21,6 +22,36 @@
 // --csv rows come in the order jobs finish (at one instant in start
 // order), then the jobs that never started in trace order; job numbers
 // that grow with the file, as the archive's do, sort back to its order.
+//
+// # Elastic jobs
+//
+// A job may be elastic: it runs on between a minimum and a maximum of
+// processors, and the policy grows it or takes processors back while it
+// runs (sched_config scheduling_mode queued or balanced; see
+// examples/sim/queued and examples/sim/balanced, and --compare them). An
+// SWF trace gives a job's range in two more fields, 19 and 20 (see
+// internal/trace), and --elastic FRACTION makes that fraction of the
+// trace's other jobs elastic, drawn with --seed (1 by default; the same
+// seed makes the same jobs elastic): minimum half the job's processors
+// (rounded up), maximum twice, capped by the machine. An elastic job's
+// speed follows the work-conserving model of malleable-job studies: its
+// work is its run time x its processors as the trace gives them; it works
+// at one processor-second per second on each processor it holds, so when
+// its allocation changes its remaining run time (and its walltime, the
+// estimate) is rescaled so that the work left stays the same; see
+// internal/sim. Its bounded slowdown is (end - submit) / max(run time in
+// the trace, 10 s), at least 1, and it counts its work in utilization.
+//
+// Processors are given back by node (the server releases whole nodes), so
+// an elastic replay lays the machine out in nodes: with --elastic (even
+// 0, for a trace whose elastic jobs are all its own) and no --procs,
+// --nodes, --from-server or .machines file, the machine is the header's
+// MaxNodes nodes of MaxProcs/MaxNodes processors (MaxProcs nodes of one
+// when MaxNodes does not divide it); with --procs N, N nodes of one. On a
+// machine of several nodes a job without a node spec asks for its
+// processors as chunks of one cpu, on any nodes (an elastic one for
+// MIN-MAX:ncpus=1), so a rigid job takes the processors it would on one
+// node of them all.
 package main
 
 import (
@@ -30,6 +61,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -62,7 +94,7 @@ func main() {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--compare DIR_A DIR_B] TRACE")
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]] [--compare DIR_A DIR_B] TRACE")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -79,6 +111,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "trace format: swf or accounting (default: by content)")
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
+	elasticFrac := fs.Float64("elastic", 0, "make this fraction (0 to 1) of the jobs elastic: minimum half their processors, maximum twice, capped by the machine (an SWF trace may give a job's own range in fields 19-20). Speed-up model: work conserved, the remaining run time rescaled at each resize so that run time x processors stays the job's. Lays the machine out in nodes: the header's MaxNodes, or --procs N as N nodes of one processor")
+	seed := fs.Uint64("seed", 1, "with --elastic: the seed of the draw of the jobs made elastic")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -101,6 +135,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "pbs_simulate: --procs, --nodes and --from-server exclude each other")
 		return 2
 	}
+	elastic := false
+	fs.Visit(func(f *flag.Flag) { elastic = elastic || f.Name == "elastic" })
+	if !(*elasticFrac >= 0 && *elasticFrac <= 1) {
+		fmt.Fprintln(stderr, "pbs_simulate: --elastic takes a fraction from 0 to 1")
+		return 2
+	}
 	path := rest[len(rest)-1]
 	if *format == "" {
 		*format = sniff(path)
@@ -118,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *fromServer {
 		nodes, size, err = serverNodes()
 	} else {
-		nodes, size, err = machine(first.Workload, *procs, *nodesFile)
+		nodes, size, err = machine(first.Workload, *procs, *nodesFile, elastic)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "pbs_simulate:", err)
@@ -130,7 +170,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var results []result
 	for i, dir := range dirs {
-		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr}
+		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr, elastic: *elasticFrac, seed: *seed}
 		if i == 0 {
 			rp.opened, rp.csv = first, *csvFile
 		}
@@ -223,8 +263,10 @@ func sniff(path string) string {
 }
 
 // machine is the node layout: --nodes, else --procs or MaxProcs as one
-// machine, else the trace's .machines clusters.
-func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int, error) {
+// machine, else the trace's .machines clusters. An elastic replay (split)
+// has --procs as nodes of one processor and MaxProcs as MaxNodes nodes
+// (see the command's doc).
+func machine(w *trace.Workload, procs int, nodesFile string, split bool) ([]*core.Node, int, error) {
 	mk := func(name string, ncpus int) *core.Node {
 		return &core.Node{Name: name, Host: name, Avail: core.Amounts{"ncpus": float64(ncpus)},
 			Props: map[string]string{"host": name, "ncpus": strconv.Itoa(ncpus)}, Assigned: core.Amounts{}, IdealLoad: -1, MaxLoad: -1}
@@ -250,6 +292,8 @@ func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int,
 			}
 			nodes = append(nodes, mk(f[0], n))
 		}
+	case procs > 0 && split:
+		nodes = numbered(mk, procs, 1)
 	case procs > 0:
 		nodes = append(nodes, mk("machine", procs))
 	case len(w.Machines) > 0:
@@ -260,6 +304,10 @@ func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int,
 				nodes = append(nodes, n)
 			}
 		}
+	case w.MaxProcs > 0 && split && w.MaxNodes > 0 && w.MaxProcs%w.MaxNodes == 0:
+		nodes = numbered(mk, w.MaxNodes, w.MaxProcs/w.MaxNodes)
+	case w.MaxProcs > 0 && split:
+		nodes = numbered(mk, w.MaxProcs, 1)
 	case w.MaxProcs > 0:
 		nodes = append(nodes, mk("machine", w.MaxProcs))
 	default:
@@ -273,6 +321,15 @@ func machine(w *trace.Workload, procs int, nodesFile string) ([]*core.Node, int,
 		return nil, 0, errors.New("no nodes")
 	}
 	return nodes, size, nil
+}
+
+// numbered is n nodes of ncpus each, n1, n2, ...
+func numbered(mk func(string, int) *core.Node, n, ncpus int) []*core.Node {
+	nodes := make([]*core.Node, n)
+	for i := range nodes {
+		nodes[i] = mk("n"+strconv.Itoa(i+1), ncpus)
+	}
+	return nodes
 }
 
 func btoi(b bool) int {
@@ -316,6 +373,12 @@ type jobSource struct {
 	s     *trace.Stream
 	path  string          // for errors
 	props map[string]bool // the properties some node has
+	// elastic is the fraction of the jobs made elastic, drawn by draw
+	// (one draw per job, in trace order); size is the machine's
+	// processors.
+	elastic float64
+	draw    *rand.Rand
+	size    int
 }
 
 func newJobSource(s *trace.Stream, path string, nodes []*core.Node) *jobSource {
@@ -328,6 +391,12 @@ func newJobSource(s *trace.Stream, path string, nodes []*core.Node) *jobSource {
 	return &jobSource{s: s, path: path, props: props}
 }
 
+// makeElastic has a fraction of the jobs made elastic, drawn with seed,
+// on a machine of size processors.
+func (js *jobSource) makeElastic(fraction float64, seed uint64, size int) {
+	js.elastic, js.draw, js.size = fraction, rand.New(rand.NewPCG(seed, 0)), size
+}
+
 func (js *jobSource) Next() (sim.Job, error) {
 	j, err := js.s.Next()
 	if err == io.EOF {
@@ -337,7 +406,13 @@ func (js *jobSource) Next() (sim.Job, error) {
 		return sim.Job{}, fmt.Errorf("%s: %w", js.path, err)
 	}
 	out := sim.Job{ID: strconv.FormatInt(j.ID, 10), Submit: j.Submit, Run: j.Run, Procs: j.Procs,
-		Walltime: max(j.ReqTime, 0), User: j.User, Group: j.Group, Queue: j.Queue}
+		Walltime: max(j.ReqTime, 0), User: j.User, Group: j.Group, Queue: j.Queue,
+		MinProcs: j.MinProcs, MaxProcs: j.MaxProcs}
+	// Every job draws, elastic or not, so that a job's draw depends only
+	// on its place in the trace.
+	if js.draw != nil && js.draw.Float64() < js.elastic && out.MinProcs == 0 && j.NodeSpec == "" {
+		out.MinProcs, out.MaxProcs = (j.Procs+1)/2, max(min(2*j.Procs, js.size), 1)
+	}
 	if j.NodeSpec != "" {
 		if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec, js.props)); err == nil {
 			out.Select = sel.String()
@@ -374,6 +449,8 @@ type replayer struct {
 	stderr       io.Writer
 	opened       *trace.Stream // the trace, already open (nil: open it)
 	csv          string        // write a row per job to this file ("": none)
+	elastic      float64       // --elastic
+	seed         uint64        // --seed
 }
 
 // run replays the trace with the sched_priv of dir ("" for the shipped
@@ -441,7 +518,7 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		return result{}, err
 	}
-	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin}
+	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin, ByProcessor: len(rp.nodes) > 1}
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && rp.stderr == os.Stderr {
 		last := time.Time{}
 		cfg.Progress = func(done, live int) {
@@ -452,7 +529,11 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 		}
 	}
 	start := time.Now()
-	err = sim.Run(cfg, newJobSource(src, rp.path, rp.nodes), sink)
+	js := newJobSource(src, rp.path, rp.nodes)
+	if rp.elastic > 0 {
+		js.makeElastic(rp.elastic, rp.seed, rp.size)
+	}
+	err = sim.Run(cfg, js, sink)
 	if cfg.Progress != nil {
 		fmt.Fprint(rp.stderr, "\r\033[K")
 	}

@@ -244,3 +244,110 @@ func TestReplayStartsUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// --elastic makes a fraction of the jobs elastic, the same ones for one
+// seed, with minimum half and maximum twice their processors (capped by
+// the machine), and lays the machine out in the header's nodes.
+func TestElasticOption(t *testing.T) {
+	var swf strings.Builder
+	swf.WriteString("; MaxNodes: 8\n; MaxProcs: 8\n")
+	for i := 1; i <= 200; i++ {
+		procs := 1 + i%8
+		fmt.Fprintf(&swf, "%d %d -1 100 %d -1 -1 %d 200 -1 1 1 1 -1 -1 -1 -1 -1\n", i, i*10, procs, procs)
+	}
+	path := writeTrace(t, swf.String())
+	elastic := func(fraction float64, seed uint64) map[string][2]int {
+		s, err := trace.OpenStream(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.Normalize(0); err != nil {
+			t.Fatal(err)
+		}
+		js := newJobSource(s, path, nil)
+		js.makeElastic(fraction, seed, 8)
+		out := map[string][2]int{}
+		for {
+			j, err := js.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.MinProcs > 0 {
+				if want := [2]int{(j.Procs + 1) / 2, min(2*j.Procs, 8)}; [2]int{j.MinProcs, j.MaxProcs} != want {
+					t.Fatalf("job %s of %d processors: range %d-%d, want %v", j.ID, j.Procs, j.MinProcs, j.MaxProcs, want)
+				}
+				out[j.ID] = [2]int{j.MinProcs, j.MaxProcs}
+			}
+		}
+	}
+	half, again, other := elastic(0.5, 1), elastic(0.5, 1), elastic(0.5, 2)
+	if len(half) < 70 || len(half) > 130 {
+		t.Errorf("%d of 200 jobs made elastic with --elastic 0.5", len(half))
+	}
+	if fmt.Sprint(half) != fmt.Sprint(again) || fmt.Sprint(half) == fmt.Sprint(other) {
+		t.Errorf("the draw does not follow the seed")
+	}
+	if n := len(elastic(0, 1)); n != 0 {
+		t.Errorf("%d jobs elastic with --elastic 0", n)
+	}
+	if n := len(elastic(1, 1)); n != 200 {
+		t.Errorf("%d jobs elastic with --elastic 1", n)
+	}
+	// The whole command: the machine in nodes, both modes side by side.
+	var out, errb bytes.Buffer
+	if code := run([]string{"--elastic", "0.5", "--seed", "3", "--compare", "../examples/sim/queued", "../examples/sim/balanced", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "200 jobs (0 dropped) on 8 processors in 8 nodes") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	for _, bad := range [][]string{{"--elastic", "1.5", path}, {"--elastic", "-0.1", path}, {"--elastic", "NaN", path}, {"--elastic", "half", path}} {
+		if code := run(bad, &out, &errb); code != 2 {
+			t.Errorf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
+// testdata/elastic.swf replays as TestElasticHandWorked (internal/sim)
+// works it out, through the command: its own elastic jobs (--elastic 0
+// lays the machine out in its 4 nodes), queued and balanced mode with an
+// immediate shrink side by side (--compare), in the CSV rows.
+func TestElasticTrace(t *testing.T) {
+	dir := t.TempDir()
+	balanced := filepath.Join(dir, "balanced")
+	os.MkdirAll(balanced, 0o755)
+	cfg, err := os.ReadFile("../examples/sim/balanced/sched_config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = bytes.Replace(cfg, []byte("shrink: graceful all"), []byte("shrink: immediate all"), 1)
+	if err := os.WriteFile(filepath.Join(balanced, "sched_config"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ dir, want string }{
+		{"../examples/sim/queued", "1,0,0,30\n2,0,0,65\n3,20,65,75\n4,40,65,85\n5,40,75,90\n"},
+		{balanced, "1,0,0,30\n3,20,20,30\n4,40,40,60\n5,40,60,80\n2,0,0,93\n"},
+	} {
+		csvPath := filepath.Join(dir, "jobs.csv")
+		var out, errb bytes.Buffer
+		if code := run([]string{"--elastic", "0", "--sched-priv", tc.dir, "--csv", csvPath, "../internal/sim/testdata/elastic.swf"}, &out, &errb); code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		rows, _ := os.ReadFile(csvPath)
+		var got strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(string(rows)), "\n")[1:] {
+			f := strings.Split(line, ",")
+			got.WriteString(strings.Join(f[:4], ",") + "\n")
+		}
+		if got.String() != tc.want {
+			t.Errorf("%s: job,submit,start,end:\n%s\nwant\n%s", tc.dir, got.String(), tc.want)
+		}
+		if !strings.Contains(out.String(), "on 4 processors in 4 nodes") {
+			t.Errorf("%s: output:\n%s", tc.dir, out.String())
+		}
+	}
+}

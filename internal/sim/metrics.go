@@ -35,11 +35,18 @@ type Group struct {
 	AvgBSLD float64 `json:"avg_bsld"`
 }
 
-// BSLD is the bounded slowdown of one started job.
+// BSLD is the bounded slowdown of one started job: its response time
+// over its run time as given (at least Tau), at least 1. An elastic
+// job's response time is end - submit, its run time as its allocations
+// made it included; a rigid job's is its wait + its run time.
 func BSLD(o Outcome) float64 {
 	wait := float64(o.Start - o.Job.Submit)
 	run := float64(o.Job.Run)
-	return math.Max(1, (wait+run)/math.Max(run, Tau))
+	resp := wait + run
+	if o.Elastic {
+		resp = float64(o.End - o.Job.Submit)
+	}
+	return math.Max(1, resp/math.Max(run, Tau))
 }
 
 // Measure computes the metrics of outcomes held in memory on a machine of
@@ -116,8 +123,13 @@ func (s *Stats) Add(o Outcome) {
 		a.wait.add(float64(wait))
 		a.bsld.add(b)
 	}
-	s.busy.add(o.Start, float64(procs))
-	s.busy.add(o.End, -float64(procs))
+	busy := float64(procs)
+	if o.Elastic && o.End > o.Start {
+		// Its work over its run: the average of the processors it held.
+		busy = float64(j.Run) * float64(procs) / float64(o.End-o.Start)
+	}
+	s.busy.add(o.Start, busy)
+	s.busy.add(o.End, -busy)
 	s.queued.add(o.Start, -1)
 	s.waitCounts[waitBucket(wait)]++
 }

@@ -13,6 +13,42 @@
 // it advances from event to event; at one instant, first every job that
 // ends then releases its processors, then every job submitted then joins
 // the queue (in trace order), then one scheduling pass runs.
+//
+// # Elastic jobs
+//
+// A job whose select has a chunk count range (Job.MinProcs and MaxProcs:
+// MinProcs-MaxProcs chunks of one cpu; or a ranged Job.Select) is
+// elastic: the policy starts it with any allocation in its range and may
+// grow it (core.DecideGrow) or take chunks back (core.DecideShrink) while
+// it runs. Its speed follows the work-conserving model of malleable-job
+// studies: the job's work is its run time on the processors it was
+// measured on (Run x Procs processor-seconds), and it does that work at
+// one processor-second per second per processor held, so the remaining
+// work is the remaining run time x the processors held, and when the
+// allocation changes the remaining run time is rescaled so that the work
+// left stays the same (rounded up to the next second: a job ends at
+// start + ceil(work / processors) with one allocation throughout). The
+// walltime, the user's estimate, is rescaled alike (Walltime x Procs
+// processor-seconds): a queued elastic job's core walltime is its
+// estimate at its minimum, what the calendar and EASY reservations use,
+// and a running one's is how long it has run plus its estimate left at
+// its current allocation.
+//
+// A grow takes effect at once. A shrink gives back every chunk of the
+// job on the nodes of its Where: an immediate one (or one without grace)
+// at once, a graceful one when its grace is over, the job holding the
+// nodes and working on them until then. While a graceful shrink is under
+// way the job is being resized and the simulator ignores further grows
+// and shrinks of it, as the server refuses them. A grow or shrink the
+// server would refuse (beyond the range, of a node the job does not hold
+// or its first node) is ignored. At one instant, processors freed by a
+// graceful shrink whose grace ends then are freed after the jobs that end
+// and before the jobs submitted; a pass that frees processors at once (an
+// immediate shrink) is followed at the same instant by another pass, as
+// the scheduler's next cycle would follow (at most maxRepasses of them).
+// Stats measures an elastic job's bounded slowdown from its response
+// time (end - submit) over its run time as given, and its utilization
+// from its work.
 package sim
 
 import (
@@ -40,8 +76,14 @@ type Job struct {
 	Group    string
 	Queue    string // "" for the default queue
 	// Select, when set, is the job's request (a PBS select); otherwise
-	// one chunk of Procs cpus.
+	// one chunk of Procs cpus (Procs chunks of one cpu under
+	// Config.ByProcessor), or for an elastic job MinProcs-MaxProcs chunks
+	// of one cpu.
 	Select string
+	// MinProcs and MaxProcs make the job elastic (both > 0, MinProcs <=
+	// MaxProcs): it runs on between MinProcs and MaxProcs processors, its
+	// work Run x Procs processor-seconds (see the package doc).
+	MinProcs, MaxProcs int
 }
 
 // Outcome is what happened to one job.
@@ -51,6 +93,9 @@ type Outcome struct {
 	Start int64 // -1 when it never started (failed, or still queued at the end)
 	End   int64
 	Node  string
+	// Elastic says the job was elastic: End - Start is then its run
+	// time as its allocations made it, not Job.Run.
+	Elastic bool
 }
 
 // Source yields a replay's jobs in trace order: by submit time, ties in
@@ -78,6 +123,54 @@ type Config struct {
 	// Progress, when set, is called now and then with the jobs whose
 	// outcome is final and the jobs queued or running.
 	Progress func(done, live int)
+	// ByProcessor has a job without a select ask for Procs chunks of one
+	// cpu instead of one chunk of Procs cpus: its processors may spread
+	// over nodes, as on a machine of small nodes.
+	ByProcessor bool
+	// Events, when set, is told of every start, grow, shrink and end.
+	Events func(Event)
+}
+
+// Event is a change of a job's allocation, for Config.Events.
+type Event struct {
+	At    int64 // seconds from the trace's start
+	Job   string
+	Kind  EventKind
+	Procs int // the processors the job holds after the event (0 after its end)
+	Nodes int // the nodes it holds them on
+	// Until is when a graceful shrink will free the nodes (ShrinkAsked).
+	Until int64
+}
+
+// EventKind says what an Event is.
+type EventKind uint8
+
+// Event kinds.
+const (
+	EventStart EventKind = iota
+	EventGrow
+	// EventShrinkAsked: a graceful shrink began; the job holds its
+	// processors until Event.Until, when an EventShrink follows.
+	EventShrinkAsked
+	EventShrink
+	EventEnd
+)
+
+// String writes e as "time job kind", then for all but an end
+// "processors/nodes" held after it, and for a shrink asked "until time".
+func (e Event) String() string {
+	s := strconv.FormatInt(e.At, 10) + " " + e.Job + " " + e.Kind.String()
+	if e.Kind != EventEnd {
+		s += " " + strconv.Itoa(e.Procs) + "/" + strconv.Itoa(e.Nodes)
+	}
+	if e.Kind == EventShrinkAsked {
+		s += " until " + strconv.FormatInt(e.Until, 10)
+	}
+	return s
+}
+
+func (k EventKind) String() string {
+	return [...]string{"start", "grow", "shrink-asked", "shrink", "end"}[k]
 }
 
 // live is a job between its submit and its outcome: the only per-job
@@ -88,6 +181,31 @@ type live struct {
 	core  *core.Job // &own
 	start int64
 	own   core.Job // the core's view, made with the rest in one allocation
+	el    *elastic // nil for a rigid job
+}
+
+// elastic is the state of an elastic job (see the package doc).
+type elastic struct {
+	// work and est are the processor-seconds left to do and estimated
+	// left as of since; cpus is what the job holds from since on.
+	work, est   int64
+	since, cpus int64
+	// end is when the job ends as things stand; ends holds an entry at
+	// each end it ever had, and those that are not end are stale.
+	end int64
+	// shrinking is set while a graceful shrink is under way.
+	shrinking bool
+}
+
+// maxRepasses bounds the passes that follow a pass at one instant
+// because it freed processors at once.
+const maxRepasses = 8
+
+// shrinkDue is a graceful shrink that frees its nodes at at.
+type shrinkDue struct {
+	at    int64
+	l     *live
+	nodes []string
 }
 
 // Run replays the jobs of src and passes each outcome to sink. It holds
@@ -129,6 +247,12 @@ func Run(cfg Config, src Source, sink Sink) error {
 	var running []*core.Job
 	var runCPUs []runCPU
 	ends := &endHeap{}
+	// Elastic jobs: the running ones, the graceful shrinks under way (by
+	// the time they free their nodes), and whether any job was resized
+	// (only then may ends hold stale entries).
+	var elastics []*live
+	var due []shrinkDue
+	resized := false
 	nodes := make([]*core.Node, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
 		c := *n
@@ -174,7 +298,41 @@ func Run(cfg Config, src Source, sink Sink) error {
 	}
 	final := func(l *live, end int64, node string) error {
 		delete(jobs, l.core)
-		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node})
+		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node, Elastic: l.el != nil})
+	}
+	// resize brings a running elastic job to its allocation (its Where)
+	// as of t: the work done since its last change at the old rate is
+	// taken off, its end and walltime rescaled (a new end pushed, the
+	// old one left stale), its cpu time counted at the new rate from t.
+	resize := func(l *live, t int64) {
+		e := l.el
+		done := (t - e.since) * e.cpus
+		e.work, e.est = e.work-done, e.est-done
+		e.since, e.cpus = t, max(int64(heldCPUs(l.core.Where)), 1)
+		l.setEnd(t)
+		ends.push(end{at: e.end, job: l.core})
+		if i := runningAt(running, l.core); i >= 0 {
+			runCPUs[i].resized(t, float64(e.cpus))
+		}
+	}
+	// shrink gives back l's chunks on nodes at t.
+	shrink := func(l *live, nodes []string, t int64) {
+		j := l.core
+		kept := make([]core.Chunk, 0, len(j.Where))
+		var gone []core.Chunk
+		for _, c := range j.Where {
+			if slices.Contains(nodes, c.Node) {
+				gone = append(gone, c)
+			} else {
+				kept = append(kept, c)
+			}
+		}
+		release(byName, free, gone)
+		j.Where = kept
+		resize(l, t)
+		if cfg.Events != nil {
+			cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventShrink, Procs: int(l.el.cpus), Nodes: nodeCount(kept)})
+		}
 	}
 	done, seq := 0, 0
 	// ended are the jobs that ended since the last pass.
@@ -192,14 +350,23 @@ func Run(cfg Config, src Source, sink Sink) error {
 	scratch := &core.Scratch{}
 	var all []*core.Job
 	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
-	// is kept per count.
-	chunks := map[int]selected{}
+	// is kept per shape.
+	chunks := map[shape]selected{}
 	numbers := map[requested]core.Amounts{}
-	for next != nil || ends.Len() > 0 || len(queued) > 0 {
-		// The next instant: the earliest end or submit.
+	for next != nil || ends.Len() > 0 || len(queued) > 0 || len(due) > 0 {
+		if resized {
+			// An elastic job's ends before its last resize are stale.
+			for ends.Len() > 0 && stale(jobs, (*ends)[0]) {
+				ends.pop()
+			}
+		}
+		// The next instant: the earliest end, graceful shrink or submit.
 		t := int64(-1)
 		if ends.Len() > 0 {
 			t = (*ends)[0].at
+		}
+		if len(due) > 0 && (t < 0 || due[0].at < t) {
+			t = due[0].at
 		}
 		if next != nil && (t < 0 || next.Submit < t) {
 			t = next.Submit
@@ -211,27 +378,54 @@ func Run(cfg Config, src Source, sink Sink) error {
 		}
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := ends.pop()
+			l := jobs[e.job]
+			if resized && stale(jobs, e) {
+				continue
+			}
 			var at int
 			running, at = removeRunning(running, e.job)
+			// Its final cpu time, for a policy that counts usage (fair
+			// share): run time x its cpus, seen in the next pass's Ended.
+			used := cpuTime(cpusOf(e.job), l.job.Run)
 			if at >= 0 {
+				if l.el != nil {
+					used = runCPUs[at].at(t)
+				}
 				runCPUs = slices.Delete(runCPUs, at, at+1)
 			}
 			unfit = 0
-			release(byName, free, e.job)
-			// Its final cpu time, for a policy that counts usage (fair
-			// share): run time x its cpus, seen in the next pass's Ended.
+			release(byName, free, e.job.Where)
+			if l.el != nil {
+				elastics = slices.DeleteFunc(elastics, func(x *live) bool { return x == l })
+			}
 			e.job.State = core.JobFinished
-			e.job.UsedCPU = cpuTime(cpusOf(e.job), jobs[e.job].job.Run)
+			e.job.UsedCPU = used
 			ended = append(ended, e.job)
-			if err := final(jobs[e.job], t, e.job.Where[0].Node); err != nil {
+			if cfg.Events != nil {
+				cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventEnd})
+			}
+			if err := final(l, t, e.job.Where[0].Node); err != nil {
 				return err
 			}
 			done++
 		}
+		for len(due) > 0 && due[0].at == t {
+			d := due[0]
+			due = slices.Delete(due, 0, 1)
+			if jobs[d.l.core] != d.l {
+				continue // it ended first
+			}
+			d.l.el.shrinking = false
+			shrink(d.l, d.nodes, t)
+			unfit = 0
+		}
 		for next != nil && next.Submit == t {
 			l := &live{job: *next, seq: seq, start: -1}
 			seq++
-			l.core = coreJob(&l.job, cfg.Origin, chunks, numbers, &l.own)
+			l.core = coreJob(&l.job, cfg.Origin, cfg.ByProcessor, chunks, numbers, &l.own)
+			if l.job.MinProcs > 0 || l.core.Select.Elastic() >= 0 {
+				l.el = &elastic{work: l.job.Run * int64(max(l.job.Procs, 1)), est: max(l.job.Walltime, 0) * int64(max(l.job.Procs, 1))}
+			}
 			addQueue(l.core.Queue)
 			jobs[l.core] = l
 			if len(queued) == 0 {
@@ -248,82 +442,134 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if cfg.Progress != nil && done%1000 == 0 {
 			cfg.Progress(done, len(jobs))
 		}
-		if !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) {
-			// No queued job fits in what is free: a pass would start
-			// nothing (it would only restate comments), so skip it.
-			unfit = len(queued)
-			continue
-		}
-		unfit = 0
-		now := cfg.Origin.Add(time.Duration(t) * time.Second)
-		for i, j := range running {
-			j.UsedCPU = cpuTime(runCPUs[i].cpus, t-runCPUs[i].start)
-		}
-		// Only what the new list does not overwrite is cleared (a pass
-		// over a deep queue would otherwise clear it all, then copy it).
-		had := len(all)
-		all = append(all[:0], running...)
-		all = append(all, queued...)
-		if len(all) < had {
-			clear(all[len(all):had])
-		}
-		if w == nil || worldQueues != len(queues) {
-			w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
-			worldQueues = len(queues)
-			// claim and release keep Assigned to what the running jobs
-			// hold, and nothing reads comments.
-			w.HeldByRunning, w.NoComments, w.Scratch = true, true, scratch
-		}
-		w.Now, w.Jobs, w.Ordered = now, all, ordered
-		w.Ended, ended = ended, nil
-		plan := cfg.Policy.Schedule(w, core.EventSim, log)
-		// The pass is done with its Ended: the next gathers in its memory.
-		clear(w.Ended)
-		ended, w.Ended = w.Ended[:0], nil
-		left := 0 // jobs that left the queue
-		for _, d := range plan.Decisions() {
-			switch d.Kind {
-			case core.DecideRun:
-				j := d.Job
-				j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
-				var at int
-				running, at = addRunning(running, j)
-				runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpusOf(j), start: t})
-				left++
-				claim(byName, free, j)
-				l := jobs[j]
-				l.start = t
-				ends.push(end{at: t + l.job.Run, job: j})
-			case core.DecideFail:
-				// It leaves the queue and never runs.
-				d.Job.State = core.JobFinished
-				left++
-				if err := final(jobs[d.Job], -1, ""); err != nil {
-					return err
-				}
-				done++
-			case core.DecideComment:
-				d.Job.Comment = d.Text
+		for pass := 0; pass <= maxRepasses; pass++ {
+			if !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) && !resizable(elastics, free, len(queued) > 0) {
+				// No queued job fits in what is free and no running job
+				// could grow or give back: a pass would start nothing (it
+				// would only restate comments), so skip it.
+				unfit = len(queued)
+				break
 			}
-		}
-		front := 0
-		for front < left && front < len(queued) && queued[front].State != core.JobQueued {
-			front++
-		}
-		if left > 0 && front == left {
-			// Every job that left was at the front, as strict fifo starts
-			// them: the rest stays as it is.
-			clear(queued[:front])
-			queued, queuedCPUs = queued[front:], queuedCPUs[front:]
-		} else if left > 0 {
-			kept, keptCPUs := queued[:0], queuedCPUs[:0]
-			for i, j := range queued {
-				if j.State == core.JobQueued {
-					kept, keptCPUs = append(kept, j), append(keptCPUs, queuedCPUs[i])
+			unfit = 0
+			freedNow := false
+			now := cfg.Origin.Add(time.Duration(t) * time.Second)
+			for i, j := range running {
+				j.UsedCPU = runCPUs[i].at(t)
+			}
+			// Only what the new list does not overwrite is cleared (a pass
+			// over a deep queue would otherwise clear it all, then copy it).
+			had := len(all)
+			all = append(all[:0], running...)
+			all = append(all, queued...)
+			if len(all) < had {
+				clear(all[len(all):had])
+			}
+			if w == nil || worldQueues != len(queues) {
+				w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
+				worldQueues = len(queues)
+				// claim and release keep Assigned to what the running jobs
+				// hold, and nothing reads comments.
+				w.HeldByRunning, w.NoComments, w.Scratch = true, true, scratch
+			}
+			w.Now, w.Jobs, w.Ordered = now, all, ordered
+			w.Ended, ended = ended, nil
+			plan := cfg.Policy.Schedule(w, core.EventSim, log)
+			// The pass is done with its Ended: the next gathers in its memory.
+			clear(w.Ended)
+			ended, w.Ended = w.Ended[:0], nil
+			left := 0 // jobs that left the queue
+			for _, d := range plan.Decisions() {
+				switch d.Kind {
+				case core.DecideRun:
+					j := d.Job
+					j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
+					l := jobs[j]
+					l.start = t
+					cpus := cpusOf(j)
+					if l.el != nil {
+						cpus = heldCPUs(j.Where)
+						l.el.since, l.el.cpus = t, int64(cpus)
+						elastics = append(elastics, l)
+						l.setEnd(t)
+					}
+					var at int
+					running, at = addRunning(running, j)
+					runCPUs = slices.Insert(runCPUs, at, runCPU{cpus: cpus, start: float64(t)})
+					left++
+					claim(byName, free, j.Where)
+					endAt := t + l.job.Run
+					if l.el != nil {
+						endAt = l.el.end
+					}
+					ends.push(end{at: endAt, job: j})
+					if cfg.Events != nil {
+						cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventStart, Procs: int(cpus), Nodes: nodeCount(j.Where)})
+					}
+				case core.DecideGrow:
+					l := jobs[d.Job]
+					j := d.Job
+					if l == nil || l.el == nil || l.el.shrinking || j.State != core.JobRunning || len(d.Where) == 0 ||
+						len(j.Where)+len(d.Where) > j.Select.MaxNodeCount() {
+						continue // the server would refuse it
+					}
+					claim(byName, free, d.Where)
+					j.Where = append(slices.Clip(j.Where), d.Where...)
+					resize(l, t)
+					resized = true
+					if cfg.Events != nil {
+						cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventGrow, Procs: int(l.el.cpus), Nodes: nodeCount(j.Where)})
+					}
+				case core.DecideShrink:
+					l := jobs[d.Job]
+					nodes, ok := givesBack(l, d.Where)
+					if !ok {
+						continue // the server would refuse it
+					}
+					resized = true
+					if grace := int64((d.Grace + time.Second - 1) / time.Second); !d.Immediate && grace > 0 {
+						l.el.shrinking = true
+						due = addDue(due, shrinkDue{at: t + grace, l: l, nodes: nodes})
+						if cfg.Events != nil {
+							cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventShrinkAsked, Procs: int(l.el.cpus), Nodes: nodeCount(d.Job.Where), Until: t + grace})
+						}
+						continue
+					}
+					shrink(l, nodes, t)
+					freedNow = true
+				case core.DecideFail:
+					// It leaves the queue and never runs.
+					d.Job.State = core.JobFinished
+					left++
+					if err := final(jobs[d.Job], -1, ""); err != nil {
+						return err
+					}
+					done++
+				case core.DecideComment:
+					d.Job.Comment = d.Text
 				}
 			}
-			clear(queued[len(kept):])
-			queued, queuedCPUs = kept, keptCPUs
+			front := 0
+			for front < left && front < len(queued) && queued[front].State != core.JobQueued {
+				front++
+			}
+			if left > 0 && front == left {
+				// Every job that left was at the front, as strict fifo starts
+				// them: the rest stays as it is.
+				clear(queued[:front])
+				queued, queuedCPUs = queued[front:], queuedCPUs[front:]
+			} else if left > 0 {
+				kept, keptCPUs := queued[:0], queuedCPUs[:0]
+				for i, j := range queued {
+					if j.State == core.JobQueued {
+						kept, keptCPUs = append(kept, j), append(keptCPUs, queuedCPUs[i])
+					}
+				}
+				clear(queued[len(kept):])
+				queued, queuedCPUs = kept, keptCPUs
+			}
+			if !freedNow {
+				break
+			}
 		}
 	}
 	for _, j := range queued {
@@ -434,11 +680,30 @@ func numbersOf(seen map[requested]core.Amounts, j *Job) core.Amounts {
 	return n
 }
 
-// coreJob is the core's view of a trace job: its select, else one chunk
-// of Procs cpus (parsed once per count, in chunks), with its numbers
-// (numbersOf, shared through numbers). It is made in into, or anew when
-// into is nil.
-func coreJob(j *Job, origin time.Time, chunks map[int]selected, numbers map[requested]core.Amounts, into *core.Job) *core.Job {
+// shape is the request of a trace job without a select: one chunk of lo
+// cpus, lo chunks of one cpu (each), or for an elastic job lo-hi chunks
+// of one cpu (hi > 0).
+type shape struct {
+	lo, hi int
+	each   bool
+}
+
+func (k shape) String() string {
+	switch {
+	case k.hi > 0:
+		return strconv.Itoa(k.lo) + "-" + strconv.Itoa(k.hi) + ":ncpus=1"
+	case k.each:
+		return strconv.Itoa(k.lo) + ":ncpus=1"
+	}
+	return "1:ncpus=" + strconv.Itoa(k.lo)
+}
+
+// coreJob is the core's view of a trace job: its select, else its shape
+// (parsed once per shape, in chunks), with its numbers (numbersOf, shared
+// through numbers). An elastic job's walltime is its estimate at its
+// minimum (see the package doc). It is made in into, or anew when into is
+// nil.
+func coreJob(j *Job, origin time.Time, byProc bool, chunks map[shape]selected, numbers map[requested]core.Amounts, into *core.Job) *core.Job {
 	procs := max(j.Procs, 1)
 	// Most trace jobs have no select: parse none (and make no error).
 	var s selected
@@ -450,11 +715,15 @@ func coreJob(j *Job, origin time.Time, chunks map[int]selected, numbers map[requ
 		}
 	}
 	if !ok {
-		c, seen := chunks[procs]
+		k := shape{lo: procs, each: byProc}
+		if j.MinProcs > 0 && j.MaxProcs >= j.MinProcs {
+			k = shape{lo: j.MinProcs, hi: j.MaxProcs}
+		}
+		c, seen := chunks[k]
 		if !seen {
-			sel, _ := resc.ParseSelect("1:ncpus=" + strconv.Itoa(procs))
+			sel, _ := resc.ParseSelect(k.String())
 			c = selectOf(sel)
-			chunks[procs] = c
+			chunks[k] = c
 		}
 		s = c
 	}
@@ -467,16 +736,20 @@ func coreJob(j *Job, origin time.Time, chunks map[int]selected, numbers map[requ
 	if into == nil {
 		into = &core.Job{}
 	}
+	wall := j.Walltime
+	if wall > 0 && (j.MinProcs > 0 || s.sel.Elastic() >= 0) {
+		wall = ceilDiv(wall*int64(procs), max(int64(s.totals["ncpus"]), 1))
+	}
 	*into = core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
 		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals,
-		Walltime: time.Duration(j.Walltime) * time.Second, Numbers: numbersOf(numbers, j)}
+		Walltime: time.Duration(wall) * time.Second, Numbers: numbersOf(numbers, j)}
 	return into
 }
 
-// claim assigns j's chunks on their nodes; free, the up nodes' free
-// total, goes down with them.
-func claim(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
-	for _, c := range j.Where {
+// claim assigns chunks on their nodes; free, the up nodes' free total,
+// goes down with them.
+func claim(nodes map[string]*core.Node, free core.Amounts, where []core.Chunk) {
+	for _, c := range where {
 		n := nodes[c.Node]
 		for r, v := range c.Amounts() {
 			n.Assigned[r] += v
@@ -487,8 +760,8 @@ func claim(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 	}
 }
 
-func release(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
-	for _, c := range j.Where {
+func release(nodes map[string]*core.Node, free core.Amounts, where []core.Chunk) {
+	for _, c := range where {
 		n := nodes[c.Node]
 		for r, v := range c.Amounts() {
 			n.Assigned[r] -= v
@@ -500,10 +773,131 @@ func release(nodes map[string]*core.Node, free core.Amounts, j *core.Job) {
 }
 
 // runCPU is a running job's cpus and start (seconds from the trace's
-// start).
+// start). An elastic job's start is moved at each resize so that
+// cpus x (t - start) stays its cpu time (the cpu time so far over its new
+// cpus before the resize): the pair stays as small as a rigid job needs.
 type runCPU struct {
 	cpus  float64
-	start int64
+	start float64
+}
+
+// at is the job's cpu time at t.
+func (r runCPU) at(t int64) time.Duration {
+	return time.Duration((float64(t)-r.start)*r.cpus) * time.Second
+}
+
+// resized moves r to cpus at t, keeping its cpu time so far.
+func (r *runCPU) resized(t int64, cpus float64) {
+	used := (float64(t) - r.start) * r.cpus
+	r.cpus, r.start = cpus, float64(t)-used/cpus
+}
+
+// setEnd sets an elastic job's end and walltime from its work and
+// estimate left at its allocation, as of t.
+func (l *live) setEnd(t int64) {
+	e := l.el
+	e.end = t + ceilDiv(e.work, e.cpus)
+	if l.job.Walltime > 0 {
+		left := max(ceilDiv(e.est, e.cpus), 1)
+		l.core.Walltime = time.Duration(t-l.start+left) * time.Second
+	}
+}
+
+// ceilDiv is a / b rounded up, for b > 0.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a > 0) == (b > 0) {
+		q++
+	}
+	return q
+}
+
+// heldCPUs is the cpus the chunks take.
+func heldCPUs(where []core.Chunk) float64 {
+	n := 0.0
+	for _, c := range where {
+		n += c.Amounts()["ncpus"]
+	}
+	return n
+}
+
+// nodeCount is the number of distinct nodes of where.
+func nodeCount(where []core.Chunk) int {
+	n := 0
+	for i, c := range where {
+		if !slices.ContainsFunc(where[:i], func(p core.Chunk) bool { return p.Node == c.Node }) {
+			n++
+		}
+	}
+	return n
+}
+
+// stale says an end entry is not the job's end: it ended, or it is an
+// elastic job whose end moved.
+func stale(jobs map[*core.Job]*live, e end) bool {
+	l := jobs[e.job]
+	return l == nil || l.el != nil && l.el.end != e.at
+}
+
+// resizable says whether a pass could resize a running elastic job: one
+// not being shrunk could grow into free cpus, or (when jobs are queued)
+// give chunks above its minimum back.
+func resizable(elastics []*live, free core.Amounts, queued bool) bool {
+	freeCPUs := free["ncpus"]
+	for _, l := range elastics {
+		if l.el.shrinking {
+			continue
+		}
+		j := l.core
+		if freeCPUs > 0 && len(j.Where) < j.Select.MaxNodeCount() || queued && len(j.Where) > j.Select.NodeCount() {
+			return true
+		}
+	}
+	return false
+}
+
+// givesBack checks a shrink of l as the server does and returns the
+// nodes it gives back: l is a running elastic job not being shrunk, the
+// nodes are its own but its first, and it keeps its minimum.
+func givesBack(l *live, where []core.Chunk) ([]string, bool) {
+	if l == nil || l.el == nil || l.el.shrinking || l.core.State != core.JobRunning || len(where) == 0 {
+		return nil, false
+	}
+	j := l.core
+	var nodes []string
+	for _, c := range where {
+		if c.Node == j.Where[0].Node || !slices.ContainsFunc(j.Where, func(h core.Chunk) bool { return h.Node == c.Node }) {
+			return nil, false
+		}
+		if !slices.Contains(nodes, c.Node) {
+			nodes = append(nodes, c.Node)
+		}
+	}
+	kept := 0
+	for _, c := range j.Where {
+		if !slices.Contains(nodes, c.Node) {
+			kept++
+		}
+	}
+	return nodes, kept >= j.Select.NodeCount()
+}
+
+// addDue inserts a graceful shrink in due, by the time it frees its
+// nodes, after those due at the same time.
+func addDue(due []shrinkDue, d shrinkDue) []shrinkDue {
+	i := sort.Search(len(due), func(k int) bool { return due[k].at > d.at })
+	return slices.Insert(due, i, d)
+}
+
+// runningAt is where j is in running (-1: not there).
+func runningAt(running []*core.Job, j *core.Job) int {
+	i := sort.Search(len(running), func(k int) bool { return running[k].Seq >= j.Seq })
+	for ; i < len(running); i++ {
+		if running[i] == j {
+			return i
+		}
+	}
+	return -1
 }
 
 type end struct {
@@ -524,11 +918,8 @@ func addRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
 // removeRunning removes j from running, and says where it was (-1: it
 // was not there).
 func removeRunning(running []*core.Job, j *core.Job) ([]*core.Job, int) {
-	i := sort.Search(len(running), func(k int) bool { return running[k].Seq >= j.Seq })
-	for ; i < len(running); i++ {
-		if running[i] == j {
-			return slices.Delete(running, i, i+1), i
-		}
+	if i := runningAt(running, j); i >= 0 {
+		return slices.Delete(running, i, i+1), i
 	}
 	return running, -1
 }

@@ -129,7 +129,7 @@ func TestRunningOrder(t *testing.T) {
 // same, through the numbers a replay shares between jobs, for jobs asking
 // for as much as an earlier one, and past as many requests as it keeps.
 func TestCoreJobNumbers(t *testing.T) {
-	chunks := map[int]selected{}
+	chunks := map[shape]selected{}
 	cases := []struct {
 		j       Job
 		numbers core.Amounts
@@ -148,7 +148,7 @@ func TestCoreJobNumbers(t *testing.T) {
 	}
 	for _, numbers := range []map[requested]core.Amounts{nil, shared, shared} {
 		for _, tc := range cases {
-			c := coreJob(&tc.j, time.Unix(0, 0), chunks, numbers, nil)
+			c := coreJob(&tc.j, time.Unix(0, 0), false, chunks, numbers, nil)
 			if !reflect.DeepEqual(c.Numbers, tc.numbers) || c.Totals["ncpus"] != tc.ncpus {
 				t.Errorf("job %s: numbers %v totals %v, want %v and %v cpus", tc.j.ID, c.Numbers, c.Totals, tc.numbers, tc.ncpus)
 			}

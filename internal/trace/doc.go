@@ -50,6 +50,27 @@
 // Unix times, as Alea's traces do: UnixStartTime becomes the earliest
 // submit time and every submit time is made relative to it.
 //
+// # Elastic jobs (this project's extension of SWF)
+//
+// A job line may have 20 fields: the 18 above, then
+//
+//	19 minimum processors
+//	20 maximum processors
+//
+// making the job elastic (a select with a chunk count range,
+// "19-20:ncpus=1"): it runs on between field 19 and field 20 processors,
+// and its work is its run time (field 4) on its processors (field 8,
+// else 5), as the simulator's speed-up model reads it (package
+// internal/sim). Both fields are integers with 1 <= minimum <= maximum,
+// or both -1 for a rigid job written in the same layout; anything else
+// is an error naming the line. They are kept in Job.MinProcs and
+// Job.MaxProcs (0 for a rigid job). Lines of 18 and 20 fields may mix in
+// one file. Normalize caps the maximum at the machine and drops a job
+// whose minimum is above it (with the rules below). Example, a job of 8
+// processors for 600 s that may run on 4 to 16:
+//
+//	7 120 -1 600 8 -1 -1 8 900 -1 1 3 1 -1 -1 -1 -1 -1 4 16
+//
 // # Alea's extended SWF (wagap-2013.swf)
 //
 // The MetaCentrum traces of the Alea simulator have no header and 21

@@ -114,6 +114,9 @@ func checkNormalized(t testing.TB, w *Workload) {
 		if j.Run < 0 || j.Procs < 1 || j.Procs > w.MaxProcs || j.ReqTime < j.Run || j.Submit < 0 {
 			t.Fatalf("job %d: %+v", j.ID, j)
 		}
+		if j.MinProcs != 0 && (j.MinProcs < 1 || j.MaxProcs < j.MinProcs || j.MaxProcs > w.MaxProcs) {
+			t.Fatalf("job %d: elastic range %d-%d on %d processors", j.ID, j.MinProcs, j.MaxProcs, w.MaxProcs)
+		}
 		if i > 0 && w.Jobs[i-1].Submit > j.Submit {
 			t.Fatalf("job %d submitted before job %d", j.ID, w.Jobs[i-1].ID)
 		}

@@ -38,6 +38,8 @@ func writeSWF(w *Workload) string {
 			j.ID, j.Submit, j.Wait, j.Run, j.Procs, j.ReqProcs, j.ReqTime, j.ReqMem, j.Status, j.User, j.Group, queue, j.Partition)
 		if j.NodeSpec != "" {
 			fmt.Fprintf(&b, " {} %s %s", j.Queue, j.NodeSpec)
+		} else if j.MinProcs > 0 {
+			fmt.Fprintf(&b, " %d %d", j.MinProcs, j.MaxProcs)
 		}
 		b.WriteByte('\n')
 	}
@@ -52,6 +54,7 @@ func FuzzReadSWF(f *testing.F) {
 	f.Add(gz(swfSample))
 	f.Add([]byte("0 1356996147 0 56011 64 1 1024 64 86400 68719476736 1 62 1 1 -1 1 1 1 {1241,1241} q_1d 1:ppn=64#excl\n" +
 		"4185 1359980916 1 -1359980917 1 1 1024 1 0 419430400 1 1229 1 1 -1 1 1 1 {1284} q_4d 1:ppn=1\n"))
+	f.Add([]byte("; MaxProcs: 64\n7 120 -1 600 8 -1 -1 8 900 -1 1 3 1 -1 -1 -1 -1 -1 4 16\n8 130 -1 60 2 -1 -1 2 90 -1 1 3 1 -1 -1 -1 -1 -1 -1 -1\n9 140 -1 60 2 -1 -1 2 90 -1 1 3 1 -1 -1 -1 -1 -1 1 100\n"))
 	f.Add([]byte("; MaxProcs: 4\r\n1 0 -1 0 4 12.5 -1 -1 -1 -1 -1 1 1 -1 -1 -1 -1 -1\r\n2 0 -1 7 -1 -1 -1 5 -1 -1 -1 1 1 -1 -1 -1 -1 -1"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		w, err := ReadSWF(bytes.NewReader(in))
@@ -66,6 +69,9 @@ func FuzzReadSWF(f *testing.F) {
 			}
 			if j.User == "" || j.Group == "" || j.Select != "" || j.PBSID != "" {
 				t.Fatalf("job %+v", j)
+			}
+			if (j.MinProcs != 0 || j.MaxProcs != 0) && (j.MinProcs < 1 || j.MaxProcs < j.MinProcs || j.NodeSpec != "") {
+				t.Fatalf("job %d: elastic range %d-%d", j.ID, j.MinProcs, j.MaxProcs)
 			}
 		}
 		again, err := ReadSWF(strings.NewReader(writeSWF(w)))

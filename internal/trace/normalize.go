@@ -12,8 +12,10 @@ import (
 // size. Each job's Procs becomes the processors to replay (ReqProcs, or
 // Procs when no request is known) and its ReqTime the walltime to replay
 // (the request raised to the run time when the job ran longer, the run
-// time when no request is known). Jobs with a run time < 0, no processor
-// count, more processors than the machine, or a submit time < 0 (unknown;
+// time when no request is known), an elastic job's MaxProcs is capped at
+// the machine. Jobs with a run time < 0, no processor count, more
+// processors than the machine (an elastic job: or a minimum above it),
+// or a submit time < 0 (unknown;
 // not a README rule, and no reference trace has one) are removed and
 // counted in w.Dropped. The rest is sorted by submit time, ties keeping
 // their order. Normalize fails only when the machine size is unknown.
@@ -61,10 +63,11 @@ func normalJob(j *Job, procs int) bool {
 	if p <= 0 {
 		p = j.Procs
 	}
-	if j.Run < 0 || p <= 0 || p > procs {
+	if j.Run < 0 || p <= 0 || p > procs || j.MinProcs > procs {
 		return false
 	}
 	j.Procs = p
+	j.MaxProcs = min(j.MaxProcs, procs)
 	j.ReqTime = max(j.ReqTime, j.Run)
 	return true
 }

@@ -9,11 +9,13 @@ import (
 	"strings"
 )
 
-// swfFields and aleaFields are the field counts of a job line of the
-// standard and of Alea's extended format.
+// swfFields, elasticFields and aleaFields are the field counts of a job
+// line of the standard format, of this project's elastic extension and
+// of Alea's extended format.
 const (
-	swfFields  = 18
-	aleaFields = 21
+	swfFields     = 18
+	elasticFields = 20
+	aleaFields    = 21
 )
 
 // unixTimeFloor is the earliest submit time taken for a Unix time in a
@@ -126,8 +128,8 @@ func (s *swfReader) scan() (Job, error) {
 			continue
 		}
 		n := split(t, s.fields[:])
-		if n != swfFields && n != aleaFields {
-			return Job{}, fmt.Errorf("line %d: %s fields, want %d (SWF) or %d (Alea's extended SWF)", s.ls.n, fieldCount(n, aleaFields), swfFields, aleaFields)
+		if n != swfFields && n != elasticFields && n != aleaFields {
+			return Job{}, fmt.Errorf("line %d: %s fields, want %d (SWF), %d (SWF with an elastic range) or %d (Alea's extended SWF)", s.ls.n, fieldCount(n, aleaFields), swfFields, elasticFields, aleaFields)
 		}
 		j, err := swfJob(s.fields[:n], s.names)
 		if err != nil {
@@ -211,6 +213,20 @@ func swfJob(f [][]byte, names interner) (Job, error) {
 	}
 	if v[14] >= 0 {
 		j.Queue = names.get(f[14])
+	}
+	if len(f) == elasticFields {
+		lo, ok1 := parseInt(f[18])
+		hi, ok2 := parseInt(f[19])
+		switch {
+		case !ok1 || !ok2:
+			return Job{}, fmt.Errorf("fields 19-20 (minimum and maximum processors): %q %q are not integers", f[18], f[19])
+		case lo == -1 && hi == -1:
+			// A rigid job.
+		case lo < 1 || hi < lo || !fitsInt(hi):
+			return Job{}, fmt.Errorf("fields 19-20 (minimum and maximum processors): %d %d, want 1 <= minimum <= maximum < 2^31, or -1 -1 for a rigid job", lo, hi)
+		default:
+			j.MinProcs, j.MaxProcs = int(lo), int(hi)
+		}
 	}
 	if len(f) == aleaFields {
 		if !nodeList(f[18]) {

@@ -43,6 +43,10 @@ type Job struct {
 	NodeSpec string
 	Select   string // Resource_List.select of an accounting record
 	PBSID    string // the PBS job id of an accounting record
+	// MinProcs and MaxProcs are an elastic job's range of processors
+	// (fields 19 and 20 of the elastic extension of SWF; Normalize caps
+	// MaxProcs at the machine); both 0 for a rigid job.
+	MinProcs, MaxProcs int
 }
 
 // Machine is one cluster of a .machines file.

@@ -48,6 +48,9 @@ func widest(cx *Context, j *core.Job, now time.Time, nodes []*core.Node, ignoreB
 func elasticRunning(w *core.World) []*core.Job {
 	var out []*core.Job
 	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break // the rest are queued too: a deep queue is not gone through every cycle
+		}
 		if j.State == core.JobRunning && j.Select.Elastic() >= 0 && len(j.Where) < j.Select.MaxNodeCount() {
 			out = append(out, j)
 		}
@@ -139,6 +142,9 @@ func (p *Pipeline) grow(cx *Context, plan *core.Plan, now time.Time) {
 func (p *Pipeline) shrinkFor(cx *Context, plan *core.Plan, j *core.Job, shrunk map[*core.Job]int) bool {
 	var running []*core.Job
 	for _, r := range cx.World.Jobs {
+		if cx.World.Ordered && r.Queued() {
+			break // the rest are queued too
+		}
 		if r.State == core.JobRunning && r.Select.Elastic() >= 0 && r.Priority <= j.Priority {
 			running = append(running, r)
 		}
