@@ -59,6 +59,16 @@ const (
 	ModeBalanced = "balanced"
 )
 
+// What fair share charges (Config.FairshareUsageRes): UsageCput the cpu
+// time a job's processes used on all its nodes; UsageHeld the cpus it held
+// times how long it held them, allocation by allocation (an elastic job
+// that grows is charged more from the growth on, whether it uses the cpus
+// or not).
+const (
+	UsageCput = "cput"
+	UsageHeld = "ncpus*walltime"
+)
+
 // DefaultShrinkGrace is shrink_grace when the file does not set it.
 const DefaultShrinkGrace = 60 * time.Second
 
@@ -96,7 +106,7 @@ type Config struct {
 	NonprimetimePrefix       string        // nonprimetime_prefix: queues that run only in non-prime time
 	PrimeExemptAnytimeQueues bool          // prime_exempt_anytime_queues
 	Resources                []string      // resources the scheduler checks (empty: the policy's own list)
-	FairshareUsageRes        string        // fairshare_usage_res: resource that counts as usage ("cput")
+	FairshareUsageRes        string        // fairshare_usage_res: UsageCput (default) or UsageHeld
 	FairshareEntity          string        // fairshare_entity: euser, egroup, Account_Name, queue or egroup:euser
 	FairshareDecayTime       time.Duration // fairshare_decay_time
 	FairshareDecayFactor     float64       // fairshare_decay_factor, 0 < f < 1 (0.5)

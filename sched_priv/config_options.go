@@ -302,7 +302,20 @@ func configOptions() []option {
 				return []string{quote(strings.Join(c.Resources, ", "))}
 			},
 		},
-		nameC("fairshare_usage_res", func(c *Config) *string { return &c.FairshareUsageRes }),
+		{name: "fairshare_usage_res",
+			setC: func(c *Config, v string) error {
+				switch strings.ReplaceAll(v, " ", "") {
+				case UsageCput:
+					c.FairshareUsageRes = UsageCput
+				case UsageHeld, "walltime*ncpus":
+					c.FairshareUsageRes = UsageHeld
+				default:
+					return fmt.Errorf("%q: fair share charges %s (cpu time used) or %s (cpus held over time)", v, UsageCput, UsageHeld)
+				}
+				return nil
+			},
+			showC: func(c *Config) []string { return []string{c.FairshareUsageRes} },
+		},
 		{name: "fairshare_entity",
 			setC: func(c *Config, v string) error {
 				switch v {

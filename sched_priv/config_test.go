@@ -176,9 +176,9 @@ func TestConfigOptions(t *testing.T) {
 		{"smp_cluster_dist", "smp_cluster_dist: lowest_load non_prime", func(c *Config) bool {
 			return c.NonPrime.SMPClusterDist == "lowest_load" && c.Prime.SMPClusterDist == "pack"
 		}},
-		{"fairshare options", "fairshare_usage_res: ncpus\nfairshare_entity: egroup:euser\nfairshare_decay_time: 12:00:00\nfairshare_decay_factor: 0.7\nfairshare_enforce_no_shares: TRUE", func(c *Config) bool {
+		{"fairshare options", "fairshare_usage_res: ncpus*walltime\nfairshare_entity: egroup:euser\nfairshare_decay_time: 12:00:00\nfairshare_decay_factor: 0.7\nfairshare_enforce_no_shares: TRUE", func(c *Config) bool {
 			iv, f := c.Decay()
-			return c.FairshareUsageRes == "ncpus" && c.FairshareEntity == "egroup:euser" &&
+			return c.FairshareUsageRes == UsageHeld && c.FairshareEntity == "egroup:euser" &&
 				iv == 12*time.Hour && f == 0.7 && c.FairshareEnforceNoShares
 		}},
 		{"activation filters", "activation_filter: /opt/f/licenses\nactivation_filter: \"/opt/my filters/b\"\nfilter_timeout: 30\ndefault_hold_duration: 1:00:00", func(c *Config) bool {

@@ -9,11 +9,22 @@ import (
 	schedpriv "gopbs/sched_priv"
 )
 
-// Ledger counts usage: the cpu seconds of each user's jobs.
+// Ledger counts usage: the cpu seconds of each user's jobs, used (cput)
+// or held (the cpus of each allocation times its time; SetHeld).
 type Ledger struct {
 	s       *schedpriv.UsageState
 	changed bool
+	// held charges allocations; seen is when each followed job was last
+	// observed (not saved: after a restart the first observation starts
+	// the count afresh, so the gap is never charged twice).
+	held bool
+	seen map[string]time.Time
 }
+
+// SetHeld has the ledger charge the cpus jobs hold over time
+// (fairshare_usage_res: ncpus*walltime) rather than the cpu time they
+// used.
+func (l *Ledger) SetHeld(held bool) { l.held = held }
 
 // NewLedger starts from a saved state (nil: empty). The ledger keeps s.
 func NewLedger(s *schedpriv.UsageState) *Ledger {
@@ -56,9 +67,15 @@ func (l *Ledger) Following() []string {
 // neither (gone from the server altogether) stops being followed.
 func (l *Ledger) Observe(w *core.World) {
 	seen := make(map[string]bool, len(l.s.Jobs))
+	if l.seen == nil {
+		l.seen = map[string]time.Time{}
+	}
 	count := func(j *core.Job) {
 		cur := j.UsedCPU.Seconds()
 		counted, followed := l.s.Jobs[j.ID]
+		if l.held {
+			cur = l.heldSoFar(j, counted, followed, w.Now)
+		}
 		if cur != counted || !followed {
 			l.changed = true
 		}
@@ -80,6 +97,7 @@ func (l *Ledger) Observe(w *core.World) {
 		if _, followed := l.s.Jobs[j.ID]; followed {
 			count(j)
 			delete(l.s.Jobs, j.ID)
+			delete(l.seen, j.ID)
 			delete(seen, j.ID)
 			l.changed = true
 		}
@@ -92,6 +110,32 @@ func (l *Ledger) Observe(w *core.World) {
 			l.changed = true
 		}
 	}
+}
+
+// heldSoFar is what a job held, in cpu seconds, up to now (an ended job:
+// up to its end): what was counted before, and its cpus now times the
+// time since it was last seen (since its start, when first seen).
+func (l *Ledger) heldSoFar(j *core.Job, counted float64, followed bool, now time.Time) float64 {
+	from, ok := l.seen[j.ID]
+	switch {
+	case !followed && !j.Stime.IsZero():
+		from, counted = j.Stime, 0
+	case !ok:
+		from = now // after a restart: the gap is not known
+	}
+	to := now
+	if j.State == core.JobFinished && j.UsedWall > 0 && !j.Stime.IsZero() {
+		to = j.Stime.Add(j.UsedWall)
+	}
+	l.seen[j.ID] = to
+	cpus := 0.0
+	for _, c := range j.Where {
+		cpus += c.Chunk.Amounts["ncpus"]
+	}
+	if from.Before(to) {
+		counted += cpus * to.Sub(from).Seconds()
+	}
+	return counted
 }
 
 // entity is whom a job's usage is charged to: its owner (euser), as in

@@ -80,6 +80,7 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 		if p.ledger == nil {
 			p.ledger = fairshare.NewLedger(nil)
 		}
+		p.ledger.SetHeld(files.Config.FairshareUsageRes == schedpriv.UsageHeld)
 		p.ledger.Observe(w)
 		interval, factor := files.Config.Decay()
 		p.ledger.Decay(w.Now, interval, factor)
