@@ -165,7 +165,10 @@ func (s *Server) sealEvents() *store.Batch {
 }
 
 // resetEvents drops the changes of a group whose commit failed (rollback,
-// mu held): they never happened.
+// mu held): they never happened. (A commit that fails after its writes
+// landed, which only the store-after-commit fault point makes, leaves
+// its changes without events: the next group's take their numbers and
+// records.)
 func (s *Server) resetEvents() {
 	s.ev.pending = nil
 	clear(s.ev.pendingAt)
