@@ -211,8 +211,8 @@ func TestEventStreamSurvivesServerCrash(t *testing.T) {
 
 	// qwait followed through the crash: each end once, exit 0.
 	r := qwait.wait(t, 60*time.Second)
-	if r.Code != 0 {
-		t.Fatalf("qwait across the crash: %s", r)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "reconnecting") {
+		t.Fatalf("qwait across the crash (it must have lost the stream and come back): %s", r)
 	}
 	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	sort.Strings(lines)

@@ -64,12 +64,62 @@ type Hub struct {
 	last   uint64  // the last sequence number given
 	subs   map[*Sub]struct{}
 	closed bool
+	// The subscriptions by what selects them, so that an event costs
+	// only the subscribers it may concern: each is in one index, by its
+	// filter's narrowest field (job ids, else owner, else queue), or in
+	// all when its filter is empty.
+	all     map[*Sub]struct{}
+	byJob   map[string]map[*Sub]struct{}
+	byOwner map[string]map[*Sub]struct{}
+	byQueue map[string]map[*Sub]struct{}
+	counts  map[*Sub]int // PublishAll's scratch
 }
 
 // NewHub makes a hub that keeps the last retain events for resuming
 // (at least one).
 func NewHub(retain int) *Hub {
-	return &Hub{ring: make([]Event, max(retain, 1)), subs: map[*Sub]struct{}{}}
+	return &Hub{ring: make([]Event, max(retain, 1)), subs: map[*Sub]struct{}{}, all: map[*Sub]struct{}{},
+		byJob: map[string]map[*Sub]struct{}{}, byOwner: map[string]map[*Sub]struct{}{}, byQueue: map[string]map[*Sub]struct{}{},
+		counts: map[*Sub]int{}}
+}
+
+// index adds s to (or, with add false, removes it from) the index its
+// filter puts it in (mu held).
+func (h *Hub) index(s *Sub, add bool) {
+	put := func(m map[string]map[*Sub]struct{}, key string) {
+		set := m[key]
+		if add {
+			if set == nil {
+				set = map[*Sub]struct{}{}
+				m[key] = set
+			}
+			set[s] = struct{}{}
+			return
+		}
+		delete(set, s)
+		if len(set) == 0 {
+			delete(m, key)
+		}
+	}
+	switch f := &s.f; {
+	case f.ids != nil:
+		for id := range f.ids {
+			put(h.byJob, id)
+		}
+	case f.owner != "":
+		put(h.byOwner, f.owner)
+	case f.queue != "":
+		put(h.byQueue, f.queue)
+	case add:
+		h.all[s] = struct{}{}
+	default:
+		delete(h.all, s)
+	}
+	if add {
+		h.subs[s] = struct{}{}
+	} else {
+		delete(h.subs, s)
+	}
 }
 
 // Restore fills a new hub with events already published in an earlier
@@ -131,25 +181,42 @@ func (h *Hub) first() uint64 {
 // every subscriber whose filter selects it. It never waits for a
 // subscriber: one that would fall more than its buffer behind is cut off
 // (ErrSlow). It returns the sequence number.
-func (h *Hub) Publish(e Event) uint64 {
+func (h *Hub) Publish(e Event) uint64 { return h.PublishAll([]Event{e}) }
+
+// PublishAll publishes evs in order, as Publish each (their Seq fields
+// are set), in one pass over the subscribers: a commit's thousands of
+// changes cost each subscriber once, however many there are. It returns
+// the last sequence number.
+func (h *Hub) PublishAll(evs []Event) uint64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.last++
-	e.Seq = h.last
-	h.ring[h.slot(e.Seq)] = e
-	for s := range h.subs {
-		if !s.f.match(&e) {
-			if s.pending.Load() == 0 {
-				// Nothing of its own is undelivered: its place moves on
-				// past what it does not select, so it never has to scan
-				// it (nor is it cut off when the ring turns over).
-				s.next = h.last + 1
+	for i := range evs {
+		h.last++
+		evs[i].Seq = h.last
+		h.ring[h.slot(h.last)] = evs[i]
+	}
+	counts := h.counts
+	for s := range h.all {
+		h.count(counts, s, evs[0].Seq, len(evs))
+	}
+	for i := range evs {
+		e := &evs[i]
+		for _, set := range []map[*Sub]struct{}{h.byJob[e.JobID], h.byJob[ArrayOf(e.JobID)], h.byOwner[e.Owner], h.byQueue[e.Queue]} {
+			for s := range set {
+				// A subscriber listed under both an array and one of its
+				// subjobs counts an event once.
+				if s.marked != e.Seq && s.f.match(e) {
+					s.marked = e.Seq
+					h.count(counts, s, e.Seq, 1)
+				}
 			}
-			continue
 		}
-		if n := s.pending.Add(1); n > int64(s.buffer) {
-			delete(h.subs, s)
-			s.end(fmt.Errorf("%w: %d changes behind (its buffer holds %d)", ErrSlow, n, s.buffer))
+	}
+	for s, n := range counts {
+		delete(counts, s)
+		if p := s.pending.Add(int64(n)); p > int64(s.buffer) {
+			h.index(s, false)
+			s.end(fmt.Errorf("%w: %d changes behind (its buffer holds %d)", ErrSlow, p, s.buffer))
 			continue
 		}
 		select {
@@ -157,7 +224,18 @@ func (h *Hub) Publish(e Event) uint64 {
 		default:
 		}
 	}
-	return e.Seq
+	return h.last
+}
+
+// count adds n events from seq on to what s has to take (mu held).
+func (h *Hub) count(counts map[*Sub]int, s *Sub, seq uint64, n int) {
+	if counts[s] == 0 && s.pending.Load() == 0 {
+		// Nothing of its own was undelivered: its place moves to its
+		// first new event, past everything it does not select (so it
+		// never scans that, nor is cut off when the ring turns over).
+		s.next = max(s.next, seq)
+	}
+	counts[s] += n
 }
 
 // Subscribe starts a subscription to the events f selects. since 0 means
@@ -210,7 +288,7 @@ func (h *Hub) subscribe(f Filter, after uint64, buffer int, resume bool) (*Sub, 
 		s.next, s.after = after+1, after
 		s.pending.Store(int64(n))
 	}
-	h.subs[s] = struct{}{}
+	h.index(s, true)
 	go s.pump()
 	if s.pending.Load() > 0 {
 		s.wake <- struct{}{}
@@ -224,7 +302,7 @@ func (h *Hub) Close() {
 	defer h.mu.Unlock()
 	h.closed = true
 	for s := range h.subs {
-		delete(h.subs, s)
+		h.index(s, false)
 		s.end(ErrClosed)
 	}
 }
@@ -266,10 +344,12 @@ type Sub struct {
 	next uint64
 	// pending counts selected events published and not yet on C.
 	pending atomic.Int64
-	wake    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	err     error // set before done is closed
+	// marked is the last event PublishAll counted for it (its lock).
+	marked uint64
+	wake   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+	err    error // set before done is closed
 }
 
 // pumpBatch is how many events the pump takes from the ring at a time,
@@ -313,7 +393,9 @@ func (s *Sub) pump() {
 // drop takes s off the hub's list.
 func (h *Hub) drop(s *Sub) {
 	h.mu.Lock()
-	delete(h.subs, s)
+	if _, ok := h.subs[s]; ok {
+		h.index(s, false)
+	}
 	h.mu.Unlock()
 }
 

@@ -402,3 +402,37 @@ func BenchmarkFanOut1000(b *testing.B) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkPublishBurst is the commit path's share of a scheduling cycle
+// that changes 10,000 jobs in one commit, with 1,000 subscribers each
+// waiting for one job (as qwait does) and 10 following everything: the
+// time of one PublishAll of the 10,000 changes.
+func BenchmarkPublishBurst(b *testing.B) {
+	h := NewHub(100000)
+	for i := 0; i < 1000; i++ {
+		s, err := h.Subscribe(Filter{JobIDs: []string{fmt.Sprintf("%d.s", i*10)}}, 0, 100000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+	}
+	for i := 0; i < 10; i++ {
+		s, err := h.Subscribe(Filter{}, 0, 100000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for range s.C {
+			}
+		}()
+		defer s.Close()
+	}
+	burst := make([]Event, 10000)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range burst {
+			burst[k] = ev(fmt.Sprintf("%d.s", k), "a", "q", "R")
+		}
+		h.PublishAll(burst)
+	}
+}

@@ -31,9 +31,12 @@ const (
 	// its store, for subscribers resuming after a reconnect.
 	eventRetain = 100000
 	// subscriberBuffer bounds each subscriber: how many selected changes
-	// it may fall behind before it is cut off. A subscriber may ask for
-	// less.
-	subscriberBuffer = 10000
+	// it may fall behind before it is cut off. Falling behind costs no
+	// memory of its own (the changes are kept once, for every
+	// subscriber), so the bound is what is kept: a scheduling cycle that
+	// starts 50,000 jobs in one commit cuts no one off. A subscriber may
+	// ask for less.
+	subscriberBuffer = eventRetain
 	// eventHeartbeat is how often an idle stream carries an empty frame,
 	// so that relays keep it open and a vanished subscriber is noticed.
 	eventHeartbeat = 30 * time.Second
@@ -152,18 +155,20 @@ func (s *Server) sealEvents() *store.Batch {
 	s.ev.pending = nil
 	clear(s.ev.pendingAt)
 	b.After(func() {
-		for _, e := range evs {
-			if got := s.ev.hub.Publish(e); got != e.Seq {
-				// Never: the hub is only published to here, in order.
-				s.log.Error("event stream out of step with the store", "stored", e.Seq, "published", got)
-			}
+		want := evs[len(evs)-1].Seq
+		if got := s.ev.hub.PublishAll(evs); got != want {
+			// Never: the hub is only published to here, in order.
+			s.log.Error("event stream out of step with the store", "stored", want, "published", got)
 		}
 	})
 	return b
 }
 
 // resetEvents drops the changes of a group whose commit failed (rollback,
-// mu held): they never happened.
+// mu held): they never happened. (A commit that fails after its writes
+// landed, which only the store-after-commit fault point makes, leaves
+// its changes without events: the next group's take their numbers and
+// records.)
 func (s *Server) resetEvents() {
 	s.ev.pending = nil
 	clear(s.ev.pendingAt)

@@ -586,12 +586,9 @@ func (s *Store) Events(n int) ([]proto.JobEvent, error) {
 			c := tx.Bucket(bucketEvents).Cursor()
 			var k, v []byte
 			for k, v = c.Last(); k != nil && len(out) < n; k, v = c.Prev() {
-				var e proto.JobEvent
-				if err := decodeRecord(v, &e); err != nil {
-					return fmt.Errorf("store %s: event record %x: %v", s.path, k, err)
-				}
-				if len(k) != 8 || e.Seq != binary.BigEndian.Uint64(k) {
-					return fmt.Errorf("store %s: event record %x holds change %d", s.path, k, e.Seq)
+				e, err := decodeEvent(k, v)
+				if err != nil {
+					return fmt.Errorf("store %s: %w", s.path, err)
 				}
 				if len(out) > 0 && e.Seq+1 != out[len(out)-1].Seq {
 					break // an older run's changes before a gap: not kept for resuming
@@ -606,6 +603,18 @@ func (s *Store) Events(n int) ([]proto.JobEvent, error) {
 	}
 	slices.Reverse(out)
 	return out, nil
+}
+
+// decodeEvent reads the event record v under key k.
+func decodeEvent(k, v []byte) (proto.JobEvent, error) {
+	var e proto.JobEvent
+	if err := decodeRecord(v, &e); err != nil {
+		return e, fmt.Errorf("event record %x: %w", k, err)
+	}
+	if len(k) != 8 || e.Seq != binary.BigEndian.Uint64(k) {
+		return e, fmt.Errorf("event record %x holds change %d", k, e.Seq)
+	}
+	return e, nil
 }
 
 // Empty reports whether the batch has no writes.
