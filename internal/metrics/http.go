@@ -1,12 +1,10 @@
 package metrics
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -77,9 +75,7 @@ func listen(addr string, g prometheus.Gatherer, limit *connlimit.Limiter, log hc
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
 		// The request's headers are in: the peer proved it speaks HTTP,
 		// and its connection can no longer be closed to make room.
-		if slot, ok := r.Context().Value(slotKey{}).(*connlimit.Slot); ok {
-			slot.Established()
-		}
+		connlimit.Established(r.Context())
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "only GET and HEAD", http.StatusMethodNotAllowed)
@@ -96,18 +92,13 @@ func listen(addr string, g prometheus.Gatherer, limit *connlimit.Limiter, log hc
 		MaxHeaderBytes:    b.maxHeader,
 		// net/http's own complaints (a bad request, a failed accept) are
 		// a peer's doing: at debug level, so a flood is not a log flood.
-		ErrorLog: log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			if sc, ok := c.(*slotConn); ok {
-				return context.WithValue(ctx, slotKey{}, sc.slot)
-			}
-			return ctx
-		},
+		ErrorLog:    log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
+		ConnContext: connlimit.ConnContext,
 	}
 	l := &Listener{l: nl, srv: srv, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		err := srv.Serve(&limitedListener{Listener: nl, limit: limit})
+		err := srv.Serve(&connlimit.Listener{Listener: nl, Limit: limit})
 		if !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics listener stopped", "error", err)
 		}
@@ -126,42 +117,6 @@ func (l *Listener) Close() error {
 	}
 	err := l.srv.Close()
 	<-l.done
-	return err
-}
-
-// slotKey is the context key of a connection's budget slot.
-type slotKey struct{}
-
-// limitedListener admits each accepted connection through the budget
-// before net/http reads a byte of it; a refused one is closed and never
-// reaches the HTTP server.
-type limitedListener struct {
-	net.Listener
-	limit *connlimit.Limiter
-}
-
-func (l *limitedListener) Accept() (net.Conn, error) {
-	for {
-		nc, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		if slot := l.limit.Admit(connlimit.PeerKey(nc), nc); slot != nil {
-			return &slotConn{Conn: nc, slot: slot}, nil
-		}
-	}
-}
-
-// slotConn gives its budget slot back when closed.
-type slotConn struct {
-	net.Conn
-	slot *connlimit.Slot
-	once sync.Once
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.slot.Release)
 	return err
 }
 

@@ -132,7 +132,7 @@ func Start(cfg Config) (*Server, error) {
 		done:   make(chan struct{}),
 		served: make(chan struct{}),
 	}
-	s.ln = &limitedListener{Listener: ln, limit: s.limit}
+	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503}
 	s.hs = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: cfg.HeaderTimeout,
@@ -140,10 +140,8 @@ func Start(cfg Config) (*Server, error) {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, connKey{}, c)
-		},
-		BaseContext: func(net.Listener) context.Context { return context.Background() },
+		ConnContext:       connlimit.ConnContext,
+		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
 	go func() {
 		defer close(s.served)
@@ -172,67 +170,12 @@ func (s *Server) Close() error {
 	return err
 }
 
-type connKey struct{}
-
-// limitedListener puts every accepted connection through the web budget
-// before net/http reads a byte of it.
-type limitedListener struct {
-	net.Listener
-	limit *connlimit.Limiter
-}
-
-func (l *limitedListener) Accept() (net.Conn, error) {
-	for {
-		nc, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		c := &limitedConn{Conn: nc}
-		if c.slot = l.limit.Admit(connlimit.PeerKey(nc), c); c.slot != nil {
-			return c, nil
-		}
-		// Refused: Admit closed it, which told the client 503.
-	}
-}
-
-// limitedConn is an admitted connection: closing it gives its slot back.
-// A connection closed before a byte was read from it was refused by the
-// budget, and is told so with a 503 first.
-type limitedConn struct {
-	net.Conn
-	slot *connlimit.Slot
-
-	mu   sync.Mutex
-	read bool
-}
-
-func (c *limitedConn) Read(p []byte) (int, error) {
-	c.mu.Lock()
-	c.read = true
-	c.mu.Unlock()
-	return c.Conn.Read(p)
-}
-
-func (c *limitedConn) Close() error {
-	c.mu.Lock()
-	refused := !c.read
-	c.read = true // once
-	c.mu.Unlock()
-	if refused && c.slot == nil {
-		c.Conn.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
-		c.Conn.Write([]byte("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 32\r\n\r\nweb connection budget is full.\r\n"))
-	}
-	c.slot.Release()
-	return c.Conn.Close()
-}
+// refusal503 is what a connection the web budget refuses is told.
+const refusal503 = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 32\r\n\r\nweb connection budget is full.\r\n"
 
 // established marks r's connection as proven (out of the pending budget):
 // it sent a whole request that was let in.
-func established(r *http.Request) {
-	if c, ok := r.Context().Value(connKey{}).(*limitedConn); ok {
-		c.slot.Established()
-	}
-}
+func established(r *http.Request) { connlimit.Established(r.Context()) }
 
 // routes is the whole URL space.
 func (s *Server) routes() http.Handler {
