@@ -91,14 +91,7 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 			j.cg.Thaw(freezeWait)
 		}
 	}
-	m.mu.Lock()
-	switch special {
-	case signals.Suspend:
-		j.suspended = true
-	case signals.Resume:
-		j.suspended = false
-	}
-	m.mu.Unlock()
+	m.noteSuspended(j, special)
 	if !frozen {
 		// Its tasks here are in sessions of their own (a frozen cgroup
 		// holds them already).
@@ -107,6 +100,19 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	m.forwardSignal(j, req)
 	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
 	return nil
+}
+
+// noteSuspended records a suspend or resume of j (special: signals.Suspend,
+// signals.Resume, else nothing).
+func (m *Mom) noteSuspended(j *momJob, special string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch special {
+	case signals.Suspend:
+		j.suspended = true
+	case signals.Resume:
+		j.suspended = false
+	}
 }
 
 // freezeWait bounds how long suspend waits for the kernel to freeze

@@ -375,14 +375,7 @@ func (m *Mom) signalSister(j *momJob, req *proto.MomSignal) error {
 		}
 		m.signalTasks(j, sig)
 	}
-	m.mu.Lock()
-	switch special {
-	case signals.Suspend:
-		j.suspended = true
-	case signals.Resume:
-		j.suspended = false
-	}
-	m.mu.Unlock()
+	m.noteSuspended(j, special)
 	return nil
 }
 
