@@ -448,6 +448,23 @@ func TestCgroupSuspendFreezesWholeJob(t *testing.T) {
 	checkSuspendFreezes(t, "controllers memory\n", "pbsfrz")
 }
 
+// checkStill checks that the busy loops marked by busy use no cpu for a
+// while (a suspended job's).
+func checkStill(t *testing.T, busy []string, when string) {
+	t.Helper()
+	before := map[string]int64{}
+	for _, m := range busy {
+		before[m] = cpuTicksOf(m)
+	}
+	// Watching for what must not happen takes a window, not a poll.
+	time.Sleep(frozenWindow)
+	for _, m := range busy {
+		if used := cpuTicksOf(m) - before[m]; used > 1 {
+			t.Errorf("%s used %d ticks in %v %s", m, used, frozenWindow, when)
+		}
+	}
+}
+
 // The same with v2's cgroup.freeze.
 func TestCgroupV2SuspendFreezesWholeJob(t *testing.T) {
 	checkSuspendFreezes(t, "hierarchy v2\ncontrollers none\n", "pbsfrz2")
@@ -484,17 +501,7 @@ func checkSuspendFreezes(t *testing.T, lines, prefix string) {
 	if st := attr(t, c, id, "job_state"); st != "S" {
 		t.Fatalf("after suspend: %q", st)
 	}
-	before := map[string]int64{}
-	for _, m := range busy {
-		before[m] = cpuTicksOf(m)
-	}
-	// Watching for what must not happen takes a window, not a poll.
-	time.Sleep(frozenWindow)
-	for _, m := range busy {
-		if used := cpuTicksOf(m) - before[m]; used > 1 {
-			t.Errorf("%s used %d ticks in %v while the job was suspended", m, used, frozenWindow)
-		}
-	}
+	checkStill(t, busy, "while the job was suspended")
 
 	c.MustRun("qsig", "-s", "resume", id)
 	if st := attr(t, c, id, "job_state"); st != "R" {
