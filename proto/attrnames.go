@@ -223,6 +223,11 @@ const (
 	AttrResvIndex    = "reserve_index"
 	AttrResvRrule    = "reserve_rrule"
 	AttrResvTimezone = "reserve_timezone"
+	// AttrResvOccurrences is gopbs's: each remaining occurrence of a
+	// reservation, "start=nodes" separated by blanks (the nodes empty
+	// until confirmed), for the scheduler and managers; pbs_rstat -f
+	// leaves it out, as OpenPBS's leaves out reserve_execvnodes.
+	AttrResvOccurrences = "reserve_occurrences"
 	// AttrNodeResvs lists the reservations a node is given to (pbsnodes
 	// shows it; read only).
 	AttrNodeResvs = "resv"
