@@ -147,3 +147,27 @@ func Compose(from string, j Job, ev Event, text string) Message {
 	}
 	return Message{From: from, To: to, Data: []byte(b.String())}
 }
+
+// Resv is what a reservation's mail says about it.
+type Resv struct {
+	ID        string
+	Name      string
+	Owner     string // Reserve_Owner (or a job's owner in it), user@host
+	MailUsers string
+}
+
+// ComposeResv writes a reservation's mail in OpenPBS's shape: To and
+// Subject headers, "PBS Reservation Id:", "Reservation Name:", then what
+// happened (text).
+func ComposeResv(from string, r Resv, text string) Message {
+	to := Recipients(r.MailUsers, r.Owner)
+	var b strings.Builder
+	fmt.Fprintf(&b, "To: %s\n", strings.Join(to, ", "))
+	fmt.Fprintf(&b, "Subject: PBS RESERVATION %s\n\n", r.ID)
+	fmt.Fprintf(&b, "PBS Reservation Id: %s\n", r.ID)
+	fmt.Fprintf(&b, "Reservation Name:   %s\n", r.Name)
+	if text = strings.TrimRight(text, "\n"); text != "" {
+		b.WriteString(text + "\n")
+	}
+	return Message{From: from, To: to, Data: []byte(b.String())}
+}

@@ -50,6 +50,18 @@ type Resv struct {
 	Hosts      []string // a maintenance reservation's hosts
 	Ctime      int64
 	Mtime      int64
+	// Before holds what a pbs_ralter of the times changed while the
+	// scheduler has not confirmed the new ones (BEING_ALTERED): a denial
+	// puts it back.
+	Before *ResvBefore
+}
+
+// ResvBefore is a reservation's current occurrence as it was before an
+// alteration.
+type ResvBefore struct {
+	Start    int64
+	Duration int64
+	State    proto.ResvState
 }
 
 // ResvOcc is one occurrence: when it starts and, once the scheduler
