@@ -345,3 +345,51 @@ func orEmpty(m map[string]string) map[string]string {
 	}
 	return m
 }
+
+// coreResvs reads reservations from their status objects (those whose
+// state is none a policy acts on are left out).
+func coreResvs(sts []proto.Status) []*core.Resv {
+	var out []*core.Resv
+	for _, st := range sts {
+		plain, res := split(st.Attrs)
+		state, ok := proto.ParseResvState(plain[proto.AttrResvState])
+		if !ok {
+			continue
+		}
+		r := &core.Resv{ID: st.Name, Queue: plain[proto.AttrQueue], Owner: plain[proto.AttrResvOwner],
+			Maintenance: strings.HasPrefix(st.Name, "M")}
+		switch state {
+		case proto.ResvUnconfirmed:
+			r.State = core.ResvUnconfirmed
+		case proto.ResvConfirmed:
+			r.State = core.ResvConfirmed
+		case proto.ResvRunning:
+			r.State = core.ResvRunning
+		case proto.ResvDegraded:
+			r.State = core.ResvDegraded
+		case proto.ResvBeingAltered:
+			r.State = core.ResvAltered
+		case proto.ResvBeingDeleted:
+			r.State = core.ResvEnding
+		default:
+			continue
+		}
+		sel, err := resc.ParseSelect(res[proto.AttrResourceList][proto.ResSelect])
+		if err != nil {
+			continue
+		}
+		r.Select, r.Totals = sel, sel.Sums()
+		r.Place, _ = resc.ParsePlace(res[proto.AttrResourceList][proto.ResPlace])
+		secs, _ := strconv.ParseInt(plain[proto.AttrResvDuration], 10, 64)
+		r.Duration = time.Duration(secs) * time.Second
+		occ, ok := model.ParseOccurrences(plain[proto.AttrResvOccurrences])
+		if !ok || len(occ) == 0 {
+			continue
+		}
+		for _, o := range occ {
+			r.Occurrences = append(r.Occurrences, core.Occurrence{Start: time.Unix(o.Start, 0), Where: chunksOf(o.Nodes)})
+		}
+		out = append(out, r)
+	}
+	return out
+}
