@@ -62,9 +62,11 @@ type resvDenied struct {
 	at     time.Time
 }
 
-// serverCaller is the server acting on its own (a reservation's end).
+// serverCaller is the server acting on its own (a reservation's end):
+// privileged as the scheduler is, so that a delete keeps the comment
+// saying why (resvJobs sets it).
 func (s *Server) serverCaller() *caller {
-	return &caller{role: proto.RoleServer, user: "Server", host: s.cfg.Host, name: "server"}
+	return &caller{role: proto.RoleSched, user: "Server", host: s.cfg.Host, name: "server"}
 }
 
 // resvOf is the reservation whose queue is queue (mu held), or nil.
@@ -556,7 +558,7 @@ func (s *Server) deleteResv(who *caller, id string) error {
 		if err := s.mayChangeResv(who, r); err != nil {
 			return err
 		}
-		why := "Reservation deleted by " + who.user + "@" + who.host
+		why := "Job deleted: the reservation was deleted by " + who.user + "@" + who.host
 		jobs = s.beginResvDelete(b, r, why)
 		if who.user != r.EUser {
 			mail = s.resvMail(r, resvMailAbort, why, false)
@@ -588,20 +590,24 @@ func (s *Server) beginResvDelete(b *store.Batch, r *model.Resv, why string) []st
 		s.queues[c.Name] = c
 		b.PutQueue(c)
 	}
-	return s.resvJobs(r, true)
+	return s.resvJobs(b, r, true, why)
 }
 
-// resvJobs lists the unfinished jobs of r's queue: all, or only those
-// that run (mu held).
-func (s *Server) resvJobs(r *model.Resv, all bool) []string {
+// resvJobs lists the unfinished jobs of r's queue, all or only those
+// that run, and gives them why as their comment: they are deleted for it
+// (mu held, in a commit).
+func (s *Server) resvJobs(b *store.Batch, r *model.Resv, all bool, why string) []string {
 	var out []string
 	q := r.Queue()
+	why += " (reservation " + r.ID(s.cfg.ServerName) + ")"
 	for _, j := range s.jobList {
 		if j.Queue != q || j.Finished() || j.IsSubjob && !j.Active() {
 			continue
 		}
 		if all || j.Active() {
 			out = append(out, s.idOf(j))
+			s.updateJob(j, func() { j.Comment = why })
+			s.save(b, j)
 		}
 	}
 	return out
@@ -964,7 +970,7 @@ func (s *Server) resvTick(t time.Time) {
 			case r.End() <= now:
 				// The occurrence is over: its running jobs end with it.
 				if len(r.Occ) > 1 {
-					jobs = append(jobs, s.resvJobs(r, false)...)
+					jobs = append(jobs, s.resvJobs(b, r, false, "Job killed: the reservation's occurrence ended")...)
 					r.Occ = r.Occ[1:]
 					for len(r.Occ) > 1 && r.End() <= now {
 						r.Occ = r.Occ[1:] // missed while the server was down
@@ -983,7 +989,7 @@ func (s *Server) resvTick(t time.Time) {
 					mail = append(mail, s.resvMail(r, resvMailEnd, "Reservation period ended", false)...)
 					records = append(records, acct{'F', *r})
 				}
-				jobs = append(jobs, s.beginResvDelete(b, r, "Reservation ended")...)
+				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation ended")...)
 				s.log.Info("reservation ended", "resv", id)
 			case r.Start() <= now && r.State == proto.ResvUnconfirmed:
 				if len(r.Occ) > 1 {
@@ -991,7 +997,7 @@ func (s *Server) resvTick(t time.Time) {
 				}
 				s.denied[id] = resvDenied{reason: "not confirmed before its start", at: t}
 				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
-				jobs = append(jobs, s.beginResvDelete(b, r, "Reservation not confirmed before its start")...)
+				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
 			case r.Start() <= now && r.State == proto.ResvConfirmed:
 				r.State, r.Mtime = proto.ResvRunning, now
 				b.PutResv(r)

@@ -1,0 +1,121 @@
+package integration
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gopbs/internal/testcluster"
+)
+
+// resvCluster is a server with moms n1 and n2 of 2 cpus each and
+// pbs_sched, cycling every second.
+func resvCluster(t *testing.T) *testcluster.Cluster {
+	t.Helper()
+	c, _, _ := twoMoms(t, "set server scheduler_iteration = 1")
+	for _, n := range []string{"n1", "n2"} {
+		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 2")
+	}
+	c.StartScheduler("pbs_sched")
+	return c
+}
+
+// rsubTime is t as pbs_rsub -R and -E read it (to the second).
+func rsubTime(t time.Time) string { return t.Format("200601021504.05") }
+
+var resvIDRE = regexp.MustCompile(`^([RSM]\d+)\.localhost (\w+)$`)
+
+// rsub makes a reservation and returns its id and queue.
+func rsub(t *testing.T, c *testcluster.Cluster, args ...string) (id, queue string) {
+	t.Helper()
+	out := strings.TrimSpace(c.MustRun("pbs_rsub", args...))
+	m := resvIDRE.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("pbs_rsub %v printed %q, not an id and a state", args, out)
+	}
+	return m[1] + ".localhost", m[1]
+}
+
+// resvAttr is an attribute of a reservation as pbs_rstat -f shows it
+// ("" when the reservation or the attribute is not there).
+func resvAttr(c *testcluster.Cluster, id, name string) string {
+	r := c.Run("pbs_rstat", "-f", id)
+	for _, line := range strings.Split(r.Stdout, "\n") {
+		if k, v, ok := strings.Cut(line, " = "); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+func waitResvAttr(t *testing.T, c *testcluster.Cluster, id, name, want string, timeout time.Duration) {
+	t.Helper()
+	testcluster.WaitFor(t, id+" "+name+" "+want, timeout, func() (bool, string) {
+		got := resvAttr(c, id, name)
+		return got == want, got
+	})
+}
+
+// A reservation is confirmed by the scheduler on nodes; a job of its queue
+// waits for its window, runs on its nodes, and a job still running at its
+// end is killed with it; then the reservation and its queue are gone. A
+// user it does not name may not submit to its queue.
+func TestReservationConfirmedRunsItsJobInItsWindow(t *testing.T) {
+	c := resvCluster(t)
+	start := time.Now().Add(6 * time.Second).Truncate(time.Second)
+	id, queue := rsub(t, c, "-R", rsubTime(start), "-D", "00:00:14", "-l", "select=1:ncpus=2", "-N", "course")
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	nodes := resvAttr(c, id, "resv_nodes")
+	if !regexp.MustCompile(`^\(n[12]:ncpus=2\)$`).MatchString(nodes) {
+		t.Fatalf("resv_nodes %q", nodes)
+	}
+	node := nodes[1:3]
+	if out := c.MustRun("pbs_rstat"); !strings.Contains(out, queue) || !regexp.MustCompile(`(?m)^`+queue+`\.\S*\s+`+queue+`\s+root\s+CO\s`).MatchString(out) {
+		t.Errorf("pbs_rstat:\n%s", out)
+	}
+	if out := c.MustRun("pbs_rstat", "-B"); strings.TrimSpace(out) != "Resv ID: "+id {
+		t.Errorf("pbs_rstat -B: %q", out)
+	}
+	if out := c.MustRun("pbsnodes", node); !strings.Contains(out, "resv = "+id) {
+		t.Errorf("pbsnodes %s does not show the reservation:\n%s", node, out)
+	}
+	// Only Authorized_Users (the owner by default) may submit to it.
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	if r := c.RunAs(nobody, "#!/bin/sh\n", "qsub", "-q", queue); r.Code == 0 || !strings.Contains(r.Stderr, "acl_users") {
+		t.Errorf("nobody submitted to %s: %s", queue, r)
+	}
+	short := c.Submit("#!/bin/sh\nsleep 2\n", "-q", queue, "-l", "select=1:ncpus=1", "-l", "walltime=00:00:05")
+	long := c.Submit("#!/bin/sh\nsleep 300\n", "-q", queue, "-l", "select=1:ncpus=1")
+	// Before the window nothing of it runs.
+	if st := attr(t, c, short, "job_state"); st != "Q" || time.Now().After(start) {
+		t.Fatalf("job %s is %s before the window (test too slow: %v)", short, st, time.Now().After(start))
+	}
+	c.WaitJobState(short, "R", 15*time.Second)
+	if time.Now().Before(start) {
+		t.Fatalf("job %s started before the window %s", short, start)
+	}
+	waitResvAttr(t, c, id, "reserve_state", "RESV_RUNNING", 5*time.Second)
+	for _, j := range []string{short, long} {
+		c.WaitJobState(j, "R", 10*time.Second)
+		if ev := attr(t, c, j, "exec_vnode"); !strings.HasPrefix(ev, "("+node+":") {
+			t.Errorf("job %s ran on %s, not the reservation's %s", j, ev, node)
+		}
+	}
+	c.WaitJobState(short, "F", 15*time.Second)
+	// At the end the running job is killed and the reservation goes.
+	c.WaitJobState(long, "F", 25*time.Second)
+	if time.Now().Before(start.Add(14 * time.Second)) {
+		t.Errorf("job %s ended before the reservation's end", long)
+	}
+	if got := attr(t, c, long, "comment"); !strings.Contains(got, "reservation ended") {
+		t.Errorf("comment of %s: %q", long, got)
+	}
+	testcluster.WaitFor(t, id+" gone", 15*time.Second, func() (bool, string) {
+		r := c.Run("pbs_rstat", id)
+		return r.Code != 0 && strings.Contains(r.Stderr, "Unknown Reservation Id"), r.String()
+	})
+	if r := c.Run("qstat", "-Q", queue); r.Code == 0 {
+		t.Errorf("queue %s outlived its reservation:\n%s", queue, r)
+	}
+}
