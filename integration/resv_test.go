@@ -10,11 +10,15 @@ import (
 )
 
 // resvCluster is a server with moms n1 and n2 of 2 cpus each and
-// pbs_sched, cycling every second.
-func resvCluster(t *testing.T) *testcluster.Cluster {
+// pbs_sched, cycling every second; conf adds pbs.conf lines.
+func resvCluster(t *testing.T, conf ...string) *testcluster.Cluster {
 	t.Helper()
-	c, _, _ := twoMoms(t, "set server scheduler_iteration = 1")
+	c := testcluster.New(t, testcluster.Options{Conf: strings.Join(conf, "")})
+	for _, cmd := range []string{"set server node_check_rate = 3", "set server kill_delay = 2", "set server scheduler_iteration = 1"} {
+		c.MustRun("qmgr", "-c", cmd)
+	}
 	for _, n := range []string{"n1", "n2"} {
+		c.AddMom(n, testcluster.MomOptions{})
 		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 2")
 	}
 	c.StartScheduler("pbs_sched")
@@ -117,5 +121,75 @@ func TestReservationConfirmedRunsItsJobInItsWindow(t *testing.T) {
 	})
 	if r := c.Run("qstat", "-Q", queue); r.Code == 0 {
 		t.Errorf("queue %s outlived its reservation:\n%s", queue, r)
+	}
+}
+
+// EASY never starts a job whose walltime would overlap a confirmed
+// reservation's nodes: with a top job reserved after the reservation, a
+// backfill candidate that would run into the window waits, and one that
+// ends before it starts. And the bad input pbs_rsub refuses: a
+// reservation overlapping another on the same nodes is denied naming it,
+// a start in the past, an end before the start, a recurrence without
+// COUNT or UNTIL or without PBS_TZID, and a user the server's
+// acl_resv_users does not name; nobody but the owner (or a manager,
+// an operator) deletes it.
+func TestReservationRefusesOverlappingBackfill(t *testing.T) {
+	c := resvCluster(t)
+	start := time.Now().Add(40 * time.Second)
+	id, _ := rsub(t, c, "-R", rsubTime(start), "-D", "00:01:00", "-l", "select=2:ncpus=2")
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	top := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=2:ncpus=2", "-l", "walltime=00:10:00")
+	// Held until the others are in, so that it is the top job.
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	over := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:01:00")
+	fits := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:00:10")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	c.WaitJobState(fits, "F", 20*time.Second)
+	testcluster.WaitFor(t, "the overlapping candidate refused", 10*time.Second, func() (bool, string) {
+		got := attr(t, c, over, "comment")
+		return strings.Contains(got, "Job would conflict with reservation or top job"), got
+	})
+	if st := attr(t, c, over, "job_state"); st != "Q" || time.Now().After(start) {
+		t.Fatalf("job %s is %s: it would run into %s", over, st, id)
+	}
+	if got := attr(t, c, top, "estimated.start_time"); got == "" {
+		t.Errorf("the top job has no estimate:\n%s", c.MustRun("qstat", "-f", top))
+	}
+
+	// A second reservation on the same nodes at the same time: denied,
+	// naming the first.
+	r := c.Run("pbs_rsub", "-I", "20", "-R", rsubTime(start.Add(10*time.Second)), "-D", "00:00:30", "-l", "select=1:ncpus=2")
+	if r.Code == 0 || !strings.Contains(r.Stdout, "DENIED") || !strings.Contains(r.Stderr, "overlap "+id) {
+		t.Errorf("an overlapping reservation: %s", r)
+	}
+	tz := append(c.Env(), "PBS_TZID=UTC")
+	for _, bad := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{nil, []string{"-R", "202001010000", "-D", "10", "-l", "ncpus=1"}, "in the past"},
+		{nil, []string{"-R", rsubTime(start.Add(time.Hour)), "-E", rsubTime(start.Add(30 * time.Minute)), "-l", "ncpus=1"}, "not after the start"},
+		{tz, []string{"-R", rsubTime(start.Add(time.Hour)), "-D", "10", "-r", "FREQ=WEEKLY;BYDAY=MO"}, "A valid COUNT or UNTIL is required"},
+		{tz, []string{"-R", rsubTime(start.Add(time.Hour)), "-D", "10", "-r", "FREQ=WEEKLY;BYMONTHDAY=1;COUNT=2"}, "Undefined iCalendar syntax"},
+		{tz, []string{"-R", rsubTime(start.Add(time.Hour)), "-D", "02:00:00", "-r", "FREQ=HOURLY;COUNT=2"}, "HOURLY recurrence duration cannot exceed 1 hour"},
+		{nil, []string{"-R", rsubTime(start.Add(time.Hour)), "-D", "10", "-r", "FREQ=DAILY;COUNT=2"}, "PBS_TZID"},
+	} {
+		env := bad.env
+		if env == nil {
+			env = c.Env()
+		}
+		if r := c.RunEnv(env, "pbs_rsub", bad.args...); r.Code == 0 || !strings.Contains(r.Stderr, bad.want) {
+			t.Errorf("pbs_rsub %v: want a refusal saying %q: %s", bad.args, bad.want, r)
+		}
+	}
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	if r := c.RunAs(nobody, "", "pbs_rdel", id); r.Code == 0 || !strings.Contains(r.Stderr, "Unauthorized") {
+		t.Errorf("nobody deleted %s: %s", id, r)
+	}
+	c.MustRun("qmgr", "-c", "set server acl_resv_user_enable = True")
+	c.MustRun("qmgr", "-c", "set server acl_resv_users = root")
+	if r := c.RunAs(nobody, "", "pbs_rsub", "-R", rsubTime(start.Add(time.Hour)), "-D", "10", "-l", "ncpus=1"); r.Code == 0 || !strings.Contains(r.Stderr, "not authorized to make reservations") {
+		t.Errorf("a user acl_resv_users does not name: %s", r)
 	}
 }

@@ -534,11 +534,10 @@ func filterAttrs(attrs []proto.Attr, want []string) []proto.Attr {
 	return out
 }
 
-// mayChangeResv says whether who may delete or alter r: its owner, a
-// manager or an operator (mu held).
-func (s *Server) mayChangeResv(who *caller, r *model.Resv) error {
-	mgr, op := s.privileges(who)
-	if mgr || op || who.role == proto.RoleClient && !who.anonymous && who.user == r.EUser {
+// mayChangeResv says whether who, a manager or operator by privileged,
+// may delete or alter r: its owner, a manager or an operator (mu held).
+func (s *Server) mayChangeResv(who *caller, privileged bool, r *model.Resv) error {
+	if privileged || who.role == proto.RoleClient && !who.anonymous && who.user == r.EUser {
 		return nil
 	}
 	return proto.Errorf(proto.PBSE_PERM, "(only the owner of %s, an operator or a manager may change it)", r.ID(s.cfg.ServerName))
@@ -550,12 +549,13 @@ func (s *Server) deleteResv(who *caller, id string) error {
 	var jobs []string
 	var mail []mailer.Message
 	var r *model.Resv
+	mgr, op := s.privileges(who)
 	err := s.commit.Do(func(b *store.Batch) error {
 		var err error
 		if r, err = s.lookupResv(id); err != nil {
 			return err
 		}
-		if err := s.mayChangeResv(who, r); err != nil {
+		if err := s.mayChangeResv(who, mgr || op, r); err != nil {
 			return err
 		}
 		why := "Job deleted: the reservation was deleted by " + who.user + "@" + who.host
@@ -663,12 +663,13 @@ func (s *Server) resvSweep() {
 func (s *Server) alterResv(who *caller, req *proto.ResvAlterRequest) (*proto.ResvSubmitReply, error) {
 	var out proto.ResvSubmitReply
 	var r *model.Resv
+	mgr, op := s.privileges(who)
 	err := s.commit.Do(func(b *store.Batch) error {
 		var err error
 		if r, err = s.lookupResv(req.ID); err != nil {
 			return err
 		}
-		if err := s.mayChangeResv(who, r); err != nil {
+		if err := s.mayChangeResv(who, mgr || op, r); err != nil {
 			return err
 		}
 		switch r.State {
