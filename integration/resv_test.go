@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,4 +195,137 @@ func TestReservationRefusesOverlappingBackfill(t *testing.T) {
 	if r := c.RunAs(nobody, "", "pbs_rsub", "-R", rsubTime(start.Add(time.Hour)), "-D", "10", "-l", "ncpus=1"); r.Code == 0 || !strings.Contains(r.Stderr, "not authorized to make reservations") {
 		t.Errorf("a user acl_resv_users does not name: %s", r)
 	}
+}
+
+// A manager reserves whole hosts for maintenance (--hosts): confirmed at
+// once, even over a running job's expected end (the job keeps running);
+// pbsnodes shows it; a new job that would overlap it does not start
+// there; only a manager may make one.
+func TestMaintenanceReservationOverRunningJob(t *testing.T) {
+	c := resvCluster(t)
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	running := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:05:00")
+	c.MustRun("qrun", "-H", "n1", running)
+	c.WaitJobState(running, "R", 10*time.Second)
+	start := time.Now().Add(20 * time.Second)
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	if r := c.RunAs(nobody, "", "pbs_rsub", "-R", rsubTime(start), "-D", "00:01:00", "--hosts", "n1"); r.Code == 0 || !strings.Contains(r.Stderr, "only a manager") {
+		t.Errorf("nobody reserved a host for maintenance: %s", r)
+	}
+	out := strings.TrimSpace(c.MustRun("pbs_rsub", "-R", rsubTime(start), "-D", "00:01:00", "--hosts", "n1"))
+	m := resvIDRE.FindStringSubmatch(out)
+	if m == nil || m[1][0] != 'M' || m[2] != "CONFIRMED" {
+		t.Fatalf("pbs_rsub --hosts printed %q, want M<n>.localhost CONFIRMED", out)
+	}
+	id := m[1] + ".localhost"
+	if got := resvAttr(c, id, "resv_nodes"); got != "(n1:ncpus=2)" {
+		t.Errorf("resv_nodes %q", got)
+	}
+	if out := c.MustRun("pbsnodes", "n1"); !strings.Contains(out, "resv = "+id) {
+		t.Errorf("pbsnodes n1 does not show %s:\n%s", id, out)
+	}
+	// n1 has a cpu free now, but a 1-minute job would overlap the window.
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	next := c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:01:00")
+	c.WaitJobState(next, "F", 20*time.Second)
+	if ev := attr(t, c, next, "exec_vnode"); !strings.HasPrefix(ev, "(n2:") {
+		t.Errorf("job %s ran on %s, into the maintenance window of n1", next, ev)
+	}
+	if st := attr(t, c, running, "job_state"); st != "R" {
+		t.Errorf("the running job is %s: a maintenance reservation does not end it", st)
+	}
+	if r := c.Run("pbs_rdel", id); r.Code != 0 {
+		t.Fatalf("pbs_rdel %s: %s", id, r)
+	}
+	testcluster.WaitFor(t, id+" gone", 10*time.Second, func() (bool, string) {
+		r := c.Run("pbs_rstat", id)
+		return r.Code != 0, r.String()
+	})
+}
+
+// A node of a confirmed reservation goes down: the scheduler moves the
+// reservation to another node and its owner hears of it by mail; with no
+// node left to move to it is DEGRADED, with a comment saying why.
+func TestDegradedReservationMoved(t *testing.T) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	record := filepath.Join(dir, "mail.log")
+	mailer := filepath.Join(dir, "sendmail")
+	script := "#!/bin/sh\n{ echo \"argv: $*\"; cat; echo '" + mailSep + "'; } >> " + record + "\n"
+	if err := os.WriteFile(mailer, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := resvCluster(t, "PBS_SENDMAIL="+mailer+"\n")
+	id, _ := rsub(t, c, "-R", rsubTime(time.Now().Add(10*time.Minute)), "-D", "00:10:00", "-l", "select=1:ncpus=2")
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	first := resvAttr(c, id, "resv_nodes")[1:3]
+	other := map[string]string{"n1": "n2", "n2": "n1"}[first]
+	c.Mom(first).Kill(syscall.SIGKILL)
+	c.WaitNodeState(first, "down", 20*time.Second)
+	waitResvAttr(t, c, id, "resv_nodes", "("+other+":ncpus=2)", 20*time.Second)
+	if got := resvAttr(c, id, "reserve_state"); got != "RESV_CONFIRMED" {
+		t.Errorf("a moved reservation is %s", got)
+	}
+	testcluster.WaitFor(t, "mail of the move", 10*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(record)
+		return strings.Contains(string(b), "PBS Reservation Id: "+id) && strings.Contains(string(b), "moved to nodes "+other), string(b)
+	})
+	c.Mom(other).Kill(syscall.SIGKILL)
+	c.WaitNodeState(other, "down", 20*time.Second)
+	waitResvAttr(t, c, id, "reserve_state", "RESV_DEGRADED", 20*time.Second)
+	if got := resvAttr(c, id, "comment"); !strings.Contains(got, "no room for it") {
+		t.Errorf("comment of a degraded reservation: %q", got)
+	}
+	testcluster.WaitFor(t, "mail of the degradation", 10*time.Second, func() (bool, string) {
+		b, _ := os.ReadFile(record)
+		return strings.Contains(string(b), "Reservation degraded"), string(b)
+	})
+}
+
+// A standing reservation (pbs_rsub -r, in PBS_TZID's time zone) has each
+// occurrence confirmed; pbs_rstat shows the current one and its index;
+// a job running at an occurrence's end is killed, a job queued between
+// occurrences waits for the next, and after the last the reservation
+// goes.
+func TestStandingReservationOccurrences(t *testing.T) {
+	c := resvCluster(t)
+	start := time.Now().Add(5 * time.Second).Truncate(time.Second)
+	tz := append(c.Env(), "PBS_TZID=Europe/Stockholm")
+	r := c.RunEnv(tz, "pbs_rsub", "-R", rsubTime(start), "-D", "00:00:08", "-r", "FREQ=MINUTELY;COUNT=2", "-l", "select=1:ncpus=1")
+	m := resvIDRE.FindStringSubmatch(strings.TrimSpace(r.Stdout))
+	if r.Code != 0 || m == nil || m[1][0] != 'S' {
+		t.Fatalf("pbs_rsub -r: %s", r)
+	}
+	id, queue := m[1]+".localhost", m[1]
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	for name, want := range map[string]string{"reserve_count": "2", "reserve_index": "1", "reserve_rrule": "FREQ=MINUTELY;COUNT=2",
+		"reserve_timezone": "Europe/Stockholm", "reserve_duration": "8"} {
+		if got := resvAttr(c, id, name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	long := c.Submit("#!/bin/sh\nsleep 300\n", "-q", queue)
+	c.WaitJobState(long, "R", 15*time.Second)
+	c.WaitJobState(long, "F", 20*time.Second)
+	if got := attr(t, c, long, "comment"); !strings.Contains(got, "occurrence ended") {
+		t.Errorf("comment of the job killed at the occurrence's end: %q", got)
+	}
+	waitResvAttr(t, c, id, "reserve_index", "2", 10*time.Second)
+	if got := resvAttr(c, id, "reserve_state"); got != "RESV_CONFIRMED" {
+		t.Errorf("between occurrences the reservation is %s", got)
+	}
+	next := c.Submit("#!/bin/sh\nsleep 1\n", "-q", queue, "-l", "walltime=00:00:05")
+	second := start.Add(time.Minute)
+	if st := attr(t, c, next, "job_state"); st != "Q" || time.Now().After(second) {
+		t.Fatalf("job %s is %s between occurrences", next, st)
+	}
+	c.WaitJobState(next, "R", 70*time.Second)
+	if time.Now().Before(second) {
+		t.Errorf("job %s started before the second occurrence %s", next, second)
+	}
+	c.WaitJobState(next, "F", 15*time.Second)
+	testcluster.WaitFor(t, id+" gone after its last occurrence", 20*time.Second, func() (bool, string) {
+		r := c.Run("pbs_rstat", id)
+		return r.Code != 0, r.String()
+	})
 }
