@@ -98,6 +98,11 @@ func ParseResvID(id string) (kind byte, seq int64, ok bool) {
 	return kind, n, true
 }
 
+// SetState moves the reservation to state st: the server changes a
+// reservation's state only through it, as a job's only through its
+// transitions (internal/archtest).
+func (r *Resv) SetState(st proto.ResvState) { r.State = st }
+
 // Queue is the reservation's queue name.
 func (r *Resv) Queue() string { return ResvQueue(r.Kind, r.Seq) }
 

@@ -441,7 +441,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 	}
 	r.Hosts = hosts
 	r.Occ[0].Nodes = strings.Join(nodes, "+")
-	r.State = proto.ResvConfirmed
+	r.SetState(proto.ResvConfirmed)
 	return nil
 }
 
@@ -579,7 +579,7 @@ func (s *Server) deleteResv(who *caller, id string) error {
 // beginResvDelete marks r being deleted, its queue closed, and returns
 // the ids of the jobs to delete (mu held, in a commit).
 func (s *Server) beginResvDelete(b *store.Batch, r *model.Resv, why string) []string {
-	r.State = proto.ResvBeingDeleted
+	r.SetState(proto.ResvBeingDeleted)
 	r.Comment = why
 	r.Mtime = s.nowUnix()
 	b.PutResv(r)
@@ -714,7 +714,7 @@ func (s *Server) alterResv(who *caller, req *proto.ResvAlterRequest) (*proto.Res
 			c.Occ[0].Start, c.Duration = p.start, p.end-p.start
 			if r.State != proto.ResvUnconfirmed && c.Kind != model.ResvMaintenance {
 				c.Before = &model.ResvBefore{Start: r.Start(), Duration: r.Duration, State: r.State}
-				c.State = proto.ResvBeingAltered
+				c.SetState(proto.ResvBeingAltered)
 			}
 		}
 		c.Mtime = now
@@ -766,13 +766,15 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 				b.DeleteQueue(r.Queue())
 			case proto.ResvBeingAltered:
 				verdict = "alteration denied"
-				r.Occ[0].Start, r.Duration, r.State = r.Before.Start, r.Before.Duration, r.Before.State
+				r.Occ[0].Start, r.Duration = r.Before.Start, r.Before.Duration
+				r.SetState(r.Before.State)
 				r.Before = nil
 				r.Comment = "Alteration denied: " + req.Reason
 				b.PutResv(r)
 			case proto.ResvConfirmed, proto.ResvRunning:
 				verdict = "degraded"
-				r.State, r.Comment = proto.ResvDegraded, req.Reason
+				r.SetState(proto.ResvDegraded)
+				r.Comment = req.Reason
 				b.PutResv(r)
 				mail = s.resvMail(r, resvMailAbort, "Reservation degraded: "+req.Reason, true)
 			case proto.ResvDegraded:
@@ -796,9 +798,9 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 			r.Occ[i].Nodes = req.Nodes[i]
 		}
 		r.Before = nil
-		r.State = proto.ResvConfirmed
+		r.SetState(proto.ResvConfirmed)
 		if r.Start() <= now && was != proto.ResvUnconfirmed {
-			r.State = proto.ResvRunning
+			r.SetState(proto.ResvRunning)
 		}
 		r.Comment = ""
 		r.Mtime = now
@@ -976,9 +978,9 @@ func (s *Server) resvTick(t time.Time) {
 					for len(r.Occ) > 1 && r.End() <= now {
 						r.Occ = r.Occ[1:] // missed while the server was down
 					}
-					r.State = proto.ResvConfirmed
+					r.SetState(proto.ResvConfirmed)
 					if r.Nodes() == "" {
-						r.State = proto.ResvUnconfirmed
+						r.SetState(proto.ResvUnconfirmed)
 					}
 					r.Comment, r.Mtime = "", now
 					b.PutResv(r)
@@ -1000,7 +1002,8 @@ func (s *Server) resvTick(t time.Time) {
 				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
 			case r.Start() <= now && r.State == proto.ResvConfirmed:
-				r.State, r.Mtime = proto.ResvRunning, now
+				r.SetState(proto.ResvRunning)
+				r.Mtime = now
 				b.PutResv(r)
 				s.setQueueStarted(b, r, true)
 				started = true
