@@ -65,6 +65,11 @@ func (p *Pipeline) holdReservations(cx *Context, plan *core.Plan) {
 		for i := range r.Occurrences {
 			r.Occurrences[i].Where = where[i]
 		}
+		if r.State == core.ResvUnconfirmed {
+			// As the server will have it: later verdicts of the cycle
+			// name it as a conflict.
+			r.State = core.ResvConfirmed
+		}
 		cx.Cal.HoldResv(r)
 	}
 }
