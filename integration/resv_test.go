@@ -2,7 +2,6 @@ package integration
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -247,14 +246,7 @@ func TestMaintenanceReservationOverRunningJob(t *testing.T) {
 // reservation to another node and its owner hears of it by mail; with no
 // node left to move to it is DEGRADED, with a comment saying why.
 func TestDegradedReservationMoved(t *testing.T) {
-	dir := t.TempDir()
-	os.Chmod(dir, 0o755)
-	record := filepath.Join(dir, "mail.log")
-	mailer := filepath.Join(dir, "sendmail")
-	script := "#!/bin/sh\n{ echo \"argv: $*\"; cat; echo '" + mailSep + "'; } >> " + record + "\n"
-	if err := os.WriteFile(mailer, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	record, mailer := fakeMailer(t)
 	c := resvCluster(t, "PBS_SENDMAIL="+mailer+"\n")
 	id, _ := rsub(t, c, "-R", rsubTime(time.Now().Add(10*time.Minute)), "-D", "00:10:00", "-l", "select=1:ncpus=2")
 	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)

@@ -346,6 +346,13 @@ func orEmpty(m map[string]string) map[string]string {
 	return m
 }
 
+// resvStates are the server's reservation states a policy acts on.
+var resvStates = map[proto.ResvState]core.ResvState{
+	proto.ResvUnconfirmed: core.ResvUnconfirmed, proto.ResvConfirmed: core.ResvConfirmed,
+	proto.ResvRunning: core.ResvRunning, proto.ResvDegraded: core.ResvDegraded,
+	proto.ResvBeingAltered: core.ResvAltered, proto.ResvBeingDeleted: core.ResvEnding,
+}
+
 // coreResvs reads reservations from their status objects (those whose
 // state is none a policy acts on are left out).
 func coreResvs(sts []proto.Status) []*core.Resv {
@@ -358,20 +365,7 @@ func coreResvs(sts []proto.Status) []*core.Resv {
 		}
 		r := &core.Resv{ID: st.Name, Queue: plain[proto.AttrQueue], Owner: plain[proto.AttrResvOwner],
 			Maintenance: strings.HasPrefix(st.Name, "M")}
-		switch state {
-		case proto.ResvUnconfirmed:
-			r.State = core.ResvUnconfirmed
-		case proto.ResvConfirmed:
-			r.State = core.ResvConfirmed
-		case proto.ResvRunning:
-			r.State = core.ResvRunning
-		case proto.ResvDegraded:
-			r.State = core.ResvDegraded
-		case proto.ResvBeingAltered:
-			r.State = core.ResvAltered
-		case proto.ResvBeingDeleted:
-			r.State = core.ResvEnding
-		default:
+		if r.State, ok = resvStates[state]; !ok {
 			continue
 		}
 		sel, err := resc.ParseSelect(res[proto.AttrResourceList][proto.ResSelect])

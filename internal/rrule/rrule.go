@@ -158,24 +158,12 @@ func Parse(s string) (*Rule, error) {
 				}
 			}
 		case "BYHOUR":
-			for _, h := range strings.Split(value, ",") {
-				n, err := number(name, h, 0, 23)
-				if err != nil {
-					return nil, err
-				}
-				if !slices.Contains(r.ByHour, n) {
-					r.ByHour = append(r.ByHour, n)
-				}
-			}
+			r.ByHour, err = numbers(name, value, 0, 23)
 		case "BYMONTH":
-			for _, m := range strings.Split(value, ",") {
-				n, err := number(name, m, 1, 12)
-				if err != nil {
-					return nil, err
-				}
-				if !slices.Contains(r.ByMonth, time.Month(n)) {
-					r.ByMonth = append(r.ByMonth, time.Month(n))
-				}
+			var ms []int
+			ms, err = numbers(name, value, 1, 12)
+			for _, m := range ms {
+				r.ByMonth = append(r.ByMonth, time.Month(m))
 			}
 		case "BYSECOND", "BYMINUTE", "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYSETPOS", "WKST":
 			return nil, syntax("%s is not supported", name)
@@ -208,6 +196,21 @@ func number(name, v string, lo, hi int) (int, error) {
 		return 0, syntax("%s=%s is out of range %d-%d", name, v, lo, hi)
 	}
 	return n, nil
+}
+
+// numbers reads a BY part's comma list of whole numbers, each once.
+func numbers(name, value string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, v := range strings.Split(value, ",") {
+		n, err := number(name, v, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 func (r *Rule) parseUntil(v string) error {
