@@ -185,6 +185,14 @@ func TestReservationRefusesOverlappingBackfill(t *testing.T) {
 			t.Errorf("pbs_rsub %v: want a refusal saying %q: %s", bad.args, bad.want, r)
 		}
 	}
+	// pbs_ralter: a new end waits for the scheduler, then stands.
+	if out := strings.TrimSpace(c.MustRun("pbs_ralter", "-E", rsubTime(start.Add(2*time.Minute)), id)); out != id+" BEING_ALTERED" {
+		t.Errorf("pbs_ralter printed %q", out)
+	}
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	if got := resvAttr(c, id, "reserve_duration"); got != "120" {
+		t.Errorf("reserve_duration after pbs_ralter: %q", got)
+	}
 	nobody := testcluster.Cred{UID: 65534, GID: 65534}
 	if r := c.RunAs(nobody, "", "pbs_rdel", id); r.Code == 0 || !strings.Contains(r.Stderr, "Unauthorized") {
 		t.Errorf("nobody deleted %s: %s", id, r)
