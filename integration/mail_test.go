@@ -29,6 +29,21 @@ func (l mailLog) mails(id string) []string {
 	return out
 }
 
+// fakeMailer writes a mailer that records each run's argv and message
+// (then mailSep) in the file record.
+func fakeMailer(t *testing.T) (record, mailer string) {
+	t.Helper()
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	record = filepath.Join(dir, "mail.log")
+	mailer = filepath.Join(dir, "sendmail")
+	script := "#!/bin/sh\n{ echo \"argv: $*\"; cat; echo '" + mailSep + "'; } >> " + record + "\n"
+	if err := os.WriteFile(mailer, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return record, mailer
+}
+
 // Job mail: pbs_server runs the mailer PBS_SENDMAIL names, without a
 // shell, with "-oi -f <mail_from> <recipients>" (-oi: a line of "."
 // does not end the message) and the message on its
@@ -37,14 +52,7 @@ func (l mailLog) mails(id string) []string {
 // someone other than its owner, killed for its walltime), and for an
 // array as a whole unless j asks for its subjobs; -m n sends nothing.
 func TestJobMail(t *testing.T) {
-	dir := t.TempDir()
-	os.Chmod(dir, 0o755)
-	record := filepath.Join(dir, "mail.log")
-	mailer := filepath.Join(dir, "sendmail")
-	script := "#!/bin/sh\n{ echo \"argv: $*\"; cat; echo '" + mailSep + "'; } >> " + record + "\n"
-	if err := os.WriteFile(mailer, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	record, mailer := fakeMailer(t)
 	c := testcluster.New(t, testcluster.Options{Conf: "PBS_SENDMAIL=" + mailer + "\n"})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})

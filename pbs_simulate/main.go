@@ -4,7 +4,7 @@
 //
 //	pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE]
 //	             [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]]
-//	             [--compare DIR_A DIR_B] TRACE
+//	             [--reservations FILE] [--compare DIR_A DIR_B] TRACE
 //
 // TRACE is a Standard Workload Format file (gzip accepted), Alea's
 // extended SWF (with TRACE.machines beside it: one node per machine node,
@@ -94,7 +94,7 @@ func main() {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]] [--compare DIR_A DIR_B] TRACE")
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]] [--reservations FILE] [--compare DIR_A DIR_B] TRACE")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -113,6 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
 	elasticFrac := fs.Float64("elastic", 0, "make this fraction (0 to 1) of the jobs elastic: minimum half their processors, maximum twice, capped by the machine (an SWF trace may give a job's own range in fields 19-20). Speed-up model: work conserved, the remaining run time rescaled at each resize so that run time x processors stays the job's. Lays the machine out in nodes: the header's MaxNodes, or --procs N as N nodes of one processor")
 	seed := fs.Uint64("seed", 1, "with --elastic: the seed of the draw of the jobs made elastic")
+	resvFile := fs.String("reservations", "", "reservations of whole nodes (a site's maintenance), confirmed from the start: lines of \"name start duration nodes [rule]\", start in seconds from the trace's start, duration [[hh:]mm:]ss, nodes \"all\" or names separated by commas, rule a pbs_rsub -r recurrence (UTC, COUNT or UNTIL); EASY starts nothing that would run into a window")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -170,7 +171,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var results []result
 	for i, dir := range dirs {
-		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr, elastic: *elasticFrac, seed: *seed}
+		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr, elastic: *elasticFrac, seed: *seed, resvFile: *resvFile}
 		if i == 0 {
 			rp.opened, rp.csv = first, *csvFile
 		}
@@ -451,6 +452,7 @@ type replayer struct {
 	csv          string        // write a row per job to this file ("": none)
 	elastic      float64       // --elastic
 	seed         uint64        // --seed
+	resvFile     string        // --reservations
 }
 
 // run replays the trace with the sched_priv of dir ("" for the shipped
@@ -519,6 +521,17 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 		return result{}, err
 	}
 	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin, ByProcessor: len(rp.nodes) > 1}
+	if rp.resvFile != "" {
+		f, err := os.Open(rp.resvFile)
+		if err != nil {
+			return result{}, err
+		}
+		cfg.Resvs, err = sim.ParseReservations(f, rp.nodes, origin)
+		f.Close()
+		if err != nil {
+			return result{}, fmt.Errorf("%s: %w", rp.resvFile, err)
+		}
+	}
 	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 && rp.stderr == os.Stderr {
 		last := time.Time{}
 		cfg.Progress = func(done, live int) {

@@ -203,6 +203,40 @@ const (
 	AttrNodeOfflineByCheck = "offline_by_check"
 )
 
+// Reservation attributes (OpenPBS's, pbs_ifl.h). On the wire
+// reserve_state is OpenPBS's number (ResvState); reserve_start,
+// reserve_end, ctime and mtime are Unix seconds; pbs_rstat renders them.
+const (
+	AttrResvName     = "Reserve_Name"
+	AttrResvOwner    = "Reserve_Owner"
+	AttrResvType     = "reserve_type"
+	AttrResvState    = "reserve_state"
+	AttrResvSubstate = "reserve_substate"
+	AttrResvStart    = "reserve_start"
+	AttrResvEnd      = "reserve_end"
+	AttrResvDuration = "reserve_duration"
+	AttrResvNodes    = "resv_nodes"
+	AttrAuthUsers    = "Authorized_Users"
+	AttrAuthGroups   = "Authorized_Groups"
+	AttrResvStanding = "reserve_standing"
+	AttrResvCount    = "reserve_count"
+	AttrResvIndex    = "reserve_index"
+	AttrResvRrule    = "reserve_rrule"
+	AttrResvTimezone = "reserve_timezone"
+	// AttrResvOccurrences is gopbs's: each remaining occurrence of a
+	// reservation, "start=nodes" separated by blanks (the nodes empty
+	// until confirmed), for the scheduler and managers; pbs_rstat -f
+	// leaves it out, as OpenPBS's leaves out reserve_execvnodes.
+	AttrResvOccurrences = "reserve_occurrences"
+	// AttrNodeResvs lists the reservations a node is given to (pbsnodes
+	// shows it; read only).
+	AttrNodeResvs = "resv"
+	// AttrAclResvUserEnable and AttrAclResvUsers are the server's list
+	// of who may make reservations (OpenPBS's; managers always may).
+	AttrAclResvUserEnable = "acl_resv_user_enable"
+	AttrAclResvUsers      = "acl_resv_users"
+)
+
 // Resource names the server itself interprets.
 const (
 	ResNcpus    = "ncpus"

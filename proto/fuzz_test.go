@@ -47,6 +47,11 @@ var bodyTypes = []func() any{
 	func() any { return new(SubscribeRequest) },
 	func() any { return new(SubscribeReply) },
 	func() any { return new(EventFrame) },
+	func() any { return new(ResvSubmitRequest) },
+	func() any { return new(ResvSubmitReply) },
+	func() any { return new(ResvRequest) },
+	func() any { return new(ResvAlterRequest) },
+	func() any { return new(ResvConfirm) },
 }
 
 // bodySamples are realistic bodies, one per entry of bodyTypes, for seeds.
@@ -106,6 +111,11 @@ func bodySamples() []any {
 		&SubscribeRequest{JobIDs: []string{"7.srv", "8[].srv"}, Owner: "alice", Queue: "workq", Resume: true, After: 41, Buffer: 100},
 		&SubscribeReply{Last: 42, Heartbeat: 30},
 		&EventFrame{Events: []JobEvent{{Seq: 42, Time: 1700000000123, JobID: "7.srv", Owner: "alice", Queue: "workq", State: "F", Substate: "92", ExitStatus: new(int), Comment: "done"}, {Seq: 43, JobID: "8[1].srv", State: "R"}}},
+		&ResvSubmitRequest{Attrs: []Attr{{Name: AttrResvStart, Value: "1700000000"}, {Name: AttrResvRrule, Value: "FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10"}}, Hosts: []string{"n1", "n2"}},
+		&ResvSubmitReply{ID: "R12.srv", State: ResvUnconfirmed},
+		&ResvRequest{ID: "R12.srv"},
+		&ResvAlterRequest{ID: "S13.srv", Attrs: []Attr{{Name: AttrResvEnd, Value: "1700003600"}, {Name: AttrAuthUsers, Value: "alice,bob"}}},
+		&ResvConfirm{ID: "S13.srv", Nodes: []string{"(n1:ncpus=2)+(n2:ncpus=2)", "(n3:ncpus=4)"}, Reason: "node n2 is down"},
 	}
 }
 

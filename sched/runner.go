@@ -499,7 +499,13 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 	if err != nil {
 		return nil, fmt.Errorf("job status: %w", err)
 	}
-	return worldOf(now, server, queues, nodes, jobs), nil
+	w := worldOf(now, server, queues, nodes, jobs)
+	resvs, _, err := c.StatusResvs(&proto.StatusRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("reservation status: %w", err)
+	}
+	w.SetResvs(coreResvs(resvs))
+	return w, nil
 }
 
 // fetch returns every unfinished job, asking only for those changed since
@@ -648,6 +654,18 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 	}
 	for _, d := range ds {
 		switch d.Kind {
+		case core.DecideConfirmResv:
+			flushRuns()
+			flushAlters()
+			req := &proto.ResvConfirm{ID: d.Resv.ID, Reason: d.Text}
+			for _, where := range d.Occurrences {
+				req.Nodes = append(req.Nodes, ExecVnode(where))
+			}
+			if err := c.ConfirmResv(req); err != nil {
+				log.Warn("reservation verdict refused", "resv", d.Resv.ID, "error", err)
+			} else {
+				log.Info("reservation verdict", "resv", d.Resv.ID, "confirmed", len(req.Nodes) > 0, "reason", d.Text)
+			}
 		case core.DecideRun:
 			where := make([]string, len(d.Where))
 			for i, c := range d.Where {

@@ -345,3 +345,45 @@ func orEmpty(m map[string]string) map[string]string {
 	}
 	return m
 }
+
+// resvStates are the server's reservation states a policy acts on.
+var resvStates = map[proto.ResvState]core.ResvState{
+	proto.ResvUnconfirmed: core.ResvUnconfirmed, proto.ResvConfirmed: core.ResvConfirmed,
+	proto.ResvRunning: core.ResvRunning, proto.ResvDegraded: core.ResvDegraded,
+	proto.ResvBeingAltered: core.ResvAltered, proto.ResvBeingDeleted: core.ResvEnding,
+}
+
+// coreResvs reads reservations from their status objects (those whose
+// state is none a policy acts on are left out).
+func coreResvs(sts []proto.Status) []*core.Resv {
+	var out []*core.Resv
+	for _, st := range sts {
+		plain, res := split(st.Attrs)
+		state, ok := proto.ParseResvState(plain[proto.AttrResvState])
+		if !ok {
+			continue
+		}
+		r := &core.Resv{ID: st.Name, Queue: plain[proto.AttrQueue], Owner: plain[proto.AttrResvOwner],
+			Maintenance: strings.HasPrefix(st.Name, "M")}
+		if r.State, ok = resvStates[state]; !ok {
+			continue
+		}
+		sel, err := resc.ParseSelect(res[proto.AttrResourceList][proto.ResSelect])
+		if err != nil {
+			continue
+		}
+		r.Select, r.Totals = sel, sel.Sums()
+		r.Place, _ = resc.ParsePlace(res[proto.AttrResourceList][proto.ResPlace])
+		secs, _ := strconv.ParseInt(plain[proto.AttrResvDuration], 10, 64)
+		r.Duration = time.Duration(secs) * time.Second
+		occ, ok := model.ParseOccurrences(plain[proto.AttrResvOccurrences])
+		if !ok || len(occ) == 0 {
+			continue
+		}
+		for _, o := range occ {
+			r.Occurrences = append(r.Occurrences, core.Occurrence{Start: time.Unix(o.Start, 0), Where: chunksOf(o.Nodes)})
+		}
+		out = append(out, r)
+	}
+	return out
+}

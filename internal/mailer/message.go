@@ -123,10 +123,7 @@ func addressPart(p, extra string) bool {
 func Compose(from string, j Job, ev Event, text string) Message {
 	to := Recipients(j.MailUsers, j.Owner)
 	var b strings.Builder
-	fmt.Fprintf(&b, "To: %s\n", strings.Join(to, ", "))
-	fmt.Fprintf(&b, "Subject: PBS JOB %s\n\n", j.ID)
-	fmt.Fprintf(&b, "PBS Job Id: %s\n", j.ID)
-	fmt.Fprintf(&b, "Job Name:   %s\n", j.Name)
+	head(&b, to, "PBS JOB", "PBS Job Id: ", "Job Name:   ", j.ID, j.Name)
 	switch ev {
 	case Begin:
 		if j.ExecHost != "" {
@@ -146,4 +143,33 @@ func Compose(from string, j Job, ev Event, text string) Message {
 		b.WriteString(text + "\n")
 	}
 	return Message{From: from, To: to, Data: []byte(b.String())}
+}
+
+// Resv is what a reservation's mail says about it.
+type Resv struct {
+	ID        string
+	Name      string
+	Owner     string // Reserve_Owner (or a job's owner in it), user@host
+	MailUsers string
+}
+
+// ComposeResv writes a reservation's mail in OpenPBS's shape: To and
+// Subject headers, "PBS Reservation Id:", "Reservation Name:", then what
+// happened (text).
+func ComposeResv(from string, r Resv, text string) Message {
+	to := Recipients(r.MailUsers, r.Owner)
+	var b strings.Builder
+	head(&b, to, "PBS RESERVATION", "PBS Reservation Id: ", "Reservation Name:   ", r.ID, r.Name)
+	if text = strings.TrimRight(text, "\n"); text != "" {
+		b.WriteString(text + "\n")
+	}
+	return Message{From: from, To: to, Data: []byte(b.String())}
+}
+
+// head writes a mail's headers and its first lines: the id and the name.
+func head(b *strings.Builder, to []string, subject, idLabel, nameLabel, id, name string) {
+	fmt.Fprintf(b, "To: %s\n", strings.Join(to, ", "))
+	fmt.Fprintf(b, "Subject: %s %s\n\n", subject, id)
+	fmt.Fprintf(b, "%s%s\n", idLabel, id)
+	fmt.Fprintf(b, "%s%s\n", nameLabel, name)
 }

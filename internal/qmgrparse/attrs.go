@@ -78,9 +78,9 @@ func otherPBSAttrs(obj proto.ObjectType) []string {
 	}
 	switch obj {
 	case proto.ObjServer:
-		return append(common, proto.AttrServerName, proto.AttrLicenseCount, proto.AttrResvEnable,
+		return append(common, proto.AttrServerName, proto.AttrLicenseCount,
 			proto.AttrAclGroupEnable, proto.AttrAclGroups,
-			"acl_resv_host_enable", "acl_resv_hosts", "acl_resv_user_enable", "acl_resv_users",
+			"acl_resv_host_enable", "acl_resv_hosts",
 			"acl_resv_group_enable", "acl_resv_groups", "backfill_depth", "default_qdel_arguments",
 			"default_qsub_arguments", "job_sort_formula", "max_concurrent_provision",
 			"node_group_enable", "node_group_key", "python_restart_max_hooks",

@@ -469,3 +469,13 @@ func validHostName(h string) bool {
 	}
 	return true
 }
+
+// Resources reads a -l value, "name=value[,name=value...]", as qsub
+// does, into Resource_List attributes (pbs_rsub -l shares it).
+func Resources(v string) ([]proto.Attr, error) {
+	s := &source{index: map[string]int{}}
+	if err := s.resources(v); err != nil {
+		return nil, err
+	}
+	return s.attrs, nil
+}

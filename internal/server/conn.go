@@ -441,6 +441,36 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return nil, s.shutdownRequest(who, req)
+	case proto.MsgSubmitResv:
+		req, err := decode[proto.ResvSubmitRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.submitResv(who, req)
+	case proto.MsgStatusResv:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusResvs(who, req)
+	case proto.MsgDeleteResv:
+		req, err := decode[proto.ResvRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.deleteResv(who, req.ID)
+	case proto.MsgAlterResv:
+		req, err := decode[proto.ResvAlterRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.alterResv(who, req)
+	case proto.MsgConfirmResv:
+		req, err := decode[proto.ResvConfirm](body)
+		if err != nil {
+			return nil, err
+		}
+		return nil, s.confirmResv(who, req)
 	case proto.MsgWhoAmI:
 		mgr, op := s.privileges(who)
 		return &proto.WhoAmIReply{User: who.user, Host: who.host, Manager: mgr, Operator: op, ServerName: s.cfg.ServerName}, nil

@@ -172,6 +172,9 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 		if n := s.counts.queued(name); n > 0 {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs", name, n)
 		}
+		if r := s.resvOf(name); r != nil {
+			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is reservation %s's: delete it with pbs_rdel", name, r.ID(s.cfg.ServerName))
+		}
 		if dq, _ := s.server.Get(proto.AttrDefaultQueue); dq == name {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is the server's default_queue", name)
 		}
@@ -349,6 +352,10 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 	if withJobs {
 		jobsOn = s.jobsByNode()
 	}
+	var resvsOn map[string][]string
+	if len(s.resvs) > 0 && (want == nil || want[proto.AttrNodeResvs]) {
+		resvsOn = s.nodeResvs()
+	}
 	var attrs []proto.Attr
 	for _, raw := range names {
 		name := strings.TrimSpace(raw)
@@ -362,12 +369,20 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 			continue
 		}
 		attrs = s.nodeAttrs(attrs[:0], n, want, jobsOn[name])
+		if rs := resvsOn[name]; len(rs) > 0 {
+			attrs = append(attrs, proto.Attr{Name: proto.AttrNodeResvs, Value: strings.Join(rs, ", ")})
+		}
 		pauses := answer.frames.Pauses()
 		if !answer.frames.Add(name, attrs) {
 			break // the peer is gone: handle says why
 		}
-		if withJobs && answer.frames.Pauses() != pauses {
-			jobsOn = s.jobsByNode() // jobs started and ended meanwhile
+		if answer.frames.Pauses() != pauses {
+			if withJobs {
+				jobsOn = s.jobsByNode() // jobs started and ended meanwhile
+			}
+			if resvsOn != nil {
+				resvsOn = s.nodeResvs()
+			}
 		}
 	}
 	return answer, nil

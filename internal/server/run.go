@@ -413,7 +413,11 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	} else if n := sel.NodeCount(); len(hosts) != n {
 		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, sel)
 	}
-	p, err := place.Chunks(sel, req.Place, s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost), hosts)
+	free := s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost)
+	if err := s.resvAllows(j, free, now); err != nil {
+		return nil, err
+	}
+	p, err := place.Chunks(sel, req.Place, free, hosts)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 	}

@@ -91,8 +91,12 @@ type Server struct {
 	// parent and index.
 	ended   map[int64]map[int]*model.SubjobEnd
 	nextSeq int64
-	counts  counters
-	held    holdings
+	// resvs are the reservations by sequence number (resv.go); denied
+	// keeps, in memory, why the scheduler denied the recent ones.
+	resvs  map[int64]*model.Resv
+	denied map[string]resvDenied
+	counts counters
+	held   holdings
 
 	users userCache
 	// ev numbers and publishes the changes of jobs (events.go).
@@ -295,6 +299,13 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	sort.Slice(s.jobList, func(a, b int) bool { return keyLess(s.jobList[a].Key(), s.jobList[b].Key()) })
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
+	s.resvs = make(map[int64]*model.Resv, len(snap.Resvs))
+	for _, r := range snap.Resvs {
+		s.resvs[r.Seq] = r
+	}
+	if s.denied == nil {
+		s.denied = map[string]resvDenied{}
+	}
 }
 
 // rollback restores memory from the store after a failed commit. It runs

@@ -30,6 +30,7 @@ func (s *Server) timerLoop() {
 		now := s.nowUnix()
 		s.checkNodes(s.now())
 		s.releaseWaiting(now)
+		s.resvTick(s.now())
 		s.expireHistory(now)
 		if now-lastRoute >= 1 {
 			s.retryRoutes(now)

@@ -129,6 +129,9 @@ type Config struct {
 	ByProcessor bool
 	// Events, when set, is told of every start, grow, shrink and end.
 	Events func(Event)
+	// Resvs are reservations confirmed from the start (ParseReservations,
+	// resv.go): the policy keeps their nodes free in their windows.
+	Resvs []*core.Resv
 }
 
 // Event is a change of a job's allocation, for Config.Events.
@@ -353,6 +356,8 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// is kept per shape.
 	chunks := map[shape]selected{}
 	numbers := map[requested]core.Amounts{}
+	resvs := resvClock{all: cfg.Resvs}
+	prev := int64(-1) // the last instant gone through
 	for next != nil || ends.Len() > 0 || len(queued) > 0 || len(due) > 0 {
 		if resized {
 			// An elastic job's ends before its last resize are stale.
@@ -371,11 +376,18 @@ func Run(cfg Config, src Source, sink Sink) error {
 		if next != nil && (t < 0 || next.Submit < t) {
 			t = next.Submit
 		}
+		if len(queued) > 0 {
+			// A reservation's window that ends lets waiting jobs start.
+			if e := resvs.nextEnd(prev, cfg.Origin); e >= 0 && (t < 0 || e < t) {
+				t = e
+			}
+		}
 		if t < 0 {
 			// Jobs queued, nothing running, nothing to come: they never
 			// start (asked for more than the machine has).
 			break
 		}
+		prev = t
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := ends.pop()
 			l := jobs[e.job]
@@ -472,6 +484,9 @@ func Run(cfg Config, src Source, sink Sink) error {
 				w.HeldByRunning, w.NoComments, w.Scratch = true, true, scratch
 			}
 			w.Now, w.Jobs, w.Ordered = now, all, ordered
+			if len(cfg.Resvs) > 0 {
+				w.SetResvs(resvs.at(now))
+			}
 			w.Ended, ended = ended, nil
 			plan := cfg.Policy.Schedule(w, core.EventSim, log)
 			// The pass is done with its Ended: the next gathers in its memory.

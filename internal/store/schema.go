@@ -9,8 +9,10 @@ package store
 // item, which of its jobs were named as arrays (model's fDepends). A
 // version 1 or 2 store is a version 3 store without them and is upgraded
 // in place when opened. Version 4 added bucketEvents; an older store gets
-// it (empty) when opened.
-const StorageVersion = 4
+// it (empty) when opened. Version 5 added bucketResvs; an older store gets
+// it (empty) when opened, and an older pbs_server refuses a version 5
+// store rather than run a reservation queue's jobs outside its window.
+const StorageVersion = 5
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"
@@ -40,6 +42,10 @@ var (
 	// on its event stream, written in the commit of the change itself,
 	// so that a subscriber resumes across a restart without a loss.
 	bucketEvents = []byte("events")
+	// bucketResvs maps a reservation's 8-byte big-endian sequence number
+	// (from the jobs' sequence: ids are never shared) -> msgpack
+	// model.Resv. Its queue is an ordinary queue record.
+	bucketResvs = []byte("resvs")
 )
 
 // Kinds of record in bucketJobs.
@@ -51,7 +57,7 @@ const (
 )
 
 // allBuckets is checked on open and created on init.
-var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents}
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents, bucketResvs}
 
 // Keys in bucketMeta and bucketServer.
 var (

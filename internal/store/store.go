@@ -57,6 +57,8 @@ type Snapshot struct {
 	// finished ones, by parent and index.
 	Subjobs []*model.Job
 	Ends    map[int64][]*model.SubjobEnd
+	// Resvs are the reservations, in sequence order.
+	Resvs []*model.Resv
 }
 
 // Open opens the store in dir, creating a fresh one when none exists
@@ -221,11 +223,12 @@ func (s *Store) check() error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyVersion)
 		for _, b := range allBuckets {
-			if tx.Bucket(b) == nil && !(bytes.Equal(b, bucketEvents) && string(v) != strconv.Itoa(StorageVersion)) {
+			added := bytes.Equal(b, bucketEvents) || bytes.Equal(b, bucketResvs) // made by upgrade
+			if tx.Bucket(b) == nil && !(added && string(v) != strconv.Itoa(StorageVersion)) {
 				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
 			}
 		}
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -235,7 +238,7 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1, 2 or 3 store as the current version, with
+// upgrade marks a version 1 to 4 store as the current version, with
 // the buckets it lacks made empty: nothing else differs (see
 // StorageVersion), and an older pbs_server then refuses it by its version
 // instead of failing on a record it does not know.
@@ -245,8 +248,10 @@ func (s *Store) upgrade() error {
 		if string(meta.Get(keyVersion)) == strconv.Itoa(StorageVersion) {
 			return nil
 		}
-		if _, err := tx.CreateBucketIfNotExists(bucketEvents); err != nil {
-			return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
+		for _, b := range [][]byte{bucketEvents, bucketResvs} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
+			}
 		}
 		if err := meta.Put(keyVersion, []byte(strconv.Itoa(StorageVersion))); err != nil {
 			return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
@@ -305,6 +310,20 @@ func (s *Store) Load() (*Snapshot, error) {
 					return err
 				}
 			}
+			err := tx.Bucket(bucketResvs).ForEach(func(k, v []byte) error {
+				var r model.Resv
+				if err := decodeRecord(v, &r); err != nil {
+					return fmt.Errorf("store %s: reservation record %x: %v", s.path, k, err)
+				}
+				if len(k) != 8 || r.Seq != int64(binary.BigEndian.Uint64(k)) {
+					return fmt.Errorf("store %s: reservation record %x holds reservation %d", s.path, k, r.Seq)
+				}
+				snap.Resvs = append(snap.Resvs, &r)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
 			return tx.Bucket(bucketJobs).ForEach(func(k, v []byte) error {
 				if len(k) == 13 && (k[8] == kindSubjob || k[8] == kindSubjobEnd) {
 					return s.loadSubjob(snap, k, v)
@@ -333,6 +352,11 @@ func (s *Store) Load() (*Snapshot, error) {
 	for _, j := range snap.Jobs {
 		if j.Seq >= snap.NextSeq {
 			return nil, fmt.Errorf("store %s: job %d is at or above the next sequence number %d: damaged", s.path, j.Seq, snap.NextSeq)
+		}
+	}
+	for _, r := range snap.Resvs {
+		if r.Seq >= snap.NextSeq {
+			return nil, fmt.Errorf("store %s: reservation %d is at or above the next sequence number %d: damaged", s.path, r.Seq, snap.NextSeq)
 		}
 	}
 	parents := make(map[int64]bool, len(snap.Jobs))
@@ -440,6 +464,8 @@ const (
 	opDelSubjob
 	opPutEvent
 	opDelEvent
+	opPutResv
+	opDelResv
 )
 
 type op struct {
@@ -576,6 +602,12 @@ func (b *Batch) PutEvent(e *proto.JobEvent) { b.add(opPutEvent, encodeEvent(e.Se
 // DeleteEvent forgets change seq (no longer kept for resuming).
 func (b *Batch) DeleteEvent(seq uint64) { b.add(opDelEvent, encodeEvent(seq), nil) }
 
+// PutResv writes a reservation.
+func (b *Batch) PutResv(r *model.Resv) { b.add(opPutResv, encodeSeq(r.Seq), r) }
+
+// DeleteResv removes a reservation.
+func (b *Batch) DeleteResv(seq int64) { b.add(opDelResv, encodeSeq(seq), nil) }
+
 func encodeEvent(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
 // Events reads the last n changes kept (PutEvent), in sequence order.
@@ -697,6 +729,10 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketEvents).Put(o.key, o.value)
 	case opDelEvent:
 		return tx.Bucket(bucketEvents).Delete(o.key)
+	case opPutResv:
+		return tx.Bucket(bucketResvs).Put(o.key, o.value)
+	case opDelResv:
+		return tx.Bucket(bucketResvs).Delete(o.key)
 	}
 	return fmt.Errorf("unknown store operation %d", o.kind)
 }

@@ -281,3 +281,52 @@ func TestEvents(t *testing.T) {
 		t.Fatalf("events of an upgraded store: %+v, %v", evs, err)
 	}
 }
+
+// TestResvs keeps reservations across a reopen, deletes them, refuses
+// one at or above the next sequence number, and upgrades a version 4
+// store (no reservations bucket) in place.
+func TestResvs(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	b.SetNextSeq(10)
+	b.PutResv(&model.Resv{Seq: 3, Kind: model.ResvStanding, Owner: "alice@h", Duration: 3600,
+		Occ: []model.ResvOcc{{Start: 100, Nodes: "(n1:ncpus=2)"}, {Start: 200}}, Count: 2, Rrule: "FREQ=DAILY;COUNT=2", TZ: "UTC"})
+	b.PutResv(&model.Resv{Seq: 4, Kind: model.ResvAdvance})
+	b.DeleteResv(4)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Load()
+	if err != nil || len(snap.Resvs) != 1 || snap.Resvs[0].Occ[1].Start != 200 || snap.Resvs[0].Nodes() != "(n1:ncpus=2)" {
+		t.Fatalf("reservations read back: %+v, %v", snap, err)
+	}
+	b = &Batch{}
+	b.PutResv(&model.Resv{Seq: 12, Kind: model.ResvAdvance})
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), "next sequence") {
+		t.Fatalf("a reservation past the next sequence number: %v", err)
+	}
+	st.db.Update(func(tx *bolt.Tx) error {
+		tx.DeleteBucket(bucketResvs)
+		return tx.Bucket(bucketMeta).Put(keyVersion, []byte("4"))
+	})
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatalf("a version 4 store: %v", err)
+	}
+	defer st.Close()
+	if snap, err := st.Load(); err != nil || len(snap.Resvs) != 0 {
+		t.Fatalf("an upgraded store: %+v, %v", snap, err)
+	}
+}

@@ -184,6 +184,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		// ignore it: they run only inside).
 		cx.Cal.Block(d.From, d.To)
 	}
+	// Reservations keep their nodes before any job is placed
+	// (reservations.go); their own jobs run on what they hold.
+	p.holdReservations(cx, plan)
+	p.runReservations(cx, plan)
 	isDed := func(q string) bool { return st.DedicatedPrefix != "" && strings.HasPrefix(q, st.DedicatedPrefix) }
 
 	// Queues that may run jobs this cycle, in order.
@@ -223,6 +227,8 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		switch {
 		case !known, why == "-":
 			return false
+		case why == "" && inResv(cx, j):
+			return false // runReservations placed it
 		case why != "":
 			plan.Comment(j, notRunning+why)
 			return false

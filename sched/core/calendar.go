@@ -193,6 +193,22 @@ func (c *Calendar) Reset(w *World) {
 		if !j.Running() || len(j.Where) == 0 {
 			continue
 		}
+		if w.resvHeld(j) {
+			// Its open reservation holds its chunks (HoldResv): counted
+			// as held, so that what it takes is not held Forever, with
+			// no span of its own.
+			for _, ch := range j.Where {
+				if cn := c.node(ch.Node); cn != nil {
+					if cn.held == nil {
+						cn.held = Amounts{}
+					}
+					for r, v := range ch.Amounts() {
+						cn.held[r] += v
+					}
+				}
+			}
+			continue
+		}
 		if w.HeldByRunning && !j.Place.Exclusive() {
 			c.deferred = w
 			continue
@@ -341,7 +357,7 @@ func (c *Calendar) addDeferred() {
 		if w.Ordered && j.Queued() {
 			break
 		}
-		if !j.Running() || len(j.Where) == 0 || j.Place.Exclusive() {
+		if !j.Running() || len(j.Where) == 0 || j.Place.Exclusive() || w.resvHeld(j) {
 			continue
 		}
 		end := c.expectedEnd(j)

@@ -53,6 +53,11 @@ const (
 	// nodes of Where (above its minimum): the job gets Grace to let go,
 	// or none when Immediate.
 	DecideShrink
+	// DecideConfirmResv confirms reservation Resv on the chunks of
+	// Occurrences (one placement per occurrence, from its current one),
+	// or, with none, denies it with Text as why (an unconfirmed one goes;
+	// a confirmed one that lost a node is left degraded).
+	DecideConfirmResv
 )
 
 // Decision is one thing a policy wants done.
@@ -70,6 +75,9 @@ type Decision struct {
 	// Backfill marks a Run in a gap before a higher job's reservation
 	// (EASY backfilling), for drivers that count such starts apart.
 	Backfill bool
+	// ConfirmResv: the reservation and its placements.
+	Resv        *Resv
+	Occurrences [][]Chunk
 }
 
 // Plan records a cycle's decisions in order.
@@ -162,6 +170,16 @@ func (p *Plan) Grow(j *Job, where []Chunk) {
 // job to let go (none when immediate).
 func (p *Plan) Shrink(j *Job, where []Chunk, grace time.Duration, immediate bool) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideShrink, Job: j, Where: where, Grace: grace, Immediate: immediate})
+}
+
+// ConfirmResv confirms r on one placement per occurrence.
+func (p *Plan) ConfirmResv(r *Resv, where [][]Chunk) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideConfirmResv, Resv: r, Occurrences: where})
+}
+
+// DenyResv refuses r (or leaves it degraded), saying why.
+func (p *Plan) DenyResv(r *Resv, why string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideConfirmResv, Resv: r, Text: why})
 }
 
 // Decisions returns the decisions in order.

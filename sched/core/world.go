@@ -223,9 +223,14 @@ type World struct {
 	// at a time and is done with a cycle's plan and calendar before the
 	// next starts, as a simulator is. pbs_sched leaves it nil.
 	Scratch *Scratch
+	// Resvs are the reservations (SetResvs): confirmed ones keep their
+	// nodes on the calendar, and the jobs of an open one's queue run
+	// only on its nodes.
+	Resvs []*Resv
 
 	queueByName map[string]*Queue
 	nodeByName  map[string]*Node
+	resvByQueue map[string]*Resv
 }
 
 // NewWorld indexes its parts. The caller gives up the slices.
