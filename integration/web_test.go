@@ -133,6 +133,8 @@ func TestWebAPISchema(t *testing.T) {
 		"-M", "root@localhost", "-m", "n", "-S", "/bin/sh", "-W", "sandbox=PRIVATE", "-W", "umask=022", "-W", "group_list=root",
 		"-W", "tolerate_node_failures=none", "-W", "release_nodes_on_stageout=false", "-W", "resize_signal=USR1", "-r", "y", "-p", "5", "-R", "oe", "-k", "oe", "-u", "root")
 	c.MustRun("qrun", running)
+	// A maintenance reservation, so that the nodes document shows its resv.
+	c.MustRun("pbs_rsub", "-R", rsubTime(time.Now().Add(2*time.Hour)), "-D", "00:10:00", "--hosts", "n1")
 	c.WaitJobState(running, "R", 20*time.Second)
 	done := c.Submit("#!/bin/sh\nexit 3\n", "-l", "select=1:ncpus=1")
 	c.MustRun("qrun", done)
