@@ -53,6 +53,16 @@ const (
 	// nodes of Where (above its minimum): the job gets Grace to let go,
 	// or none when Immediate.
 	DecideShrink
+	// DecidePreempt takes the running job Job off its resources for For,
+	// a job of a higher preemption rank that needs them: Text holds the
+	// methods to try in order (letters of S suspend, C checkpoint, R
+	// requeue, as preempt_order). The server tries them and says which
+	// worked; a suspended job's resources are free at once, the others'
+	// when the job has left its nodes.
+	DecidePreempt
+	// DecideResume resumes a job suspended by preemption on the chunks it
+	// had (Where); the server verifies they are free.
+	DecideResume
 )
 
 // Decision is one thing a policy wants done.
@@ -70,6 +80,8 @@ type Decision struct {
 	// Backfill marks a Run in a gap before a higher job's reservation
 	// (EASY backfilling), for drivers that count such starts apart.
 	Backfill bool
+	// For is the job a Preempt makes room for.
+	For *Job
 }
 
 // Plan records a cycle's decisions in order.
@@ -162,6 +174,17 @@ func (p *Plan) Grow(j *Job, where []Chunk) {
 // job to let go (none when immediate).
 func (p *Plan) Shrink(j *Job, where []Chunk, grace time.Duration, immediate bool) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideShrink, Job: j, Where: where, Grace: grace, Immediate: immediate})
+}
+
+// Preempt takes the running job victim off its resources for j, trying
+// methods in order (letters of S, C, R).
+func (p *Plan) Preempt(victim *Job, methods string, j *Job) {
+	p.decisions = append(p.decisions, Decision{Kind: DecidePreempt, Job: victim, Text: methods, For: j})
+}
+
+// Resume resumes j, suspended by preemption, on the chunks it had.
+func (p *Plan) Resume(j *Job) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideResume, Job: j, Where: j.Where})
 }
 
 // Decisions returns the decisions in order.
