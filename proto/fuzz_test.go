@@ -47,6 +47,8 @@ var bodyTypes = []func() any{
 	func() any { return new(SubscribeRequest) },
 	func() any { return new(SubscribeReply) },
 	func() any { return new(EventFrame) },
+	func() any { return new(PreemptJobsRequest) },
+	func() any { return new(PreemptJobsReply) },
 }
 
 // bodySamples are realistic bodies, one per entry of bodyTypes, for seeds.
@@ -106,6 +108,8 @@ func bodySamples() []any {
 		&SubscribeRequest{JobIDs: []string{"7.srv", "8[].srv"}, Owner: "alice", Queue: "workq", Resume: true, After: 41, Buffer: 100},
 		&SubscribeReply{Last: 42, Heartbeat: 30},
 		&EventFrame{Events: []JobEvent{{Seq: 42, Time: 1700000000123, JobID: "7.srv", Owner: "alice", Queue: "workq", State: "F", Substate: "92", ExitStatus: new(int), Comment: "done"}, {Seq: 43, JobID: "8[1].srv", State: "R"}}},
+		&PreemptJobsRequest{Jobs: []PreemptSpec{{JobID: "7.srv", Methods: "SCR", For: "9.srv"}, {JobID: "8.srv", Methods: "R"}}},
+		&PreemptJobsReply{Results: []PreemptResult{{JobID: "7.srv", Method: PreemptSuspend}, {JobID: "8.srv", Code: PBSE_NORERUN, Text: "job is not rerunnable"}}},
 	}
 }
 

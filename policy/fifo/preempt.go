@@ -34,11 +34,6 @@ type Preemption struct {
 	Order     schedpriv.PreemptOrder
 }
 
-// Comments of preemption.
-const (
-	cPreemptWait = "Waiting for preempted jobs to leave their nodes"
-)
-
 // rank is a job's preemption rank: its level (an index in preempt_prio,
 // lower is higher; len for below every level) and, at an express level,
 // its queue's priority.
@@ -244,7 +239,7 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 	}
 	if _, ok := fits(); ok && len(released) > 0 {
 		undo()
-		plan.Comment(j, notRunning+cPreemptWait)
+		plan.Comment(j, core.CommentPreemptWait)
 		return true
 	}
 	undo()

@@ -121,7 +121,7 @@ func TestPreemptionWaitsForLeaving(t *testing.T) {
 	w.jobs[0].Attrs = append(w.jobs[0].Attrs, a("substate", "60"))
 	w.job(3, "Q", "express", "x", "1:ncpus=2")
 	got := outcome(w.run(preemptOn("", "")))
-	if want := []string{"comment 3 " + cPreemptWait}; !reflect.DeepEqual(got, want) {
+	if want := []string{"comment 3 " + strings.TrimPrefix(core.CommentPreemptWait, notRunning)}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("decisions\n got %q\nwant %q", got, want)
 	}
 }

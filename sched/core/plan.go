@@ -65,6 +65,10 @@ const (
 	DecideResume
 )
 
+// CommentPreemptWait is the comment of a job that waits for the jobs
+// preempted for it (requeued, checkpointed) to leave their nodes.
+const CommentPreemptWait = "Not Running: Waiting for preempted jobs to leave their nodes"
+
 // Decision is one thing a policy wants done.
 type Decision struct {
 	Kind  DecisionKind
