@@ -97,7 +97,14 @@ func (m *Mom) checkpointJob(req *proto.MomSignal) error {
 		return proto.Errorf(proto.PBSE_BADSTATE, "%s has ended", req.JobID)
 	}
 	if v.session.Pgid == 0 {
-		return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started its script yet", req.JobID)
+		var s shepherd.Session
+		if err := waitSession(j.dir, &s, sessionWait); err != nil {
+			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started its script yet", req.JobID)
+		}
+		m.mu.Lock()
+		j.session = s
+		m.mu.Unlock()
+		v.session = s
 	}
 	usr, err := m.jobOwner(&j.spec)
 	if err != nil {
