@@ -190,3 +190,34 @@ func TestPreemptByCheckpoint(t *testing.T) {
 	c.MustRun("qdel", victim)
 }
 
+
+// Time suspended is not walltime, as in OpenPBS: a job suspended past its
+// walltime limit is not killed for it, ends on its own once resumed, and
+// its resources_used.walltime leaves the suspension out.
+func TestSuspendedTimeIsNotWalltime(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.AddMom("n1", testcluster.MomOptions{})
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+	// The job ends by itself after three seconds of running.
+	id := c.Submit("#!/bin/sh\necho $$ > "+filepath.Join(dir, "short.pid")+"\ni=0\nwhile [ $i -lt 15 ]; do sleep 0.2; i=$((i+1)); done\n", "-l", "walltime=00:00:04")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 20*time.Second)
+	pid := waitPid(t, dir, "short")
+	c.MustRun("qsig", "-s", "suspend", id)
+	waitFor(t, "the job's process to be stopped", 10*time.Second, func() bool { return procState(pid) == "T" })
+	// Suspended well past the 4 s limit: the shepherd must not kill it.
+	suspendedAt := time.Now()
+	waitFor(t, "six seconds of suspension", 20*time.Second, func() bool {
+		return time.Since(suspendedAt) > 6*time.Second && attr(t, c, id, "job_state") == "S"
+	})
+	c.MustRun("qsig", "-s", "resume", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if st, cm := attr(t, c, id, "Exit_status"), attr(t, c, id, "comment"); st != "0" {
+		t.Fatalf("Exit_status %s (comment %q): killed for time it spent suspended", st, cm)
+	}
+	if w := attr(t, c, id, "resources_used.walltime"); w >= "00:00:06" {
+		t.Errorf("resources_used.walltime %s counts the suspension", w)
+	}
+}

@@ -99,6 +99,16 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		j.suspended = false
 	}
 	m.mu.Unlock()
+	if special == signals.Suspend || special == signals.Resume {
+		// Suspended time is not walltime (the shepherd reads it there).
+		s, err := shepherd.NoteSuspension(j.dir, special == signals.Suspend, time.Now().Unix())
+		if err != nil {
+			m.log.Warn("cannot note the job's suspension: its walltime counts it", "job", req.JobID, "error", err)
+		}
+		m.mu.Lock()
+		j.susp = s
+		m.mu.Unlock()
+	}
 	if !frozen {
 		// Its tasks here are in sessions of their own (a frozen cgroup
 		// holds them already).
