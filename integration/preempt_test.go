@@ -190,7 +190,6 @@ func TestPreemptByCheckpoint(t *testing.T) {
 	c.MustRun("qdel", victim)
 }
 
-
 // Time suspended is not walltime, as in OpenPBS: a job suspended past its
 // walltime limit is not killed for it, ends on its own once resumed, and
 // its resources_used.walltime leaves the suspension out.

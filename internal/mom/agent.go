@@ -146,7 +146,7 @@ type momJob struct {
 	// susp is how long the job has been suspended (FileSuspended): it
 	// does not count as walltime.
 	susp shepherd.Suspension
-	used      proto.Usage // peaks from polling
+	used proto.Usage // peaks from polling
 
 	// sister is set, before the job is shared, for a sister's part of a
 	// job of another node's mom (sisters.go): no shepherd, only tasks.
