@@ -96,15 +96,8 @@ func (m *Mom) checkpointJob(req *proto.MomSignal) error {
 	if v.result != nil {
 		return proto.Errorf(proto.PBSE_BADSTATE, "%s has ended", req.JobID)
 	}
-	if v.session.Pgid == 0 {
-		var s shepherd.Session
-		if err := waitSession(j.dir, &s, sessionWait); err != nil {
-			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started its script yet", req.JobID)
-		}
-		m.mu.Lock()
-		j.session = s
-		m.mu.Unlock()
-		v.session = s
+	if err := m.learnSession(j, &v); err != nil {
+		return err
 	}
 	usr, err := m.jobOwner(&j.spec)
 	if err != nil {
