@@ -22,6 +22,7 @@ package sim
 //     suspended included, and Stats counts the jobs preempted.
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 	"time"
@@ -121,7 +122,7 @@ func (p *preemption) requeue(rs *replayState, l *live, t int64) {
 	l.start = -1
 	q := *rs.queued
 	i := sort.Search(len(q), func(k int) bool {
-		return q[k].Qtime.After(j.Qtime) || q[k].Qtime.Equal(j.Qtime) && q[k].Seq > j.Seq
+		return cmp.Or(q[k].Qtime.Compare(j.Qtime), cmp.Compare(q[k].Seq, j.Seq)) > 0
 	})
 	*rs.queued = slices.Insert(q, i, j)
 	*rs.queuedCPUs = slices.Insert(*rs.queuedCPUs, i, j.Totals["ncpus"])
