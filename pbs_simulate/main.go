@@ -52,6 +52,19 @@
 // processors as chunks of one cpu, on any nodes (an elastic one for
 // MIN-MAX:ncpus=1), so a rigid job takes the processors it would on one
 // node of them all.
+//
+// # Preemption
+//
+// With preemptive_sched on in sched_config the replay preempts as
+// pbs_sched does (see internal/sim): a job of a higher rank suspends or
+// requeues running jobs of a lower one (the simulated moms have no
+// checkpoint action, so C never applies; every trace job is
+// rerunnable), and suspended jobs resume when their processors are free.
+// --express FRACTION puts that fraction of the trace's jobs, drawn with
+// --seed, in queue express, whose priority is sched_config's
+// preempt_queue_prio: --compare a sched_priv with preemptive_sched off
+// and one with it on to see the express queue's wait (the queues table)
+// with and without preemption, and what it costs the others.
 package main
 
 import (
@@ -94,7 +107,7 @@ func main() {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--elastic FRACTION [--seed N]] [--reservations FILE] [--compare DIR_A DIR_B] TRACE")
+	fmt.Fprintln(w, "usage: pbs_simulate [--sched-priv DIR] [--procs N | --nodes FILE | --from-server] [--json] [--csv FILE] [--svg DIR] [--format swf|accounting] [--elastic FRACTION] [--express FRACTION] [--seed N] [--reservations FILE] [--compare DIR_A DIR_B] TRACE")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 }
@@ -112,8 +125,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	compare := fs.Bool("compare", false, "replay with two sched_priv directories, given before TRACE, side by side")
 	svg := fs.String("svg", "", "write plots (SVG, and an index.html to open in a browser) to DIR")
 	elasticFrac := fs.Float64("elastic", 0, "make this fraction (0 to 1) of the jobs elastic: minimum half their processors, maximum twice, capped by the machine (an SWF trace may give a job's own range in fields 19-20). Speed-up model: work conserved, the remaining run time rescaled at each resize so that run time x processors stays the job's. Lays the machine out in nodes: the header's MaxNodes, or --procs N as N nodes of one processor")
-	seed := fs.Uint64("seed", 1, "with --elastic: the seed of the draw of the jobs made elastic")
+	seed := fs.Uint64("seed", 1, "with --elastic or --express: the seed of the draws of the jobs made elastic or express")
 	resvFile := fs.String("reservations", "", "reservations of whole nodes (a site's maintenance), confirmed from the start: lines of \"name start duration nodes [rule]\", start in seconds from the trace's start, duration [[hh:]mm:]ss, nodes \"all\" or names separated by commas, rule a pbs_rsub -r recurrence (UTC, COUNT or UNTIL); EASY starts nothing that would run into a window")
+	express := fs.Float64("express", 0, "put this fraction (0 to 1) of the jobs, drawn with --seed, in queue express, whose priority is sched_config's preempt_queue_prio: an express queue, which preempts other jobs when preemptive_sched is on")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -138,8 +152,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	elastic := false
 	fs.Visit(func(f *flag.Flag) { elastic = elastic || f.Name == "elastic" })
-	if !(*elasticFrac >= 0 && *elasticFrac <= 1) {
-		fmt.Fprintln(stderr, "pbs_simulate: --elastic takes a fraction from 0 to 1")
+	if !(*elasticFrac >= 0 && *elasticFrac <= 1) || !(*express >= 0 && *express <= 1) {
+		fmt.Fprintln(stderr, "pbs_simulate: --elastic and --express take a fraction from 0 to 1")
 		return 2
 	}
 	path := rest[len(rest)-1]
@@ -171,7 +185,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var results []result
 	for i, dir := range dirs {
-		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr, elastic: *elasticFrac, seed: *seed, resvFile: *resvFile}
+		rp := replayer{path: path, format: *format, nodes: nodes, size: size, stderr: stderr, elastic: *elasticFrac, seed: *seed, resvFile: *resvFile, express: *express}
 		if i == 0 {
 			rp.opened, rp.csv = first, *csvFile
 		}
@@ -380,6 +394,10 @@ type jobSource struct {
 	elastic float64
 	draw    *rand.Rand
 	size    int
+	// express is the fraction of the jobs put in queue express, drawn by
+	// expressDraw (a stream of its own: one draw per job).
+	express     float64
+	expressDraw *rand.Rand
 }
 
 func newJobSource(s *trace.Stream, path string, nodes []*core.Node) *jobSource {
@@ -414,6 +432,9 @@ func (js *jobSource) Next() (sim.Job, error) {
 	if js.draw != nil && js.draw.Float64() < js.elastic && out.MinProcs == 0 && j.NodeSpec == "" {
 		out.MinProcs, out.MaxProcs = (j.Procs+1)/2, max(min(2*j.Procs, js.size), 1)
 	}
+	if js.expressDraw != nil && js.expressDraw.Float64() < js.express {
+		out.Queue = expressQueue
+	}
 	if j.NodeSpec != "" {
 		if sel, err := resc.ParseNodes(torqueSpec(j.NodeSpec, js.props)); err == nil {
 			out.Select = sel.String()
@@ -442,6 +463,9 @@ func torqueSpec(s string, props map[string]bool) string {
 	return strings.Join(parts, "+")
 }
 
+// expressQueue is the queue --express puts jobs in.
+const expressQueue = "express"
+
 // replayer runs one replay of the trace at path.
 type replayer struct {
 	path, format string
@@ -453,6 +477,7 @@ type replayer struct {
 	elastic      float64       // --elastic
 	seed         uint64        // --seed
 	resvFile     string        // --reservations
+	express      float64       // --express
 }
 
 // run replays the trace with the sched_priv of dir ("" for the shipped
@@ -520,7 +545,8 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 	if err := pol.Configure(files, core.NopLogger{}); err != nil {
 		return result{}, err
 	}
-	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin, ByProcessor: len(rp.nodes) > 1}
+	cfg := sim.Config{Nodes: rp.nodes, Policy: pol, Origin: origin, ByProcessor: len(rp.nodes) > 1,
+		Preempting: files.Config.Prime.PreemptiveSched || files.Config.NonPrime.PreemptiveSched}
 	if rp.resvFile != "" {
 		f, err := os.Open(rp.resvFile)
 		if err != nil {
@@ -545,6 +571,10 @@ func (rp *replayer) once(dir string, whole bool) (result, error) {
 	js := newJobSource(src, rp.path, rp.nodes)
 	if rp.elastic > 0 {
 		js.makeElastic(rp.elastic, rp.seed, rp.size)
+	}
+	if rp.express > 0 {
+		js.express, js.expressDraw = rp.express, rand.New(rand.NewPCG(rp.seed, 1))
+		cfg.Priorities = map[string]int64{expressQueue: int64(files.Config.PreemptQueuePrio)}
 	}
 	err = sim.Run(cfg, js, sink)
 	if cfg.Progress != nil {
@@ -577,6 +607,7 @@ func report(w io.Writer, rs []result) {
 	row("max wait (s)", func(r result) string { return fmt.Sprintf("%.0f", r.metrics.MaxWait) })
 	row("avg bounded slowdown", func(r result) string { return fmt.Sprintf("%.2f", r.metrics.AvgBSLD) })
 	row("utilization", func(r result) string { return fmt.Sprintf("%.3f", r.metrics.Utilization) })
+	row("jobs preempted", func(r result) string { return strconv.Itoa(r.metrics.Preempted) })
 	row("makespan (s)", func(r result) string { return strconv.FormatInt(r.metrics.Makespan, 10) })
 	row("Jain fairness (users)", func(r result) string { return fmt.Sprintf("%.3f", r.metrics.Fairness) })
 	row("replay time", func(r result) string { return r.took.Round(time.Millisecond).String() })

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -349,5 +350,49 @@ func TestElasticTrace(t *testing.T) {
 		if !strings.Contains(out.String(), "on 4 processors in 4 nodes") {
 			t.Errorf("%s: output:\n%s", tc.dir, out.String())
 		}
+	}
+}
+
+// --express puts a fraction of the jobs in queue express (the same ones
+// for one seed), an express queue by the replay's preempt_queue_prio: on
+// a full machine its jobs wait less with preemption, which suspends
+// others (the report counts them), than without.
+func TestExpressOption(t *testing.T) {
+	var swf strings.Builder
+	swf.WriteString("; MaxProcs: 4\n")
+	for i := 1; i <= 100; i++ {
+		fmt.Fprintf(&swf, "%d %d -1 500 4 -1 -1 4 600 -1 1 1 1 -1 1 -1 -1 -1\n", i, i*10)
+	}
+	path := writeTrace(t, swf.String())
+	var out, errb bytes.Buffer
+	if code := run([]string{"--express", "0.2", "--seed", "7", "--compare", "../examples/sim/express", "../examples/sim/preempt", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var preempted []string
+	for _, line := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[0] == "jobs" && f[1] == "preempted" {
+			preempted = f[2:]
+		}
+	}
+	if len(preempted) != 2 || preempted[0] != "0" || preempted[1] == "0" {
+		t.Fatalf("jobs preempted %q, want none without preemption and some with it:\n%s", preempted, out.String())
+	}
+	waits := map[string]string{}
+	for _, dir := range []string{"express", "preempt"} {
+		_, after, _ := strings.Cut(out.String(), "../examples/sim/"+dir+": queues")
+		for _, line := range strings.Split(after, "\n") {
+			if f := strings.Fields(line); len(f) == 4 && f[0] == "express" {
+				waits[dir] = f[2]
+				break
+			}
+		}
+	}
+	with, _ := strconv.Atoi(waits["preempt"])
+	without, _ := strconv.Atoi(waits["express"])
+	if waits["preempt"] == "" || with >= without {
+		t.Errorf("express queue's average wait %v, want less with preemption (express jobs still wait for each other: equal rank):\n%s", waits, out.String())
+	}
+	if code := run([]string{"--express", "2", path}, &out, &errb); code != 2 {
+		t.Errorf("--express 2: exit %d, want 2", code)
 	}
 }

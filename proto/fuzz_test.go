@@ -52,6 +52,8 @@ var bodyTypes = []func() any{
 	func() any { return new(ResvRequest) },
 	func() any { return new(ResvAlterRequest) },
 	func() any { return new(ResvConfirm) },
+	func() any { return new(PreemptJobsRequest) },
+	func() any { return new(PreemptJobsReply) },
 }
 
 // bodySamples are realistic bodies, one per entry of bodyTypes, for seeds.
@@ -116,6 +118,8 @@ func bodySamples() []any {
 		&ResvRequest{ID: "R12.srv"},
 		&ResvAlterRequest{ID: "S13.srv", Attrs: []Attr{{Name: AttrResvEnd, Value: "1700003600"}, {Name: AttrAuthUsers, Value: "alice,bob"}}},
 		&ResvConfirm{ID: "S13.srv", Nodes: []string{"(n1:ncpus=2)+(n2:ncpus=2)", "(n3:ncpus=4)"}, Reason: "node n2 is down"},
+		&PreemptJobsRequest{Jobs: []PreemptSpec{{JobID: "7.srv", Methods: "SCR", For: "9.srv"}, {JobID: "8.srv", Methods: "R"}}},
+		&PreemptJobsReply{Results: []PreemptResult{{JobID: "7.srv", Method: PreemptSuspend}, {JobID: "8.srv", Code: PBSE_NORERUN, Text: "job is not rerunnable"}}},
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"gopbs/internal/logging"
 	"gopbs/internal/logging/logclass"
 	"gopbs/internal/metrics"
+	"gopbs/internal/signals"
 	"gopbs/proto"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
@@ -635,6 +636,39 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 		}
 		runs, runJobs, runBackfill = runs[:0], runJobs[:0], runBackfill[:0]
 	}
+	// Preemptions go in one request before the start they make room for;
+	// a start whose preemption failed is not asked for, nor one whose
+	// victims leave their nodes only later (requeued, checkpointed): it
+	// starts in a later cycle.
+	var preempts []proto.PreemptSpec
+	failedFor := map[string]string{}
+	pendingFor := map[string]bool{}
+	flushPreempts := func() {
+		if len(preempts) == 0 {
+			return
+		}
+		res, err := c.PreemptJobs(preempts)
+		if err != nil {
+			log.Error("preempt request failed", "jobs", len(preempts), "error", err)
+			for _, p := range preempts {
+				failedFor[p.For] = err.Error()
+			}
+		}
+		for i, r := range res {
+			p := preempts[i]
+			switch r.Method {
+			case 0:
+				failedFor[p.For] = r.Text
+				log.Info("job not preempted", "job", p.JobID, "for", p.For, "methods", p.Methods, "reason", r.Text)
+			case proto.PreemptSuspend:
+				log.Info("job preempted by suspension", "job", p.JobID, "for", p.For)
+			default:
+				pendingFor[p.For] = true
+				log.Info("job preempted", "job", p.JobID, "for", p.For, "method", string(rune(r.Method)))
+			}
+		}
+		preempts = preempts[:0]
+	}
 	flushAlters := func() {
 		if len(alters) == 0 {
 			return
@@ -666,7 +700,28 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			} else {
 				log.Info("reservation verdict", "resv", d.Resv.ID, "confirmed", len(req.Nodes) > 0, "reason", d.Text)
 			}
+		case core.DecidePreempt:
+			flushRuns()
+			preempts = append(preempts, proto.PreemptSpec{JobID: d.Job.ID, Methods: d.Text, For: d.For.ID})
+		case core.DecideResume:
+			flushRuns()
+			flushPreempts()
+			if err := c.SignalJob(d.Job.ID, signals.Resume); err != nil {
+				log.Info("suspended job not resumed", "job", d.Job.ID, "error", err)
+			} else {
+				log.Info("job resumed after preemption", "job", d.Job.ID)
+			}
 		case core.DecideRun:
+			flushPreempts()
+			if why, failed := failedFor[d.Job.ID]; failed || pendingFor[d.Job.ID] {
+				text := core.CommentPreemptWait
+				if failed {
+					text = "Not Running: Preemption failed: " + why
+				}
+				st.notStarted = append(st.notStarted, d.Job.ID)
+				alters = append(alters, comment(shared(d.Job), text))
+				continue
+			}
 			where := make([]string, len(d.Where))
 			for i, c := range d.Where {
 				where[i] = c.Node
@@ -761,6 +816,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			}})
 		}
 	}
+	flushPreempts()
 	flushRuns()
 	flushAlters()
 	return st

@@ -224,6 +224,16 @@ func NewCoreJob(st proto.Status) *core.Job {
 	if ref, ok := model.ParseJobRef(j.ID); ok {
 		j.Seq = ref.Seq
 	}
+	// Preemption: suspended by the scheduler (it holds nothing), on its
+	// way off its nodes, and what a preemption may do to it.
+	switch plain[proto.AttrSubstate] {
+	case strconv.Itoa(model.SubSchedSusp):
+		j.Released = state == core.JobSuspended
+	case strconv.Itoa(model.SubRerun):
+		j.Ending = true
+	}
+	j.Rerunable = plain[proto.AttrRerunable] == "True" && plain[proto.AttrInteractive] != "True"
+	j.NoCheckpoint = strings.HasPrefix(plain[proto.AttrCheckpoint], "n")
 	pairs := make([]resc.Pair, 0, len(rl))
 	for name, v := range rl {
 		pairs = append(pairs, resc.Pair{Name: name, Value: v})
@@ -299,6 +309,7 @@ var BaseJobAttrs = []string{
 	proto.AttrStime, proto.AttrExecVnode, proto.AttrHoldTypes, proto.AttrHoldUntil,
 	proto.AttrResourcesUsed, proto.AttrStagein, proto.AttrStageinNode, proto.AttrSubstate,
 	proto.AttrArray, proto.AttrArrayRemaining, proto.AttrMaxRunSubjobs, proto.AttrArrayID,
+	proto.AttrRerunable, proto.AttrCheckpoint, proto.AttrInteractive,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.

@@ -130,6 +130,16 @@ type Config struct {
 	FilterTimeout       time.Duration
 	DefaultHoldDuration time.Duration
 
+	// Preemption (preempt.go), on where Settings.PreemptiveSched is:
+	// preempt_queue_prio (a queue of at least this priority is an
+	// express queue), preempt_prio (the levels, highest first),
+	// preempt_order (how jobs are preempted, by walltime left) and
+	// preempt_sort (which of one rank goes first).
+	PreemptQueuePrio int
+	PreemptPrio      PreemptPrio
+	PreemptOrder     PreemptOrder
+	PreemptSort      string
+
 	// Warnings are findings that did not stop the file from being used:
 	// OpenPBS options accepted but not implemented, keys without multi_sort
 	// and the like. Callers log them.
@@ -203,6 +213,10 @@ func NewConfig() *Config {
 		FairshareDecayFactor: 0.5,
 		FilterTimeout:        DefaultFilterTimeout,
 		DefaultHoldDuration:  DefaultHoldDuration,
+		PreemptQueuePrio:     DefaultPreemptQueuePrio,
+		PreemptPrio:          slices.Clone(DefaultPreemptPrio),
+		PreemptOrder:         slices.Clone(DefaultPreemptOrder),
+		PreemptSort:          PreemptSortMinTimeSinceStart,
 	}
 }
 

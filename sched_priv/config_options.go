@@ -385,14 +385,56 @@ func configOptions() []option {
 			},
 			showC: func(c *Config) []string { return []string{formatDuration(c.DefaultHoldDuration)} },
 		},
+
+		// Preemption (preempt.go): no suffix, as in PBS Pro.
+		{name: "preempt_queue_prio",
+			setC: func(c *Config, v string) error {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					return fmt.Errorf("%q is not a queue priority (a whole number)", v)
+				}
+				c.PreemptQueuePrio = n
+				return nil
+			},
+			showC: func(c *Config) []string { return []string{strconv.Itoa(c.PreemptQueuePrio)} },
+		},
+		{name: "preempt_prio", spaced: true,
+			setC: func(c *Config, v string) error {
+				p, err := ParsePreemptPrio(v)
+				if err == nil {
+					c.PreemptPrio = p
+				}
+				return err
+			},
+			showC: func(c *Config) []string { return []string{quote(c.PreemptPrio.String())} },
+		},
+		{name: "preempt_order", spaced: true,
+			setC: func(c *Config, v string) error {
+				o, err := ParsePreemptOrder(v)
+				if err == nil {
+					c.PreemptOrder = o
+				}
+				return err
+			},
+			showC: func(c *Config) []string { return []string{quote(c.PreemptOrder.String())} },
+		},
+		{name: "preempt_sort",
+			setC: func(c *Config, v string) error {
+				if v != PreemptSortMinTimeSinceStart {
+					return fmt.Errorf("%q: the one order is %s (among jobs of one rank, the last started first)", v, PreemptSortMinTimeSinceStart)
+				}
+				c.PreemptSort = v
+				return nil
+			},
+			showC: func(c *Config) []string { return []string{c.PreemptSort} },
+		},
 	}
 	// OpenPBS options a site may carry over that this scheduler does not
-	// implement (preemption detail, peer scheduling, provisioning, dynamic
+	// implement (the old preemption switches, peer scheduling, provisioning, dynamic
 	// resources, NAS and deprecated SGI options): read and reported.
 	opts = append(opts, ignored(
 		"mom_resources", "server_dyn_res", "peer_queue", "peer_translation",
-		"preempt_queue_prio", "preempt_suspend", "preempt_checkpoint", "preempt_requeue",
-		"preempt_prio", "preempt_order", "preempt_sort", "preempt_attempts",
+		"preempt_suspend", "preempt_checkpoint", "preempt_requeue", "preempt_attempts",
 		"preempt_starving", "preempt_fairshare", "dont_preempt_starving", "susp_threshold",
 		"sort_nodes", "node_group_key", "resource_unset_infinite", "provision_policy",
 		"max_job_check", "update_comments", "resv_confirm_ignore", "allow_aoe_calendar",

@@ -68,12 +68,16 @@
 // smp_cluster_dist (prime-dependent); primetime_prefix,
 // nonprimetime_prefix, prime_exempt_anytime_queues, resources,
 // fairshare_usage_res, fairshare_entity, fairshare_decay_time,
-// fairshare_decay_factor, fairshare_enforce_no_shares.
+// fairshare_decay_factor, fairshare_enforce_no_shares. Preemption, on
+// where preemptive_sched is: preempt_queue_prio (150), preempt_prio
+// ("express_queue, normal_jobs"), preempt_order ("SCR") and preempt_sort
+// (min_time_since_start), no suffix, read as PBS Pro read them
+// (preempt.go).
 // Activation filters (DESIGN §7): activation_filter (one absolute path
 // per line, in chain order), filter_timeout (how long each may run,
 // 15 s) and default_hold_duration (how long exit code 3 holds a job
 // without a hold_until, 60..604800 s, 900 s); no suffix. Other
-// OpenPBS options (preemption detail, peer scheduling, provisioning,
+// OpenPBS options (the old preemption switches, peer scheduling, provisioning,
 // dynamic resources; see IgnoredOptions) are accepted with a warning and
 // ignored. A missing option takes the admin guide's default, the value it
 // shows in braces (by_queue true, sort_by shortest_job_first, log_filter

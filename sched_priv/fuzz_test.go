@@ -41,6 +41,7 @@ func FuzzSchedConfig(f *testing.F) {
 		"job_sort_formula: -ncpus**2//mem\njob_sort_formula: \"fairshare_fator\"",
 		"dedicated_prefix: \"\"\nfair_share: true\nfairshare_decay_time: 6:00:00",
 		"key: sortest_job_first\nsort_by: multi_sort",
+		"preempt_prio: \"express_queue+starving_jobs, normal_jobs\"\npreempt_order: \"SC 50 R\"\npreempt_queue_prio: -5\npreemptive_sched: true prime",
 	} {
 		f.Add(s)
 	}

@@ -3,7 +3,8 @@
 //
 //	MM/DD/YYYY HH:MM:SS;<type>;<job id>;key=value key=value ...
 //
-// Record types: Q queued, S started, E ended, D deleted, A aborted, R rerun.
+// Record types: Q queued, S started, E ended, D deleted, A aborted, R rerun,
+// u updated, z suspended, r resumed, C checkpointed.
 package accounting
 
 import (
@@ -24,6 +25,12 @@ const (
 	Aborted = 'A'
 	Rerun   = 'R'
 	Update  = 'u' // a running job's allocation changed (OpenPBS's pbs_release_nodes record)
+	// Preemption's records, as OpenPBS writes them: a job suspended (its
+	// usage so far and the resources it gave back), resumed, and
+	// checkpointed (then requeued).
+	Suspended    = 'z'
+	Resumed      = 'r'
+	Checkpointed = 'C'
 )
 
 // Writer appends records to the day's file. Records are written with one

@@ -314,6 +314,17 @@ func (j *Job) Finished() bool { return j.State == StateFinished }
 // Active reports whether the job holds or is about to hold resources.
 func (j *Job) Active() bool { return j.State == StateRunning || j.State == StateExiting }
 
+// Holding reports whether the job holds the resources of its exec_vnode:
+// it is active and placed, and if suspended, suspended by an operator
+// (qsig -s suspend). A job the scheduler suspended to preempt it holds
+// nothing (OpenPBS gives its resources to the job that preempted it; the
+// scheduler takes them back when it resumes the job), nor does a
+// suspended job on its way to be requeued (qrerun): it is frozen, then
+// killed.
+func (j *Job) Holding() bool {
+	return j.Active() && j.ExecVnode != "" && (!j.Suspended || j.Substate == SubSuspended)
+}
+
 // EvalState recomputes the state of a job that is neither running nor
 // finished from its holds and Execution_Time (reference §4.1): held if
 // any hold is set or hold_until is in the future, waiting if

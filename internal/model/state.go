@@ -44,6 +44,7 @@ const (
 	SubPrerun     = 41
 	SubRunning    = 42
 	SubSuspended  = 43
+	SubSchedSusp  = 45 // suspended by the scheduler to preempt it: holds nothing until the scheduler resumes it
 	SubExiting    = 50
 	SubStageOut   = 51  // its mom copies the stage-out files after the script
 	SubRerun      = 60  // qrerun: its mom is killing it, then it is requeued

@@ -124,6 +124,14 @@ func (j *Job) Suspend() { j.Suspended, j.Substate = true, SubSuspended }
 // Resume: see Suspend.
 func (j *Job) Resume() { j.Suspended, j.Substate = false, SubRunning }
 
+// Preempted marks a running job suspended by the scheduler to preempt
+// it, saying why: it holds nothing until the scheduler resumes it
+// (Resume).
+func (j *Job) Preempted(comment string) {
+	j.Suspended, j.Substate = true, SubSchedSusp
+	j.Comment = comment
+}
+
 // MarkRerun marks a running job to be requeued when its mom reports its
 // end (qrerun), saying why.
 func (j *Job) MarkRerun(comment string) {

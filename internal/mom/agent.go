@@ -143,7 +143,10 @@ type momJob struct {
 	cg        *cgroup.Job
 	gpus      []int // the GPUs the job has here, set before it is shared
 	suspended bool
-	used      proto.Usage // peaks from polling
+	// susp is how long the job has been suspended (FileSuspended): it
+	// does not count as walltime.
+	susp shepherd.Suspension
+	used proto.Usage // peaks from polling
 
 	// sister is set, before the job is shared, for a sister's part of a
 	// job of another node's mom (sisters.go): no shepherd, only tasks.
@@ -322,6 +325,8 @@ func (m *Mom) recover() error {
 		j.cg = jf.Cgroup
 		// A job suspended before this mom started is still frozen.
 		j.suspended = j.cg != nil && j.cg.Frozen()
+		j.susp = shepherd.ReadSuspension(j.dir)
+		j.suspended = j.suspended || j.susp.Since > 0
 		j.gpus = jf.GPUs
 		j.sister = jf.Sister
 		if jf.OwnerAccount != nil {

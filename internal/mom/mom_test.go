@@ -77,6 +77,7 @@ func FuzzParseMomConfig(f *testing.F) {
 	f.Add("$rcpcmd /usr/bin/scp\n$stage_timeout 30\n")
 	f.Add("$usecp h:/a /b\n$tmpdir /t\n$wallmult 2\n$cputmult 0.5\n$pbsserver h\n")
 	f.Add("$prologalarm 5\n")
+	f.Add("$action checkpoint_abort 60 !/c %jobid %sid\n$action restart 5 /r\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		c, err := ParseMomConfig(strings.NewReader(s))
 		if err == nil && c.MaxLoad >= 0 && c.IdealLoad > c.MaxLoad {

@@ -50,6 +50,10 @@ type MomConfig struct {
 	// GPUs is $gpus: the GPUs this mom hands out, overriding discovery
 	// (see gpus.go).
 	GPUs GPUSetting
+	// Checkpoint is $action checkpoint_abort: the site's program that
+	// checkpoints a job here so that a preemption may requeue it (see
+	// checkpoint.go); no Path when there is none.
+	Checkpoint CheckpointAction
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }
@@ -63,7 +67,7 @@ var knownIgnored = map[string]string{
 	"$logevent":        "the log level is pbs_mom's -log-level flag",
 	"$timeout":         "connections have fixed bounds here; $stage_timeout bounds staging copies",
 	"$alps_client":     "Cray ALPS is not supported",
-	"$checkpoint_path": "jobs are not checkpointed",
+	"$checkpoint_path": "checkpoint files are where the $action checkpoint_abort program puts them",
 }
 
 // floatDirectives are the directives whose value is one number.
@@ -162,6 +166,16 @@ func ParseMomConfig(r io.Reader) (*MomConfig, error) {
 				return nil, fmt.Errorf("line %d: %w", line, err)
 			}
 			c.GPUs = g
+		case name == "$action":
+			a, ok, err := parseAction(value)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			if !ok {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: $action %s is ignored: only checkpoint_abort is run (a preemption's checkpoint)", line, strings.Fields(value)[0]))
+				continue
+			}
+			c.Checkpoint = a
 		case name == "$pbsserver":
 			c.PBSServer = append(c.PBSServer, value)
 		case name == "$node_check_script":

@@ -106,6 +106,13 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
 				rerr = m.signalJob(&sig)
 			}
+		case proto.MsgMomCheckpoint:
+			var sig proto.MomSignal
+			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
+				// The action may take longer than a request's deadline.
+				nc.SetDeadline(time.Now().Add(maxCheckpointTimeout + time.Minute))
+				rerr = m.checkpointJob(&sig)
+			}
 		case proto.MsgMomShutdown:
 			// Answered first; Run then stops the mom (qterm -m).
 			m.log.Info("the server asked the mom to stop (qterm -m); running jobs continue")

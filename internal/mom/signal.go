@@ -54,15 +54,8 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		}
 		return nil
 	}
-	if v.session.Pgid == 0 {
-		var s shepherd.Session
-		if err := waitSession(j.dir, &s, sessionWait); err != nil {
-			return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", req.JobID)
-		}
-		m.mu.Lock()
-		j.session = s
-		m.mu.Unlock()
-		v.session = s
+	if err := m.learnSession(j, &v); err != nil {
+		return err
 	}
 	frozen, err := m.freezeJob(j, special)
 	if err != nil {
@@ -92,6 +85,16 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		}
 	}
 	m.noteSuspended(j, special)
+	if special == signals.Suspend || special == signals.Resume {
+		// Suspended time is not walltime (the shepherd reads it there).
+		s, err := shepherd.NoteSuspension(j.dir, special == signals.Suspend, time.Now().Unix())
+		if err != nil {
+			m.log.Warn("cannot note the job's suspension: its walltime counts it", "job", req.JobID, "error", err)
+		}
+		m.mu.Lock()
+		j.susp = s
+		m.mu.Unlock()
+	}
 	if !frozen {
 		// Its tasks here are in sessions of their own (a frozen cgroup
 		// holds them already).
@@ -138,6 +141,23 @@ func (m *Mom) freezeJob(j *momJob, special string) (bool, error) {
 // already running its script (and may have said so) can be a few
 // milliseconds ahead of the file on a busy host.
 const sessionWait = 3 * time.Second
+
+// learnSession fills in v's session, and j's, when the mom does not know
+// it yet: the shepherd writes it just after it starts the job.
+func (m *Mom) learnSession(j *momJob, v *jobView) error {
+	if v.session.Pgid != 0 {
+		return nil
+	}
+	var s shepherd.Session
+	if err := waitSession(j.dir, &s, sessionWait); err != nil {
+		return proto.Errorf(proto.PBSE_BADSTATE, "%s has not started yet", j.spec.JobID)
+	}
+	m.mu.Lock()
+	j.session = s
+	m.mu.Unlock()
+	v.session = s
+	return nil
+}
 
 // waitSession reads the job's session file, waiting up to wait for the
 // shepherd to write it.

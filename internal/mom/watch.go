@@ -151,7 +151,8 @@ func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 		j.used.MemBytes = max(j.used.MemBytes, u.MemBytes)
 		j.used.VmemBytes = max(j.used.VmemBytes, u.VmemBytes)
 		if session.Start > 0 {
-			j.used.WallSecs = time.Now().Unix() - session.Start
+			now := time.Now().Unix()
+			j.used.WallSecs = max(now-session.Start-j.susp.At(now), 0)
 		}
 		m.mu.Unlock()
 	}

@@ -408,6 +408,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return s.alterJobs(who, req.Alters)
+	case proto.MsgPreemptJobs:
+		req, err := decode[proto.PreemptJobsRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.preemptJobs(who, req)
 	case proto.MsgMomStatus:
 		if who.role != proto.RoleMom {
 			return nil, proto.Errorf(proto.PBSE_PERM, "only a mom reports node status")

@@ -418,6 +418,13 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 		// which is the operators' call, not the owner's.
 		return proto.Errorf(proto.PBSE_PERM, "suspend and resume need operator or manager privilege")
 	}
+	if special == signals.Resume {
+		// A job the scheduler suspended to preempt it: only the
+		// scheduler resumes it, once its resources are free (preempt.go).
+		if handled, err := s.resumePreempted(who, id); handled {
+			return err
+		}
+	}
 	type target struct {
 		key   model.JobKey
 		node  string
@@ -529,14 +536,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 	for _, t := range targets {
 		s.starting.wait(t.key, momTimeout)
 		if err := s.callMom(t.node, proto.MsgMomSignalJob, t.req); err != nil {
-			// The job goes on running where it is: take the mark back.
-			s.commit.Do(func(b *store.Batch) error {
-				if j, ok := s.jobs[t.key]; ok && j.Substate == model.SubRerun {
-					s.updateJob(j, func() { j.UnmarkRerun(t.before) })
-					s.save(b, j)
-				}
-				return nil
-			})
+			s.unmarkRerun(t.key, t.before)
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -545,4 +545,18 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 		s.log.Info("rerun of running job sent to its mom", "job", t.req.JobID, "node", t.node, "by", who.user+"@"+who.host)
 	}
 	return firstErr
+}
+
+// unmarkRerun takes back a rerun mark whose kill the job's mom could not
+// be asked for: the job goes on running where it is, with its comment
+// before the mark.
+func (s *Server) unmarkRerun(key model.JobKey, before string) {
+	s.commit.Do(func(b *store.Batch) error {
+		if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
+			s.updateJob(j, func() { j.UnmarkRerun(before) })
+			s.save(b, j)
+		}
+		delete(s.checkpointing, key)
+		return nil
+	})
 }

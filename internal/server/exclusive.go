@@ -38,8 +38,8 @@ func sharing(j *model.Job) resc.Sharing {
 // hold counts running job j in (d = 1) or out (d = -1) of the nodes it
 // runs on and, placed exclusively, holds (mu held).
 func (s *Server) hold(j *model.Job, d int) {
-	if !j.Active() || j.ExecVnode == "" {
-		return
+	if !j.Holding() {
+		return // a job suspended to preempt it holds nothing
 	}
 	nodes := assignedNodes(j)
 	for _, node := range nodes {

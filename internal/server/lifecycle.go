@@ -189,12 +189,14 @@ func (s *Server) requeue(key model.JobKey, reason string) { s.requeueJob(key, re
 func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 	force, used := opts.force, opts.used
 	var j2 *model.Job
-	requeued := false
+	requeued, checkpointed := false, false
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, ok := s.jobs[key]
 		if !ok || !j.Active() {
 			return nil
 		}
+		checkpointed = s.checkpointing[key] // a preemption checkpointed it (preempt.go)
+		delete(s.checkpointing, key)
 		now := s.nowUnix()
 		if used != nil {
 			j.ResourcesUsed = usageResources(j, *used)
@@ -231,7 +233,10 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 	if j2 != nil {
 		s.log.Warn("job taken off its node", "job", j2.ID, "reason", reason, "requeued", requeued)
 		s.schedEvent(proto.SchedTerm)
-		if requeued {
+		switch {
+		case requeued && checkpointed:
+			s.account(accounting.Checkpointed, j2, nil)
+		case requeued:
 			s.account(accounting.Rerun, j2, nil)
 		}
 	}

@@ -111,6 +111,10 @@ type Server struct {
 	// resizing holds the jobs whose resize (or resync) is under way
 	// (resize.go).
 	resizing map[model.JobKey]bool
+	// checkpointing holds the jobs a preemption checkpointed, until their
+	// mom reports their end and they are requeued (preempt.go; not
+	// durable: after a restart their requeue is an R record, not a C).
+	checkpointing map[model.JobKey]bool
 	// dependants maps a job to the jobs that wait for it (an after form
 	// not yet met naming it). Derived from the jobs, never stored:
 	// rebuilt at load (depend.go).
@@ -538,6 +542,8 @@ func (c *counters) bump(j *model.Job, d int) {
 	qs[stateSlot(j.State)] += d
 	if j.Active() && j.ExecVnode != "" {
 		c.running += d
+	}
+	if j.Holding() {
 		for _, a := range j.Assigned() {
 			m := c.assigned[a.Node]
 			if m == nil {

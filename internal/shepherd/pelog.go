@@ -39,8 +39,9 @@ import (
 //     and error files, with ten arguments: job id, user, group, job name,
 //     session id, Resource_List, resources_used, queue, account ("null"
 //     when none) and the job's exit status. Its outcome is logged and
-//     changes nothing (OpenPBS gives exit 2 a meaning only for
-//     checkpointed jobs, and jobs are not checkpointed here). The job's
+//     changes nothing (OpenPBS gives exit 2 a meaning only for jobs
+//     checkpointed by the mom's periodic checkpoint, which this mom does
+//     not take: it checkpoints only to preempt). The job's
 //     end is recorded, and so reported, only after it.
 //   - Torque's qsub -T name makes them prologue.<name> and
 //     epilogue.<name>, each falling back to the plain one when it does
@@ -392,14 +393,19 @@ func usedArg(u proto.Usage, res map[string]string, set Settings) string {
 	return strings.Join(parts, ",")
 }
 
-// SiteProgram is a site's program that the mom runs itself, as its own
-// user and outside any job: the node health check ($node_check_script).
-// It is held to the prologue's rules (checkPelog: a regular file of the
-// mom's user, not writable by its group or others), run the same way
-// (argv, never a shell, no arguments, in a session of its own with
-// /dev/null as input) and killed with its session at Limit.
+// SiteProgram is a site's program that the mom runs itself, outside any
+// job: the node health check ($node_check_script), as the mom's user, and
+// the checkpoint action ($action checkpoint_abort), as the job's owner
+// (As). It is held to the prologue's rules (checkPelog: a regular file of
+// the mom's user, not writable by its group or others, and when run as
+// the owner readable and executable by others), run the same way (argv,
+// never a shell, in a session of its own with /dev/null as input) and
+// killed with its session at Limit.
 type SiteProgram struct {
 	Path   string
+	Args   []string        // after the program's name
+	As     *asuser.Account // nil: the mom's user
+	Env    []string        // nil: the mom's environment
 	Dir    string
 	Stdout *os.File
 	Stderr *os.File
@@ -427,7 +433,11 @@ func RunSiteProgram(p SiteProgram) ProgramRun {
 		defer null.Close()
 		in = int(null.Fd())
 	}
-	r := runPelog(pelogCmd{Path: p.Path, Env: os.Environ(), Dir: p.Dir, Files: [3]int{in, int(p.Stdout.Fd()), int(p.Stderr.Fd())},
-		Limit: p.Limit, LimitName: p.LimitName, KeepUmask: true})
+	env := p.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	r := runPelog(pelogCmd{Path: p.Path, Args: p.Args, Env: env, Dir: p.Dir, Files: [3]int{in, int(p.Stdout.Fd()), int(p.Stderr.Fd())},
+		Limit: p.Limit, LimitName: p.LimitName, KeepUmask: true, As: p.As})
 	return ProgramRun{Found: r.Ran, Code: r.Code, Why: r.Why}
 }

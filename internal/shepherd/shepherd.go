@@ -345,7 +345,7 @@ func (sh *shepherd) run() Result {
 	cpu := max(time.Duration(ru.Utime.Nano()+ru.Stime.Nano()), childrenCPU()-cpu0, time.Duration(cgUsed.CPUNanos))
 	res.Used.CPUSecs = int64(cpu / time.Second)
 	res.Used.MemBytes = ru.Maxrss * 1024
-	res.Used.WallSecs = int64(end.Sub(start) / time.Second)
+	res.Used.WallSecs = max(int64(end.Sub(start)/time.Second)-ReadSuspension(sh.dir).At(end.Unix()), 0)
 	// The cgroup's counts are peaks over every process of the job, the
 	// escaped ones too.
 	res.Used.MemBytes = max(res.Used.MemBytes, cgUsed.MemPeak)
@@ -746,7 +746,15 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 		case <-sigs:
 			terminate(deleteDelay(filepath.Join(sh.dir, FileDelete), delay))
 		case <-wall:
-			used := int64(math.Round(time.Since(start).Seconds() * mult))
+			// Time suspended does not count: the limit is reached only
+			// once the job has run that long.
+			now := time.Now()
+			ran := now.Sub(start) - time.Duration(ReadSuspension(sh.dir).At(now.Unix()))*time.Second
+			if left := time.Duration(float64(sh.job.Walltime)/mult*float64(time.Second)) - ran; left > 0 {
+				wall = time.After(left)
+				continue
+			}
+			used := int64(math.Round(ran.Seconds() * mult))
 			msg := fmt.Sprintf("PBS: job killed: walltime %d exceeded limit %d", used, sh.job.Walltime)
 			sh.mu.Lock()
 			sh.killReason = "job killed: walltime " + strconv.FormatInt(used, 10) + " exceeded limit " + strconv.FormatInt(sh.job.Walltime, 10)

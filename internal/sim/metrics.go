@@ -23,8 +23,10 @@ type Metrics struct {
 	// Fairness is Jain's index over the users' average bounded slowdowns
 	// (1 when every user fares alike).
 	Fairness float64 `json:"jain_fairness"`
-	Users    []Group `json:"users"`
-	Queues   []Group `json:"queues"`
+	// Preempted counts the jobs preempted at least once.
+	Preempted int     `json:"preempted,omitempty"`
+	Users     []Group `json:"users"`
+	Queues    []Group `json:"queues"`
 }
 
 // Group is one user's or queue's share.
@@ -36,14 +38,15 @@ type Group struct {
 }
 
 // BSLD is the bounded slowdown of one started job: its response time
-// over its run time as given (at least Tau), at least 1. An elastic
-// job's response time is end - submit, its run time as its allocations
-// made it included; a rigid job's is its wait + its run time.
+// over its run time as given (at least Tau), at least 1. An elastic or
+// preempted job's response time is end - submit, its run time as its
+// allocations made it (or its suspensions) included; another job's is its
+// wait + its run time.
 func BSLD(o Outcome) float64 {
 	wait := float64(o.Start - o.Job.Submit)
 	run := float64(o.Job.Run)
 	resp := wait + run
-	if o.Elastic {
+	if o.Elastic || o.Preempted {
 		resp = float64(o.End - o.Job.Submit)
 	}
 	return math.Max(1, resp/math.Max(run, Tau))
@@ -69,6 +72,7 @@ type Stats struct {
 	procs       int
 	jobs        int
 	notStarted  int
+	preempted   int
 	first, last int64 // earliest submit of any job, latest end (-1: none)
 	wait, bsld  exactSum
 	area        exactSum // processor-seconds used
@@ -97,6 +101,9 @@ func (s *Stats) Add(o Outcome) {
 		return
 	}
 	s.jobs++
+	if o.Preempted {
+		s.preempted++
+	}
 	s.last = max(s.last, o.End)
 	wait := o.Start - j.Submit
 	if wait < 1<<32 {
@@ -124,7 +131,7 @@ func (s *Stats) Add(o Outcome) {
 		a.bsld.add(b)
 	}
 	busy := float64(procs)
-	if o.Elastic && o.End > o.Start {
+	if (o.Elastic || o.Preempted) && o.End > o.Start {
 		// Its work over its run: the average of the processors it held.
 		busy = float64(j.Run) * float64(procs) / float64(o.End-o.Start)
 	}
@@ -149,7 +156,7 @@ func (s *Stats) nthWait(n int) float64 {
 
 // Metrics are the replay's metrics so far.
 func (s *Stats) Metrics() Metrics {
-	m := Metrics{Jobs: s.jobs, NotStarted: s.notStarted}
+	m := Metrics{Jobs: s.jobs, NotStarted: s.notStarted, Preempted: s.preempted}
 	if m.Jobs == 0 {
 		return m
 	}

@@ -96,6 +96,9 @@ type Outcome struct {
 	// Elastic says the job was elastic: End - Start is then its run
 	// time as its allocations made it, not Job.Run.
 	Elastic bool
+	// Preempted says the job was preempted (preempt.go): Start is its
+	// last run's, and End - Start holds the time it spent suspended.
+	Preempted bool
 }
 
 // Source yields a replay's jobs in trace order: by submit time, ties in
@@ -117,9 +120,12 @@ type Sink func(Outcome) error
 type Config struct {
 	Nodes  []*core.Node
 	Queues []*core.Queue // nil: an execution queue per queue the trace names
-	Policy core.Policy
-	Log    core.Logger // nil: none
-	Origin time.Time   // the trace's time 0 (its UnixStartTime)
+	// Priorities are the priorities of the queues made for the trace's
+	// queue names (Queues nil), 0 for those it does not name.
+	Priorities map[string]int64
+	Policy     core.Policy
+	Log        core.Logger // nil: none
+	Origin     time.Time   // the trace's time 0 (its UnixStartTime)
 	// Progress, when set, is called now and then with the jobs whose
 	// outcome is final and the jobs queued or running.
 	Progress func(done, live int)
@@ -132,6 +138,10 @@ type Config struct {
 	// Resvs are reservations confirmed from the start (ParseReservations,
 	// resv.go): the policy keeps their nodes free in their windows.
 	Resvs []*core.Resv
+	// Preempting says the policy may preempt jobs (sched_config's
+	// preemptive_sched): a pass then runs at every instant, since a job
+	// may start without free room (see preempt.go).
+	Preempting bool
 }
 
 // Event is a change of a job's allocation, for Config.Events.
@@ -185,6 +195,10 @@ type live struct {
 	start int64
 	own   core.Job // the core's view, made with the rest in one allocation
 	el    *elastic // nil for a rigid job
+	// endAt is when a rigid job ends, as things stand (-1 while it is
+	// off its nodes: preempted); preempted says it ever was (preempt.go).
+	endAt     int64
+	preempted bool
 }
 
 // elastic is the state of an elastic job (see the package doc).
@@ -227,7 +241,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 	addQueue := func(name string) {
 		if cfg.Queues == nil && !seen[name] {
 			seen[name] = true
-			queues = append(queues, &core.Queue{Name: name, Execution: true, Enabled: true, Started: true, Limits: core.NoLimits})
+			queues = append(queues, &core.Queue{Name: name, Execution: true, Enabled: true, Started: true, Limits: core.NoLimits, Priority: cfg.Priorities[name]})
 		}
 	}
 	log := cfg.Log
@@ -301,7 +315,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 	}
 	final := func(l *live, end int64, node string) error {
 		delete(jobs, l.core)
-		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node, Elastic: l.el != nil})
+		return sink(Outcome{Job: &l.job, Seq: l.seq, Start: l.start, End: end, Node: node, Elastic: l.el != nil, Preempted: l.preempted})
 	}
 	// resize brings a running elastic job to its allocation (its Where)
 	// as of t: the work done since its last change at the old rate is
@@ -358,7 +372,13 @@ func Run(cfg Config, src Source, sink Sink) error {
 	numbers := map[requested]core.Amounts{}
 	resvs := resvClock{all: cfg.Resvs}
 	prev := int64(-1) // the last instant gone through
-	for next != nil || ends.Len() > 0 || len(queued) > 0 || len(due) > 0 {
+	var pre *preemption
+	if cfg.Preempting {
+		pre = newPreemption()
+	}
+	rs := &replayState{jobs: jobs, running: &running, runCPUs: &runCPUs, queued: &queued, queuedCPUs: &queuedCPUs,
+		ordered: &ordered, ends: ends, byName: byName, free: free, resized: &resized}
+	for next != nil || ends.Len() > 0 || len(queued) > 0 || len(due) > 0 || pre.waiting() {
 		if resized {
 			// An elastic job's ends before its last resize are stale.
 			for ends.Len() > 0 && stale(jobs, (*ends)[0]) {
@@ -388,6 +408,9 @@ func Run(cfg Config, src Source, sink Sink) error {
 			break
 		}
 		prev = t
+		// changed says jobs came or left at this instant: with preemption
+		// a pass may then start a job without free room, or resume one.
+		changed := false
 		for ends.Len() > 0 && (*ends)[0].at == t {
 			e := ends.pop()
 			l := jobs[e.job]
@@ -405,7 +428,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				}
 				runCPUs = slices.Delete(runCPUs, at, at+1)
 			}
-			unfit = 0
+			unfit, changed = 0, true
 			release(byName, free, e.job.Where)
 			if l.el != nil {
 				elastics = slices.DeleteFunc(elastics, func(x *live) bool { return x == l })
@@ -447,6 +470,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			}
 			queued = append(queued, l.core)
 			queuedCPUs = append(queuedCPUs, l.core.Totals["ncpus"])
+			changed = true
 			if err := pull(); err != nil {
 				return err
 			}
@@ -455,7 +479,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			cfg.Progress(done, len(jobs))
 		}
 		for pass := 0; pass <= maxRepasses; pass++ {
-			if !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) && !resizable(elastics, free, len(queued) > 0) {
+			if !(cfg.Preempting && changed) && !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) && !resizable(elastics, free, len(queued) > 0) {
 				// No queued job fits in what is free and no running job
 				// could grow or give back: a pass would start nothing (it
 				// would only restate comments), so skip it.
@@ -472,6 +496,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			// over a deep queue would otherwise clear it all, then copy it).
 			had := len(all)
 			all = append(all[:0], running...)
+			all = append(all, pre.unresumed()...)
 			all = append(all, queued...)
 			if len(all) < had {
 				clear(all[len(all):had])
@@ -493,10 +518,20 @@ func Run(cfg Config, src Source, sink Sink) error {
 			clear(w.Ended)
 			ended, w.Ended = w.Ended[:0], nil
 			left := 0 // jobs that left the queue
+			if pre != nil {
+				pre.newPass()
+			}
 			for _, d := range plan.Decisions() {
 				switch d.Kind {
+				case core.DecidePreempt:
+					pre.preempt(rs, d, t)
+				case core.DecideResume:
+					pre.resume(rs, d.Job, t)
 				case core.DecideRun:
 					j := d.Job
+					if pre != nil && pre.blocked(j) {
+						continue // its victims are still there
+					}
 					j.State, j.Stime, j.Where = core.JobRunning, now, d.Where
 					l := jobs[j]
 					l.start = t
@@ -516,6 +551,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 					if l.el != nil {
 						endAt = l.el.end
 					}
+					l.endAt = endAt
 					ends.push(end{at: endAt, job: j})
 					if cfg.Events != nil {
 						cfg.Events(Event{At: t, Job: l.job.ID, Kind: EventStart, Procs: int(cpus), Nodes: nodeCount(j.Where)})
@@ -589,6 +625,13 @@ func Run(cfg Config, src Source, sink Sink) error {
 	}
 	for _, j := range queued {
 		if err := final(jobs[j], -1, ""); err != nil {
+			return err
+		}
+	}
+	for _, j := range pre.unresumed() {
+		l := jobs[j]
+		l.start = -1
+		if err := final(l, -1, ""); err != nil {
 			return err
 		}
 	}
@@ -755,7 +798,7 @@ func coreJob(j *Job, origin time.Time, byProc bool, chunks map[shape]selected, n
 	if wall > 0 && (j.MinProcs > 0 || s.sel.Elastic() >= 0) {
 		wall = ceilDiv(wall*int64(procs), max(int64(s.totals["ncpus"]), 1))
 	}
-	*into = core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued,
+	*into = core.Job{ID: j.ID, Seq: seq, Owner: j.User, Group: j.Group, Queue: queue, State: core.JobQueued, Rerunable: true,
 		Qtime: submit, Etime: submit, Select: s.sel, Totals: s.totals,
 		Walltime: time.Duration(wall) * time.Second, Numbers: numbersOf(numbers, j)}
 	return into
@@ -847,11 +890,11 @@ func nodeCount(where []core.Chunk) int {
 	return n
 }
 
-// stale says an end entry is not the job's end: it ended, or it is an
-// elastic job whose end moved.
+// stale says an end entry is not the job's end: it ended, it is an
+// elastic job whose end moved, or a job preempted since.
 func stale(jobs map[*core.Job]*live, e end) bool {
 	l := jobs[e.job]
-	return l == nil || l.el != nil && l.el.end != e.at
+	return l == nil || l.el != nil && l.el.end != e.at || l.el == nil && l.endAt != e.at
 }
 
 // resizable says whether a pass could resize a running elastic job: one

@@ -345,6 +345,9 @@ type Settings struct {
 	PriorityBias    string
 	ShrinkImmediate bool
 	ShrinkGrace     time.Duration
+	// Preempt is preemption (preempt.go), nil when preemptive_sched is
+	// off.
+	Preempt *Preemption
 }
 
 // SortKey orders jobs by one value, ascending unless Descending.

@@ -90,6 +90,10 @@ func outcome(p *core.Plan) []string {
 			out = append(out, "reserve "+id+" "+strings.Join(nodes, "+")+" +"+d.Start.Sub(now).String())
 		case core.DecideStageIn:
 			out = append(out, "stagein "+id+" "+strings.Join(nodes, "+"))
+		case core.DecidePreempt:
+			out = append(out, "preempt "+id+" "+d.Text+" for "+strings.TrimSuffix(d.For.ID, ".srv"))
+		case core.DecideResume:
+			out = append(out, "resume "+id+" "+strings.Join(nodes, "+"))
 		}
 	}
 	return out

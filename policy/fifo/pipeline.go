@@ -99,6 +99,8 @@ type Context struct {
 	// balancing), and lastRR the time-shared node the last start went to.
 	load   map[string]float64
 	lastRR string
+	// pre is the cycle's preemption (preempt.go), made on first use.
+	pre *preemptState
 }
 
 // Running is the number of running jobs on the server (queue "") or in a
@@ -240,7 +242,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	// wants no comments, is gone through as it is, without a copy, so that
 	// a cycle that stops early does not pay for the rest of a long queue.
 	var order []*core.Job
-	lazy := w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in)
+	lazy := w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in) && st.Preempt == nil && !hasReleased(w)
 	if !lazy {
 		// perQueue is needed only by the orders that go queue by queue.
 		byQueue := st.ByQueue || st.RoundRobin
@@ -277,6 +279,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if cx.starving != nil {
 			order = moveFirst(order, cx.starving)
 		}
+		order = cx.withReleased(order)
 	}
 	pos := 0 // lazy: the next of w.Jobs to look at
 	if lazy {
@@ -365,6 +368,11 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		if j == nil {
 			break
+		}
+		if j.Released {
+			// Suspended by preemption: it resumes where it was, or waits.
+			p.resume(cx, plan, j, isDed(j.Queue) && cx.inDedicated)
+			continue
 		}
 		scope := ""
 		if st.ByQueue {
@@ -486,6 +494,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			continue
 		}
 		if failNever(plan, j, neverRuns) {
+			continue
+		}
+		if st.Preempt != nil && p.preemptFor(cx, plan, j, i+1, nodes, ignoreBlocks) {
 			continue
 		}
 		if st.Balanced && !backfilling && p.shrinkFor(cx, plan, j, shrunk) {

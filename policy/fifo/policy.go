@@ -119,7 +119,8 @@ func timeless(files *schedpriv.Files) bool {
 }
 
 // usesFairShare reports whether either side of the clock orders jobs by
-// fair share, or the job sort formula reads the fair-share standing.
+// fair share or preempts by it, or the job sort formula reads the
+// fair-share standing.
 func usesFairShare(files *schedpriv.Files) bool {
 	if files == nil || files.Config == nil {
 		return false
@@ -128,6 +129,9 @@ func usesFairShare(files *schedpriv.Files) bool {
 		return true
 	}
 	for _, s := range []*schedpriv.Settings{&files.Config.Prime, &files.Config.NonPrime} {
+		if s.PreemptiveSched && slices.ContainsFunc(files.Config.PreemptPrio, func(c schedpriv.PreemptClass) bool { return c&schedpriv.PreemptFairshare != 0 }) {
+			return true // a preemption level reads who is over their share
+		}
 		if s.FairShare || s.SortBy == schedpriv.FairShareSort || slices.Contains(s.Keys, schedpriv.FairShareSort) {
 			return true
 		}
@@ -210,6 +214,9 @@ func InputsAt(files *schedpriv.Files, now time.Time) Inputs {
 	st.LoadBalancing, st.LoadBalancingRR = a.LoadBalancing, a.LoadBalancingRR
 	st.Balanced, st.PriorityBias = a.SchedulingMode == schedpriv.ModeBalanced, a.PriorityBias
 	st.ShrinkImmediate, st.ShrinkGrace = a.Shrink == "immediate", a.ShrinkGrace
+	if a.PreemptiveSched {
+		st.Preempt = &Preemption{QueuePrio: int64(cfg.PreemptQueuePrio), Prio: cfg.PreemptPrio, Order: cfg.PreemptOrder}
+	}
 	keys := []schedpriv.SortKey{a.SortBy}
 	if a.SortBy == schedpriv.MultiSort {
 		keys = a.Keys

@@ -58,7 +58,21 @@ const (
 	// or, with none, denies it with Text as why (an unconfirmed one goes;
 	// a confirmed one that lost a node is left degraded).
 	DecideConfirmResv
+	// DecidePreempt takes the running job Job off its resources for For,
+	// a job of a higher preemption rank that needs them: Text holds the
+	// methods to try in order (letters of S suspend, C checkpoint, R
+	// requeue, as preempt_order). The server tries them and says which
+	// worked; a suspended job's resources are free at once, the others'
+	// when the job has left its nodes.
+	DecidePreempt
+	// DecideResume resumes a job suspended by preemption on the chunks it
+	// had (Where); the server verifies they are free.
+	DecideResume
 )
+
+// CommentPreemptWait is the comment of a job that waits for the jobs
+// preempted for it (requeued, checkpointed) to leave their nodes.
+const CommentPreemptWait = "Not Running: Waiting for preempted jobs to leave their nodes"
 
 // Decision is one thing a policy wants done.
 type Decision struct {
@@ -78,6 +92,8 @@ type Decision struct {
 	// ConfirmResv: the reservation and its placements.
 	Resv        *Resv
 	Occurrences [][]Chunk
+	// For is the job a Preempt makes room for.
+	For *Job
 }
 
 // Plan records a cycle's decisions in order.
@@ -180,6 +196,17 @@ func (p *Plan) ConfirmResv(r *Resv, where [][]Chunk) {
 // DenyResv refuses r (or leaves it degraded), saying why.
 func (p *Plan) DenyResv(r *Resv, why string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideConfirmResv, Resv: r, Text: why})
+}
+
+// Preempt takes the running job victim off its resources for j, trying
+// methods in order (letters of S, C, R).
+func (p *Plan) Preempt(victim *Job, methods string, j *Job) {
+	p.decisions = append(p.decisions, Decision{Kind: DecidePreempt, Job: victim, Text: methods, For: j})
+}
+
+// Resume resumes j, suspended by preemption, on the chunks it had.
+func (p *Plan) Resume(j *Job) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideResume, Job: j, Where: j.Where})
 }
 
 // Decisions returns the decisions in order.

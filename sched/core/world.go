@@ -79,6 +79,18 @@ type Job struct {
 	// Attrs holds every plain attribute as the server sent it, for the
 	// attributes a policy asked for beyond those typed here.
 	Attrs map[string]string
+	// Preemption. Released marks a job suspended by preemption: it holds
+	// nothing (the server took its resources back) until the scheduler
+	// resumes it on the chunks of Where. Ending marks a running job
+	// already on its way off its nodes (a requeue or checkpoint asked
+	// for): what it holds comes free without preempting anyone.
+	// Rerunable and NoCheckpoint say whether a preemption may requeue it
+	// (a rerunnable batch job) and whether it may checkpoint it (its
+	// Checkpoint attribute is not n).
+	Released     bool
+	Ending       bool
+	Rerunable    bool
+	NoCheckpoint bool
 	// FromArray is the id of the array a subjob was made from, for
 	// subjobs that wait in their array's queued indices with nothing of
 	// their own: the live runner makes them from the array's parent, which
@@ -102,9 +114,11 @@ const (
 // Queued reports whether the job waits to run.
 func (j *Job) Queued() bool { return j.State == JobQueued }
 
-// Running reports whether the job holds resources.
+// Running reports whether the job holds resources: it runs, exits, or
+// was suspended by an operator (a job suspended by preemption holds
+// nothing: Released).
 func (j *Job) Running() bool {
-	return j.State == JobRunning || j.State == JobExiting || j.State == JobSuspended
+	return (j.State == JobRunning || j.State == JobExiting || j.State == JobSuspended) && !j.Released
 }
 
 // RequestNumber is a Resource_List value as a number (bytes, seconds or

@@ -1,0 +1,302 @@
+package fifo
+
+// Preemption as OpenPBS does it (sched_config's preemptive_sched,
+// preempt_queue_prio, preempt_prio, preempt_order, preempt_sort): every
+// job has a rank, its level in preempt_prio (express_queue: its queue's
+// priority is at least preempt_queue_prio; starving_jobs; fairshare: its
+// entity is over its share; normal_jobs: none of these), jobs of express
+// levels ranked among themselves by their queues' priorities. A job that
+// finds no room may take it from running jobs of a strictly lower rank,
+// never of an equal or higher one, so two jobs can never preempt each
+// other in turn. Victims are taken lowest rank first and, within a rank,
+// the last started first (preempt_sort min_time_since_start), until the
+// job fits; then each victim not needed after all is given back. Each is
+// preempted by the first method of preempt_order (for the walltime it
+// has left) that applies to it: S suspend always, C checkpoint unless
+// its Checkpoint attribute is n (the server skips it where the job's mom
+// has no checkpoint action), R requeue for rerunnable jobs only. Jobs are
+// tried by rank first; a job suspended by preemption comes before the
+// queued jobs of its rank and resumes as soon as its own chunks are free.
+
+import (
+	"slices"
+	"time"
+
+	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
+)
+
+// Preemption is the preemption settings in force (Settings.Preempt; nil
+// when preemptive_sched is off).
+type Preemption struct {
+	QueuePrio int64
+	Prio      schedpriv.PreemptPrio
+	Order     schedpriv.PreemptOrder
+}
+
+// rank is a job's preemption rank: its level (an index in preempt_prio,
+// lower is higher; len for below every level) and, at an express level,
+// its queue's priority.
+type rank struct {
+	level int
+	qprio int64
+}
+
+// above reports whether a outranks b.
+func (a rank) above(b rank) bool {
+	if a.level != b.level {
+		return a.level < b.level
+	}
+	return a.qprio > b.qprio
+}
+
+// preemptState is a cycle's preemption: the ranks worked out, the jobs
+// preempted so far.
+type preemptState struct {
+	cfg    *Preemption
+	ranks  map[*core.Job]rank
+	chosen map[*core.Job]bool
+}
+
+// preempting returns the cycle's preemption state, nil when preemption
+// is off.
+func (cx *Context) preempting() *preemptState {
+	if cx.Settings.Preempt == nil {
+		return nil
+	}
+	if cx.pre == nil {
+		cx.pre = &preemptState{cfg: cx.Settings.Preempt, ranks: map[*core.Job]rank{}, chosen: map[*core.Job]bool{}}
+	}
+	return cx.pre
+}
+
+// rankOf is j's preemption rank.
+func (ps *preemptState) rankOf(cx *Context, j *core.Job) rank {
+	if r, ok := ps.ranks[j]; ok {
+		return r
+	}
+	var has schedpriv.PreemptClass
+	q := cx.World.Queue(j.Queue)
+	if q != nil && q.Priority >= ps.cfg.QueuePrio {
+		has |= schedpriv.PreemptExpress
+	}
+	st := cx.Settings
+	if j.Queued() && st.HelpStarving && st.MaxStarve > 0 && cx.World.Now.Sub(j.Qtime) > st.MaxStarve {
+		has |= schedpriv.PreemptStarving
+	}
+	if s := cx.Inputs.Standing; s != nil && s.Factor(s.Group(j.Owner)) < 1 {
+		has |= schedpriv.PreemptFairshare // used more than its share
+	}
+	r := rank{level: ps.cfg.Prio.Level(has)}
+	if r.level < len(ps.cfg.Prio) && ps.cfg.Prio[r.level]&schedpriv.PreemptExpress != 0 && q != nil {
+		r.qprio = q.Priority
+	}
+	ps.ranks[j] = r
+	return r
+}
+
+// hasReleased reports whether w has jobs suspended by preemption.
+func hasReleased(w *core.World) bool {
+	for _, j := range w.Jobs {
+		if w.Ordered && j.Queued() {
+			break // the rest are queued too
+		}
+		if j.Released {
+			return true
+		}
+	}
+	return false
+}
+
+// withReleased adds the world's jobs suspended by preemption to the jobs
+// to try, which they come before: with preemption on, all in rank order,
+// highest first, a suspended job before the queued jobs of its rank (the
+// rest keeping order's order); with it off (turned off while jobs were
+// suspended), the suspended jobs first, so that they resume.
+func (cx *Context) withReleased(order []*core.Job) []*core.Job {
+	ps := cx.preempting()
+	if ps == nil && !hasReleased(cx.World) {
+		return order
+	}
+	var out []*core.Job
+	for _, j := range cx.World.Jobs {
+		if cx.World.Ordered && j.Queued() {
+			break
+		}
+		if j.Released {
+			out = append(out, j)
+		}
+	}
+	out = append(out, order...)
+	if ps == nil {
+		return out
+	}
+	slices.SortStableFunc(out, func(a, b *core.Job) int {
+		ra, rb := ps.rankOf(cx, a), ps.rankOf(cx, b)
+		switch {
+		case ra.above(rb):
+			return -1
+		case rb.above(ra):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// resume resumes j, suspended by preemption, when the chunks it had are
+// free for the walltime it has left; else it stays suspended, its comment
+// (why it was preempted) as it is.
+func (p *Pipeline) resume(cx *Context, plan *core.Plan, j *core.Job, ignoreBlocks bool) {
+	if !cx.Cal.Resumable(j, ignoreBlocks) {
+		return
+	}
+	plan.Resume(j)
+	cx.Cal.Resume(j)
+	cx.startCounted(j)
+}
+
+// methods are the preemption methods that apply to running job v, in
+// preempt_order's order for the walltime it has left ("" for none).
+func (ps *preemptState) methods(v *core.Job, now time.Time) string {
+	left := 100
+	if v.Walltime > 0 {
+		used := v.UsedWall
+		if used <= 0 && !v.Stime.IsZero() {
+			used = now.Sub(v.Stime)
+		}
+		left = int(100 - float64(used)/float64(v.Walltime)*100)
+		if left < 0 {
+			left = 1 // past its walltime
+		}
+	}
+	all := ps.cfg.Order.Methods(left)
+	out := make([]byte, 0, len(all))
+	for i := 0; i < len(all); i++ {
+		switch m := schedpriv.PreemptMethod(all[i]); {
+		case m == schedpriv.PreemptRequeue && !v.Rerunable:
+		case m == schedpriv.PreemptCheckpoint && v.NoCheckpoint:
+		default:
+			out = append(out, all[i])
+		}
+	}
+	return string(out)
+}
+
+// preemptFor tries to make room for j, the index-th job tried this cycle,
+// which did not fit now (on nodes, nil for any), by preempting running jobs of a lower rank. It reports
+// whether it dealt with j: j starts on the room made (Preempt decisions
+// for its victims, then its Run), or it waits for jobs already leaving
+// their nodes, whose room is enough.
+func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index int, nodes []*core.Node, ignoreBlocks bool) bool {
+	ps := cx.preempting()
+	if ps == nil {
+		return false
+	}
+	w, now := cx.World, cx.World.Now
+	jr := ps.rankOf(cx, j)
+	var victims, leaving []*core.Job
+	for _, r := range w.Jobs {
+		if w.Ordered && r.Queued() {
+			break // the rest are queued too
+		}
+		switch {
+		case !r.Running() || len(r.Where) == 0 || ps.chosen[r]:
+		case r.Ending || r.State == core.JobExiting:
+			leaving = append(leaving, r)
+		case r.State == core.JobRunning && jr.above(ps.rankOf(cx, r)) && ps.methods(r, now) != "":
+			victims = append(victims, r)
+		}
+	}
+	if len(victims) == 0 && len(leaving) == 0 {
+		return false
+	}
+	// Lowest rank first; within a rank the last started first.
+	slices.SortStableFunc(victims, func(a, b *core.Job) int {
+		ra, rb := ps.rankOf(cx, a), ps.rankOf(cx, b)
+		switch {
+		case ra.above(rb):
+			return 1
+		case rb.above(ra):
+			return -1
+		}
+		return b.Stime.Compare(a.Stime)
+	})
+	var released []*core.Job
+	undo := func() {
+		for _, r := range released {
+			cx.Cal.Restore(r)
+		}
+		released = released[:0]
+	}
+	fits := func() ([]core.Chunk, bool) { return cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks) }
+	// What jobs already leaving hold comes free without anyone
+	// preempted: when that is enough, j waits for it.
+	for _, r := range leaving {
+		if cx.Cal.Release(r) {
+			released = append(released, r)
+		}
+	}
+	if _, ok := fits(); ok && len(released) > 0 {
+		undo()
+		plan.Comment(j, core.CommentPreemptWait)
+		return true
+	}
+	undo()
+	ok := false
+	for _, v := range victims {
+		if !cx.Cal.Release(v) {
+			continue
+		}
+		released = append(released, v)
+		if _, ok = fits(); ok {
+			break
+		}
+	}
+	if !ok {
+		undo()
+		return false
+	}
+	// Victims not needed after all, the highest ranked first, are given
+	// back.
+	for k := len(released) - 1; k >= 0; k-- {
+		v := released[k]
+		cx.Cal.Restore(v)
+		if _, still := fits(); still {
+			released = slices.Delete(released, k, k+1)
+			continue
+		}
+		cx.Cal.Release(v)
+	}
+	where, _ := fits()
+	if why := resources(cx, j); why != "" {
+		undo()
+		plan.Comment(j, notRunning+why)
+		return true
+	}
+	if s := p.activate(cx, Candidate{Job: j, Where: where, Index: index}); !s.IsRun() {
+		undo()
+		plan.Comment(j, s.Comment())
+		return true
+	}
+	for _, v := range released {
+		ps.chosen[v] = true
+		plan.Preempt(v, ps.methods(v, now), j)
+	}
+	plan.Run(j, where, "Job started on "+now.Format("Mon Jan 02 at 15:04")+" by preempting "+victimList(released))
+	cx.Cal.Start(j, where)
+	cx.startCounted(j)
+	return true
+}
+
+// victimList names the jobs preempted for a start, for its comment.
+func victimList(vs []*core.Job) string {
+	out := ""
+	for i, v := range vs {
+		if i > 0 {
+			out += ", "
+		}
+		out += v.ID
+	}
+	return out
+}

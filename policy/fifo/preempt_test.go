@@ -1,0 +1,199 @@
+package fifo
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gopbs/policy/fairshare"
+	"gopbs/proto"
+	"gopbs/sched"
+	"gopbs/sched/core"
+	schedpriv "gopbs/sched_priv"
+)
+
+// preemptOn is preemption with OpenPBS's defaults (express_queue,
+// normal_jobs; SCR; an express queue from priority 150), order and prio
+// as given when not empty.
+func preemptOn(prio, order string) Inputs {
+	p := &Preemption{QueuePrio: 150, Prio: schedpriv.DefaultPreemptPrio, Order: schedpriv.DefaultPreemptOrder}
+	if prio != "" {
+		p.Prio, _ = schedpriv.ParsePreemptPrio(prio)
+	}
+	if order != "" {
+		p.Order, _ = schedpriv.ParsePreemptOrder(order)
+	}
+	return Inputs{Settings: Settings{Preempt: p}}
+}
+
+// ago is a stime that many seconds before now.
+func ago(secs int) proto.Attr { return a("stime", strconv.FormatInt(now.Unix()-int64(secs), 10)) }
+
+// onNode makes a job running on node with ncpus (exec_vnode).
+func onNode(node string, ncpus int) proto.Attr {
+	return a("exec_vnode", "("+node+":ncpus="+strconv.Itoa(ncpus)+")")
+}
+
+func rerunable(yes bool) proto.Attr {
+	if yes {
+		return a("Rerunable", "True")
+	}
+	return a("Rerunable", "False")
+}
+
+// fullWorld has two 2-cpu nodes, each held by a normal job (1 on n1,
+// started 100 s ago; 2 on n2, started 50 s ago; both rerunnable, an hour
+// of walltime), and an express queue (priority 200) beside workq.
+func fullWorld(extra ...proto.Attr) *world {
+	wall := r("Resource_List", "walltime", "01:00:00")
+	return newWorld().queue("express", "Execution", true, a("Priority", "200")).
+		node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).node("n2", 2, "free", r("resources_assigned", "ncpus", "2")).
+		job(1, "R", "workq", "u", "1:ncpus=2", append([]proto.Attr{wall, ago(100), onNode("n1", 2), rerunable(true)}, extra...)...).
+		job(2, "R", "workq", "u", "1:ncpus=2", append([]proto.Attr{wall, ago(50), onNode("n2", 2), rerunable(true)}, extra...)...)
+}
+
+func TestPreemption(t *testing.T) {
+	express := func(w *world, seq int, sel string) *world { return w.job(seq, "Q", "express", "x", sel) }
+	for _, tt := range []struct {
+		name string
+		w    *world
+		in   Inputs
+		want []string
+	}{
+		{"an express job preempts the last started normal job, by the first method",
+			express(fullWorld(), 3, "1:ncpus=2"), preemptOn("", ""),
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"preemption off: it waits",
+			express(fullWorld(), 3, "1:ncpus=2"), Inputs{},
+			[]string{"comment 3 " + cNodes}},
+		{"only the victims needed: one cpu from the last started",
+			express(fullWorld(), 3, "1:ncpus=1"), preemptOn("", ""),
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"both jobs when it needs both nodes",
+			express(fullWorld(), 3, "2:ncpus=2"), preemptOn("", ""),
+			[]string{"preempt 2 SCR for 3", "preempt 1 SCR for 3", "run 3 n1+n2"}},
+		{"a normal job preempts nobody (equal rank)",
+			fullWorld().job(3, "Q", "workq", "u", "1:ncpus=2"), preemptOn("", ""),
+			[]string{"comment 3 " + cNodes}},
+		{"an express job does not preempt an express job of its queue (equal rank)",
+			newWorld().queue("express", "Execution", true, a("Priority", "200")).node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).
+				job(1, "R", "express", "u", "1:ncpus=2", ago(10), onNode("n1", 2), rerunable(true)).job(2, "Q", "express", "x", "1:ncpus=2"),
+			preemptOn("", ""), []string{"comment 2 " + cNodes}},
+		{"a higher express queue preempts a lower one",
+			newWorld().queue("express", "Execution", true, a("Priority", "200")).queue("urgent", "Execution", true, a("Priority", "300")).
+				node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).
+				job(1, "R", "express", "u", "1:ncpus=2", ago(10), onNode("n1", 2), rerunable(true)).job(2, "Q", "urgent", "x", "1:ncpus=2"),
+			preemptOn("", ""), []string{"preempt 1 SCR for 2", "run 2 n1"}},
+		{"order R: a job not rerunnable is not a victim",
+			express(fullWorld(rerunable(false)), 3, "1:ncpus=2"), preemptOn("", "R"),
+			[]string{"comment 3 " + cNodes}},
+		{"order SCR: a job not rerunnable is suspended or checkpointed",
+			express(fullWorld(rerunable(false)), 3, "1:ncpus=2"), preemptOn("", ""),
+			[]string{"preempt 2 SC for 3", "run 3 n2"}},
+		{"checkpoint n: not checkpointed",
+			express(fullWorld(a("Checkpoint", "n")), 3, "1:ncpus=2"), preemptOn("", "CR"),
+			[]string{"preempt 2 R for 3", "run 3 n2"}},
+		{"percentages of walltime left choose the methods",
+			express(fullWorld(), 3, "1:ncpus=2"), preemptOn("", "R 99 S"),
+			[]string{"preempt 2 S for 3", "run 3 n2"}}, // 50 s of an hour used: 98% left
+		{"the lowest rank first: a job over its fair share before the last started",
+			express(newWorld().queue("express", "Execution", true, a("Priority", "200")).
+				node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).node("n2", 2, "free", r("resources_assigned", "ncpus", "2")).
+				job(1, "R", "workq", "hog", "1:ncpus=2", ago(100), onNode("n1", 2), rerunable(true)).
+				job(2, "R", "workq", "light", "1:ncpus=2", ago(50), onNode("n2", 2), rerunable(true)), 3, "1:ncpus=2"),
+			withHog(preemptOn("express_queue, normal_jobs, fairshare", "")),
+			[]string{"preempt 1 SCR for 3", "run 3 n1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := outcome(tt.w.run(tt.in))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decisions\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A job being requeued (substate 60) frees its node soon: the express job
+// waits for it instead of preempting another.
+func TestPreemptionWaitsForLeaving(t *testing.T) {
+	w := fullWorld()
+	w.jobs[0].Attrs = append(w.jobs[0].Attrs, a("substate", "60"))
+	w.job(3, "Q", "express", "x", "1:ncpus=2")
+	got := outcome(w.run(preemptOn("", "")))
+	if want := []string{"comment 3 " + strings.TrimPrefix(core.CommentPreemptWait, notRunning)}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("decisions\n got %q\nwant %q", got, want)
+	}
+}
+
+// A job suspended by preemption (S, substate 45) holds nothing: it
+// resumes when its own chunks are free, before queued jobs of its rank,
+// and otherwise stays suspended without a new comment; so even with
+// preemption turned off since.
+func TestResumePreempted(t *testing.T) {
+	suspended := func(w *world) *world {
+		return w.job(1, "S", "workq", "u", "1:ncpus=2", a("substate", "45"), ago(100), onNode("n1", 2),
+			r("Resource_List", "walltime", "01:00:00"), a("comment", "Job preempted by suspension"))
+	}
+	for _, in := range []Inputs{preemptOn("", ""), {}} {
+		w := suspended(newWorld().node("n1", 2, "free")).job(2, "Q", "workq", "u", "1:ncpus=2")
+		if got, want := outcome(w.run(in)), []string{"resume 1 n1", "comment 2 " + cNodes}; !reflect.DeepEqual(got, want) {
+			t.Errorf("preempt %v: free node: %q, want %q", in.Settings.Preempt != nil, got, want)
+		}
+		w = suspended(newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "2"))).
+			job(3, "R", "express", "x", "1:ncpus=2", ago(10), onNode("n1", 2))
+		if got := outcome(w.run(in)); len(got) != 0 {
+			t.Errorf("preempt %v: busy node: %q, want nothing", in.Settings.Preempt != nil, got)
+		}
+	}
+}
+
+// The world marks what preemption needs from the status: suspended by
+// the scheduler, leaving, rerunnable (an interactive job is not),
+// checkpointable.
+func TestPreemptWorldFields(t *testing.T) {
+	w := newWorld().node("n1", 4, "free").
+		job(1, "S", "workq", "u", "1:ncpus=1", a("substate", "45"), onNode("n1", 1)).
+		job(2, "S", "workq", "u", "1:ncpus=1", a("substate", "43"), onNode("n1", 1)).
+		job(3, "R", "workq", "u", "1:ncpus=1", a("substate", "60"), rerunable(true), a("interactive", "True"), a("Checkpoint", "n"), onNode("n1", 1))
+	jobs := map[string]*core.Job{}
+	for _, j := range sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs).Jobs {
+		jobs[j.ID] = j
+	}
+	if j := jobs["1.srv"]; !j.Released || j.Running() {
+		t.Errorf("scheduler-suspended job: Released %v Running %v", j.Released, j.Running())
+	}
+	if j := jobs["2.srv"]; j.Released || !j.Running() {
+		t.Errorf("operator-suspended job: Released %v Running %v", j.Released, j.Running())
+	}
+	if j := jobs["3.srv"]; !j.Ending || j.Rerunable || !j.NoCheckpoint {
+		t.Errorf("job 3: Ending %v Rerunable %v NoCheckpoint %v", j.Ending, j.Rerunable, j.NoCheckpoint)
+	}
+}
+
+// withHog adds a fair-share standing in which user hog has used far more
+// than its half of the machine, light nothing.
+func withHog(in Inputs) Inputs {
+	tree, err := schedpriv.ParseResourceGroup(strings.NewReader("hog 10 root 1\nlight 11 root 1\n"), "t", 10)
+	if err != nil {
+		panic(err)
+	}
+	in.Standing = fairshare.NewStanding(tree, schedpriv.Usage{"hog": 1000})
+	return in
+}
+
+// preemptive_sched turns the sched_config settings into the cycle's.
+func TestPreemptInputs(t *testing.T) {
+	cfg, err := schedpriv.ParseConfig(strings.NewReader("preemptive_sched: true prime\npreempt_queue_prio: 120\npreempt_order: \"S 50 R\"\n"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := InputsAt(&schedpriv.Files{Config: cfg}, now)
+	if p := in.Settings.Preempt; p == nil || p.QueuePrio != 120 || p.Order.String() != "S 50 R" || p.Prio.String() != "express_queue, normal_jobs" {
+		t.Fatalf("prime time: %+v", in.Settings.Preempt)
+	}
+	cfg.Prime.PreemptiveSched = false
+	if in := InputsAt(&schedpriv.Files{Config: cfg}, now); in.Settings.Preempt != nil {
+		t.Fatal("preemption on with preemptive_sched false")
+	}
+}
