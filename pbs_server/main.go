@@ -27,6 +27,7 @@ func main() {
 func run() int {
 	common := daemon.Register(flag.CommandLine)
 	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
+	rebuild := flag.Bool("ha-rebuild", false, "replicated group only: set this member's raft log and store aside and rebuild them from the other members")
 	flag.Parse()
 	d, status := common.Start("pbs_server", server.Version, (*config.Config).ServerLogs)
 	if d == nil {
@@ -34,7 +35,7 @@ func run() int {
 	}
 	defer d.Close()
 	cfg, log := d.Config, d.Log
-	srv, err := server.New(server.Config{
+	base := server.Config{
 		Home:          cfg.Home,
 		ServerName:    cfg.ServerName(),
 		Host:          config.ShortHostname(),
@@ -49,7 +50,13 @@ func run() int {
 		MetricsAddr:   cfg.ServerMetrics,
 		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
-	})
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if len(cfg.Peers) > 0 {
+		return runMember(cfg, log, base, *rebuild, sigs)
+	}
+	srv, err := server.New(base)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
@@ -78,8 +85,6 @@ func run() int {
 			return 1
 		}
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 wait:
 	for {
 		select {

@@ -226,7 +226,9 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	defer func() { s.metrics.Request(h.Type, time.Since(start)) }()
 	who := conn
 	if h.As != nil {
-		if conn.role != proto.RoleMom {
+		// A mom relays its host's commands; so does a member of a
+		// replicated group that does not lead (internal/ha).
+		if conn.role != proto.RoleMom && conn.role != proto.RoleServer {
 			return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "only a mom may vouch for another user"}, nil)
 		}
 		v := s.users.identifyName(h.As.User, h.As.UID, h.As.GID)

@@ -313,6 +313,12 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 	}
 	o.Set(proto.AttrServerState, "", state)
 	o.Set(proto.AttrServerHost, "", s.cfg.Host)
+	if s.cfg.Group != nil {
+		members, leader, term := s.cfg.Group()
+		o.Set(proto.AttrServerMembers, "", strings.Join(members, ","))
+		o.Set(proto.AttrServerLeader, "", leader)
+		o.Set(proto.AttrServerTerm, "", strconv.FormatUint(term, 10))
+	}
 	counts, total := s.counts.stateCount("")
 	o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
 	o.Set(proto.AttrStateCount, "", counts)

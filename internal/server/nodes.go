@@ -369,6 +369,13 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	if st.Node != who.name {
 		return nil, proto.Errorf(proto.PBSE_PERM, "mom %q reported as node %q", who.name, st.Node)
 	}
+	if s.cfg.Fence != nil {
+		// No lease from a leader that lost its group (fencing
+		// across leaders).
+		if err := s.cfg.Fence(); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	reply := &proto.MomStatusReply{}
 	var lost, resync []model.JobKey

@@ -43,6 +43,9 @@ type Store struct {
 	db   *bolt.DB
 	path string
 	opts Options
+	// repl, when set, carries commits through a replicated group's log
+	// (replica.go).
+	repl Replicator
 }
 
 // Snapshot is everything Load reads at start-up.
@@ -62,7 +65,10 @@ type Snapshot struct {
 // Open opens the store in dir, creating a fresh one when none exists
 // (fresh is then true and the caller initialises defaults with Init).
 func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
-	path := filepath.Join(dir, FileName)
+	return openFile(filepath.Join(dir, FileName), opts)
+}
+
+func openFile(path string, opts Options) (s *Store, fresh bool, err error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if err := create(path); err != nil {
 			return nil, false, err
@@ -74,16 +80,9 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 	if err := checkSize(path); err != nil {
 		return nil, false, err
 	}
-	var db *bolt.DB
-	err = guard(path, func() (err error) {
-		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
-		return err
-	})
+	db, err := openBolt(path)
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, false, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
-		}
-		return nil, false, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
+		return nil, false, err
 	}
 	s = &Store{db: db, path: path, opts: opts}
 	if err := guard(path, s.check); err != nil {
@@ -95,6 +94,21 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 		return nil, false, err
 	}
 	return s, fresh, nil
+}
+
+// openBolt opens the file, turning bbolt's failures into errors naming it.
+func openBolt(path string) (db *bolt.DB, err error) {
+	err = guard(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
+		}
+		return nil, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
+	}
+	return db, nil
 }
 
 // create builds an empty store with every bucket and the version in a
@@ -136,6 +150,13 @@ func create(path string) error {
 // past the end of a truncated one) into an error naming the file, so the
 // server stops with a message rather than a goroutine dump.
 func guard(path string, f func() error) (err error) {
+	return Guard(path, f)
+}
+
+// Guard runs f, which reads the bbolt file at path, turning bbolt's panics
+// on a damaged file into an error naming it (guard; the raft log uses it
+// too).
+func Guard(path string, f func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -625,6 +646,16 @@ func (s *Store) Commit(batches []*Batch) error {
 	}
 	if err := fault.Hit(fault.StoreBeforeCommit); err != nil {
 		return err
+	}
+	if s.repl != nil {
+		entry, err := EncodeEntry(batches)
+		if err != nil {
+			return err
+		}
+		if err := s.repl.Replicate(entry); err != nil {
+			return err
+		}
+		return fault.Hit(fault.StoreAfterCommit)
 	}
 	start := time.Now()
 	err := s.db.Update(func(tx *bolt.Tx) error {

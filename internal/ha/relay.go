@@ -1,0 +1,204 @@
+package ha
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"gopbs/internal/asuser"
+	"gopbs/internal/config"
+	"gopbs/internal/connlimit"
+	"gopbs/internal/listen"
+	"gopbs/proto"
+)
+
+// handshakeTimeout bounds a peer's Hello on a follower's listeners.
+const handshakeTimeout = 3 * time.Second
+
+// follower is what a member that does not lead serves: its batch port
+// names the leader to daemons, its Unix socket relays local commands.
+type follower struct {
+	listeners []net.Listener
+	stop      chan struct{}
+	wg        sync.WaitGroup
+}
+
+func (n *Node) startFollowing() error {
+	f := &follower{stop: make(chan struct{})}
+	local := connlimit.New("local", connlimit.Budget{}, n.log.Named("conn"))
+	remote := connlimit.New("remote", connlimit.Budget{}, n.log.Named("conn"))
+	if n.cfg.SocketPath != "" {
+		os.Remove(n.cfg.SocketPath)
+		l, err := net.Listen("unix", n.cfg.SocketPath)
+		if err != nil {
+			return fmt.Errorf("listen on %s: %w", n.cfg.SocketPath, err)
+		}
+		if err := os.Chmod(n.cfg.SocketPath, 0o666); err != nil {
+			l.Close()
+			return fmt.Errorf("chmod %s: %w", n.cfg.SocketPath, err)
+		}
+		f.serve(l, local, n, n.relay)
+	}
+	if n.cfg.TCPAddr != "" {
+		l, err := net.Listen("tcp", n.cfg.TCPAddr)
+		if err != nil {
+			f.close()
+			return fmt.Errorf("listen on %s: %w", n.cfg.TCPAddr, err)
+		}
+		f.serve(l, remote, n, n.redirect)
+	}
+	n.mu.Lock()
+	n.follow = f
+	n.mu.Unlock()
+	return nil
+}
+
+func (f *follower) serve(l net.Listener, limit *connlimit.Limiter, n *Node, serve func(net.Conn, listen.Peer)) {
+	f.listeners = append(f.listeners, l)
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		// Connections are not waited for, nor cut, when the member
+		// stops following: a relayed command goes on talking to the
+		// leader, which may now be this member's own server.
+		loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: f.stop, Log: n.log,
+			Serve: func(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
+				defer nc.Close()
+				slot.Established()
+				serve(nc, peer)
+			}}
+		loop.Run()
+	}()
+}
+
+func (f *follower) close() {
+	close(f.stop)
+	for _, l := range f.listeners {
+		l.Close()
+	}
+	f.wg.Wait()
+}
+
+func (n *Node) stopFollowing() {
+	n.mu.Lock()
+	f := n.follow
+	n.follow = nil
+	n.mu.Unlock()
+	if f != nil {
+		f.close()
+	}
+}
+
+// keyFor is the batch port's rule: daemons with the cluster key only.
+func (n *Node) keyFor(role proto.Role) ([]byte, error) {
+	if role == proto.RoleClient {
+		return nil, fmt.Errorf("commands must use the server's local socket, or the local mom on other hosts")
+	}
+	if n.cfg.Key == nil {
+		return nil, fmt.Errorf("no cluster key configured")
+	}
+	return n.cfg.Key, nil
+}
+
+// redirect answers a daemon's Hello with the leader's address.
+func (n *Node) redirect(nc net.Conn, _ listen.Peer) {
+	proto.ServerRedirect(proto.NewConn(nc, 0), n.cfg.ServerName, n.keyFor, n.Leader())
+}
+
+// relay forwards a local command's requests to the leader, each stamped
+// with the caller's identity as the kernel reports it (as a mom's relay
+// does), so that commands typed on any member's host work.
+func (n *Node) relay(nc net.Conn, peer listen.Peer) {
+	down := proto.NewConn(nc, 0)
+	if _, err := proto.ServerHandshake(down, n.cfg.ServerName, func(r proto.Role) ([]byte, error) {
+		if r != proto.RoleClient {
+			return nil, fmt.Errorf("daemons must connect over TCP with the cluster key")
+		}
+		return nil, nil
+	}); err != nil {
+		return
+	}
+	nc.SetDeadline(time.Time{})
+	down.SetWriteTimeout(proto.WriteTimeout)
+	who := asuser.Identity(peer.UID, peer.GID, config.ShortHostname())
+	var up *proto.Client
+	defer func() {
+		if up != nil {
+			up.Close()
+		}
+	}()
+	for {
+		nc.SetReadDeadline(time.Now().Add(10 * time.Minute))
+		h, body, err := down.Recv()
+		if err != nil {
+			return
+		}
+		if up == nil {
+			if up, err = n.dialLeader(); err != nil {
+				pe, ok := err.(*proto.Error)
+				if !ok {
+					pe = proto.Errorf(proto.PBSE_SYSTEM, "%v", err)
+				}
+				down.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
+				return
+			}
+		}
+		h.As = who
+		uc := up.Conn()
+		if err := uc.Send(h, rawBody(body)); err != nil {
+			return
+		}
+		for {
+			uc.NetConn().SetReadDeadline(time.Now().Add(5 * time.Minute))
+			rh, rbody, err := uc.Recv()
+			if err != nil {
+				return
+			}
+			if err := down.Send(rh, rawBody(rbody)); err != nil {
+				return
+			}
+			if !rh.More || rh.Code != proto.PBSE_NONE {
+				break
+			}
+		}
+	}
+}
+
+// dialLeader connects to the leader as a member of its group (this
+// member's own server once it leads). While there is none it waits, but never beyond noQuorumAfter of no leader:
+// then the group has no quorum, and the caller hears so at once.
+func (n *Node) dialLeader() (*proto.Client, error) {
+	for {
+		leader := n.Leader()
+		if leader != "" {
+			c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: leader, Role: proto.RoleServer, Name: n.cfg.ServerName, Key: n.cfg.Key, Timeout: applyTimeout})
+			if err == nil {
+				return c, nil
+			}
+			n.log.Debug("relay: cannot reach the leader", "leader", leader, "error", err)
+		}
+		n.mu.Lock()
+		since := n.leaderless
+		n.mu.Unlock()
+		if !since.IsZero() && time.Since(since) > noQuorumAfter {
+			return nil, proto.NewError(proto.PBSE_NOQUORUM)
+		}
+		select {
+		case <-n.stop:
+			return nil, proto.NewError(proto.PBSE_SVRDOWN)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// rawBody passes an already encoded body through unchanged (nil stays nil).
+func rawBody(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return msgpack.RawMessage(b)
+}
