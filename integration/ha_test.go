@@ -127,3 +127,39 @@ func TestGroupFailover(t *testing.T) {
 		t.Errorf("%d jobs after the quorum loss, want %d", n, before)
 	}
 }
+
+// A job running when its group's leader is killed keeps running, is not
+// started again, and its end (with its exit status) reaches the new
+// leader: the mom follows the leader (PBS_SERVER_PEERS) and each member
+// calls the scheduler beside it.
+func TestGroupRunningJobSurvivesFailover(t *testing.T) {
+	g := testcluster.NewGroup(t, 3)
+	for _, m := range g.Members {
+		m.StartScheduler("pbs_sched")
+	}
+	c := g.Members[0]
+	c.MustRun("qmgr", "-c", "set server job_history_enable = True")
+	c.AddMom("n1", testcluster.MomOptions{Conf: "PBS_SERVER_PEERS=" + g.Peers + "\n"})
+	id := c.Submit("#!/bin/sh\nsleep 6\nexit 3\n")
+	c.WaitJobState(id, "R", 30*time.Second)
+	leader := g.Leader(0)
+	if leader < 0 {
+		t.Fatal("no leader")
+	}
+	g.Members[leader].KillServer(syscall.SIGKILL)
+	other := g.Members[(leader+1)%3]
+	testcluster.WaitFor(t, "a new leader", 20*time.Second, func() (bool, string) {
+		l := g.Leader((leader + 1) % 3)
+		return l >= 0 && l != leader, ""
+	})
+	if st, _ := other.JobAttr(id, "job_state"); st != "R" {
+		t.Errorf("job %s is %q right after the failover, want still R", id, st)
+	}
+	other.WaitJobState(id, "F", 60*time.Second)
+	if v, _ := other.JobAttr(id, "Exit_status"); v != "3" {
+		t.Errorf("Exit_status %q after the failover, want 3", v)
+	}
+	if v, _ := other.JobAttr(id, "run_count"); v != "1" {
+		t.Errorf("run_count %q: the job was started again", v)
+	}
+}
