@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -162,4 +163,40 @@ func TestGroupRunningJobSurvivesFailover(t *testing.T) {
 	if v, _ := other.JobAttr(id, "run_count"); v != "1" {
 		t.Errorf("run_count %q: the job was started again", v)
 	}
+}
+
+// submitRate is B1's measurement (pbsbench): loops of `qsub -h` for d,
+// through c's socket; it returns acknowledged submissions per second.
+func submitRate(t *testing.T, c *testcluster.Cluster, n int, d time.Duration) float64 {
+	var mu sync.Mutex
+	ok := 0
+	stop := make(chan struct{})
+	start := time.Now()
+	wg := loops(n, stop, func() {
+		if c.RunStdin("#!/bin/sh\n", "qsub", "-h").Code == 0 {
+			mu.Lock()
+			ok++
+			mu.Unlock()
+		}
+	})
+	time.Sleep(d) // the measurement's length, not a wait for a condition
+	close(stop)
+	wg.Wait()
+	return float64(ok) / time.Since(start).Seconds()
+}
+
+// Durable qsub through a group of three on this machine against a single
+// server (pbsbench B1: 16 loops of qsub -h for 10 s). A measurement, not
+// a check: run with GOPBS_HA_BENCH=1.
+func TestGroupSubmitRate(t *testing.T) {
+	if os.Getenv("GOPBS_HA_BENCH") == "" {
+		t.Skip("a benchmark: set GOPBS_HA_BENCH=1")
+	}
+	single := testcluster.New(t, testcluster.Options{})
+	one := submitRate(t, single, 16, 10*time.Second)
+	single.Stop()
+	g := testcluster.NewGroup(t, 3)
+	three := submitRate(t, g.Members[g.Leader(0)], 16, 10*time.Second)
+	viaFollower := submitRate(t, g.Members[(g.Leader(0)+1)%3], 16, 10*time.Second)
+	t.Logf("B1 qsub -h, 16 loops, 10 s: single server %.0f/s; group of 3 via the leader's socket %.0f/s (%.2fx), via a follower's %.0f/s", one, three, three/one, viaFollower)
 }
