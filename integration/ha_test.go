@@ -200,3 +200,46 @@ func TestGroupSubmitRate(t *testing.T) {
 	viaFollower := submitRate(t, g.Members[(g.Leader(0)+1)%3], 16, 10*time.Second)
 	t.Logf("B1 qsub -h, 16 loops, 10 s: single server %.0f/s; group of 3 via the leader's socket %.0f/s (%.2fx), via a follower's %.0f/s", one, three, three/one, viaFollower)
 }
+
+// Membership while the group runs: a fourth member started with
+// -ha-join is added with qmgr, receives the group's state, and shows in
+// qstat -Bf; a member is removed the same way.
+func TestGroupMembership(t *testing.T) {
+	g := testcluster.NewGroup(t, 3)
+	c := g.Members[0]
+	id := c.Submit("#!/bin/sh\n", "-h")
+	fourth, addr := g.AddMember(t)
+	c.MustRun("qmgr", "-c", "set server server_members += "+addr)
+	members := func(from *testcluster.Cluster) string {
+		r := from.Run("qstat", "-Bf", "-1")
+		for _, line := range strings.Split(r.Stdout, "\n") {
+			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "server_members" {
+				return strings.TrimSpace(v)
+			}
+		}
+		return ""
+	}
+	if m := members(c); !strings.Contains(m, addr) || strings.Count(m, ",") != 3 {
+		t.Fatalf("server_members %q after adding %s", m, addr)
+	}
+	// The new member relays its host's commands and has the group's jobs.
+	testcluster.WaitFor(t, "the new member serving the group's jobs", 20*time.Second, func() (bool, string) {
+		r := fourth.Run("qstat", id)
+		return r.Code == 0, r.Stderr
+	})
+	if r := c.Run("qmgr", "-c", "set server server_members = 1.2.3.4:5"); r.Code == 0 {
+		t.Errorf("server_members set outright: %v", r)
+	}
+	gone := g.Leader(0)
+	var goneAddr string
+	for _, f := range strings.Split(members(c), ",") {
+		if strings.HasSuffix(f, fmt.Sprintf(":%d", g.Members[(gone+1)%4].BatchPort)) {
+			goneAddr = f
+		}
+	}
+	c.MustRun("qmgr", "-c", "set server server_members -= "+goneAddr)
+	testcluster.WaitFor(t, "three members again", 20*time.Second, func() (bool, string) {
+		m := members(fourth)
+		return strings.Count(m, ",") == 2 && !strings.Contains(m, goneAddr), m
+	})
+}

@@ -28,6 +28,7 @@ func run() int {
 	common := daemon.Register(flag.CommandLine)
 	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
 	rebuild := flag.Bool("ha-rebuild", false, "replicated group only: set this member's raft log and store aside and rebuild them from the other members")
+	join := flag.Bool("ha-join", false, "replicated group only: start a new member that waits to be added (qmgr: set server server_members += host:port) instead of founding the group")
 	flag.Parse()
 	d, status := common.Start("pbs_server", server.Version, (*config.Config).ServerLogs)
 	if d == nil {
@@ -54,7 +55,7 @@ func run() int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if len(cfg.Peers) > 0 {
-		return runMember(cfg, log, base, *rebuild, sigs)
+		return runMember(cfg, log, base, *rebuild, *join, sigs)
 	}
 	srv, err := server.New(base)
 	if err != nil {

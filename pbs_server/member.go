@@ -19,7 +19,7 @@ import (
 
 // runMember runs this host's member of the replicated group listed in
 // PBS_SERVER_PEERS (internal/ha) until a signal or qterm.
-func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild bool, sigs <-chan os.Signal) int {
+func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild, join bool, sigs <-chan os.Signal) int {
 	self := cfg.Member()
 	if self == "" {
 		log.Error("cannot start: PBS_SERVER_PEERS has no entry for this member", "want", fmt.Sprintf("%s:%d", cfg.HostName, cfg.BatchPort), "peers", cfg.Peers, "hint", "set PBS_SERVER_HOST_NAME to this host's name in the list")
@@ -55,11 +55,11 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild
 	var node *ha.Node
 	base.Shared = st
 	node, err = ha.Start(ha.Config{
-		Self: self, Peers: cfg.Peers, Dir: raftDir, Store: st, Rebuild: rebuild,
+		Self: self, Peers: cfg.Peers, Dir: raftDir, Store: st, Rebuild: rebuild || join,
 		ServerName: base.ServerName, SocketPath: base.SocketPath, TCPAddr: base.TCPAddr, Key: key, Logger: log,
 		Start: func(fence func() error) (ha.Serving, error) {
 			c := base
-			c.Fence, c.Group = fence, node.Status
+			c.Fence, c.Group, c.ChangeGroup = fence, node.Status, node.ChangeMember
 			srv, err := server.New(c)
 			if err != nil {
 				return nil, err

@@ -39,9 +39,9 @@ type Config struct {
 	// Dir holds raft's log (raft.db) and snapshots: server_priv/raft.
 	Dir   string
 	Store *store.Store
-	// Rebuild starts a member whose raft state was removed without
-	// bootstrapping the group: it waits for the leader to send it
-	// everything.
+	// Rebuild starts a member without bootstrapping the group (its raft
+	// state was set aside, or it is new and waits to be added): it waits
+	// for the leader to send it everything.
 	Rebuild    bool
 	ServerName string
 	SocketPath string
@@ -227,6 +227,26 @@ func (n *Node) Status() (members []string, leader string, term uint64) {
 		}
 	}
 	return members, n.Leader(), n.raft.CurrentTerm()
+}
+
+// ChangeMember adds the member at batch address member to the group (as
+// a voter; it must have been started with -ha-join, so that it waits to
+// be sent the group's state) or removes it.
+func (n *Node) ChangeMember(add bool, member string) error {
+	if _, err := config.ParsePeers(member); err != nil || member == "" {
+		return proto.Errorf(proto.PBSE_BADATVAL, "%s: want one host:port", member)
+	}
+	var f raft.IndexFuture
+	if add {
+		f = n.raft.AddVoter(raft.ServerID(member), raft.ServerAddress(config.RaftAddr(member)), 0, applyTimeout)
+	} else {
+		f = n.raft.RemoveServer(raft.ServerID(member), 0, applyTimeout)
+	}
+	if err := f.Error(); err != nil {
+		return proto.Errorf(proto.PBSE_NOQUORUM, "(group change: %v)", err)
+	}
+	n.log.Info("group changed", "add", add, "member", member)
+	return nil
 }
 
 // loop starts the server when this member becomes leader and stops it

@@ -517,7 +517,7 @@ func queueTypeCheck(v string) (string, error) {
 var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrServerState, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrServerHost, Kind: KindString, Access: ReadOnly},
-	{Name: proto.AttrServerMembers, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrServerMembers, Kind: KindString, Access: ReadOnly}, // changed by the server itself (changeGroup)
 	{Name: proto.AttrServerLeader, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrServerTerm, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrScheduling, Kind: KindBool, Access: OperSet | MgrSet},

@@ -70,8 +70,11 @@ type Config struct {
 	// a mom's report is granted a lease only while it does, so a leader
 	// cut off from the majority stops renewing leases at once.
 	Fence func() error
-	// Group, when set, describes the replicated group for qstat -Bf.
-	Group func() (members []string, leader string, term uint64)
+	// Group, when set, describes the replicated group for qstat -Bf;
+	// ChangeGroup adds (add) or removes a member by its batch address
+	// (qmgr's server_members += or -=).
+	Group       func() (members []string, leader string, term uint64)
+	ChangeGroup func(add bool, member string) error
 }
 
 // Server is a running pbs_server.

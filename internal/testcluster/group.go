@@ -53,28 +53,15 @@ func NewGroup(t TB, n int) *Group {
 		g.Members = append(g.Members, c)
 	}
 	g.Peers = strings.Join(peers, ",")
-	var key []byte
-	for i, c := range g.Members {
-		c.Conf = filepath.Join(c.Home, "pbs.conf")
-		conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\nPBS_SERVER_HOST_NAME=127.0.0.1\nPBS_SERVER_PEERS=%s\n",
-			c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort, g.Peers)
-		if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		keyFile := filepath.Join(c.Home, "auth", "cluster.key")
-		if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			if _, err := proto.LoadOrCreateKey(keyFile); err != nil {
-				t.Fatal(err)
-			}
-			key, _ = os.ReadFile(keyFile)
-		} else if err := os.WriteFile(keyFile, key, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	keyFile := filepath.Join(g.Members[0].Home, "auth", "cluster.key")
+	if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := proto.LoadOrCreateKey(keyFile); err != nil {
+		t.Fatal(err)
 	}
 	for _, c := range g.Members {
+		g.configure(c)
 		c.mu.Lock()
 		c.startServerProc()
 		c.mu.Unlock()
@@ -91,10 +78,52 @@ func NewGroup(t TB, n int) *Group {
 	return g
 }
 
+// configure writes a member's pbs.conf (PBS_SERVER_PEERS as g.Peers) and
+// gives it the first member's cluster key.
+func (g *Group) configure(c *Cluster) {
+	t := c.T
+	c.Conf = filepath.Join(c.Home, "pbs.conf")
+	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\nPBS_SERVER_HOST_NAME=127.0.0.1\nPBS_SERVER_PEERS=%s\n",
+		c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort, g.Peers)
+	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(c.Home, "auth", "cluster.key")
+	key, err := os.ReadFile(filepath.Join(g.Members[0].Home, "auth", "cluster.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AddMember starts a new member with pbs_server -ha-join (it waits to be
+// added: qmgr's server_members +=) and returns it with its batch address.
+// The others' pbs.conf are left as they were.
+func (g *Group) AddMember(t TB) (*Cluster, string) {
+	t.Helper()
+	c := &Cluster{T: t, Bin: g.Members[0].Bin, started: time.Now(), serverArgs: []string{"-ha-join"}}
+	c.Home = tempHome(t)
+	c.BatchPort, c.MomPort, c.SchedPort = groupPort(t), FreePort(t), FreePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", c.BatchPort)
+	g.Peers += "," + addr
+	g.configure(c)
+	g.Members = append(g.Members, c)
+	c.mu.Lock()
+	c.startServerProc()
+	c.mu.Unlock()
+	t.Cleanup(c.Stop)
+	return c, addr
+}
+
 // Leader is the index of the member that leads now (qstat -Bf through
 // member from), or -1.
 func (g *Group) Leader(from int) int {
-	r := g.Members[from].Run("qstat", "-Bf")
+	r := g.Members[from].Run("qstat", "-Bf", "-1")
 	if r.Code != 0 {
 		return -1
 	}
