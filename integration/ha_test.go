@@ -3,6 +3,8 @@ package integration
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -242,4 +244,56 @@ func TestGroupMembership(t *testing.T) {
 		m := members(fourth)
 		return strings.Count(m, ",") == 2 && !strings.Contains(m, goneAddr), m
 	})
+}
+
+// A member whose raft log is damaged refuses to start, naming the file
+// and the command that rebuilds it; rebuilt with pbs_server -ha-rebuild,
+// it is sent the group's state and serves its jobs again.
+func TestGroupDamagedLogRebuild(t *testing.T) {
+	g := testcluster.NewGroup(t, 3)
+	c := g.Members[0]
+	id := c.Submit("#!/bin/sh\n", "-h")
+	leader := g.Leader(0)
+	victim := g.Members[(leader+1)%3]
+	victim.KillServer(syscall.SIGKILL)
+	log := filepath.Join(victim.Home, "server_priv", "raft", "raft.db")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 8192 && i < len(b); i++ {
+		b[i] ^= 0x5a // both of bbolt's meta pages
+	}
+	if err := os.WriteFile(log, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := victim.StartServerExpectFailure(20 * time.Second)
+	if err == nil || !strings.Contains(out, log) || !strings.Contains(out, "-ha-rebuild") {
+		t.Fatalf("a damaged raft log: err %v, output:\n%s", err, out)
+	}
+	id2 := c.Submit("#!/bin/sh\n", "-h") // committed while the victim is away
+	cmd := exec.Command(filepath.Join(victim.Bin, "pbs_server"), "-ha-rebuild")
+	cmd.Env = victim.Env()
+	cmd.Stderr, _ = os.Create(filepath.Join(victim.Home, "rebuild.stderr"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	testcluster.WaitFor(t, "the rebuilt member's store catching up", 30*time.Second, func() (bool, string) {
+		r := victim.Run("qstat", id, id2)
+		return r.Code == 0, r.Stderr
+	})
+	matches, _ := filepath.Glob(filepath.Join(victim.Home, "server_priv", "raft.set-aside-*"))
+	if len(matches) != 1 {
+		t.Errorf("the damaged raft state was not set aside: %v", matches)
+	}
+	// With the leader gone, every commit needs the rebuilt member.
+	g.Members[leader].KillServer(syscall.SIGKILL)
+	testcluster.WaitFor(t, "a qsub committed with the rebuilt member in the majority", 30*time.Second, func() (bool, string) {
+		r := victim.RunStdin("#!/bin/sh\n", "qsub", "-h")
+		return r.Code == 0, r.Stderr
+	})
+	if r := victim.Run("qstat", id, id2); r.Code != 0 {
+		t.Errorf("jobs missing after the rebuild: %v", r)
+	}
 }
