@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/hashicorp/go-hclog"
+
 	"gopbs/internal/config"
 	"gopbs/internal/daemon"
 	"gopbs/internal/server"
@@ -86,23 +88,7 @@ func run() int {
 			return 1
 		}
 	}
-wait:
-	for {
-		select {
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
-				// SIGHUP asks the scheduler to re-read its configuration.
-				log.Info("SIGHUP: asking the scheduler to reconfigure")
-				srv.Reconfigure()
-				continue
-			}
-			log.Info("shutting down", "signal", sig.String())
-			break wait
-		case <-srv.ShutdownRequested():
-			log.Info("shutting down at qterm's request")
-			break wait
-		}
-	}
+	waitStop(log, sigs, srv.ShutdownRequested(), srv.Reconfigure)
 	if webSrv != nil {
 		webSrv.Close() // first: its readers use the server's state
 	}
@@ -112,4 +98,24 @@ wait:
 	}
 	log.Info("server shutdown completed")
 	return 0
+}
+
+// waitStop returns on SIGTERM or SIGINT, or once shutdown is closed
+// (qterm); SIGHUP asks the scheduler to re-read its configuration.
+func waitStop(log hclog.Logger, sigs <-chan os.Signal, shutdown <-chan struct{}, reconfigure func()) {
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				log.Info("SIGHUP: asking the scheduler to reconfigure")
+				reconfigure()
+				continue
+			}
+			log.Info("shutting down", "signal", sig.String())
+			return
+		case <-shutdown:
+			log.Info("shutting down at qterm's request")
+			return
+		}
+	}
 }

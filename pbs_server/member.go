@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -79,20 +78,7 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild
 		log.Error("cannot start", "error", err)
 		return 1
 	}
-wait:
-	for {
-		select {
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
-				continue // the leader's scheduler is asked through qmgr
-			}
-			log.Info("shutting down", "signal", sig.String())
-			break wait
-		case <-node.ShutdownRequested():
-			log.Info("shutting down at qterm's request")
-			break wait
-		}
-	}
+	waitStop(log, sigs, node.ShutdownRequested(), node.Reconfigure)
 	if err := node.Close(); err != nil {
 		log.Error("close", "error", err)
 		return 1

@@ -389,3 +389,36 @@ func serverHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, erro
 	}
 	return hello, nil
 }
+
+// Forward relays one request for a relay (a mom's for its host's
+// commands, a group member's for its own): it sends h with its encoded
+// body on up, then copies the answers back to down until the last (More
+// clear, or a refusal), each read from up bounded by wait. A failed send
+// to down is returned as it is (a *SlowReaderError for a caller that
+// stopped reading).
+func Forward(up, down *Conn, h Header, body msgpack.RawMessage, wait time.Duration) error {
+	if err := up.Send(h, rawOrNil(body)); err != nil {
+		return err
+	}
+	for {
+		up.nc.SetReadDeadline(time.Now().Add(wait))
+		rh, rbody, err := up.Recv()
+		if err != nil {
+			return err
+		}
+		if err := down.Send(rh, rawOrNil(rbody)); err != nil {
+			return err
+		}
+		if !rh.More || rh.Code != PBSE_NONE {
+			return nil
+		}
+	}
+}
+
+// rawOrNil passes an encoded body through unchanged (empty: no body).
+func rawOrNil(b msgpack.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}

@@ -30,6 +30,7 @@ import (
 type Serving interface {
 	Close() error
 	ShutdownRequested() <-chan struct{}
+	Reconfigure()
 }
 
 // Config is what a member needs.
@@ -189,6 +190,17 @@ func (n *Node) closeRaftState() {
 // ShutdownRequested is closed when the leader's server was asked to stop
 // (qterm): the member stops.
 func (n *Node) ShutdownRequested() <-chan struct{} { return n.shutdown }
+
+// Reconfigure asks the leader's scheduler to re-read its configuration
+// (SIGHUP) when this member leads; a follower calls no scheduler.
+func (n *Node) Reconfigure() {
+	n.mu.Lock()
+	srv := n.srv
+	n.mu.Unlock()
+	if srv != nil {
+		srv.Reconfigure()
+	}
+}
 
 // Replicate commits entry through the group (store.Replicator): it
 // returns once a majority holds it and this member applied it.

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vmihailenco/msgpack/v5"
-
 	"gopbs/internal/asuser"
 	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
@@ -148,22 +146,8 @@ func (n *Node) relay(nc net.Conn, peer listen.Peer) {
 			}
 		}
 		h.As = who
-		uc := up.Conn()
-		if err := uc.Send(h, rawBody(body)); err != nil {
+		if err := proto.Forward(up.Conn(), down, h, body, 5*time.Minute); err != nil {
 			return
-		}
-		for {
-			uc.NetConn().SetReadDeadline(time.Now().Add(5 * time.Minute))
-			rh, rbody, err := uc.Recv()
-			if err != nil {
-				return
-			}
-			if err := down.Send(rh, rawBody(rbody)); err != nil {
-				return
-			}
-			if !rh.More || rh.Code != proto.PBSE_NONE {
-				break
-			}
 		}
 	}
 }
@@ -193,12 +177,4 @@ func (n *Node) dialLeader() (*proto.Client, error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-// rawBody passes an already encoded body through unchanged (nil stays nil).
-func rawBody(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return msgpack.RawMessage(b)
 }

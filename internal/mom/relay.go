@@ -106,25 +106,12 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 			}
 		}
 		h.As = who
-		if err := up.Send(h, rawBody(body)); err != nil {
+		if err := proto.Forward(up, down, h, body, 5*time.Minute); err != nil {
+			var slow *proto.SlowReaderError
+			if errors.As(err, &slow) {
+				m.log.Warn("forwarding: connection cut off", "uid", peer.UID, "reason", err)
+			}
 			return
-		}
-		for {
-			srv.SetReadDeadline(time.Now().Add(5 * time.Minute))
-			rh, rbody, err := up.Recv()
-			if err != nil {
-				return
-			}
-			if err := down.Send(rh, rawBody(rbody)); err != nil {
-				var slow *proto.SlowReaderError
-				if errors.As(err, &slow) {
-					m.log.Warn("forwarding: connection cut off", "uid", peer.UID, "reason", err)
-				}
-				return
-			}
-			if !rh.More || rh.Code != proto.PBSE_NONE {
-				break
-			}
 		}
 	}
 }
