@@ -105,7 +105,13 @@ type Server struct {
 	// parent and index.
 	ended   map[int64]map[int]*model.SubjobEnd
 	nextSeq int64
-	counts  counters
+	// leaseCeiling is the longest lease granted by any run of the
+	// server, in seconds (stored); fenceUntil is when every lease an
+	// earlier run (or an earlier leader) could have granted has lapsed:
+	// no job is requeued for its node's silence before then.
+	leaseCeiling int64
+	fenceUntil   time.Time
+	counts       counters
 	held    holdings
 
 	users userCache
@@ -228,6 +234,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("store %s has no server record: damaged (left untouched)", st.Path())
 	}
 	s.loadSnapshot(snap)
+	s.fenceUntil = s.started.Add(time.Duration(s.leaseCeiling)*time.Second + fenceSlack)
 	acct, err := accounting.New(cfg.AccountingDir)
 	if err != nil {
 		s.closeStore()
@@ -315,6 +322,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	sort.Slice(s.jobList, func(a, b int) bool { return keyLess(s.jobList[a].Key(), s.jobList[b].Key()) })
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
+	s.leaseCeiling = snap.LeaseCeiling
 }
 
 // rollback restores memory from the store after a failed commit. It runs

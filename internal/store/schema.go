@@ -17,8 +17,8 @@ const FileName = "serverdb"
 
 // Buckets. Every bucket the store uses is named here and nowhere else.
 var (
-	// bucketMeta holds keyVersion, keyNextSeq and, in a replicated group,
-	// keyApplied.
+	// bucketMeta holds keyVersion, keyNextSeq, keyLeaseCeiling and, in a
+	// replicated group, keyApplied.
 	bucketMeta = []byte("meta")
 	// bucketServer holds the server object under keyServer.
 	bucketServer = []byte("server")
@@ -62,4 +62,7 @@ var (
 	// keyApplied (in bucketMeta) is the index of the last entry of a
 	// replicated group's log applied to this store (replica.go).
 	keyApplied = []byte("raft_applied")
+	// keyLeaseCeiling (in bucketMeta) is the longest lease granted to a
+	// mom, in seconds (Batch.SetLeaseCeiling).
+	keyLeaseCeiling = []byte("lease_ceiling")
 )

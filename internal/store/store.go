@@ -55,6 +55,9 @@ type Snapshot struct {
 	Nodes   []*model.Object
 	Jobs    []*model.Job // in sequence order
 	NextSeq int64
+	// LeaseCeiling is the longest lease any run of the server granted
+	// (SetLeaseCeiling), in seconds; 0 when none was recorded.
+	LeaseCeiling int64
 	// Subjobs are the subjobs with records of their own (queued alone,
 	// running, exiting), by parent and index; Ends what is kept of
 	// finished ones, by parent and index.
@@ -303,6 +306,9 @@ func (s *Store) Load() (*Snapshot, error) {
 	err := guard(s.path, func() error {
 		return s.db.View(func(tx *bolt.Tx) error {
 			snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
+			if v := tx.Bucket(bucketMeta).Get(keyLeaseCeiling); len(v) == 8 {
+				snap.LeaseCeiling = int64(binary.BigEndian.Uint64(v))
+			}
 			if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
 				var o model.Object
 				if err := decodeRecord(raw, &o); err != nil {
@@ -457,7 +463,7 @@ const (
 	opPutNode
 	opDelNode
 	opPutServer
-	opNextSeq
+	opPutMeta // a value in bucketMeta (the next sequence number, the lease ceiling)
 	opDelSubjob
 	opPutEvent
 	opDelEvent
@@ -589,7 +595,13 @@ func (b *Batch) DeleteNode(name string) { b.add(opDelNode, []byte(name), nil) }
 func (b *Batch) PutServer(o *model.Object) { b.add(opPutServer, keyServer, o) }
 
 // SetNextSeq records the next job sequence number.
-func (b *Batch) SetNextSeq(n int64) { b.add(opNextSeq, keyNextSeq, encodeSeq(n)) }
+func (b *Batch) SetNextSeq(n int64) { b.add(opPutMeta, keyNextSeq, encodeSeq(n)) }
+
+// SetLeaseCeiling records the longest lease granted to a mom, in seconds:
+// a server started later (after a restart, or a new leader of a
+// replicated group) requeues nothing before that long, whatever the
+// settings say by then.
+func (b *Batch) SetLeaseCeiling(secs int64) { b.add(opPutMeta, keyLeaseCeiling, encodeSeq(secs)) }
 
 // PutEvent keeps a published change of a job (the event stream).
 func (b *Batch) PutEvent(e *proto.JobEvent) { b.add(opPutEvent, encodeEvent(e.Seq), e) }
@@ -713,7 +725,7 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketNodes).Delete(o.key)
 	case opPutServer:
 		return tx.Bucket(bucketServer).Put(o.key, o.value)
-	case opNextSeq:
+	case opPutMeta:
 		return tx.Bucket(bucketMeta).Put(o.key, o.value)
 	case opPutEvent:
 		return tx.Bucket(bucketEvents).Put(o.key, o.value)
