@@ -112,7 +112,7 @@ type Server struct {
 	leaseCeiling int64
 	fenceUntil   time.Time
 	counts       counters
-	held    holdings
+	held         holdings
 
 	users userCache
 	// ev numbers and publishes the changes of jobs (events.go).
