@@ -281,3 +281,72 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 		t.Errorf("jobs missing after the rebuild: %v", r)
 	}
 }
+
+// A leader frozen (SIGSTOP: a hung host, or one cut off) while qsub loops
+// run through every member: the others elect a new leader and go on;
+// resumed, the old leader finds itself deposed. Its clients got errors
+// or ids that exist: every acknowledged job is there exactly once.
+func TestGroupPausedLeader(t *testing.T) {
+	g := testcluster.NewGroup(t, 3)
+	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
+	var mu sync.Mutex
+	printed := map[string]int{}
+	stop := make(chan struct{})
+	var next int
+	frozen := -1 // the commands of a frozen host hang with it: not used
+	wg := loops(6, stop, func() {
+		mu.Lock()
+		if next%len(g.Members) == frozen {
+			next++
+		}
+		m := g.Members[next%len(g.Members)]
+		next++
+		mu.Unlock()
+		r := m.RunStdin("#!/bin/sh\n", "qsub")
+		if r.Code != 0 {
+			time.Sleep(20 * time.Millisecond)
+			return
+		}
+		mu.Lock()
+		printed[strings.TrimSpace(r.Stdout)]++
+		mu.Unlock()
+	})
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(printed) }
+	for round := 0; round < rounds(2, 10); round++ {
+		want := count() + 30
+		testcluster.WaitFor(t, fmt.Sprintf("round %d: %d submissions", round, want), 60*time.Second, func() (bool, string) {
+			return count() >= want, fmt.Sprintf("stalled at %d", count())
+		})
+		old := -1
+		testcluster.WaitFor(t, "a leader", 20*time.Second, func() (bool, string) {
+			old = g.Leader(round % 3)
+			return old >= 0, ""
+		})
+		pid := g.Members[old].ServerPid()
+		mu.Lock()
+		frozen = old
+		mu.Unlock()
+		syscall.Kill(pid, syscall.SIGSTOP)
+		other := (old + 1) % 3
+		testcluster.WaitFor(t, "a new leader while the old one is frozen", 30*time.Second, func() (bool, string) {
+			l := g.Leader(other)
+			return l >= 0 && l != old, fmt.Sprintf("leader %d", l)
+		})
+		want = count() + 10
+		testcluster.WaitFor(t, "submissions while the old leader is frozen", 30*time.Second, func() (bool, string) {
+			return count() >= want, fmt.Sprintf("stalled at %d", count())
+		})
+		syscall.Kill(pid, syscall.SIGCONT)
+		testcluster.WaitFor(t, "the old leader's socket answering again", 30*time.Second, func() (bool, string) {
+			r := g.Members[old].Run("qstat", "-B")
+			return r.Code == 0, r.Stderr
+		})
+		mu.Lock()
+		frozen = -1
+		mu.Unlock()
+	}
+	close(stop)
+	wg.Wait()
+	checkAcknowledged(t, printed, g.Members[0].MustRun("qselect"))
+	t.Logf("%d jobs acknowledged across frozen leaders", len(printed))
+}

@@ -144,12 +144,56 @@ func (n *Node) relay(nc net.Conn, peer listen.Peer) {
 				down.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 				return
 			}
+			// A leader that stops answering (a hung host, cut off) is
+			// replaced within seconds: then its connection is cut, so
+			// the command hears of it at once rather than at its own
+			// timeout.
+			stop := make(chan struct{})
+			defer close(stop)
+			go n.cutWhenDeposed(up, stop)
 		}
 		h.As = who
 		if err := proto.Forward(up.Conn(), down, h, body, 5*time.Minute); err != nil {
+			pe := proto.Errorf(proto.PBSE_SYSTEM, "the group's leader did not answer (%v): the request may or may not have been carried out", err)
+			down.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 			return
 		}
 	}
+}
+
+// cutWhenDeposed closes up, a connection to the leader, once the group
+// names another leader, until stop is closed.
+func (n *Node) cutWhenDeposed(up *proto.Client, stop <-chan struct{}) {
+	leader := up.Conn().NetConn().RemoteAddr().String()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	known := "" // the last leader seen to be the one dialed
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		l := n.Leader()
+		if l == "" || l == known {
+			continue
+		}
+		if !sameAddr(l, leader) {
+			up.Close()
+			return
+		}
+		known = l
+	}
+}
+
+// sameAddr compares two host:port addresses, resolving the host names.
+func sameAddr(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := net.ResolveTCPAddr("tcp", a)
+	rb, err2 := net.ResolveTCPAddr("tcp", b)
+	return err1 == nil && err2 == nil && ra.String() == rb.String()
 }
 
 // dialLeader connects to the leader as a member of its group (this
