@@ -234,7 +234,9 @@ func TestGroupMembership(t *testing.T) {
 // and the command that rebuilds it; rebuilt with pbs_server -ha-rebuild,
 // it is sent the group's state and serves its jobs again.
 func TestGroupDamagedLogRebuild(t *testing.T) {
-	g := testcluster.NewGroup(t, 3)
+	// Snapshots every 8 entries: the rebuilt member is sent a snapshot
+	// (the store copied whole), the log before it being gone.
+	g := testcluster.NewGroup(t, 3, "-ha-snapshot-every", "8")
 	c := g.Members[0]
 	id := c.Submit("#!/bin/sh\n", "-h")
 	leader := g.Leader(0)
@@ -251,14 +253,22 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 	if err := os.WriteFile(log, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := victim.StartServerExpectFailure(20 * time.Second)
-	if err == nil || !strings.Contains(out, log) || !strings.Contains(out, "-ha-rebuild") {
-		t.Fatalf("a damaged raft log: err %v, output:\n%s", err, out)
+	refusal, err := victim.StartServerExpectFailure(20 * time.Second)
+	if err == nil || !strings.Contains(refusal, log) || !strings.Contains(refusal, "-ha-rebuild") {
+		t.Fatalf("a damaged raft log: err %v, output:\n%s", err, refusal)
 	}
 	id2 := c.Submit("#!/bin/sh\n", "-h") // committed while the victim is away
+	for i := 0; i < 40; i++ {
+		c.Submit("#!/bin/sh\n", "-h") // past a few snapshots
+	}
 	cmd := exec.Command(filepath.Join(victim.Bin, "pbs_server"), "-ha-rebuild")
 	cmd.Env = victim.Env()
-	cmd.Stderr, _ = os.Create(filepath.Join(victim.Home, "rebuild.stderr"))
+	out, err := os.Create(filepath.Join(victim.Home, "rebuild.stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -279,6 +289,9 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 	})
 	if r := victim.Run("qstat", id, id2); r.Code != 0 {
 		t.Errorf("jobs missing after the rebuild: %v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(victim.Home, "rebuild.stderr")); !strings.Contains(string(b), "Installed remote snapshot") {
+		t.Errorf("the rebuilt member was not sent a snapshot:\n%.3000s", b)
 	}
 }
 

@@ -30,6 +30,7 @@ func run() int {
 	common := daemon.Register(flag.CommandLine)
 	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
 	rebuild := flag.Bool("ha-rebuild", false, "replicated group only: set this member's raft log and store aside and rebuild them from the other members")
+	snapEvery := flag.Uint64("ha-snapshot-every", 0, "tests only: entries between the raft snapshots of a replicated group's member (0: raft's default)")
 	join := flag.Bool("ha-join", false, "replicated group only: start a new member that waits to be added (qmgr: set server server_members += host:port) instead of founding the group")
 	flag.Parse()
 	d, status := common.Start("pbs_server", server.Version, (*config.Config).ServerLogs)
@@ -57,7 +58,7 @@ func run() int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	if len(cfg.Peers) > 0 {
-		return runMember(cfg, log, base, *rebuild, *join, sigs)
+		return runMember(cfg, log, base, member{rebuild: *rebuild, join: *join, snapshotEvery: *snapEvery}, sigs)
 	}
 	srv, err := server.New(base)
 	if err != nil {

@@ -16,9 +16,15 @@ import (
 	"gopbs/proto"
 )
 
+// member holds the replicated group's flags of pbs_server.
+type member struct {
+	rebuild, join bool
+	snapshotEvery uint64
+}
+
 // runMember runs this host's member of the replicated group listed in
 // PBS_SERVER_PEERS (internal/ha) until a signal or qterm.
-func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild, join bool, sigs <-chan os.Signal) int {
+func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags member, sigs <-chan os.Signal) int {
 	self := cfg.Member()
 	if self == "" {
 		log.Error("cannot start: PBS_SERVER_PEERS has no entry for this member", "want", fmt.Sprintf("%s:%d", cfg.HostName, cfg.BatchPort), "peers", cfg.Peers, "hint", "set PBS_SERVER_HOST_NAME to this host's name in the list")
@@ -29,7 +35,7 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild
 		return 1
 	}
 	raftDir := filepath.Join(cfg.ServerPriv(), "raft")
-	if rebuild {
+	if flags.rebuild {
 		if err := setAside(cfg.ServerPriv(), raftDir); err != nil {
 			log.Error("cannot rebuild", "error", err)
 			return 1
@@ -54,7 +60,7 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, rebuild
 	var node *ha.Node
 	base.Shared = st
 	node, err = ha.Start(ha.Config{
-		Self: self, Peers: cfg.Peers, Dir: raftDir, Store: st, Rebuild: rebuild || join,
+		Self: self, Peers: cfg.Peers, Dir: raftDir, Store: st, Rebuild: flags.rebuild || flags.join, SnapshotEvery: flags.snapshotEvery,
 		ServerName: base.ServerName, SocketPath: base.SocketPath, TCPAddr: base.TCPAddr, Key: key, Logger: log,
 		Start: func(fence func() error) (ha.Serving, error) {
 			c := base

@@ -55,6 +55,10 @@ type Config struct {
 	// Fatal stops the process: the store could not apply a committed
 	// entry, so this member cannot go on (a restart replays it).
 	Fatal func(error)
+	// SnapshotEvery, when not zero, is how many entries raft lets pass
+	// between snapshots (and keeps after one): tests make it small so
+	// that a member is sent a snapshot. Zero is raft's default (8192).
+	SnapshotEvery uint64
 }
 
 // Raft's timing: a follower that hears nothing for a second starts an
@@ -145,6 +149,9 @@ func Start(cfg Config) (*Node, error) {
 	// The store keeps the index it applied: a restart replays only the
 	// entries after it, and never reloads a snapshot over the store.
 	rc.NoSnapshotRestoreOnStart = true
+	if cfg.SnapshotEvery > 0 {
+		rc.SnapshotThreshold, rc.TrailingLogs, rc.SnapshotInterval = cfg.SnapshotEvery, cfg.SnapshotEvery, time.Second
+	}
 	rc.Logger = n.log.Named("raft")
 	if !cfg.Rebuild {
 		has, err := raft.HasExistingState(logs, logs, snaps)

@@ -39,14 +39,14 @@ func groupPort(t TB) int {
 }
 
 // NewGroup starts n members and waits until the group answers through
-// the first member's socket.
-func NewGroup(t TB, n int) *Group {
+// the first member's socket. args are extra pbs_server flags.
+func NewGroup(t TB, n int, args ...string) *Group {
 	t.Helper()
 	g := &Group{}
 	bin := Build(t)
 	var peers []string
 	for i := 0; i < n; i++ {
-		c := &Cluster{T: t, Bin: bin, started: time.Now()}
+		c := &Cluster{T: t, Bin: bin, started: time.Now(), serverArgs: args}
 		c.Home = tempHome(t)
 		c.BatchPort, c.MomPort, c.SchedPort = groupPort(t), FreePort(t), FreePort(t)
 		peers = append(peers, fmt.Sprintf("127.0.0.1:%d", c.BatchPort))
