@@ -237,10 +237,10 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 	// Snapshots every 8 entries: the rebuilt member is sent a snapshot
 	// (the store copied whole), the log before it being gone.
 	g := testcluster.NewGroup(t, 3, "-ha-snapshot-every", "8")
-	c := g.Members[0]
-	id := c.Submit("#!/bin/sh\n", "-h")
 	leader := g.Leader(0)
 	victim := g.Members[(leader+1)%3]
+	c := g.Members[(leader+2)%3] // a member that stays up throughout
+	id := c.Submit("#!/bin/sh\n", "-h")
 	victim.KillServer(syscall.SIGKILL)
 	log := filepath.Join(victim.Home, "server_priv", "raft", "raft.db")
 	b, err := os.ReadFile(log)
@@ -261,6 +261,10 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		c.Submit("#!/bin/sh\n", "-h") // past a few snapshots
 	}
+	testcluster.WaitFor(t, "a snapshot on the leader (its log compacted)", 20*time.Second, func() (bool, string) {
+		snaps, _ := filepath.Glob(filepath.Join(g.Members[leader].Home, "server_priv", "raft", "snapshots", "*", "meta.json"))
+		return len(snaps) > 0, ""
+	})
 	cmd := exec.Command(filepath.Join(victim.Bin, "pbs_server"), "-ha-rebuild")
 	cmd.Env = victim.Env()
 	out, err := os.Create(filepath.Join(victim.Home, "rebuild.stderr"))

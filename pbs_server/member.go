@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,9 +63,10 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags m
 	node, err = ha.Start(ha.Config{
 		Self: self, Peers: cfg.Peers, Dir: raftDir, Store: st, Rebuild: flags.rebuild || flags.join, SnapshotEvery: flags.snapshotEvery,
 		ServerName: base.ServerName, SocketPath: base.SocketPath, TCPAddr: base.TCPAddr, Key: key, Logger: log,
-		Start: func(fence func() error) (ha.Serving, error) {
+		Start: func(fence func() error, unix, tcp net.Listener) (ha.Serving, error) {
 			c := base
 			c.Fence, c.Group, c.ChangeGroup = fence, node.Status, node.ChangeMember
+			c.UnixListener, c.TCPListener = unix, tcp
 			srv, err := server.New(c)
 			if err != nil {
 				return nil, err

@@ -50,8 +50,10 @@ type Config struct {
 	Key        []byte // the cluster key
 	Logger     hclog.Logger
 	// Start loads the server from the store and starts serving, on
-	// becoming leader. fence tells the server whether it still leads.
-	Start func(fence func() error) (Serving, error)
+	// becoming leader. fence tells the server whether it still leads;
+	// unix and tcp are the follower's listeners for SocketPath and
+	// TCPAddr, handed over open (nil when not configured).
+	Start func(fence func() error, unix, tcp net.Listener) (Serving, error)
 	// Fatal stops the process: the store could not apply a committed
 	// entry, so this member cannot go on (a restart replays it).
 	Fatal func(error)
@@ -323,10 +325,24 @@ func (n *Node) lead() {
 		n.log.Warn("elected, but the log could not be applied yet", "error", err)
 		return
 	}
-	n.stopFollowing()
-	srv, err := n.cfg.Start(n.fence)
+	var unix, tcp net.Listener
+	if f := n.takeFollower(); f != nil {
+		for _, l := range f.handOver() {
+			if _, ok := l.(*net.UnixListener); ok {
+				unix = l
+			} else {
+				tcp = l
+			}
+		}
+	}
+	srv, err := n.cfg.Start(n.fence, unix, tcp)
 	if err != nil {
 		n.log.Error("elected, but the server cannot start; handing leadership over", "error", err)
+		for _, l := range []net.Listener{unix, tcp} {
+			if l != nil {
+				l.Close()
+			}
+		}
 		n.raft.LeadershipTransfer()
 		if err := n.startFollowing(); err != nil {
 			n.cfg.Fatal(err)

@@ -3,7 +3,6 @@ package ha
 import (
 	"fmt"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -25,19 +24,16 @@ type follower struct {
 	wg        sync.WaitGroup
 }
 
+// startFollowing serves as a follower, on unix and tcp when given (the
+// listeners a deposed leader's server used) or on new ones.
 func (n *Node) startFollowing() error {
 	f := &follower{stop: make(chan struct{})}
 	local := connlimit.New("local", connlimit.Budget{}, n.log.Named("conn"))
 	remote := connlimit.New("remote", connlimit.Budget{}, n.log.Named("conn"))
 	if n.cfg.SocketPath != "" {
-		os.Remove(n.cfg.SocketPath)
-		l, err := net.Listen("unix", n.cfg.SocketPath)
+		l, err := listen.Unix(n.cfg.SocketPath)
 		if err != nil {
-			return fmt.Errorf("listen on %s: %w", n.cfg.SocketPath, err)
-		}
-		if err := os.Chmod(n.cfg.SocketPath, 0o666); err != nil {
-			l.Close()
-			return fmt.Errorf("chmod %s: %w", n.cfg.SocketPath, err)
+			return err
 		}
 		f.serve(l, local, n, n.relay)
 	}
@@ -74,21 +70,48 @@ func (f *follower) serve(l net.Listener, limit *connlimit.Limiter, n *Node, serv
 }
 
 func (f *follower) close() {
-	close(f.stop)
-	for _, l := range f.listeners {
+	for _, l := range f.handOver() {
 		l.Close()
 	}
+}
+
+// deadliner is a listener whose Accept can be woken (TCP and Unix).
+type deadliner interface {
+	SetDeadline(time.Time) error
+}
+
+// handOver stops accepting and returns the listeners, still open: what
+// connects meanwhile waits in the kernel's queue for the next owner.
+func (f *follower) handOver() []net.Listener {
+	close(f.stop)
+	for _, l := range f.listeners {
+		if d, ok := l.(deadliner); ok {
+			d.SetDeadline(time.Now()) // wakes Accept: the loop sees stop
+		} else {
+			l.Close()
+		}
+	}
 	f.wg.Wait()
+	for _, l := range f.listeners {
+		if d, ok := l.(deadliner); ok {
+			d.SetDeadline(time.Time{})
+		}
+	}
+	return f.listeners
 }
 
 func (n *Node) stopFollowing() {
-	n.mu.Lock()
-	f := n.follow
-	n.follow = nil
-	n.mu.Unlock()
-	if f != nil {
+	if f := n.takeFollower(); f != nil {
 		f.close()
 	}
+}
+
+func (n *Node) takeFollower() *follower {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	f := n.follow
+	n.follow = nil
+	return f
 }
 
 // keyFor is the batch port's rule: daemons with the cluster key only.

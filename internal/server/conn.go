@@ -52,22 +52,24 @@ type caller struct {
 // Serve starts the listeners and returns; connections are handled in the
 // background until Close.
 func (s *Server) Serve() error {
-	if s.cfg.SocketPath != "" {
-		os.Remove(s.cfg.SocketPath)
-		l, err := net.Listen("unix", s.cfg.SocketPath)
+	if l := s.cfg.UnixListener; l != nil {
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, true)
+	} else if s.cfg.SocketPath != "" {
+		l, err := listen.Unix(s.cfg.SocketPath)
 		if err != nil {
-			return fmt.Errorf("listen on %s: %w", s.cfg.SocketPath, err)
-		}
-		// Every local user may connect; identity comes from the kernel.
-		if err := os.Chmod(s.cfg.SocketPath, 0o666); err != nil {
-			l.Close()
-			return fmt.Errorf("chmod %s: %w", s.cfg.SocketPath, err)
+			return err
 		}
 		s.listeners = append(s.listeners, l)
 		s.wg.Add(1)
 		go s.acceptLoop(l, true)
 	}
-	if s.cfg.TCPAddr != "" {
+	if l := s.cfg.TCPListener; l != nil {
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, false)
+	} else if s.cfg.TCPAddr != "" {
 		l, err := net.Listen("tcp", s.cfg.TCPAddr)
 		if err != nil {
 			for _, l := range s.listeners {

@@ -70,6 +70,11 @@ type Config struct {
 	// a mom's report is granted a lease only while it does, so a leader
 	// cut off from the majority stops renewing leases at once.
 	Fence func() error
+	// UnixListener and TCPListener, when set, are the listeners for
+	// SocketPath and TCPAddr, already open: a replicated group's member
+	// hands over those it followed with, so that no command or daemon is
+	// refused while it takes over.
+	UnixListener, TCPListener net.Listener
 	// Group, when set, describes the replicated group for qstat -Bf;
 	// ChangeGroup adds (add) or removes a member by its batch address
 	// (qmgr's server_members += or -=).
