@@ -25,26 +25,8 @@ import (
 func TestGroupFailover(t *testing.T) {
 	g := testcluster.NewGroup(t, 3)
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
-	var mu sync.Mutex
-	printed := map[string]int{}
-	stop := make(chan struct{})
-	var next int
-	var nextMu sync.Mutex
-	wg := loops(6, stop, func() {
-		nextMu.Lock()
-		m := g.Members[next%len(g.Members)]
-		next++
-		nextMu.Unlock()
-		r := m.RunStdin("#!/bin/sh\n", "qsub")
-		if r.Code != 0 {
-			time.Sleep(20 * time.Millisecond) // this member is down
-			return
-		}
-		mu.Lock()
-		printed[strings.TrimSpace(r.Stdout)]++
-		mu.Unlock()
-	})
-	count := func() int { mu.Lock(); defer mu.Unlock(); return len(printed) }
+	h := submitThroughMembers(g, 6)
+	mu, printed, count := &h.mu, h.printed, h.count
 	var failovers []time.Duration
 	for round := 0; round < rounds(3, 20); round++ {
 		want := count() + 30
@@ -72,8 +54,7 @@ func TestGroupFailover(t *testing.T) {
 		failovers = append(failovers, time.Since(killed))
 		g.Members[leader].StartServer()
 	}
-	close(stop)
-	wg.Wait()
+	h.stop()
 	sort.Slice(failovers, func(a, b int) bool { return failovers[a] < failovers[b] })
 	t.Logf("failover (kill -9 of the leader to a qsub accepted by another member): %v", failovers)
 
@@ -306,29 +287,8 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 func TestGroupPausedLeader(t *testing.T) {
 	g := testcluster.NewGroup(t, 3)
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
-	var mu sync.Mutex
-	printed := map[string]int{}
-	stop := make(chan struct{})
-	var next int
-	frozen := -1 // the commands of a frozen host hang with it: not used
-	wg := loops(6, stop, func() {
-		mu.Lock()
-		if next%len(g.Members) == frozen {
-			next++
-		}
-		m := g.Members[next%len(g.Members)]
-		next++
-		mu.Unlock()
-		r := m.RunStdin("#!/bin/sh\n", "qsub")
-		if r.Code != 0 {
-			time.Sleep(20 * time.Millisecond)
-			return
-		}
-		mu.Lock()
-		printed[strings.TrimSpace(r.Stdout)]++
-		mu.Unlock()
-	})
-	count := func() int { mu.Lock(); defer mu.Unlock(); return len(printed) }
+	h := submitThroughMembers(g, 6)
+	mu, count := &h.mu, h.count
 	for round := 0; round < rounds(2, 10); round++ {
 		want := count() + 30
 		testcluster.WaitFor(t, fmt.Sprintf("round %d: %d submissions", round, want), 60*time.Second, func() (bool, string) {
@@ -341,7 +301,7 @@ func TestGroupPausedLeader(t *testing.T) {
 		})
 		pid := g.Members[old].ServerPid()
 		mu.Lock()
-		frozen = old
+		h.skip = old
 		mu.Unlock()
 		syscall.Kill(pid, syscall.SIGSTOP)
 		other := (old + 1) % 3
@@ -359,11 +319,56 @@ func TestGroupPausedLeader(t *testing.T) {
 			return r.Code == 0, r.Stderr
 		})
 		mu.Lock()
-		frozen = -1
+		h.skip = -1
 		mu.Unlock()
 	}
-	close(stop)
-	wg.Wait()
-	checkAcknowledged(t, printed, g.Members[0].MustRun("qselect"))
-	t.Logf("%d jobs acknowledged across frozen leaders", len(printed))
+	h.stop()
+	checkAcknowledged(t, h.printed, g.Members[0].MustRun("qselect"))
+	t.Logf("%d jobs acknowledged across frozen leaders", len(h.printed))
+}
+
+// memberSubmits are qsub loops spread over a group's members' sockets,
+// keeping what each printed.
+type memberSubmits struct {
+	mu      sync.Mutex
+	printed map[string]int
+	next    int
+	// skip is a member whose socket is not used (its host is frozen,
+	// and its commands would hang with it), -1 for none.
+	skip int
+	done chan struct{}
+	wg   *sync.WaitGroup
+}
+
+// submitThroughMembers starts n loops of qsub, each through the next
+// member's socket in turn.
+func submitThroughMembers(g *testcluster.Group, n int) *memberSubmits {
+	h := &memberSubmits{printed: map[string]int{}, skip: -1, done: make(chan struct{})}
+	h.wg = loops(n, h.done, func() {
+		h.mu.Lock()
+		if h.next%len(g.Members) == h.skip {
+			h.next++
+		}
+		m := g.Members[h.next%len(g.Members)]
+		h.next++
+		h.mu.Unlock()
+		r := m.RunStdin("#!/bin/sh\n", "qsub")
+		if r.Code != 0 {
+			time.Sleep(20 * time.Millisecond) // this member is down
+			return
+		}
+		h.mu.Lock()
+		h.printed[strings.TrimSpace(r.Stdout)]++
+		h.mu.Unlock()
+	})
+	return h
+}
+
+// count is how many ids were printed.
+func (h *memberSubmits) count() int { h.mu.Lock(); defer h.mu.Unlock(); return len(h.printed) }
+
+// stop ends the loops and waits for them.
+func (h *memberSubmits) stop() {
+	close(h.done)
+	h.wg.Wait()
 }
