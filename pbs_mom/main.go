@@ -57,6 +57,7 @@ func run() int {
 		Home:        cfg.Home,
 		NodeName:    cfg.MomNodeName,
 		ServerAddr:  net.JoinHostPort(cfg.Server, strconv.Itoa(cfg.BatchPort)),
+		ServerAddrs: cfg.Peers,
 		Port:        cfg.MomPort,
 		KeyFile:     cfg.KeyFile(),
 		SocketPath:  cfg.MomSocket(),

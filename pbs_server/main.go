@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/hashicorp/go-hclog"
+
 	"gopbs/internal/config"
 	"gopbs/internal/daemon"
 	"gopbs/internal/server"
@@ -27,6 +29,9 @@ func main() {
 func run() int {
 	common := daemon.Register(flag.CommandLine)
 	syncDelay := flag.Duration("store-sync-delay", 0, "benchmarks only: time added to every store commit to model a slower disk")
+	rebuild := flag.Bool("ha-rebuild", false, "replicated group only: set this member's raft log and store aside and rebuild them from the other members")
+	snapEvery := flag.Uint64("ha-snapshot-every", 0, "tests only: entries between the raft snapshots of a replicated group's member (0: raft's default)")
+	join := flag.Bool("ha-join", false, "replicated group only: start a new member that waits to be added (qmgr: set server server_members += host:port) instead of founding the group")
 	flag.Parse()
 	d, status := common.Start("pbs_server", server.Version, (*config.Config).ServerLogs)
 	if d == nil {
@@ -34,7 +39,7 @@ func run() int {
 	}
 	defer d.Close()
 	cfg, log := d.Config, d.Log
-	srv, err := server.New(server.Config{
+	base := server.Config{
 		Home:          cfg.Home,
 		ServerName:    cfg.ServerName(),
 		Host:          config.ShortHostname(),
@@ -49,7 +54,13 @@ func run() int {
 		MetricsAddr:   cfg.ServerMetrics,
 		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
-	})
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if len(cfg.Peers) > 0 {
+		return runMember(cfg, log, base, member{rebuild: *rebuild, join: *join, snapshotEvery: *snapEvery}, sigs)
+	}
+	srv, err := server.New(base)
 	if err != nil {
 		log.Error("cannot start", "error", err)
 		return 1
@@ -78,25 +89,7 @@ func run() int {
 			return 1
 		}
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-wait:
-	for {
-		select {
-		case sig := <-sigs:
-			if sig == syscall.SIGHUP {
-				// SIGHUP asks the scheduler to re-read its configuration.
-				log.Info("SIGHUP: asking the scheduler to reconfigure")
-				srv.Reconfigure()
-				continue
-			}
-			log.Info("shutting down", "signal", sig.String())
-			break wait
-		case <-srv.ShutdownRequested():
-			log.Info("shutting down at qterm's request")
-			break wait
-		}
-	}
+	waitStop(log, sigs, srv.ShutdownRequested(), srv.Reconfigure)
 	if webSrv != nil {
 		webSrv.Close() // first: its readers use the server's state
 	}
@@ -106,4 +99,24 @@ wait:
 	}
 	log.Info("server shutdown completed")
 	return 0
+}
+
+// waitStop returns on SIGTERM or SIGINT, or once shutdown is closed
+// (qterm); SIGHUP asks the scheduler to re-read its configuration.
+func waitStop(log hclog.Logger, sigs <-chan os.Signal, shutdown <-chan struct{}, reconfigure func()) {
+	for {
+		select {
+		case sig := <-sigs:
+			if sig == syscall.SIGHUP {
+				log.Info("SIGHUP: asking the scheduler to reconfigure")
+				reconfigure()
+				continue
+			}
+			log.Info("shutting down", "signal", sig.String())
+			return
+		case <-shutdown:
+			log.Info("shutting down at qterm's request")
+			return
+		}
+	}
 }

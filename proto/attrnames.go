@@ -132,8 +132,14 @@ const (
 
 // Server attributes.
 const (
-	AttrServerState        = "server_state"
-	AttrServerHost         = "server_host"
+	AttrServerState = "server_state"
+	AttrServerHost  = "server_host"
+	// AttrServerMembers, AttrServerLeader and AttrServerTerm describe a
+	// replicated server group (PBS_SERVER_PEERS): its members' batch
+	// addresses, the leader's, and raft's current term.
+	AttrServerMembers      = "server_members"
+	AttrServerLeader       = "server_leader"
+	AttrServerTerm         = "server_term"
 	AttrScheduling         = "scheduling"
 	AttrSchedulerIteration = "scheduler_iteration"
 	AttrSchedCycleLength   = "sched_cycle_length"

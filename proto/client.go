@@ -410,3 +410,69 @@ func (c *Client) AlterJobs(alters []AlterRequest) ([]ObjectError, error) {
 	err := c.Call(MsgAlterJobs, &AlterJobsRequest{Alters: alters}, &reply)
 	return reply.Results, err
 }
+
+// groupRetry is the first pause of DialGroup between rounds over the
+// members (doubling up to a second): an election takes about a second.
+const groupRetry = 100 * time.Millisecond
+
+// DialGroup connects to the leader of a replicated server group whose
+// members' batch addresses are addrs (o.Address is ignored). It tries the
+// members in turn and follows a member's answer naming the leader
+// (PBSE_NOTLEADER); while the group has no leader (an election, or no
+// quorum) it keeps trying until o.Timeout has passed, so that a failover
+// shorter than the timeout shows the caller no error. With one address and
+// no group it is Dial.
+func DialGroup(o DialOptions, addrs []string) (*Client, error) {
+	if len(addrs) == 0 {
+		return Dial(o)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	deadline := time.Now().Add(o.Timeout)
+	pause := groupRetry
+	var last error
+	for {
+		for _, addr := range addrs {
+			// Follow redirects from this member, at most once per
+			// member (two members naming each other do not loop).
+			for hops := 0; hops <= len(addrs) && addr != ""; hops++ {
+				left := time.Until(deadline)
+				if left <= 0 {
+					return nil, last
+				}
+				d := o
+				d.Address, d.Timeout = addr, left
+				c, err := Dial(d)
+				if err == nil && o.Key == nil {
+					err = c.Hello()
+				}
+				if err == nil {
+					c.timeout = o.Timeout
+					return c, nil
+				}
+				if c != nil {
+					c.Close()
+				}
+				last = err
+				leader, ok := LeaderOf(err)
+				if !ok {
+					break
+				}
+				// While no member knows a leader, the caller's error is
+				// the group's: it has no quorum.
+				last = NewError(PBSE_NOQUORUM)
+				if leader == addr {
+					break
+				}
+				addr = leader
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return nil, last
+		}
+		time.Sleep(min(pause, left))
+		pause = min(2*pause, time.Second)
+	}
+}

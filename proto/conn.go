@@ -324,6 +324,29 @@ func readHelloReply(c *Conn, role Role, key, cNonce []byte) (HelloReply, error) 
 // on this listener; it returns an error to refuse the role outright. On
 // success frames are authenticated from here on when a key applied.
 func ServerHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error)) (Hello, error) {
+	return serverHandshake(c, serverName, keyFor, nil)
+}
+
+// ServerRedirect answers a peer's Hello as a member of a replicated server
+// group that is not its leader: the handshake completes as ServerHandshake
+// would (so that a daemon's key checks the answer), then the reply carries
+// PBSE_NOTLEADER and leader, the leader's batch address ("" while there is
+// none). The connection is of no further use.
+func ServerRedirect(c *Conn, serverName string, keyFor func(Role) ([]byte, error), leader string) (Hello, error) {
+	return serverHandshake(c, serverName, keyFor, &Error{Code: PBSE_NOTLEADER, Text: leader})
+}
+
+// LeaderOf returns the leader's address named by a PBSE_NOTLEADER answer,
+// and whether err is one.
+func LeaderOf(err error) (string, bool) {
+	var pe *Error
+	if errors.As(err, &pe) && pe.Code == PBSE_NOTLEADER {
+		return pe.Text, true
+	}
+	return "", false
+}
+
+func serverHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error), answer *Error) (Hello, error) {
 	var hello Hello
 	h, body, err := c.Recv()
 	if err != nil {
@@ -354,8 +377,48 @@ func ServerHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, erro
 		reply.Nonce = NewNonce()
 		c.sess = &session{key: key, role: hello.Role, sNonce: reply.Nonce, cNonce: hello.Nonce, sendDir: dirToPeer, recvDir: dirToServer}
 	}
-	if err := c.Send(Header{Type: MsgHelloReply}, &reply); err != nil {
+	rh := Header{Type: MsgHelloReply}
+	if answer != nil {
+		rh.Code, rh.Text = answer.Code, answer.Text
+	}
+	if err := c.Send(rh, &reply); err != nil {
 		return hello, fmt.Errorf("send hello reply: %w", err)
 	}
+	if answer != nil {
+		return hello, answer
+	}
 	return hello, nil
+}
+
+// Forward relays one request for a relay (a mom's for its host's
+// commands, a group member's for its own): it sends h with its encoded
+// body on up, then copies the answers back to down until the last (More
+// clear, or a refusal), each read from up bounded by wait. A failed send
+// to down is returned as it is (a *SlowReaderError for a caller that
+// stopped reading).
+func Forward(up, down *Conn, h Header, body msgpack.RawMessage, wait time.Duration) error {
+	if err := up.Send(h, rawOrNil(body)); err != nil {
+		return err
+	}
+	for {
+		up.nc.SetReadDeadline(time.Now().Add(wait))
+		rh, rbody, err := up.Recv()
+		if err != nil {
+			return err
+		}
+		if err := down.Send(rh, rawOrNil(rbody)); err != nil {
+			return err
+		}
+		if !rh.More || rh.Code != PBSE_NONE {
+			return nil
+		}
+	}
+}
+
+// rawOrNil passes an encoded body through unchanged (empty: no body).
+func rawOrNil(b msgpack.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
 }

@@ -108,6 +108,14 @@ const (
 	// PBSE_TOOSLOW ends the event stream of a subscriber that fell too
 	// far behind.
 	PBSE_TOOSLOW Code = 15901
+	// PBSE_NOTLEADER answers the Hello of a daemon that reached a member
+	// of a replicated server group that is not its leader: the reply's
+	// Text is the leader's batch address (host:port), or empty while the
+	// group has none (LeaderOf). DialGroup follows it.
+	PBSE_NOTLEADER Code = 15902
+	// PBSE_NOQUORUM refuses a request while the replicated server group
+	// has no majority: nothing was changed.
+	PBSE_NOQUORUM Code = 15903
 )
 
 // messages holds the OpenPBS texts returned to clients
@@ -200,6 +208,8 @@ var messages = map[Code]string{
 	PBSE_TRYAGAIN:           "Try the request again later",
 	PBSE_EVENTGAP:           "Changes since that event are no longer kept: read the state again",
 	PBSE_TOOSLOW:            "Event stream cut off: the subscriber fell too far behind",
+	PBSE_NOTLEADER:          "This server is not the leader of its group",
+	PBSE_NOQUORUM:           "No quorum: too few servers of the group are reachable; nothing was changed",
 }
 
 // Message returns the OpenPBS text of code, or "" when none is defined.

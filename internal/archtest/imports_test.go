@@ -40,7 +40,8 @@ var commands = []string{
 // may import.
 var daemonInsides = map[string][]string{
 	"internal/server":    {"pbs_server"},
-	"internal/store":     {"pbs_server", "internal/server"},
+	"internal/store":     {"pbs_server", "internal/server", "internal/ha"},
+	"internal/ha":        {"pbs_server"},
 	"internal/mom":       {"pbs_mom"},
 	"internal/shepherd":  {"pbs_mom", "pbs_shepherd", "internal/mom"},
 	"internal/stagecopy": {"internal/mom", "internal/shepherd"},

@@ -14,6 +14,8 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
+
+	"gopbs/proto"
 )
 
 // Account is a job owner as the execution host knows them.
@@ -101,4 +103,15 @@ func Current() (*Account, error) {
 		return nil, err
 	}
 	return Lookup(name, "")
+}
+
+// Identity describes a local caller (as the kernel reports a Unix-socket
+// peer) for a server that is told who asks: the mom's relay and a
+// follower member's relay stamp each request with it.
+func Identity(uid, gid uint32, host string) *proto.Identity {
+	id := &proto.Identity{UID: uid, GID: gid, Host: host, User: strconv.FormatUint(uint64(uid), 10)}
+	if name, err := UserName(uid); err == nil {
+		id.User = name
+	}
+	return id
 }

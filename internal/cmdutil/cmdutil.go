@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"gopbs/internal/config"
 	"gopbs/proto"
@@ -76,8 +77,25 @@ func (e *Env) Connect() (*proto.Client, error) {
 			path = mom
 		}
 	}
-	return proto.Dial(proto.DialOptions{Network: "unix", Address: path})
+	o := proto.DialOptions{Network: "unix", Address: path}
+	c, err := proto.Dial(o)
+	if err == nil || len(e.Config.Peers) == 0 || path != e.Config.ServerSocket() {
+		return c, err
+	}
+	// A member of a replicated group reopens its socket when it starts
+	// or stops leading: a command that finds it shut tries again for a
+	// moment rather than fail during a failover.
+	deadline := time.Now().Add(groupSocketWait)
+	for err != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		c, err = proto.Dial(o)
+	}
+	return c, err
 }
+
+// groupSocketWait bounds how long a command retries a group member's
+// socket that refuses connections (Connect).
+const groupSocketWait = 5 * time.Second
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)

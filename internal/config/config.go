@@ -47,7 +47,18 @@ const (
 	// proxy connects from. Both or neither.
 	KeyWebProxyHeader = "PBS_WEB_PROXY_HEADER"
 	KeyWebProxyAddr   = "PBS_WEB_PROXY_ADDR"
+	// KeyServerPeers lists the batch addresses (host:port, commas) of the
+	// members of a replicated server group (internal/ha); unset, there is
+	// one server, PBS_SERVER. Each member's raft transport listens on its
+	// batch port + RaftPortOffset.
+	KeyServerPeers = "PBS_SERVER_PEERS"
+	// KeyServerHostName is the host name by which this host is named in
+	// PBS_SERVER_PEERS (OpenPBS's key); the short host name by default.
+	KeyServerHostName = "PBS_SERVER_HOST_NAME"
 )
+
+// RaftPortOffset is added to a member's batch port to give its raft port.
+const RaftPortOffset = 100
 
 // Defaults.
 const (
@@ -92,6 +103,11 @@ type Config struct {
 	Web            string
 	WebProxyHeader string
 	WebProxyAddrs  []netip.Prefix
+	// Peers are the batch addresses of a replicated server group's
+	// members (PBS_SERVER_PEERS), nil for a single server; HostName is
+	// this host's name in that list (PBS_SERVER_HOST_NAME).
+	Peers    []string
+	HostName string
 }
 
 // Load reads the configuration using the process environment.
@@ -119,7 +135,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyServerPeers, KeyServerHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -220,7 +236,72 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 	if err := c.resolveWeb(vals); err != nil {
 		return nil, err
 	}
+	c.HostName = vals[KeyServerHostName]
+	if c.HostName == "" {
+		c.HostName = host
+	}
+	if c.Peers, err = ParsePeers(vals[KeyServerPeers]); err != nil {
+		return nil, err
+	}
+	if len(c.Peers) > 0 && vals[KeySchedHost] == "" {
+		// Each member of a group calls the scheduler beside it.
+		c.SchedHost = c.HostName
+	}
 	return c, nil
+}
+
+// ParsePeers reads PBS_SERVER_PEERS: host:port entries separated by
+// commas, each port leaving room for its raft port, no entry twice. ""
+// is no group.
+func ParsePeers(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var peers []string
+	seen := map[string]bool{}
+	for _, p := range strings.Split(v, ",") {
+		p = strings.TrimSpace(p)
+		host, ps, err := net.SplitHostPort(p)
+		n, perr := strconv.Atoi(ps)
+		if err != nil || host == "" || perr != nil || n <= 0 || n+RaftPortOffset > 65535 {
+			return nil, fmt.Errorf("%s: %q is not host:port (a port up to %d)", KeyServerPeers, p, 65535-RaftPortOffset)
+		}
+		if seen[p] {
+			return nil, fmt.Errorf("%s: %q is listed twice", KeyServerPeers, p)
+		}
+		seen[p] = true
+		peers = append(peers, p)
+	}
+	return peers, nil
+}
+
+// Member is this host's entry in PBS_SERVER_PEERS: the one naming
+// PBS_SERVER_HOST_NAME and PBS_BATCH_SERVICE_PORT ("" when none does).
+func (c *Config) Member() string {
+	self := net.JoinHostPort(c.HostName, strconv.Itoa(c.BatchPort))
+	for _, p := range c.Peers {
+		if p == self {
+			return p
+		}
+	}
+	return ""
+}
+
+// RaftAddr is the raft transport address of the member at batch address
+// peer (host:port+RaftPortOffset).
+func RaftAddr(peer string) string {
+	host, ps, _ := net.SplitHostPort(peer)
+	n, _ := strconv.Atoi(ps)
+	return net.JoinHostPort(host, strconv.Itoa(n+RaftPortOffset))
+}
+
+// ServerAddrs is where daemons reach the server: the group's members, or
+// the one server's address.
+func (c *Config) ServerAddrs() []string {
+	if len(c.Peers) > 0 {
+		return c.Peers
+	}
+	return []string{c.ServerAddr()}
 }
 
 // listenAddr reads an optional host:port to listen on: "" when unset; the

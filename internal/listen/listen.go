@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -136,4 +137,20 @@ func (l *Loop) serve(nc net.Conn, peer Peer, slot *connlimit.Slot) {
 		nc.SetDeadline(time.Now().Add(l.Handshake))
 	}
 	l.Serve(nc, peer, slot)
+}
+
+// Unix opens a daemon's Unix socket at path for every local user,
+// replacing a stale one (the daemon tells callers apart by their
+// credentials, Peer).
+func Unix(path string) (net.Listener, error) {
+	os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("chmod %s: %w", path, err)
+	}
+	return l, nil
 }

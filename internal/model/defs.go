@@ -517,6 +517,9 @@ func queueTypeCheck(v string) (string, error) {
 var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrServerState, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrServerHost, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrServerMembers, Kind: KindString, Access: ReadOnly}, // changed by the server itself (changeGroup)
+	{Name: proto.AttrServerLeader, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrServerTerm, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrScheduling, Kind: KindBool, Access: OperSet | MgrSet},
 	{Name: proto.AttrTotalJobs, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},

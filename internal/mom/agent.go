@@ -38,8 +38,12 @@ type Config struct {
 	Home       string
 	NodeName   string
 	ServerAddr string // host:port of the server's daemon listener
-	Port       int    // PBS_MOM_SERVICE_PORT
-	KeyFile    string
+	// ServerAddrs, when set, are the batch addresses of a replicated
+	// server group's members (PBS_SERVER_PEERS): the mom talks to
+	// whichever leads (proto.DialGroup).
+	ServerAddrs []string
+	Port        int // PBS_MOM_SERVICE_PORT
+	KeyFile     string
 	// SocketPath is the Unix socket through which local commands reach the
 	// server; "" disables forwarding.
 	SocketPath string

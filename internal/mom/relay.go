@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -37,6 +36,16 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 		}
 	}()
 	dial := func() (proto.HelloReply, error) {
+		if len(m.cfg.ServerAddrs) > 0 {
+			// A replicated group: whichever member leads.
+			c, err := proto.DialGroup(proto.DialOptions{Network: "tcp", Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: 30 * time.Second}, m.cfg.ServerAddrs)
+			if err != nil {
+				m.log.Warn("forwarding: no server of the group answers", "error", err)
+				return proto.HelloReply{}, err
+			}
+			up, srv = c.Conn(), c.Conn().NetConn()
+			return proto.HelloReply{ServerName: c.ServerName()}, nil
+		}
 		var err error
 		if srv, err = net.DialTimeout("tcp", m.cfg.ServerAddr, 30*time.Second); err != nil {
 			return proto.HelloReply{}, err
@@ -97,25 +106,12 @@ func (m *Mom) relay(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 			}
 		}
 		h.As = who
-		if err := up.Send(h, rawBody(body)); err != nil {
+		if err := proto.Forward(up, down, h, body, 5*time.Minute); err != nil {
+			var slow *proto.SlowReaderError
+			if errors.As(err, &slow) {
+				m.log.Warn("forwarding: connection cut off", "uid", peer.UID, "reason", err)
+			}
 			return
-		}
-		for {
-			srv.SetReadDeadline(time.Now().Add(5 * time.Minute))
-			rh, rbody, err := up.Recv()
-			if err != nil {
-				return
-			}
-			if err := down.Send(rh, rawBody(rbody)); err != nil {
-				var slow *proto.SlowReaderError
-				if errors.As(err, &slow) {
-					m.log.Warn("forwarding: connection cut off", "uid", peer.UID, "reason", err)
-				}
-				return
-			}
-			if !rh.More || rh.Code != proto.PBSE_NONE {
-				break
-			}
 		}
 	}
 }
@@ -130,11 +126,7 @@ func rawBody(b []byte) any {
 
 // identity describes a local caller for the server.
 func identity(uid, gid uint32) *proto.Identity {
-	id := &proto.Identity{UID: uid, GID: gid, Host: config.ShortHostname(), User: strconv.FormatUint(uint64(uid), 10)}
-	if name, err := asuser.UserName(uid); err == nil {
-		id.User = name
-	}
-	return id
+	return asuser.Identity(uid, gid, config.ShortHostname())
 }
 
 // rawMessage is an encoded body sent as is.

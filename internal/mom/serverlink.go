@@ -30,7 +30,7 @@ func (m *Mom) serverLink() {
 	}
 	backoff := 200 * time.Millisecond
 	for !m.stopped() {
-		c, err := proto.Dial(proto.DialOptions{Network: "tcp", Address: m.cfg.ServerAddr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: 30 * time.Second})
+		c, err := proto.DialGroup(proto.DialOptions{Network: "tcp", Address: m.cfg.ServerAddr, Role: proto.RoleMom, Name: m.cfg.NodeName, Key: m.key, Timeout: 30 * time.Second}, m.cfg.ServerAddrs)
 		if err != nil {
 			m.log.Warn("cannot reach the server", "server", m.cfg.ServerAddr, "error", err)
 			select {

@@ -52,22 +52,24 @@ type caller struct {
 // Serve starts the listeners and returns; connections are handled in the
 // background until Close.
 func (s *Server) Serve() error {
-	if s.cfg.SocketPath != "" {
-		os.Remove(s.cfg.SocketPath)
-		l, err := net.Listen("unix", s.cfg.SocketPath)
+	if l := s.cfg.UnixListener; l != nil {
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, true)
+	} else if s.cfg.SocketPath != "" {
+		l, err := listen.Unix(s.cfg.SocketPath)
 		if err != nil {
-			return fmt.Errorf("listen on %s: %w", s.cfg.SocketPath, err)
-		}
-		// Every local user may connect; identity comes from the kernel.
-		if err := os.Chmod(s.cfg.SocketPath, 0o666); err != nil {
-			l.Close()
-			return fmt.Errorf("chmod %s: %w", s.cfg.SocketPath, err)
+			return err
 		}
 		s.listeners = append(s.listeners, l)
 		s.wg.Add(1)
 		go s.acceptLoop(l, true)
 	}
-	if s.cfg.TCPAddr != "" {
+	if l := s.cfg.TCPListener; l != nil {
+		s.listeners = append(s.listeners, l)
+		s.wg.Add(1)
+		go s.acceptLoop(l, false)
+	} else if s.cfg.TCPAddr != "" {
 		l, err := net.Listen("tcp", s.cfg.TCPAddr)
 		if err != nil {
 			for _, l := range s.listeners {
@@ -226,7 +228,9 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	defer func() { s.metrics.Request(h.Type, time.Since(start)) }()
 	who := conn
 	if h.As != nil {
-		if conn.role != proto.RoleMom {
+		// A mom relays its host's commands; so does a member of a
+		// replicated group that does not lead (internal/ha).
+		if conn.role != proto.RoleMom && conn.role != proto.RoleServer {
 			return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "only a mom may vouch for another user"}, nil)
 		}
 		v := s.users.identifyName(h.As.User, h.As.UID, h.As.GID)

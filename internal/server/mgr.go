@@ -31,6 +31,9 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 	default:
 		return proto.Errorf(proto.PBSE_IVALREQ, "manager command %d", req.Command)
 	}
+	if req.Object == proto.ObjServer && len(req.Attrs) > 0 && req.Attrs[0].Name == proto.AttrServerMembers {
+		return s.changeGroup(who, mgr, req)
+	}
 	table := model.Defs(req.Object)
 	if table == nil {
 		return proto.Errorf(proto.PBSE_IVALREQ, "object type %d", req.Object)
@@ -89,6 +92,27 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 		s.log.Info("manager request", "command", mgrVerb(req.Command), "object", req.Object.String(), "name", req.Name, "attrs", attrsText(req.Attrs), "by", who.user+"@"+who.host)
 	}
 	return err
+}
+
+// changeGroup adds a member to the replicated group or removes one
+// (qmgr -c "set server server_members += host:port", or -=). The change
+// is raft's own (a configuration entry), not a record of the store.
+func (s *Server) changeGroup(who *caller, mgr bool, req *proto.ManagerRequest) error {
+	if !mgr {
+		return proto.Errorf(proto.PBSE_PERM, "%s needs manager privilege", proto.AttrServerMembers)
+	}
+	if s.cfg.ChangeGroup == nil {
+		return proto.Errorf(proto.PBSE_ATTRRO, "%s (this server is not a member of a replicated group: PBS_SERVER_PEERS)", proto.AttrServerMembers)
+	}
+	a := req.Attrs[0]
+	if len(req.Attrs) != 1 || req.Command != proto.MgrSet || (a.Op != proto.OpIncr && a.Op != proto.OpDecr) {
+		return proto.Errorf(proto.PBSE_IVALREQ, "change the group one member at a time: set server %s += host:port (or -=)", proto.AttrServerMembers)
+	}
+	if err := s.cfg.ChangeGroup(a.Op == proto.OpIncr, strings.TrimSpace(a.Value)); err != nil {
+		return err
+	}
+	s.log.Info("manager request", "command", "set", "object", req.Object.String(), "attrs", attrsText(req.Attrs), "by", who.user+"@"+who.host)
+	return nil
 }
 
 func mgrVerb(c proto.ManagerCommand) string {
@@ -316,6 +340,12 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 	}
 	o.Set(proto.AttrServerState, "", state)
 	o.Set(proto.AttrServerHost, "", s.cfg.Host)
+	if s.cfg.Group != nil {
+		members, leader, term := s.cfg.Group()
+		o.Set(proto.AttrServerMembers, "", strings.Join(members, ","))
+		o.Set(proto.AttrServerLeader, "", leader)
+		o.Set(proto.AttrServerTerm, "", strconv.FormatUint(term, 10))
+	}
 	counts, total := s.counts.stateCount("")
 	o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
 	o.Set(proto.AttrStateCount, "", counts)

@@ -71,6 +71,32 @@ func leaseFor(downAfter, failAfter time.Duration) time.Duration {
 	return max(total-margin, time.Second)
 }
 
+// raiseLeaseCeiling stores the lease the settings now grant when it is
+// longer than any granted before, before it is granted: a server started
+// later (a restart, or another member of a replicated group taking over)
+// then requeues nothing for a node's silence until that long after its
+// start, even if the settings were lowered meanwhile (fencing across
+// restarts and leaders). It commits only when the settings were raised.
+func (s *Server) raiseLeaseCeiling() error {
+	s.mu.RLock()
+	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
+	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
+	ceiling := s.leaseCeiling
+	s.mu.RUnlock()
+	told := max(1, rate/time.Second/3) * time.Second // the interval a report is told
+	want := int64(leaseFor(max(rate, 3*told), failAfter) / time.Second)
+	if want <= ceiling {
+		return nil
+	}
+	return s.commit.Do(func(b *store.Batch) error {
+		if want > s.leaseCeiling {
+			s.leaseCeiling = want
+			b.SetLeaseCeiling(want)
+		}
+		return nil
+	})
+}
+
 // downAfter is how long a node may stay silent before it is marked down:
 // node_check_rate, or three of the intervals its mom was last told if that
 // is longer (a lowered rate reaches a mom only with its next report).
@@ -369,6 +395,16 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	if st.Node != who.name {
 		return nil, proto.Errorf(proto.PBSE_PERM, "mom %q reported as node %q", who.name, st.Node)
 	}
+	if s.cfg.Fence != nil {
+		// No lease from a leader that lost its group (fencing
+		// across leaders).
+		if err := s.cfg.Fence(); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.raiseLeaseCeiling(); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	reply := &proto.MomStatusReply{}
 	var lost, resync []model.JobKey
@@ -396,7 +432,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
 	reply.Interval = int(max(1, rate/time.Second/3))
 	rt.told = time.Duration(reply.Interval) * time.Second
-	lease := leaseFor(downAfter(rate, rt), failAfter)
+	// Never longer than the ceiling stored (raiseLeaseCeiling): the
+	// settings may have been raised since.
+	lease := min(leaseFor(downAfter(rate, rt), failAfter), time.Duration(s.leaseCeiling)*time.Second)
 	reply.Lease = int(lease / time.Second)
 	if lease > 0 {
 		rt.leaseEnd = now.Add(lease + fenceSlack)
@@ -616,7 +654,7 @@ func (s *Server) checkNodes(now time.Time) {
 			rt = &nodeRuntime{lastSeen: s.started} // as runtimeOf would make it
 		}
 		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) ||
-			rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
+			rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) && !now.Before(s.fenceUntil) {
 			names = append(names, name)
 		}
 	}
@@ -637,7 +675,7 @@ func (s *Server) checkNodes(now time.Time) {
 			rt.down, rt.downSince, rt.lastChange = true, now, now
 			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.lastSeen.Format(time.RFC3339))
 		}
-		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) {
+		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) && !now.Before(s.fenceUntil) {
 			for _, j := range s.jobList {
 				if j.Active() && nodeInExecHost(j.ExecHost, name) {
 					victims = append(victims, j.Key())

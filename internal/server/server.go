@@ -61,6 +61,25 @@ type Config struct {
 	// MetricsAddr is where Prometheus metrics are served at /metrics
 	// (PBS_SERVER_METRICS, host:port); "" serves none.
 	MetricsAddr string
+	// Shared, when set, is the store already open, which Close leaves
+	// open: a replicated group's member (internal/ha) owns it, and its
+	// commits go through the group's log. A store without a server
+	// record is then initialised as a fresh PBS_HOME (through the log).
+	Shared *store.Store
+	// Fence, when set, says whether this server still leads its group:
+	// a mom's report is granted a lease only while it does, so a leader
+	// cut off from the majority stops renewing leases at once.
+	Fence func() error
+	// UnixListener and TCPListener, when set, are the listeners for
+	// SocketPath and TCPAddr, already open: a replicated group's member
+	// hands over those it followed with, so that no command or daemon is
+	// refused while it takes over.
+	UnixListener, TCPListener net.Listener
+	// Group, when set, describes the replicated group for qstat -Bf;
+	// ChangeGroup adds (add) or removes a member by its batch address
+	// (qmgr's server_members += or -=).
+	Group       func() (members []string, leader string, term uint64)
+	ChangeGroup func(add bool, member string) error
 }
 
 // Server is a running pbs_server.
@@ -95,8 +114,14 @@ type Server struct {
 	// keeps, in memory, why the scheduler denied the recent ones.
 	resvs  map[int64]*model.Resv
 	denied map[string]resvDenied
-	counts counters
-	held   holdings
+	// leaseCeiling is the longest lease granted by any run of the
+	// server, in seconds (stored); fenceUntil is when every lease an
+	// earlier run (or an earlier leader) could have granted has lapsed:
+	// no job is requeued for its node's silence before then.
+	leaseCeiling int64
+	fenceUntil   time.Time
+	counts       counters
+	held         holdings
 
 	users userCache
 	// ev numbers and publishes the changes of jobs (events.go).
@@ -195,42 +220,49 @@ func New(cfg Config) (*Server, error) {
 		}
 		s.key = key
 	}
-	st, fresh, err := store.Open(cfg.StorePath, cfg.Store)
-	if err != nil {
+	st, fresh, err := cfg.Shared, false, error(nil)
+	if st == nil {
+		if st, fresh, err = store.Open(cfg.StorePath, cfg.Store); err != nil {
+			return nil, err
+		}
+	} else if snap, err := st.Load(); err != nil {
 		return nil, err
+	} else {
+		fresh = snap.Server == nil
 	}
 	s.st = st
 	if fresh {
 		if err := s.initFresh(); err != nil {
-			st.Close()
+			s.closeStore()
 			return nil, err
 		}
 	}
 	snap, err := st.Load()
 	if err != nil {
-		st.Close()
+		s.closeStore()
 		return nil, err
 	}
 	if snap.Server == nil {
-		st.Close()
+		s.closeStore()
 		return nil, fmt.Errorf("store %s has no server record: damaged (left untouched)", st.Path())
 	}
 	s.loadSnapshot(snap)
+	s.fenceUntil = s.started.Add(time.Duration(s.leaseCeiling)*time.Second + fenceSlack)
 	acct, err := accounting.New(cfg.AccountingDir)
 	if err != nil {
-		st.Close()
+		s.closeStore()
 		return nil, err
 	}
 	s.acct = acct
 	s.commit = store.NewCommitter(st, &s.mu, s.rollback)
 	if err := s.initEvents(); err != nil {
 		s.commit.Close()
-		st.Close()
+		s.closeStore()
 		return nil, err
 	}
 	if err := s.importNodesFile(); err != nil {
 		s.commit.Close()
-		st.Close()
+		s.closeStore()
 		return nil, fmt.Errorf("nodes file: %w", err)
 	}
 	if cfg.Sendmail != "" {
@@ -310,6 +342,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	if s.denied == nil {
 		s.denied = map[string]resvDenied{}
 	}
+	s.leaseCeiling = snap.LeaseCeiling
 }
 
 // rollback restores memory from the store after a failed commit. It runs
@@ -347,6 +380,14 @@ func (s *Server) Close() error {
 		s.mailer.Close(5 * time.Second)
 	}
 	s.acct.Close()
+	return s.closeStore()
+}
+
+// closeStore closes the store unless a replicated group's member owns it.
+func (s *Server) closeStore() error {
+	if s.cfg.Shared != nil {
+		return nil
+	}
 	return s.st.Close()
 }
 

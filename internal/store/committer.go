@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -141,6 +142,9 @@ func (c *Committer) run() {
 				after = after[:0]
 				c.rollback(err)
 				saveErr := &proto.Error{Code: proto.PBSE_SAVE_ERR, Text: fmt.Sprintf("%s: %v", proto.PBSE_SAVE_ERR.Message(), err)}
+				if pe := (*proto.Error)(nil); errors.As(err, &pe) {
+					saveErr = pe // a replicated group's own refusal (no quorum)
+				}
 				for i := range results {
 					if results[i] == nil {
 						results[i] = saveErr

@@ -19,7 +19,8 @@ const FileName = "serverdb"
 
 // Buckets. Every bucket the store uses is named here and nowhere else.
 var (
-	// bucketMeta holds keyVersion and keyNextSeq.
+	// bucketMeta holds keyVersion, keyNextSeq, keyLeaseCeiling and, in a
+	// replicated group, keyApplied.
 	bucketMeta = []byte("meta")
 	// bucketServer holds the server object under keyServer.
 	bucketServer = []byte("server")
@@ -64,4 +65,10 @@ var (
 	keyVersion = []byte("version")
 	keyNextSeq = []byte("next_seq")
 	keyServer  = []byte("server")
+	// keyApplied (in bucketMeta) is the index of the last entry of a
+	// replicated group's log applied to this store (replica.go).
+	keyApplied = []byte("raft_applied")
+	// keyLeaseCeiling (in bucketMeta) is the longest lease granted to a
+	// mom, in seconds (Batch.SetLeaseCeiling).
+	keyLeaseCeiling = []byte("lease_ceiling")
 )

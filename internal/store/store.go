@@ -43,6 +43,9 @@ type Store struct {
 	db   *bolt.DB
 	path string
 	opts Options
+	// repl, when set, carries commits through a replicated group's log
+	// (replica.go).
+	repl Replicator
 }
 
 // Snapshot is everything Load reads at start-up.
@@ -52,6 +55,9 @@ type Snapshot struct {
 	Nodes   []*model.Object
 	Jobs    []*model.Job // in sequence order
 	NextSeq int64
+	// LeaseCeiling is the longest lease any run of the server granted
+	// (SetLeaseCeiling), in seconds; 0 when none was recorded.
+	LeaseCeiling int64
 	// Subjobs are the subjobs with records of their own (queued alone,
 	// running, exiting), by parent and index; Ends what is kept of
 	// finished ones, by parent and index.
@@ -64,7 +70,10 @@ type Snapshot struct {
 // Open opens the store in dir, creating a fresh one when none exists
 // (fresh is then true and the caller initialises defaults with Init).
 func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
-	path := filepath.Join(dir, FileName)
+	return openFile(filepath.Join(dir, FileName), opts)
+}
+
+func openFile(path string, opts Options) (s *Store, fresh bool, err error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		if err := create(path); err != nil {
 			return nil, false, err
@@ -76,16 +85,9 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 	if err := checkSize(path); err != nil {
 		return nil, false, err
 	}
-	var db *bolt.DB
-	err = guard(path, func() (err error) {
-		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
-		return err
-	})
+	db, err := openBolt(path)
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, false, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
-		}
-		return nil, false, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
+		return nil, false, err
 	}
 	s = &Store{db: db, path: path, opts: opts}
 	if err := guard(path, s.check); err != nil {
@@ -97,6 +99,21 @@ func Open(dir string, opts Options) (s *Store, fresh bool, err error) {
 		return nil, false, err
 	}
 	return s, fresh, nil
+}
+
+// openBolt opens the file, turning bbolt's failures into errors naming it.
+func openBolt(path string) (db *bolt.DB, err error) {
+	err = guard(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: 2 * time.Second, NoFreelistSync: true, FreelistType: bolt.FreelistMapType})
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("store %s is locked: is another pbs_server running on this PBS_HOME?", path)
+		}
+		return nil, fmt.Errorf("store %s cannot be opened (damaged or not a store; it was left untouched): %w", path, err)
+	}
+	return db, nil
 }
 
 // create builds an empty store with every bucket and the version in a
@@ -138,6 +155,13 @@ func create(path string) error {
 // past the end of a truncated one) into an error naming the file, so the
 // server stops with a message rather than a goroutine dump.
 func guard(path string, f func() error) (err error) {
+	return Guard(path, f)
+}
+
+// Guard runs f, which reads the bbolt file at path, turning bbolt's panics
+// on a damaged file into an error naming it (guard; the raft log uses it
+// too).
+func Guard(path string, f func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
@@ -287,6 +311,9 @@ func (s *Store) Load() (*Snapshot, error) {
 	err := guard(s.path, func() error {
 		return s.db.View(func(tx *bolt.Tx) error {
 			snap.NextSeq = int64(binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyNextSeq)))
+			if v := tx.Bucket(bucketMeta).Get(keyLeaseCeiling); len(v) == 8 {
+				snap.LeaseCeiling = int64(binary.BigEndian.Uint64(v))
+			}
 			if raw := tx.Bucket(bucketServer).Get(keyServer); raw != nil {
 				var o model.Object
 				if err := decodeRecord(raw, &o); err != nil {
@@ -460,7 +487,7 @@ const (
 	opPutNode
 	opDelNode
 	opPutServer
-	opNextSeq
+	opPutMeta // a value in bucketMeta (the next sequence number, the lease ceiling)
 	opDelSubjob
 	opPutEvent
 	opDelEvent
@@ -594,7 +621,13 @@ func (b *Batch) DeleteNode(name string) { b.add(opDelNode, []byte(name), nil) }
 func (b *Batch) PutServer(o *model.Object) { b.add(opPutServer, keyServer, o) }
 
 // SetNextSeq records the next job sequence number.
-func (b *Batch) SetNextSeq(n int64) { b.add(opNextSeq, keyNextSeq, encodeSeq(n)) }
+func (b *Batch) SetNextSeq(n int64) { b.add(opPutMeta, keyNextSeq, encodeSeq(n)) }
+
+// SetLeaseCeiling records the longest lease granted to a mom, in seconds:
+// a server started later (after a restart, or a new leader of a
+// replicated group) requeues nothing before that long, whatever the
+// settings say by then.
+func (b *Batch) SetLeaseCeiling(secs int64) { b.add(opPutMeta, keyLeaseCeiling, encodeSeq(secs)) }
 
 // PutEvent keeps a published change of a job (the event stream).
 func (b *Batch) PutEvent(e *proto.JobEvent) { b.add(opPutEvent, encodeEvent(e.Seq), e) }
@@ -667,6 +700,16 @@ func (s *Store) Commit(batches []*Batch) error {
 	if err := fault.Hit(fault.StoreBeforeCommit); err != nil {
 		return err
 	}
+	if s.repl != nil {
+		entry, err := EncodeEntry(batches)
+		if err != nil {
+			return err
+		}
+		if err := s.repl.Replicate(entry); err != nil {
+			return err
+		}
+		return fault.Hit(fault.StoreAfterCommit)
+	}
 	start := time.Now()
 	err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, b := range batches {
@@ -723,7 +766,7 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketNodes).Delete(o.key)
 	case opPutServer:
 		return tx.Bucket(bucketServer).Put(o.key, o.value)
-	case opNextSeq:
+	case opPutMeta:
 		return tx.Bucket(bucketMeta).Put(o.key, o.value)
 	case opPutEvent:
 		return tx.Bucket(bucketEvents).Put(o.key, o.value)

@@ -270,9 +270,7 @@ func (c *Cluster) StartServer() {
 	c.T.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	path, env := c.daemonCmd("pbs_server", c.Env())
-	srv := startProc(c.T, path, c.serverArgs, env, filepath.Join(c.Home, "pbs_server.stderr"))
-	c.server = srv
+	srv := c.startServerProc()
 	ok, _ := Poll(20*time.Second, func() (bool, string) {
 		if srv.exited() {
 			c.server = nil
@@ -283,6 +281,13 @@ func (c *Cluster) StartServer() {
 	if !ok {
 		c.T.Fatalf("pbs_server did not answer within 20s\n%s", c.ServerLog())
 	}
+}
+
+// startServerProc starts pbs_server without waiting for it (mu held).
+func (c *Cluster) startServerProc() *proc {
+	path, env := c.daemonCmd("pbs_server", c.Env())
+	c.server = startProc(c.T, path, c.serverArgs, env, filepath.Join(c.Home, "pbs_server.stderr"))
+	return c.server
 }
 
 // ServerPid is pbs_server's process id (0 when stopped).
