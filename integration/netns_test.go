@@ -48,6 +48,15 @@ func ipCmd(t *testing.T, args ...string) {
 // newNetCluster makes the hosts (names: srv, sch, a, b) or skips the test
 // where namespaces cannot be made.
 func newNetCluster(t *testing.T) *netCluster {
+	return newNetHosts(t, []string{"srv", "sch", "a", "b"}, func(h *netHost) string {
+		return "PBS_SERVER=pbssrv\nPBS_SCHEDULER_HOST=pbssch\n"
+	})
+}
+
+// newNetHosts makes the named hosts (host "x" is "pbsx" in every /etc/hosts);
+// conf gives each host's pbs.conf lines beyond PBS_HOME, PBS_EXEC and
+// PBS_MOM_NODE_NAME.
+func newNetHosts(t *testing.T, names []string, conf func(h *netHost) string) *netCluster {
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root")
 	}
@@ -72,7 +81,7 @@ func newNetCluster(t *testing.T) *netCluster {
 	ipCmd(t, "-n", nc.sw, "link", "set", "br0", "up")
 	var hostsFile bytes.Buffer
 	hostsFile.WriteString("127.0.0.1 localhost\n")
-	for i, name := range []string{"srv", "sch", "a", "b"} {
+	for i, name := range names {
 		h := &netHost{name: name, ns: "pbs" + name + tag, addr: fmt.Sprintf("192.0.2.%d", i+1),
 			veth: "v" + name + tag, port: "p" + name + tag}
 		h.home = filepath.Join(dir, name)
@@ -101,8 +110,8 @@ func newNetCluster(t *testing.T) *netCluster {
 			os.MkdirAll(filepath.Join(h.home, d), 0o755)
 		}
 		os.Chmod(filepath.Join(h.home, "auth"), 0o700)
-		conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=pbssrv\nPBS_SCHEDULER_HOST=pbssch\nPBS_MOM_NODE_NAME=%s\n", h.home, nc.bin, h.name)
-		if err := os.WriteFile(h.conf, []byte(conf), 0o644); err != nil {
+		lines := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_MOM_NODE_NAME=%s\n", h.home, nc.bin, h.name) + conf(h)
+		if err := os.WriteFile(h.conf, []byte(lines), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -196,7 +205,12 @@ func (nc *netCluster) waitFor(what string, timeout time.Duration, cond func() bo
 }
 
 func (nc *netCluster) jobAttr(id, attr string) string {
-	r := nc.run(nc.hosts["srv"], "", "qstat", "-x", "-f", id)
+	return nc.jobAttrOn(nc.hosts["srv"], id, attr)
+}
+
+// jobAttrOn reads a job's attribute with qstat on host h.
+func (nc *netCluster) jobAttrOn(h *netHost, id, attr string) string {
+	r := nc.run(h, "", "qstat", "-x", "-f", id)
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok && k == attr {
 			return v
@@ -206,7 +220,12 @@ func (nc *netCluster) jobAttr(id, attr string) string {
 }
 
 func (nc *netCluster) nodeState(node string) string {
-	r := nc.run(nc.hosts["srv"], "", "pbsnodes", node)
+	return nc.nodeStateOn(nc.hosts["srv"], node)
+}
+
+// nodeStateOn reads a node's state with pbsnodes on host h.
+func (nc *netCluster) nodeStateOn(h *netHost, node string) string {
+	r := nc.run(h, "", "pbsnodes", node)
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok && k == "state" {
 			return v
