@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -371,4 +372,45 @@ func (h *memberSubmits) count() int { h.mu.Lock(); defer h.mu.Unlock(); return l
 func (h *memberSubmits) stop() {
 	close(h.done)
 	h.wg.Wait()
+}
+
+// The web page and API are served by the leader on its PBS_WEB, and move
+// with the leadership: after the leader's kill -9 the new leader's
+// listener answers and the old one's is gone.
+func TestGroupWebFollowsLeader(t *testing.T) {
+	g := testcluster.NewGroupWeb(t, 3)
+	get := func(addr string) (int, error) {
+		resp, err := http.Get("http://" + addr + "/api/v1/server")
+		if err != nil {
+			return 0, err
+		}
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	leader := -1
+	testcluster.WaitFor(t, "a leader serving the API", 30*time.Second, func() (bool, string) {
+		leader = g.Leader(0)
+		if leader < 0 {
+			return false, "no leader"
+		}
+		code, err := get(g.WebAddrs[leader])
+		return err == nil && code == 200, fmt.Sprint(code, err)
+	})
+	for i, addr := range g.WebAddrs {
+		if i != leader {
+			if _, err := get(addr); err == nil {
+				t.Errorf("follower %d serves the web page at %s", i, addr)
+			}
+		}
+	}
+	g.Members[leader].KillServer(syscall.SIGKILL)
+	next := -1
+	testcluster.WaitFor(t, "the new leader serving the API", 30*time.Second, func() (bool, string) {
+		next = g.Leader((leader + 1) % 3)
+		if next < 0 || next == leader {
+			return false, "no new leader"
+		}
+		code, err := get(g.WebAddrs[next])
+		return err == nil && code == 200, fmt.Sprint(code, err)
+	})
 }

@@ -70,24 +70,11 @@ func run() int {
 		srv.Close()
 		return 1
 	}
-	var webSrv *web.Server
-	if cfg.Web != "" {
-		webSrv, err = web.Start(web.Config{
-			Addr:        cfg.Web,
-			ServerLabel: cfg.Server,
-			Source:      srv.WebSource(),
-			Feed:        srv.WebFeed(),
-			ProxyHeader: cfg.WebProxyHeader,
-			ProxyAddrs:  cfg.WebProxyAddrs,
-			TokenFile:   cfg.WebTokens(),
-			SchedPriv:   cfg.SchedPriv(),
-			Logger:      log.Named("web"),
-		})
-		if err != nil {
-			log.Error("cannot start the web listener", "error", err)
-			srv.Close()
-			return 1
-		}
+	webSrv, err := startWeb(cfg, srv, log)
+	if err != nil {
+		log.Error("cannot start the web listener", "error", err)
+		srv.Close()
+		return 1
 	}
 	waitStop(log, sigs, srv.ShutdownRequested(), srv.Reconfigure)
 	if webSrv != nil {
@@ -99,6 +86,25 @@ func run() int {
 	}
 	log.Info("server shutdown completed")
 	return 0
+}
+
+// startWeb starts the web status page and API on PBS_WEB for srv (nil
+// when PBS_WEB is not set).
+func startWeb(cfg *config.Config, srv *server.Server, log hclog.Logger) (*web.Server, error) {
+	if cfg.Web == "" {
+		return nil, nil
+	}
+	return web.Start(web.Config{
+		Addr:        cfg.Web,
+		ServerLabel: cfg.Server,
+		Source:      srv.WebSource(),
+		Feed:        srv.WebFeed(),
+		ProxyHeader: cfg.WebProxyHeader,
+		ProxyAddrs:  cfg.WebProxyAddrs,
+		TokenFile:   cfg.WebTokens(),
+		SchedPriv:   cfg.SchedPriv(),
+		Logger:      log.Named("web"),
+	})
 }
 
 // waitStop returns on SIGTERM or SIGINT, or once shutdown is closed

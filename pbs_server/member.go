@@ -14,6 +14,7 @@ import (
 	"gopbs/internal/ha"
 	"gopbs/internal/server"
 	"gopbs/internal/store"
+	"gopbs/internal/web"
 	"gopbs/proto"
 )
 
@@ -29,10 +30,6 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags m
 	self := cfg.Member()
 	if self == "" {
 		log.Error("cannot start: PBS_SERVER_PEERS has no entry for this member", "want", fmt.Sprintf("%s:%d", cfg.HostName, cfg.BatchPort), "peers", cfg.Peers, "hint", "set PBS_SERVER_HOST_NAME to this host's name in the list")
-		return 1
-	}
-	if cfg.Web != "" {
-		log.Error("cannot start: PBS_WEB is not served by a member of a replicated group yet")
 		return 1
 	}
 	raftDir := filepath.Join(cfg.ServerPriv(), "raft")
@@ -75,7 +72,14 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags m
 				srv.Close()
 				return nil, err
 			}
-			return srv, nil
+			// The leader serves the web page too (PBS_WEB); it moves
+			// with the leadership.
+			webSrv, err := startWeb(cfg, srv, log)
+			if err != nil {
+				srv.Close()
+				return nil, fmt.Errorf("web listener: %w", err)
+			}
+			return leading{srv, webSrv}, nil
 		},
 		Fatal: func(err error) {
 			log.Error("this member cannot go on; exiting (a restart recovers it)", "error", err)
@@ -93,6 +97,21 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags m
 	}
 	log.Info("server shutdown completed")
 	return 0
+}
+
+// leading is what the leader serves: the server and its web listener,
+// closed together when it stops leading (the web listener first: its
+// readers use the server's state).
+type leading struct {
+	*server.Server
+	web *web.Server
+}
+
+func (l leading) Close() error {
+	if l.web != nil {
+		l.web.Close()
+	}
+	return l.Server.Close()
 }
 
 // setAside renames the member's raft state and store out of the way

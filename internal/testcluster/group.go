@@ -20,6 +20,16 @@ type Group struct {
 	Members []*Cluster
 	// Peers is the PBS_SERVER_PEERS value.
 	Peers string
+	// WebAddrs are the members' PBS_WEB addresses, by member (NewGroupWeb;
+	// nil: none serves the web page).
+	WebAddrs []string
+}
+
+// NewGroupWeb is NewGroup with every member given a PBS_WEB of its own
+// (the leader serves it).
+func NewGroupWeb(t TB, n int, args ...string) *Group {
+	t.Helper()
+	return newGroup(t, n, true, args...)
 }
 
 // groupPort is a free batch port whose raft port (+RaftPortOffset) is
@@ -42,6 +52,11 @@ func groupPort(t TB) int {
 // the first member's socket. args are extra pbs_server flags.
 func NewGroup(t TB, n int, args ...string) *Group {
 	t.Helper()
+	return newGroup(t, n, false, args...)
+}
+
+func newGroup(t TB, n int, withWeb bool, args ...string) *Group {
+	t.Helper()
 	g := &Group{}
 	bin := Build(t)
 	var peers []string
@@ -51,6 +66,9 @@ func NewGroup(t TB, n int, args ...string) *Group {
 		c.BatchPort, c.MomPort, c.SchedPort = groupPort(t), FreePort(t), FreePort(t)
 		peers = append(peers, fmt.Sprintf("127.0.0.1:%d", c.BatchPort))
 		g.Members = append(g.Members, c)
+		if withWeb {
+			g.WebAddrs = append(g.WebAddrs, fmt.Sprintf("127.0.0.1:%d", FreePort(t)))
+		}
 	}
 	g.Peers = strings.Join(peers, ",")
 	keyFile := filepath.Join(g.Members[0].Home, "auth", "cluster.key")
@@ -85,6 +103,11 @@ func (g *Group) configure(c *Cluster) {
 	c.Conf = filepath.Join(c.Home, "pbs.conf")
 	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\nPBS_SERVER_HOST_NAME=127.0.0.1\nPBS_SERVER_PEERS=%s\n",
 		c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort, g.Peers)
+	for i, m := range g.Members {
+		if m == c && i < len(g.WebAddrs) {
+			conf += "PBS_WEB=" + g.WebAddrs[i] + "\n"
+		}
+	}
 	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
