@@ -104,7 +104,11 @@ func buildInto(prefix string, command func(dir string) []string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", prefix)
+	sweepBuilds(prefix)
+	// Named after this process, so that a later build can tell a
+	// finished process's directory and remove it: a test binary has no
+	// moment to remove its own (packages share no TestMain).
+	dir, err := os.MkdirTemp("", prefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", err
 	}
@@ -116,6 +120,29 @@ func buildInto(prefix string, command func(dir string) []string) (string, error)
 		return "", fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
 	}
 	return dir, nil
+}
+
+// sweepBuilds removes the build directories (prefix<pid>-...) of test
+// processes that are gone.
+func sweepBuilds(prefix string) {
+	ents, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
 }
 
 // daemonCmd is the path and environment to start daemon (pbs_server,
