@@ -19,9 +19,12 @@
 #   poll    STORM_POLLERS (64) pollers, each running `squeue -j <its STORM_PER_POLLER (50) ids>`
 #           every STORM_INTERVAL_US (1000000) us (at once when a poll took longer), the first polls
 #           spread over one interval; once each has polled, the same submit loops again
-# Output (stdout): one "RESULT STORM key=value..." line (keys <phase>_submit_p50_s, _p99_s,
-# _per_s, _failed, _cpu_per_s = slurmctld cpu seconds per second; poll_poll_p50_s, _p99_s,
-# poll_polls_per_s, poll_poll_failed) and a "SUMMARY" line. Notes go to stderr, prefixed "# ".
+# Output (stdout): one "RESULT STORM key=value..." line and a "SUMMARY" line; notes go to stderr,
+# prefixed "# ". The keys, for each phase (quiet_, poll_): submit_p50_s, submit_p99_s,
+# submit_per_s, submit_failed; cpu_per_s (slurmctld's cpu seconds per second of the window);
+# server_submit_ms and server_status_ms (slurmctld's own mean time per REQUEST_SUBMIT_BATCH_JOB and
+# per REQUEST_JOB_INFO*, from sdiag); and poll_poll_p50_s, poll_poll_p99_s, poll_polls_per_s,
+# poll_poll_failed, poll_poll_client_ms (cpu of one squeue process, mean).
 # Percentiles are nearest-rank (the value at rank ceil(p*n)), as pbsbench computes its own.
 # Other knobs: PEER_SCHED_PARAMS, PEER_EPILOG, PEER_NODE_CPUS, PEER_KEEP=1, PEER_SHOW_CONF=1,
 # PEER_NO_INSTALL=1 as in peer_slurm.sh; STORM_BUDGET_S (bound on the run, 400).
@@ -279,6 +282,18 @@ bounded_wait() { # limit_s pid... : wait for our client loops; past the limit, e
   if [ -f "$T/watchdog.fired" ]; then rm -f "$T/watchdog.fired"; note "client loops still running after ${lim}s: ended"; fi
 }
 ctld_ticks() { awk '{print $14+$15}' "/proc/$PID_slurmctld/stat"; }
+# slurmctld's own count and total time (us) of each RPC type (sdiag), one "type count total" a line
+rpc_stats() {
+  timeout 30 sdiag 2>/dev/null | awk '/^Remote Procedure Call statistics by message type/ {on = 1; next}
+    /^Remote Procedure Call statistics by user/ {on = 0}
+    on && /count:/ {c = t = ""; for (i = 2; i <= NF; i++) { if ($i ~ /^count:/) c = substr($i, 7); if ($i ~ /^total_time:/) t = substr($i, 12) }
+      print $1, c, t}'
+}
+# mean ms per RPC of the types matching a regex, between two rpc_stats files; NaN if none
+rpc_mean_ms() { # before after regex
+  awk -v re="$3" 'NR == FNR {c[$1] = $2; t[$1] = $3; next} $1 ~ re {n += $2 - c[$1]; s += $3 - t[$1]}
+    END {if (n > 0) printf "%.4f", s / n / 1000; else print "NaN"}' "$1" "$2"
+}
 HZ=$(getconf CLK_TCK)
 
 # ---------------------------------------------------------------- fill: held jobs
@@ -314,10 +329,12 @@ submit_loop() { # idx end_us : each call timed by bash's clock around it
 RESULT=""
 submit_phase() { # name : the loops for the window; figures appended to RESULT; then cancels the jobs
   local name=$1 k0 k1 t0 t1 end lp i n
+  rpc_stats >"$T/phase/rpc.0"
   k0=$(ctld_ticks); t0=$(now_us); end=$(( t0 + WINDOW_S * 1000000 ))
   lp=(); for i in $(seq "$LOOPS"); do submit_loop "$i" "$end" & lp+=($!); done
   bounded_wait $(( WINDOW_S + 60 )) "${lp[@]}"
   t1=$(now_us); k1=$(ctld_ticks)
+  rpc_stats >"$T/phase/rpc.1"
   PHASE_END=$t1
   n=$(cat "$T"/phase/lat.* 2>/dev/null | wc -l)
   RESULT+=" ${name}_submit_p50_s=$(cat "$T"/phase/lat.* | quantile_s 0.5)"
@@ -325,6 +342,8 @@ submit_phase() { # name : the loops for the window; figures appended to RESULT; 
   RESULT+=" ${name}_submit_per_s=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", n/((b-a)/1e6)}')"
   RESULT+=" ${name}_submit_failed=$(cat "$T"/phase/fail.* | awk '{s+=$1} END{print s+0}')"
   RESULT+=" ${name}_cpu_per_s=$(awk -v a="$k0" -v b="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" 'BEGIN{printf "%.3f", (b-a)/hz/((t1-t0)/1e6)}')"
+  RESULT+=" ${name}_server_submit_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_SUBMIT_BATCH_JOB$')"
+  RESULT+=" ${name}_server_status_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_JOB_INFO')"
   note "$name: $n submissions in $(secs "$t0" "$t1") s"
   # Cancel the phase's jobs, so that every phase starts from the same queue.
   cat "$T"/phase/ids.* | cut -d';' -f1 | grep -E '^[0-9]+$' | xargs -r -n 1000 timeout 120 scancel
@@ -349,6 +368,10 @@ poll_loop() { # idx first_us ids : squeue -j of its jobs every interval until ph
     echo "$s $((e - s))" >>"$T/phase/poll.$1"
     next=$(( next + INTERVAL_US )); (( next < e )) && next=$e
   done
+  # The cpu of the squeue processes this poller ran (the children's line of `times`, which must
+  # run in this shell, not in a pipeline's subshell), in us.
+  times >"$T/phase/times.$1"
+  awk 'NR == 2 {split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1e6}' "$T/phase/times.$1" >"$T/phase/pollcpu.$1"
 }
 mkfifo "$T/sleep.fifo" || die "mkfifo"
 rm -f "$T/phase/stop"
@@ -375,6 +398,7 @@ RESULT+=" poll_poll_p50_s=$(quantile_s 0.5 <<<"$polls")"
 RESULT+=" poll_poll_p99_s=$(quantile_s 0.99 <<<"$polls")"
 RESULT+=" poll_polls_per_s=$(grep -c . <<<"$polls" | awk -v a="$FROM" -v b="$PHASE_END" '{printf "%.1f", $1/((b-a)/1e6)}')"
 RESULT+=" poll_poll_failed=$(cat "$T"/phase/pollfail.* 2>/dev/null | wc -l)"
+RESULT+=" poll_poll_client_ms=$(awk -v n="$(cat "$T"/phase/poll.* | wc -l)" '{s += $1} END {if (n > 0) printf "%.3f", s / n / 1000}' "$T"/phase/pollcpu.*)"
 
 # ---------------------------------------------------------------- stop, summary
 LOAD=$(cut -d' ' -f1 /proc/loadavg)

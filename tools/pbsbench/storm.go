@@ -142,10 +142,11 @@ func ourStormRun(o stormOpts) map[string]float64 {
 			figs[phase+"_"+k] = v
 		}
 	}
-	add(phaseQuiet, stormPhase(tb, cl, work, o, nil))
-	add(phasePoll, stormPhase(tb, cl, work, o, func() func() map[string]float64 { return startPollers(tb, cl, ids, o) }))
-	add(phaseEvents, stormPhase(tb, cl, work, o, func() func() map[string]float64 {
-		return startWaiters(tb, cl, "http://"+addr+metrics.Path, ids, o)
+	url := "http://" + addr + metrics.Path
+	add(phaseQuiet, stormPhase(tb, cl, work, url, o, nil))
+	add(phasePoll, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 { return startPollers(tb, cl, ids, o) }))
+	add(phaseEvents, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
+		return startWaiters(tb, cl, url, ids, o)
 	}))
 	keys := make([]string, 0, len(figs))
 	for k := range figs {
@@ -160,10 +161,12 @@ func ourStormRun(o stormOpts) map[string]float64 {
 
 // stormPhase starts the load (nil: none), runs the qsub loops for the
 // window and stops the load; it returns the submissions' latency and
-// rate, pbs_server's cpu seconds per second of the window and what the
-// load reports. The phase's submissions are deleted afterwards, so that
-// every phase starts from the same queue.
-func stormPhase(tb *benchTB, cl *testcluster.Cluster, work string, o stormOpts, load func() func() map[string]float64) map[string]float64 {
+// rate, pbs_server's cpu seconds per second of the window, the time the
+// server took over the submissions and the status requests meanwhile
+// (its request histogram, from the scrapes of metricsURL around the
+// window) and what the load reports. The phase's submissions are deleted
+// afterwards, so that every phase starts from the same queue.
+func stormPhase(tb *benchTB, cl *testcluster.Cluster, work, metricsURL string, o stormOpts, load func() func() map[string]float64) map[string]float64 {
 	var stop func() map[string]float64
 	if load != nil {
 		stop = load()
@@ -176,12 +179,14 @@ while (( ${EPOCHREALTIME/./} < end )); do
 done
 echo "FAIL $f"`
 	pid := cl.ServerPid()
+	m0 := testcluster.MustScrape(tb, metricsURL)
 	cpu0 := treeCPU(tb, pid)
 	t0 := time.Now()
 	end := strconv.FormatInt(nowMicros()+o.window.Microseconds(), 10)
 	outs := shellLoops(tb, cl, work, o.loops, body, func(int) []string { return []string{end} })
 	wall := time.Since(t0).Seconds()
 	cpu := (treeCPU(tb, pid) - cpu0).Seconds()
+	m1 := testcluster.MustScrape(tb, metricsURL)
 	f := map[string]float64{}
 	if stop != nil {
 		f = stop()
@@ -210,6 +215,11 @@ echo "FAIL $f"`
 	f["submit_p50_s"], f["submit_p99_s"] = quantile(lat, 0.5), quantile(lat, 0.99)
 	f["submit_per_s"], f["submit_failed"] = float64(len(lat))/wall, float64(failed)
 	f["cpu_per_s"] = cpu / wall
+	n, sum, p99 := requestsBetween(m0, m1, proto.MsgSubmit)
+	f["server_submit_ms"], f["server_submit_p99_le_ms"] = sum*1000/n, p99*1000
+	if n, sum, _ := requestsBetween(m0, m1, proto.MsgStatusJob); n > 0 {
+		f["server_status_ms"] = sum * 1000 / n
+	}
 	deletePhaseJobs(tb, cl, work, o.loops)
 	return f
 }
@@ -234,6 +244,27 @@ func deletePhaseJobs(tb *benchTB, cl *testcluster.Cluster, work string, loops in
 	})
 }
 
+// requestsBetween is what pbs_server's request histogram says of the
+// requests of type t between two scrapes: how many, their total time, and
+// the upper bound of the bucket holding their 99th percentile (seconds).
+func requestsBetween(before, after testcluster.Samples, t proto.MsgType) (n, sum, p99 float64) {
+	name := metrics.ServerRequestSeconds
+	n = after[testcluster.SeriesKey(name+"_count", "type", t.String())] - before[testcluster.SeriesKey(name+"_count", "type", t.String())]
+	sum = after[testcluster.SeriesKey(name+"_sum", "type", t.String())] - before[testcluster.SeriesKey(name+"_sum", "type", t.String())]
+	p99 = math.Inf(1)
+	for k, v := range after {
+		if !strings.HasPrefix(k, name+"_bucket{") || !strings.Contains(k, ",type="+t.String()+"}") {
+			continue
+		}
+		le, _, _ := strings.Cut(strings.TrimPrefix(k, name+"_bucket{le="), ",")
+		bound, err := strconv.ParseFloat(le, 64)
+		if err == nil && v-before[k] >= 0.99*n && bound < p99 {
+			p99 = bound
+		}
+	}
+	return n, sum, p99
+}
+
 // startPollers starts the pollers: each runs `qstat -f` of its own jobs
 // every interval (the next one at once when a poll took longer), the
 // first ones spread over an interval, as independent tools would. It
@@ -245,6 +276,8 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var lat []float64
+	var clientCPU time.Duration // of every poll, the first ones too
+	polls := 0
 	var from atomic.Int64 // UnixNano; polls started before it (or while 0) are not counted
 	qstat := filepath.Join(cl.Bin, "qstat")
 	env := cl.Env()
@@ -258,6 +291,8 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 			defer wg.Done()
 			first := true
 			var own []float64
+			var cpu time.Duration
+			n := 0
 			for !stopped.Load() {
 				time.Sleep(time.Until(next))
 				cmd := exec.Command(qstat, mine...)
@@ -270,6 +305,8 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 				if err != nil || out.Len() == 0 {
 					tb.Fatalf("qstat -f: %v %s", err, errb.String())
 				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+				n++
 				if f := from.Load(); f != 0 && s.UnixNano() >= f {
 					own = append(own, d.Seconds())
 				}
@@ -284,6 +321,8 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 			}
 			mu.Lock()
 			lat = append(lat, own...)
+			clientCPU += cpu
+			polls += n
 			mu.Unlock()
 		}()
 	}
@@ -296,7 +335,8 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 		wg.Wait()
 		sort.Float64s(lat)
 		return map[string]float64{"poll_p50_s": quantile(lat, 0.5), "poll_p99_s": quantile(lat, 0.99),
-			"polls_per_s": float64(len(lat)) / until.Sub(time.Unix(0, from.Load())).Seconds()}
+			"polls_per_s":    float64(len(lat)) / until.Sub(time.Unix(0, from.Load())).Seconds(),
+			"poll_client_ms": clientCPU.Seconds() * 1000 / float64(polls)}
 	}
 }
 
@@ -362,11 +402,11 @@ func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids [
 }
 
 // printStormTable prints, for ours and the peer, each phase's figures
-// (medians over the runs).
+// (medians over the runs): what the submitters and pollers saw, then
+// where the time went.
 func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 	fmt.Printf("\n%d held jobs; %d pollers each asking of its own %d jobs every %v; %d loops submitting held jobs for %v per phase. Medians of %d run(s).\n\n",
 		o.jobs, o.pollers, o.perPoller, o.interval, o.loops, o.window, o.runs)
-	fmt.Printf("| system | phase | submit p50 | submit p99 | p99 / quiet p99 | submissions/s | poll p50 | poll p99 | polls/s | server cpu s/s |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	rows := []struct{ system, phase, what string }{
 		{"ours", phaseQuiet, "quiet: `qsub -h` loops alone"},
 		{"ours", phasePoll, "storm: pollers run `qstat -f`"},
@@ -374,36 +414,54 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 		{"Slurm", phaseQuiet, "quiet: `sbatch --hold` loops alone"},
 		{"Slurm", phasePoll, "storm: pollers run `squeue -j`"},
 	}
-	for _, r := range rows {
-		figs := ours
-		if r.system == "Slurm" {
-			figs = peer
-		}
-		get := func(k string) (float64, bool) {
-			v := figs[r.phase+"_"+k]
-			return median(v), len(v) > 0
-		}
-		if _, ok := get("submit_p50_s"); !ok {
-			continue
-		}
-		ms := func(k string) string {
-			if v, ok := get(k); ok && !math.IsNaN(v) {
-				return fmt.Sprintf("%.1f ms", v*1000)
+	table := func(header string, cells func(get func(string) (float64, bool), figs map[string][]float64) []string) {
+		fmt.Printf("| system | phase | %s |\n|---|---|%s\n", header, strings.Repeat("---|", strings.Count(header, "|")+1))
+		for _, r := range rows {
+			figs := ours
+			if r.system == "Slurm" {
+				figs = peer
 			}
-			return "-"
-		}
-		num := func(k string, prec int) string {
-			if v, ok := get(k); ok {
-				return strconv.FormatFloat(v, 'f', prec, 64)
+			get := func(k string) (float64, bool) {
+				v := figs[r.phase+"_"+k]
+				m := median(v)
+				return m, len(v) > 0 && !math.IsNaN(m) && !math.IsInf(m, 0)
 			}
-			return "-"
+			if _, ok := get("submit_p50_s"); !ok {
+				continue
+			}
+			fmt.Printf("| %s | %s | %s |\n", r.system, r.what, strings.Join(cells(get, figs), " | "))
 		}
+		fmt.Println()
+	}
+	ms := func(get func(string) (float64, bool), k string, scale float64) string {
+		if v, ok := get(k); ok {
+			if v*scale < 10 {
+				return fmt.Sprintf("%.2f ms", v*scale)
+			}
+			return fmt.Sprintf("%.1f ms", v*scale)
+		}
+		return "-"
+	}
+	num := func(get func(string) (float64, bool), k string, prec int) string {
+		if v, ok := get(k); ok {
+			return strconv.FormatFloat(v, 'f', prec, 64)
+		}
+		return "-"
+	}
+	table("submit p50 | submit p99 | p99 / quiet p99 | submissions/s | poll p50 | poll p99 | polls/s", func(get func(string) (float64, bool), figs map[string][]float64) []string {
 		ratio := "-"
 		p99, _ := get("submit_p99_s")
 		if q := median(figs[phaseQuiet+"_submit_p99_s"]); q > 0 {
 			ratio = fmt.Sprintf("%.2fx", p99/q)
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.system, r.what, ms("submit_p50_s"), ms("submit_p99_s"), ratio,
-			num("submit_per_s", 0), ms("poll_p50_s"), ms("poll_p99_s"), num("polls_per_s", 1), num("cpu_per_s", 3))
-	}
+		return []string{ms(get, "submit_p50_s", 1000), ms(get, "submit_p99_s", 1000), ratio, num(get, "submit_per_s", 0),
+			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1)}
+	})
+	table("server cpu s/s | server time per submission: mean (p99 at most) | server time per status request | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
+		sub := ms(get, "server_submit_ms", 1)
+		if _, ok := get("server_submit_p99_le_ms"); ok {
+			sub += " (" + ms(get, "server_submit_p99_le_ms", 1) + ")"
+		}
+		return []string{num(get, "cpu_per_s", 3), sub, ms(get, "server_status_ms", 1), ms(get, "poll_client_ms", 1)}
+	})
 }
