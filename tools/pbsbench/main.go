@@ -104,6 +104,7 @@ func main() {
 	flag.DurationVar(&so.window, "storm-window", 20*time.Second, "storm experiment: submissions timed in each phase (whole seconds for the peer)")
 	flag.IntVar(&so.runs, "storm-runs", 1, "storm experiment: runs (each followed by the peer's)")
 	flag.StringVar(&so.peer, "storm-peer", "tools/pbsbench/peer_slurm_storm.sh", "storm experiment: peer script run after each of our runs (\"\" for none)")
+	flag.BoolVar(&so.control, "storm-control", true, "storm experiment: also a control phase, the pollers running `qstat --version` (their processes without the requests)")
 	flag.StringVar(&so.cpuprofile, "storm-cpuprofile", "", "storm experiment: write pbs_server's cpu profile (its whole life) to this file")
 	flag.Parse()
 	switch *exp {

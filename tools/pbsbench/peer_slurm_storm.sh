@@ -16,15 +16,17 @@
 #   fill    STORM_JOBS (10000) held jobs, `sbatch --hold --wrap=true` from STORM_FILL_LOOPS (16)
 #   quiet   STORM_LOOPS (8) loops of `sbatch --hold --wrap=true` for STORM_WINDOW_S (20) s, each
 #           call timed by bash's clock; slurmctld's cpu over the window; then those jobs cancelled
+#   control (unless STORM_CONTROL=false) the pollers below, running `squeue --version` (the
+#           processes, no request), and the same submit loops again
 #   poll    STORM_POLLERS (64) pollers, each running `squeue -j <its STORM_PER_POLLER (50) ids>`
 #           every STORM_INTERVAL_US (1000000) us (at once when a poll took longer), the first polls
 #           spread over one interval; once each has polled, the same submit loops again
 # Output (stdout): one "RESULT STORM key=value..." line and a "SUMMARY" line; notes go to stderr,
-# prefixed "# ". The keys, for each phase (quiet_, poll_): submit_p50_s, submit_p99_s,
+# prefixed "# ". The keys, for each phase (quiet_, control_, poll_): submit_p50_s, submit_p99_s,
 # submit_per_s, submit_failed; cpu_per_s (slurmctld's cpu seconds per second of the window);
 # server_submit_ms and server_status_ms (slurmctld's own mean time per REQUEST_SUBMIT_BATCH_JOB and
-# per REQUEST_JOB_INFO*, from sdiag); and poll_poll_p50_s, poll_poll_p99_s, poll_polls_per_s,
-# poll_poll_failed, poll_poll_client_ms (cpu of one squeue process, mean).
+# per REQUEST_JOB_INFO*, from sdiag); and for the phases with pollers <phase>_poll_p50_s,
+# _poll_p99_s, _polls_per_s, _poll_failed, _poll_client_ms (cpu of one squeue process, mean).
 # Percentiles are nearest-rank (the value at rank ceil(p*n)), as pbsbench computes its own.
 # Other knobs: PEER_SCHED_PARAMS, PEER_EPILOG, PEER_NODE_CPUS, PEER_KEEP=1, PEER_SHOW_CONF=1,
 # PEER_NO_INSTALL=1 as in peer_slurm.sh; STORM_BUDGET_S (bound on the run, 400).
@@ -40,6 +42,7 @@ PER=${STORM_PER_POLLER:-50}
 INTERVAL_US=${STORM_INTERVAL_US:-1000000}
 LOOPS=${STORM_LOOPS:-8}
 WINDOW_S=${STORM_WINDOW_S:-20}
+CONTROL=${STORM_CONTROL:-true}
 BUDGET_S=${STORM_BUDGET_S:-400}
 SCHED_TYPE=${PEER_SCHED_TYPE:-sched/backfill}
 # peer_slurm.sh's choices (see there): Slurm's high-throughput set less the two latency trades,
@@ -305,8 +308,8 @@ fill_loop() { # idx count end_us
   done
 }
 per=$(( JOBS / FILL_LOOPS )); extra=$(( JOBS - per * FILL_LOOPS ))
-# Fill within what is left of the budget, keeping 2 windows and 60 s for the rest.
-left=$(( BUDGET_S - ($(now_us) - RUN_START) / 1000000 - 2 * WINDOW_S - 60 ))
+# Fill within what is left of the budget, keeping 3 windows and 60 s for the rest.
+left=$(( BUDGET_S - ($(now_us) - RUN_START) / 1000000 - 3 * WINDOW_S - 60 ))
 [ $left -gt 10 ] || die "no time left to fill"
 t0=$(now_us); end=$(( t0 + left * 1000000 ))
 lp=(); for i in $(seq "$FILL_LOOPS"); do n=$per; [ "$i" -le "$extra" ] && n=$((n + 1)); fill_loop "$i" "$n" "$end" & lp+=($!); done
@@ -354,51 +357,61 @@ submit_phase() { # name : the loops for the window; figures appended to RESULT; 
 over_budget && die "over budget before the quiet phase"
 submit_phase quiet
 
-# ---------------------------------------------------------------- poll: the storm
-poll_loop() { # idx first_us ids : squeue -j of its jobs every interval until phase/stop exists
-  local next=$2 d dd s e fd
+# ---------------------------------------------------------------- pollers: the storm
+poll_loop() { # idx first_us args... : squeue args every interval until phase/stop exists
+  local i=$1 next=$2 d dd s e fd
+  shift 2
   exec {fd}<>"$T/sleep.fifo"         # a read that times out is a sleep without a process
   while [ ! -e "$T/phase/stop" ]; do
     d=$(( next - ${EPOCHREALTIME/./} ))
     if (( d > 0 )); then printf -v dd '%d.%06d' $((d / 1000000)) $((d % 1000000)); read -r -t "$dd" -u "$fd" _; fi
     [ -e "$T/phase/stop" ] && break
     s=${EPOCHREALTIME/./}
-    timeout 60 squeue -j "$3" >/dev/null 2>>"$T/log/poll.err" || echo "$s" >>"$T/phase/pollfail.$1"
+    timeout 60 squeue "$@" >/dev/null 2>>"$T/log/poll.err" || echo "$s" >>"$T/phase/pollfail.$i"
     e=${EPOCHREALTIME/./}
-    echo "$s $((e - s))" >>"$T/phase/poll.$1"
+    echo "$s $((e - s))" >>"$T/phase/poll.$i"
     next=$(( next + INTERVAL_US )); (( next < e )) && next=$e
   done
   # The cpu of the squeue processes this poller ran (the children's line of `times`, which must
   # run in this shell, not in a pipeline's subshell), in us.
-  times >"$T/phase/times.$1"
-  awk 'NR == 2 {split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1e6}' "$T/phase/times.$1" >"$T/phase/pollcpu.$1"
+  times >"$T/phase/times.$i"
+  awk 'NR == 2 {split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1e6}' "$T/phase/times.$i" >"$T/phase/pollcpu.$i"
 }
 mkfifo "$T/sleep.fifo" || die "mkfifo"
-rm -f "$T/phase/stop"
-t0=$(now_us); pp=()
-for ((i = 0; i < POLLERS; i++)); do
-  ids=$(IFS=,; echo "${IDS[*]:$((i * PER)):$PER}")
-  poll_loop "$i" $(( t0 + i * INTERVAL_US / POLLERS )) "$ids" & pp+=($!)
-done
-printf 'loop %s\n' "${pp[@]}" >>"$T/pids"
-# Every poller has polled once before the submissions start.
-for _ in $(seq 600); do
-  n=0; for ((i = 0; i < POLLERS; i++)); do [ -s "$T/phase/poll.$i" ] && n=$((n + 1)); done
-  (( n == POLLERS )) && break
-  sleep 0.1
-done
-(( n == POLLERS )) || die "only $n of $POLLERS pollers polled within 60 s"
-FROM=$(now_us)
-note "storm: $POLLERS pollers of $PER jobs each, every $INTERVAL_US us"
-submit_phase poll
-: >"$T/phase/stop"
-bounded_wait 120 "${pp[@]}"
-polls=$(cat "$T"/phase/poll.* | awk -v a="$FROM" -v b="$PHASE_END" '$1 >= a && $1 < b {print $2}')
-RESULT+=" poll_poll_p50_s=$(quantile_s 0.5 <<<"$polls")"
-RESULT+=" poll_poll_p99_s=$(quantile_s 0.99 <<<"$polls")"
-RESULT+=" poll_polls_per_s=$(grep -c . <<<"$polls" | awk -v a="$FROM" -v b="$PHASE_END" '{printf "%.1f", $1/((b-a)/1e6)}')"
-RESULT+=" poll_poll_failed=$(cat "$T"/phase/pollfail.* 2>/dev/null | wc -l)"
-RESULT+=" poll_poll_client_ms=$(awk -v n="$(cat "$T"/phase/poll.* | wc -l)" '{s += $1} END {if (n > 0) printf "%.3f", s / n / 1000}' "$T"/phase/pollcpu.*)"
+storm_phase() { # name mode : pollers (mode ids: squeue -j of their jobs; version: squeue --version) beside the submit loops
+  local name=$1 mode=$2 t0 i n pp polls
+  over_budget && die "over budget before the $name phase"
+  rm -f "$T"/phase/*
+  t0=$(now_us); pp=()
+  for ((i = 0; i < POLLERS; i++)); do
+    if [ "$mode" = ids ]; then
+      poll_loop "$i" $(( t0 + i * INTERVAL_US / POLLERS )) -j "$(IFS=,; echo "${IDS[*]:$((i * PER)):$PER}")" & pp+=($!)
+    else
+      poll_loop "$i" $(( t0 + i * INTERVAL_US / POLLERS )) --version & pp+=($!)
+    fi
+  done
+  printf 'loop %s\n' "${pp[@]}" >>"$T/pids"
+  # Every poller has polled once before the submissions start.
+  for _ in $(seq 600); do
+    n=0; for ((i = 0; i < POLLERS; i++)); do [ -s "$T/phase/poll.$i" ] && n=$((n + 1)); done
+    (( n == POLLERS )) && break
+    sleep 0.1
+  done
+  (( n == POLLERS )) || die "only $n of $POLLERS pollers polled within 60 s"
+  FROM=$(now_us)
+  note "$name: $POLLERS pollers ($mode), every $INTERVAL_US us"
+  submit_phase "$name"
+  : >"$T/phase/stop"
+  bounded_wait 120 "${pp[@]}"
+  polls=$(cat "$T"/phase/poll.* | awk -v a="$FROM" -v b="$PHASE_END" '$1 >= a && $1 < b {print $2}')
+  RESULT+=" ${name}_poll_p50_s=$(quantile_s 0.5 <<<"$polls")"
+  RESULT+=" ${name}_poll_p99_s=$(quantile_s 0.99 <<<"$polls")"
+  RESULT+=" ${name}_polls_per_s=$(grep -c . <<<"$polls" | awk -v a="$FROM" -v b="$PHASE_END" '{printf "%.1f", $1/((b-a)/1e6)}')"
+  RESULT+=" ${name}_poll_failed=$(cat "$T"/phase/pollfail.* 2>/dev/null | wc -l)"
+  RESULT+=" ${name}_poll_client_ms=$(awk -v n="$(cat "$T"/phase/poll.* | wc -l)" '{s += $1} END {if (n > 0) printf "%.3f", s / n / 1000}' "$T"/phase/pollcpu.*)"
+}
+[ "$CONTROL" = true ] && storm_phase control version
+storm_phase poll ids
 
 # ---------------------------------------------------------------- stop, summary
 LOAD=$(cut -d' ' -f1 /proc/loadavg)

@@ -33,13 +33,15 @@ type stormOpts struct {
 	runs       int           // runs of ours (and of the peer)
 	peer       string        // peer script run after each of ours ("" for none)
 	cpuprofile string        // pbs_server -cpuprofile ("" for none)
+	control    bool          // also the control phase (pollers that make no request)
 }
 
 // The storm's phases, in the order they run on one cluster.
 const (
-	phaseQuiet  = "quiet"  // the qsub loops alone
-	phasePoll   = "poll"   // the loops while pollers run qstat -f
-	phaseEvents = "events" // the loops while each poller waits in qwait
+	phaseQuiet   = "quiet"   // the qsub loops alone
+	phaseControl = "control" // the loops while pollers run qstat --version (the processes, no request)
+	phasePoll    = "poll"    // the loops while pollers run qstat -f
+	phaseEvents  = "events"  // the loops while each poller waits in qwait
 )
 
 // stormExperiment is issue 24's polling storm as workflow tools make it:
@@ -48,8 +50,12 @@ const (
 // loops submit with qsub. It compares the qsub latency under the storm
 // with its quiet value, and with the pollers replaced by qwait (one
 // subscription to the event stream each, on the same jobs), and measures
-// pbs_server's cpu in each phase. With a peer script, each run of ours is
-// followed by one of the peer (Slurm's squeue -j), on the same machine.
+// pbs_server's cpu in each phase. A control phase has the pollers start
+// `qstat --version` instead, which sends no request: on a machine the
+// submitters already keep busy, it tells what the pollers' processes
+// cost the submissions apart from what their requests cost the server.
+// With a peer script, each run of ours is followed by one of the peer
+// (Slurm's squeue -j), on the same machine.
 func stormExperiment(o stormOpts) {
 	if o.jobs < o.pollers*o.perPoller {
 		log.Fatalf("-storm-jobs %d: fewer than %d pollers of %d jobs", o.jobs, o.pollers, o.perPoller)
@@ -71,7 +77,8 @@ func stormExperiment(o stormOpts) {
 		cmd.Env = append(os.Environ(),
 			"STORM_JOBS="+strconv.Itoa(o.jobs), "STORM_POLLERS="+strconv.Itoa(o.pollers),
 			"STORM_PER_POLLER="+strconv.Itoa(o.perPoller), "STORM_INTERVAL_US="+strconv.FormatInt(o.interval.Microseconds(), 10),
-			"STORM_LOOPS="+strconv.Itoa(o.loops), "STORM_WINDOW_S="+strconv.Itoa(int(o.window.Seconds())))
+			"STORM_LOOPS="+strconv.Itoa(o.loops), "STORM_WINDOW_S="+strconv.Itoa(int(o.window.Seconds())),
+			"STORM_CONTROL="+strconv.FormatBool(o.control))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		fmt.Fprint(os.Stderr, string(out))
@@ -144,7 +151,14 @@ func ourStormRun(o stormOpts) map[string]float64 {
 	}
 	url := "http://" + addr + metrics.Path
 	add(phaseQuiet, stormPhase(tb, cl, work, url, o, nil))
-	add(phasePoll, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 { return startPollers(tb, cl, ids, o) }))
+	if o.control {
+		add(phaseControl, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
+			return startPollers(tb, cl, o, func(int) []string { return []string{"--version"} })
+		}))
+	}
+	add(phasePoll, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
+		return startPollers(tb, cl, o, func(p int) []string { return append([]string{"-f"}, ids[p*o.perPoller:(p+1)*o.perPoller]...) })
+	}))
 	add(phaseEvents, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
 		return startWaiters(tb, cl, url, ids, o)
 	}))
@@ -164,7 +178,8 @@ func ourStormRun(o stormOpts) map[string]float64 {
 // rate, pbs_server's cpu seconds per second of the window, the time the
 // server took over the submissions and the status requests meanwhile
 // (its request histogram, from the scrapes of metricsURL around the
-// window) and what the load reports. The phase's submissions are deleted
+// window), the mean time of its store commits (each with its fsyncs),
+// and what the load reports. The phase's submissions are deleted
 // afterwards, so that every phase starts from the same queue.
 func stormPhase(tb *benchTB, cl *testcluster.Cluster, work, metricsURL string, o stormOpts, load func() func() map[string]float64) map[string]float64 {
 	var stop func() map[string]float64
@@ -220,6 +235,9 @@ echo "FAIL $f"`
 	if n, sum, _ := requestsBetween(m0, m1, proto.MsgStatusJob); n > 0 {
 		f["server_status_ms"] = sum * 1000 / n
 	}
+	if n := m1[metrics.ServerCommitSeconds+"_count"] - m0[metrics.ServerCommitSeconds+"_count"]; n > 0 {
+		f["server_commit_ms"] = (m1[metrics.ServerCommitSeconds+"_sum"] - m0[metrics.ServerCommitSeconds+"_sum"]) * 1000 / n
+	}
 	deletePhaseJobs(tb, cl, work, o.loops)
 	return f
 }
@@ -270,7 +288,7 @@ func requestsBetween(before, after testcluster.Samples, t proto.MsgType) (n, sum
 // first ones spread over an interval, as independent tools would. It
 // returns once all have polled once; the function it returns stops them
 // and reports the latency and rate of the polls made meanwhile.
-func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpts) func() map[string]float64 {
+func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(poller int) []string) func() map[string]float64 {
 	var stopped atomic.Bool
 	var warm sync.WaitGroup
 	var wg sync.WaitGroup
@@ -283,7 +301,7 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 	env := cl.Env()
 	t0 := time.Now()
 	for p := 0; p < o.pollers; p++ {
-		mine := append([]string{"-f"}, ids[p*o.perPoller:(p+1)*o.perPoller]...)
+		mine := args(p)
 		next := t0.Add(time.Duration(p) * o.interval / time.Duration(o.pollers))
 		warm.Add(1)
 		wg.Add(1)
@@ -303,7 +321,7 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, ids []string, o stormOpt
 				err := cmd.Run()
 				d := time.Since(s)
 				if err != nil || out.Len() == 0 {
-					tb.Fatalf("qstat -f: %v %s", err, errb.String())
+					tb.Fatalf("qstat %s: %v %s", mine[0], err, errb.String())
 				}
 				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 				n++
@@ -409,9 +427,11 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 		o.jobs, o.pollers, o.perPoller, o.interval, o.loops, o.window, o.runs)
 	rows := []struct{ system, phase, what string }{
 		{"ours", phaseQuiet, "quiet: `qsub -h` loops alone"},
+		{"ours", phaseControl, "control: pollers run `qstat --version` (no request)"},
 		{"ours", phasePoll, "storm: pollers run `qstat -f`"},
 		{"ours", phaseEvents, "pollers replaced by `qwait` (event stream)"},
 		{"Slurm", phaseQuiet, "quiet: `sbatch --hold` loops alone"},
+		{"Slurm", phaseControl, "control: pollers run `squeue --version` (no request)"},
 		{"Slurm", phasePoll, "storm: pollers run `squeue -j`"},
 	}
 	table := func(header string, cells func(get func(string) (float64, bool), figs map[string][]float64) []string) {
@@ -457,11 +477,11 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 		return []string{ms(get, "submit_p50_s", 1000), ms(get, "submit_p99_s", 1000), ratio, num(get, "submit_per_s", 0),
 			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1)}
 	})
-	table("server cpu s/s | server time per submission: mean (p99 at most) | server time per status request | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
+	table("server cpu s/s | server time per submission: mean (p99 at most) | server's store commit, mean | server time per status request | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
 		sub := ms(get, "server_submit_ms", 1)
 		if _, ok := get("server_submit_p99_le_ms"); ok {
 			sub += " (" + ms(get, "server_submit_p99_le_ms", 1) + ")"
 		}
-		return []string{num(get, "cpu_per_s", 3), sub, ms(get, "server_status_ms", 1), ms(get, "poll_client_ms", 1)}
+		return []string{num(get, "cpu_per_s", 3), sub, ms(get, "server_commit_ms", 1), ms(get, "server_status_ms", 1), ms(get, "poll_client_ms", 1)}
 	})
 }
