@@ -331,7 +331,8 @@ submit_loop() { # idx end_us : each call timed by bash's clock around it
 }
 RESULT=""
 submit_phase() { # name : the loops for the window; figures appended to RESULT; then cancels the jobs
-  local name=$1 k0 k1 t0 t1 end lp i n
+  local name=$1 k0 k1 t0 t1 end lp i n failed
+  RESULT+=" ${name}_load1=$(cut -d' ' -f1 /proc/loadavg)"
   rpc_stats >"$T/phase/rpc.0"
   k0=$(ctld_ticks); t0=$(now_us); end=$(( t0 + WINDOW_S * 1000000 ))
   lp=(); for i in $(seq "$LOOPS"); do submit_loop "$i" "$end" & lp+=($!); done
@@ -343,7 +344,9 @@ submit_phase() { # name : the loops for the window; figures appended to RESULT; 
   RESULT+=" ${name}_submit_p50_s=$(cat "$T"/phase/lat.* | quantile_s 0.5)"
   RESULT+=" ${name}_submit_p99_s=$(cat "$T"/phase/lat.* | quantile_s 0.99)"
   RESULT+=" ${name}_submit_per_s=$(awk -v n="$n" -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", n/((b-a)/1e6)}')"
-  RESULT+=" ${name}_submit_failed=$(cat "$T"/phase/fail.* | awk '{s+=$1} END{print s+0}')"
+  failed=$(cat "$T"/phase/fail.* | awk '{s+=$1} END{print s+0}')
+  RESULT+=" ${name}_submit_failed=$failed"
+  [ "$failed" = 0 ] || note "$name: $failed submissions failed, the last: $(tail -1 "$T/log/submit.err")"
   RESULT+=" ${name}_cpu_per_s=$(awk -v a="$k0" -v b="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" 'BEGIN{printf "%.3f", (b-a)/hz/((t1-t0)/1e6)}')"
   RESULT+=" ${name}_server_submit_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_SUBMIT_BATCH_JOB$')"
   RESULT+=" ${name}_server_status_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_JOB_INFO')"

@@ -100,6 +100,19 @@ func loadAvg() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
+// loadAvg1 is the load average over the last minute (NaN if unknown).
+func loadAvg1() float64 {
+	f := strings.Fields(loadAvg())
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
+}
+
 // addStormPeer adds the figures of the peer's "RESULT STORM k=v..." line.
 func addStormPeer(peer map[string][]float64, out string) {
 	for _, line := range strings.Split(out, "\n") {
@@ -182,6 +195,7 @@ func ourStormRun(o stormOpts) map[string]float64 {
 // and what the load reports. The phase's submissions are deleted
 // afterwards, so that every phase starts from the same queue.
 func stormPhase(tb *benchTB, cl *testcluster.Cluster, work, metricsURL string, o stormOpts, load func() func() map[string]float64) map[string]float64 {
+	load1 := loadAvg1()
 	var stop func() map[string]float64
 	if load != nil {
 		stop = load()
@@ -230,6 +244,7 @@ echo "FAIL $f"`
 	f["submit_p50_s"], f["submit_p99_s"] = quantile(lat, 0.5), quantile(lat, 0.99)
 	f["submit_per_s"], f["submit_failed"] = float64(len(lat))/wall, float64(failed)
 	f["cpu_per_s"] = cpu / wall
+	f["load1"] = load1
 	n, sum, p99 := requestsBetween(m0, m1, proto.MsgSubmit)
 	f["server_submit_ms"], f["server_submit_p99_le_ms"] = sum*1000/n, p99*1000
 	if n, sum, _ := requestsBetween(m0, m1, proto.MsgStatusJob); n > 0 {
@@ -446,7 +461,7 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 				m := median(v)
 				return m, len(v) > 0 && !math.IsNaN(m) && !math.IsInf(m, 0)
 			}
-			if _, ok := get("submit_p50_s"); !ok {
+			if _, ok := figs[r.phase+"_submit_per_s"]; !ok {
 				continue
 			}
 			fmt.Printf("| %s | %s | %s |\n", r.system, r.what, strings.Join(cells(get, figs), " | "))
@@ -455,6 +470,9 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 	}
 	ms := func(get func(string) (float64, bool), k string, scale float64) string {
 		if v, ok := get(k); ok {
+			if v*scale >= 1000 {
+				return fmt.Sprintf("%.2f s", v*scale/1000)
+			}
 			if v*scale < 10 {
 				return fmt.Sprintf("%.2f ms", v*scale)
 			}
@@ -468,14 +486,19 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 		}
 		return "-"
 	}
-	table("submit p50 | submit p99 | p99 / quiet p99 | submissions/s | poll p50 | poll p99 | polls/s", func(get func(string) (float64, bool), figs map[string][]float64) []string {
+	table("submit p50 | submit p99 | p99 / quiet p99 | submissions/s (failed) | poll p50 | poll p99 | polls/s | load (1 min) at the start", func(get func(string) (float64, bool), figs map[string][]float64) []string {
 		ratio := "-"
-		p99, _ := get("submit_p99_s")
-		if q := median(figs[phaseQuiet+"_submit_p99_s"]); q > 0 {
-			ratio = fmt.Sprintf("%.2fx", p99/q)
+		if p99, ok := get("submit_p99_s"); ok {
+			if q := median(figs[phaseQuiet+"_submit_p99_s"]); q > 0 {
+				ratio = fmt.Sprintf("%.2fx", p99/q)
+			}
 		}
-		return []string{ms(get, "submit_p50_s", 1000), ms(get, "submit_p99_s", 1000), ratio, num(get, "submit_per_s", 0),
-			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1)}
+		rate := num(get, "submit_per_s", 0)
+		if failed, ok := get("submit_failed"); ok && failed > 0 {
+			rate += fmt.Sprintf(" (%.0f failed)", failed)
+		}
+		return []string{ms(get, "submit_p50_s", 1000), ms(get, "submit_p99_s", 1000), ratio, rate,
+			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1), num(get, "load1", 2)}
 	})
 	table("server cpu s/s | server time per submission: mean (p99 at most) | server's store commit, mean | server time per status request | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
 		sub := ms(get, "server_submit_ms", 1)
