@@ -68,19 +68,27 @@ func commandsExperiment(o commandsOpts) {
 			ours[f.key] = append(ours[f.key], f.value)
 		}
 		if o.peer != "" {
-			settle()
-			log.Printf("run %d: peer %s", r+1, o.peer)
-			cmd := exec.Command("bash", o.peer)
-			cmd.Stderr = os.Stderr
-			out, err := cmd.Output()
-			fmt.Fprint(os.Stderr, string(out))
-			if err != nil {
-				log.Printf("peer run failed: %v", err)
-			}
-			addPeer(peer, string(out))
+			addPeer(peer, runPeer(r+1, o.peer))
 		}
 	}
 	printCommandsTable(o, ours, peer)
+}
+
+// runPeer runs run's peer script, after settle, with env added to this
+// process's environment, and returns what it printed on stdout (copied
+// to stderr, with its notes).
+func runPeer(run int, script string, env ...string) string {
+	settle()
+	log.Printf("run %d: peer %s, load average %s", run, script, loadAvg())
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	fmt.Fprint(os.Stderr, string(out))
+	if err != nil {
+		log.Printf("peer run failed: %v", err)
+	}
+	return string(out)
 }
 
 // settle flushes what the previous system's run left to the disk before

@@ -71,21 +71,11 @@ func stormExperiment(o stormOpts) {
 		if o.peer == "" {
 			continue
 		}
-		settle()
-		log.Printf("run %d: peer %s, load average %s", r+1, o.peer, loadAvg())
-		cmd := exec.Command("bash", o.peer)
-		cmd.Env = append(os.Environ(),
+		addStormPeer(peer, runPeer(r+1, o.peer,
 			"STORM_JOBS="+strconv.Itoa(o.jobs), "STORM_POLLERS="+strconv.Itoa(o.pollers),
 			"STORM_PER_POLLER="+strconv.Itoa(o.perPoller), "STORM_INTERVAL_US="+strconv.FormatInt(o.interval.Microseconds(), 10),
 			"STORM_LOOPS="+strconv.Itoa(o.loops), "STORM_WINDOW_S="+strconv.Itoa(int(o.window.Seconds())),
-			"STORM_CONTROL="+strconv.FormatBool(o.control))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		fmt.Fprint(os.Stderr, string(out))
-		if err != nil {
-			log.Printf("peer run failed: %v", err)
-		}
-		addStormPeer(peer, string(out))
+			"STORM_CONTROL="+strconv.FormatBool(o.control)))
 	}
 	printStormTable(o, ours, peer)
 }
