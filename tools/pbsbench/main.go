@@ -102,6 +102,7 @@ func main() {
 	flag.DurationVar(&so.interval, "storm-interval", time.Second, "storm experiment: time between two polls of one poller")
 	flag.IntVar(&so.loops, "storm-loops", 8, "storm experiment: loops submitting held jobs")
 	flag.DurationVar(&so.window, "storm-window", 20*time.Second, "storm experiment: submissions timed in each phase (whole seconds for the peer)")
+	flag.IntVar(&so.rounds, "storm-rounds", 4, "storm experiment: rounds of our phases, each running every phase for its share of the window")
 	flag.IntVar(&so.runs, "storm-runs", 1, "storm experiment: runs (each followed by the peer's)")
 	flag.StringVar(&so.peer, "storm-peer", "tools/pbsbench/peer_slurm_storm.sh", "storm experiment: peer script run after each of our runs (\"\" for none)")
 	flag.BoolVar(&so.control, "storm-control", true, "storm experiment: also a control phase, the pollers running `qstat --version` (their processes without the requests)")

@@ -332,7 +332,6 @@ submit_loop() { # idx end_us : each call timed by bash's clock around it
 RESULT=""
 submit_phase() { # name : the loops for the window; figures appended to RESULT; then cancels the jobs
   local name=$1 k0 k1 t0 t1 end lp i n failed
-  RESULT+=" ${name}_load1=$(cut -d' ' -f1 /proc/loadavg)"
   rpc_stats >"$T/phase/rpc.0"
   k0=$(ctld_ticks); t0=$(now_us); end=$(( t0 + WINDOW_S * 1000000 ))
   lp=(); for i in $(seq "$LOOPS"); do submit_loop "$i" "$end" & lp+=($!); done

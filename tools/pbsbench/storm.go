@@ -29,7 +29,8 @@ type stormOpts struct {
 	perPoller  int           // jobs each one polls
 	interval   time.Duration // between two polls of one poller
 	loops      int           // qsub loops
-	window     time.Duration // each phase's submissions
+	window     time.Duration // each phase's submissions, over all rounds
+	rounds     int           // of our phases, each a share of the window
 	runs       int           // runs of ours (and of the peer)
 	peer       string        // peer script run after each of ours ("" for none)
 	cpuprofile string        // pbs_server -cpuprofile ("" for none)
@@ -55,10 +56,15 @@ const (
 // submitters already keep busy, it tells what the pollers' processes
 // cost the submissions apart from what their requests cost the server.
 // With a peer script, each run of ours is followed by one of the peer
-// (Slurm's squeue -j), on the same machine.
+// (Slurm's squeue -j), on the same machine. The peer runs its phases
+// once each, the polling last: its pollers can leave slurmctld stalled
+// after they stop.
 func stormExperiment(o stormOpts) {
 	if o.jobs < o.pollers*o.perPoller {
 		log.Fatalf("-storm-jobs %d: fewer than %d pollers of %d jobs", o.jobs, o.pollers, o.perPoller)
+	}
+	if o.rounds < 1 || o.window/time.Duration(o.rounds) < time.Second {
+		log.Fatalf("-storm-rounds %d: want at least one, of a second or more of -storm-window %v", o.rounds, o.window)
 	}
 	ours := map[string][]float64{}
 	peer := map[string][]float64{}
@@ -90,19 +96,6 @@ func loadAvg() string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
-// loadAvg1 is the load average over the last minute (NaN if unknown).
-func loadAvg1() float64 {
-	f := strings.Fields(loadAvg())
-	if len(f) == 0 {
-		return math.NaN()
-	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return v
-}
-
 // addStormPeer adds the figures of the peer's "RESULT STORM k=v..." line.
 func addStormPeer(peer map[string][]float64, out string) {
 	for _, line := range strings.Split(out, "\n") {
@@ -129,8 +122,11 @@ func quantile(sorted []float64, p float64) float64 {
 	return sorted[min(max(r, 1), len(sorted))-1]
 }
 
-// ourStormRun runs the three phases on one fresh cluster (server,
-// scheduler, one mom) and returns its figures, keyed as the peer's.
+// ourStormRun runs the phases on one fresh cluster (server, scheduler,
+// one mom), in rounds: each round runs every phase for its share of the
+// window, so that what else the machine does meanwhile, and what the
+// cluster keeps of earlier phases, fall on every phase alike. It returns
+// the figures, keyed as the peer's.
 func ourStormRun(o stormOpts) map[string]float64 {
 	tb := &benchTB{}
 	defer tb.cleanup()
@@ -143,28 +139,40 @@ func ourStormRun(o stormOpts) map[string]float64 {
 		}
 		args = append(args, "-cpuprofile", abs)
 	}
-	// The metrics listener only tells when every qwait has subscribed.
+	// The metrics listener gives the server's own times, and tells when
+	// every qwait has subscribed.
 	cl, _, work := benchCluster(tb, testcluster.Options{ServerArgs: args, Conf: "PBS_SERVER_METRICS=" + addr + "\n"}, "")
 	ids := fillHeld(tb, cl, work, o.jobs)
-	figs := map[string]float64{}
-	add := func(phase string, f map[string]float64) {
-		for k, v := range f {
-			figs[phase+"_"+k] = v
+	url := "http://" + addr + metrics.Path
+	type phase struct {
+		name string
+		load func() func(*phaseStats) // nil: none
+	}
+	phases := []phase{{name: phaseQuiet}}
+	if o.control {
+		phases = append(phases, phase{phaseControl, func() func(*phaseStats) {
+			return startPollers(tb, cl, o, func(int) []string { return []string{"--version"} })
+		}})
+	}
+	phases = append(phases, phase{phasePoll, func() func(*phaseStats) {
+		return startPollers(tb, cl, o, func(p int) []string { return append([]string{"-f"}, ids[p*o.perPoller:(p+1)*o.perPoller]...) })
+	}}, phase{phaseEvents, func() func(*phaseStats) { return startWaiters(tb, cl, url, ids, o) }})
+	stats := map[string]*phaseStats{}
+	for r := 0; r < o.rounds; r++ {
+		for _, ph := range phases {
+			if stats[ph.name] == nil {
+				stats[ph.name] = &phaseStats{}
+			}
+			stormPhase(tb, cl, work, url, o, ph.load, stats[ph.name])
+			log.Printf("round %d of %d: %s done", r+1, o.rounds, ph.name)
 		}
 	}
-	url := "http://" + addr + metrics.Path
-	add(phaseQuiet, stormPhase(tb, cl, work, url, o, nil))
-	if o.control {
-		add(phaseControl, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
-			return startPollers(tb, cl, o, func(int) []string { return []string{"--version"} })
-		}))
+	figs := map[string]float64{}
+	for name, st := range stats {
+		for k, v := range st.figures() {
+			figs[name+"_"+k] = v
+		}
 	}
-	add(phasePoll, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
-		return startPollers(tb, cl, o, func(p int) []string { return append([]string{"-f"}, ids[p*o.perPoller:(p+1)*o.perPoller]...) })
-	}))
-	add(phaseEvents, stormPhase(tb, cl, work, url, o, func() func() map[string]float64 {
-		return startWaiters(tb, cl, url, ids, o)
-	}))
 	keys := make([]string, 0, len(figs))
 	for k := range figs {
 		keys = append(keys, k)
@@ -176,17 +184,56 @@ func ourStormRun(o stormOpts) map[string]float64 {
 	return figs
 }
 
+// phaseStats is one phase's measurements, summed over its rounds.
+type phaseStats struct {
+	submits    []float64 // each qsub's latency, seconds
+	failed     int
+	wall, cpu  float64 // seconds of the windows, and pbs_server's cpu seconds in them
+	submitReqs reqStats
+	statusReqs reqStats
+	commits    float64 // the server's store commits, and their seconds
+	commitSecs float64
+	polls      []float64     // latencies of the polls started in the windows
+	pollSecs   float64       // seconds over which those were counted
+	pollCPU    time.Duration // the poll processes' cpu, of every poll
+	pollRuns   int           // every poll, for pollCPU
+}
+
+// figures are the phase's figures, keyed as the peer's after its phase
+// name.
+func (st *phaseStats) figures() map[string]float64 {
+	sort.Float64s(st.submits)
+	f := map[string]float64{
+		"submit_p50_s": quantile(st.submits, 0.5), "submit_p99_s": quantile(st.submits, 0.99),
+		"submit_per_s": float64(len(st.submits)) / st.wall, "submit_failed": float64(st.failed),
+		"cpu_per_s":        st.cpu / st.wall,
+		"server_submit_ms": st.submitReqs.sum * 1000 / st.submitReqs.n, "server_submit_p99_le_ms": st.submitReqs.p99() * 1000,
+	}
+	if st.statusReqs.n > 0 {
+		f["server_status_ms"] = st.statusReqs.sum * 1000 / st.statusReqs.n
+	}
+	if st.commits > 0 {
+		f["server_commit_ms"] = st.commitSecs * 1000 / st.commits
+	}
+	if st.pollRuns > 0 {
+		sort.Float64s(st.polls)
+		f["poll_p50_s"], f["poll_p99_s"] = quantile(st.polls, 0.5), quantile(st.polls, 0.99)
+		f["polls_per_s"] = float64(len(st.polls)) / st.pollSecs
+		f["poll_client_ms"] = st.pollCPU.Seconds() * 1000 / float64(st.pollRuns)
+	}
+	return f
+}
+
 // stormPhase starts the load (nil: none), runs the qsub loops for the
-// window and stops the load; it returns the submissions' latency and
-// rate, pbs_server's cpu seconds per second of the window, the time the
-// server took over the submissions and the status requests meanwhile
-// (its request histogram, from the scrapes of metricsURL around the
-// window), the mean time of its store commits (each with its fsyncs),
-// and what the load reports. The phase's submissions are deleted
-// afterwards, so that every phase starts from the same queue.
-func stormPhase(tb *benchTB, cl *testcluster.Cluster, work, metricsURL string, o stormOpts, load func() func() map[string]float64) map[string]float64 {
-	load1 := loadAvg1()
-	var stop func() map[string]float64
+// round's share of the window and stops the load, adding to st the
+// submissions' latencies, pbs_server's cpu, the time the server took
+// over the submissions and the status requests meanwhile (its request
+// histogram, from scrapes of metricsURL around the window), its store
+// commits (each with its fsyncs), and what the load measured. The
+// phase's submissions are deleted afterwards, so that every phase starts
+// from the same queue.
+func stormPhase(tb *benchTB, cl *testcluster.Cluster, work, metricsURL string, o stormOpts, load func() func(*phaseStats), st *phaseStats) {
+	var stop func(*phaseStats)
 	if load != nil {
 		stop = load()
 	}
@@ -201,16 +248,14 @@ echo "FAIL $f"`
 	m0 := testcluster.MustScrape(tb, metricsURL)
 	cpu0 := treeCPU(tb, pid)
 	t0 := time.Now()
-	end := strconv.FormatInt(nowMicros()+o.window.Microseconds(), 10)
+	end := strconv.FormatInt(nowMicros()+o.window.Microseconds()/int64(o.rounds), 10)
 	outs := shellLoops(tb, cl, work, o.loops, body, func(int) []string { return []string{end} })
-	wall := time.Since(t0).Seconds()
-	cpu := (treeCPU(tb, pid) - cpu0).Seconds()
+	st.wall += time.Since(t0).Seconds()
+	st.cpu += (treeCPU(tb, pid) - cpu0).Seconds()
 	m1 := testcluster.MustScrape(tb, metricsURL)
-	f := map[string]float64{}
 	if stop != nil {
-		f = stop()
+		stop(st)
 	}
-	var lat []float64
 	failed := 0
 	for _, s := range outs {
 		for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
@@ -223,28 +268,19 @@ echo "FAIL $f"`
 			if err != nil {
 				tb.Fatalf("qsub loop output %q", line)
 			}
-			lat = append(lat, float64(us)/1e6)
+			st.submits = append(st.submits, float64(us)/1e6)
 		}
 	}
 	if failed > 0 {
 		b, _ := os.ReadFile(filepath.Join(work, "storm.err"))
 		log.Printf("%d submissions failed: %.300s", failed, b)
 	}
-	sort.Float64s(lat)
-	f["submit_p50_s"], f["submit_p99_s"] = quantile(lat, 0.5), quantile(lat, 0.99)
-	f["submit_per_s"], f["submit_failed"] = float64(len(lat))/wall, float64(failed)
-	f["cpu_per_s"] = cpu / wall
-	f["load1"] = load1
-	n, sum, p99 := requestsBetween(m0, m1, proto.MsgSubmit)
-	f["server_submit_ms"], f["server_submit_p99_le_ms"] = sum*1000/n, p99*1000
-	if n, sum, _ := requestsBetween(m0, m1, proto.MsgStatusJob); n > 0 {
-		f["server_status_ms"] = sum * 1000 / n
-	}
-	if n := m1[metrics.ServerCommitSeconds+"_count"] - m0[metrics.ServerCommitSeconds+"_count"]; n > 0 {
-		f["server_commit_ms"] = (m1[metrics.ServerCommitSeconds+"_sum"] - m0[metrics.ServerCommitSeconds+"_sum"]) * 1000 / n
-	}
+	st.failed += failed
+	st.submitReqs.add(m0, m1, proto.MsgSubmit)
+	st.statusReqs.add(m0, m1, proto.MsgStatusJob)
+	st.commits += m1[metrics.ServerCommitSeconds+"_count"] - m0[metrics.ServerCommitSeconds+"_count"]
+	st.commitSecs += m1[metrics.ServerCommitSeconds+"_sum"] - m0[metrics.ServerCommitSeconds+"_sum"]
 	deletePhaseJobs(tb, cl, work, o.loops)
-	return f
 }
 
 // deletePhaseJobs deletes the jobs the qsub loops submitted (their ids
@@ -267,33 +303,51 @@ func deletePhaseJobs(tb *benchTB, cl *testcluster.Cluster, work string, loops in
 	})
 }
 
-// requestsBetween is what pbs_server's request histogram says of the
-// requests of type t between two scrapes: how many, their total time, and
-// the upper bound of the bucket holding their 99th percentile (seconds).
-func requestsBetween(before, after testcluster.Samples, t proto.MsgType) (n, sum, p99 float64) {
+// reqStats is what pbs_server's request histogram says of the requests
+// of one type, summed over windows: how many, their total seconds, and
+// how many fell at or below each bucket's upper bound.
+type reqStats struct {
+	n, sum float64
+	upTo   map[float64]float64
+}
+
+// add adds the requests of type t between two scrapes.
+func (r *reqStats) add(before, after testcluster.Samples, t proto.MsgType) {
 	name := metrics.ServerRequestSeconds
-	n = after[testcluster.SeriesKey(name+"_count", "type", t.String())] - before[testcluster.SeriesKey(name+"_count", "type", t.String())]
-	sum = after[testcluster.SeriesKey(name+"_sum", "type", t.String())] - before[testcluster.SeriesKey(name+"_sum", "type", t.String())]
-	p99 = math.Inf(1)
+	r.n += after[testcluster.SeriesKey(name+"_count", "type", t.String())] - before[testcluster.SeriesKey(name+"_count", "type", t.String())]
+	r.sum += after[testcluster.SeriesKey(name+"_sum", "type", t.String())] - before[testcluster.SeriesKey(name+"_sum", "type", t.String())]
+	if r.upTo == nil {
+		r.upTo = map[float64]float64{}
+	}
 	for k, v := range after {
 		if !strings.HasPrefix(k, name+"_bucket{") || !strings.Contains(k, ",type="+t.String()+"}") {
 			continue
 		}
 		le, _, _ := strings.Cut(strings.TrimPrefix(k, name+"_bucket{le="), ",")
-		bound, err := strconv.ParseFloat(le, 64)
-		if err == nil && v-before[k] >= 0.99*n && bound < p99 {
-			p99 = bound
+		if bound, err := strconv.ParseFloat(le, 64); err == nil {
+			r.upTo[bound] += v - before[k]
 		}
 	}
-	return n, sum, p99
 }
 
-// startPollers starts the pollers: each runs `qstat -f` of its own jobs
-// every interval (the next one at once when a poll took longer), the
-// first ones spread over an interval, as independent tools would. It
-// returns once all have polled once; the function it returns stops them
-// and reports the latency and rate of the polls made meanwhile.
-func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(poller int) []string) func() map[string]float64 {
+// p99 is the upper bound of the bucket holding the 99th percentile
+// (seconds; +Inf when the histogram cannot tell).
+func (r *reqStats) p99() float64 {
+	p := math.Inf(1)
+	for bound, n := range r.upTo {
+		if n >= 0.99*r.n && bound < p {
+			p = bound
+		}
+	}
+	return p
+}
+
+// startPollers starts the pollers: each runs qstat with its args (`qstat
+// -f` of its own jobs) every interval (the next one at once when a poll
+// took longer), the first ones spread over an interval, as independent
+// tools would. It returns once all have polled once; the function it
+// returns stops them and adds the polls made meanwhile to a phase.
+func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(poller int) []string) func(*phaseStats) {
 	var stopped atomic.Bool
 	var warm sync.WaitGroup
 	var wg sync.WaitGroup
@@ -351,15 +405,14 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(p
 	}
 	warm.Wait()
 	from.Store(time.Now().UnixNano())
-	log.Printf("storm: %d pollers of %d jobs each, every %v", o.pollers, o.perPoller, o.interval)
-	return func() map[string]float64 {
+	return func(st *phaseStats) {
 		stopped.Store(true)
 		until := time.Now()
 		wg.Wait()
-		sort.Float64s(lat)
-		return map[string]float64{"poll_p50_s": quantile(lat, 0.5), "poll_p99_s": quantile(lat, 0.99),
-			"polls_per_s":    float64(len(lat)) / until.Sub(time.Unix(0, from.Load())).Seconds(),
-			"poll_client_ms": clientCPU.Seconds() * 1000 / float64(polls)}
+		st.polls = append(st.polls, lat...)
+		st.pollSecs += until.Sub(time.Unix(0, from.Load())).Seconds()
+		st.pollCPU += clientCPU
+		st.pollRuns += polls
 	}
 }
 
@@ -367,7 +420,7 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(p
 // subscription each) and returns once every one has subscribed and read
 // its jobs' state (qwait subscribes, then reads: the server's count of
 // job status requests tells); the function it returns ends them.
-func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids []string, o stormOpts) func() map[string]float64 {
+func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids []string, o stormOpts) func(*phaseStats) {
 	statusCount := func() float64 {
 		s, err := testcluster.Scrape(metricsURL)
 		if err != nil {
@@ -407,8 +460,7 @@ func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids [
 		n := statusCount() - before
 		return n >= float64(o.pollers), fmt.Sprintf("%.0f of %d", n, o.pollers)
 	})
-	log.Printf("storm: %d qwait of %d jobs each", o.pollers, o.perPoller)
-	return func() map[string]float64 {
+	return func(*phaseStats) {
 		select {
 		case err := <-exited:
 			tb.Fatalf("a qwait ended before it was stopped: %v", err)
@@ -420,7 +472,6 @@ func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids [
 		for range cmds {
 			<-exited
 		}
-		return map[string]float64{}
 	}
 }
 
@@ -428,8 +479,8 @@ func startWaiters(tb *benchTB, cl *testcluster.Cluster, metricsURL string, ids [
 // (medians over the runs): what the submitters and pollers saw, then
 // where the time went.
 func printStormTable(o stormOpts, ours, peer map[string][]float64) {
-	fmt.Printf("\n%d held jobs; %d pollers each asking of its own %d jobs every %v; %d loops submitting held jobs for %v per phase. Medians of %d run(s).\n\n",
-		o.jobs, o.pollers, o.perPoller, o.interval, o.loops, o.window, o.runs)
+	fmt.Printf("\n%d held jobs; %d pollers each asking of its own %d jobs every %v; %d loops submitting held jobs for %v per phase (ours in %d rounds of every phase, the peer's in one). Medians of %d run(s).\n\n",
+		o.jobs, o.pollers, o.perPoller, o.interval, o.loops, o.window, o.rounds, o.runs)
 	rows := []struct{ system, phase, what string }{
 		{"ours", phaseQuiet, "quiet: `qsub -h` loops alone"},
 		{"ours", phaseControl, "control: pollers run `qstat --version` (no request)"},
@@ -476,7 +527,7 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 		}
 		return "-"
 	}
-	table("submit p50 | submit p99 | p99 / quiet p99 | submissions/s (failed) | poll p50 | poll p99 | polls/s | load (1 min) at the start", func(get func(string) (float64, bool), figs map[string][]float64) []string {
+	table("submit p50 | submit p99 | p99 / quiet p99 | submissions/s (failed) | poll p50 | poll p99 | polls/s", func(get func(string) (float64, bool), figs map[string][]float64) []string {
 		ratio := "-"
 		if p99, ok := get("submit_p99_s"); ok {
 			if q := median(figs[phaseQuiet+"_submit_p99_s"]); q > 0 {
@@ -488,9 +539,9 @@ func printStormTable(o stormOpts, ours, peer map[string][]float64) {
 			rate += fmt.Sprintf(" (%.0f failed)", failed)
 		}
 		return []string{ms(get, "submit_p50_s", 1000), ms(get, "submit_p99_s", 1000), ratio, rate,
-			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1), num(get, "load1", 2)}
+			ms(get, "poll_p50_s", 1000), ms(get, "poll_p99_s", 1000), num(get, "polls_per_s", 1)}
 	})
-	table("server cpu s/s | server time per submission: mean (p99 at most) | server's store commit, mean | server time per status request | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
+	table("server cpu s/s | server time per submission: mean (p99 at most) | server's store commit, mean | server time per job status request (pollers, qwait's first read, pbs_sched) | client cpu per poll", func(get func(string) (float64, bool), _ map[string][]float64) []string {
 		sub := ms(get, "server_submit_ms", 1)
 		if _, ok := get("server_submit_p99_le_ms"); ok {
 			sub += " (" + ms(get, "server_submit_p99_le_ms", 1) + ")"
