@@ -372,6 +372,9 @@ func startPollers(tb *benchTB, cl *testcluster.Cluster, o stormOpts, args func(p
 			n := 0
 			for !stopped.Load() {
 				time.Sleep(time.Until(next))
+				if stopped.Load() {
+					break // stopped while asleep: a poll now would fall after the window
+				}
 				cmd := exec.Command(qstat, mine...)
 				cmd.Env = env
 				var out, errb bytes.Buffer
