@@ -349,7 +349,8 @@ submit_phase() { # name : the loops for the window; figures appended to RESULT; 
   RESULT+=" ${name}_cpu_per_s=$(awk -v a="$k0" -v b="$k1" -v t0="$t0" -v t1="$t1" -v hz="$HZ" 'BEGIN{printf "%.3f", (b-a)/hz/((t1-t0)/1e6)}')"
   RESULT+=" ${name}_server_submit_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_SUBMIT_BATCH_JOB$')"
   RESULT+=" ${name}_server_status_ms=$(rpc_mean_ms "$T/phase/rpc.0" "$T/phase/rpc.1" '^REQUEST_JOB_INFO')"
-  note "$name: $n submissions in $(secs "$t0" "$t1") s"
+  note "$name: $n submissions in $(secs "$t0" "$t1") s; job status RPCs: $(awk 'NR == FNR {c[$1] = $2; next}
+    $1 ~ /^REQUEST_JOB_INFO/ && $2 > c[$1] {printf "%s %d ", $1, $2 - c[$1]}' "$T/phase/rpc.0" "$T/phase/rpc.1")"
   # Cancel the phase's jobs, so that every phase starts from the same queue.
   cat "$T"/phase/ids.* | cut -d';' -f1 | grep -E '^[0-9]+$' | xargs -r -n 1000 timeout 120 scancel
   rm -f "$T"/phase/ids.* "$T"/phase/lat.* "$T"/phase/fail.*
