@@ -68,19 +68,27 @@ func commandsExperiment(o commandsOpts) {
 			ours[f.key] = append(ours[f.key], f.value)
 		}
 		if o.peer != "" {
-			settle()
-			log.Printf("run %d: peer %s", r+1, o.peer)
-			cmd := exec.Command("bash", o.peer)
-			cmd.Stderr = os.Stderr
-			out, err := cmd.Output()
-			fmt.Fprint(os.Stderr, string(out))
-			if err != nil {
-				log.Printf("peer run failed: %v", err)
-			}
-			addPeer(peer, string(out))
+			addPeer(peer, runPeer(r+1, o.peer))
 		}
 	}
 	printCommandsTable(o, ours, peer)
+}
+
+// runPeer runs run's peer script, after settle, with env added to this
+// process's environment, and returns what it printed on stdout (copied
+// to stderr, with its notes).
+func runPeer(run int, script string, env ...string) string {
+	settle()
+	log.Printf("run %d: peer %s, load average %s", run, script, loadAvg())
+	cmd := exec.Command("bash", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	fmt.Fprint(os.Stderr, string(out))
+	if err != nil {
+		log.Printf("peer run failed: %v", err)
+	}
+	return string(out)
 }
 
 // settle flushes what the previous system's run left to the disk before
@@ -201,11 +209,17 @@ func ourCommandsRun(o commandsOpts) []figure {
 // commandsCluster is a fresh cluster with pbs_sched and one mom, and a
 // work directory holding the job script the loops submit.
 func commandsCluster(tb *benchTB, o commandsOpts) (*testcluster.Cluster, string, string) {
-	cl := testcluster.New(tb, testcluster.Options{ServerArgs: []string{"-log-level", "warn"}})
+	return benchCluster(tb, testcluster.Options{ServerArgs: []string{"-log-level", "warn"}}, o.cgroups)
+}
+
+// benchCluster is commandsCluster with the cluster's options given and,
+// unless cgroups is "", that mom_priv/cgroups file for the mom.
+func benchCluster(tb *benchTB, opts testcluster.Options, cgroups string) (*testcluster.Cluster, string, string) {
+	cl := testcluster.New(tb, opts)
 	node := "n1"
 	var mo testcluster.MomOptions
-	if o.cgroups != "" {
-		b, err := os.ReadFile(o.cgroups)
+	if cgroups != "" {
+		b, err := os.ReadFile(cgroups)
 		if err != nil {
 			tb.Fatalf("%v", err)
 		}
@@ -408,9 +422,30 @@ func benchB5(o commandsOpts, n, runs int, listKey, oneKey string) []figure {
 	tb := &benchTB{}
 	defer tb.cleanup()
 	cl, _, work := commandsCluster(tb, o)
-	env := cl.Env()
+	ids := fillHeld(tb, cl, work, n)
+	rss := serverRSS(cl)
+	list := timeCommand(tb, cl, runs, "qstat")
+	figs := []figure{}
+	if runs <= 5 {
+		figs = append(figs, figure{listKey, median(list)})
+	} else {
+		sort.Float64s(list)
+		figs = append(figs, figure{listKey, list[min(len(list)-1, len(list)*99/100)]}, figure{"bigrss", float64(rss) / 1024 / float64(n)})
+		log.Printf("qstat of %d jobs over %d runs: median %.3f s, max %.3f s", n, runs, median(list), list[len(list)-1])
+	}
+	if oneKey != "" {
+		figs = append(figs, figure{oneKey, median(timeCommand(tb, cl, 5, "qstat", "-f", ids[n/2]))})
+	}
+	return figs
+}
+
+// fillHeld fills the queue with n held jobs exactly as `qsub -h job.sh`
+// from the work directory would submit them, but through the library, to
+// fill fast; it returns their ids in submission order (by sequence
+// number).
+func fillHeld(tb *benchTB, cl *testcluster.Cluster, work string, n int) []string {
 	sub, err := qsubopt.ParseSubmit([]string{"-h", "job.sh"}, qsubopt.Context{
-		Environ: env, Cwd: work, Host: config.ShortHostname(), Now: time.Now(),
+		Environ: cl.Env(), Cwd: work, Host: config.ShortHostname(), Now: time.Now(),
 		ReadFile: func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(work, p)) },
 	})
 	if err != nil {
@@ -426,21 +461,8 @@ func benchB5(o commandsOpts, n, runs int, listKey, oneKey string) []figure {
 		ids[i] = id
 	})
 	log.Printf("%d held jobs submitted in %v", n, time.Since(t0).Round(time.Millisecond))
-	rss := serverRSS(cl)
-	list := timeCommand(tb, cl, runs, "qstat")
-	figs := []figure{}
-	if runs <= 5 {
-		figs = append(figs, figure{listKey, median(list)})
-	} else {
-		sort.Float64s(list)
-		figs = append(figs, figure{listKey, list[min(len(list)-1, len(list)*99/100)]}, figure{"bigrss", float64(rss) / 1024 / float64(n)})
-		log.Printf("qstat of %d jobs over %d runs: median %.3f s, max %.3f s", n, runs, median(list), list[len(list)-1])
-	}
-	if oneKey != "" {
-		sort.Slice(ids, func(a, b int) bool { return testcluster.Seq(ids[a]) < testcluster.Seq(ids[b]) })
-		figs = append(figs, figure{oneKey, median(timeCommand(tb, cl, 5, "qstat", "-f", ids[n/2]))})
-	}
-	return figs
+	sort.Slice(ids, func(a, b int) bool { return testcluster.Seq(ids[a]) < testcluster.Seq(ids[b]) })
+	return ids
 }
 
 // timeCommand runs a command runs times and returns each wall time.

@@ -17,6 +17,12 @@
 // With -exp stream it measures how fast a job's end reaches 1,000
 // subscribers of the event stream, and the server's cpu time per end.
 //
+// With -exp storm it runs issue 24's polling storm: held jobs, pollers
+// each running `qstat -f` of their own jobs once a second while loops
+// submit, then the same with qwait instead of the pollers, with the qsub
+// latency and pbs_server's cpu in each phase; then the same storm
+// against Slurm (peer_slurm_storm.sh, squeue -j).
+//
 // With -exp run it measures instead the time from qrun to the job's
 // process starting, and the throughput of /bin/true jobs started with
 // qrun through several moms on this host.
@@ -31,6 +37,7 @@
 //	go run ./tools/pbsbench -exp commands
 //	go run ./tools/pbsbench -exp metrics
 //	go run ./tools/pbsbench -exp stream -subscribers 1000
+//	go run ./tools/pbsbench -exp storm
 //	go run ./tools/pbsbench -exp tasks -task-calls 50
 package main
 
@@ -57,7 +64,7 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "comma list of concurrent clients")
 	delays := flag.String("fsync-delays", "0,1ms", "comma list of delays added to each fsync")
 	via := flag.String("via", "lib,qsub", "comma list of lib and qsub")
-	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), tasks (pbsdsh and pbs_tmrsh latency), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs), stream (job ends to event stream subscribers) or commands (the peer benchmarks, beside Slurm)")
+	exp := flag.String("exp", "submit", "experiment: submit (durable submissions), run (qrun latency and job throughput), tasks (pbsdsh and pbs_tmrsh latency), sched (scheduling at scale on simulated nodes), metrics (scrapes of a server holding many jobs), storm (qstat -f polling beside submissions, and Slurm's squeue -j), stream (job ends to event stream subscribers) or commands (the peer benchmarks, beside Slurm)")
 	subscribers := flag.Int("subscribers", 1000, "stream experiment: subscribers, each following every change")
 	streamEnds := flag.Int("stream-ends", 200, "stream experiment: job ends (qdel of held jobs)")
 	streamGap := flag.Duration("stream-gap", 20*time.Millisecond, "stream experiment: time between two ends")
@@ -88,6 +95,18 @@ func main() {
 	flag.IntVar(&co.b5Jobs, "b5-jobs", 10000, "commands experiment: B5 held jobs")
 	flag.IntVar(&co.bigJobs, "big-jobs", 100000, "commands experiment: held jobs of the large listing")
 	flag.IntVar(&co.bigRuns, "big-runs", 100, "commands experiment: qstat runs over the large listing")
+	var so stormOpts
+	flag.IntVar(&so.jobs, "storm-jobs", 10000, "storm experiment: held jobs in the queue")
+	flag.IntVar(&so.pollers, "storm-pollers", 64, "storm experiment: pollers (and qwaits)")
+	flag.IntVar(&so.perPoller, "storm-per-poller", 50, "storm experiment: jobs each poller asks of")
+	flag.DurationVar(&so.interval, "storm-interval", time.Second, "storm experiment: time between two polls of one poller")
+	flag.IntVar(&so.loops, "storm-loops", 8, "storm experiment: loops submitting held jobs")
+	flag.DurationVar(&so.window, "storm-window", 20*time.Second, "storm experiment: submissions timed in each phase (whole seconds for the peer)")
+	flag.IntVar(&so.rounds, "storm-rounds", 4, "storm experiment: rounds of our phases, each running every phase for its share of the window")
+	flag.IntVar(&so.runs, "storm-runs", 1, "storm experiment: runs (each followed by the peer's)")
+	flag.StringVar(&so.peer, "storm-peer", "tools/pbsbench/peer_slurm_storm.sh", "storm experiment: peer script run after each of our runs (\"\" for none)")
+	flag.BoolVar(&so.control, "storm-control", true, "storm experiment: also a control phase, the pollers running `qstat --version` (their processes without the requests)")
+	flag.StringVar(&so.cpuprofile, "storm-cpuprofile", "", "storm experiment: write pbs_server's cpu profile (its whole life) to this file")
 	flag.Parse()
 	switch *exp {
 	case "commands":
@@ -108,6 +127,10 @@ func main() {
 		return
 	case "metrics":
 		metricsExperiment(*mNodes, *mJobs, *mRunning, *mScrapes, *mLoops)
+		return
+	case "storm":
+		stormExperiment(so)
+		return
 	case "stream":
 		streamExperiment(*subscribers, *streamEnds, *streamGap)
 		return
