@@ -3,6 +3,7 @@ package proto
 import (
 	"bytes"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -47,9 +48,13 @@ func groupMember(t *testing.T, key []byte, leader func() string) string {
 // timeout has passed.
 func TestDialGroupFollowsTheLeader(t *testing.T) {
 	key := bytes.Repeat([]byte{7}, 32)
-	var leader string
-	follower := groupMember(t, key, func() string { return leader })
-	leader = groupMember(t, key, func() string { return leader })
+	// The members read the leader's address on their own goroutines.
+	var leaderAddr atomic.Value
+	leaderAddr.Store("")
+	current := func() string { return leaderAddr.Load().(string) }
+	follower := groupMember(t, key, current)
+	leader := groupMember(t, key, current)
+	leaderAddr.Store(leader)
 	c, err := DialGroup(DialOptions{Network: "tcp", Role: RoleMom, Name: "n1", Key: key, Timeout: 5 * time.Second}, []string{follower})
 	if err != nil {
 		t.Fatalf("through the follower: %v", err)
