@@ -221,9 +221,12 @@ func TestGroupPartitions(t *testing.T) {
 		}
 		return strings.Contains(r.Stderr, "No quorum")
 	})
+	// A member that has had no leader for 3 s answers at once; one
+	// still taking part in an election waits that long first (the 3 s
+	// leaderless window), never the client's whole timeout.
 	start := time.Now()
-	if r := nc.run(srv[survivor], "#!/bin/sh\n", "qsub", "-h"); r.Code == 0 || !strings.Contains(r.Stderr, "No quorum") || time.Since(start) > 2*time.Second {
-		t.Errorf("qsub without a quorum: code %d after %v: %q, want an immediate No quorum", r.Code, time.Since(start), r.Stderr)
+	if r := nc.run(srv[survivor], "#!/bin/sh\n", "qsub", "-h"); r.Code == 0 || !strings.Contains(r.Stderr, "No quorum") || time.Since(start) > 5*time.Second {
+		t.Errorf("qsub without a quorum: code %d after %v: %q, want No quorum within the leaderless window", r.Code, time.Since(start), r.Stderr)
 	}
 	for i := 1; i < 3; i++ {
 		daemons[i] = nc.start(srv[i], "pbs_server")
