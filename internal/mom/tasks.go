@@ -18,7 +18,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -423,14 +422,7 @@ func (m *Mom) endTasks(j *momJob, why string) proto.Usage {
 
 // isTaskShepherdOf reports whether pid is a live task shepherd of the job
 // in dir (its command line, so a reused pid is not mistaken for it).
-func isTaskShepherdOf(pid int, dir string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil {
-		return false
-	}
-	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-	return len(args) == 3 && args[1] == shepherd.TaskArg && filepath.Clean(args[2]) == filepath.Clean(dir)
-}
+func isTaskShepherdOf(pid int, dir string) bool { return runsFor(pid, shepherd.TaskArg, dir) }
 
 // signalTasks sends sig to every process of j's tasks here.
 func (m *Mom) signalTasks(j *momJob, sig syscall.Signal) {

@@ -206,7 +206,11 @@ func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
 // isShepherdOf reports whether pid is a live "pbs_shepherd --shepherd dir"
 // or "pbs_mom --shepherd dir" (its command line, so a reused pid is not
 // mistaken for it).
-func isShepherdOf(pid int, dir string) bool {
+func isShepherdOf(pid int, dir string) bool { return runsFor(pid, shepherd.Arg, dir) }
+
+// runsFor reports whether pid is a live "<program> arg dir" (a job's
+// shepherd or a task shepherd of the job in dir).
+func runsFor(pid int, arg, dir string) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -215,7 +219,7 @@ func isShepherdOf(pid int, dir string) bool {
 		return false
 	}
 	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
-	return len(args) == 3 && args[1] == shepherd.Arg && args[2] == dir
+	return len(args) == 3 && args[1] == arg && filepath.Clean(args[2]) == filepath.Clean(dir)
 }
 
 // shepherdPidOf is j's shepherd's pid (its session id), from the mom's
