@@ -143,6 +143,15 @@ type Usage struct {
 	CPUPercent int64
 }
 
+// Plus is u with what a job used on one more node added (OpenPBS sums
+// cpu time and memory over the nodes; wall time is the job's own).
+func (u Usage) Plus(v Usage) Usage {
+	u.CPUSecs += v.CPUSecs
+	u.MemBytes += v.MemBytes
+	u.VmemBytes += v.VmemBytes
+	return u
+}
+
 // MomStatusReply answers a status report.
 type MomStatusReply struct {
 	// Interval is how often the server wants reports, in seconds.

@@ -55,7 +55,7 @@ func (m *Mom) resizeJob(req *proto.MomResize) error {
 		}
 		used := m.endSistersGrace(&old, removed, grace)
 		m.mu.Lock()
-		j.releasedUsed = addUsage(j.releasedUsed, used)
+		j.releasedUsed = j.releasedUsed.Plus(used)
 		m.mu.Unlock()
 	}
 	// Every sister of the new allocation joins or learns it (a join of a

@@ -201,7 +201,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
 		// Its tasks here and its parts on the sisters (already scaled
 		// by their moms).
-		used = addUsage(used, v.extra)
+		used = used.Plus(v.extra)
 		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: m.scaleUsage(used), Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
 			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool}
 		if err := fault.Hit(fault.MomBeforeObit); err != nil {

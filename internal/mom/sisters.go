@@ -161,18 +161,9 @@ func (m *Mom) endSistersGrace(job *proto.MomJob, sisters []proto.NodeMom, grace 
 	wg.Wait()
 	var sum proto.Usage
 	for _, u := range used {
-		sum = addUsage(sum, u)
+		sum = sum.Plus(u)
 	}
 	return sum
-}
-
-// addUsage adds what a job used on one more node (OpenPBS sums cpu time
-// and memory over the nodes).
-func addUsage(a, b proto.Usage) proto.Usage {
-	a.CPUSecs += b.CPUSecs
-	a.MemBytes += b.MemBytes
-	a.VmemBytes += b.VmemBytes
-	return a
 }
 
 // windDown, once a job's shepherd has its result on the mother superior,
@@ -186,7 +177,7 @@ func (m *Mom) windDown(j *momJob) {
 		// The job's cgroup counted its tasks' cpu here already.
 		local.CPUSecs = 0
 	}
-	j.extraUsed = addUsage(addUsage(local, sisters), j.releasedUsed)
+	j.extraUsed = local.Plus(sisters).Plus(j.releasedUsed)
 	j.woundDown = true
 	m.mu.Unlock()
 	m.wakeLink()

@@ -622,9 +622,7 @@ func (s *Server) withSisterUsage(j *model.Job, first string, used proto.Usage) p
 		}
 		for _, sj := range rt.status.Sisters {
 			if sj.JobID == j.ID && sj.RunCount == j.RunCount {
-				used.CPUSecs += sj.Used.CPUSecs
-				used.MemBytes += sj.Used.MemBytes
-				used.VmemBytes += sj.Used.VmemBytes
+				used = used.Plus(sj.Used)
 			}
 		}
 	}
