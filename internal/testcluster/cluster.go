@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -182,15 +183,49 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// FreePort returns a TCP port that was free a moment ago.
+// Ports handed out are drawn from below the kernel's ephemeral range
+// (32768 and up on Linux): a port taken from :0 and closed is the next
+// one the kernel gives an outgoing connection, which could take it
+// before the daemon binds it (seen under parallel tests). Below the
+// range only another test process drawing the same number competes.
+const (
+	portLow  = 10000
+	portHigh = 32000 // port+100, a group member's raft port, stays below the range too
+)
+
+var (
+	portsMu sync.Mutex
+	// portsOut is process-wide by nature: every cluster of a test
+	// binary draws from the same ports.
+	portsOut = map[int]bool{}
+)
+
+// FreePort returns a TCP port that was free a moment ago, on every
+// address, and whose port+100 (a replicated server's raft port) was too.
 func FreePort(t TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := portLow + rand.IntN(portHigh-portLow)
+		if portsOut[p] || portsOut[p+100] || !bindable(p) || !bindable(p+100) {
+			continue
+		}
+		portsOut[p], portsOut[p+100] = true, true
+		return p
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free TCP port found in 1000 tries")
+	return 0
+}
+
+// bindable says whether port can be listened on, on every address.
+func bindable(port int) bool {
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(port))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
 }
 
 // Cluster is one PBS_HOME with its daemons.
