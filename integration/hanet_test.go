@@ -115,6 +115,12 @@ func TestGroupPartitions(t *testing.T) {
 	// the beat job runs.
 	var mu sync.Mutex
 	printed := map[string]int{}
+	// Until members are killed (3), a refused qsub says why: a member
+	// that steps down answers what it was asked, never drops the
+	// command's connection. (A relayed request whose leader goes away
+	// is answered too: "may or may not have been carried out".)
+	var dropped []string
+	killing := false
 	stop := make(chan struct{})
 	next := 0
 	wg := loops(2*len(srv), stop, func() {
@@ -124,6 +130,13 @@ func TestGroupPartitions(t *testing.T) {
 		mu.Unlock()
 		r := nc.run(h, "#!/bin/sh\n", "qsub", "-h")
 		if r.Code != 0 {
+			if strings.Contains(r.Stderr, "qsub: read reply to") {
+				mu.Lock()
+				if !killing {
+					dropped = append(dropped, h.name+": "+strings.TrimSpace(r.Stderr))
+				}
+				mu.Unlock()
+			}
 			time.Sleep(50 * time.Millisecond) // this member has no quorum
 			return
 		}
@@ -206,6 +219,13 @@ func TestGroupPartitions(t *testing.T) {
 		ipCmd(t, "-n", nc.sw, "link", "set", srv[g].port, "up")
 		history("after healing the follower", f)
 	}
+
+	mu.Lock()
+	killing = true
+	if len(dropped) > 0 {
+		t.Errorf("%d qsubs met a dropped connection during the partitions, the first: %s", len(dropped), dropped[0])
+	}
+	mu.Unlock()
 
 	// (3) Two members down: "No quorum" at once on the third.
 	survivor := 0

@@ -114,6 +114,13 @@ func (l leading) Close() error {
 	return l.Server.Close()
 }
 
+func (l leading) CloseKeepingListeners() (unix, tcp net.Listener, err error) {
+	if l.web != nil {
+		l.web.Close()
+	}
+	return l.Server.CloseKeepingListeners()
+}
+
 // setAside renames the member's raft state and store out of the way
 // (suffixed with the time), so that it starts empty and is sent the
 // group's state by the leader. Nothing is deleted.

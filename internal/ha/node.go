@@ -29,6 +29,10 @@ import (
 // Serving is the server a leader runs.
 type Serving interface {
 	Close() error
+	// CloseKeepingListeners stops serving as Close does but leaves the
+	// listeners it was started with open and returns them (nil for one
+	// it had not), for the member to follow on.
+	CloseKeepingListeners() (unix, tcp net.Listener, err error)
 	ShutdownRequested() <-chan struct{}
 	Reconfigure()
 }
@@ -179,7 +183,7 @@ func Start(cfg Config) (*Node, error) {
 	}
 	n.raft = r
 	cfg.Store.SetReplicator(n)
-	if err := n.startFollowing(); err != nil {
+	if err := n.startFollowing(nil, nil); err != nil {
 		r.Shutdown().Error()
 		n.closeRaftState()
 		return nil, err
@@ -298,8 +302,10 @@ func (n *Node) loop() {
 			n.lead()
 		case !leading && srv != nil:
 			n.log.Warn("no longer the leader: stopping the server")
-			n.stopServing()
-			if err := n.startFollowing(); err != nil {
+			// The listeners stay open from server to follower: a
+			// command that connects meanwhile is relayed, not refused.
+			unix, tcp := n.stopServingKeepingListeners()
+			if err := n.startFollowing(unix, tcp); err != nil {
 				n.cfg.Fatal(err)
 				return
 			}
@@ -344,7 +350,7 @@ func (n *Node) lead() {
 			}
 		}
 		n.raft.LeadershipTransfer()
-		if err := n.startFollowing(); err != nil {
+		if err := n.startFollowing(nil, nil); err != nil {
 			n.cfg.Fatal(err)
 		}
 		return
@@ -353,6 +359,23 @@ func (n *Node) lead() {
 	n.srv = srv
 	n.mu.Unlock()
 	n.log.Info("leader: serving", "term", n.raft.CurrentTerm(), "took", time.Since(start))
+}
+
+// stopServingKeepingListeners stops the leader's server and returns its
+// listeners, still open.
+func (n *Node) stopServingKeepingListeners() (unix, tcp net.Listener) {
+	n.mu.Lock()
+	srv := n.srv
+	n.srv = nil
+	n.mu.Unlock()
+	if srv == nil {
+		return nil, nil
+	}
+	unix, tcp, err := srv.CloseKeepingListeners()
+	if err != nil {
+		n.log.Error("stop the server", "error", err)
+	}
+	return unix, tcp
 }
 
 func (n *Node) stopServing() {

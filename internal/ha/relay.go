@@ -24,26 +24,35 @@ type follower struct {
 	wg        sync.WaitGroup
 }
 
-// startFollowing serves as a follower, on unix and tcp when given (the
-// listeners a deposed leader's server used) or on new ones.
-func (n *Node) startFollowing() error {
+// startFollowing serves as a follower on unix and tcp, the listeners a
+// deposed leader's server handed back (nil: new ones are opened).
+func (n *Node) startFollowing(unix, tcp net.Listener) error {
 	f := &follower{stop: make(chan struct{})}
 	local := connlimit.New("local", connlimit.Budget{}, n.log.Named("conn"))
 	remote := connlimit.New("remote", connlimit.Budget{}, n.log.Named("conn"))
-	if n.cfg.SocketPath != "" {
+	if unix == nil && n.cfg.SocketPath != "" {
 		l, err := listen.Unix(n.cfg.SocketPath)
 		if err != nil {
+			if tcp != nil {
+				tcp.Close()
+			}
 			return err
 		}
-		f.serve(l, local, n, n.relay)
+		unix = l
 	}
-	if n.cfg.TCPAddr != "" {
+	if unix != nil {
+		f.serve(unix, local, n, n.relay)
+	}
+	if tcp == nil && n.cfg.TCPAddr != "" {
 		l, err := net.Listen("tcp", n.cfg.TCPAddr)
 		if err != nil {
 			f.close()
 			return fmt.Errorf("listen on %s: %w", n.cfg.TCPAddr, err)
 		}
-		f.serve(l, remote, n, n.redirect)
+		tcp = l
+	}
+	if tcp != nil {
+		f.serve(tcp, remote, n, n.redirect)
 	}
 	n.mu.Lock()
 	n.follow = f
@@ -75,27 +84,16 @@ func (f *follower) close() {
 	}
 }
 
-// deadliner is a listener whose Accept can be woken (TCP and Unix).
-type deadliner interface {
-	SetDeadline(time.Time) error
-}
-
 // handOver stops accepting and returns the listeners, still open: what
 // connects meanwhile waits in the kernel's queue for the next owner.
 func (f *follower) handOver() []net.Listener {
 	close(f.stop)
 	for _, l := range f.listeners {
-		if d, ok := l.(deadliner); ok {
-			d.SetDeadline(time.Now()) // wakes Accept: the loop sees stop
-		} else {
-			l.Close()
-		}
+		listen.Interrupt(l) // the loop sees stop
 	}
 	f.wg.Wait()
 	for _, l := range f.listeners {
-		if d, ok := l.(deadliner); ok {
-			d.SetDeadline(time.Time{})
-		}
+		listen.Resume(l)
 	}
 	return f.listeners
 }

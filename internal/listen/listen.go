@@ -46,6 +46,13 @@ type Loop struct {
 	// CloseOnStop closes the connections being served when Stop closes,
 	// so that a handler blocked reading from a peer ends.
 	CloseOnStop bool
+	// StopGrace, with CloseOnStop, lets a connection be read for this
+	// long after Stop closes and then shuts only its reading side: a
+	// blocked read ends, but a request being handled (or one already
+	// sent, read within the grace) still gets its answer written. A
+	// server that stops (qterm, a deposed leader) answers what it was
+	// asked rather than leaving callers with a dropped connection.
+	StopGrace time.Duration
 	// Conns, when set, counts the goroutines serving connections.
 	Conns *sync.WaitGroup
 	// Log, when set, hears of failed accepts and of Unix-socket peers
@@ -125,18 +132,59 @@ func (l *Loop) serve(nc net.Conn, peer Peer, slot *connlimit.Slot) {
 	if l.CloseOnStop {
 		done := make(chan struct{})
 		defer close(done)
-		go func() {
-			select {
-			case <-l.Stop:
-				nc.Close()
-			case <-done:
-			}
-		}()
+		go l.endOnStop(nc, done)
 	}
 	if l.Handshake > 0 {
 		nc.SetDeadline(time.Now().Add(l.Handshake))
 	}
 	l.Serve(nc, peer, slot)
+}
+
+// endOnStop ends nc's reads once Stop closes (after StopGrace), unless
+// done closes first.
+func (l *Loop) endOnStop(nc net.Conn, done <-chan struct{}) {
+	select {
+	case <-l.Stop:
+	case <-done:
+		return
+	}
+	if l.StopGrace > 0 {
+		t := time.NewTimer(l.StopGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-done:
+			return
+		}
+		if r, ok := nc.(interface{ CloseRead() error }); ok && r.CloseRead() == nil {
+			return
+		}
+	}
+	nc.Close()
+}
+
+// Interrupt wakes l's blocked Accept without closing l (a TCP or Unix
+// listener; any other is closed): a Loop whose Stop is closed then
+// returns, and l, still open, can be handed to another Loop (Resume),
+// what connects meanwhile waiting in the kernel's queue.
+func Interrupt(l net.Listener) {
+	if d, ok := l.(deadliner); ok {
+		d.SetDeadline(time.Now())
+		return
+	}
+	l.Close()
+}
+
+// Resume makes an interrupted listener accept again.
+func Resume(l net.Listener) {
+	if d, ok := l.(deadliner); ok {
+		d.SetDeadline(time.Time{})
+	}
+}
+
+// deadliner is a listener whose Accept can be woken (TCP and Unix).
+type deadliner interface {
+	SetDeadline(time.Time) error
 }
 
 // Unix opens a daemon's Unix socket at path for every local user,

@@ -127,3 +127,90 @@ func TestLoopFailOnError(t *testing.T) {
 		t.Error("Run on a closed listener returned nil")
 	}
 }
+
+// With StopGrace a stopping Loop still lets its connections be read for
+// the grace and then ends their reads only: a request sent before Stop
+// and one being handled at Stop both get their answers written, on Unix
+// sockets and TCP alike; and an interrupted listener, still open, is
+// served by the next Loop, the connection made between them included.
+func TestLoopStopGraceAnswersWhatWasAsked(t *testing.T) {
+	for _, network := range []string{"unix", "tcp"} {
+		t.Run(network, func(t *testing.T) {
+			addr := "127.0.0.1:0"
+			if network == "unix" {
+				addr = filepath.Join(t.TempDir(), "s")
+			}
+			ln, err := net.Listen(network, addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			stop := make(chan struct{})
+			var conns sync.WaitGroup
+			reading := make(chan struct{}, 1)
+			l := &Loop{
+				Listener: ln, Limit: connlimit.New("any", connlimit.Budget{}, hclog.NewNullLogger()),
+				Stop: stop, CloseOnStop: true, StopGrace: 300 * time.Millisecond, Conns: &conns,
+				// An echo server whose every answer takes 100 ms: at
+				// Stop its reads end only after the grace, its
+				// writes never.
+				Serve: func(nc net.Conn, _ Peer, _ *connlimit.Slot) {
+					b := make([]byte, 1)
+					for {
+						select {
+						case reading <- struct{}{}:
+						default:
+						}
+						if _, err := nc.Read(b); err != nil {
+							return
+						}
+						time.Sleep(100 * time.Millisecond)
+						if _, err := nc.Write(b); err != nil {
+							return
+						}
+					}
+				},
+			}
+			done := started(l)
+			c, err := net.Dial(network, ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			<-reading
+			c.Write([]byte("a")) // being handled at Stop
+			time.Sleep(20 * time.Millisecond)
+			close(stop)
+			Interrupt(ln)
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v, want nil after Stop", err)
+			}
+			c.Write([]byte("b")) // sent after Stop, within the grace
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			got := make([]byte, 2)
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != "ab" {
+				t.Errorf("answers %q (%v), want both requests answered: ab", got, err)
+			}
+			conns.Wait() // ends only once the grace has ended the reads
+
+			// Between two Loops the listener stays open.
+			c2, err := net.Dial(network, ln.Addr().String())
+			if err != nil {
+				t.Fatalf("dial between two loops: %v", err)
+			}
+			defer c2.Close()
+			Resume(ln)
+			stop2 := make(chan struct{})
+			l2 := &Loop{Listener: ln, Limit: connlimit.New("any", connlimit.Budget{}, hclog.NewNullLogger()), Stop: stop2,
+				Serve: func(nc net.Conn, _ Peer, _ *connlimit.Slot) { nc.Write([]byte("c")) }}
+			done2 := started(l2)
+			c2.SetReadDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.ReadFull(c2, got[:1]); err != nil || got[0] != 'c' {
+				t.Errorf("the connection made between two loops: %q (%v), want it served by the second", got[:1], err)
+			}
+			close(stop2)
+			Interrupt(ln)
+			<-done2
+		})
+	}
+}

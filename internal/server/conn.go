@@ -114,7 +114,7 @@ func (s *Server) acceptLoop(l net.Listener, local bool) {
 	if local {
 		limit = s.localLimit
 	}
-	loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: s.stop, CloseOnStop: true, Conns: &s.wg, Log: s.log,
+	loop := &listen.Loop{Listener: l, Limit: limit, Handshake: handshakeTimeout, Stop: s.stop, CloseOnStop: true, StopGrace: stopGrace, Conns: &s.wg, Log: s.log,
 		Serve: func(nc net.Conn, peer listen.Peer, slot *connlimit.Slot) {
 			s.serveConn(nc, peerCreds{local: peer.Local, uid: peer.UID, gid: peer.GID}, slot)
 		}}
@@ -182,6 +182,14 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 		}
 		slot.Established()
 		nc.SetReadDeadline(time.Time{})
+		if err := s.stopped(); err != nil {
+			// Read after the server began to stop (within stopGrace):
+			// refused whole, with the reason, never half done.
+			if c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: err.Code, Text: err.Error()}, nil) != nil {
+				return
+			}
+			continue
+		}
 		if err := s.handle(c, &who, h, body); err != nil {
 			if errors.Is(err, errStreamEnded) {
 				return
@@ -195,6 +203,28 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 			return
 		}
 	}
+}
+
+// stopGrace is how long a stopping server still reads its connections:
+// a request already sent when it stops (a deposed leader, qterm) is
+// answered with the reason rather than met with a dropped connection.
+const stopGrace = 200 * time.Millisecond
+
+// stopped is why the server takes no more requests, nil while it does: a
+// deposed leader's "No quorum", or the server's shutdown.
+func (s *Server) stopped() *proto.Error {
+	select {
+	case <-s.stop:
+	default:
+		return nil
+	}
+	if s.cfg.Fence != nil {
+		var pe *proto.Error
+		if err := s.cfg.Fence(); errors.As(err, &pe) {
+			return pe
+		}
+	}
+	return proto.NewError(proto.PBSE_SVRDOWN)
 }
 
 func isClosed(err error) bool {

@@ -16,6 +16,7 @@ import (
 
 	"gopbs/internal/accounting"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/listen"
 	"gopbs/internal/mailer/sendmail"
 	"gopbs/internal/metrics"
 	"gopbs/internal/model"
@@ -366,12 +367,46 @@ func (s *Server) rollback(cause error) {
 // Close stops listening, waits for connections to end, stops the scheduler
 // and moms when qterm asked for it, and closes the store.
 func (s *Server) Close() error {
+	s.stopServing(false)
+	return s.release()
+}
+
+// CloseKeepingListeners stops the server as Close does but leaves its
+// Unix and TCP listeners open and returns them (nil for one it has not):
+// a deposed leader's member follows on them, so that a command that
+// connects meanwhile waits in the kernel's queue rather than being
+// refused.
+func (s *Server) CloseKeepingListeners() (unix, tcp net.Listener, err error) {
+	s.stopServing(true)
+	for _, l := range s.listeners {
+		listen.Resume(l)
+		if _, ok := l.(*net.UnixListener); ok {
+			unix = l
+		} else {
+			tcp = l
+		}
+	}
+	return unix, tcp, s.release()
+}
+
+// stopServing stops accepting and waits for the connections being served
+// (each answers what it was asked before it ends: conn.go) and for the
+// server's loops. keep leaves the listeners open.
+func (s *Server) stopServing(keep bool) {
 	s.stopOnce.Do(func() { close(s.stop) })
 	s.metricsListener.Close()
 	for _, l := range s.listeners {
-		l.Close()
+		if keep {
+			listen.Interrupt(l)
+		} else {
+			l.Close()
+		}
 	}
 	s.wg.Wait()
+}
+
+// release lets go of what the stopped server holds.
+func (s *Server) release() error {
 	s.ev.hub.Close()
 	s.stopDaemons()
 	s.momPool.closeAll()
