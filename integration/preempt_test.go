@@ -155,6 +155,40 @@ func TestPreemptNeverWithoutMethodOrRank(t *testing.T) {
 	c.MustRun("qdel", normal, first, second)
 }
 
+// Soft limits: with max_user_run_soft = 1 on workq its user's two jobs
+// both run (a soft limit holds nothing back) and are both over it; a job
+// of another queue, not over any limit, ranks above them
+// (preempt_prio lists queue_softlimits below normal_jobs) and suspends
+// one of them. A soft limit of 0 is refused, naming why.
+func TestPreemptOverSoftLimit(t *testing.T) {
+	c := preemptCluster(t, 1, "preempt_order: \"S\"\npreempt_prio: \"express_queue, normal_jobs, queue_softlimits\"\n", "")
+	if r := c.Run("qmgr", "-c", "set queue workq max_user_run_soft = 0"); r.Code == 0 || !strings.Contains(r.Stderr, "soft limit of 0") {
+		t.Errorf("a soft limit of 0: %s, want it refused", r)
+	}
+	c.MustRun("qmgr", "-c", "set queue workq max_user_run_soft = 1")
+	c.MustRun("qmgr", "-c", "create queue other queue_type=execution, Priority = 10, enabled = True, started = True")
+	first := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
+	c.WaitJobState(first, "R", 30*time.Second)
+	second := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
+	c.WaitJobState(second, "R", 30*time.Second)
+	third := c.Submit("#!/bin/sh\nsleep 300\n", "-q", "other", "-l", "select=1:ncpus=1")
+	c.WaitJobState(third, "R", 30*time.Second)
+	// One victim frees the cpu needed (which one, when both started
+	// within the same second, policy/fifo's tests decide).
+	states := attr(t, c, first, "job_state") + attr(t, c, second, "job_state")
+	if states != "RS" && states != "SR" {
+		t.Fatalf("the jobs over the soft limit are %s, want one suspended for %s", states, third)
+	}
+	victim := first
+	if states == "RS" {
+		victim = second
+	}
+	if cm := attr(t, c, victim, "comment"); !strings.Contains(cm, third) {
+		t.Errorf("the victim's comment %q does not name %s", cm, third)
+	}
+	c.MustRun("qdel", first, second, third)
+}
+
 // With a checkpoint action on the mom, preempt_order C checkpoints the
 // victim (the action runs as the job's owner with the job's id and
 // session), ends it and requeues it with a C record; on a mom without the

@@ -92,14 +92,18 @@ const (
 
 // Queue attributes.
 const (
-	AttrQueueTypeQ        = "queue_type"
-	AttrEnabled           = "enabled"
-	AttrStarted           = "started"
-	AttrMaxRunning        = "max_running"
-	AttrMaxQueuable       = "max_queuable"
-	AttrMaxUserQueuable   = "max_user_queuable"
-	AttrMaxUserRun        = "max_user_run"
-	AttrMaxGroupRun       = "max_group_run"
+	AttrQueueTypeQ      = "queue_type"
+	AttrEnabled         = "enabled"
+	AttrStarted         = "started"
+	AttrMaxRunning      = "max_running"
+	AttrMaxQueuable     = "max_queuable"
+	AttrMaxUserQueuable = "max_user_queuable"
+	AttrMaxUserRun      = "max_user_run"
+	AttrMaxGroupRun     = "max_group_run"
+	// Soft limits (server and queue): a job may run over them, but then
+	// ranks at queue_softlimits / server_softlimits for preemption.
+	AttrMaxUserRunSoft    = "max_user_run_soft"
+	AttrMaxGroupRunSoft   = "max_group_run_soft"
 	AttrResourcesMax      = "resources_max"
 	AttrResourcesMin      = "resources_min"
 	AttrResourcesDefault  = "resources_default"

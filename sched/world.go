@@ -35,7 +35,7 @@ func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.St
 func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*core.Node, jobs []*core.Job) *core.World {
 	plain, res := split(server.Attrs)
 	srv := &core.Server{
-		Name: server.Name, Limits: coreLimits(plain), DefaultQueue: plain[proto.AttrDefaultQueue],
+		Name: server.Name, Limits: coreLimits(plain), Soft: softLimits(plain), DefaultQueue: plain[proto.AttrDefaultQueue],
 		ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 	}
@@ -45,7 +45,7 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 		qs = append(qs, &core.Queue{
 			Name: st.Name, Execution: plain[proto.AttrQueueTypeQ] == "Execution",
 			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
-			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain),
+			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(plain),
 			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
@@ -128,6 +128,13 @@ func coreLimits(m map[string]string) core.Limits {
 		MaxRunning:  num(m, proto.AttrMaxRunning, -1),
 		MaxUserRun:  num(m, proto.AttrMaxUserRun, -1),
 		MaxGroupRun: num(m, proto.AttrMaxGroupRun, -1),
+	}
+}
+
+func softLimits(m map[string]string) core.SoftLimits {
+	return core.SoftLimits{
+		MaxUserRun:  num(m, proto.AttrMaxUserRunSoft, 0),
+		MaxGroupRun: num(m, proto.AttrMaxGroupRunSoft, 0),
 	}
 }
 

@@ -457,6 +457,15 @@ func mustPositive(v string) (string, error) {
 	return v, nil
 }
 
+// mustSoftLimit is a Check for soft limits: at least 1 (0 would put
+// every job over it: unset it instead).
+func mustSoftLimit(v string) (string, error) {
+	if n, _ := strconv.ParseInt(v, 10, 64); n == 0 {
+		return "", proto.Errorf(proto.PBSE_BADATVAL, "a soft limit of 0 would put every job over it: set 1 or more, or unset it")
+	}
+	return mustPositive(v)
+}
+
 // mustNonNegative is a Check for limits.
 func mustNonNegative(v string) (string, error) {
 	n, _ := strconv.ParseInt(v, 10, 64)
@@ -538,6 +547,8 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
+	{Name: proto.AttrMaxGroupRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
 	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrManagers, Kind: KindList, Access: MgrSet},
@@ -580,6 +591,8 @@ var QueueDefs = newTable(proto.ObjQueue, []Def{
 	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+	{Name: proto.AttrMaxUserRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
+	{Name: proto.AttrMaxGroupRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
 	{Name: proto.AttrResourcesMax, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesMin, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesDefault, Kind: KindResources, Access: MgrSet},

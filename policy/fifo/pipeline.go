@@ -127,6 +127,11 @@ func (cx *Context) count() *counts {
 
 // startCounted counts a job the cycle starts.
 func (cx *Context) startCounted(j *core.Job) {
+	if cx.pre != nil && len(cx.pre.ranks) > 0 && softLimited(cx.World) {
+		// Its user or group may now be over a soft limit: ranks are
+		// worked out again.
+		clear(cx.pre.ranks)
+	}
 	if cx.counts == nil {
 		if cx.uncounted == nil {
 			cx.uncounted = cx.few[:0]

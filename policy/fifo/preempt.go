@@ -4,7 +4,9 @@ package fifo
 // preempt_queue_prio, preempt_prio, preempt_order, preempt_sort): every
 // job has a rank, its level in preempt_prio (express_queue: its queue's
 // priority is at least preempt_queue_prio; starving_jobs; fairshare: its
-// entity is over its share; normal_jobs: none of these), jobs of express
+// entity is over its share; queue_softlimits, server_softlimits: its
+// user or group is over the queue's or the server's max_user_run_soft
+// or max_group_run_soft; normal_jobs: none of these), jobs of express
 // levels ranked among themselves by their queues' priorities. A job that
 // finds no room may take it from running jobs of a strictly lower rank,
 // never of an equal or higher one, so two jobs can never preempt each
@@ -87,12 +89,48 @@ func (ps *preemptState) rankOf(cx *Context, j *core.Job) rank {
 	if s := cx.Inputs.Standing; s != nil && s.Factor(s.Group(j.Owner)) < 1 {
 		has |= schedpriv.PreemptFairshare // used more than its share
 	}
+	if q != nil && cx.overSoft(q.Soft, j, j.Queue) {
+		has |= schedpriv.PreemptQueueSoft
+	}
+	if cx.overSoft(cx.World.Server.Soft, j, "") {
+		has |= schedpriv.PreemptServerSoft
+	}
 	r := rank{level: ps.cfg.Prio.Level(has)}
 	if r.level < len(ps.cfg.Prio) && ps.cfg.Prio[r.level]&schedpriv.PreemptExpress != 0 && q != nil {
 		r.qprio = q.Priority
 	}
 	ps.ranks[j] = r
 	return r
+}
+
+// overSoft reports whether j's user or group is over the soft limits l
+// in queue ("" the server): running, when their running jobs there
+// number more than the limit; queued, when starting it would make them.
+// Every job of an entity over a limit is over it (OpenPBS's rule): the
+// last started of them goes first (preempt_sort).
+func (cx *Context) overSoft(l core.SoftLimits, j *core.Job, queue string) bool {
+	if l == (core.SoftLimits{}) {
+		return false
+	}
+	_, user, group := cx.Running(queue, j.Owner, j.Group)
+	if !j.Running() {
+		user, group = user+1, group+1
+	}
+	return l.MaxUserRun > 0 && user > l.MaxUserRun || l.MaxGroupRun > 0 && group > l.MaxGroupRun
+}
+
+// softLimited reports whether any soft limit is set: then a job started
+// changes other jobs' ranks.
+func softLimited(w *core.World) bool {
+	if w.Server.Soft != (core.SoftLimits{}) {
+		return true
+	}
+	for _, q := range w.Queues {
+		if q.Soft != (core.SoftLimits{}) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasReleased reports whether w has jobs suspended by preemption.

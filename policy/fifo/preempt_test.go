@@ -114,6 +114,57 @@ func TestPreemption(t *testing.T) {
 	}
 }
 
+// Soft limits (max_user_run_soft, max_group_run_soft on a queue or the
+// server): every job of a user or group over one ranks at
+// queue_softlimits or server_softlimits, below normal_jobs when
+// preempt_prio lists it so, else as a normal job; a queued job ranks as
+// it would once started.
+func TestPreemptionSoftLimits(t *testing.T) {
+	queueSoft := func(name, v string) *world {
+		w := fullWorld()
+		w.queues[0].Attrs = append(w.queues[0].Attrs, a(name, v))
+		return w
+	}
+	serverSoft := func(name, v string) *world {
+		w := fullWorld()
+		w.server.Attrs = append(w.server.Attrs, a(name, v))
+		return w
+	}
+	listed := preemptOn("express_queue, normal_jobs, server_softlimits, queue_softlimits", "")
+	for _, tt := range []struct {
+		name string
+		w    *world
+		in   Inputs
+		want []string
+	}{
+		{"another user's job preempts the last started job of a user over the queue's soft limit",
+			queueSoft("max_user_run_soft", "1").job(3, "Q", "workq", "v", "1:ncpus=2"), listed,
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"over the server's group soft limit",
+			serverSoft("max_group_run_soft", "1").job(3, "Q", "workq", "v", "1:ncpus=2"), listed,
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"softlimits not in preempt_prio: a job over them counts as normal",
+			queueSoft("max_user_run_soft", "1").job(3, "Q", "workq", "v", "1:ncpus=2"), preemptOn("", ""),
+			[]string{"comment 3 " + cNodes}},
+		{"at the limit is not over it",
+			queueSoft("max_user_run_soft", "2").job(3, "Q", "workq", "v", "1:ncpus=2"), listed,
+			[]string{"comment 3 " + cNodes}},
+		{"the user's own next job would be over too: equal rank, nobody preempted",
+			queueSoft("max_user_run_soft", "1").job(3, "Q", "workq", "u", "1:ncpus=2"), listed,
+			[]string{"comment 3 " + cNodes}},
+		{"the group's limit counts the group, not the user",
+			serverSoft("max_group_run_soft", "2").job(3, "Q", "workq", "v", "1:ncpus=2"), listed,
+			[]string{"comment 3 " + cNodes}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := outcome(tt.w.run(tt.in))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decisions\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // A job being requeued (substate 60) frees its node soon: the express job
 // waits for it instead of preempting another.
 func TestPreemptionWaitsForLeaving(t *testing.T) {

@@ -174,6 +174,14 @@ type Limits struct {
 	MaxGroupRun int64
 }
 
+// SoftLimits are running-job soft limits (max_user_run_soft,
+// max_group_run_soft); 0 means none. A job may run over them; it then
+// ranks at queue_softlimits or server_softlimits for preemption.
+type SoftLimits struct {
+	MaxUserRun  int64
+	MaxGroupRun int64
+}
+
 // NoLimits has every limit off.
 var NoLimits = Limits{MaxRunning: -1, MaxUserRun: -1, MaxGroupRun: -1}
 
@@ -185,6 +193,7 @@ type Queue struct {
 	Started   bool
 	Priority  int64
 	Limits    Limits
+	Soft      SoftLimits
 	// ResourcesAvailable and ResourcesMax hold the queue's amounts (mem,
 	// ncpus, nodect); MaxWalltime is resources_max.walltime (0: none).
 	ResourcesAvailable Amounts
@@ -199,6 +208,7 @@ type Queue struct {
 type Server struct {
 	Name               string
 	Limits             Limits
+	Soft               SoftLimits
 	DefaultQueue       string
 	ResourcesAvailable Amounts
 	ResourcesMax       Amounts
