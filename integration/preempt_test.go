@@ -155,6 +155,37 @@ func TestPreemptNeverWithoutMethodOrRank(t *testing.T) {
 	c.MustRun("qdel", normal, first, second)
 }
 
+// Run limits: at the server's max_running of 1 an express job preempts
+// the normal one though its node has room (OpenPBS preempts to lift a
+// limit); the victim stays suspended while its resuming would break the
+// limit, and resumes once the express job ends.
+func TestPreemptForRunLimit(t *testing.T) {
+	c := preemptCluster(t, 1, "preempt_order: \"S\"\n", "")
+	c.MustRun("qmgr", "-c", "set server max_running = 1")
+	victim := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
+	c.WaitJobState(victim, "R", 30*time.Second)
+	dir := t.TempDir()
+	done := filepath.Join(dir, "express-may-end")
+	express := c.Submit("#!/bin/sh\nwhile [ ! -e "+done+" ]; do sleep 0.2; done\n", "-q", "express", "-l", "select=1:ncpus=1")
+	c.WaitJobState(express, "R", 30*time.Second)
+	if st := attr(t, c, victim, "job_state"); st != "S" {
+		t.Fatalf("the normal job is %s while the express job runs at max_running 1", st)
+	}
+	if cm := attr(t, c, victim, "comment"); !strings.Contains(cm, express) {
+		t.Errorf("the victim's comment %q does not name %s", cm, express)
+	}
+	c.WaitCycles(t, 2)
+	if st := attr(t, c, victim, "job_state"); st != "S" {
+		t.Errorf("the victim is %s with the express job still running: resuming it breaks max_running", st)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitJobState(express, "F", 30*time.Second)
+	c.WaitJobState(victim, "R", 30*time.Second)
+	c.MustRun("qdel", victim)
+}
+
 // Soft limits: with max_user_run_soft = 1 on workq its user's two jobs
 // both run (a soft limit holds nothing back) and are both over it; a job
 // of another queue, not over any limit, ranks above them

@@ -259,11 +259,17 @@ func newCounts(w *core.World) *counts {
 	return c
 }
 
-func (c *counts) start(j *core.Job) {
+func (c *counts) start(j *core.Job) { c.add(j, 1) }
+
+// stop takes a job the cycle preempts out of the counts.
+func (c *counts) stop(j *core.Job) { c.add(j, -1) }
+
+// add counts j (sign 1) or takes it out (-1).
+func (c *counts) add(j *core.Job, sign int64) {
 	add := func(k *counter) {
-		k.total++
-		k.byUser[j.Owner]++
-		k.byGroup[j.Group]++
+		k.total += sign
+		k.byUser[j.Owner] += sign
+		k.byGroup[j.Group] += sign
 	}
 	add(&c.all)
 	q := c.queue[j.Queue]
@@ -279,8 +285,8 @@ func (c *counts) start(j *core.Job) {
 	}
 	for _, r := range limitResources {
 		if v, ok := j.RequestNumber(r); ok {
-			c.server[r] += v
-			qa[r] += v
+			c.server[r] += float64(sign) * v
+			qa[r] += float64(sign) * v
 		}
 	}
 }

@@ -109,6 +109,28 @@ func (cx *Context) Running(queue, user, group string) (total, ofUser, ofGroup in
 	return cx.count().running(queue, user, group)
 }
 
+// stopCounted takes a job the cycle preempts out of the counts.
+func (cx *Context) stopCounted(j *core.Job) {
+	cx.countsChanged()
+	cx.count().stop(j)
+}
+
+// recount counts again jobs taken out by stopCounted that were not
+// preempted after all.
+func (cx *Context) recount(jobs []*core.Job) {
+	for _, j := range jobs {
+		cx.startCounted(j)
+	}
+}
+
+// countsChanged: a job's user or group may now be over a soft limit, or
+// no longer: ranks are worked out again.
+func (cx *Context) countsChanged() {
+	if cx.pre != nil && len(cx.pre.ranks) > 0 && softLimited(cx.World) {
+		clear(cx.pre.ranks)
+	}
+}
+
 // Assigned is how much of resource r running jobs hold, on the server
 // (queue "") or in a queue.
 func (cx *Context) Assigned(queue, r string) float64 { return cx.count().assigned(queue, r) }
@@ -127,11 +149,7 @@ func (cx *Context) count() *counts {
 
 // startCounted counts a job the cycle starts.
 func (cx *Context) startCounted(j *core.Job) {
-	if cx.pre != nil && len(cx.pre.ranks) > 0 && softLimited(cx.World) {
-		// Its user or group may now be over a soft limit: ranks are
-		// worked out again.
-		clear(cx.pre.ranks)
-	}
+	cx.countsChanged()
 	if cx.counts == nil {
 		if cx.uncounted == nil {
 			cx.uncounted = cx.few[:0]
@@ -376,7 +394,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		if j.Released {
 			// Suspended by preemption: it resumes where it was, or waits.
-			p.resume(cx, plan, j, isDed(j.Queue) && cx.inDedicated)
+			p.resume(cx, plan, j, checks, isDed(j.Queue) && cx.inDedicated)
 			continue
 		}
 		scope := ""
@@ -405,6 +423,9 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		// With nothing to check (as most cycles), no status is copied.
 		if len(checks) > 0 {
 			if s := p.check(cx, checks, j); !s.IsRun() {
+				if st.Preempt != nil && runLimit(s) && p.preemptForLimits(cx, plan, j, i+1, checks, isDed(j.Queue) && cx.inDedicated) {
+					continue
+				}
 				plan.Comment(j, s.Comment())
 				if st.StrictFIFO && !st.Backfill {
 					stop(scope)
@@ -501,7 +522,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if failNever(plan, j, neverRuns) {
 			continue
 		}
-		if st.Preempt != nil && p.preemptFor(cx, plan, j, i+1, nodes, ignoreBlocks) {
+		if st.Preempt != nil && p.preemptFor(cx, plan, j, i+1, nodes, ignoreBlocks, nil) {
 			continue
 		}
 		if st.Balanced && !backfilling && p.shrinkFor(cx, plan, j, shrunk) {

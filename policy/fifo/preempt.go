@@ -10,9 +10,10 @@ package fifo
 // levels ranked among themselves by their queues' priorities. A job that
 // finds no room may take it from running jobs of a strictly lower rank,
 // never of an equal or higher one, so two jobs can never preempt each
-// other in turn. Victims are taken lowest rank first and, within a rank,
-// the last started first (preempt_sort min_time_since_start), until the
-// job fits; then each victim not needed after all is given back. Each is
+// other in turn. A job held back by a run limit preempts the fewest such
+// jobs counting toward that limit first (preemptForLimits). Victims are
+// taken lowest rank first and, within a rank, the last started first
+// (preempt_sort min_time_since_start), until the job fits; then each victim not needed after all is given back. Each is
 // preempted by the first method of preempt_order (for the walltime it
 // has left) that applies to it: S suspend always, C checkpoint unless
 // its Checkpoint attribute is n (the server skips it where the job's mom
@@ -183,11 +184,18 @@ func (cx *Context) withReleased(order []*core.Job) []*core.Job {
 }
 
 // resume resumes j, suspended by preemption, when the chunks it had are
-// free for the walltime it has left; else it stays suspended, its comment
+// free for the walltime it has left and no run limit holds it back; else it stays suspended, its comment
 // (why it was preempted) as it is.
-func (p *Pipeline) resume(cx *Context, plan *core.Plan, j *core.Job, ignoreBlocks bool) {
+func (p *Pipeline) resume(cx *Context, plan *core.Plan, j *core.Job, checks []Check, ignoreBlocks bool) {
 	if !cx.Cal.Resumable(j, ignoreBlocks) {
 		return
+	}
+	// Nor while it would put its user, group or queue over a run limit
+	// (it may have been preempted to lift one).
+	for _, c := range checks {
+		if s := c.Check(cx, j); !s.IsRun() && runLimit(core.Status{Code: s.Code, Plugin: c.Name()}) {
+			return
+		}
 	}
 	plan.Resume(j)
 	cx.Cal.Resume(j)
@@ -222,11 +230,14 @@ func (ps *preemptState) methods(v *core.Job, now time.Time) string {
 }
 
 // preemptFor tries to make room for j, the index-th job tried this cycle,
-// which did not fit now (on nodes, nil for any), by preempting running jobs of a lower rank. It reports
-// whether it dealt with j: j starts on the room made (Preempt decisions
-// for its victims, then its Run), or it waits for jobs already leaving
-// their nodes, whose room is enough.
-func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index int, nodes []*core.Node, ignoreBlocks bool) bool {
+// which did not fit now (on nodes, nil for any), by preempting running
+// jobs of a lower rank. forced are victims already chosen for j's run
+// limits (preemptForLimits; out of the counts already): they are
+// preempted with j's start whatever the room needs. It reports whether it
+// dealt with j: j starts on the room made (Preempt decisions for its
+// victims, then its Run), or it waits for jobs already leaving their
+// nodes, whose room is enough.
+func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index int, nodes []*core.Node, ignoreBlocks bool, forced []*core.Job) bool {
 	ps := cx.preempting()
 	if ps == nil {
 		return false
@@ -239,27 +250,17 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 			break // the rest are queued too
 		}
 		switch {
-		case !r.Running() || len(r.Where) == 0 || ps.chosen[r]:
+		case !r.Running() || len(r.Where) == 0 || ps.chosen[r] || slices.Contains(forced, r):
 		case r.Ending || r.State == core.JobExiting:
 			leaving = append(leaving, r)
 		case r.State == core.JobRunning && jr.above(ps.rankOf(cx, r)) && ps.methods(r, now) != "":
 			victims = append(victims, r)
 		}
 	}
-	if len(victims) == 0 && len(leaving) == 0 {
+	if len(victims) == 0 && len(leaving) == 0 && len(forced) == 0 {
 		return false
 	}
-	// Lowest rank first; within a rank the last started first.
-	slices.SortStableFunc(victims, func(a, b *core.Job) int {
-		ra, rb := ps.rankOf(cx, a), ps.rankOf(cx, b)
-		switch {
-		case ra.above(rb):
-			return 1
-		case rb.above(ra):
-			return -1
-		}
-		return b.Stime.Compare(a.Stime)
-	})
+	ps.byVictimOrder(cx, victims)
 	var released []*core.Job
 	undo := func() {
 		for _, r := range released {
@@ -270,26 +271,35 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 	fits := func() ([]core.Chunk, bool) { return cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks) }
 	// What jobs already leaving hold comes free without anyone
 	// preempted: when that is enough, j waits for it.
-	for _, r := range leaving {
-		if cx.Cal.Release(r) {
-			released = append(released, r)
+	if len(forced) == 0 {
+		for _, r := range leaving {
+			if cx.Cal.Release(r) {
+				released = append(released, r)
+			}
+		}
+		if _, ok := fits(); ok && len(released) > 0 {
+			undo()
+			plan.Comment(j, core.CommentPreemptWait)
+			return true
+		}
+		undo()
+	}
+	for _, v := range forced {
+		if cx.Cal.Release(v) {
+			released = append(released, v)
 		}
 	}
-	if _, ok := fits(); ok && len(released) > 0 {
-		undo()
-		plan.Comment(j, core.CommentPreemptWait)
-		return true
-	}
-	undo()
-	ok := false
+	mustGo := len(released) // the forced ones, never given back
+	_, ok := fits()
 	for _, v := range victims {
+		if ok {
+			break
+		}
 		if !cx.Cal.Release(v) {
 			continue
 		}
 		released = append(released, v)
-		if _, ok = fits(); ok {
-			break
-		}
+		_, ok = fits()
 	}
 	if !ok {
 		undo()
@@ -297,7 +307,7 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 	}
 	// Victims not needed after all, the highest ranked first, are given
 	// back.
-	for k := len(released) - 1; k >= 0; k-- {
+	for k := len(released) - 1; k >= mustGo; k-- {
 		v := released[k]
 		cx.Cal.Restore(v)
 		if _, still := fits(); still {
@@ -307,24 +317,118 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 		cx.Cal.Release(v)
 	}
 	where, _ := fits()
-	if why := resources(cx, j); why != "" {
+	// Dealt with, but not started: nobody is preempted after all.
+	notStarted := func(comment string) bool {
 		undo()
-		plan.Comment(j, notRunning+why)
+		cx.recount(forced)
+		plan.Comment(j, comment)
 		return true
+	}
+	if why := resources(cx, j); why != "" {
+		return notStarted(notRunning + why)
 	}
 	if s := p.activate(cx, Candidate{Job: j, Where: where, Index: index}); !s.IsRun() {
-		undo()
-		plan.Comment(j, s.Comment())
-		return true
+		return notStarted(s.Comment())
 	}
-	for _, v := range released {
+	preempted := released
+	for _, v := range forced {
+		if !slices.Contains(preempted, v) {
+			preempted = append(preempted, v) // held nothing on the calendar
+		}
+	}
+	for _, v := range preempted {
 		ps.chosen[v] = true
 		plan.Preempt(v, ps.methods(v, now), j)
+		if !slices.Contains(forced, v) {
+			cx.stopCounted(v)
+		}
 	}
-	plan.Run(j, where, "Job started on "+now.Format("Mon Jan 02 at 15:04")+" by preempting "+victimList(released))
+	plan.Run(j, where, "Job started on "+now.Format("Mon Jan 02 at 15:04")+" by preempting "+victimList(preempted))
 	cx.Cal.Start(j, where)
 	cx.startCounted(j)
 	return true
+}
+
+// byVictimOrder sorts victims as they are taken: the lowest rank first;
+// within a rank the last started first.
+func (ps *preemptState) byVictimOrder(cx *Context, victims []*core.Job) {
+	slices.SortStableFunc(victims, func(a, b *core.Job) int {
+		ra, rb := ps.rankOf(cx, a), ps.rankOf(cx, b)
+		switch {
+		case ra.above(rb):
+			return 1
+		case rb.above(ra):
+			return -1
+		}
+		return b.Stime.Compare(a.Stime)
+	})
+}
+
+// runLimit reports whether s is a run limit's refusal (the server's or
+// the queue's max_running, max_user_run, max_group_run), which
+// preemption may lift.
+func runLimit(s core.Status) bool {
+	return s.Code == core.NotNow && (s.Plugin == serverLimits{}.Name() || s.Plugin == queueLimits{}.Name())
+}
+
+// preemptForLimits tries to bring j, held back by a run limit, under its
+// limits by preempting running jobs of a lower rank that count toward
+// them (as OpenPBS does): the fewest, taken in victim order, that lift
+// every limit and leave every other check passing; then preemptFor makes
+// the room j needs on the nodes. It reports whether j started (or waits,
+// as preemptFor says); else the counts are as they were.
+func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, index int, checks []Check, ignoreBlocks bool) bool {
+	ps := cx.preempting()
+	w, now := cx.World, cx.World.Now
+	jr := ps.rankOf(cx, j)
+	var candidates []*core.Job
+	for _, r := range w.Jobs {
+		if w.Ordered && r.Queued() {
+			break
+		}
+		if r.State == core.JobRunning && !r.Ending && len(r.Where) > 0 && !ps.chosen[r] &&
+			jr.above(ps.rankOf(cx, r)) && ps.methods(r, now) != "" {
+			candidates = append(candidates, r)
+		}
+	}
+	ps.byVictimOrder(cx, candidates)
+	var chosen []*core.Job
+	for _, v := range candidates {
+		if !countsToward(cx, j, v) {
+			continue
+		}
+		cx.stopCounted(v)
+		chosen = append(chosen, v)
+		if s := p.check(cx, checks, j); s.IsRun() {
+			if p.preemptFor(cx, plan, j, index, nil, ignoreBlocks, chosen) {
+				return true
+			}
+			break
+		} else if !runLimit(s) {
+			break // held back by something preemption does not lift
+		}
+	}
+	cx.recount(chosen)
+	return false
+}
+
+// countsToward reports whether running job v counts toward a run limit
+// that j is at: preempting it brings j closer to running.
+func countsToward(cx *Context, j, v *core.Job) bool {
+	at := func(l core.Limits, queue string) bool {
+		if queue != "" && v.Queue != queue {
+			return false
+		}
+		total, user, group := cx.Running(queue, j.Owner, j.Group)
+		return l.MaxRunning >= 0 && total >= l.MaxRunning ||
+			l.MaxUserRun >= 0 && user >= l.MaxUserRun && v.Owner == j.Owner ||
+			l.MaxGroupRun >= 0 && group >= l.MaxGroupRun && v.Group == j.Group
+	}
+	if at(cx.World.Server.Limits, "") {
+		return true
+	}
+	q := cx.World.Queue(j.Queue)
+	return q != nil && at(q.Limits, j.Queue)
 }
 
 // victimList names the jobs preempted for a start, for its comment.

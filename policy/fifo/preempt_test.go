@@ -165,6 +165,69 @@ func TestPreemptionSoftLimits(t *testing.T) {
 	}
 }
 
+// Run limits (max_running, max_user_run, max_group_run on the server or
+// a queue) are lifted by preemption as OpenPBS does: the job preempts
+// running jobs of a lower rank that count toward the limit it is at, the
+// fewest needed, and never one of equal rank.
+func TestPreemptionForRunLimits(t *testing.T) {
+	server := func(w *world, attrs ...proto.Attr) *world {
+		w.server.Attrs = append(w.server.Attrs, attrs...)
+		return w
+	}
+	// spare is fullWorld with a third node, free: room is not what
+	// holds a job back.
+	spare := func() *world { return fullWorld().node("n3", 2, "free") }
+	express := func(w *world, user string) *world { return w.job(3, "Q", "express", user, "1:ncpus=2") }
+	for _, tt := range []struct {
+		name string
+		w    *world
+		want []string
+	}{
+		{"max_running: the last started normal job goes though a node is free",
+			express(server(spare(), a("max_running", "2")), "x"),
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"the victim frees both the limit and the room",
+			express(server(fullWorld(), a("max_running", "2")), "x"),
+			[]string{"preempt 2 SCR for 3", "run 3 n2"}},
+		{"max_user_run: only the user's own job counts toward it",
+			func() *world {
+				w := server(newWorld().queue("express", "Execution", true, a("Priority", "200")), a("max_user_run", "1")).
+					node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).node("n2", 2, "free", r("resources_assigned", "ncpus", "2")).node("n3", 2, "free")
+				w.job(1, "R", "workq", "x", "1:ncpus=2", ago(100), onNode("n1", 2), rerunable(true))
+				w.job(2, "R", "workq", "u", "1:ncpus=2", ago(50), onNode("n2", 2), rerunable(true))
+				return express(w, "x")
+			}(),
+			[]string{"preempt 1 SCR for 3", "run 3 n1"}},
+		{"a queue's limit: its jobs count, the job runs beside them",
+			func() *world {
+				w := spare()
+				w.queues[1].Attrs = append(w.queues[1].Attrs, a("max_running", "1"))
+				w.job(4, "R", "express", "y", "1:ncpus=1", ago(10), onNode("n3", 1), rerunable(true))
+				w.nodes[2].Attrs = append(w.nodes[2].Attrs, r("resources_assigned", "ncpus", "1"))
+				return w.job(3, "Q", "express", "x", "1:ncpus=1")
+			}(),
+			[]string{"comment 3 " + cQueueLimit}}, // job 4 is of equal rank: never a victim
+		{"equal rank: a normal job waits at the limit",
+			server(spare(), a("max_running", "2")).job(3, "Q", "workq", "x", "1:ncpus=2"),
+			[]string{"comment 3 " + cServerLimit}},
+		{"preemption off: it waits at the limit",
+			express(server(spare(), a("max_running", "2")), "x"),
+			nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := preemptOn("", "")
+			want := tt.want
+			if want == nil {
+				in, want = Inputs{}, []string{"comment 3 " + cServerLimit}
+			}
+			got := outcome(tt.w.run(in))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("decisions\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
 // A job being requeued (substate 60) frees its node soon: the express job
 // waits for it instead of preempting another.
 func TestPreemptionWaitsForLeaving(t *testing.T) {
@@ -195,6 +258,14 @@ func TestResumePreempted(t *testing.T) {
 			job(3, "R", "express", "x", "1:ncpus=2", ago(10), onNode("n1", 2))
 		if got := outcome(w.run(in)); len(got) != 0 {
 			t.Errorf("preempt %v: busy node: %q, want nothing", in.Settings.Preempt != nil, got)
+		}
+		// Its node free, but the server at max_running (it may have
+		// been preempted to lift that limit): it stays suspended.
+		w = suspended(newWorld().node("n1", 2, "free").node("n2", 2, "free", r("resources_assigned", "ncpus", "2")))
+		w.server.Attrs = append(w.server.Attrs, a("max_running", "1"))
+		w.job(3, "R", "express", "x", "1:ncpus=2", ago(10), onNode("n2", 2))
+		if got := outcome(w.run(in)); len(got) != 0 {
+			t.Errorf("preempt %v: at max_running: %q, want nothing", in.Settings.Preempt != nil, got)
 		}
 	}
 }
