@@ -20,6 +20,20 @@ import (
 	"gopbs/internal/testcluster"
 )
 
+// waitJobNamed waits for a job named name (an interactive qsub's, whose
+// id it prints only once the job starts) and returns its id.
+func waitJobNamed(t *testing.T, c *testcluster.Cluster, name string) string {
+	t.Helper()
+	var id string
+	testcluster.WaitFor(t, "job "+name+" on the server", 20*time.Second, func() (bool, string) {
+		for _, l := range strings.Fields(c.Run("qselect", "-N", name).Stdout) {
+			id = l
+		}
+		return id != "", "none"
+	})
+	return id
+}
+
 // ptyQsub is qsub -I running on a pseudo-terminal, as a user at a
 // terminal runs it: the test types into it and reads its screen.
 type ptyQsub struct {
@@ -297,13 +311,7 @@ func TestInteractiveJob(t *testing.T) {
 	t.Run("commands on standard input", func(t *testing.T) {
 		done := make(chan testcluster.Result, 1)
 		go func() { done <- c.RunStdin("echo hi-$((2+3)); exit 0\n", "qsub", "-I", "-N", "piped") }()
-		var id string
-		testcluster.WaitFor(t, "the piped job on the server", 20*time.Second, func() (bool, string) {
-			for _, l := range strings.Fields(c.Run("qselect", "-N", "piped").Stdout) {
-				id = l
-			}
-			return id != "", "none"
-		})
+		id := waitJobNamed(t, c, "piped")
 		c.MustRun("qrun", id)
 		select {
 		case r := <-done:

@@ -14,6 +14,7 @@ import (
 
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/interactive"
+	"gopbs/internal/x11"
 	"gopbs/proto"
 )
 
@@ -47,7 +48,8 @@ type interactiveSession struct {
 
 // runInteractive submits sub's job as an interactive job and relays its
 // shell; it returns qsub's exit status.
-func runInteractive(env *cmdutil.Env, req *proto.SubmitRequest, client submitter, sys system) int {
+// With display (qsub -X) the job's X clients are shown there.
+func runInteractive(env *cmdutil.Env, req *proto.SubmitRequest, display *x11.Display, client submitter, sys system) int {
 	ln, err := net.Listen("tcp", ":0")
 	if err != nil {
 		return env.Fail(fmt.Errorf("cannot listen for the interactive job: %w", err))
@@ -72,7 +74,7 @@ func runInteractive(env *cmdutil.Env, req *proto.SubmitRequest, client submitter
 		return code
 	}
 	ln.Close()
-	status, ended := relay(env, sess, id, sys.ctx.Stdin)
+	status, ended := relay(env, sess, id, sys.ctx.Stdin, display)
 	fmt.Fprintf(env.Stdout, "\nqsub: job %s completed\n", id)
 	if ended {
 		return status
@@ -177,11 +179,16 @@ func jobGone(id string, client submitter, connect func() (submitter, error)) (bo
 
 // relay connects the user's standard input and output to the job until
 // its exit status comes (ended) or the connection breaks.
-func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader) (status int, ended bool) {
+func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader, display *x11.Display) (status int, ended bool) {
 	defer s.nc.Close()
 	in, _ := stdin.(*os.File)
 	tty := in != nil && isTerminal(in)
-	setup := interactive.Frame{Kind: interactive.KindSetup, Tty: tty, Size: defaultWinsize, Term: os.Getenv("TERM")}
+	setup := interactive.Frame{Kind: interactive.KindSetup, Tty: tty, X11: display != nil, Size: defaultWinsize, Term: os.Getenv("TERM")}
+	var xr *x11Relay
+	if display != nil {
+		xr = newX11Relay(*display, s.fc, func(msg string) { env.Errorf("%s", msg) })
+		defer xr.close()
+	}
 	if tty {
 		if ws, ok := winsize(in); ok {
 			setup.Size = ws
@@ -258,6 +265,18 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader) 
 			io.WriteString(env.Stderr, msg)
 		case interactive.KindExit:
 			return f.Status, true
+		case interactive.KindX11Open:
+			if xr != nil {
+				xr.open(f.Channel)
+			}
+		case interactive.KindX11Data:
+			if xr != nil {
+				xr.write(f.Channel, f.Data)
+			}
+		case interactive.KindX11Close:
+			if xr != nil {
+				xr.end(f.Channel, false)
+			}
 		}
 	}
 }

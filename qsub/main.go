@@ -9,6 +9,7 @@ import (
 	"gopbs/internal/cmdutil"
 	"gopbs/internal/display"
 	"gopbs/internal/qsubopt"
+	"gopbs/internal/x11"
 	"gopbs/proto"
 )
 
@@ -64,7 +65,11 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 		return cmdutil.ExitStatus(err)
 	}
 	if sub.Interactive {
-		return runInteractive(env, sub.Request, client, sys)
+		var x *x11.Display
+		if sub.X11 {
+			x = &sub.Display
+		}
+		return runInteractive(env, sub.Request, x, client, sys)
 	}
 	defer func() { client.Close() }()
 	id, err := client.Submit(sub.Request)

@@ -20,6 +20,16 @@ if [ "$(id -u)" = 0 ] && ! command -v chromium >/dev/null 2>&1 && command -v apt
 		echo "test.sh: could not install chromium; the browser test will skip" >&2
 fi
 
+# The X11 forwarding test (integration/x11_test.go) shows a job's
+# xdpyinfo on Debian's Xvfb; as root on a Debian machine without them,
+# install them.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 &&
+	{ ! command -v Xvfb >/dev/null 2>&1 || ! command -v xdpyinfo >/dev/null 2>&1; }; then
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		xvfb x11-utils) >/dev/null 2>&1 ||
+		echo "test.sh: could not install Xvfb and x11-utils; the X11 forwarding test will skip" >&2
+fi
+
 # The MPI test (integration/mpi_test.go) builds and launches a hello with
 # Debian's Open MPI and MPICH, by their own names (mpicc.openmpi,
 # mpirun.openmpi, mpicc.mpich, mpiexec.mpich: the plain names are one or

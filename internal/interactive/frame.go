@@ -55,6 +55,15 @@ const (
 	KindNotice Kind = 8
 	// KindExit is the job's exit status, the shepherd's last frame.
 	KindExit Kind = 9
+	// X11 forwarding (qsub -I -X; the setup's X11 flag asked for it):
+	// KindX11Open (shepherd -> qsub) says an X client of the job
+	// connected, as Channel; KindX11Data carries a channel's bytes
+	// either way, the first from the shepherd being the client's
+	// connection setup with its credentials taken out (internal/x11);
+	// KindX11Close ends a channel, from either side.
+	KindX11Open  Kind = 10
+	KindX11Data  Kind = 11
+	KindX11Close Kind = 12
 )
 
 // Version is the protocol version a shepherd announces in its hello.
@@ -74,8 +83,9 @@ const MaxData = 32 << 10
 // id, TERM).
 const maxText = 256
 
-// maxFrame is the largest frame either side accepts.
-const maxFrame = 1 + MaxData
+// maxFrame is the largest frame either side accepts (an X11 data frame:
+// kind, channel, data).
+const maxFrame = 1 + 4 + MaxData
 
 // Winsize is a terminal's size, as TIOCGWINSZ gives it.
 type Winsize struct {
@@ -90,11 +100,19 @@ type Frame struct {
 	Nonce   []byte  // KindHello; KindProof from qsub
 	MAC     []byte  // KindProof
 	Tty     bool    // KindSetup
+	X11     bool    // KindSetup: forward the job's X clients
 	Size    Winsize // KindSetup, KindWinsize
 	Term    string  // KindSetup
-	Data    []byte  // KindData, KindStderr, KindNotice
+	Data    []byte  // KindData, KindStderr, KindNotice, KindX11Data
 	Status  int     // KindExit
+	Channel uint32  // KindX11Open, KindX11Data, KindX11Close
 }
+
+// Setup flags.
+const (
+	setupTty = 1 << iota
+	setupX11
+)
 
 // ErrMalformed is a frame whose body does not fit its kind.
 var ErrMalformed = errors.New("malformed interactive frame")
@@ -122,7 +140,10 @@ func Append(dst []byte, f *Frame) ([]byte, error) {
 		}
 		flags := byte(0)
 		if f.Tty {
-			flags = 1
+			flags |= setupTty
+		}
+		if f.X11 {
+			flags |= setupX11
 		}
 		body = append(body, flags)
 		body = appendSize(body, f.Size)
@@ -134,6 +155,14 @@ func Append(dst []byte, f *Frame) ([]byte, error) {
 		body = append(body, f.Data...)
 	case KindWinsize:
 		body = appendSize(body, f.Size)
+	case KindX11Open, KindX11Close:
+		body = binary.BigEndian.AppendUint32(body, f.Channel)
+	case KindX11Data:
+		if len(f.Data) > MaxData {
+			return dst, fmt.Errorf("%w: %d bytes of X11 data", ErrMalformed, len(f.Data))
+		}
+		body = binary.BigEndian.AppendUint32(body, f.Channel)
+		body = append(body, f.Data...)
 	case KindEOF:
 	case KindExit:
 		body = binary.BigEndian.AppendUint32(body, uint32(int32(f.Status)))
@@ -179,10 +208,11 @@ func Decode(payload []byte) (Frame, error) {
 			f.Nonce = b[MACLen:]
 		}
 	case KindSetup:
-		if len(b) < 9 || len(b) > 9+maxText || b[0]&^1 != 0 {
+		if len(b) < 9 || len(b) > 9+maxText || b[0]&^(setupTty|setupX11) != 0 {
 			return bad()
 		}
-		f.Tty = b[0] == 1
+		f.Tty = b[0]&setupTty != 0
+		f.X11 = b[0]&setupX11 != 0
 		f.Size = readSize(b[1:9])
 		f.Term = string(b[9:])
 	case KindData, KindStderr, KindNotice:
@@ -195,6 +225,17 @@ func Decode(payload []byte) (Frame, error) {
 			return bad()
 		}
 		f.Size = readSize(b)
+	case KindX11Open, KindX11Close:
+		if len(b) != 4 {
+			return bad()
+		}
+		f.Channel = binary.BigEndian.Uint32(b)
+	case KindX11Data:
+		if len(b) < 4 || len(b) > 4+MaxData {
+			return bad()
+		}
+		f.Channel = binary.BigEndian.Uint32(b)
+		f.Data = b[4:]
 	case KindEOF:
 		if len(b) != 0 {
 			return bad()
@@ -251,9 +292,19 @@ func (c *Conn) Send(f *Frame) error {
 // SendData sends p as frames of kind (KindData, KindStderr), split at
 // MaxData.
 func (c *Conn) SendData(kind Kind, p []byte) error {
+	return c.sendSplit(Frame{Kind: kind}, p)
+}
+
+// SendX11 sends p as X11 data frames of channel ch, split at MaxData.
+func (c *Conn) SendX11(ch uint32, p []byte) error {
+	return c.sendSplit(Frame{Kind: KindX11Data, Channel: ch}, p)
+}
+
+func (c *Conn) sendSplit(f Frame, p []byte) error {
 	for len(p) > 0 {
 		n := min(len(p), MaxData)
-		if err := c.Send(&Frame{Kind: kind, Data: p[:n]}); err != nil {
+		f.Data = p[:n]
+		if err := c.Send(&f); err != nil {
 			return err
 		}
 		p = p[n:]

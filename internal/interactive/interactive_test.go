@@ -45,6 +45,12 @@ func TestFrameRoundTrip(t *testing.T) {
 		{Kind: KindEOF},
 		{Kind: KindExit, Status: -29},
 		{Kind: KindExit, Status: 271},
+		{Kind: KindSetup, X11: true, Term: "xterm"},
+		{Kind: KindSetup, Tty: true, X11: true},
+		{Kind: KindX11Open, Channel: 3},
+		{Kind: KindX11Data, Channel: 1 << 31, Data: []byte("l\x00\x0b\x00")},
+		{Kind: KindX11Data, Channel: 7, Data: make([]byte, MaxData)},
+		{Kind: KindX11Close, Channel: 0},
 	} {
 		got := roundTrip(t, f)
 		if len(f.Data) == 0 {
@@ -65,7 +71,11 @@ func TestFrameRefusals(t *testing.T) {
 		{99},
 		{byte(KindHello), 1},
 		{byte(KindProof), 1, 2, 3},
-		{byte(KindSetup), 2, 0, 0, 0, 0, 0, 0, 0, 0},
+		{byte(KindSetup), 4, 0, 0, 0, 0, 0, 0, 0, 0},
+		{byte(KindX11Open), 0, 1},
+		{byte(KindX11Close), 0, 0, 0, 1, 0},
+		{byte(KindX11Data), 0, 0, 1},
+		append([]byte{byte(KindX11Data), 0, 0, 0, 1}, make([]byte, MaxData+1)...),
 		{byte(KindWinsize), 0, 24},
 		{byte(KindEOF), 1},
 		{byte(KindExit), 0, 0, 0},
@@ -77,6 +87,7 @@ func TestFrameRefusals(t *testing.T) {
 	}
 	for _, f := range []Frame{
 		{Kind: KindData, Data: make([]byte, MaxData+1)},
+		{Kind: KindX11Data, Data: make([]byte, MaxData+1)},
 		{Kind: KindHello, Nonce: []byte{1}},
 		{Kind: KindProof, MAC: []byte{1}},
 		{Kind: 42},
@@ -170,6 +181,10 @@ func FuzzDecode(f *testing.F) {
 		{Kind: KindData, Data: []byte("hi")},
 		{Kind: KindWinsize, Size: Winsize{1, 2, 3, 4}},
 		{Kind: KindExit, Status: -1},
+		{Kind: KindSetup, X11: true},
+		{Kind: KindX11Open, Channel: 1},
+		{Kind: KindX11Data, Channel: 1, Data: []byte("B\x00")},
+		{Kind: KindX11Close, Channel: 1},
 	} {
 		b, _ := Append(nil, &fr)
 		f.Add(b[4:])
@@ -187,4 +202,36 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("payload % x decodes to %+v, which encodes to % x", payload, fr, b[4:])
 		}
 	})
+}
+
+// Relay sends what a reader gives, split at MaxData; a Queue hands its
+// frames to the writer in order, copies them, and drops what is sent
+// after Close.
+func TestRelayAndQueue(t *testing.T) {
+	data := bytes.Repeat([]byte("y"), MaxData+10)
+	var sizes []int
+	Relay(bytes.NewReader(data), func(p []byte) error { sizes = append(sizes, len(p)); return nil })
+	if len(sizes) != 2 || sizes[0] != MaxData || sizes[1] != 10 {
+		t.Errorf("Relay sent %v", sizes)
+	}
+	calls := 0
+	Relay(bytes.NewReader(data), func(p []byte) error { calls++; return errors.New("gone") })
+	if calls != 1 {
+		t.Errorf("Relay went on after a failed send: %d sends", calls)
+	}
+	q := NewQueue(2)
+	p := []byte("a")
+	q.Send(p)
+	p[0] = 'z'
+	q.Send([]byte("b"))
+	q.Close()
+	q.Send([]byte("c"))
+	q.Close()
+	var got []string
+	for f := range q.C() {
+		got = append(got, string(f))
+	}
+	if !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("queue gave %q, want [a b]", got)
+	}
 }

@@ -53,9 +53,10 @@
 // or refuse (it refuses init_root_dir). -W block=true is read here too
 // (Submission.Block): qsub waits for the job's end. Options that ask for
 // what this system does not do are refused with a usage error naming the
-// option and why (unsupported): -X and -x (X11 forwarding, a script
-// run in an interactive job), -E and -i (Moab's), -L (Torque's NUMA
-// request). -I (an interactive job) is read here (Submission.Interactive):
+// option and why (unsupported): -x (a script run in an interactive job),
+// -E and -i (Moab's), -L (Torque's NUMA request). -I (an interactive
+// job) is read here (Submission.Interactive), and -X with it
+// (Submission.X11, the user's DISPLAY parsed):
 // standard input is then left to the job and only a script operand is
 // read, for its directives; with -J or -r y it is refused, as OpenPBS's
 // qsub refuses them, and -W block=true means nothing beside it.

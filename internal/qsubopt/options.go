@@ -47,6 +47,8 @@ type source struct {
 	nodeExclusive bool
 	// interactive is -I.
 	interactive bool
+	// x11 is -X.
+	x11 bool
 }
 
 func newSource(directive bool) *source {
@@ -107,7 +109,6 @@ var unsupported = map[byte]string{
 	'E': "it has Moab add MOAB_* variables to the job's environment, and there is no Moab here (the job gets the PBS_* variables)",
 	'i': "Torque's idle slot limit of a job array is kept by Moab, which is not here; bound an array's running subjobs with %N in -J or -t",
 	'L': "Torque's NUMA-aware resource request is not supported; ask for resources with -l (select=..., nodes=..., ncpus=...)",
-	'X': "X11 forwarding of interactive jobs is not supported",
 	'x': "running the script in an interactive job is not supported; qsub -I gives a shell",
 }
 
@@ -185,7 +186,10 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'I':
 		// An interactive job: qsub waits for it and relays its shell.
 		s.interactive = true
-	case 'E', 'i', 'L', 'X', 'x':
+	case 'X':
+		// X11 forwarding of an interactive job (checked in Parse).
+		s.x11 = true
+	case 'E', 'i', 'L', 'x':
 		return usagef("-%c is not supported: %s", o.Name, unsupported[o.Name])
 	case 'K':
 		return str(proto.AttrKillDelay)

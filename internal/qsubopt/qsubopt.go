@@ -11,6 +11,7 @@ import (
 
 	"gopbs/internal/getopt"
 	"gopbs/internal/model"
+	"gopbs/internal/x11"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -30,7 +31,7 @@ const (
 		"            [-l resource_list] [-m mail_points] [-M user_list] [-N name] [-o path]\n" +
 		"            [-p priority] [-P project] [-q destination] [-r y|n] [-S path_list]\n" +
 		"            [-t range] [-u user_list] [-v variable_list] [-V] [-W attr=value[,...]]\n" +
-		"            [-z] [script | -- executable [args...]]\n" +
+		"            [-X (with -I)] [-z] [script | -- executable [args...]]\n" +
 		"       qsub --version"
 	AlterUsage = "usage: qalter [-a date_time] [-A account] [-c checkpoint] [-e path] [-h hold_list]\n" +
 		"              [-j oe|eo|n] [-k keep] [-l resource_list] [-m mail_points]\n" +
@@ -79,6 +80,10 @@ type Submission struct {
 	// on (proto.SubmitRequest.Interactive, which qsub fills in), waits
 	// for the job to start and relays its shell.
 	Interactive bool
+	// X11 is -X: the interactive job's X clients are shown on Display
+	// (the user's DISPLAY), through qsub.
+	X11     bool
+	Display x11.Display
 	// ConnectWait is Torque's -b: how long qsub keeps trying to connect
 	// to a server it cannot reach (0: it tries once).
 	ConnectWait time.Duration
@@ -182,6 +187,20 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 			return nil, err
 		}
 	}
+	forwardX11 := cl.x11 || ds.x11
+	var display x11.Display
+	if forwardX11 {
+		if !interactive {
+			return nil, usagef("-X forwards an interactive job's X11 clients: use it with -I")
+		}
+		v, _ := lookupEnv(c.Environ, "DISPLAY")
+		if v == "" {
+			return nil, usagef("-X needs DISPLAY set: the display the job's X11 clients are shown on")
+		}
+		if display, err = x11.ParseDisplay(v); err != nil {
+			return nil, usagef("-X: %v", err)
+		}
+	}
 	// qsub owns these; a -W that names them must not produce a second copy.
 	attrs = dropAttrs(attrs, proto.AttrVariableList, proto.AttrSubmitArguments)
 	if !hasAttr(attrs, proto.AttrJobName) {
@@ -214,6 +233,8 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 		Quiet:       cl.quiet || ds.quiet,
 		Block:       block && !interactive,
 		Interactive: interactive,
+		X11:         forwardX11,
+		Display:     display,
 		ConnectWait: wait,
 		Request:     &proto.SubmitRequest{Queue: queue, Attrs: attrs, Script: script},
 	}, nil

@@ -341,7 +341,8 @@ func TestSubmitErrors(t *testing.T) {
 		{"idle slot limit", []string{"-i", "2", "job.sh"}, true, "-i is not supported: Torque's idle slot limit"},
 		{"NUMA request", []string{"-L", "tasks=1:lprocs=2", "job.sh"}, true, "-L is not supported: Torque's NUMA-aware resource request"},
 		{"node exclusive and shared", []string{"-n", "-l", "place=scatter:shared", "job.sh"}, true, "-n (node exclusive) conflicts with place=scatter:shared"},
-		{"X11", []string{"-X", "job.sh"}, true, "-X is not supported: X11 forwarding of interactive jobs is not supported"},
+		{"X11 without -I", []string{"-X", "job.sh"}, true, "-X forwards an interactive job's X11 clients: use it with -I"},
+		{"X11 without DISPLAY", []string{"-I", "-X"}, true, "-X needs DISPLAY set"},
 		{"interactive script", []string{"-x", "job.sh"}, true, "-x is not supported: running the script in an interactive job"},
 		{"missing script", []string{"nope.sh"}, false, "cannot read script file nope.sh: file does not exist"},
 		{"bad directive", []string{"bad.sh"}, true, `directive on line 2: illegal -j value "x"`},
@@ -374,6 +375,25 @@ func TestSubmitErrors(t *testing.T) {
 				t.Errorf("error %q does not contain %q", err, tt.msg)
 			}
 		})
+	}
+}
+
+// qsub -I -X takes the user's DISPLAY; a DISPLAY that does not parse
+// is refused naming it.
+func TestX11(t *testing.T) {
+	c := testContext(nil, "")
+	c.Environ = append(c.Environ, "DISPLAY=localhost:10.0")
+	s, err := ParseSubmit([]string{"-I", "-X"}, c)
+	if err != nil || !s.X11 || !s.Interactive || s.Display.Host != "localhost" || s.Display.Number != 10 {
+		t.Fatalf("ParseSubmit -I -X = %+v, %v", s, err)
+	}
+	if s, err := ParseSubmit([]string{"-I"}, c); err != nil || s.X11 {
+		t.Errorf("-I alone: X11 %v, %v", s.X11, err)
+	}
+	c = testContext(nil, "")
+	c.Environ = append(c.Environ, "DISPLAY=nohost")
+	if _, err := ParseSubmit([]string{"-I", "-X"}, c); err == nil || !strings.Contains(err.Error(), `DISPLAY "nohost"`) {
+		t.Errorf("bad DISPLAY: %v", err)
 	}
 }
 

@@ -48,6 +48,10 @@ type terminal struct {
 	tty bool
 	// term is the user's TERM, for the shell's environment.
 	term string
+	// x11 forwards the job's X clients (qsub -X; nil without), and
+	// x11Env is the DISPLAY and XAUTHORITY it gives the job.
+	x11    *x11Forward
+	x11Env []string
 
 	// With a terminal: master is the shepherd's side, slave the job's
 	// (the shepherd's copy is closed once the shell runs).
@@ -69,7 +73,7 @@ type terminal struct {
 // terminal (or the pipes) the shell will run on; the relay starts at
 // once, so that what the prologue writes and what the user types ahead
 // get through.
-func (sh *shepherd) openTerminal() (*terminal, error) {
+func (sh *shepherd) openTerminal(tmpdir string) (*terminal, error) {
 	in := sh.job.Interactive
 	addr := net.JoinHostPort(in.Host, strconv.Itoa(in.Port))
 	d := net.Dialer{Timeout: qsubConnectTimeout, KeepAliveConfig: net.KeepAliveConfig{
@@ -93,6 +97,12 @@ func (sh *shepherd) openTerminal() (*terminal, error) {
 	if err := t.open(sh, setup.Size); err != nil {
 		t.close()
 		return nil, err
+	}
+	if setup.X11 {
+		if t.x11, t.x11Env, err = sh.forwardX11(fc, tmpdir); err != nil {
+			// As ssh: the session goes on, without X.
+			t.notice("PBS: X11 forwarding failed: " + err.Error())
+		}
 	}
 	go t.input()
 	if t.tty {
@@ -176,6 +186,14 @@ func (t *terminal) input() {
 			if t.stdinW != nil {
 				t.stdinW.Close()
 			}
+		case interactive.KindX11Data:
+			if t.x11 != nil {
+				t.x11.write(f.Channel, f.Data)
+			}
+		case interactive.KindX11Close:
+			if t.x11 != nil {
+				t.x11.end(f.Channel, false)
+			}
 		}
 	}
 }
@@ -187,16 +205,7 @@ func (t *terminal) relayOutput(r *os.File, kind interactive.Kind) {
 	t.output.Add(1)
 	go func() {
 		defer t.output.Done()
-		buf := make([]byte, interactive.MaxData)
-		for {
-			n, err := r.Read(buf)
-			if n > 0 && t.fc.SendData(kind, buf[:n]) != nil {
-				return
-			}
-			if err != nil {
-				return
-			}
-		}
+		interactive.Relay(r, func(p []byte) error { return t.fc.SendData(kind, p) })
 	}()
 }
 
@@ -248,6 +257,9 @@ func (t *terminal) finish(status int, comment string) {
 
 func (t *terminal) close() {
 	t.closeOnce.Do(func() {
+		if t.x11 != nil {
+			t.x11.close()
+		}
 		t.nc.Close()
 		for _, f := range []*os.File{t.master, t.slave, t.stdinW, t.outR, t.errR, t.child[0], t.child[1], t.child[2]} {
 			if f != nil {
@@ -272,15 +284,18 @@ func (sh *shepherd) shellCommand() (path string, argv []string) {
 }
 
 // interactiveEnv adjusts a job's environment for its terminal:
-// PBS_ENVIRONMENT says PBS_INTERACTIVE (OpenPBS), and TERM is the user's
-// when the job has a terminal.
-func interactiveEnv(env []string, tty bool, term string) []string {
-	out := make([]string, 0, len(env)+1)
+// PBS_ENVIRONMENT says PBS_INTERACTIVE (OpenPBS), TERM is the user's
+// when the job has a terminal, and x11 (DISPLAY and XAUTHORITY, with X11
+// forwarding) replaces what the job was given of those.
+func interactiveEnv(env []string, tty bool, term string, x11 []string) []string {
+	out := make([]string, 0, len(env)+1+len(x11))
 	for _, kv := range env {
 		switch {
 		case strings.HasPrefix(kv, "PBS_ENVIRONMENT="):
 			kv = "PBS_ENVIRONMENT=PBS_INTERACTIVE"
 		case strings.HasPrefix(kv, "TERM="):
+			continue
+		case len(x11) > 0 && (strings.HasPrefix(kv, "DISPLAY=") || strings.HasPrefix(kv, "XAUTHORITY=")):
 			continue
 		}
 		out = append(out, kv)
@@ -288,7 +303,7 @@ func interactiveEnv(env []string, tty bool, term string) []string {
 	if tty && term != "" {
 		out = append(out, "TERM="+term)
 	}
-	return out
+	return append(out, x11...)
 }
 
 // signalJob sends sig to the job's process group and, for an interactive

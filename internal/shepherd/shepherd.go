@@ -215,11 +215,11 @@ func (sh *shepherd) run() Result {
 		if res, stop := sh.mayStart(); stop {
 			return res
 		}
-		if sh.term, err = sh.openTerminal(); err != nil {
+		if sh.term, err = sh.openTerminal(tmpdir); err != nil {
 			return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 		}
 		path, argv = sh.shellCommand()
-		env = interactiveEnv(env, sh.term.tty, sh.term.term)
+		env = interactiveEnv(env, sh.term.tty, sh.term.term, sh.term.x11Env)
 	}
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {

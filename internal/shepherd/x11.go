@@ -1,0 +1,236 @@
+// X11 forwarding of an interactive job (qsub -I -X; internal/x11 says
+// the scheme): the shepherd listens on the loopback address for the
+// job's display (localhost:N, N from 10 up as sshd numbers them), writes
+// a one-job cookie to an Xauthority file in the job's TMPDIR, and relays
+// each X client that proves it holds that cookie to qsub as a channel of
+// the interactive connection. A client without it is closed before
+// anything of it is relayed. Channels end from either side; all end with
+// the job.
+
+package shepherd
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"gopbs/internal/interactive"
+	"gopbs/internal/x11"
+)
+
+// x11FirstDisplay is the first display number tried (sshd's
+// X11DisplayOffset); x11Displays how many are tried.
+const (
+	x11FirstDisplay = 10
+	x11Displays     = 1000
+)
+
+// x11SetupWait bounds how long a client has to send its setup.
+const x11SetupWait = 30 * time.Second
+
+// x11Queue is how many frames a channel holds for a client that is slow
+// to read before the relay waits for it.
+const x11Queue = 64
+
+// x11Forward is an interactive job's X11 forwarding.
+type x11Forward struct {
+	ln       net.Listener
+	display  int
+	cookie   []byte
+	authFile string
+	fc       *interactive.Conn
+
+	mu     sync.Mutex
+	chans  map[uint32]*x11Channel
+	next   uint32
+	closed bool
+}
+
+// x11Channel is one X client of the job: what qsub sends it waits in
+// out for its writer.
+type x11Channel struct {
+	c   net.Conn
+	out *interactive.Queue
+}
+
+// forwardX11 starts the forwarding to qsub over fc for the owner's job:
+// the listener, the cookie and its Xauthority file in tmpdir. It returns
+// the job's DISPLAY and XAUTHORITY.
+func (sh *shepherd) forwardX11(fc *interactive.Conn, tmpdir string) (*x11Forward, []string, error) {
+	fwd := &x11Forward{fc: fc, chans: map[uint32]*x11Channel{}, cookie: make([]byte, x11.CookieLen)}
+	if _, err := rand.Read(fwd.cookie); err != nil {
+		return nil, nil, fmt.Errorf("x11 cookie: %w", err)
+	}
+	for n := x11FirstDisplay; n < x11FirstDisplay+x11Displays; n++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(x11.BasePort+n)))
+		if err == nil {
+			fwd.ln, fwd.display = ln, n
+			break
+		}
+	}
+	if fwd.ln == nil {
+		return nil, nil, fmt.Errorf("no free X11 display from %d to %d", x11FirstDisplay, x11FirstDisplay+x11Displays-1)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		fwd.ln.Close()
+		return nil, nil, fmt.Errorf("x11: %w", err)
+	}
+	var auth []byte
+	for _, e := range x11.LocalEntries(host, fwd.display, fwd.cookie) {
+		auth, _ = x11.AppendAuthority(auth, e)
+	}
+	fwd.authFile = filepath.Join(tmpdir, ".Xauthority-pbs")
+	if err := writeOwned(fwd.authFile, auth, sh.usr.UID, sh.usr.GID); err != nil {
+		fwd.ln.Close()
+		return nil, nil, fmt.Errorf("x11 authority file: %w", err)
+	}
+	go fwd.accept()
+	return fwd, []string{"DISPLAY=localhost:" + strconv.Itoa(fwd.display) + ".0", "XAUTHORITY=" + fwd.authFile}, nil
+}
+
+// writeOwned writes a file only uid may read (the job's owner's).
+func writeOwned(path string, data []byte, uid, gid uint32) error {
+	os.Remove(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil && os.Geteuid() == 0 {
+		err = f.Chown(int(uid), int(gid))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (fwd *x11Forward) accept() {
+	for {
+		c, err := fwd.ln.Accept()
+		if err != nil {
+			return
+		}
+		go fwd.client(c)
+	}
+}
+
+// client checks a new X client's setup against the job's cookie, then
+// relays it as a new channel.
+func (fwd *x11Forward) client(c net.Conn) {
+	c.SetReadDeadline(time.Now().Add(x11SetupWait))
+	buf := make([]byte, 0, x11.MaxSetup)
+	var setup x11.Setup
+	var n int
+	for {
+		if len(buf) == cap(buf) {
+			c.Close()
+			return
+		}
+		k, err := c.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		var perr error
+		setup, n, perr = x11.ParseSetup(buf)
+		if perr == nil {
+			break
+		}
+		if !errors.Is(perr, x11.ErrShort) || err != nil {
+			c.Close()
+			return
+		}
+	}
+	if setup.AuthName != x11.CookieName || subtle.ConstantTimeCompare(setup.AuthData, fwd.cookie) != 1 {
+		c.Close() // not the job's: nothing of it is relayed
+		return
+	}
+	c.SetReadDeadline(time.Time{})
+	setup.AuthName, setup.AuthData = "", nil
+	first, _ := x11.AppendSetup(nil, setup)
+	first = append(first, buf[n:]...)
+	ch, ok := fwd.open(c)
+	if !ok {
+		c.Close()
+		return
+	}
+	if fwd.fc.Send(&interactive.Frame{Kind: interactive.KindX11Open, Channel: ch}) != nil || fwd.fc.SendX11(ch, first) != nil {
+		fwd.end(ch, false)
+		return
+	}
+	interactive.Relay(c, func(p []byte) error { return fwd.fc.SendX11(ch, p) })
+	fwd.end(ch, true)
+}
+
+// open registers a channel for c and starts its writer.
+func (fwd *x11Forward) open(c net.Conn) (uint32, bool) {
+	fwd.mu.Lock()
+	defer fwd.mu.Unlock()
+	if fwd.closed {
+		return 0, false
+	}
+	fwd.next++
+	ch := fwd.next
+	xc := &x11Channel{c: c, out: interactive.NewQueue(x11Queue)}
+	fwd.chans[ch] = xc
+	go func() {
+		for p := range xc.out.C() {
+			if _, err := c.Write(p); err != nil {
+				break
+			}
+		}
+		c.Close()
+		for range xc.out.C() {
+		}
+	}()
+	return ch, true
+}
+
+// write queues what qsub sent for channel ch (a channel already ended
+// drops it).
+func (fwd *x11Forward) write(ch uint32, p []byte) {
+	fwd.mu.Lock()
+	xc := fwd.chans[ch]
+	fwd.mu.Unlock()
+	if xc != nil {
+		xc.out.Send(p)
+	}
+}
+
+// end ends channel ch once what was queued for it is written; tell says
+// qsub should hear of it (the client went away).
+func (fwd *x11Forward) end(ch uint32, tell bool) {
+	fwd.mu.Lock()
+	xc := fwd.chans[ch]
+	delete(fwd.chans, ch)
+	fwd.mu.Unlock()
+	if xc == nil {
+		return
+	}
+	xc.out.Close()
+	if tell {
+		fwd.fc.Send(&interactive.Frame{Kind: interactive.KindX11Close, Channel: ch})
+	}
+}
+
+// close ends the forwarding: the listener, every channel, the cookie's
+// file.
+func (fwd *x11Forward) close() {
+	fwd.ln.Close()
+	fwd.mu.Lock()
+	fwd.closed = true
+	chans := fwd.chans
+	fwd.chans = map[uint32]*x11Channel{}
+	fwd.mu.Unlock()
+	for _, xc := range chans {
+		xc.c.Close() // first: a writer stuck on it lets go of the queue
+		xc.out.Close()
+	}
+	os.Remove(fwd.authFile)
+}
