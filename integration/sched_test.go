@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -105,6 +106,30 @@ func TestQueueMaxRunning(t *testing.T) {
 	if st := attr(t, c, blocked, "job_state"); st != "Q" {
 		t.Errorf("the job held back by max_running is %s", st)
 	}
+}
+
+// The server's max_user_res.ncpus = 1 holds the user's second one-cpu job
+// back with OpenPBS's kind of comment though the node has a cpu free; it
+// runs once the first ends.
+func TestUserResourceLimit(t *testing.T) {
+	c, _ := schedCluster(t)
+	c.MustRun("qmgr", "-c", "set server max_user_res.ncpus = 1")
+	if got := c.MustRun("qmgr", "-c", "list server max_user_res"); !strings.Contains(got, "max_user_res.ncpus = 1") {
+		t.Errorf("qmgr list: %s", got)
+	}
+	dir := t.TempDir()
+	done := filepath.Join(dir, "first-may-end")
+	first := c.Submit("#!/bin/sh\nwhile [ ! -e "+done+" ]; do sleep 0.2; done\n", "-l", "select=1:ncpus=1")
+	c.WaitJobState(first, "R", 20*time.Second)
+	second := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=1")
+	waitAttr(t, c, second, "comment", equals("Not Running: Would exceed user root's limit on resource ncpus in complex"), 20*time.Second)
+	if st := attr(t, c, second, "job_state"); st != "Q" {
+		t.Errorf("the job over max_user_res is %s", st)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitJobState(second, "F", 30*time.Second)
 }
 
 // With scheduling = False nothing starts; setting it True starts jobs at

@@ -102,8 +102,14 @@ const (
 	AttrMaxGroupRun     = "max_group_run"
 	// Soft limits (server and queue): a job may run over them, but then
 	// ranks at queue_softlimits / server_softlimits for preemption.
-	AttrMaxUserRunSoft    = "max_user_run_soft"
-	AttrMaxGroupRunSoft   = "max_group_run_soft"
+	AttrMaxUserRunSoft  = "max_user_run_soft"
+	AttrMaxGroupRunSoft = "max_group_run_soft"
+	// Per-user and per-group limits on what running jobs hold
+	// (max_user_res.ncpus = 16; server and queue), and their soft forms.
+	AttrMaxUserRes        = "max_user_res"
+	AttrMaxGroupRes       = "max_group_res"
+	AttrMaxUserResSoft    = "max_user_res_soft"
+	AttrMaxGroupResSoft   = "max_group_res_soft"
 	AttrResourcesMax      = "resources_max"
 	AttrResourcesMin      = "resources_min"
 	AttrResourcesDefault  = "resources_default"

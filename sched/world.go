@@ -35,7 +35,8 @@ func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.St
 func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*core.Node, jobs []*core.Job) *core.World {
 	plain, res := split(server.Attrs)
 	srv := &core.Server{
-		Name: server.Name, Limits: coreLimits(plain), Soft: softLimits(plain), DefaultQueue: plain[proto.AttrDefaultQueue],
+		Name: server.Name, Limits: coreLimits(plain), ResLimits: resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
+		Soft: softLimits(plain, res), DefaultQueue: plain[proto.AttrDefaultQueue],
 		ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 	}
@@ -45,7 +46,8 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 		qs = append(qs, &core.Queue{
 			Name: st.Name, Execution: plain[proto.AttrQueueTypeQ] == "Execution",
 			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
-			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(plain),
+			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(plain, res),
+			ResLimits:          resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
 			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
@@ -131,11 +133,25 @@ func coreLimits(m map[string]string) core.Limits {
 	}
 }
 
-func softLimits(m map[string]string) core.SoftLimits {
+func softLimits(m map[string]string, res map[string]map[string]string) core.SoftLimits {
 	return core.SoftLimits{
 		MaxUserRun:  num(m, proto.AttrMaxUserRunSoft, 0),
 		MaxGroupRun: num(m, proto.AttrMaxGroupRunSoft, 0),
+		Res:         resLimits(res, proto.AttrMaxUserResSoft, proto.AttrMaxGroupResSoft),
 	}
+}
+
+// resLimits reads per-user and per-group resource limits (nil when not
+// set).
+func resLimits(res map[string]map[string]string, user, group string) core.ResLimits {
+	var l core.ResLimits
+	if m := res[user]; len(m) > 0 {
+		l.User = amounts(m)
+	}
+	if m := res[group]; len(m) > 0 {
+		l.Group = amounts(m)
+	}
+	return l
 }
 
 // amounts keeps the numeric values of a resource list.

@@ -73,7 +73,6 @@ func otherPBSAttrs(obj proto.ObjectType) []string {
 	common := []string{
 		"max_run", "max_run_res", "max_run_soft", "max_run_res_soft", "max_queued",
 		"max_queued_res", "queued_jobs_threshold", "queued_jobs_threshold_res",
-		"max_user_res", "max_user_res_soft", "max_group_res", "max_group_res_soft",
 		proto.AttrMtime, proto.AttrCtime,
 	}
 	switch obj {

@@ -2,6 +2,8 @@ package fifo
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -17,21 +19,25 @@ type serverLimits struct{}
 
 func (serverLimits) Name() string { return "server_limits" }
 
-func (serverLimits) idle(cx *Context) bool { return cx.World.Server.Limits == core.NoLimits }
+func (serverLimits) idle(cx *Context) bool {
+	return cx.World.Server.Limits == core.NoLimits && !cx.World.Server.ResLimits.Set()
+}
 
 func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 	l := cx.World.Server.Limits
-	if l == core.NoLimits {
-		return core.OK
+	if l != core.NoLimits {
+		total, user, group := cx.Running("", j.Owner, j.Group)
+		switch {
+		case l.MaxRunning >= 0 && total >= l.MaxRunning:
+			return core.NotNowf("server_limits", cServerLimit)
+		case l.MaxUserRun >= 0 && user >= l.MaxUserRun:
+			return core.NotNowf("server_limits", cServerUserLimit)
+		case l.MaxGroupRun >= 0 && group >= l.MaxGroupRun:
+			return core.NotNowf("server_limits", cServerGroupLimit)
+		}
 	}
-	total, user, group := cx.Running("", j.Owner, j.Group)
-	switch {
-	case l.MaxRunning >= 0 && total >= l.MaxRunning:
-		return core.NotNowf("server_limits", cServerLimit)
-	case l.MaxUserRun >= 0 && user >= l.MaxUserRun:
-		return core.NotNowf("server_limits", cServerUserLimit)
-	case l.MaxGroupRun >= 0 && group >= l.MaxGroupRun:
-		return core.NotNowf("server_limits", cServerGroupLimit)
+	if kind, name, r := cx.resOver(cx.World.Server.ResLimits, j, ""); kind != "" {
+		return core.NotNowf("server_limits", cResLimit+" in complex", kind, name, r)
 	}
 	return core.OK
 }
@@ -43,7 +49,7 @@ func (queueLimits) Name() string { return "queue_limits" }
 
 func (queueLimits) idle(cx *Context) bool {
 	for _, q := range cx.World.Queues {
-		if q.Limits != core.NoLimits {
+		if q.Limits != core.NoLimits || q.ResLimits.Set() {
 			return false
 		}
 	}
@@ -52,19 +58,54 @@ func (queueLimits) idle(cx *Context) bool {
 
 func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 	q := cx.World.Queue(j.Queue)
-	if q == nil || q.Limits == core.NoLimits {
+	if q == nil {
 		return core.OK
 	}
-	total, user, group := cx.Running(j.Queue, j.Owner, j.Group)
-	switch {
-	case q.Limits.MaxRunning >= 0 && total >= q.Limits.MaxRunning:
-		return core.NotNowf("queue_limits", cQueueLimit)
-	case q.Limits.MaxUserRun >= 0 && user >= q.Limits.MaxUserRun:
-		return core.NotNowf("queue_limits", cQueueUserLimit)
-	case q.Limits.MaxGroupRun >= 0 && group >= q.Limits.MaxGroupRun:
-		return core.NotNowf("queue_limits", cQueueGroupLimit)
+	if q.Limits != core.NoLimits {
+		total, user, group := cx.Running(j.Queue, j.Owner, j.Group)
+		switch {
+		case q.Limits.MaxRunning >= 0 && total >= q.Limits.MaxRunning:
+			return core.NotNowf("queue_limits", cQueueLimit)
+		case q.Limits.MaxUserRun >= 0 && user >= q.Limits.MaxUserRun:
+			return core.NotNowf("queue_limits", cQueueUserLimit)
+		case q.Limits.MaxGroupRun >= 0 && group >= q.Limits.MaxGroupRun:
+			return core.NotNowf("queue_limits", cQueueGroupLimit)
+		}
+	}
+	if kind, name, r := cx.resOver(q.ResLimits, j, j.Queue); kind != "" {
+		return core.NotNowf("queue_limits", cResLimit+" in queue %s", kind, name, r, j.Queue)
 	}
 	return core.OK
+}
+
+// resOver names the first per-user or per-group limit of l (in queue,
+// "" the server's) that j's user or group is over with j counted: a
+// running job as it holds, a queued one as it would once started. kind
+// is "user" or "group", "" when none is broken.
+func (cx *Context) resOver(l core.ResLimits, j *core.Job, queue string) (kind, name, r string) {
+	if !l.Set() {
+		return "", "", ""
+	}
+	for _, lim := range []struct {
+		kind, name string
+		limits     core.Amounts
+		held       func(r string) float64
+	}{
+		{"user", j.Owner, l.User, func(r string) float64 { u, _ := cx.Held(queue, j.Owner, j.Group, r); return u }},
+		{"group", j.Group, l.Group, func(r string) float64 { _, g := cx.Held(queue, j.Owner, j.Group, r); return g }},
+	} {
+		for _, r := range slices.Sorted(maps.Keys(lim.limits)) {
+			held := lim.held(r)
+			if !j.Running() {
+				want, _ := j.RequestNumber(r)
+				held += want
+			}
+			if held > lim.limits[r] {
+				return lim.kind, lim.name, r
+			}
+		}
+	}
+	return "", "", ""
 }
 
 // dedicatedBoundary: a job must not run into (or, in dedicated time, out
@@ -240,17 +281,48 @@ type counts struct {
 	queue    map[string]*counter
 	server   core.Amounts
 	perQueue map[string]core.Amounts
+	resNames []string // limitedRes
 }
 
 type counter struct {
 	total   int64
 	byUser  map[string]int64
 	byGroup map[string]int64
+	// userRes and groupRes are what each user's and group's running
+	// jobs hold of the resources per-user or per-group limits name.
+	userRes  map[string]core.Amounts
+	groupRes map[string]core.Amounts
+}
+
+func newCounter() *counter {
+	return &counter{byUser: map[string]int64{}, byGroup: map[string]int64{},
+		userRes: map[string]core.Amounts{}, groupRes: map[string]core.Amounts{}}
+}
+
+// limitedRes are the resources the world's per-user and per-group
+// limits name, hard or soft.
+func limitedRes(w *core.World) []string {
+	set := map[string]bool{}
+	add := func(ls ...core.ResLimits) {
+		for _, l := range ls {
+			for r := range l.User {
+				set[r] = true
+			}
+			for r := range l.Group {
+				set[r] = true
+			}
+		}
+	}
+	add(w.Server.ResLimits, w.Server.Soft.Res)
+	for _, q := range w.Queues {
+		add(q.ResLimits, q.Soft.Res)
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 func newCounts(w *core.World) *counts {
-	c := &counts{all: counter{byUser: map[string]int64{}, byGroup: map[string]int64{}},
-		queue: map[string]*counter{}, server: core.Amounts{}, perQueue: map[string]core.Amounts{}}
+	c := &counts{all: *newCounter(), queue: map[string]*counter{}, server: core.Amounts{}, perQueue: map[string]core.Amounts{},
+		resNames: limitedRes(w)}
 	for _, j := range w.Jobs {
 		if j.Running() {
 			c.start(j)
@@ -270,11 +342,17 @@ func (c *counts) add(j *core.Job, sign int64) {
 		k.total += sign
 		k.byUser[j.Owner] += sign
 		k.byGroup[j.Group] += sign
+		for _, r := range c.resNames {
+			if v, ok := j.RequestNumber(r); ok {
+				addAmount(k.userRes, j.Owner, r, float64(sign)*v)
+				addAmount(k.groupRes, j.Group, r, float64(sign)*v)
+			}
+		}
 	}
 	add(&c.all)
 	q := c.queue[j.Queue]
 	if q == nil {
-		q = &counter{byUser: map[string]int64{}, byGroup: map[string]int64{}}
+		q = newCounter()
 		c.queue[j.Queue] = q
 	}
 	add(q)
@@ -299,6 +377,28 @@ func (c *counts) running(queue, user, group string) (int64, int64, int64) {
 		}
 	}
 	return k.total, k.byUser[user], k.byGroup[group]
+}
+
+// addAmount adds v of r to m[key].
+func addAmount(m map[string]core.Amounts, key, r string, v float64) {
+	a := m[key]
+	if a == nil {
+		a = core.Amounts{}
+		m[key] = a
+	}
+	a[r] += v
+}
+
+// held is what user's and group's running jobs hold of r, on the server
+// (queue "") or in a queue.
+func (c *counts) held(queue, user, group, r string) (ofUser, ofGroup float64) {
+	k := &c.all
+	if queue != "" {
+		if k = c.queue[queue]; k == nil {
+			return 0, 0
+		}
+	}
+	return k.userRes[user][r], k.groupRes[group][r]
 }
 
 func (c *counts) assigned(queue, r string) float64 {

@@ -131,6 +131,13 @@ func (cx *Context) countsChanged() {
 	}
 }
 
+// Held is how much of resource r the running jobs of user and of group
+// hold, on the server (queue "") or in a queue; only resources that
+// per-user or per-group limits name are counted.
+func (cx *Context) Held(queue, user, group, r string) (ofUser, ofGroup float64) {
+	return cx.count().held(queue, user, group, r)
+}
+
 // Assigned is how much of resource r running jobs hold, on the server
 // (queue "") or in a queue.
 func (cx *Context) Assigned(queue, r string) float64 { return cx.count().assigned(queue, r) }
@@ -167,19 +174,22 @@ const (
 	cServerGroupLimit = "Group has reached server running limit."
 	cQueueLimit       = "Queue job limit has been reached."
 	cQueueUserLimit   = "User has reached queue running job limit."
-	cQueueGroupLimit  = "Group has reached queue running limit."
-	cDedBoundary      = "Job would cross dedicated time boundary"
-	cStarving         = "Draining system to allow starving job to run"
-	cNodes            = "Not enough of the right type of nodes are available"
-	cShrinking        = "Waiting for running elastic jobs to give chunks back"
-	cQueueNotStarted  = "Queue not started."
-	cDedConflict      = "Dedicated time conflict"
-	cQueueIgnored     = "Queue is configured to be ignored"
-	cStrictFIFO       = "Strict fifo order"
-	cTopJob           = "Job would conflict with reservation or top job"
-	cNoWalltime       = "Job has no walltime: it cannot be backfilled"
-	cBlocked          = "an activation filter blocked jobs of equal or lower priority at job "
-	cStagingIn        = "Job's stage-in files are being copied to "
+	// cResLimit: a per-user or per-group resource limit (max_user_res,
+	// max_group_res); the scope follows.
+	cResLimit        = "Would exceed %s %s's limit on resource %s"
+	cQueueGroupLimit = "Group has reached queue running limit."
+	cDedBoundary     = "Job would cross dedicated time boundary"
+	cStarving        = "Draining system to allow starving job to run"
+	cNodes           = "Not enough of the right type of nodes are available"
+	cShrinking       = "Waiting for running elastic jobs to give chunks back"
+	cQueueNotStarted = "Queue not started."
+	cDedConflict     = "Dedicated time conflict"
+	cQueueIgnored    = "Queue is configured to be ignored"
+	cStrictFIFO      = "Strict fifo order"
+	cTopJob          = "Job would conflict with reservation or top job"
+	cNoWalltime      = "Job has no walltime: it cannot be backfilled"
+	cBlocked         = "an activation filter blocked jobs of equal or lower priority at job "
+	cStagingIn       = "Job's stage-in files are being copied to "
 )
 
 // DefaultPipeline is the classic FIFO policy: the sort keys of

@@ -110,24 +110,28 @@ func (ps *preemptState) rankOf(cx *Context, j *core.Job) rank {
 // Every job of an entity over a limit is over it (OpenPBS's rule): the
 // last started of them goes first (preempt_sort).
 func (cx *Context) overSoft(l core.SoftLimits, j *core.Job, queue string) bool {
-	if l == (core.SoftLimits{}) {
+	if !l.Set() {
 		return false
 	}
 	_, user, group := cx.Running(queue, j.Owner, j.Group)
 	if !j.Running() {
 		user, group = user+1, group+1
 	}
-	return l.MaxUserRun > 0 && user > l.MaxUserRun || l.MaxGroupRun > 0 && group > l.MaxGroupRun
+	if l.MaxUserRun > 0 && user > l.MaxUserRun || l.MaxGroupRun > 0 && group > l.MaxGroupRun {
+		return true
+	}
+	kind, _, _ := cx.resOver(l.Res, j, queue)
+	return kind != ""
 }
 
 // softLimited reports whether any soft limit is set: then a job started
 // changes other jobs' ranks.
 func softLimited(w *core.World) bool {
-	if w.Server.Soft != (core.SoftLimits{}) {
+	if w.Server.Soft.Set() {
 		return true
 	}
 	for _, q := range w.Queues {
-		if q.Soft != (core.SoftLimits{}) {
+		if q.Soft.Set() {
 			return true
 		}
 	}
@@ -415,20 +419,25 @@ func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, i
 // countsToward reports whether running job v counts toward a run limit
 // that j is at: preempting it brings j closer to running.
 func countsToward(cx *Context, j, v *core.Job) bool {
-	at := func(l core.Limits, queue string) bool {
+	at := func(l core.Limits, rl core.ResLimits, queue string) bool {
 		if queue != "" && v.Queue != queue {
 			return false
 		}
 		total, user, group := cx.Running(queue, j.Owner, j.Group)
-		return l.MaxRunning >= 0 && total >= l.MaxRunning ||
+		if l.MaxRunning >= 0 && total >= l.MaxRunning ||
 			l.MaxUserRun >= 0 && user >= l.MaxUserRun && v.Owner == j.Owner ||
-			l.MaxGroupRun >= 0 && group >= l.MaxGroupRun && v.Group == j.Group
+			l.MaxGroupRun >= 0 && group >= l.MaxGroupRun && v.Group == j.Group {
+			return true
+		}
+		kind, _, r := cx.resOver(rl, j, queue)
+		holds, _ := v.RequestNumber(r)
+		return kind == "user" && v.Owner == j.Owner && holds > 0 || kind == "group" && v.Group == j.Group && holds > 0
 	}
-	if at(cx.World.Server.Limits, "") {
+	if at(cx.World.Server.Limits, cx.World.Server.ResLimits, "") {
 		return true
 	}
 	q := cx.World.Queue(j.Queue)
-	return q != nil && at(q.Limits, j.Queue)
+	return q != nil && at(q.Limits, q.ResLimits, j.Queue)
 }
 
 // victimList names the jobs preempted for a start, for its comment.

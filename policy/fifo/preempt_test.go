@@ -319,3 +319,60 @@ func TestPreemptInputs(t *testing.T) {
 		t.Fatal("preemption on with preemptive_sched false")
 	}
 }
+
+// Per-user and per-group resource limits (max_user_res.R,
+// max_group_res.R on the server or a queue) hold a job back when what
+// its user or group would hold with it goes over; with preemption a job
+// held back so preempts lower-ranked jobs of that user or group; their
+// soft forms rank the jobs over them at server_softlimits /
+// queue_softlimits.
+func TestResourceLimits(t *testing.T) {
+	// u runs job 1 (2 cpus of n1); n2 is free.
+	base := func(attrs ...proto.Attr) *world {
+		w := newWorld().queue("express", "Execution", true, a("Priority", "200")).
+			node("n1", 4, "free", r("resources_assigned", "ncpus", "2")).node("n2", 4, "free").
+			job(1, "R", "workq", "u", "1:ncpus=2", ago(100), onNode("n1", 2), rerunable(true))
+		w.server.Attrs = append(w.server.Attrs, attrs...)
+		return w
+	}
+	onQueue := func(w *world, attrs ...proto.Attr) *world {
+		w.queues[0].Attrs = append(w.queues[0].Attrs, attrs...)
+		return w
+	}
+	for _, tt := range []struct {
+		name string
+		w    *world
+		in   Inputs
+		want []string
+	}{
+		{"the server's per-user limit holds the user's next job back, not another user's",
+			base(r("max_user_res", "ncpus", "3")).job(2, "Q", "workq", "u", "1:ncpus=2").job(3, "Q", "workq", "v", "1:ncpus=2"),
+			Inputs{}, []string{"comment 2 Would exceed user u's limit on resource ncpus in complex", "run 3 n1"}},
+		{"within the limit it runs",
+			base(r("max_user_res", "ncpus", "4")).job(2, "Q", "workq", "u", "1:ncpus=2"),
+			Inputs{}, []string{"run 2 n1"}},
+		{"a queue's per-group limit",
+			onQueue(base(), r("max_group_res", "ncpus", "2")).job(2, "Q", "workq", "u", "1:ncpus=1"),
+			Inputs{}, []string{"comment 2 Would exceed group ug's limit on resource ncpus in queue workq"}},
+		{"the limit of another queue does not count",
+			onQueue(base(), r("max_group_res", "ncpus", "2")).job(2, "Q", "express", "u", "1:ncpus=1"),
+			Inputs{}, []string{"run 2 n1"}},
+		{"an express job of the user preempts the user's normal job to stay within the limit",
+			base(r("max_user_res", "ncpus", "2")).job(2, "Q", "express", "u", "1:ncpus=2"),
+			preemptOn("", ""), []string{"preempt 1 SCR for 2", "run 2 n1"}},
+		{"soft: the user over it is preempted by another user's normal job",
+			func() *world {
+				w := fullWorld()
+				w.server.Attrs = append(w.server.Attrs, r("max_user_res_soft", "ncpus", "2"))
+				return w.job(3, "Q", "workq", "v", "1:ncpus=2")
+			}(),
+			preemptOn("express_queue, normal_jobs, server_softlimits", ""), []string{"preempt 2 SCR for 3", "run 3 n2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := outcome(tt.w.run(tt.in))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("decisions\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}

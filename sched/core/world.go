@@ -175,12 +175,27 @@ type Limits struct {
 }
 
 // SoftLimits are running-job soft limits (max_user_run_soft,
-// max_group_run_soft); 0 means none. A job may run over them; it then
-// ranks at queue_softlimits or server_softlimits for preemption.
+// max_group_run_soft, 0 meaning none; max_user_res_soft,
+// max_group_res_soft). A job may run over them; it then ranks at
+// queue_softlimits or server_softlimits for preemption.
 type SoftLimits struct {
 	MaxUserRun  int64
 	MaxGroupRun int64
+	Res         ResLimits
 }
+
+// Set reports whether any soft limit is set.
+func (l SoftLimits) Set() bool { return l.MaxUserRun > 0 || l.MaxGroupRun > 0 || l.Res.Set() }
+
+// ResLimits are per-user and per-group limits on the resources running
+// jobs hold (max_user_res, max_group_res, or their soft forms): a
+// resource not in User or Group has none.
+type ResLimits struct {
+	User, Group Amounts
+}
+
+// Set reports whether any limit is set.
+func (l ResLimits) Set() bool { return len(l.User)+len(l.Group) > 0 }
 
 // NoLimits has every limit off.
 var NoLimits = Limits{MaxRunning: -1, MaxUserRun: -1, MaxGroupRun: -1}
@@ -193,6 +208,7 @@ type Queue struct {
 	Started   bool
 	Priority  int64
 	Limits    Limits
+	ResLimits ResLimits
 	Soft      SoftLimits
 	// ResourcesAvailable and ResourcesMax hold the queue's amounts (mem,
 	// ncpus, nodect); MaxWalltime is resources_max.walltime (0: none).
@@ -208,6 +224,7 @@ type Queue struct {
 type Server struct {
 	Name               string
 	Limits             Limits
+	ResLimits          ResLimits
 	Soft               SoftLimits
 	DefaultQueue       string
 	ResourcesAvailable Amounts
