@@ -20,9 +20,9 @@ import (
 // displayDialWait bounds connecting to the user's display.
 const displayDialWait = 10 * time.Second
 
-// x11Queue is how many frames a channel holds while the display is being
-// connected to or is slow to read.
-const x11Queue = 64
+// x11QueueBytes is how much a channel holds while the display is being
+// connected to or is slow to read; more, and the channel ends.
+const x11QueueBytes = 16 << 20
 
 // x11Relay is qsub's end of the forwarding.
 type x11Relay struct {
@@ -66,7 +66,7 @@ func newX11Relay(d x11.Display, fc *interactive.Conn, warn func(string)) *x11Rel
 
 // open connects a new channel to the display.
 func (r *x11Relay) open(ch uint32) {
-	q := interactive.NewQueue(x11Queue)
+	q := interactive.NewQueue(x11QueueBytes)
 	r.mu.Lock()
 	r.chans[ch] = q
 	r.mu.Unlock()
@@ -80,8 +80,6 @@ func (r *x11Relay) serve(ch uint32, q *interactive.Queue) {
 	if err != nil {
 		r.warnedOnce.Do(func() { r.warn("X11: cannot connect to display " + r.display.String() + ": " + err.Error()) })
 		r.end(ch, true)
-		for range q.C() {
-		}
 		return
 	}
 	go func() {
@@ -90,19 +88,20 @@ func (r *x11Relay) serve(ch uint32, q *interactive.Queue) {
 	}()
 	first := true
 	for p := range q.C() {
+		n := len(p)
 		if first {
 			first = false
 			if p, err = r.withCookie(p); err != nil {
 				break
 			}
 		}
-		if _, err := c.Write(p); err != nil {
+		_, err = c.Write(p)
+		q.Written(n)
+		if err != nil {
 			break
 		}
 	}
 	c.Close()
-	for range q.C() {
-	}
 }
 
 // withCookie puts the user's cookie into the client's setup, the
@@ -125,8 +124,10 @@ func (r *x11Relay) write(ch uint32, p []byte) {
 	r.mu.Lock()
 	q := r.chans[ch]
 	r.mu.Unlock()
-	if q != nil {
-		q.Send(p)
+	if q != nil && !q.Send(p) {
+		// The display does not keep up: this client loses its
+		// channel rather than stall the terminal and the others.
+		r.end(ch, true)
 	}
 }
 

@@ -205,8 +205,9 @@ func FuzzDecode(f *testing.F) {
 }
 
 // Relay sends what a reader gives, split at MaxData; a Queue hands its
-// frames to the writer in order, copies them, and drops what is sent
-// after Close.
+// frames to the writer in order, copies them, refuses what would go over
+// its bound until the writer has written, and drops what is sent after
+// Close.
 func TestRelayAndQueue(t *testing.T) {
 	data := bytes.Repeat([]byte("y"), MaxData+10)
 	var sizes []int
@@ -221,17 +222,28 @@ func TestRelayAndQueue(t *testing.T) {
 	}
 	q := NewQueue(2)
 	p := []byte("a")
-	q.Send(p)
+	if !q.Send(p) {
+		t.Fatal("an empty queue refused a byte")
+	}
 	p[0] = 'z'
-	q.Send([]byte("b"))
-	q.Close()
-	q.Send([]byte("c"))
-	q.Close()
+	if !q.Send([]byte("b")) || q.Send([]byte("c")) {
+		t.Error("a 2-byte queue should take a and b, then refuse c")
+	}
 	var got []string
+	f := <-q.C()
+	got = append(got, string(f))
+	q.Written(len(f))
+	if !q.Send([]byte("d")) {
+		t.Error("a byte written makes room for another")
+	}
+	q.Close()
+	if !q.Send([]byte("e")) {
+		t.Error("a closed queue drops quietly")
+	}
 	for f := range q.C() {
 		got = append(got, string(f))
 	}
-	if !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("queue gave %q, want [a b]", got)
+	if !reflect.DeepEqual(got, []string{"a", "b", "d"}) {
+		t.Errorf("queue gave %q, want [a b d]", got)
 	}
 }

@@ -73,7 +73,7 @@ type terminal struct {
 // terminal (or the pipes) the shell will run on; the relay starts at
 // once, so that what the prologue writes and what the user types ahead
 // get through.
-func (sh *shepherd) openTerminal(tmpdir string) (*terminal, error) {
+func (sh *shepherd) openTerminal() (*terminal, error) {
 	in := sh.job.Interactive
 	addr := net.JoinHostPort(in.Host, strconv.Itoa(in.Port))
 	d := net.Dialer{Timeout: qsubConnectTimeout, KeepAliveConfig: net.KeepAliveConfig{
@@ -99,7 +99,7 @@ func (sh *shepherd) openTerminal(tmpdir string) (*terminal, error) {
 		return nil, err
 	}
 	if setup.X11 {
-		if t.x11, t.x11Env, err = sh.forwardX11(fc, tmpdir); err != nil {
+		if t.x11, t.x11Env, err = sh.forwardX11(fc); err != nil {
 			// As ssh: the session goes on, without X.
 			t.notice("PBS: X11 forwarding failed: " + err.Error())
 		}

@@ -215,7 +215,7 @@ func (sh *shepherd) run() Result {
 		if res, stop := sh.mayStart(); stop {
 			return res
 		}
-		if sh.term, err = sh.openTerminal(tmpdir); err != nil {
+		if sh.term, err = sh.openTerminal(); err != nil {
 			return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
 		}
 		path, argv = sh.shellCommand()

@@ -1,7 +1,7 @@
 // X11 forwarding of an interactive job (qsub -I -X; internal/x11 says
-// the scheme): the shepherd listens on the loopback address for the
+// the scheme): the shepherd listens on the loopback addresses for the
 // job's display (localhost:N, N from 10 up as sshd numbers them), writes
-// a one-job cookie to an Xauthority file in the job's TMPDIR, and relays
+// a one-job cookie to an Xauthority file only the job's owner reads, and relays
 // each X client that proves it holds that cookie to qsub as a channel of
 // the interactive connection. A client without it is closed before
 // anything of it is relayed. Channels end from either side; all end with
@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"gopbs/internal/interactive"
@@ -35,15 +36,24 @@ const (
 // x11SetupWait bounds how long a client has to send its setup.
 const x11SetupWait = 30 * time.Second
 
-// x11Queue is how many frames a channel holds for a client that is slow
-// to read before the relay waits for it.
-const x11Queue = 64
+// x11QueueBytes is how much a channel holds for a client that is slow
+// to read; a client that lets more pile up loses its channel.
+const x11QueueBytes = 16 << 20
 
 // x11Forward is an interactive job's X11 forwarding.
 type x11Forward struct {
-	ln       net.Listener
-	display  int
-	cookie   []byte
+	// lns listen for the job's display on every loopback address
+	// "localhost" may name (127.0.0.1, and ::1 where the host has it):
+	// a port left free on one would let another user's listener take
+	// the job's clients, and their cookie (sshd binds both so too).
+	lns     []net.Listener
+	display int
+	cookie  []byte
+	// authDir is root's, made for the job (0711): it holds the
+	// Xauthority file, the owner's (0600), which the owner can read
+	// but neither move nor replace; root never writes into a
+	// directory the owner controls.
+	authDir  string
 	authFile string
 	fc       *interactive.Conn
 
@@ -61,49 +71,73 @@ type x11Channel struct {
 }
 
 // forwardX11 starts the forwarding to qsub over fc for the owner's job:
-// the listener, the cookie and its Xauthority file in tmpdir. It returns
-// the job's DISPLAY and XAUTHORITY.
-func (sh *shepherd) forwardX11(fc *interactive.Conn, tmpdir string) (*x11Forward, []string, error) {
+// the listeners, the cookie and its Xauthority file. It returns the
+// job's DISPLAY and XAUTHORITY.
+func (sh *shepherd) forwardX11(fc *interactive.Conn) (*x11Forward, []string, error) {
 	fwd := &x11Forward{fc: fc, chans: map[uint32]*x11Channel{}, cookie: make([]byte, x11.CookieLen)}
 	if _, err := rand.Read(fwd.cookie); err != nil {
 		return nil, nil, fmt.Errorf("x11 cookie: %w", err)
 	}
-	for n := x11FirstDisplay; n < x11FirstDisplay+x11Displays; n++ {
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(x11.BasePort+n)))
-		if err == nil {
-			fwd.ln, fwd.display = ln, n
-			break
+	for n := x11FirstDisplay; n < x11FirstDisplay+x11Displays && fwd.lns == nil; n++ {
+		if lns, ok := listenLoopback(x11.BasePort + n); ok {
+			fwd.lns, fwd.display = lns, n
 		}
 	}
-	if fwd.ln == nil {
+	if fwd.lns == nil {
 		return nil, nil, fmt.Errorf("no free X11 display from %d to %d", x11FirstDisplay, x11FirstDisplay+x11Displays-1)
 	}
+	if err := fwd.writeAuth(sh.usr.UID, sh.usr.GID); err != nil {
+		fwd.close()
+		return nil, nil, fmt.Errorf("x11 authority file: %w", err)
+	}
+	for _, ln := range fwd.lns {
+		go fwd.accept(ln)
+	}
+	return fwd, []string{"DISPLAY=localhost:" + strconv.Itoa(fwd.display) + ".0", "XAUTHORITY=" + fwd.authFile}, nil
+}
+
+// listenLoopback listens on port at 127.0.0.1 and, where the host has
+// IPv6, at ::1; ok is false when either address has the port taken.
+func listenLoopback(port int) ([]net.Listener, bool) {
+	p := strconv.Itoa(port)
+	l4, err := net.Listen("tcp4", net.JoinHostPort("127.0.0.1", p))
+	if err != nil {
+		return nil, false
+	}
+	l6, err := net.Listen("tcp6", net.JoinHostPort("::1", p))
+	switch {
+	case err == nil:
+		return []net.Listener{l4, l6}, true
+	case errors.Is(err, syscall.EADDRINUSE):
+		l4.Close()
+		return nil, false
+	}
+	return []net.Listener{l4}, true // no IPv6 loopback here
+}
+
+// writeAuth writes the job's cookie for its display to a file only the
+// owner (uid) may read, in a directory made for it.
+func (fwd *x11Forward) writeAuth(uid, gid uint32) error {
 	host, err := os.Hostname()
 	if err != nil {
-		fwd.ln.Close()
-		return nil, nil, fmt.Errorf("x11: %w", err)
+		return err
 	}
 	var auth []byte
 	for _, e := range x11.LocalEntries(host, fwd.display, fwd.cookie) {
 		auth, _ = x11.AppendAuthority(auth, e)
 	}
-	fwd.authFile = filepath.Join(tmpdir, ".Xauthority-pbs")
-	if err := writeOwned(fwd.authFile, auth, sh.usr.UID, sh.usr.GID); err != nil {
-		fwd.ln.Close()
-		return nil, nil, fmt.Errorf("x11 authority file: %w", err)
+	if fwd.authDir, err = os.MkdirTemp("", "pbs-x11-"); err != nil {
+		return err
 	}
-	go fwd.accept()
-	return fwd, []string{"DISPLAY=localhost:" + strconv.Itoa(fwd.display) + ".0", "XAUTHORITY=" + fwd.authFile}, nil
-}
-
-// writeOwned writes a file only uid may read (the job's owner's).
-func writeOwned(path string, data []byte, uid, gid uint32) error {
-	os.Remove(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err := os.Chmod(fwd.authDir, 0o711); err != nil {
+		return err
+	}
+	fwd.authFile = filepath.Join(fwd.authDir, "Xauthority")
+	f, err := os.OpenFile(fwd.authFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	_, err = f.Write(auth)
 	if err == nil && os.Geteuid() == 0 {
 		err = f.Chown(int(uid), int(gid))
 	}
@@ -113,9 +147,9 @@ func writeOwned(path string, data []byte, uid, gid uint32) error {
 	return err
 }
 
-func (fwd *x11Forward) accept() {
+func (fwd *x11Forward) accept(ln net.Listener) {
 	for {
-		c, err := fwd.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -177,17 +211,17 @@ func (fwd *x11Forward) open(c net.Conn) (uint32, bool) {
 	}
 	fwd.next++
 	ch := fwd.next
-	xc := &x11Channel{c: c, out: interactive.NewQueue(x11Queue)}
+	xc := &x11Channel{c: c, out: interactive.NewQueue(x11QueueBytes)}
 	fwd.chans[ch] = xc
 	go func() {
 		for p := range xc.out.C() {
-			if _, err := c.Write(p); err != nil {
+			_, err := c.Write(p)
+			xc.out.Written(len(p))
+			if err != nil {
 				break
 			}
 		}
 		c.Close()
-		for range xc.out.C() {
-		}
 	}()
 	return ch, true
 }
@@ -198,8 +232,10 @@ func (fwd *x11Forward) write(ch uint32, p []byte) {
 	fwd.mu.Lock()
 	xc := fwd.chans[ch]
 	fwd.mu.Unlock()
-	if xc != nil {
-		xc.out.Send(p)
+	if xc != nil && !xc.out.Send(p) {
+		// A client that does not read (stopped, hung) loses its
+		// channel rather than stall the terminal and the others.
+		fwd.end(ch, true)
 	}
 }
 
@@ -222,15 +258,19 @@ func (fwd *x11Forward) end(ch uint32, tell bool) {
 // close ends the forwarding: the listener, every channel, the cookie's
 // file.
 func (fwd *x11Forward) close() {
-	fwd.ln.Close()
+	for _, ln := range fwd.lns {
+		ln.Close()
+	}
 	fwd.mu.Lock()
 	fwd.closed = true
 	chans := fwd.chans
 	fwd.chans = map[uint32]*x11Channel{}
 	fwd.mu.Unlock()
 	for _, xc := range chans {
-		xc.c.Close() // first: a writer stuck on it lets go of the queue
+		xc.c.Close()
 		xc.out.Close()
 	}
-	os.Remove(fwd.authFile)
+	if fwd.authDir != "" {
+		os.RemoveAll(fwd.authDir)
+	}
 }

@@ -93,6 +93,7 @@ func LocalEntries(hostname string, n int, cookie []byte) []AuthEntry {
 	return []AuthEntry{
 		{Family: FamilyLocal, Address: []byte(hostname), Number: num, Name: CookieName, Data: cookie},
 		{Family: FamilyInternet, Address: net.IPv4(127, 0, 0, 1).To4(), Number: num, Name: CookieName, Data: cookie},
+		{Family: FamilyInternet6, Address: net.IPv6loopback, Number: num, Name: CookieName, Data: cookie},
 	}
 }
 

@@ -6,7 +6,7 @@
 //
 // The scheme is ssh's. The job's side never holds the user's real
 // cookie: the shepherd makes a one-job cookie, writes it to an
-// Xauthority file in the job's TMPDIR for the job's DISPLAY, and checks
+// Xauthority file only the job's owner reads, for the job's DISPLAY, and checks
 // each X client's setup against it before anything is relayed; it sends
 // the setup on with the credentials taken out. qsub, on the user's host,
 // puts the real cookie (from the user's own Xauthority file) into the

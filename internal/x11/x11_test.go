@@ -89,7 +89,7 @@ func TestAuthority(t *testing.T) {
 		}
 	}
 	got := LocalEntries("node1", 12, []byte("0123456789abcdef"))
-	if len(got) != 2 || got[0].Family != FamilyLocal || string(got[0].Address) != "node1" || got[0].Number != "12" ||
+	if len(got) != 3 || got[2].Family != FamilyInternet6 || got[0].Family != FamilyLocal || string(got[0].Address) != "node1" || got[0].Number != "12" ||
 		got[1].Family != FamilyInternet || !bytes.Equal(got[1].Address, []byte{127, 0, 0, 1}) {
 		t.Errorf("LocalEntries = %+v", got)
 	}

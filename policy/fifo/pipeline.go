@@ -433,8 +433,19 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		// With nothing to check (as most cycles), no status is copied.
 		if len(checks) > 0 {
 			if s := p.check(cx, checks, j); !s.IsRun() {
-				if st.Preempt != nil && runLimit(s) && p.preemptForLimits(cx, plan, j, i+1, checks, isDed(j.Queue) && cx.inDedicated) {
-					continue
+				if st.Preempt != nil && runLimit(s) {
+					// Preemption may lift the limit: on the nodes the
+					// ranking would give it (nil: any).
+					var nodes []*core.Node
+					ranked := true
+					if ranking != nil {
+						var rs core.Status
+						nodes, rs = ranking.Rank(cx, j)
+						ranked = rs.IsRun()
+					}
+					if ranked && p.preemptForLimits(cx, plan, j, i+1, checks, nodes, isDed(j.Queue) && cx.inDedicated) {
+						continue
+					}
 				}
 				plan.Comment(j, s.Comment())
 				if st.StrictFIFO && !st.Backfill {

@@ -381,7 +381,7 @@ func runLimit(s core.Status) bool {
 // every limit and leave every other check passing; then preemptFor makes
 // the room j needs on the nodes. It reports whether j started (or waits,
 // as preemptFor says); else the counts are as they were.
-func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, index int, checks []Check, ignoreBlocks bool) bool {
+func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, index int, checks []Check, nodes []*core.Node, ignoreBlocks bool) bool {
 	ps := cx.preempting()
 	w, now := cx.World, cx.World.Now
 	jr := ps.rankOf(cx, j)
@@ -397,19 +397,44 @@ func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, i
 	}
 	ps.byVictimOrder(cx, candidates)
 	var chosen []*core.Job
-	for _, v := range candidates {
-		if !countsToward(cx, j, v) {
-			continue
-		}
-		cx.stopCounted(v)
-		chosen = append(chosen, v)
-		if s := p.check(cx, checks, j); s.IsRun() {
-			if p.preemptFor(cx, plan, j, index, nil, ignoreBlocks, chosen) {
-				return true
+	taken := map[*core.Job]bool{}
+	lifted := false
+	// Taken in victim order, as long as one counts toward a limit j is
+	// at; a pass that lifts one limit may bring j to another, so the
+	// candidates are gone over again until nothing more is taken.
+	for more := true; more && !lifted; {
+		more = false
+		for _, v := range candidates {
+			if taken[v] || !countsToward(cx, j, v) {
+				continue
 			}
-			break
-		} else if !runLimit(s) {
-			break // held back by something preemption does not lift
+			cx.stopCounted(v)
+			chosen = append(chosen, v)
+			taken[v], more = true, true
+			s := p.check(cx, checks, j)
+			if s.IsRun() {
+				lifted = true
+				break
+			}
+			if !runLimit(s) {
+				more = false // held back by something preemption does not lift
+				break
+			}
+		}
+	}
+	if lifted {
+		// Victims not needed after all, the highest ranked first,
+		// are given back.
+		for k := len(chosen) - 1; k >= 0; k-- {
+			cx.startCounted(chosen[k])
+			if p.check(cx, checks, j).IsRun() {
+				chosen = slices.Delete(chosen, k, k+1)
+				continue
+			}
+			cx.stopCounted(chosen[k])
+		}
+		if p.preemptFor(cx, plan, j, index, nodes, ignoreBlocks, chosen) {
+			return true
 		}
 	}
 	cx.recount(chosen)

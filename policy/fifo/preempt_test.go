@@ -360,6 +360,26 @@ func TestResourceLimits(t *testing.T) {
 		{"an express job of the user preempts the user's normal job to stay within the limit",
 			base(r("max_user_res", "ncpus", "2")).job(2, "Q", "express", "u", "1:ncpus=2"),
 			preemptOn("", ""), []string{"preempt 1 SCR for 2", "run 2 n1"}},
+		{"a victim taken for one limit and not needed once another is lifted is given back",
+			func() *world {
+				w := newWorld().queue("express", "Execution", true, a("Priority", "200")).
+					node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).node("n2", 2, "free", r("resources_assigned", "ncpus", "2")).node("n3", 2, "free").
+					job(1, "R", "workq", "u", "1:ncpus=2", ago(100), onNode("n1", 2), rerunable(true)).
+					job(2, "R", "workq", "w", "1:ncpus=2", ago(50), onNode("n2", 2), rerunable(true))
+				w.server.Attrs = append(w.server.Attrs, a("max_running", "2"), a("max_user_run", "1"))
+				return w.job(3, "Q", "express", "u", "1:ncpus=2")
+			}(),
+			preemptOn("", ""), []string{"preempt 1 SCR for 3", "run 3 n1"}},
+		{"lifting the user's limit brings the group's: the candidates are gone over again",
+			func() *world {
+				w := newWorld().queue("express", "Execution", true, a("Priority", "200")).
+					node("n1", 2, "free", r("resources_assigned", "ncpus", "2")).node("n2", 2, "free", r("resources_assigned", "ncpus", "2")).node("n3", 2, "free").
+					job(1, "R", "workq", "u", "1:ncpus=2", ago(100), onNode("n1", 2), rerunable(true)).
+					job(2, "R", "workq", "b", "1:ncpus=2", ago(50), onNode("n2", 2), rerunable(true), a("egroup", "ug"))
+				w.server.Attrs = append(w.server.Attrs, r("max_user_res", "ncpus", "2"), r("max_group_res", "ncpus", "2"))
+				return w.job(3, "Q", "express", "u", "1:ncpus=2")
+			}(),
+			preemptOn("", ""), []string{"preempt 1 SCR for 3", "preempt 2 SCR for 3", "run 3 n1"}},
 		{"soft: the user over it is preempted by another user's normal job",
 			func() *world {
 				w := fullWorld()
