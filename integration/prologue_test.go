@@ -298,7 +298,7 @@ func TestQsubTorqueOptions(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ opt, want string }{
-		{"-X", "-X is not supported"},
+		{"-X", "-X forwards an interactive job's X11 clients: use it with -I"},
 		{"-x", "-x is not supported"},
 		{"-E", "-E is not supported"},
 		{"-L", "-L is not supported"},

@@ -346,9 +346,17 @@ func LeaderOf(err error) (string, bool) {
 	return "", false
 }
 
+// maxHelloFrame bounds the first frame a daemon reads, before its peer
+// has proved anything: a Hello is a few hundred bytes, and a stranger's
+// 16 MB frame must not be read into memory (TestHostileFramesEveryPort).
+const maxHelloFrame = 64 << 10
+
 func serverHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error), answer *Error) (Hello, error) {
 	var hello Hello
+	limit := c.maxFrame
+	c.maxFrame = min(limit, maxHelloFrame)
 	h, body, err := c.Recv()
+	c.maxFrame = limit
 	if err != nil {
 		return hello, fmt.Errorf("read hello: %w", err)
 	}

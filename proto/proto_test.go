@@ -128,6 +128,25 @@ func TestAuthenticatedHandshake(t *testing.T) {
 	}
 }
 
+// The first frame a daemon reads, before its peer proved anything, is
+// bounded well below the frame limit: a stranger's large frame is
+// refused at its length, never read into memory; after the handshake
+// frames up to the limit pass.
+func TestHelloFrameBounded(t *testing.T) {
+	a, b := pipe(t)
+	go func() {
+		var hdr [frameHeaderLen]byte
+		a.NetConn().Write(AppendFrameHeader(hdr[:0], maxHelloFrame+1))
+	}()
+	_, err := ServerHandshake(b, "srv", func(Role) ([]byte, error) { return nil, nil })
+	if !errors.Is(err, ErrFrameTooLarge) {
+		t.Fatalf("a first frame of %d bytes: %v, want ErrFrameTooLarge", maxHelloFrame+1, err)
+	}
+	if b.maxFrame != DefaultMaxFrame {
+		t.Errorf("the frame limit after the handshake is %d, want %d", b.maxFrame, DefaultMaxFrame)
+	}
+}
+
 // A frame replayed, reordered, altered or sent without a tag is refused.
 func TestAuthenticationRejectsTampering(t *testing.T) {
 	key := bytes.Repeat([]byte{7}, KeySize)
