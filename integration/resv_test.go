@@ -126,6 +126,27 @@ func TestReservationConfirmedRunsItsJobInItsWindow(t *testing.T) {
 	}
 }
 
+// pbs_rsub -H: only the hosts named may submit to the reservation's
+// queue (Authorized_Hosts, its acl_hosts), as OpenPBS's.
+func TestReservationAuthorizedHosts(t *testing.T) {
+	c := resvCluster(t)
+	probe := c.Submit("#!/bin/sh\n", "-h")
+	host := attr(t, c, probe, "Submit_Host")
+	start := rsubTime(time.Now().Add(time.Hour).Truncate(time.Second))
+	elsewhere, elsewhereQ := rsub(t, c, "-R", start, "-D", "00:10:00", "-l", "select=1:ncpus=1", "-H", "elsewhere.example.org")
+	if got := resvAttr(c, elsewhere, "Authorized_Hosts"); got != "elsewhere.example.org" {
+		t.Errorf("pbs_rstat -f Authorized_Hosts = %q", got)
+	}
+	if r := c.Run("qsub", "-q", elsewhereQ, "-h"); r.Code == 0 || !strings.Contains(r.Stderr, "Access from host not allowed") {
+		t.Errorf("qsub from %s to a reservation for elsewhere.example.org: %s", host, r)
+	}
+	_, hereQ := rsub(t, c, "-R", start, "-D", "00:10:00", "-l", "select=1:ncpus=1", "-H", "elsewhere.example.org,"+host)
+	c.Submit("#!/bin/sh\n", "-q", hereQ, "-h")
+	if r := c.Run("pbs_rsub", "-R", start, "-D", "00:10:00", "-l", "select=1:ncpus=1", "-H", ""); r.Code == 0 {
+		t.Errorf("pbs_rsub -H \"\": %s, want it refused", r)
+	}
+}
+
 // EASY never starts a job whose walltime would overlap a confirmed
 // reservation's nodes: with a top job reserved after the reservation, a
 // backfill candidate that would run into the window waits, and one that

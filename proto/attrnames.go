@@ -234,6 +234,7 @@ const (
 	AttrResvNodes    = "resv_nodes"
 	AttrAuthUsers    = "Authorized_Users"
 	AttrAuthGroups   = "Authorized_Groups"
+	AttrAuthHosts    = "Authorized_Hosts"
 	AttrResvStanding = "reserve_standing"
 	AttrResvCount    = "reserve_count"
 	AttrResvIndex    = "reserve_index"

@@ -40,10 +40,12 @@ type Resv struct {
 	Select    string
 	Place     string
 	Resources map[string]string
-	// AuthUsers and AuthGroups say who may submit to its queue
-	// (Authorized_Users, Authorized_Groups: comma lists).
+	// AuthUsers, AuthGroups and AuthHosts say who may submit to its
+	// queue, and from where (Authorized_Users, Authorized_Groups,
+	// Authorized_Hosts: comma lists; no hosts: any).
 	AuthUsers  string
 	AuthGroups string
+	AuthHosts  string
 	MailPoints string
 	MailUsers  string
 	Comment    string
@@ -212,6 +214,7 @@ func (r *Resv) Status(server string, full bool) proto.Status {
 	add(proto.AttrResvNodes, r.Nodes())
 	add(proto.AttrAuthUsers, r.AuthUsers)
 	add(proto.AttrAuthGroups, r.AuthGroups)
+	add(proto.AttrAuthHosts, r.AuthHosts)
 	if r.Kind == ResvStanding {
 		add(proto.AttrResvStanding, "1")
 		add(proto.AttrResvRrule, r.Rrule)

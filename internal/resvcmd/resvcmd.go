@@ -21,7 +21,7 @@ import (
 const (
 	SubUsage = `usage: pbs_rsub [-I seconds] [-m mail_points] [-M mail_list]
                 [-N reservation_name] [-U auth_user_list] [-G auth_group_list]
-                [-R start_time] [-E end_time] [-D duration]
+                [-H auth_host_list] [-R start_time] [-E end_time] [-D duration]
                 [-r rrule_expression]
                 -l resource_list | --hosts host1 [... hostn]
 
@@ -34,6 +34,7 @@ const (
   --hosts   a maintenance reservation of these whole hosts (managers
             only), confirmed at once even over running jobs
   -U, -G    who may submit to its queue (default: you)
+  -H        from which hosts (default: any)
   -m, -M    mail points (a b e c, or n) and addresses
   -I secs   wait up to secs for the scheduler's verdict (a reservation
             still unconfirmed then is deleted; negative: left)
@@ -109,6 +110,8 @@ func common(o getopt.Option, now time.Time, attrs *[]proto.Attr) (bool, error) {
 		add(proto.AttrAuthUsers, o.Value)
 	case 'G':
 		add(proto.AttrAuthGroups, o.Value)
+	case 'H':
+		add(proto.AttrAuthHosts, o.Value)
 	case 'N':
 		add(proto.AttrResvName, o.Value)
 	case 'm':
@@ -123,7 +126,7 @@ func common(o getopt.Option, now time.Time, attrs *[]proto.Attr) (bool, error) {
 
 // ParseSubmit reads pbs_rsub's arguments; tz is PBS_TZID.
 func ParseSubmit(args []string, now time.Time, tz string) (*Submission, error) {
-	opts, operands, err := getopt.Spec{Short: "D:E:I:l:m:M:N:r:R:U:G:", Long: []string{"hosts"}}.Parse(args)
+	opts, operands, err := getopt.Spec{Short: "D:E:H:I:l:m:M:N:r:R:U:G:", Long: []string{"hosts"}}.Parse(args)
 	if err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}

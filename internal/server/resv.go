@@ -140,7 +140,7 @@ func parseResvAttrs(attrs []proto.Attr, r *model.Resv, p *resvRequest) error {
 				return proto.Errorf(proto.PBSE_BADATVAL, "(Reserve_Name = %q)", a.Value)
 			}
 			r.Name = a.Value
-		case proto.AttrAuthUsers, proto.AttrAuthGroups:
+		case proto.AttrAuthUsers, proto.AttrAuthGroups, proto.AttrAuthHosts:
 			items := model.SplitList(a.Value)
 			if len(items) == 0 {
 				return proto.Errorf(proto.PBSE_BADATVAL, "(%s is empty)", a.Name)
@@ -150,10 +150,13 @@ func parseResvAttrs(attrs []proto.Attr, r *model.Resv, p *resvRequest) error {
 					return proto.Errorf(proto.PBSE_BADATVAL, "(%s = %q)", a.Name, a.Value)
 				}
 			}
-			if a.Name == proto.AttrAuthUsers {
+			switch a.Name {
+			case proto.AttrAuthUsers:
 				r.AuthUsers = strings.Join(items, ",")
-			} else {
+			case proto.AttrAuthGroups:
 				r.AuthGroups = strings.Join(items, ",")
+			default:
+				r.AuthHosts = strings.Join(items, ",")
 			}
 		case proto.AttrMailPoints:
 			if strings.Trim(a.Value, "abecn") != "" || strings.Contains(a.Value, "n") && a.Value != "n" {
@@ -474,13 +477,20 @@ func (s *Server) resvQueueObject(r *model.Resv) *model.Object {
 func (s *Server) setResvACL(q *model.Object, r *model.Resv) {
 	q.Set(proto.AttrAclUserEnable, "", "True")
 	q.Set(proto.AttrAclUsers, "", r.AuthUsers)
-	if r.AuthGroups != "" {
-		q.Set(proto.AttrAclGroupEnable, "", "True")
-		q.Set(proto.AttrAclGroups, "", r.AuthGroups)
-	} else {
-		q.Unset(proto.AttrAclGroupEnable, "")
-		q.Unset(proto.AttrAclGroups, "")
+	setACL(q, proto.AttrAclGroupEnable, proto.AttrAclGroups, r.AuthGroups)
+	setACL(q, proto.AttrAclHostEnable, proto.AttrAclHosts, r.AuthHosts)
+}
+
+// setACL turns q's access list enable/list on with list, or off when
+// list is empty.
+func setACL(q *model.Object, enable, attr, list string) {
+	if list == "" {
+		q.Unset(enable, "")
+		q.Unset(attr, "")
+		return
 	}
+	q.Set(enable, "", "True")
+	q.Set(attr, "", list)
 }
 
 // statusResvs is pbs_rstat: every reservation is shown to everyone, as in
