@@ -7,7 +7,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"gopbs/internal/cmdutil"
@@ -37,6 +36,6 @@ func run(args []string) int {
 	if err != nil {
 		return env.Fail(err)
 	}
-	fmt.Printf("%s %s\n", reply.ID, strings.TrimPrefix(reply.State.String(), "RESV_"))
+	resvcmd.PrintState(reply.ID, reply.State)
 	return 0
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"gopbs/internal/cmdutil"
@@ -46,7 +45,7 @@ func run(args []string) int {
 		return env.Fail(err)
 	}
 	if sub.Wait <= 0 || reply.State != proto.ResvUnconfirmed {
-		fmt.Printf("%s %s\n", reply.ID, strings.TrimPrefix(reply.State.String(), "RESV_"))
+		resvcmd.PrintState(reply.ID, reply.State)
 		return 0
 	}
 	// -I: the scheduler's verdict, polled.
@@ -63,7 +62,7 @@ func run(args []string) int {
 		case len(sts) == 1:
 			v, _ := sts[0].Get(proto.AttrResvState)
 			if st, ok := proto.ParseResvState(v); ok && st != proto.ResvUnconfirmed {
-				fmt.Printf("%s %s\n", reply.ID, strings.TrimPrefix(st.String(), "RESV_"))
+				resvcmd.PrintState(reply.ID, st)
 				return 0
 			}
 		}

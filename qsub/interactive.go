@@ -187,7 +187,7 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader, 
 	var xr *x11Relay
 	if display != nil {
 		xr = newX11Relay(*display, s.fc, func(msg string) { env.Errorf("%s", msg) })
-		defer xr.close()
+		defer xr.chans.Close()
 	}
 	if tty {
 		if ws, ok := winsize(in); ok {
@@ -271,11 +271,11 @@ func relay(env *cmdutil.Env, s *interactiveSession, id string, stdin io.Reader, 
 			}
 		case interactive.KindX11Data:
 			if xr != nil {
-				xr.write(f.Channel, f.Data)
+				xr.chans.Write(f.Channel, f.Data)
 			}
 		case interactive.KindX11Close:
 			if xr != nil {
-				xr.end(f.Channel, false)
+				xr.chans.End(f.Channel, false)
 			}
 		}
 	}

@@ -30,8 +30,7 @@ type x11Relay struct {
 	authName   string
 	authData   []byte
 	fc         *interactive.Conn
-	mu         sync.Mutex
-	chans      map[uint32]*interactive.Queue
+	chans      *interactive.Channels
 	warnedOnce sync.Once
 	warn       func(string)
 }
@@ -39,7 +38,7 @@ type x11Relay struct {
 // newX11Relay finds the user's cookie for display d (XAUTHORITY, else
 // ~/.Xauthority; none: the display may need none).
 func newX11Relay(d x11.Display, fc *interactive.Conn, warn func(string)) *x11Relay {
-	r := &x11Relay{display: d, fc: fc, chans: map[uint32]*interactive.Queue{}, warn: warn}
+	r := &x11Relay{display: d, fc: fc, chans: interactive.NewChannels(fc, x11QueueBytes), warn: warn}
 	path := os.Getenv("XAUTHORITY")
 	if path == "" {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -66,11 +65,7 @@ func newX11Relay(d x11.Display, fc *interactive.Conn, warn func(string)) *x11Rel
 
 // open connects a new channel to the display.
 func (r *x11Relay) open(ch uint32) {
-	q := interactive.NewQueue(x11QueueBytes)
-	r.mu.Lock()
-	r.chans[ch] = q
-	r.mu.Unlock()
-	go r.serve(ch, q)
+	go r.serve(ch, r.chans.Add(ch))
 }
 
 // serve connects ch to the display and relays it both ways until either
@@ -79,28 +74,14 @@ func (r *x11Relay) serve(ch uint32, q *interactive.Queue) {
 	c, err := r.display.Dial(displayDialWait)
 	if err != nil {
 		r.warnedOnce.Do(func() { r.warn("X11: cannot connect to display " + r.display.String() + ": " + err.Error()) })
-		r.end(ch, true)
+		r.chans.End(ch, true)
 		return
 	}
 	go func() {
 		interactive.Relay(c, func(p []byte) error { return r.fc.SendX11(ch, p) })
-		r.end(ch, true)
+		r.chans.End(ch, true)
 	}()
-	first := true
-	for p := range q.C() {
-		n := len(p)
-		if first {
-			first = false
-			if p, err = r.withCookie(p); err != nil {
-				break
-			}
-		}
-		_, err = c.Write(p)
-		q.Written(n)
-		if err != nil {
-			break
-		}
-	}
+	q.Drain(c, r.withCookie)
 	c.Close()
 }
 
@@ -117,42 +98,4 @@ func (r *x11Relay) withCookie(p []byte) ([]byte, error) {
 		return nil, err
 	}
 	return append(out, p[n:]...), nil
-}
-
-// write queues what the job's client sent.
-func (r *x11Relay) write(ch uint32, p []byte) {
-	r.mu.Lock()
-	q := r.chans[ch]
-	r.mu.Unlock()
-	if q != nil && !q.Send(p) {
-		// The display does not keep up: this client loses its
-		// channel rather than stall the terminal and the others.
-		r.end(ch, true)
-	}
-}
-
-// end ends channel ch; tell says the shepherd should hear of it.
-func (r *x11Relay) end(ch uint32, tell bool) {
-	r.mu.Lock()
-	q := r.chans[ch]
-	delete(r.chans, ch)
-	r.mu.Unlock()
-	if q == nil {
-		return
-	}
-	q.Close()
-	if tell {
-		r.fc.Send(&interactive.Frame{Kind: interactive.KindX11Close, Channel: ch})
-	}
-}
-
-// close ends every channel (the session is over).
-func (r *x11Relay) close() {
-	r.mu.Lock()
-	chans := r.chans
-	r.chans = map[uint32]*interactive.Queue{}
-	r.mu.Unlock()
-	for _, q := range chans {
-		q.Close()
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"gopbs/internal/config"
+	"gopbs/internal/listen"
 	"gopbs/internal/store"
 	"gopbs/proto"
 )
@@ -304,7 +305,7 @@ func (n *Node) loop() {
 			n.log.Warn("no longer the leader: stopping the server")
 			// The listeners stay open from server to follower: a
 			// command that connects meanwhile is relayed, not refused.
-			unix, tcp := n.stopServingKeepingListeners()
+			unix, tcp := n.stopServing(true)
 			if err := n.startFollowing(unix, tcp); err != nil {
 				n.cfg.Fatal(err)
 				return
@@ -333,13 +334,7 @@ func (n *Node) lead() {
 	}
 	var unix, tcp net.Listener
 	if f := n.takeFollower(); f != nil {
-		for _, l := range f.handOver() {
-			if _, ok := l.(*net.UnixListener); ok {
-				unix = l
-			} else {
-				tcp = l
-			}
-		}
+		unix, tcp = listen.ByKind(f.handOver())
 	}
 	srv, err := n.cfg.Start(n.fence, unix, tcp)
 	if err != nil {
@@ -361,9 +356,9 @@ func (n *Node) lead() {
 	n.log.Info("leader: serving", "term", n.raft.CurrentTerm(), "took", time.Since(start))
 }
 
-// stopServingKeepingListeners stops the leader's server and returns its
-// listeners, still open.
-func (n *Node) stopServingKeepingListeners() (unix, tcp net.Listener) {
+// stopServing stops the leader's server; keep leaves its listeners open
+// and returns them.
+func (n *Node) stopServing(keep bool) (unix, tcp net.Listener) {
 	n.mu.Lock()
 	srv := n.srv
 	n.srv = nil
@@ -371,23 +366,16 @@ func (n *Node) stopServingKeepingListeners() (unix, tcp net.Listener) {
 	if srv == nil {
 		return nil, nil
 	}
-	unix, tcp, err := srv.CloseKeepingListeners()
+	var err error
+	if keep {
+		unix, tcp, err = srv.CloseKeepingListeners()
+	} else {
+		err = srv.Close()
+	}
 	if err != nil {
 		n.log.Error("stop the server", "error", err)
 	}
 	return unix, tcp
-}
-
-func (n *Node) stopServing() {
-	n.mu.Lock()
-	srv := n.srv
-	n.srv = nil
-	n.mu.Unlock()
-	if srv != nil {
-		if err := srv.Close(); err != nil {
-			n.log.Error("stop the server", "error", err)
-		}
-	}
 }
 
 // Close stops serving and leaves raft (the group goes on without this
@@ -395,7 +383,7 @@ func (n *Node) stopServing() {
 func (n *Node) Close() error {
 	close(n.stop)
 	<-n.done
-	n.stopServing()
+	n.stopServing(false)
 	n.stopFollowing()
 	err := n.raft.Shutdown().Error()
 	n.closeRaftState()

@@ -247,3 +247,50 @@ func TestRelayAndQueue(t *testing.T) {
 		t.Errorf("queue gave %q, want [a b d]", got)
 	}
 }
+
+// Channels: Open numbers channels; what the other end sends reaches the
+// channel's writer; a channel whose queue would overflow ends and the
+// other end hears so; after Close nothing opens and peers are closed.
+func TestChannels(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	cs := NewChannels(NewConn(a), 4)
+	heard := make(chan Frame, 4)
+	go func() {
+		c := NewConn(b)
+		for {
+			f, err := c.Recv()
+			if err != nil {
+				return
+			}
+			heard <- f
+		}
+	}()
+	peer, other := net.Pipe()
+	defer other.Close()
+	ch, q, ok := cs.Open(peer)
+	if !ok || ch != 1 {
+		t.Fatalf("Open = %d, %v", ch, ok)
+	}
+	cs.Write(ch, []byte("abcd"))
+	if got := string(<-q.C()); got != "abcd" {
+		t.Errorf("the writer got %q", got)
+	}
+	cs.Write(ch, []byte("12345")) // more than the bound
+	if f := <-heard; f.Kind != KindX11Close || f.Channel != ch {
+		t.Errorf("an overflowing channel: %+v, want X11Close of %d", f, ch)
+	}
+	cs.Write(ch, []byte("x")) // ended: dropped
+	if _, open := <-q.C(); open {
+		t.Error("an ended channel's queue still gives frames")
+	}
+	q2 := cs.Add(9)
+	cs.Close()
+	if _, open := <-q2.C(); open {
+		t.Error("Close left a queue open")
+	}
+	if _, _, ok := cs.Open(peer); ok {
+		t.Error("a channel opened after Close")
+	}
+}

@@ -75,3 +75,114 @@ func (q *Queue) Close() {
 		close(q.c)
 	}
 }
+
+// Drain writes what q holds to w until q ends or a write fails, saying
+// what it wrote; first, when not nil, rewrites the first frame (qsub
+// puts the user's cookie into the client's setup).
+func (q *Queue) Drain(w io.Writer, first func([]byte) ([]byte, error)) {
+	for p := range q.C() {
+		n := len(p)
+		var err error
+		if first != nil {
+			p, err = first(p)
+			first = nil
+		}
+		if err == nil {
+			_, err = w.Write(p)
+		}
+		q.Written(n)
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Channels are one end's X11 channels over a connection: what the other
+// end sends for each waits in its Queue for the channel's writer (Drain).
+// Both ends use them: the shepherd numbers the channels (Open), qsub
+// takes the numbers it is told (Add).
+type Channels struct {
+	c      *Conn
+	max    int // each queue's bound
+	mu     sync.Mutex
+	m      map[uint32]channel
+	next   uint32
+	closed bool
+}
+
+type channel struct {
+	q    *Queue
+	peer io.Closer // closed with the channels (nil: the writer's own)
+}
+
+// NewChannels serves channels over c, each queue holding at most max
+// bytes.
+func NewChannels(c *Conn, max int) *Channels {
+	return &Channels{c: c, max: max, m: map[uint32]channel{}}
+}
+
+// Open numbers a new channel to peer and returns its queue; ok is false
+// once the channels are closed.
+func (cs *Channels) Open(peer io.Closer) (ch uint32, q *Queue, ok bool) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.closed {
+		return 0, nil, false
+	}
+	cs.next++
+	q = NewQueue(cs.max)
+	cs.m[cs.next] = channel{q: q, peer: peer}
+	return cs.next, q, true
+}
+
+// Add takes channel ch, numbered by the other end, and returns its queue.
+func (cs *Channels) Add(ch uint32) *Queue {
+	q := NewQueue(cs.max)
+	cs.mu.Lock()
+	cs.m[ch] = channel{q: q}
+	cs.mu.Unlock()
+	return q
+}
+
+// Write queues what the other end sent for channel ch (an ended one
+// drops it). A peer that does not keep up loses its channel rather than
+// stall the terminal and the other channels.
+func (cs *Channels) Write(ch uint32, p []byte) {
+	cs.mu.Lock()
+	c, ok := cs.m[ch]
+	cs.mu.Unlock()
+	if ok && !c.q.Send(p) {
+		cs.End(ch, true)
+	}
+}
+
+// End ends channel ch once what was queued for it is written; tell says
+// the other end should hear of it (this end's peer went away).
+func (cs *Channels) End(ch uint32, tell bool) {
+	cs.mu.Lock()
+	c, ok := cs.m[ch]
+	delete(cs.m, ch)
+	cs.mu.Unlock()
+	if !ok {
+		return
+	}
+	c.q.Close()
+	if tell {
+		cs.c.Send(&Frame{Kind: KindX11Close, Channel: ch})
+	}
+}
+
+// Close ends every channel (the session is over), closing their peers.
+func (cs *Channels) Close() {
+	cs.mu.Lock()
+	cs.closed = true
+	m := cs.m
+	cs.m = map[uint32]channel{}
+	cs.mu.Unlock()
+	for _, c := range m {
+		if c.peer != nil {
+			c.peer.Close()
+		}
+		c.q.Close()
+	}
+}

@@ -182,6 +182,19 @@ func Resume(l net.Listener) {
 	}
 }
 
+// ByKind tells a daemon's handed-over listeners apart: its Unix socket
+// and its TCP port (nil for one not among them).
+func ByKind(ls []net.Listener) (unix, tcp net.Listener) {
+	for _, l := range ls {
+		if _, ok := l.(*net.UnixListener); ok {
+			unix = l
+		} else {
+			tcp = l
+		}
+	}
+	return unix, tcp
+}
+
 // deadliner is a listener whose Accept can be woken (TCP and Unix).
 type deadliner interface {
 	SetDeadline(time.Time) error

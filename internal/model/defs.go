@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -523,7 +524,7 @@ func queueTypeCheck(v string) (string, error) {
 }
 
 // ServerDefs is the server's attribute table.
-var ServerDefs = newTable(proto.ObjServer, []Def{
+var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrServerState, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrServerHost, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrServerMembers, Kind: KindString, Access: ReadOnly}, // changed by the server itself (changeGroup)
@@ -544,15 +545,7 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
 	{Name: proto.AttrSchedulerIteration, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrSchedCycleLength, Kind: KindDuration, Access: MgrSet},
-	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxUserRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
-	{Name: proto.AttrMaxGroupRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
-	{Name: proto.AttrMaxUserRes, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxGroupRes, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxUserResSoft, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxGroupResSoft, Kind: KindResources, Access: OperSet | MgrSet},
+}, runLimitDefs(), []Def{
 	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrManagers, Kind: KindList, Access: MgrSet},
@@ -582,25 +575,34 @@ var ServerDefs = newTable(proto.ObjServer, []Def{
 	{Name: proto.AttrMaxArraySize, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
-})
+}))
+
+// runLimitDefs are the run limits the server and every queue have (the
+// scheduler keeps them): counts of running jobs, what they hold per user
+// and group, and the soft forms of both.
+func runLimitDefs() []Def {
+	return []Def{
+		{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+		{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+		{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
+		{Name: proto.AttrMaxUserRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
+		{Name: proto.AttrMaxGroupRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
+		{Name: proto.AttrMaxUserRes, Kind: KindResources, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxGroupRes, Kind: KindResources, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxUserResSoft, Kind: KindResources, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxGroupResSoft, Kind: KindResources, Access: OperSet | MgrSet},
+	}
+}
 
 // QueueDefs is the queue attribute table.
-var QueueDefs = newTable(proto.ObjQueue, []Def{
+var QueueDefs = newTable(proto.ObjQueue, slices.Concat([]Def{
 	{Name: proto.AttrQueueTypeQ, Kind: KindString, Access: MgrSet, Check: queueTypeCheck},
 	{Name: proto.AttrQPriority, Kind: KindLong, Access: MgrSet},
 	{Name: proto.AttrTotalJobs, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxRunning, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxUserRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxGroupRun, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrMaxUserRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
-	{Name: proto.AttrMaxGroupRunSoft, Kind: KindLong, Access: OperSet | MgrSet, Check: mustSoftLimit},
-	{Name: proto.AttrMaxUserRes, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxGroupRes, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxUserResSoft, Kind: KindResources, Access: OperSet | MgrSet},
-	{Name: proto.AttrMaxGroupResSoft, Kind: KindResources, Access: OperSet | MgrSet},
+}, runLimitDefs(), []Def{
 	{Name: proto.AttrResourcesMax, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesMin, Kind: KindResources, Access: MgrSet},
 	{Name: proto.AttrResourcesDefault, Kind: KindResources, Access: MgrSet},
@@ -628,7 +630,7 @@ var QueueDefs = newTable(proto.ObjQueue, []Def{
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
 	{Name: proto.AttrEnabled, Kind: KindBool, Access: OperSet | MgrSet},
 	{Name: proto.AttrStarted, Kind: KindBool, Access: OperSet | MgrSet},
-})
+}))
 
 // NodeDefs is the node attribute table.
 var NodeDefs = newTable(proto.ObjNode, []Def{

@@ -291,3 +291,10 @@ func Print(w io.Writer, st proto.Status, how int, now time.Time) {
 		fmt.Fprintln(w)
 	}
 }
+
+// PrintState prints what pbs_rsub and pbs_ralter print of a reservation
+// they leave: its id and state as OpenPBS's commands say it
+// ("R12.srv CONFIRMED").
+func PrintState(id string, st proto.ResvState) {
+	fmt.Printf("%s %s\n", id, strings.TrimPrefix(st.String(), "RESV_"))
+}

@@ -380,12 +380,8 @@ func (s *Server) CloseKeepingListeners() (unix, tcp net.Listener, err error) {
 	s.stopServing(true)
 	for _, l := range s.listeners {
 		listen.Resume(l)
-		if _, ok := l.(*net.UnixListener); ok {
-			unix = l
-		} else {
-			tcp = l
-		}
 	}
+	unix, tcp = listen.ByKind(s.listeners)
 	return unix, tcp, s.release()
 }
 

@@ -188,11 +188,11 @@ func (t *terminal) input() {
 			}
 		case interactive.KindX11Data:
 			if t.x11 != nil {
-				t.x11.write(f.Channel, f.Data)
+				t.x11.chans.Write(f.Channel, f.Data)
 			}
 		case interactive.KindX11Close:
 			if t.x11 != nil {
-				t.x11.end(f.Channel, false)
+				t.x11.chans.End(f.Channel, false)
 			}
 		}
 	}

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 
@@ -56,25 +55,15 @@ type x11Forward struct {
 	authDir  string
 	authFile string
 	fc       *interactive.Conn
-
-	mu     sync.Mutex
-	chans  map[uint32]*x11Channel
-	next   uint32
-	closed bool
-}
-
-// x11Channel is one X client of the job: what qsub sends it waits in
-// out for its writer.
-type x11Channel struct {
-	c   net.Conn
-	out *interactive.Queue
+	// chans are the job's X clients, each a channel to qsub.
+	chans *interactive.Channels
 }
 
 // forwardX11 starts the forwarding to qsub over fc for the owner's job:
 // the listeners, the cookie and its Xauthority file. It returns the
 // job's DISPLAY and XAUTHORITY.
 func (sh *shepherd) forwardX11(fc *interactive.Conn) (*x11Forward, []string, error) {
-	fwd := &x11Forward{fc: fc, chans: map[uint32]*x11Channel{}, cookie: make([]byte, x11.CookieLen)}
+	fwd := &x11Forward{fc: fc, chans: interactive.NewChannels(fc, x11QueueBytes), cookie: make([]byte, x11.CookieLen)}
 	if _, err := rand.Read(fwd.cookie); err != nil {
 		return nil, nil, fmt.Errorf("x11 cookie: %w", err)
 	}
@@ -189,70 +178,21 @@ func (fwd *x11Forward) client(c net.Conn) {
 	setup.AuthName, setup.AuthData = "", nil
 	first, _ := x11.AppendSetup(nil, setup)
 	first = append(first, buf[n:]...)
-	ch, ok := fwd.open(c)
+	ch, q, ok := fwd.chans.Open(c)
 	if !ok {
 		c.Close()
 		return
 	}
+	go func() {
+		q.Drain(c, nil)
+		c.Close()
+	}()
 	if fwd.fc.Send(&interactive.Frame{Kind: interactive.KindX11Open, Channel: ch}) != nil || fwd.fc.SendX11(ch, first) != nil {
-		fwd.end(ch, false)
+		fwd.chans.End(ch, false)
 		return
 	}
 	interactive.Relay(c, func(p []byte) error { return fwd.fc.SendX11(ch, p) })
-	fwd.end(ch, true)
-}
-
-// open registers a channel for c and starts its writer.
-func (fwd *x11Forward) open(c net.Conn) (uint32, bool) {
-	fwd.mu.Lock()
-	defer fwd.mu.Unlock()
-	if fwd.closed {
-		return 0, false
-	}
-	fwd.next++
-	ch := fwd.next
-	xc := &x11Channel{c: c, out: interactive.NewQueue(x11QueueBytes)}
-	fwd.chans[ch] = xc
-	go func() {
-		for p := range xc.out.C() {
-			_, err := c.Write(p)
-			xc.out.Written(len(p))
-			if err != nil {
-				break
-			}
-		}
-		c.Close()
-	}()
-	return ch, true
-}
-
-// write queues what qsub sent for channel ch (a channel already ended
-// drops it).
-func (fwd *x11Forward) write(ch uint32, p []byte) {
-	fwd.mu.Lock()
-	xc := fwd.chans[ch]
-	fwd.mu.Unlock()
-	if xc != nil && !xc.out.Send(p) {
-		// A client that does not read (stopped, hung) loses its
-		// channel rather than stall the terminal and the others.
-		fwd.end(ch, true)
-	}
-}
-
-// end ends channel ch once what was queued for it is written; tell says
-// qsub should hear of it (the client went away).
-func (fwd *x11Forward) end(ch uint32, tell bool) {
-	fwd.mu.Lock()
-	xc := fwd.chans[ch]
-	delete(fwd.chans, ch)
-	fwd.mu.Unlock()
-	if xc == nil {
-		return
-	}
-	xc.out.Close()
-	if tell {
-		fwd.fc.Send(&interactive.Frame{Kind: interactive.KindX11Close, Channel: ch})
-	}
+	fwd.chans.End(ch, true)
 }
 
 // close ends the forwarding: the listener, every channel, the cookie's
@@ -261,15 +201,7 @@ func (fwd *x11Forward) close() {
 	for _, ln := range fwd.lns {
 		ln.Close()
 	}
-	fwd.mu.Lock()
-	fwd.closed = true
-	chans := fwd.chans
-	fwd.chans = map[uint32]*x11Channel{}
-	fwd.mu.Unlock()
-	for _, xc := range chans {
-		xc.c.Close()
-		xc.out.Close()
-	}
+	fwd.chans.Close()
 	if fwd.authDir != "" {
 		os.RemoveAll(fwd.authDir)
 	}
