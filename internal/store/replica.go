@@ -68,25 +68,26 @@ func EncodeEntry(batches []*Batch) ([]byte, error) {
 	return out, nil
 }
 
-// errEntry is a malformed entry.
-var errEntry = errors.New("malformed log entry")
+// ErrMalformedEntry is the class of CheckEntry's and ApplyEntry's errors
+// for an entry no store can decode: replaying it cannot help.
+var ErrMalformedEntry = errors.New("malformed log entry")
 
 // decodeEntry parses an entry from EncodeEntry. Keys and values alias data.
 func decodeEntry(data []byte) ([]op, error) {
 	if len(data) == 0 || data[0] != entryVersion {
-		return nil, fmt.Errorf("%w: unknown version", errEntry)
+		return nil, fmt.Errorf("%w: unknown version", ErrMalformedEntry)
 	}
 	data = data[1:]
 	n, k := binary.Uvarint(data)
 	if k <= 0 || n > maxEntryOps || n > uint64(len(data)) {
-		return nil, fmt.Errorf("%w: bad count", errEntry)
+		return nil, fmt.Errorf("%w: bad count", ErrMalformedEntry)
 	}
 	data = data[k:]
 	ops := make([]op, 0, n)
 	field := func() ([]byte, error) {
 		l, k := binary.Uvarint(data)
 		if k <= 0 || l > uint64(len(data)-k) {
-			return nil, fmt.Errorf("%w: bad length", errEntry)
+			return nil, fmt.Errorf("%w: bad length", ErrMalformedEntry)
 		}
 		f := data[k : k+int(l)]
 		data = data[k+int(l):]
@@ -94,11 +95,11 @@ func decodeEntry(data []byte) ([]op, error) {
 	}
 	for range n {
 		if len(data) == 0 {
-			return nil, fmt.Errorf("%w: truncated", errEntry)
+			return nil, fmt.Errorf("%w: truncated", ErrMalformedEntry)
 		}
 		kind := opKind(data[0])
-		if kind > opDelEvent {
-			return nil, fmt.Errorf("%w: unknown operation %d", errEntry, kind)
+		if kind >= opCount {
+			return nil, fmt.Errorf("%w: unknown operation %d", ErrMalformedEntry, kind)
 		}
 		data = data[1:]
 		key, err := field()
@@ -112,9 +113,19 @@ func decodeEntry(data []byte) ([]op, error) {
 		ops = append(ops, op{kind: kind, key: key, value: value})
 	}
 	if len(data) != 0 {
-		return nil, fmt.Errorf("%w: %d bytes after the last write", errEntry, len(data))
+		return nil, fmt.Errorf("%w: %d bytes after the last write", ErrMalformedEntry, len(data))
 	}
 	return ops, nil
+}
+
+// CheckEntry reports whether data is an entry ApplyEntry can decode. The
+// group's leader checks every entry before it is appended to the log,
+// and a member checks the entries it has yet to apply before it takes
+// part in the group: an entry that no member can apply must never be
+// committed, for every member would stop on it.
+func CheckEntry(data []byte) error {
+	_, err := decodeEntry(data)
+	return err
 }
 
 // ApplyEntry applies log entry number index to the file in one

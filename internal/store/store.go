@@ -493,6 +493,9 @@ const (
 	opDelEvent
 	opPutResv
 	opDelResv
+	// opCount is the number of kinds: a log entry naming a kind at or
+	// past it is malformed (decodeEntry).
+	opCount
 )
 
 type op struct {
