@@ -82,7 +82,7 @@ func runMember(cfg *config.Config, log hclog.Logger, base server.Config, flags m
 			return leading{srv, webSrv}, nil
 		},
 		Fatal: func(err error) {
-			log.Error("this member cannot go on; exiting (a restart recovers it)", "error", err)
+			log.Error("this member cannot go on; exiting", "error", err)
 			os.Exit(1)
 		},
 	})

@@ -10,12 +10,14 @@
 package ha
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -84,11 +86,14 @@ const (
 
 // Node is a running member.
 type Node struct {
-	cfg   Config
-	log   hclog.Logger
-	raft  *raft.Raft
-	logs  *logStore
-	trans *raft.NetworkTransport
+	cfg  Config
+	log  hclog.Logger
+	raft *raft.Raft
+	// raftUp is raft once started, for the raft port's goroutines
+	// (members), which run before Start sets raft.
+	raftUp atomic.Pointer[raft.Raft]
+	logs   *logStore
+	trans  *raft.NetworkTransport
 
 	mu sync.Mutex
 	// leaderless is since when no leader was known (zero: one is).
@@ -143,12 +148,18 @@ func Start(cfg Config) (*Node, error) {
 		logs.Close()
 		return nil, fmt.Errorf("raft address %s: %w", raftAddr, err)
 	}
-	_, port, _ := net.SplitHostPort(raftAddr)
-	trans, err := raft.NewTCPTransportWithLogger(":"+port, adv, 3, 10*time.Second, n.log.Named("transport"))
+	if err := checkReachable(cfg.Self, adv.IP, cfg.Peers, lookupIPs); err != nil {
+		logs.Close()
+		return nil, err
+	}
+	// The raft port listens on this member's own address only and
+	// speaks only to members holding the cluster key (stream.go).
+	stream, err := newStreamLayer(streamConfig{Self: cfg.Self, Bind: adv, Key: cfg.Key, Members: n.members, Logger: n.log.Named("raftport")})
 	if err != nil {
 		logs.Close()
-		return nil, fmt.Errorf("raft transport on %s: %w", raftAddr, err)
+		return nil, err
 	}
+	trans := raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3, Timeout: 10 * time.Second, Logger: n.log.Named("transport")})
 	n.trans = trans
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(cfg.Self)
@@ -160,6 +171,15 @@ func Start(cfg Config) (*Node, error) {
 		rc.SnapshotThreshold, rc.TrailingLogs, rc.SnapshotInterval = cfg.SnapshotEvery, cfg.SnapshotEvery, time.Second
 	}
 	rc.Logger = n.log.Named("raft")
+	applied, err := cfg.Store.Applied()
+	if err != nil {
+		n.closeRaftState()
+		return nil, err
+	}
+	if err := checkLog(logs, applied); err != nil {
+		n.closeRaftState()
+		return nil, err
+	}
 	if !cfg.Rebuild {
 		has, err := raft.HasExistingState(logs, logs, snaps)
 		if err != nil {
@@ -183,6 +203,7 @@ func Start(cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("start raft: %w", err)
 	}
 	n.raft = r
+	n.raftUp.Store(r)
 	cfg.Store.SetReplicator(n)
 	if err := n.startFollowing(nil, nil); err != nil {
 		r.Shutdown().Error()
@@ -199,6 +220,47 @@ func (n *Node) closeRaftState() {
 		n.trans.Close()
 	}
 	n.logs.Close()
+}
+
+// members is every member the raft port speaks to: those of
+// PBS_SERVER_PEERS and those of the group's latest configuration (a
+// member added with qmgr, or one the configuration still names).
+func (n *Node) members() []string {
+	out := append([]string(nil), n.cfg.Peers...)
+	if r := n.raftUp.Load(); r != nil {
+		if f := r.GetConfiguration(); f.Error() == nil {
+			for _, s := range f.Configuration().Servers {
+				out = append(out, string(s.ID))
+			}
+		}
+	}
+	return out
+}
+
+// checkReachable refuses a member address that resolves to a loopback
+// address on this host while other members are elsewhere (Debian's
+// "127.0.1.1 hostname" line): its raft port, bound to that address,
+// could not be reached by them.
+func checkReachable(self string, ip net.IP, peers []string, resolve func(string) ([]net.IP, error)) error {
+	if !ip.IsLoopback() {
+		return nil
+	}
+	for _, p := range peers {
+		host, _, err := net.SplitHostPort(p)
+		if err != nil || p == self {
+			continue
+		}
+		ips, err := resolve(host)
+		if err != nil {
+			continue
+		}
+		for _, pip := range ips {
+			if !pip.IsLoopback() {
+				return fmt.Errorf("%s: this member's address %s resolves to %s, a loopback address, on this host, but member %s is at %s: the raft port would be unreachable from it; name this member by an address the others reach (or fix /etc/hosts)", config.KeyServerPeers, self, ip, p, pip)
+			}
+		}
+	}
+	return nil
 }
 
 // ShutdownRequested is closed when the leader's server was asked to stop
@@ -219,6 +281,11 @@ func (n *Node) Reconfigure() {
 // Replicate commits entry through the group (store.Replicator): it
 // returns once a majority holds it and this member applied it.
 func (n *Node) Replicate(entry []byte) error {
+	// An entry no member could apply would stop them all once
+	// committed: refuse it before it reaches the log.
+	if err := store.CheckEntry(entry); err != nil {
+		return fmt.Errorf("refused before the group's log: %w", err)
+	}
 	f := n.raft.Apply(entry, applyTimeout)
 	if err := f.Error(); err != nil {
 		return proto.Errorf(proto.PBSE_NOQUORUM, "(%v)", err)
@@ -398,10 +465,49 @@ type fsm struct {
 
 func (f *fsm) Apply(l *raft.Log) any {
 	if err := f.st.ApplyEntry(l.Index, l.Data); err != nil {
+		if errors.Is(err, store.ErrMalformedEntry) {
+			// No restart can apply it: this member stops, and
+			// checkLog keeps it out of the group when restarted
+			// (it would otherwise campaign with the entry in its
+			// log and hand it to every member).
+			f.fatal(fmt.Errorf("entry %d (term %d) cannot be decoded by this member: %w; it stops and will not rejoin the group with it: if the other members serve, rebuild this one (pbs_server -ha-rebuild), else run the version that wrote it", l.Index, l.Term, err))
+			return err
+		}
 		// This member's store would now miss a committed change:
 		// it stops, and replays the entry when it restarts.
-		f.fatal(fmt.Errorf("apply entry %d: %w", l.Index, err))
+		f.fatal(fmt.Errorf("apply entry %d: %w; a restart replays it", l.Index, err))
 		return err
+	}
+	return nil
+}
+
+// checkLog refuses a raft log holding, after the entries the store
+// applied, one the store cannot decode: a member that started with it
+// could win an election (its last term is the highest) and commit it
+// everywhere, stopping every member.
+func checkLog(logs raft.LogStore, applied uint64) error {
+	first, err := logs.FirstIndex()
+	if err != nil {
+		return err
+	}
+	last, err := logs.LastIndex()
+	if err != nil {
+		return err
+	}
+	for i := max(first, applied+1); i <= last && i > 0; i++ {
+		var l raft.Log
+		if err := logs.GetLog(i, &l); err != nil {
+			if errors.Is(err, raft.ErrLogNotFound) {
+				continue
+			}
+			return fmt.Errorf("raft log entry %d: %w", i, err)
+		}
+		if l.Type != raft.LogCommand {
+			continue
+		}
+		if err := store.CheckEntry(l.Data); err != nil {
+			return fmt.Errorf("raft log entry %d (term %d) cannot be decoded: %w; this member does not rejoin the group with it: if the other members serve, rebuild this one (pbs_server -ha-rebuild), else run the version that wrote it", i, l.Term, err)
+		}
 	}
 	return nil
 }
