@@ -11,6 +11,7 @@ import (
 
 	"gopbs/internal/fault"
 	"gopbs/internal/testcluster"
+	"gopbs/proto"
 )
 
 // elasticCluster is a cluster of n one-cpu nodes (n1...) with pbs_sched,
@@ -340,4 +341,69 @@ func TestElasticGrowthJoinRefused(t *testing.T) {
 		t.Errorf("job_state %s", st)
 	}
 	c.MustRun("qdel", id)
+}
+
+// A count range is judged at its maximum (issue 29): on nodes of 40
+// cpus, "select=1-3:ncpus=40" is refused by the shipped max_cpus filter
+// (64) and by a queue's resources_max.ncpus = 40 as "select=3:ncpus=40"
+// is; its Resource_List.ncpus is the 120 it may hold. Under
+// max_user_res.ncpus = 40 it starts with one chunk and never grows past
+// the limit, though two nodes stay free, and a growth asked of the
+// server directly (as a scheduler would) is refused naming the limit.
+func TestElasticRangeJudgedAtMaximum(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 2")
+	for _, n := range []string{"n1", "n2", "n3"} {
+		c.AddMom(n, testcluster.MomOptions{})
+		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 40")
+	}
+	script := "#!/bin/sh\nsleep 300\n"
+	c.MustRun("qmgr", "-c", "set server submission_filters = "+example(t, "max_cpus"))
+	for _, sel := range []string{"select=3:ncpus=40", "select=1-3:ncpus=40"} {
+		r := c.RunStdin(script, "qsub", "-l", sel)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "asks for 120 cpus") {
+			t.Errorf("qsub -l %s past max_cpus: code %d %q, want the filter's refusal of 120 cpus", sel, r.Code, r.Stderr)
+		}
+	}
+	c.MustRun("qmgr", "-c", "unset server submission_filters")
+	c.MustRun("qmgr", "-c", "set queue workq resources_max.ncpus = 40")
+	for _, sel := range []string{"select=3:ncpus=40", "select=1-3:ncpus=40"} {
+		r := c.RunStdin(script, "qsub", "-l", sel)
+		if r.Code == 0 || !strings.Contains(r.Stderr, "resources_max.ncpus = 40, job requests 120") {
+			t.Errorf("qsub -l %s past resources_max.ncpus = 40: code %d %q", sel, r.Code, r.Stderr)
+		}
+	}
+	c.MustRun("qmgr", "-c", "unset queue workq resources_max.ncpus")
+	c.MustRun("qmgr", "-c", "set server max_user_res.ncpus = 40")
+	c.StartScheduler("pbs_sched")
+	id := c.Submit(script, "-l", "select=1-3:ncpus=40", "-l", "place=scatter")
+	c.WaitJobState(id, "R", 30*time.Second)
+	if got := attr(t, c, id, "Resource_List.ncpus"); got != "120" {
+		t.Errorf("Resource_List.ncpus %q, want 120 (the most the job may hold)", got)
+	}
+	if got := attr(t, c, id, "Resource_List.select"); got != "1-3:ncpus=40" {
+		t.Errorf("Resource_List.select %q", got)
+	}
+	cycles := c.SchedCycles()
+	c.WaitCycles(t, cycles+3)
+	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 1 {
+		t.Errorf("exec_vnode %q under max_user_res.ncpus = 40, want one chunk", v)
+	}
+	cl, err := proto.Dial(proto.DialOptions{Network: "unix", Address: filepath.Join(c.Home, "pbs_server.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	host := attr(t, c, id, "exec_host")
+	free := "n2"
+	if strings.HasPrefix(host, "n2") {
+		free = "n3"
+	}
+	err = cl.ResizeJob(&proto.ResizeRequest{JobID: id, Add: []string{free}})
+	if err == nil || !strings.Contains(err.Error(), "max_user_res.ncpus = 40") {
+		t.Errorf("a growth past max_user_res asked of the server: %v, want a refusal naming the limit", err)
+	}
+	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 1 {
+		t.Errorf("exec_vnode %q after the refused growth", v)
+	}
 }

@@ -127,6 +127,8 @@ func TestSelectTotals(t *testing.T) {
 		{"1:ncpus=4+2:mem=1gb", map[string]string{"nodect": "3", "ncpus": "6", "mem": "2gb"}},
 		{"3:host=a", map[string]string{"nodect": "3", "ncpus": "3"}},
 		{"1:ncpus=2:ngpus=1+1:ncpus=2:ngpus=1", map[string]string{"nodect": "2", "ncpus": "4", "ngpus": "2"}},
+		{"1-3:ncpus=40", map[string]string{"nodect": "3", "ncpus": "120"}},
+		{"1:ncpus=2+2-4:ncpus=1:mem=1gb", map[string]string{"nodect": "5", "ncpus": "6", "mem": "4gb"}},
 	}
 	for _, tt := range tests {
 		sel, err := ParseSelect(tt.spec)
@@ -179,8 +181,8 @@ func TestSelectRange(t *testing.T) {
 		if sel.NodeCount() != tt.min || sel.MaxNodeCount() != tt.max {
 			t.Errorf("%q: %d to %d chunks, want %d to %d", tt.spec, sel.NodeCount(), sel.MaxNodeCount(), tt.min, tt.max)
 		}
-		if got := sel.Totals()["nodect"]; got != strconv.Itoa(tt.min) {
-			t.Errorf("%q: nodect %s, want the minimum %d", tt.spec, got, tt.min)
+		if got := sel.Totals()["nodect"]; got != strconv.Itoa(tt.max) {
+			t.Errorf("%q: nodect %s, want the maximum %d (what the job may hold)", tt.spec, got, tt.max)
 		}
 		alloc, ok := sel.WithNodeCount(tt.allocN)
 		if ok == tt.allocRefused {

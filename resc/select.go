@@ -204,6 +204,12 @@ func (s Select) MaxNodeCount() int {
 	return n
 }
 
+// AtMax is s with its count range, if any, at its maximum (fixed).
+func (s Select) AtMax() Select {
+	sel, _ := s.WithNodeCount(s.MaxNodeCount())
+	return sel
+}
+
 // WithNodeCount is the select of one allocation of s: the ranged chunk
 // spec's count set so that the whole select has n chunks (fixed). ok is
 // false when n is outside s's range (s itself for a select without one
@@ -255,12 +261,16 @@ func (s Select) NodeCount() int {
 }
 
 // Totals sums the numeric host-level resources over all chunks, counting
-// one cpu for a chunk that names none, as PBS does. The result holds
+// one cpu for a chunk that names none, as PBS does, and a count range at
+// its maximum: the totals are the most the job may hold, what submission
+// filters and resources_max judge (a range counted at its minimum would
+// let "1-3:ncpus=40" past a limit "3:ncpus=40" meets). The result holds
 // canonical values keyed by resource name: always ncpus and nodect, and
 // every other numeric chunk resource that some chunk requests.
 func (s Select) Totals() map[string]string {
-	sums := s.Sums()
-	out := map[string]string{"nodect": strconv.Itoa(s.NodeCount())}
+	top := s.AtMax()
+	sums := top.Sums()
+	out := map[string]string{"nodect": strconv.Itoa(top.NodeCount())}
 	names := make([]string, 0, len(sums))
 	for n := range sums {
 		names = append(names, n)

@@ -279,6 +279,12 @@ func NewCoreJob(st proto.Status) *core.Job {
 	if v := plain[proto.AttrExecVnode]; v != "" {
 		j.Where = chunksOf(v)
 	}
+	if j.Select.Elastic() >= 0 {
+		// Resource_List's totals are the range's maximum (what the
+		// job may hold); limits count what it holds, or its minimum
+		// while it waits.
+		j.Numbers = j.At(j.Holding()).Numbers
+	}
 	return j
 }
 

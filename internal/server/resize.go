@@ -13,6 +13,7 @@ package server
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,6 +169,10 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 				}
 			}
 		}
+		grown, _ := r.Select.WithNodeCount(len(a.chunk) + len(req.Add))
+		if err := s.checkGrowth(j, grown); err != nil {
+			return err
+		}
 		add := r.Select[ei]
 		add.Count, add.Max = len(req.Add), 0
 		p, err := place.Chunks(resc.Select{add}, r.Place, s.freeNodes(req.Add, r.Place.Sharing == resc.SharingExclHost), req.Add)
@@ -234,6 +239,86 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 	s.log.Info("job grown", "job", req.JobID, "nodes", strings.Join(req.Add, "+"), "exec_vnode", after.ExecVnode)
 	s.schedEvent(proto.SchedNew)
 	return nil
+}
+
+// checkGrowth re-checks a growth of j to sel (its select at the count it
+// would hold) against the limits as they are now (mu held): resources_max
+// of j's queue and of the server, and the per-user and per-group
+// resource limits of both (max_user_res, max_group_res), counting what
+// the owner's and the group's other running jobs hold. A growth is a plan
+// of the scheduler's like a start: the server does not take it on trust.
+func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
+	rl := j.ResourceList
+	for name, v := range sel.Totals() {
+		rl = rl.Set(name, v)
+	}
+	q := s.queues[j.Queue]
+	if q == nil {
+		q = model.NewObject(j.Queue)
+	}
+	if err := s.checkResourceLimits(rl, q); err != nil {
+		return err
+	}
+	grown := holding(sel)
+	for _, scope := range []struct {
+		obj   *model.Object
+		queue string
+	}{{s.server, ""}, {q, j.Queue}} {
+		for _, lim := range []struct {
+			attr, kind, name string
+			same             func(o *model.Job) bool
+		}{
+			{proto.AttrMaxUserRes, "user", j.EUser, func(o *model.Job) bool { return o.EUser == j.EUser }},
+			{proto.AttrMaxGroupRes, "group", j.EGroup, func(o *model.Job) bool { return o.EGroup == j.EGroup }},
+		} {
+			limits := scope.obj.Resources[lim.attr]
+			if len(limits) == 0 {
+				continue
+			}
+			held := resc.Amounts{}
+			for _, o := range s.jobs {
+				if o == j || !o.Active() || (o.Suspended && o.Substate == model.SubSchedSusp) || !lim.same(o) || (scope.queue != "" && o.Queue != scope.queue) {
+					continue
+				}
+				held.AddTimes(heldBy(o), 1)
+			}
+			for _, r := range slices.Sorted(maps.Keys(limits)) {
+				limit, ok := resc.Number(r, limits[r])
+				if !ok {
+					continue
+				}
+				if held[r]+grown[r] > limit {
+					where := "server"
+					if scope.queue != "" {
+						where = "queue " + scope.queue
+					}
+					return proto.Errorf(proto.PBSE_EXCQRESC, "(growth of job %s: %s %s would hold %s of %s, over the %s's %s.%s = %s)",
+						j.ID, lim.kind, lim.name, resc.Format(r, held[r]+grown[r]), r, where, lim.attr, r, limits[r])
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// holding is what an allocation of sel holds: its chunks' amounts and
+// its node count.
+func holding(sel resc.Select) resc.Amounts {
+	a := sel.Sums()
+	a["nodect"] = float64(sel.NodeCount())
+	return a
+}
+
+// heldBy is what running job o holds: an elastic job its allocation, any
+// other its request.
+func heldBy(o *model.Job) resc.Amounts {
+	if a, err := allocationOf(o); err == nil {
+		return holding(a.sel)
+	}
+	if r, err := o.Request(); err == nil {
+		return holding(r.Select)
+	}
+	return resc.Amounts{}
 }
 
 // markNodeOffline takes a node offline with why as its comment.

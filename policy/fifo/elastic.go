@@ -31,10 +31,12 @@ func widest(cx *Context, j *core.Job, now time.Time, nodes []*core.Node, ignoreB
 	best := where
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		jn := *j
-		jn.Select, _ = j.Select.WithNodeCount(mid)
-		jn.Totals = core.Amounts(jn.Select.Amounts())
-		if w, ok := cx.Cal.PlaceAt(&jn, now, nodes, ignoreBlocks); ok {
+		jn := j.At(mid)
+		if !cx.limitsAllow(j, jn) {
+			hi = mid - 1
+			continue
+		}
+		if w, ok := cx.Cal.PlaceAt(jn, now, nodes, ignoreBlocks); ok {
 			best, lo = w, mid
 		} else {
 			hi = mid - 1
@@ -116,6 +118,10 @@ func (p *Pipeline) grow(cx *Context, plan *core.Plan, now time.Time) {
 		lo, hi := 0, room
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
+			if !cx.limitsAllow(j, j.At(len(j.Where)+mid)) {
+				hi = mid - 1
+				continue
+			}
 			if w, ok := cx.Cal.PlaceAt(growth(j, mid, now), now, cands, false); ok {
 				where, lo = w, mid
 			} else {
@@ -130,7 +136,76 @@ func (p *Pipeline) grow(cx *Context, plan *core.Plan, now time.Time) {
 		}
 		plan.Grow(j, where)
 		cx.Cal.Start(growth(j, len(where), now), where)
+		cx.resized(j, len(j.Where)+len(where))
 	}
+}
+
+// limitsAllow reports whether elastic job j may hold what at (j at
+// another count of its range) holds: under the per-user and per-group
+// resource limits of the server and of j's queue (max_user_res,
+// max_group_res), and within the cpus, memory and nodes the queue and the
+// server have (resources_available less what running jobs hold) or let
+// one job have (resources_max). A running j counts as what it holds now,
+// so only its growth is added.
+func (cx *Context) limitsAllow(j, at *core.Job) bool {
+	held := func(r string) float64 {
+		if !j.Running() {
+			return 0
+		}
+		v, _ := j.RequestNumber(r)
+		return v
+	}
+	want := func(r string) float64 {
+		v, _ := at.RequestNumber(r)
+		return v
+	}
+	q := cx.World.Queue(j.Queue)
+	type scope struct {
+		queue        string
+		limits       core.ResLimits
+		avail, limit core.Amounts
+	}
+	scopes := []scope{{"", cx.World.Server.ResLimits, cx.World.Server.ResourcesAvailable, cx.World.Server.ResourcesMax}}
+	if q != nil {
+		scopes = append(scopes, scope{j.Queue, q.ResLimits, q.ResourcesAvailable, q.ResourcesMax})
+	}
+	for _, sc := range scopes {
+		for r, limit := range sc.limits.User {
+			if u, _ := cx.Held(sc.queue, j.Owner, j.Group, r); u-held(r)+want(r) > limit {
+				return false
+			}
+		}
+		for r, limit := range sc.limits.Group {
+			if _, g := cx.Held(sc.queue, j.Owner, j.Group, r); g-held(r)+want(r) > limit {
+				return false
+			}
+		}
+		for _, r := range limitResources {
+			if v, ok := sc.avail[r]; ok {
+				if cx.Assigned(sc.queue, r)-held(r)+want(r) > v {
+					return false
+				}
+			} else if v, ok := sc.limit[r]; ok && want(r) > v {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// resized counts running (or just started) elastic job j at n chunks
+// from now on in the cycle's counts, so that the next job's limits see
+// what it holds.
+func (cx *Context) resized(j *core.Job, n int) {
+	at := j.At(n)
+	if cx.counts != nil {
+		cx.counts.stop(j)
+		j.Numbers = at.Numbers
+		cx.counts.start(j)
+	} else {
+		j.Numbers = at.Numbers
+	}
+	cx.countsChanged()
 }
 
 // shrinkFor finds chunks above their minimum that running elastic jobs
@@ -260,12 +335,16 @@ func (p *Pipeline) share(cx *Context, plan *core.Plan, now time.Time) {
 						return slices.ContainsFunc(added[j], func(c core.Chunk) bool { return c.Node == nd.Name })
 					})
 				}
+				if !cx.limitsAllow(j, j.At(len(j.Where)+len(added[j])+1)) {
+					break
+				}
 				where, ok := cx.Cal.PlaceAt(growth(j, 1, now), now, cands, false)
 				if !ok {
 					break
 				}
 				cx.Cal.Start(growth(j, 1, now), where)
 				added[j] = append(added[j], where...)
+				cx.resized(j, len(j.Where)+len(added[j]))
 				progress = true
 			}
 		}

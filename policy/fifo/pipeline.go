@@ -534,6 +534,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				run(j, where, stamp)
 			}
 			cx.Cal.Start(j, where)
+			if j.Select.Elastic() >= 0 {
+				// Counted as what it starts with (widest), not its minimum.
+				j.Numbers = j.At(len(where)).Numbers
+			}
 			cx.startCounted(j)
 			if j == cx.starving {
 				cx.starving = nil

@@ -121,6 +121,41 @@ func (j *Job) Running() bool {
 	return (j.State == JobRunning || j.State == JobExiting || j.State == JobSuspended) && !j.Released
 }
 
+// At is an elastic job as it would be holding n chunks of its range:
+// Select fixed at n, Totals and the chunk sums among Numbers (ncpus, mem,
+// nodect, ...) as that allocation takes them; what the policy counts
+// against limits. A job without a range, or n outside it, is j itself.
+func (j *Job) At(n int) *Job {
+	if j.Select.Elastic() < 0 {
+		return j
+	}
+	sel, ok := j.Select.WithNodeCount(n)
+	if !ok {
+		return j
+	}
+	out := *j
+	out.Select = sel
+	out.Totals = Amounts(sel.Amounts())
+	out.Numbers = make(Amounts, len(j.Numbers))
+	for k, v := range j.Numbers {
+		out.Numbers[k] = v
+	}
+	for k, v := range sel.Sums() {
+		out.Numbers[k] = v
+	}
+	out.Numbers["nodect"] = float64(n)
+	return &out
+}
+
+// Holding is the number of chunks an elastic job counts as: what it holds
+// when running, its minimum when not.
+func (j *Job) Holding() int {
+	if j.Running() && len(j.Where) > 0 {
+		return len(j.Where)
+	}
+	return j.Select.NodeCount()
+}
+
 // RequestNumber is a Resource_List value as a number (bytes, seconds or
 // the count), and whether the job asked for it.
 func (j *Job) RequestNumber(name string) (float64, bool) {
