@@ -414,3 +414,24 @@ func TestGroupWebFollowsLeader(t *testing.T) {
 		return err == nil && code == 200, fmt.Sprint(code, err)
 	})
 }
+
+// A group started as README says (issue 30): empty PBS_HOMEs but for
+// pbs.conf, the first member alone makes the cluster key (and its auth
+// directory, 0700), the key copied to the others, then they start: the
+// group elects a leader and takes a job.
+func TestGroupFromEmptyHomes(t *testing.T) {
+	g := testcluster.NewGroupFromEmptyHomes(t, 3)
+	st, err := os.Stat(filepath.Join(g.Members[0].Home, "auth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("auth directory mode %#o, want 0700", st.Mode().Perm())
+	}
+	testcluster.WaitFor(t, "a leader", 20*time.Second, func() (bool, string) { return g.Leader(1) >= 0, "" })
+	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
+	id := g.Members[2].Submit("#!/bin/sh\n")
+	if got, ok := g.Members[1].JobAttr(id, "job_state"); !ok || got != "Q" {
+		t.Errorf("job %s through member 3, read through member 2: state %q", id, got)
+	}
+}

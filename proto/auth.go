@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -105,12 +106,16 @@ func NewNonce() []byte {
 }
 
 // LoadOrCreateKey reads the cluster key at path, creating a fresh random key
-// with mode 0600 when the file does not exist. A key file of the wrong size
-// or readable by others is an error naming the file.
+// with mode 0600 (and its directory, 0700) when the file does not exist. A
+// key file of the wrong size or readable by others is an error naming the
+// file.
 func LoadOrCreateKey(path string) ([]byte, error) {
 	key, err := LoadKey(path)
 	if err == nil || !errors.Is(err, os.ErrNotExist) {
 		return key, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create cluster key directory: %w", err)
 	}
 	key = make([]byte, KeySize)
 	if _, err := rand.Read(key); err != nil {

@@ -212,9 +212,6 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if cfg.KeyFile != "" {
-		if err := os.MkdirAll(dirOf(cfg.KeyFile), 0o700); err != nil {
-			return nil, fmt.Errorf("create key directory: %w", err)
-		}
 		key, err := proto.LoadOrCreateKey(cfg.KeyFile)
 		if err != nil {
 			return nil, err
@@ -271,15 +268,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.log.Info("server state loaded", "store", st.Path(), "jobs", len(s.jobs), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
 	return s, nil
-}
-
-func dirOf(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
-	}
-	return "."
 }
 
 // initFresh writes the defaults of a new PBS_HOME: queue workq, scheduling

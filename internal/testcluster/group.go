@@ -55,7 +55,21 @@ func NewGroup(t TB, n int, args ...string) *Group {
 	return newGroup(t, n, false, args...)
 }
 
+// NewGroupFromEmptyHomes starts n members as README's group section
+// tells an admin to: every PBS_HOME empty but for its pbs.conf, the first
+// member started alone (it makes the cluster key), its key copied to the
+// others' PBS_HOME/auth, then the others started.
+func NewGroupFromEmptyHomes(t TB, n int) *Group {
+	t.Helper()
+	return startGroup(t, n, false, true)
+}
+
 func newGroup(t TB, n int, withWeb bool, args ...string) *Group {
+	t.Helper()
+	return startGroup(t, n, withWeb, false, args...)
+}
+
+func startGroup(t TB, n int, withWeb, emptyHomes bool, args ...string) *Group {
 	t.Helper()
 	g := &Group{}
 	bin := Build(t)
@@ -72,13 +86,29 @@ func newGroup(t TB, n int, withWeb bool, args ...string) *Group {
 	}
 	g.Peers = strings.Join(peers, ",")
 	keyFile := filepath.Join(g.Members[0].Home, "auth", "cluster.key")
-	if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
-		t.Fatal(err)
+	if emptyHomes {
+		first := g.Members[0]
+		g.writeConf(first)
+		first.mu.Lock()
+		first.startServerProc()
+		first.mu.Unlock()
+		t.Cleanup(first.Stop)
+		ok, _ := Poll(30*time.Second, func() (bool, string) { _, err := os.Stat(keyFile); return err == nil, "" })
+		if !ok {
+			t.Fatalf("the first member made no cluster key in %s within 30s\n%s", keyFile, first.ServerLog())
+		}
+	} else {
+		if err := os.MkdirAll(filepath.Dir(keyFile), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := proto.LoadOrCreateKey(keyFile); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, err := proto.LoadOrCreateKey(keyFile); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range g.Members {
+	for i, c := range g.Members {
+		if emptyHomes && i == 0 {
+			continue
+		}
 		g.configure(c)
 		c.mu.Lock()
 		c.startServerProc()
@@ -100,17 +130,7 @@ func newGroup(t TB, n int, withWeb bool, args ...string) *Group {
 // gives it the first member's cluster key.
 func (g *Group) configure(c *Cluster) {
 	t := c.T
-	c.Conf = filepath.Join(c.Home, "pbs.conf")
-	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\nPBS_SERVER_HOST_NAME=127.0.0.1\nPBS_SERVER_PEERS=%s\n",
-		c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort, g.Peers)
-	for i, m := range g.Members {
-		if m == c && i < len(g.WebAddrs) {
-			conf += "PBS_WEB=" + g.WebAddrs[i] + "\n"
-		}
-	}
-	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	g.writeConf(c)
 	keyFile := filepath.Join(c.Home, "auth", "cluster.key")
 	key, err := os.ReadFile(filepath.Join(g.Members[0].Home, "auth", "cluster.key"))
 	if err != nil {
@@ -120,6 +140,22 @@ func (g *Group) configure(c *Cluster) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeConf writes a member's pbs.conf.
+func (g *Group) writeConf(c *Cluster) {
+	t := c.T
+	c.Conf = filepath.Join(c.Home, "pbs.conf")
+	conf := fmt.Sprintf("PBS_HOME=%s\nPBS_EXEC=%s\nPBS_SERVER=localhost\nPBS_BATCH_SERVICE_PORT=%d\nPBS_MOM_SERVICE_PORT=%d\nPBS_SCHEDULER_SERVICE_PORT=%d\nPBS_SERVER_HOST_NAME=127.0.0.1\nPBS_SERVER_PEERS=%s\n",
+		c.Home, c.Bin, c.BatchPort, c.MomPort, c.SchedPort, g.Peers)
+	for i, m := range g.Members {
+		if m == c && i < len(g.WebAddrs) {
+			conf += "PBS_WEB=" + g.WebAddrs[i] + "\n"
+		}
+	}
+	if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
