@@ -407,3 +407,31 @@ func TestElasticRangeJudgedAtMaximum(t *testing.T) {
 		t.Errorf("exec_vnode %q after the refused growth", v)
 	}
 }
+
+// A shrink starts a scheduling cycle as a job's end does (issue 30):
+// with the periodic cycle ten minutes off, the job a balanced shrink
+// made room for starts as soon as the shrink is done (pbs_release_nodes
+// ends the same way, finishShrink).
+func TestShrinkStartsCycle(t *testing.T) {
+	c := elasticCluster(t, 2, "scheduling_mode: balanced\nshrink: graceful\nshrink_grace: 2")
+	// The periodic cycle ten minutes off: the 2 s one already timed
+	// comes once more, then none.
+	timed := strings.Count(c.ServerLog(), "command=time")
+	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 600")
+	waitFor(t, "the last 2 s periodic cycle", 20*time.Second, func() bool { return strings.Count(c.ServerLog(), "command=time") > timed })
+	// It traps its resize signal and keeps its chunks: the shrink is done
+	// once the grace is over.
+	id := c.Submit("#!/bin/sh\ntrap '' USR1\nsleep 300\n", "-l", "select=1-2:ncpus=1", "-l", "place=scatter", "-W", "resize_signal=USR1")
+	waitFor(t, "the elastic job on both nodes", 60*time.Second, func() bool {
+		v, _ := c.JobAttr(id, "exec_vnode")
+		return strings.Count(v, "(") == 2
+	})
+	waiting := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
+	start := time.Now()
+	c.WaitJobState(waiting, "R", 30*time.Second)
+	t.Logf("the job a shrink made room for started %v after its submission", time.Since(start).Round(time.Millisecond))
+	if v := attr(t, c, id, "exec_vnode"); strings.Count(v, "(") != 1 {
+		t.Errorf("the elastic job holds %q, want one chunk", v)
+	}
+	c.MustRun("qdel", id, waiting)
+}

@@ -529,7 +529,13 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 			j.ResourceList = rl
 		})
 		s.save(b, j)
-		b.After(func() { s.account(accounting.Update, j, s.updateRecord(j)) })
+		b.After(func() {
+			s.account(accounting.Update, j, s.updateRecord(j))
+			// What the job gave back is free: a job waiting for it
+			// (the one a balanced shrink was for) need not wait for
+			// the next periodic cycle.
+			s.schedEvent(proto.SchedTerm)
+		})
 		s.log.Info("job shrunk", "job", j.ID, "released", strings.Join(release, "+"), "exec_vnode", vnode)
 		return nil
 	})
