@@ -511,3 +511,48 @@ func TestJobSubmitsFromComputeNode(t *testing.T) {
 		t.Fatalf("child owner %q, parent owner %q", owner, powner)
 	}
 }
+
+// SIGHUP makes the mom read mom_priv/config again, as OpenPBS's and
+// Torque's do (issue 30): it never dies of it, a running job goes on,
+// the node shows the new values, and a broken file is refused with the
+// old values kept.
+func TestMomSIGHUPReloadsConfig(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	m := c.AddMom("n1", testcluster.MomOptions{Config: "$ideal_load 30\ntape3480 4\n"})
+	id := c.Submit("#!/bin/sh\nsleep 300\n")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 20*time.Second)
+	pid := m.Pid()
+	conf := filepath.Join(m.Home, "mom_priv", "config")
+	old := readFile(t, conf)
+	edit := strings.NewReplacer("$ideal_load 30\n", "$ideal_load 20\n", "tape3480 4\n", "tape3480 6\n").Replace(old)
+	if err := os.WriteFile(conf, []byte(edit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(pid, syscall.SIGHUP)
+	testcluster.WaitFor(t, "the node's new values", 20*time.Second, func() (bool, string) {
+		out := c.MustRun("qmgr", "-c", "list node n1")
+		return strings.Contains(out, "resources_available.tape3480 = 6\n") && strings.Contains(out, "ideal_load = 20\n"), out
+	})
+	if err := os.WriteFile(conf, []byte(edit+"$ideal_load twenty\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(pid, syscall.SIGHUP)
+	testcluster.WaitFor(t, "the refusal in the mom's log", 20*time.Second, func() (bool, string) {
+		log := m.Log()
+		return strings.Contains(log, "mom_priv/config not reloaded"), log[max(0, len(log)-1500):]
+	})
+	if !strings.Contains(m.Log(), `changed=["$ideal_load", "$max_load", "resources"]`) {
+		t.Errorf("the reload did not say what changed:\n%s", m.Log())
+	}
+	if syscall.Kill(pid, 0) != nil || c.NodeState("n1") == "down" {
+		t.Fatalf("the mom did not survive SIGHUP: node %s\n%s", c.NodeState("n1"), m.Log())
+	}
+	if out := c.MustRun("qmgr", "-c", "list node n1"); !strings.Contains(out, "resources_available.tape3480 = 6\n") {
+		t.Errorf("the values in force were not kept:\n%s", out)
+	}
+	if got, _ := c.JobAttr(id, "job_state"); got != "R" {
+		t.Errorf("job state %q after the SIGHUPs, want R", got)
+	}
+	c.MustRun("qdel", id)
+}

@@ -70,6 +70,16 @@ func run() int {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer cancel()
+	// SIGHUP re-reads mom_priv/config (as OpenPBS's and Torque's moms
+	// do); it never stops the mom.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	go func() {
+		for range hup {
+			log.Info("SIGHUP: reading mom_priv/config again")
+			m.Reload()
+		}
+	}()
 	if err := m.Run(ctx); err != nil {
 		log.Error("stopped", "error", err)
 		return 1

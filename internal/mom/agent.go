@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -64,13 +65,13 @@ type Mom struct {
 	jobsDir string
 	dirs    *dirPool // emptied job directories, for the next jobs
 	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
-	momConf *MomConfig
+	// live is mom_priv/config as in force: replaced whole by Reload
+	// (SIGHUP), read by every goroutine through mc().
+	live    atomic.Pointer[liveConfig]
 	host    ownHost      // its names and addresses, found once at start
 	conf    *confinement // mom_priv/cgroups; nil: jobs are not confined
-	// gpus are the node's GPUs (gpus.go) and resources the static
-	// resources reported, with ngpus their count when there are any.
-	gpus      []gpuDev
-	resources map[string]string
+	// gpus are the node's GPUs (gpus.go), found once at start.
+	gpus []gpuDev
 
 	mu         sync.Mutex
 	jobs       map[string]*momJob // by job id
@@ -267,25 +268,12 @@ func New(cfg Config) (*Mom, error) {
 		return nil, fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
 	m.key = key
-	m.momConf = DefaultMomConfig()
-	path := filepath.Join(cfg.Home, "mom_priv", "config")
-	if f, err := os.Open(path); err == nil {
-		c, err := ParseMomConfig(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		for _, w := range c.Warnings {
-			m.log.Warn("mom_priv/config", "note", w)
-		}
-		if err := checkMomConfig(c, cfg.ServerAddr); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		m.momConf = c
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	mc, err := m.readMomConfig()
+	if err != nil {
+		return nil, err
 	}
-	if nc := m.momConf.NodeCheck; nc.Script != "" && nc.Every > 0 {
+	m.live.Store(&liveConfig{conf: mc, resources: mc.Resources})
+	if nc := mc.NodeCheck; nc.Script != "" && nc.Every > 0 {
 		m.firstCheck = make(chan struct{})
 	}
 	for _, name := range shepherd.UnrunPelogs(filepath.Join(cfg.Home, "mom_priv")) {
@@ -419,7 +407,7 @@ func (m *Mom) Run(ctx context.Context) error {
 		defer ml.Close()
 	}
 	m.resumeStaging()
-	if m.momConf.NodeCheck.Script != "" {
+	if m.mc().NodeCheck.Script != "" {
 		m.wg.Add(1)
 		go m.nodeChecks()
 	}

@@ -171,7 +171,9 @@ func TestWaitSession(t *testing.T) {
 // and TMPDIR alone.
 func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
 	m := newTestMom(t)
-	m.momConf.TmpDir = t.TempDir() // $tmpdir: no TMPDIR of the host's /tmp
+	mc := *m.mc()
+	mc.TmpDir = t.TempDir() // $tmpdir: no TMPDIR of the host's /tmp
+	m.live.Store(&liveConfig{conf: &mc, resources: m.live.Load().resources})
 	dir := filepath.Join(m.jobsDir, "1.srv")
 	finishedJobDir(t, dir)
 	old := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, ownerUID: 0}

@@ -82,7 +82,7 @@ func parseAction(value string) (a CheckpointAction, ok bool, err error) {
 // checkpointJob is the server's checkpoint of a job here to preempt it:
 // the action saves it, then the job ends as a delete ends it.
 func (m *Mom) checkpointJob(req *proto.MomSignal) error {
-	act := m.momConf.Checkpoint
+	act := m.mc().Checkpoint
 	if act.Path == "" {
 		return proto.Errorf(proto.PBSE_NOSUP, "no checkpoint action on %s ($action checkpoint_abort in mom_priv/config)", m.cfg.NodeName)
 	}

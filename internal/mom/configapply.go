@@ -87,14 +87,14 @@ func shortName(h string) string {
 
 // shepherd.Settings is what a job's shepherd takes from mom_priv/config.
 func (m *Mom) shepherdSettings() shepherd.Settings {
-	return shepherd.Settings{TmpDir: m.momConf.TmpDir, WallMult: m.momConf.WallMult, CputMult: m.momConf.CputMult,
-		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.momConf.PrologAlarm / time.Second), Node: m.cfg.NodeName}
+	return shepherd.Settings{TmpDir: m.mc().TmpDir, WallMult: m.mc().WallMult, CputMult: m.mc().CputMult,
+		PelogDir: filepath.Join(m.cfg.Home, "mom_priv"), PrologAlarm: int(m.mc().PrologAlarm / time.Second), Node: m.cfg.NodeName}
 }
 
 // scaleUsage applies $cputmult and $wallmult to usage reported to the
 // server: this host's seconds in the site's reference seconds.
 func (m *Mom) scaleUsage(u proto.Usage) proto.Usage {
-	u.CPUSecs = shepherd.ScaleSecs(u.CPUSecs, m.momConf.CputMult)
-	u.WallSecs = shepherd.ScaleSecs(u.WallSecs, m.momConf.WallMult)
+	u.CPUSecs = shepherd.ScaleSecs(u.CPUSecs, m.mc().CputMult)
+	u.WallSecs = shepherd.ScaleSecs(u.WallSecs, m.mc().WallMult)
 	return u
 }

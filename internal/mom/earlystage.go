@@ -41,7 +41,7 @@ func (m *Mom) stageRecord(id string) string { return filepath.Join(m.stageDir, i
 
 // stageConfig is this mom's staging settings for a copy.
 func (m *Mom) stageConfig() stagecopy.Config {
-	return stagecopy.Config{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.momConf.StageTimeout, Rcp: m.momConf.Rcp, Spool: m.spool, Partials: m.partials}
+	return stagecopy.Config{Node: m.cfg.NodeName, KeyFile: m.cfg.KeyFile, Timeout: m.mc().StageTimeout, Rcp: m.mc().Rcp, Spool: m.spool, Partials: m.partials}
 }
 
 // recoverStaging loads the records a previous mom left.
@@ -92,7 +92,7 @@ func (m *Mom) startEarlyStage(job *proto.MomJob) error {
 	if _, err := m.jobOwner(job); err != nil {
 		return err
 	}
-	applyUseCp(job, m.momConf.UseCp)
+	applyUseCp(job, m.mc().UseCp)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old, ok := m.staging[job.JobID]; ok && !old.Done {

@@ -212,8 +212,8 @@ func discoverGPUs(s GPUSetting, warn func(msg string, args ...any)) ([]gpuDev, e
 // cgroup can only hide character devices: confining with it and a GPU
 // that is none stops the mom.
 func (m *Mom) loadGPUs() error {
-	set := m.momConf.GPUs
-	if v, ok := m.momConf.Resources[proto.ResNgpus]; ok && !set.Set {
+	set := m.mc().GPUs
+	if v, ok := m.mc().Resources[proto.ResNgpus]; ok && !set.Set {
 		// A static ngpus line is the site's count, as "$gpus N": jobs
 		// are given indices all the same.
 		n, err := strconv.Atoi(v)
@@ -227,7 +227,7 @@ func (m *Mom) loadGPUs() error {
 		return err
 	}
 	m.gpus = gpus
-	m.resources = m.momConf.Resources
+	m.setResources(m.mc().Resources)
 	if len(gpus) == 0 {
 		return nil
 	}
@@ -243,11 +243,13 @@ func (m *Mom) loadGPUs() error {
 		idx[i] = g.Index
 	}
 	m.gpuAlloc = cgroup.NewAllocator(idx)
-	if v, ok := m.resources[proto.ResNgpus]; ok && v != strconv.Itoa(len(gpus)) {
+	res := m.live.Load().resources
+	if v, ok := res[proto.ResNgpus]; ok && v != strconv.Itoa(len(gpus)) {
 		m.log.Warn("mom_priv/config's ngpus is replaced by the GPUs found", "ngpus", v, "found", len(gpus))
 	}
-	m.resources = maps.Clone(m.resources)
-	m.resources[proto.ResNgpus] = strconv.Itoa(len(gpus))
+	res = maps.Clone(res)
+	res[proto.ResNgpus] = strconv.Itoa(len(gpus))
+	m.setResources(res)
 	m.log.Info("GPUs", "count", len(gpus), "devices", gpus)
 	return nil
 }

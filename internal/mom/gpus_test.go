@@ -112,12 +112,12 @@ func TestGPUAssignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Mom{momConf: conf, log: hclog.NewNullLogger(), cfg: Config{NodeName: "n1"}}
+	m := withMomConfig(conf, &Mom{log: hclog.NewNullLogger(), cfg: Config{NodeName: "n1"}})
 	if err := m.loadGPUs(); err != nil {
 		t.Fatal(err)
 	}
-	if m.resources[proto.ResNgpus] != "3" || conf.Resources[proto.ResNgpus] != "8" {
-		t.Fatalf("reported ngpus %q (config's %q)", m.resources[proto.ResNgpus], conf.Resources[proto.ResNgpus])
+	if m.live.Load().resources[proto.ResNgpus] != "3" || conf.Resources[proto.ResNgpus] != "8" {
+		t.Fatalf("reported ngpus %q (config's %q)", m.live.Load().resources[proto.ResNgpus], conf.Resources[proto.ResNgpus])
 	}
 	job := func(id, vnode string) *proto.MomJob { return &proto.MomJob{JobID: id, ExecVnode: vnode} }
 	take := func(j *proto.MomJob) []int {
@@ -146,9 +146,9 @@ func TestGPUAssignment(t *testing.T) {
 	}
 	// A static ngpus line without $gpus is a count: indices 0 to N-1.
 	conf, _ = ParseMomConfig(strings.NewReader("ngpus 2\n"))
-	m = &Mom{momConf: conf, log: hclog.NewNullLogger(), cfg: Config{NodeName: "n1"}}
-	if err := m.loadGPUs(); err != nil || m.resources[proto.ResNgpus] != "2" {
-		t.Fatalf("static ngpus 2: %v, reported %q", err, m.resources[proto.ResNgpus])
+	m = withMomConfig(conf, &Mom{log: hclog.NewNullLogger(), cfg: Config{NodeName: "n1"}})
+	if err := m.loadGPUs(); err != nil || m.live.Load().resources[proto.ResNgpus] != "2" {
+		t.Fatalf("static ngpus 2: %v, reported %q", err, m.live.Load().resources[proto.ResNgpus])
 	}
 	if got := take(job("5", "(n1:ngpus=2)")); !reflect.DeepEqual(got, []int{0, 1}) {
 		t.Fatalf("static ngpus 2: a job of 2 gets %v", got)
@@ -173,8 +173,14 @@ func TestDeniedGPUs(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "g0")
 	os.WriteFile(p, nil, 0o600)
 	conf, _ := ParseMomConfig(strings.NewReader("$gpus " + p + "\n"))
-	m = &Mom{momConf: conf, log: hclog.NewNullLogger(), conf: &confinement{cfg: cgroup.Config{Controllers: []string{cgroup.Devices}}}}
+	m = withMomConfig(conf, &Mom{log: hclog.NewNullLogger(), conf: &confinement{cfg: cgroup.Config{Controllers: []string{cgroup.Devices}}}})
 	if err := m.loadGPUs(); err == nil || !strings.Contains(err.Error(), "no character device") {
 		t.Errorf("devices controller with a file for a GPU: %v", err)
 	}
+}
+
+// withMomConfig gives m the mom_priv/config c.
+func withMomConfig(c *MomConfig, m *Mom) *Mom {
+	m.live.Store(&liveConfig{conf: c, resources: c.Resources})
+	return m
 }

@@ -213,7 +213,7 @@ func head(f *os.File) []byte {
 func (m *Mom) nodeCheck(when string) (health string, seq uint64) {
 	m.checkMu.Lock()
 	defer m.checkMu.Unlock()
-	health, stderr := runNodeCheck(m.momConf.NodeCheck.Script, filepath.Join(m.cfg.Home, "mom_priv"), nodeCheckTimeout)
+	health, stderr := runNodeCheck(m.mc().NodeCheck.Script, filepath.Join(m.cfg.Home, "mom_priv"), nodeCheckTimeout)
 	m.mu.Lock()
 	was := m.health
 	m.health = health
@@ -244,7 +244,7 @@ func (m *Mom) nodeCheck(when string) (health string, seq uint64) {
 // (endCheck).
 func (m *Mom) nodeChecks() {
 	defer m.wg.Done()
-	every := m.momConf.NodeCheck.Every
+	every := m.mc().NodeCheck.Every
 	if every > 0 {
 		_, seq := m.nodeCheck("periodic")
 		close(m.firstCheck)
@@ -286,7 +286,7 @@ func (m *Mom) reportInterval() time.Duration {
 // the check's verdict, once the server has had a report carrying it (or
 // healthReportWait passed).
 func (m *Mom) checkBeforeStart(jobs []proto.MomJob) string {
-	nc := m.momConf.NodeCheck
+	nc := m.mc().NodeCheck
 	if nc.Script == "" || !nc.JobStart {
 		return ""
 	}
@@ -322,7 +322,7 @@ func (m *Mom) newRun(job *proto.MomJob) bool {
 
 // checksEnds reports whether the jobend check is configured.
 func (m *Mom) checksEnds() bool {
-	return m.momConf.NodeCheck.Script != "" && m.momConf.NodeCheck.JobEnd
+	return m.mc().NodeCheck.Script != "" && m.mc().NodeCheck.JobEnd
 }
 
 // askEndCheck asks for the jobend check when a job ended that no check

@@ -131,9 +131,9 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	st = &proto.MomStatus{
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
 		Ncpus: facts.Ncpus, Physmem: m.reportedMem(facts.Physmem), Loadave: facts.Loadave,
-		IdealLoad: m.momConf.IdealLoad, MaxLoad: m.momConf.MaxLoad, Resources: m.resources,
-		RemoteCopy: m.momConf.Rcp != "",
-		UseCpHosts: useCpHosts(m.momConf.UseCp),
+		IdealLoad: m.mc().IdealLoad, MaxLoad: m.mc().MaxLoad, Resources: m.live.Load().resources,
+		RemoteCopy: m.mc().Rcp != "",
+		UseCpHosts: useCpHosts(m.mc().UseCp),
 		HostNames:  m.host.names, HostAddrs: m.host.addrs,
 	}
 	m.mu.Lock()

@@ -78,7 +78,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if err != nil {
 		return err
 	}
-	applyUseCp(job, m.momConf.UseCp)
+	applyUseCp(job, m.mc().UseCp)
 	gpus, err := m.takeGPUs(job)
 	if err != nil {
 		return err
