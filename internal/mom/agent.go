@@ -67,9 +67,9 @@ type Mom struct {
 	tmpDirs *dirPool // emptied TMPDIRs, for the next jobs
 	// live is mom_priv/config as in force: replaced whole by Reload
 	// (SIGHUP), read by every goroutine through mc().
-	live    atomic.Pointer[liveConfig]
-	host    ownHost      // its names and addresses, found once at start
-	conf    *confinement // mom_priv/cgroups; nil: jobs are not confined
+	live atomic.Pointer[liveConfig]
+	host ownHost      // its names and addresses, found once at start
+	conf *confinement // mom_priv/cgroups; nil: jobs are not confined
 	// gpus are the node's GPUs (gpus.go), found once at start.
 	gpus []gpuDev
 
