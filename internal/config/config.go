@@ -43,10 +43,15 @@ const (
 	KeyWeb = "PBS_WEB"
 	// KeyWebProxyHeader names the request header in which a trusted
 	// reverse proxy passes the user it authenticated ("X-Remote-User");
-	// KeyWebProxyAddr lists the addresses (IPs or CIDRs, commas) that
-	// proxy connects from. Both or neither.
+	// KeyWebProxyAddr lists the addresses (IPs or CIDRs, commas) a proxy
+	// on another host connects from (pbs_server refuses any of its own
+	// host's: any local user can connect from those); KeyWebProxyUID is
+	// the numeric uid of a proxy on the server's host, which connects to
+	// the socket PBS_HOME/pbs_web.sock (the kernel names its uid). The
+	// header needs the address list, the uid or both, and they the header.
 	KeyWebProxyHeader = "PBS_WEB_PROXY_HEADER"
 	KeyWebProxyAddr   = "PBS_WEB_PROXY_ADDR"
+	KeyWebProxyUID    = "PBS_WEB_PROXY_UID"
 	// KeyServerPeers lists the batch addresses (host:port, commas) of the
 	// members of a replicated server group (internal/ha); unset, there is
 	// one server, PBS_SERVER. Each member's raft transport listens on its
@@ -56,6 +61,10 @@ const (
 	// PBS_SERVER_PEERS (OpenPBS's key); the short host name by default.
 	KeyServerHostName = "PBS_SERVER_HOST_NAME"
 )
+
+// WebSocketName is the name in PBS_HOME of the web listener's socket for
+// a proxy on the server's host (PBS_WEB_PROXY_UID).
+const WebSocketName = "pbs_web.sock"
 
 // RaftPortOffset is added to a member's batch port to give its raft port.
 const RaftPortOffset = 100
@@ -99,10 +108,13 @@ type Config struct {
 	// Web is the web listener's host:port (PBS_WEB), "" for none;
 	// WebProxyHeader and WebProxyAddrs the trusted reverse proxy's
 	// identity header and addresses (PBS_WEB_PROXY_HEADER,
-	// PBS_WEB_PROXY_ADDR).
+	// PBS_WEB_PROXY_ADDR); WebProxySocket the socket of a proxy on this
+	// host ("" for none) and WebProxyUID its uid (PBS_WEB_PROXY_UID).
 	Web            string
 	WebProxyHeader string
 	WebProxyAddrs  []netip.Prefix
+	WebProxySocket string
+	WebProxyUID    uint32
 	// Peers are the batch addresses of a replicated server group's
 	// members (PBS_SERVER_PEERS), nil for a single server; HostName is
 	// this host's name in that list (PBS_SERVER_HOST_NAME).
@@ -135,7 +147,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyServerPeers, KeyServerHostName} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyServerPeers, KeyServerHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -324,8 +336,10 @@ func listenAddr(vals map[string]string, key string) (string, error) {
 
 // resolveWeb checks the web listener's keys: PBS_WEB a host:port with a
 // port number, the proxy's header a header name, its addresses IPs or
-// CIDRs; a header without addresses (or the reverse) would trust no one
-// or everyone, so it is refused.
+// CIDRs, its uid a number; a header without addresses or uid (or the
+// reverse) would trust no one or everyone, so it is refused. Whether an
+// address is this host's is pbs_server's to check (web.CheckProxyAddrs):
+// commands on other hosts read the same file.
 func (c *Config) resolveWeb(vals map[string]string) error {
 	if v := vals[KeyWeb]; v != "" {
 		_, p, err := net.SplitHostPort(v)
@@ -337,9 +351,9 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		}
 		c.Web = v
 	}
-	header, addrs := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr]
-	if (header == "") != (addrs == "") {
-		return fmt.Errorf("%s and %s go together: the header is trusted only from the proxy's addresses", KeyWebProxyHeader, KeyWebProxyAddr)
+	header, addrs, uid := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr], vals[KeyWebProxyUID]
+	if header == "" && (addrs != "" || uid != "") || header != "" && addrs == "" && uid == "" {
+		return fmt.Errorf("%s goes with %s or %s (or both): the header is trusted only from the proxy's addresses or its uid", KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID)
 	}
 	if header == "" {
 		return nil
@@ -348,6 +362,19 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		return fmt.Errorf("%s=%q: not a header name", KeyWebProxyHeader, header)
 	}
 	c.WebProxyHeader = header
+	if uid != "" {
+		// A number only: a name would be looked up by every program
+		// that reads pbs.conf, and could name another uid on another host.
+		n, err := strconv.ParseUint(uid, 10, 32)
+		if err != nil || n == 1<<32-1 {
+			return fmt.Errorf("%s=%q: want the proxy's numeric uid (id -u of its user)", KeyWebProxyUID, uid)
+		}
+		c.WebProxyUID = uint32(n)
+		c.WebProxySocket = filepath.Join(c.Home, WebSocketName)
+	}
+	if addrs == "" {
+		return nil
+	}
 	for _, a := range strings.Split(addrs, ",") {
 		a = strings.TrimSpace(a)
 		if a == "" {

@@ -113,8 +113,13 @@ func TestWebKeys(t *testing.T) {
 		c.WebProxyAddrs[0].String() != "10.0.0.5/32" || c.WebProxyAddrs[1].String() != "192.168.0.0/24" || c.WebProxyAddrs[2].String() != "::1/128" {
 		t.Fatalf("resolved %+v", c)
 	}
-	if c, err := resolve("", map[string]string{}); err != nil || c.Web != "" || c.WebProxyHeader != "" {
+	if c, err := resolve("", map[string]string{}); err != nil || c.Web != "" || c.WebProxyHeader != "" || c.WebProxySocket != "" {
 		t.Fatalf("unset: %+v %v", c, err)
+	}
+	// A proxy on this host: its uid, and the socket it connects to.
+	c, err = resolve("", map[string]string{KeyHome: "/var/spool/pbs", KeyWeb: ":8080", KeyWebProxyHeader: "X-Remote-User", KeyWebProxyUID: "33"})
+	if err != nil || c.WebProxyUID != 33 || c.WebProxySocket != "/var/spool/pbs/pbs_web.sock" || len(c.WebProxyAddrs) != 0 {
+		t.Fatalf("PBS_WEB_PROXY_UID: %+v %v", c, err)
 	}
 	for _, bad := range []map[string]string{
 		{KeyWeb: "8080"},
@@ -125,6 +130,11 @@ func TestWebKeys(t *testing.T) {
 		{KeyWebProxyHeader: "X Remote", KeyWebProxyAddr: "127.0.0.1"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: "proxy.example"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: " , "},
+		{KeyWebProxyUID: "33"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "www-data"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "-1"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967295"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967296"},
 	} {
 		if _, err := resolve("", bad); err == nil {
 			t.Errorf("%v accepted", bad)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/config"
 	"gopbs/internal/webtoken"
 )
 
@@ -24,8 +25,14 @@ type refusal struct {
 // identify says who r is for (access rules in doc.go): a token's user, the
 // trusted proxy's user, or anonymous; or why r is refused.
 func (s *Server) identify(r *http.Request) (Viewer, *refusal) {
+	onSocket, fromProxy := onProxySocket(r.Context())
+	if onSocket && !fromProxy {
+		// Only the proxy's user (and root) can connect (the socket's
+		// mode), and only the proxy's uid is let in.
+		return Viewer{}, &refusal{http.StatusForbidden, "this socket is for the proxy (" + config.KeyWebProxyUID + ") only"}
+	}
 	peer := peerAddr(r)
-	fromProxy := s.isProxy(peer)
+	fromProxy = fromProxy || s.isProxy(peer)
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, tok, _ := strings.Cut(auth, " ")
 		if !strings.EqualFold(scheme, "Bearer") || tok == "" {
@@ -42,7 +49,7 @@ func (s *Server) identify(r *http.Request) (Viewer, *refusal) {
 			if !fromProxy {
 				// A header naming a user from anyone but the proxy is an
 				// attempt to be someone: refuse, do not ignore.
-				return Viewer{}, &refusal{http.StatusForbidden, s.cfg.ProxyHeader + " is trusted only from the configured proxy (PBS_WEB_PROXY_ADDR)"}
+				return Viewer{}, &refusal{http.StatusForbidden, s.cfg.ProxyHeader + " is trusted only from the configured proxy (" + config.KeyWebProxyAddr + " on another host, or " + config.KeyWebProxyUID + " on the socket " + config.WebSocketName + ")"}
 			}
 			if len(vals) != 1 || !webtoken.ValidUser(vals[0]) {
 				return Viewer{}, &refusal{http.StatusBadRequest, s.cfg.ProxyHeader + " must name one user"}
@@ -65,8 +72,11 @@ func peerAddr(r *http.Request) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
+// isProxy reports whether a is the proxy's address. Never one of this
+// host's: Start refused those, and one the host took on since is any
+// local user's too.
 func (s *Server) isProxy(a netip.Addr) bool {
-	if !a.IsValid() {
+	if !a.IsValid() || len(s.cfg.ProxyAddrs) == 0 || s.hostLocal(a) {
 		return false
 	}
 	for _, p := range s.cfg.ProxyAddrs {
@@ -75,6 +85,15 @@ func (s *Server) isProxy(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// hostLocal reports whether a is an address of this host (loopback
+// included).
+func (s *Server) hostLocal(a netip.Addr) bool {
+	if s.host == nil {
+		return a.IsLoopback()
+	}
+	return s.host.Local(a)
 }
 
 // tokenCache holds the tokens file as last read, read again whenever the

@@ -22,8 +22,13 @@
 //     which are not part of the versioned API.
 //   - Access (access.go): a request is anonymous unless it carries a token
 //     (Authorization: Bearer, issued by pbs_webtoken) or comes from the
-//     trusted reverse proxy (PBS_WEB_PROXY_ADDR) with the user in its
-//     header (PBS_WEB_PROXY_HEADER). Anonymous requests are answered only
+//     trusted reverse proxy with the user in its header
+//     (PBS_WEB_PROXY_HEADER). The proxy is known by what no other user can
+//     forge (proxy.go): an address of another host (PBS_WEB_PROXY_ADDR;
+//     Start refuses loopback and this host's addresses, which any local
+//     user can connect from), or, on this host, its uid on the socket
+//     PBS_HOME/pbs_web.sock (PBS_WEB_PROXY_UID, as the kernel reports
+//     the peer). Anonymous requests are answered only
 //     to this host's loopback addresses and the proxy, and see what any
 //     user may see when query_other_jobs is true (job ids, names, owners,
 //     queues, states, nodes, times and sizes; no environment, paths,

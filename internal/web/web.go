@@ -14,7 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/hostaddr"
 )
 
 //go:embed assets
@@ -59,10 +61,17 @@ type Config struct {
 	// Feed is the stream of job changes the page follows (nil: the page
 	// refreshes itself now and then instead).
 	Feed Feed
-	// ProxyHeader and ProxyAddrs are the trusted reverse proxy's identity
-	// header and addresses (both or neither).
+	// ProxyHeader is the trusted reverse proxy's identity header; the
+	// proxy is at ProxyAddrs (on another host: Start refuses this host's
+	// addresses) or, on this host, connects to the Unix socket
+	// ProxySocket ("" for none) as ProxyUID. A header needs one of them.
 	ProxyHeader string
 	ProxyAddrs  []netip.Prefix
+	ProxySocket string
+	ProxyUID    uint32
+	// ReadHostAddrs reads this host's addresses (nil: hostaddr.Read);
+	// tests give their own.
+	ReadHostAddrs func() ([]netip.Addr, error)
 	// TokenFile is PBS_HOME/server_priv/web_tokens ("" for no tokens).
 	TokenFile string
 	// SchedPriv is PBS_HOME/sched_priv, where the page reads the dedicated
@@ -89,12 +98,15 @@ type Server struct {
 	hs     *http.Server
 	limit  *connlimit.Limiter
 	tokens tokenCache
+	// host tells this host's addresses: a peer at one is any local user,
+	// never the proxy.
+	host   *hostaddr.Cache
 	render chan struct{}
 	unsent byteBudget
 	// done is closed by Close: long answers (event streams) end.
 	done      chan struct{}
 	closeOnce sync.Once
-	served    chan struct{}
+	served    sync.WaitGroup // the listeners' Serve loops
 }
 
 // Start listens on cfg.Addr and serves until Close.
@@ -118,6 +130,17 @@ func Start(cfg Config) (*Server, error) {
 	if b == (connlimit.Budget{}) {
 		b = Budget
 	}
+	read := cfg.ReadHostAddrs
+	if read == nil {
+		read = hostaddr.Read
+	}
+	own, err := read()
+	if err != nil {
+		return nil, fmt.Errorf("web: checking %s: %w", config.KeyWebProxyAddr, err)
+	}
+	if err := CheckProxyAddrs(cfg.ProxyAddrs, own); err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("web: listen on %s: %w", cfg.Addr, err)
@@ -127,12 +150,21 @@ func Start(cfg Config) (*Server, error) {
 		log:    cfg.Logger,
 		limit:  connlimit.New("web", b, cfg.Logger),
 		tokens: tokenCache{path: cfg.TokenFile, log: cfg.Logger},
+		host:   &hostaddr.Cache{ReadAddrs: cfg.ReadHostAddrs},
 		render: make(chan struct{}, renderSlots),
 		unsent: byteBudget{max: maxUnsent},
 		done:   make(chan struct{}),
-		served: make(chan struct{}),
 	}
 	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503}
+	var proxyLn net.Listener
+	if cfg.ProxySocket != "" {
+		ul, err := listenProxySocket(cfg.ProxySocket, cfg.ProxyUID, cfg.Logger)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		proxyLn = &connlimit.Listener{Listener: ul, Limit: s.limit, Refusal: refusal503}
+	}
 	s.hs = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: cfg.HeaderTimeout,
@@ -140,16 +172,24 @@ func Start(cfg Config) (*Server, error) {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		ConnContext:       connlimit.ConnContext,
+		ConnContext:       connContext,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
-	go func() {
-		defer close(s.served)
-		if err := s.hs.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("web listener stopped", "error", err)
-		}
-	}()
+	serve := func(l net.Listener) {
+		s.served.Add(1)
+		go func() {
+			defer s.served.Done()
+			if err := s.hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("web listener stopped", "addr", l.Addr().String(), "error", err)
+			}
+		}()
+	}
+	serve(s.ln)
 	s.log.Info("web status page and API listening", "addr", s.ln.Addr().String())
+	if proxyLn != nil {
+		serve(proxyLn)
+		s.log.Info("web listener for the proxy on this host", "socket", cfg.ProxySocket, "proxy_uid", cfg.ProxyUID)
+	}
 	return s, nil
 }
 
@@ -166,7 +206,7 @@ func (s *Server) Close() error {
 	if err != nil {
 		err = s.hs.Close()
 	}
-	<-s.served
+	s.served.Wait()
 	return err
 }
 

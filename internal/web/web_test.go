@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +68,9 @@ func (f *fakeSource) Nodes(Viewer) ([]proto.Status, error) {
 func (f *fakeSource) Queues(Viewer) ([]proto.Status, error) { return nil, nil }
 func (f *fakeSource) Server(Viewer) (proto.Status, error)   { return proto.Status{Name: "srv"}, nil }
 
+// hostAddr stands for this host's address on its network in the tests.
+const hostAddr = "198.51.100.1"
+
 // start runs a web server on a loopback port with src and a tokens file
 // holding a token for alice and one for root.
 func start(t *testing.T, src Source, change func(*Config)) (*Server, map[string]string) {
@@ -83,7 +88,8 @@ func start(t *testing.T, src Source, change func(*Config)) (*Server, map[string]
 		t.Fatal(err)
 	}
 	cfg := Config{Addr: "127.0.0.1:0", ServerLabel: "srv", Source: src, TokenFile: path,
-		Now: func() time.Time { return time.Unix(1700000100, 0) }, Loc: time.UTC}
+		Now: func() time.Time { return time.Unix(1700000100, 0) }, Loc: time.UTC,
+		ReadHostAddrs: func() ([]netip.Addr, error) { return []netip.Addr{netip.MustParseAddr(hostAddr)}, nil }}
 	if change != nil {
 		change(&cfg)
 	}
@@ -131,6 +137,8 @@ func TestIdentify(t *testing.T) {
 		{"the proxy, a user", "10.1.2.3:5000", []string{"X-Remote-User", "bob"}, "bob", 0},
 		{"the proxy, no user", "10.1.2.3:5000", nil, "", 0},
 		{"the header from elsewhere", "127.0.0.1:5000", []string{"X-Remote-User", "root"}, "", 403},
+		{"the header from another loopback address", "127.0.0.2:5000", []string{"X-Remote-User", "root"}, "", 403},
+		{"the header from this host's address", hostAddr + ":5000", []string{"X-Remote-User", "root"}, "", 403},
 		{"the header, not a user", "10.1.2.3:5000", []string{"X-Remote-User", "bob smith"}, "", 400},
 	} {
 		r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
@@ -493,4 +501,128 @@ func FuzzIdentify(f *testing.F) {
 			t.Fatalf("refused, yet viewer %q", v.User)
 		}
 	})
+}
+
+// A proxy address any local user can connect from is refused at start:
+// loopback (all of 127.0.0.0/8 and ::1) and this host's own addresses,
+// alone or inside a CIDR.
+func TestProxyOnThisHostRefused(t *testing.T) {
+	own := []netip.Addr{netip.MustParseAddr(hostAddr), netip.MustParseAddr("2001:db8::7")}
+	for _, tt := range []struct {
+		addrs string
+		want  string // in the error; "" for accepted
+	}{
+		{"10.1.0.0/16", ""},
+		{"192.0.2.7/32,2001:db8::8/128", ""},
+		{"198.51.100.0/31", "an address of this host"},
+		{"127.0.0.1/32", "loopback"},
+		{"127.0.0.2/32", "loopback"},
+		{"127.200.0.0/16", "loopback"},
+		{"::1/128", "loopback"},
+		{"::ffff:127.0.0.2/128", "loopback"},
+		{"0.0.0.0/0", "loopback"},
+		{"::/0", "loopback"},
+		{"10.1.0.0/16,198.51.100.1/32", "an address of this host"},
+		{"2001:db8::/64", "an address of this host"},
+		{"::ffff:198.51.100.1/128", "an address of this host"},
+	} {
+		var pfx []netip.Prefix
+		for _, a := range strings.Split(tt.addrs, ",") {
+			pfx = append(pfx, netip.MustParsePrefix(a))
+		}
+		err := CheckProxyAddrs(pfx, own)
+		want := tt.want
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", tt.addrs, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "PBS_WEB_PROXY_ADDR")):
+			t.Errorf("%s: %v, want an error naming PBS_WEB_PROXY_ADDR and %q", tt.addrs, err, want)
+		}
+	}
+	// Start refuses too, so no listener trusts the header from there.
+	cfg := Config{Addr: "127.0.0.1:0", Source: &fakeSource{}, ProxyHeader: "X-Remote-User",
+		ProxyAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
+	if s, err := Start(cfg); err == nil || !strings.Contains(err.Error(), "PBS_WEB_PROXY_ADDR") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Start with the proxy on 127.0.0.2: %v", err)
+	}
+}
+
+// unixClient is an HTTP client whose connections go to the Unix socket
+// path.
+func unixClient(path string) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path) },
+	}}
+}
+
+func fetchWith(t *testing.T, c *http.Client, url string, headers ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// A proxy on this host connects to its socket: the header is trusted
+// there from the proxy's uid alone (the kernel's word, SO_PEERCRED), and
+// nowhere else; the socket is the proxy's (0600).
+func TestProxySocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "pbs_web.sock")
+	me := uint32(os.Getuid())
+	s, _ := start(t, &fakeSource{}, func(c *Config) {
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", sock, me
+	})
+	proxy := unixClient(sock)
+	code, body := fetchWith(t, proxy, "http://localhost/api/v1/jobs", "X-Remote-User", "bob")
+	if code != 200 || !strings.Contains(body, `"SECRET":"bob"`) || strings.Contains(body, "alice") {
+		t.Fatalf("bob through the proxy's socket: %d %s", code, body)
+	}
+	if code, body := fetchWith(t, proxy, "http://localhost/ui/whoami"); code != 200 || !strings.Contains(body, `"anonymous":true`) {
+		t.Fatalf("anonymous through the proxy's socket: %d %s", code, body)
+	}
+	if code, _, body := fetch(t, s, "GET", "/ui/whoami", "X-Remote-User", "root"); code != 403 {
+		t.Fatalf("the header over loopback TCP: %d %s", code, body)
+	}
+	info, err := os.Stat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := info.Sys().(*syscall.Stat_t); info.Mode().Perm() != 0o600 || st.Uid != me {
+		t.Fatalf("the socket is %v, uid %d", info.Mode(), st.Uid)
+	}
+	if me != 0 {
+		return // the rest needs to give the socket to another uid
+	}
+	// The proxy is another uid: root's connection is refused, even with
+	// the socket's mode opened to all.
+	other := filepath.Join(t.TempDir(), "pbs_web.sock")
+	start(t, &fakeSource{}, func(c *Config) {
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", other, 65534
+	})
+	if info, err := os.Stat(other); err != nil || info.Sys().(*syscall.Stat_t).Uid != 65534 {
+		t.Fatalf("the socket is not the proxy's: %v %v", info, err)
+	}
+	os.Chmod(other, 0o666)
+	c, err := net.Dial("unix", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\nX-Remote-User: root\r\nConnection: close\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	answer, _ := io.ReadAll(c)
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 403") || !strings.Contains(string(answer), "for the proxy (PBS_WEB_PROXY_UID) only") {
+		t.Fatalf("uid 0 on the socket of proxy uid 65534: %q", answer)
+	}
 }
