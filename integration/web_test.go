@@ -281,7 +281,7 @@ func TestWebProxyOnThisHostRefused(t *testing.T) {
 // everything; the event stream as the rights allow.
 func TestWebAccess(t *testing.T) {
 	// The proxy is this test's process (root, uid 0) on the socket.
-	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\n")
+	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\nPBS_WEB_HOSTS=pbs.example.org\n")
 	root := rootToken(t, c)
 	rootJob := c.Submit("#!/bin/sh\nsleep 60\n", "-h", "-v", "SECRET=rootsecret")
 	nobody := testcluster.Cred{UID: 65534, GID: 65534}
@@ -308,6 +308,24 @@ func TestWebAccess(t *testing.T) {
 	// The issue's attack: a local user on another loopback address.
 	if code, body := getWith(t, fromAddr("127.0.0.2"), base+"/ui/whoami", "X-Remote-User", "root"); code != 403 || strings.Contains(body, `"manager":true`) {
 		t.Fatalf("X-Remote-User: root from 127.0.0.2: %d %s", code, body)
+	}
+	// DNS rebinding: a name that is not this server's, pointed at its
+	// address, reads nothing; a configured one (PBS_WEB_HOSTS) does.
+	addr := strings.TrimPrefix(base, "http://")
+	for host, want := range map[string]string{"rebind.evil.example:80": "421", "pbs.example.org": "200", addr: "200"} {
+		for _, path := range []string{"/api/v1/jobs", "/ui/events", "/"} {
+			nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host)
+			line, _ := bufio.NewReader(nc).ReadString('\n')
+			nc.Close()
+			if !strings.HasPrefix(line, "HTTP/1.1 "+want) {
+				t.Errorf("Host %s, %s: %q, want %s", host, path, line, want)
+			}
+		}
 	}
 	if code, _ := get(t, base+"/api/v1/jobs", "Authorization", "Bearer pbsw_forged"); code != 401 {
 		t.Fatalf("a forged token: %d", code)
@@ -457,14 +475,17 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 	}
 	for i := 0; i < 8; i++ { // listings never read
 		wg.Add(1)
-		go func() { defer wg.Done(); raw("GET /api/v1/jobs?history=true HTTP/1.1\r\nHost: x\r\n\r\n", false) }()
+		go func() {
+			defer wg.Done()
+			raw("GET /api/v1/jobs?history=true HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", false)
+		}()
 	}
-	big := "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n"
+	big := "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n"
 	loop(func() { raw(big, true) })
 	loop(func() { raw("\x16\x03\x01\x02\x00garbage\r\n\r\n", true) })
-	loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", true) })
+	loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n", true) })
 	for i := 0; i < 6; i++ {
-		loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", true) })
+		loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", true) })
 	}
 	testcluster.WaitFor(t, "the flood under way", 20*time.Second, func() (bool, string) {
 		mu.Lock()

@@ -111,9 +111,12 @@ func startWeb(cfg *config.Config, srv *server.Server, log hclog.Logger) (*web.Se
 		ProxyAddrs:  cfg.WebProxyAddrs,
 		ProxySocket: cfg.WebProxySocket,
 		ProxyUID:    cfg.WebProxyUID,
-		TokenFile:   cfg.WebTokens(),
-		SchedPriv:   cfg.SchedPriv(),
-		Logger:      log.Named("web"),
+		// This host's name in a replicated group answers too (a proxy
+		// in front of the members sends it).
+		Hosts:     append([]string{cfg.HostName}, cfg.WebHosts...),
+		TokenFile: cfg.WebTokens(),
+		SchedPriv: cfg.SchedPriv(),
+		Logger:    log.Named("web"),
 	})
 }
 

@@ -52,6 +52,12 @@ const (
 	KeyWebProxyHeader = "PBS_WEB_PROXY_HEADER"
 	KeyWebProxyAddr   = "PBS_WEB_PROXY_ADDR"
 	KeyWebProxyUID    = "PBS_WEB_PROXY_UID"
+	// KeyWebHosts lists further host names (or IPs, commas) by which
+	// browsers reach the web listener: it answers only requests whose
+	// Host names it (this host's names and addresses, PBS_SERVER and
+	// PBS_WEB's host are always in), so that a page elsewhere cannot read
+	// it through DNS rebinding.
+	KeyWebHosts = "PBS_WEB_HOSTS"
 	// KeyServerPeers lists the batch addresses (host:port, commas) of the
 	// members of a replicated server group (internal/ha); unset, there is
 	// one server, PBS_SERVER. Each member's raft transport listens on its
@@ -115,6 +121,8 @@ type Config struct {
 	WebProxyAddrs  []netip.Prefix
 	WebProxySocket string
 	WebProxyUID    uint32
+	// WebHosts are PBS_WEB_HOSTS's names, lower case.
+	WebHosts []string
 	// Peers are the batch addresses of a replicated server group's
 	// members (PBS_SERVER_PEERS), nil for a single server; HostName is
 	// this host's name in that list (PBS_SERVER_HOST_NAME).
@@ -147,7 +155,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyServerPeers, KeyServerHostName} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -351,6 +359,11 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		}
 		c.Web = v
 	}
+	hosts, err := ParseHostList(vals[KeyWebHosts])
+	if err != nil {
+		return fmt.Errorf("%s: %w", KeyWebHosts, err)
+	}
+	c.WebHosts = hosts
 	header, addrs, uid := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr], vals[KeyWebProxyUID]
 	if header == "" && (addrs != "" || uid != "") || header != "" && addrs == "" && uid == "" {
 		return fmt.Errorf("%s goes with %s or %s (or both): the header is trusted only from the proxy's addresses or its uid", KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID)
@@ -394,6 +407,52 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		return fmt.Errorf("%s=%q: no address", KeyWebProxyAddr, addrs)
 	}
 	return nil
+}
+
+// ParseHostList parses a comma-separated list of host names and IP
+// addresses, without ports: names are lower-cased and lose a trailing
+// dot, so that they compare as DNS does.
+func ParseHostList(s string) ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(h); err == nil {
+			out = append(out, a.Unmap().String())
+			continue
+		}
+		name, ok := HostName(h)
+		if !ok {
+			return nil, fmt.Errorf("%q is neither a host name nor an IP address (no port, no wildcard)", h)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// HostName returns h as a DNS host name compares (lower case, no
+// trailing dot), or false when h is not one: dot-separated labels of
+// letters, digits, hyphens and underscores, each 1 to 63 bytes, at most
+// 253 in all.
+func HostName(h string) (string, bool) {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" || len(h) > 253 {
+		return "", false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return "", false
+		}
+		for i := 0; i < len(label); i++ {
+			b := label[i]
+			if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+				return "", false
+			}
+		}
+	}
+	return h, true
 }
 
 // validHeaderName reports whether h is an HTTP header name (RFC 9110

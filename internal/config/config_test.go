@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -135,9 +136,59 @@ func TestWebKeys(t *testing.T) {
 		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "-1"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967295"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967296"},
+		{KeyWebHosts: "pbs.example.org:8080"},
+		{KeyWebHosts: "*.example.org"},
 	} {
 		if _, err := resolve("", bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// PBS_WEB_HOSTS: names and addresses, no ports or wildcards; names as
+// DNS compares them.
+func TestParseHostList(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // joined with commas; "error" for a refusal
+	}{
+		{"", ""},
+		{"pbs.example.org", "pbs.example.org"},
+		{" PBS.Example.ORG. , head ,10.0.0.5, ::1 ,::ffff:10.0.0.6", "pbs.example.org,head,10.0.0.5,::1,10.0.0.6"},
+		{"pbs_web.example", "pbs_web.example"},
+		{",,", ""},
+		{"pbs.example.org:8080", "error"},
+		{"[::1]", "error"},
+		{"*.example.org", "error"},
+		{"a..b", "error"},
+		{"bad host", "error"},
+		{strings.Repeat("a", 64) + ".org", "error"},
+		{"http://pbs.example.org", "error"},
+	} {
+		got, err := ParseHostList(tt.in)
+		s := strings.Join(got, ",")
+		if err != nil {
+			s = "error"
+		}
+		if s != tt.want {
+			t.Errorf("ParseHostList(%q) = %q (%v), want %q", tt.in, s, err, tt.want)
+		}
+	}
+}
+
+// ParseHostList never panics; what it gives parses again to itself.
+func FuzzParseHostList(f *testing.F) {
+	for _, s := range []string{"pbs.example.org", "A.b.,10.0.0.1", "::1,x", "a:1", "*", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseHostList(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseHostList(strings.Join(got, ","))
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("%q gave %q, which gives %q %v", s, got, again, err)
+		}
+	})
 }

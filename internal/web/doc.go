@@ -36,6 +36,10 @@
 //     sees what qstat shows them; managers and operators everything. The
 //     static page itself holds no data and is served to anyone who may
 //     connect.
+//   - Names (host.go): only a request whose Host names this listener is
+//     answered (its address, this host's names and addresses, the
+//     server's name, PBS_WEB_HOSTS); 421 otherwise, so a page elsewhere
+//     cannot read the anonymous view through DNS rebinding.
 //   - Budgets: connections go through a connlimit.Limiter of their own
 //     (class "web"), separate from the batch ports'; a refused connection
 //     is answered 503. Headers are bounded (431), slow or silent clients

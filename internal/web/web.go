@@ -69,6 +69,11 @@ type Config struct {
 	ProxyAddrs  []netip.Prefix
 	ProxySocket string
 	ProxyUID    uint32
+	// Hosts are further names (or addresses) by which clients reach the
+	// listener (PBS_WEB_HOSTS): a request whose Host names none of them,
+	// the listener's address, this host's names and addresses or
+	// ServerLabel is answered 421.
+	Hosts []string
 	// ReadHostAddrs reads this host's addresses (nil: hostaddr.Read);
 	// tests give their own.
 	ReadHostAddrs func() ([]netip.Addr, error)
@@ -101,6 +106,7 @@ type Server struct {
 	// host tells this host's addresses: a peer at one is any local user,
 	// never the proxy.
 	host   *hostaddr.Cache
+	hosts  hostNames
 	render chan struct{}
 	unsent byteBudget
 	// done is closed by Close: long answers (event streams) end.
@@ -151,6 +157,7 @@ func Start(cfg Config) (*Server, error) {
 		limit:  connlimit.New("web", b, cfg.Logger),
 		tokens: tokenCache{path: cfg.TokenFile, log: cfg.Logger},
 		host:   &hostaddr.Cache{ReadAddrs: cfg.ReadHostAddrs},
+		hosts:  newHostNames(cfg.Addr, cfg.ServerLabel, cfg.Hosts),
 		render: make(chan struct{}, renderSlots),
 		unsent: byteBudget{max: maxUnsent},
 		done:   make(chan struct{}),
@@ -250,6 +257,11 @@ func (s *Server) common(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
+		if !s.hostAllowed(r) {
+			h.Set("Connection", "close")
+			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("Host %q does not name this server: list the names it is reached by in PBS_WEB_HOSTS", r.Host), 0)
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
 			http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)

@@ -262,11 +262,11 @@ func TestBadHTTP(t *testing.T) {
 	for _, tt := range []struct{ name, raw, want string }{
 		{"garbage", "\x00\x01\x02 nonsense\r\n\r\n", "HTTP/1.1 400"},
 		{"no version", "GET /\r\n\r\n", "HTTP/1.1 400"},
-		{"bad header", "GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", "HTTP/1.1 400"},
-		{"huge header", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "HTTP/1.1 431"},
-		{"many headers", "GET / HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-A: b\r\n", 5000) + "\r\n", "HTTP/1.1 431"},
-		{"a body on GET", "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", "HTTP/1.1 200"},
-		{"path escape", "GET /static/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 307"}, // to the cleaned path, /etc/passwd: 404
+		{"bad header", "GET / HTTP/1.1\r\nHost: localhost\r\nNo colon here\r\n\r\n", "HTTP/1.1 400"},
+		{"huge header", "GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "HTTP/1.1 431"},
+		{"many headers", "GET / HTTP/1.1\r\nHost: localhost\r\n" + strings.Repeat("X-A: b\r\n", 5000) + "\r\n", "HTTP/1.1 431"},
+		{"a body on GET", "GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello", "HTTP/1.1 200"},
+		{"path escape", "GET /static/../../etc/passwd HTTP/1.1\r\nHost: localhost\r\n\r\n", "HTTP/1.1 307"}, // to the cleaned path, /etc/passwd: 404
 	} {
 		if got := rawRequest(t, s.Addr(), tt.raw); !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: %q, want %s", tt.name, got, tt.want)
@@ -305,14 +305,14 @@ func TestConnectionBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+		io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\n\r\n")
 		r := bufio.NewReader(c)
 		if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 200") {
 			t.Fatalf("connection %d: %q", i, line)
 		}
 		held = append(held, c)
 	}
-	if got := rawRequest(t, s.Addr(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.1 503") {
+	if got := rawRequest(t, s.Addr(), "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.1 503") {
 		t.Fatalf("beyond the budget: %q", got)
 	}
 	for _, c := range held {
@@ -625,4 +625,79 @@ func TestProxySocket(t *testing.T) {
 	if !strings.HasPrefix(string(answer), "HTTP/1.1 403") || !strings.Contains(string(answer), "for the proxy (PBS_WEB_PROXY_UID) only") {
 		t.Fatalf("uid 0 on the socket of proxy uid 65534: %q", answer)
 	}
+}
+
+// Only a Host naming this listener is answered (DNS rebinding): its
+// address, this host's names and addresses, the server's name and the
+// configured ones; 421 for any other, whatever the path.
+func TestHostHeader(t *testing.T) {
+	s, _ := start(t, &fakeSource{others: true}, func(c *Config) { c.Hosts = []string{"pbs.example.org", "10.9.8.7"} })
+	_, port, _ := net.SplitHostPort(s.Addr())
+	hn, _ := os.Hostname()
+	for _, tt := range []struct {
+		host     string
+		answered bool
+	}{
+		{"127.0.0.1:" + port, true},
+		{"127.0.0.1", true},
+		{"localhost:" + port, true},
+		{"LocalHost.", true},
+		{"[::1]:" + port, true},
+		{"127.0.0.5:" + port, true}, // loopback: cannot be rebound
+		{hostAddr + ":8080", true},  // this host's address
+		{"srv", true},               // ServerLabel
+		{"pbs.example.org", true},   // configured
+		{"PBS.Example.ORG:443", true},
+		{"10.9.8.7", true},
+		{hn, true},
+		{"evil.example:" + port, false},
+		{"pbs.example.org.evil.example", false},
+		{"localhost.evil.example", false},
+		{"192.0.2.99:" + port, false},
+		{"", false},
+		{"::1", false},
+		{"[::1", false},
+		{"localhost:80:80", false},
+		{"localhost:http", false},
+	} {
+		for _, path := range []string{"/api/v1/jobs", "/ui/events", "/"} {
+			got := rawRequest(t, s.Addr(), "GET "+path+" HTTP/1.1\r\nHost: "+tt.host+"\r\nConnection: close\r\n\r\n")
+			refused := strings.HasPrefix(got, "HTTP/1.1 421")
+			if tt.answered && (refused || !strings.HasPrefix(got, "HTTP/1.1 ")) {
+				t.Errorf("Host %q %s: %q, want an answer", tt.host, path, got)
+			}
+			if !tt.answered && !refused && !strings.HasPrefix(got, "HTTP/1.1 400") {
+				// (net/http refuses a missing or malformed Host itself, 400)
+				t.Errorf("Host %q %s: %q, want 421", tt.host, path, got)
+			}
+		}
+	}
+	// HTTP/1.0 may omit Host: it names nothing, so nothing is answered.
+	if got := rawRequest(t, s.Addr(), "GET /api/v1/jobs HTTP/1.0\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.0 421") {
+		t.Errorf("HTTP/1.0 without Host: %q", got)
+	}
+}
+
+// hostOf never panics, and what it accepts is a name or an address that
+// parses again to itself, with or without a port.
+func FuzzHostOf(f *testing.F) {
+	for _, s := range []string{"localhost:8080", "[::1]:80", "127.0.0.1", "Pbs.Example.ORG.", "[fe80::1%eth0]:1", "a:b:c", "", "[::ffff:127.0.0.1]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		h, ok := hostOf(v)
+		if !ok {
+			return
+		}
+		if h != strings.ToLower(h) || strings.HasSuffix(h, ".") || h == "" {
+			t.Fatalf("hostOf(%q) = %q", v, h)
+		}
+		again := h + ":80"
+		if a, err := netip.ParseAddr(h); err == nil && a.Is6() {
+			again = "[" + h + "]:80"
+		}
+		if h2, ok := hostOf(again); !ok || h2 != h {
+			t.Fatalf("hostOf(%q) = %q; hostOf(%q) = %q %v", v, h, again, h2, ok)
+		}
+	})
 }
