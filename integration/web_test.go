@@ -520,3 +520,48 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 		return code == 200, fmt.Sprint(code)
 	})
 }
+
+// The flood: 64 event streams from each of five loopback
+// addresses. Every local user is one peer of the web budget and one
+// anonymous viewer of the event streams, so the flood holds at most 16
+// streams and 64 connections; the proxy's users (and other hosts) are
+// still served, streams included.
+func TestWebLocalFloodSparesProxy(t *testing.T) {
+	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\n")
+	addr := strings.TrimPrefix(base, "http://")
+	statuses := map[string]int{}
+	for i := 2; i < 7; i++ {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i))}, Timeout: 5 * time.Second}
+		for j := 0; j < 64; j++ {
+			nc, err := d.Dial("tcp", addr)
+			if err != nil {
+				statuses["dial error"]++
+				continue
+			}
+			defer nc.Close() // held, as the attacker would
+			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(nc, "GET /ui/events HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+			line, _ := bufio.NewReader(nc).ReadString('\n')
+			if f := strings.Fields(line); len(f) >= 2 {
+				statuses[f[1]]++
+			} else {
+				statuses["closed"]++
+			}
+		}
+	}
+	t.Logf("320 streams asked from 127.0.0.2-6: %v", statuses)
+	if statuses["200"] != 16 || statuses["200"]+statuses["429"] > web.Budget.PerPeer {
+		t.Fatalf("the local flood holds %d streams and %d connections answered (%v); want 16 streams and at most %d connections", statuses["200"], statuses["200"]+statuses["429"], statuses, web.Budget.PerPeer)
+	}
+	proxy := unixHTTP(filepath.Join(c.Home, "pbs_web.sock"))
+	if code, body := getWith(t, proxy, "http://localhost/api/v1/server", "X-Remote-User", "nobody"); code != 200 {
+		t.Fatalf("the proxy's user during the flood: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("GET", "http://localhost/ui/events", nil)
+	req.Header.Set("X-Remote-User", "nobody")
+	resp, err := proxy.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the proxy's user's stream during the flood: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"gopbs/internal/config"
+	"gopbs/internal/connlimit"
 	"gopbs/internal/webtoken"
 )
 
@@ -85,6 +87,37 @@ func (s *Server) isProxy(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// peerKey names nc's peer for the connection budget: the proxy (at its
+// addresses, or its uid on its socket) as one trusted peer, every local
+// user as one (connlimit.HostPeer: they can connect from any of this
+// host's addresses, and another uid on the proxy's socket is local too),
+// any other host by its address.
+func (s *Server) peerKey(nc net.Conn) string {
+	if sc, ok := nc.(socketConn); ok {
+		if sc.proxy {
+			return proxyPeer
+		}
+		return connlimit.HostPeer
+	}
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok && s.isProxy(a.AddrPort().Addr().Unmap()) {
+		return proxyPeer
+	}
+	return connlimit.HostKey(nc, s.hostLocal)
+}
+
+// streamKey names v's share of the event streams: a named user's own,
+// or, for anonymous viewers, that of the peer r came from.
+func streamKey(r *http.Request, v Viewer) string {
+	if !v.Anonymous() {
+		return "user:" + v.User
+	}
+	peer := "unknown"
+	if c := connlimit.ConnOf(r.Context()); c != nil {
+		peer = c.Peer()
+	}
+	return "anonymous@" + peer
 }
 
 // hostLocal reports whether a is an address of this host (loopback

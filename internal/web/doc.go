@@ -42,7 +42,9 @@
 //     cannot read the anonymous view through DNS rebinding.
 //   - Budgets: connections go through a connlimit.Limiter of their own
 //     (class "web"), separate from the batch ports'; a refused connection
-//     is answered 503. Headers are bounded (431), slow or silent clients
+//     is answered 503. This host is one peer whatever address a local
+//     user connects from, the proxy one bounded by the class alone, and a
+//     viewer holds at most streamsPerViewer event streams (429 beyond). Headers are bounded (431), slow or silent clients
 //     time out, at most renderSlots listings are built at once (503 with
 //     Retry-After beyond) and answers waiting for slow readers hold at
 //     most maxUnsent bytes, so a flood here costs the batch ports a

@@ -23,8 +23,23 @@ import (
 var assets embed.FS
 
 // Budget is the web listener's default connection budget: the page holds
-// one event stream per open tab, tools a few connections each.
+// one event stream per open tab, tools a few connections each. A peer is
+// an address of another host, this host (every local user, whatever
+// address they connect from: connlimit.HostPeer), or the proxy, which
+// carries its users' connections and is bounded by the class alone
+// (proxyPeer); event streams are bounded per viewer besides
+// (streamsPerViewer).
 var Budget = connlimit.Budget{Max: 256, PerPeer: 64, Pending: 64, PerPeerPending: 16}
+
+// proxyPeer is the budget's name for the trusted proxy, at any of its
+// addresses or on its socket.
+const proxyPeer = "proxy"
+
+// streamsPerViewer bounds the event streams one viewer holds at once: a
+// user named by a token or the proxy, or, for anonymous streams, the
+// peer they come from (this host, the proxy, another host). A page holds
+// one per open tab.
+const streamsPerViewer = 16
 
 // Timeouts and bounds of the listener.
 const (
@@ -109,6 +124,8 @@ type Server struct {
 	hosts  hostNames
 	render chan struct{}
 	unsent byteBudget
+	// streams counts the event streams open per viewer (streamKey).
+	streams counter
 	// done is closed by Close: long answers (event streams) end.
 	done      chan struct{}
 	closeOnce sync.Once
@@ -162,7 +179,8 @@ func Start(cfg Config) (*Server, error) {
 		unsent: byteBudget{max: maxUnsent},
 		done:   make(chan struct{}),
 	}
-	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503}
+	s.limit.TrustPeer(proxyPeer)
+	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503, Key: s.peerKey}
 	var proxyLn net.Listener
 	if cfg.ProxySocket != "" {
 		ul, err := listenProxySocket(cfg.ProxySocket, cfg.ProxyUID, cfg.Logger)
@@ -170,7 +188,7 @@ func Start(cfg Config) (*Server, error) {
 			ln.Close()
 			return nil, fmt.Errorf("web: %w", err)
 		}
-		proxyLn = &connlimit.Listener{Listener: ul, Limit: s.limit, Refusal: refusal503}
+		proxyLn = &connlimit.Listener{Listener: ul, Limit: s.limit, Refusal: refusal503, Key: s.peerKey}
 	}
 	s.hs = &http.Server{
 		Handler:           s.routes(),
@@ -356,6 +374,35 @@ func (b *byteBudget) give(n int) {
 	b.mu.Lock()
 	b.used -= n
 	b.mu.Unlock()
+}
+
+// counter counts what each key holds (event streams per viewer).
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take counts one more for key; false, counting nothing, when key holds
+// max already.
+func (c *counter) take(key string, max int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	if c.n[key] >= max {
+		return false
+	}
+	c.n[key]++
+	return true
+}
+
+func (c *counter) give(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[key]--; c.n[key] <= 0 {
+		delete(c.n, key)
+	}
 }
 
 func (s *Server) acquire(ctx context.Context) bool {

@@ -701,3 +701,109 @@ func FuzzHostOf(f *testing.F) {
 		}
 	})
 }
+
+// streamStatus opens an event stream and returns its status and body
+// (closed at the test's end).
+func streamStatus(t *testing.T, s *Server, headers ...string) (int, io.ReadCloser) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+s.Addr()+"/ui/events", nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp.StatusCode, resp.Body
+}
+
+// One viewer holds at most streamsPerViewer event streams: a user by
+// name, anonymous viewers by the peer they come from (every local user
+// together); others keep theirs, and a stream closed gives its place
+// back.
+func TestStreamsPerViewer(t *testing.T) {
+	hub := events.NewHub(4)
+	s, tokens := start(t, &fakeSource{others: true}, func(c *Config) { c.Feed = hubFeed{hub} })
+	alice := []string{"Authorization", "Bearer " + tokens["alice"]}
+	var first io.ReadCloser
+	for i := 0; i < streamsPerViewer; i++ {
+		code, body := streamStatus(t, s, alice...)
+		if code != 200 {
+			t.Fatalf("alice's stream %d: %d", i, code)
+		}
+		if first == nil {
+			first = body
+		}
+	}
+	if code, _ := streamStatus(t, s, alice...); code != 429 {
+		t.Fatalf("alice's stream %d: %d, want 429", streamsPerViewer+1, code)
+	}
+	if code, _ := streamStatus(t, s, "Authorization", "Bearer "+tokens["root"]); code != 200 {
+		t.Fatalf("root's stream while alice holds hers: %d", code)
+	}
+	// Anonymous streams from loopback: 127.0.0.1 and 127.0.0.2 are one
+	// viewer (this host).
+	for i := 0; i < streamsPerViewer; i++ {
+		client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%2))}}).DialContext}}
+		resp, err := client.Get("http://" + s.Addr() + "/ui/events")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("anonymous stream %d: %v %v", i, err, resp)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
+	if code, _ := streamStatus(t, s); code != 429 {
+		t.Fatalf("anonymous stream %d from this host: %d, want 429", streamsPerViewer+1, code)
+	}
+	first.Close()
+	testWait(t, "alice's closed stream given back", func() bool {
+		code, body := streamStatus(t, s, alice...)
+		body.Close()
+		return code == 200
+	})
+}
+
+// holdConn sends a request on a new connection from dial and keeps the
+// connection open after the answer; it returns the status line.
+func holdConn(t *testing.T, dial func() (net.Conn, error), req string) string {
+	t.Helper()
+	c, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, req)
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+// The budget's peers: every local user is one, whatever loopback address
+// it connects from (five addresses no longer take five shares), and the
+// proxy, which carries its users' connections, is bounded by the class
+// alone.
+func TestBudgetPeers(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "pbs_web.sock")
+	s, _ := start(t, &fakeSource{others: true}, func(c *Config) {
+		c.Budget = connlimit.Budget{Max: 8, PerPeer: 2, Pending: 8, PerPeerPending: 2}
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", sock, uint32(os.Getuid())
+	})
+	req := "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\n\r\n"
+	answered := 0
+	for i := 2; i < 7; i++ {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i))}}
+		if line := holdConn(t, func() (net.Conn, error) { return d.Dial("tcp", s.Addr()) }, req); strings.HasPrefix(line, "HTTP/1.1 200") {
+			answered++
+		} else if !strings.HasPrefix(line, "HTTP/1.1 503") {
+			t.Fatalf("from 127.0.0.%d: %q", i, line)
+		}
+	}
+	if answered != 2 {
+		t.Fatalf("%d connections from five loopback addresses kept, want this host's 2", answered)
+	}
+	for i := 0; i < 5; i++ {
+		if line := holdConn(t, func() (net.Conn, error) { return net.Dial("unix", sock) }, req); !strings.HasPrefix(line, "HTTP/1.1 200") {
+			t.Fatalf("the proxy's connection %d: %q", i, line)
+		}
+	}
+}
