@@ -153,16 +153,18 @@ func Start(cfg Config) (*Server, error) {
 	if b == (connlimit.Budget{}) {
 		b = Budget
 	}
-	read := cfg.ReadHostAddrs
-	if read == nil {
-		read = hostaddr.Read
-	}
-	own, err := read()
-	if err != nil {
-		return nil, fmt.Errorf("web: checking %s: %w", config.KeyWebProxyAddr, err)
-	}
-	if err := CheckProxyAddrs(cfg.ProxyAddrs, own); err != nil {
-		return nil, fmt.Errorf("web: %w", err)
+	if len(cfg.ProxyAddrs) > 0 {
+		read := cfg.ReadHostAddrs
+		if read == nil {
+			read = hostaddr.Read
+		}
+		own, err := read()
+		if err != nil {
+			return nil, fmt.Errorf("web: checking %s: %w", config.KeyWebProxyAddr, err)
+		}
+		if err := CheckProxyAddrs(cfg.ProxyAddrs, own); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
