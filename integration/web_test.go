@@ -2,18 +2,24 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"gopbs/internal/hostaddr"
 	"gopbs/internal/testcluster"
 	"gopbs/internal/web"
 	"gopbs/internal/web/apischema"
@@ -201,11 +207,20 @@ func TestWebAPISchema(t *testing.T) {
 }
 
 // fromAddr is an HTTP client whose connections come from the local IP
-// address local (127.0.0.2 is loopback too on Linux, and can stand for a
-// proxy's address).
+// address local (127.0.0.2 is loopback too on Linux: any local user can
+// connect from it).
 func fromAddr(local string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Timeout: 5 * time.Second}
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// unixHTTP is an HTTP client whose connections go to the Unix socket
+// path, as a proxy on the server's host connects (PBS_WEB_PROXY_UID).
+func unixHTTP(path string) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path) },
+	}}
 }
 
 func getWith(t *testing.T, client *http.Client, url string, headers ...string) (int, string) {
@@ -223,13 +238,50 @@ func getWith(t *testing.T, client *http.Client, url string, headers ...string) (
 	return resp.StatusCode, string(b)
 }
 
+// A proxy address any local user can connect from makes pbs_server
+// refuse to start, naming the key and why: loopback (the issue's
+// PBS_WEB_PROXY_ADDR=127.0.0.2, from which "curl --interface 127.0.0.2
+// -H 'X-Remote-User: root'" was a manager) and this host's own address.
+func TestWebProxyOnThisHostRefused(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.KillServer(syscall.SIGTERM)
+	orig, err := os.ReadFile(c.Conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{"127.0.0.2": "loopback", "127.0.0.0/8": "loopback", "::1": "loopback"}
+	if own, err := hostaddr.Read(); err == nil {
+		for _, a := range own {
+			if !a.IsLoopback() && !a.IsLinkLocalUnicast() {
+				bad[a.String()] = "an address of this host"
+				break
+			}
+		}
+	}
+	for addr, why := range bad {
+		conf := fmt.Sprintf("%sPBS_WEB=127.0.0.1:%d\nPBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_ADDR=%s\n", orig, testcluster.FreePort(t), addr)
+		if err := os.WriteFile(c.Conf, []byte(conf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.StartServerExpectFailure(20 * time.Second)
+		if err == nil || !strings.Contains(out, "PBS_WEB_PROXY_ADDR") || !strings.Contains(out, why) || !strings.Contains(out, "PBS_WEB_PROXY_UID") {
+			t.Errorf("PBS_WEB_PROXY_ADDR=%s: err %v, want a refusal naming the key and %q:\n%s", addr, err, why, out)
+		}
+	}
+	if err := os.WriteFile(c.Conf, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.StartServer() // the cluster's own cleanup stops it
+}
+
 // Who sees what through the web port, end to end: anonymous viewers the
 // public fields while query_other_jobs is true and nothing when false; a
-// user named by the trusted proxy (only from its address) what qstat
-// shows that user; root's token everything; the event stream as the
-// rights allow.
+// user named by the trusted proxy (on this host: from its uid on its
+// socket, nowhere else) what qstat shows that user; root's token
+// everything; the event stream as the rights allow.
 func TestWebAccess(t *testing.T) {
-	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_ADDR=127.0.0.2\n")
+	// The proxy is this test's process (root, uid 0) on the socket.
+	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\nPBS_WEB_HOSTS=pbs.example.org\n")
 	root := rootToken(t, c)
 	rootJob := c.Submit("#!/bin/sh\nsleep 60\n", "-h", "-v", "SECRET=rootsecret")
 	nobody := testcluster.Cred{UID: 65534, GID: 65534}
@@ -238,7 +290,8 @@ func TestWebAccess(t *testing.T) {
 		t.Fatalf("qsub as nobody: %s", r)
 	}
 	nobodyJob := strings.TrimSpace(r.Stdout)
-	proxy := fromAddr("127.0.0.2")
+	sock := filepath.Join(c.Home, "pbs_web.sock")
+	proxy, proxyBase := unixHTTP(sock), "http://localhost"
 	asNobody := []string{"X-Remote-User", "nobody"}
 
 	code, body := get(t, base+"/api/v1/jobs")
@@ -246,20 +299,59 @@ func TestWebAccess(t *testing.T) {
 		strings.Contains(body, "secret") || strings.Contains(body, "Variable_List") || strings.Contains(body, "Output_Path") {
 		t.Fatalf("anonymous, query_other_jobs true: %d %s", code, body)
 	}
-	if code, body := getWith(t, proxy, base+"/api/v1/jobs/"+nobodyJob, asNobody...); code != 200 || !strings.Contains(body, `"MINE":"nobodysecret"`) {
+	if code, body := getWith(t, proxy, proxyBase+"/api/v1/jobs/"+nobodyJob, asNobody...); code != 200 || !strings.Contains(body, `"MINE":"nobodysecret"`) {
 		t.Fatalf("nobody through the proxy, own job: %d %s", code, body)
 	}
-	if code, body := get(t, base+"/api/v1/jobs", asNobody...); code != 403 || !strings.Contains(body, "PBS_WEB_PROXY_ADDR") {
+	if code, body := get(t, base+"/api/v1/jobs", asNobody...); code != 403 || !strings.Contains(body, "PBS_WEB_PROXY_UID") {
 		t.Fatalf("the proxy's header from elsewhere: %d %s", code, body)
+	}
+	// The issue's attack: a local user on another loopback address.
+	if code, body := getWith(t, fromAddr("127.0.0.2"), base+"/ui/whoami", "X-Remote-User", "root"); code != 403 || strings.Contains(body, `"manager":true`) {
+		t.Fatalf("X-Remote-User: root from 127.0.0.2: %d %s", code, body)
+	}
+	// DNS rebinding: a name that is not this server's, pointed at its
+	// address, reads nothing; a configured one (PBS_WEB_HOSTS) does.
+	addr := strings.TrimPrefix(base, "http://")
+	for host, want := range map[string]string{"rebind.evil.example:80": "421", "pbs.example.org": "200", addr: "200"} {
+		for _, path := range []string{"/api/v1/jobs", "/ui/events", "/"} {
+			nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host)
+			line, _ := bufio.NewReader(nc).ReadString('\n')
+			nc.Close()
+			if !strings.HasPrefix(line, "HTTP/1.1 "+want) {
+				t.Errorf("Host %s, %s: %q, want %s", host, path, line, want)
+			}
+		}
 	}
 	if code, _ := get(t, base+"/api/v1/jobs", "Authorization", "Bearer pbsw_forged"); code != 401 {
 		t.Fatalf("a forged token: %d", code)
+	}
+	if info, err := os.Stat(sock); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the proxy's socket: %v %v", info, err)
+	}
+	// Another local user on the proxy's socket is refused by its uid,
+	// even with the socket's mode opened to everyone.
+	if curl, err := exec.LookPath("curl"); err != nil {
+		t.Log("no curl: another uid on the socket not tried")
+	} else {
+		os.Chmod(sock, 0o666)
+		cmd := exec.Command(curl, "-sS", "--max-time", "10", "--unix-socket", sock, "-H", "X-Remote-User: root", "http://localhost/ui/whoami")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody.UID, Gid: nobody.GID}}
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "for the proxy (PBS_WEB_PROXY_UID) only") || strings.Contains(string(out), "manager") {
+			t.Fatalf("nobody on the proxy's socket as root: %s", out)
+		}
+		os.Chmod(sock, 0o600)
 	}
 
 	// A stream as nobody sees only nobody's changes once others' jobs are
 	// hidden.
 	c.MustRun("qmgr", "-c", "set server query_other_jobs = False")
-	req, _ := http.NewRequest("GET", base+"/ui/events", nil)
+	req, _ := http.NewRequest("GET", proxyBase+"/ui/events", nil)
 	req.Header.Set("X-Remote-User", "nobody")
 	resp, err := proxy.Do(req)
 	if err != nil || resp.StatusCode != 200 {
@@ -287,11 +379,11 @@ func TestWebAccess(t *testing.T) {
 			t.Errorf("anonymous %s, query_other_jobs false: %d %.200s", path, code, body)
 		}
 	}
-	code, body = getWith(t, proxy, base+"/api/v1/jobs", asNobody...)
+	code, body = getWith(t, proxy, proxyBase+"/api/v1/jobs", asNobody...)
 	if code != 200 || !strings.Contains(body, nobodyJob) || strings.Contains(body, `"`+rootJob+`"`) {
 		t.Fatalf("nobody, query_other_jobs false: %d %s", code, body)
 	}
-	if code, _ := getWith(t, proxy, base+"/api/v1/jobs/"+rootJob, asNobody...); code != 403 {
+	if code, _ := getWith(t, proxy, proxyBase+"/api/v1/jobs/"+rootJob, asNobody...); code != 403 {
 		t.Fatalf("nobody asking for root's job: %d", code)
 	}
 	if code, body := get(t, base+"/api/v1/jobs", root...); code != 200 || !strings.Contains(body, "rootsecret") || !strings.Contains(body, "nobodysecret") {
@@ -383,14 +475,17 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 	}
 	for i := 0; i < 8; i++ { // listings never read
 		wg.Add(1)
-		go func() { defer wg.Done(); raw("GET /api/v1/jobs?history=true HTTP/1.1\r\nHost: x\r\n\r\n", false) }()
+		go func() {
+			defer wg.Done()
+			raw("GET /api/v1/jobs?history=true HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", false)
+		}()
 	}
-	big := "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n"
+	big := "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + strings.Repeat("a", 1<<20) + "\r\n\r\n"
 	loop(func() { raw(big, true) })
 	loop(func() { raw("\x16\x03\x01\x02\x00garbage\r\n\r\n", true) })
-	loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", true) })
+	loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -1\r\n\r\n", true) })
 	for i := 0; i < 6; i++ {
-		loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", true) })
+		loop(func() { raw("GET /api/v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", true) })
 	}
 	testcluster.WaitFor(t, "the flood under way", 20*time.Second, func() (bool, string) {
 		mu.Lock()
@@ -424,4 +519,49 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 		code, _ := get(t, base+"/api/v1/server")
 		return code == 200, fmt.Sprint(code)
 	})
+}
+
+// The issue's flood: 64 event streams from each of five loopback
+// addresses. Every local user is one peer of the web budget and one
+// anonymous viewer of the event streams, so the flood holds at most 16
+// streams and 64 connections; the proxy's users (and other hosts) are
+// still served, streams included.
+func TestWebLocalFloodSparesProxy(t *testing.T) {
+	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\n")
+	addr := strings.TrimPrefix(base, "http://")
+	statuses := map[string]int{}
+	for i := 2; i < 7; i++ {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i))}, Timeout: 5 * time.Second}
+		for j := 0; j < 64; j++ {
+			nc, err := d.Dial("tcp", addr)
+			if err != nil {
+				statuses["dial error"]++
+				continue
+			}
+			defer nc.Close() // held, as the attacker would
+			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			fmt.Fprintf(nc, "GET /ui/events HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+			line, _ := bufio.NewReader(nc).ReadString('\n')
+			if f := strings.Fields(line); len(f) >= 2 {
+				statuses[f[1]]++
+			} else {
+				statuses["closed"]++
+			}
+		}
+	}
+	t.Logf("320 streams asked from 127.0.0.2-6: %v", statuses)
+	if statuses["200"] != 16 || statuses["200"]+statuses["429"] > web.Budget.PerPeer {
+		t.Fatalf("the local flood holds %d streams and %d connections answered (%v); want 16 streams and at most %d connections", statuses["200"], statuses["200"]+statuses["429"], statuses, web.Budget.PerPeer)
+	}
+	proxy := unixHTTP(filepath.Join(c.Home, "pbs_web.sock"))
+	if code, body := getWith(t, proxy, "http://localhost/api/v1/server", "X-Remote-User", "nobody"); code != 200 {
+		t.Fatalf("the proxy's user during the flood: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("GET", "http://localhost/ui/events", nil)
+	req.Header.Set("X-Remote-User", "nobody")
+	resp, err := proxy.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the proxy's user's stream during the flood: %v %v", err, resp)
+	}
+	resp.Body.Close()
 }

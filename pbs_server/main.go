@@ -7,6 +7,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"os/signal"
@@ -17,6 +18,7 @@ import (
 
 	"gopbs/internal/config"
 	"gopbs/internal/daemon"
+	"gopbs/internal/hostaddr"
 	"gopbs/internal/server"
 	"gopbs/internal/store"
 	"gopbs/internal/web"
@@ -39,6 +41,12 @@ func run() int {
 	}
 	defer d.Close()
 	cfg, log := d.Config, d.Log
+	if err := checkWeb(cfg); err != nil {
+		// Before anything listens, and in a replicated group before this
+		// member leads (its web listener starts only then).
+		log.Error("cannot start", "error", err)
+		return 1
+	}
 	base := server.Config{
 		Home:          cfg.Home,
 		ServerName:    cfg.ServerName(),
@@ -101,10 +109,28 @@ func startWeb(cfg *config.Config, srv *server.Server, log hclog.Logger) (*web.Se
 		Feed:        srv.WebFeed(),
 		ProxyHeader: cfg.WebProxyHeader,
 		ProxyAddrs:  cfg.WebProxyAddrs,
-		TokenFile:   cfg.WebTokens(),
-		SchedPriv:   cfg.SchedPriv(),
-		Logger:      log.Named("web"),
+		ProxySocket: cfg.WebProxySocket,
+		ProxyUID:    cfg.WebProxyUID,
+		// This host's name in a replicated group answers too (a proxy
+		// in front of the members sends it).
+		Hosts:     append([]string{cfg.HostName}, cfg.WebHosts...),
+		TokenFile: cfg.WebTokens(),
+		SchedPriv: cfg.SchedPriv(),
+		Logger:    log.Named("web"),
 	})
+}
+
+// checkWeb refuses a web configuration that would trust what any local
+// user can send: proxy addresses of this host (web.CheckProxyAddrs).
+func checkWeb(cfg *config.Config) error {
+	if cfg.Web == "" || len(cfg.WebProxyAddrs) == 0 {
+		return nil
+	}
+	own, err := hostaddr.Read()
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", config.KeyWebProxyAddr, err)
+	}
+	return web.CheckProxyAddrs(cfg.WebProxyAddrs, own)
 }
 
 // waitStop returns on SIGTERM or SIGINT, or once shutdown is closed

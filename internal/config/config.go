@@ -43,10 +43,21 @@ const (
 	KeyWeb = "PBS_WEB"
 	// KeyWebProxyHeader names the request header in which a trusted
 	// reverse proxy passes the user it authenticated ("X-Remote-User");
-	// KeyWebProxyAddr lists the addresses (IPs or CIDRs, commas) that
-	// proxy connects from. Both or neither.
+	// KeyWebProxyAddr lists the addresses (IPs or CIDRs, commas) a proxy
+	// on another host connects from (pbs_server refuses any of its own
+	// host's: any local user can connect from those); KeyWebProxyUID is
+	// the numeric uid of a proxy on the server's host, which connects to
+	// the socket PBS_HOME/pbs_web.sock (the kernel names its uid). The
+	// header needs the address list, the uid or both, and they the header.
 	KeyWebProxyHeader = "PBS_WEB_PROXY_HEADER"
 	KeyWebProxyAddr   = "PBS_WEB_PROXY_ADDR"
+	KeyWebProxyUID    = "PBS_WEB_PROXY_UID"
+	// KeyWebHosts lists further host names (or IPs, commas) by which
+	// browsers reach the web listener: it answers only requests whose
+	// Host names it (this host's names and addresses, PBS_SERVER and
+	// PBS_WEB's host are always in), so that a page elsewhere cannot read
+	// it through DNS rebinding.
+	KeyWebHosts = "PBS_WEB_HOSTS"
 	// KeyServerPeers lists the batch addresses (host:port, commas) of the
 	// members of a replicated server group (internal/ha); unset, there is
 	// one server, PBS_SERVER. Each member's raft transport listens on its
@@ -56,6 +67,10 @@ const (
 	// PBS_SERVER_PEERS (OpenPBS's key); the short host name by default.
 	KeyServerHostName = "PBS_SERVER_HOST_NAME"
 )
+
+// WebSocketName is the name in PBS_HOME of the web listener's socket for
+// a proxy on the server's host (PBS_WEB_PROXY_UID).
+const WebSocketName = "pbs_web.sock"
 
 // RaftPortOffset is added to a member's batch port to give its raft port.
 const RaftPortOffset = 100
@@ -99,10 +114,15 @@ type Config struct {
 	// Web is the web listener's host:port (PBS_WEB), "" for none;
 	// WebProxyHeader and WebProxyAddrs the trusted reverse proxy's
 	// identity header and addresses (PBS_WEB_PROXY_HEADER,
-	// PBS_WEB_PROXY_ADDR).
+	// PBS_WEB_PROXY_ADDR); WebProxySocket the socket of a proxy on this
+	// host ("" for none) and WebProxyUID its uid (PBS_WEB_PROXY_UID).
 	Web            string
 	WebProxyHeader string
 	WebProxyAddrs  []netip.Prefix
+	WebProxySocket string
+	WebProxyUID    uint32
+	// WebHosts are PBS_WEB_HOSTS's names, lower case.
+	WebHosts []string
 	// Peers are the batch addresses of a replicated server group's
 	// members (PBS_SERVER_PEERS), nil for a single server; HostName is
 	// this host's name in that list (PBS_SERVER_HOST_NAME).
@@ -135,7 +155,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyServerPeers, KeyServerHostName} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -324,8 +344,10 @@ func listenAddr(vals map[string]string, key string) (string, error) {
 
 // resolveWeb checks the web listener's keys: PBS_WEB a host:port with a
 // port number, the proxy's header a header name, its addresses IPs or
-// CIDRs; a header without addresses (or the reverse) would trust no one
-// or everyone, so it is refused.
+// CIDRs, its uid a number; a header without addresses or uid (or the
+// reverse) would trust no one or everyone, so it is refused. Whether an
+// address is this host's is pbs_server's to check (web.CheckProxyAddrs):
+// commands on other hosts read the same file.
 func (c *Config) resolveWeb(vals map[string]string) error {
 	if v := vals[KeyWeb]; v != "" {
 		_, p, err := net.SplitHostPort(v)
@@ -337,9 +359,14 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		}
 		c.Web = v
 	}
-	header, addrs := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr]
-	if (header == "") != (addrs == "") {
-		return fmt.Errorf("%s and %s go together: the header is trusted only from the proxy's addresses", KeyWebProxyHeader, KeyWebProxyAddr)
+	hosts, err := ParseHostList(vals[KeyWebHosts])
+	if err != nil {
+		return fmt.Errorf("%s: %w", KeyWebHosts, err)
+	}
+	c.WebHosts = hosts
+	header, addrs, uid := vals[KeyWebProxyHeader], vals[KeyWebProxyAddr], vals[KeyWebProxyUID]
+	if header == "" && (addrs != "" || uid != "") || header != "" && addrs == "" && uid == "" {
+		return fmt.Errorf("%s goes with %s or %s (or both): the header is trusted only from the proxy's addresses or its uid", KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID)
 	}
 	if header == "" {
 		return nil
@@ -348,6 +375,19 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		return fmt.Errorf("%s=%q: not a header name", KeyWebProxyHeader, header)
 	}
 	c.WebProxyHeader = header
+	if uid != "" {
+		// A number only: a name would be looked up by every program
+		// that reads pbs.conf, and could name another uid on another host.
+		n, err := strconv.ParseUint(uid, 10, 32)
+		if err != nil || n == 1<<32-1 {
+			return fmt.Errorf("%s=%q: want the proxy's numeric uid (id -u of its user)", KeyWebProxyUID, uid)
+		}
+		c.WebProxyUID = uint32(n)
+		c.WebProxySocket = filepath.Join(c.Home, WebSocketName)
+	}
+	if addrs == "" {
+		return nil
+	}
 	for _, a := range strings.Split(addrs, ",") {
 		a = strings.TrimSpace(a)
 		if a == "" {
@@ -367,6 +407,52 @@ func (c *Config) resolveWeb(vals map[string]string) error {
 		return fmt.Errorf("%s=%q: no address", KeyWebProxyAddr, addrs)
 	}
 	return nil
+}
+
+// ParseHostList parses a comma-separated list of host names and IP
+// addresses, without ports: names are lower-cased and lose a trailing
+// dot, so that they compare as DNS does.
+func ParseHostList(s string) ([]string, error) {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if a, err := netip.ParseAddr(h); err == nil {
+			out = append(out, a.Unmap().String())
+			continue
+		}
+		name, ok := HostName(h)
+		if !ok {
+			return nil, fmt.Errorf("%q is neither a host name nor an IP address (no port, no wildcard)", h)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// HostName returns h as a DNS host name compares (lower case, no
+// trailing dot), or false when h is not one: dot-separated labels of
+// letters, digits, hyphens and underscores, each 1 to 63 bytes, at most
+// 253 in all.
+func HostName(h string) (string, bool) {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" || len(h) > 253 {
+		return "", false
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return "", false
+		}
+		for i := 0; i < len(label); i++ {
+			b := label[i]
+			if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_') {
+				return "", false
+			}
+		}
+	}
+	return h, true
 }
 
 // validHeaderName reports whether h is an HTTP header name (RFC 9110

@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -113,8 +114,13 @@ func TestWebKeys(t *testing.T) {
 		c.WebProxyAddrs[0].String() != "10.0.0.5/32" || c.WebProxyAddrs[1].String() != "192.168.0.0/24" || c.WebProxyAddrs[2].String() != "::1/128" {
 		t.Fatalf("resolved %+v", c)
 	}
-	if c, err := resolve("", map[string]string{}); err != nil || c.Web != "" || c.WebProxyHeader != "" {
+	if c, err := resolve("", map[string]string{}); err != nil || c.Web != "" || c.WebProxyHeader != "" || c.WebProxySocket != "" {
 		t.Fatalf("unset: %+v %v", c, err)
+	}
+	// A proxy on this host: its uid, and the socket it connects to.
+	c, err = resolve("", map[string]string{KeyHome: "/var/spool/pbs", KeyWeb: ":8080", KeyWebProxyHeader: "X-Remote-User", KeyWebProxyUID: "33"})
+	if err != nil || c.WebProxyUID != 33 || c.WebProxySocket != "/var/spool/pbs/pbs_web.sock" || len(c.WebProxyAddrs) != 0 {
+		t.Fatalf("PBS_WEB_PROXY_UID: %+v %v", c, err)
 	}
 	for _, bad := range []map[string]string{
 		{KeyWeb: "8080"},
@@ -125,9 +131,64 @@ func TestWebKeys(t *testing.T) {
 		{KeyWebProxyHeader: "X Remote", KeyWebProxyAddr: "127.0.0.1"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: "proxy.example"},
 		{KeyWebProxyHeader: "X-User", KeyWebProxyAddr: " , "},
+		{KeyWebProxyUID: "33"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "www-data"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "-1"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967295"},
+		{KeyWebProxyHeader: "X-User", KeyWebProxyUID: "4294967296"},
+		{KeyWebHosts: "pbs.example.org:8080"},
+		{KeyWebHosts: "*.example.org"},
 	} {
 		if _, err := resolve("", bad); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// PBS_WEB_HOSTS: names and addresses, no ports or wildcards; names as
+// DNS compares them.
+func TestParseHostList(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // joined with commas; "error" for a refusal
+	}{
+		{"", ""},
+		{"pbs.example.org", "pbs.example.org"},
+		{" PBS.Example.ORG. , head ,10.0.0.5, ::1 ,::ffff:10.0.0.6", "pbs.example.org,head,10.0.0.5,::1,10.0.0.6"},
+		{"pbs_web.example", "pbs_web.example"},
+		{",,", ""},
+		{"pbs.example.org:8080", "error"},
+		{"[::1]", "error"},
+		{"*.example.org", "error"},
+		{"a..b", "error"},
+		{"bad host", "error"},
+		{strings.Repeat("a", 64) + ".org", "error"},
+		{"http://pbs.example.org", "error"},
+	} {
+		got, err := ParseHostList(tt.in)
+		s := strings.Join(got, ",")
+		if err != nil {
+			s = "error"
+		}
+		if s != tt.want {
+			t.Errorf("ParseHostList(%q) = %q (%v), want %q", tt.in, s, err, tt.want)
+		}
+	}
+}
+
+// ParseHostList never panics; what it gives parses again to itself.
+func FuzzParseHostList(f *testing.F) {
+	for _, s := range []string{"pbs.example.org", "A.b.,10.0.0.1", "::1,x", "a:1", "*", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseHostList(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseHostList(strings.Join(got, ","))
+		if err != nil || !reflect.DeepEqual(again, got) {
+			t.Fatalf("%q gave %q, which gives %q %v", s, got, again, err)
+		}
+	})
 }

@@ -34,6 +34,8 @@ func FuzzParse(f *testing.F) {
 		"\xef\xbb\xbfPBS_HOME=/bom\n",
 		"PBS_SERVER_METRICS=127.0.0.1:9101\nPBS_SCHED_METRICS=:9102\nPBS_MOM_METRICS=[::1]:9103\n",
 		"PBS_SERVER_METRICS=9101\nPBS_MOM_METRICS=host:0\nPBS_SCHED_METRICS=h:+1\n",
+		"PBS_WEB=:8080\nPBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=33\nPBS_WEB_PROXY_ADDR=10.0.0.5\n",
+		"PBS_WEB_PROXY_HEADER=X-U\nPBS_WEB_PROXY_UID=www-data\n",
 	} {
 		f.Add(s)
 	}
@@ -79,7 +81,7 @@ func FuzzParse(f *testing.F) {
 		c, err := resolve("/etc/pbs.conf", vals)
 		if err != nil {
 			named := false
-			for _, k := range []string{KeyHome, KeyBatchPort, KeyMomPort, KeySchedPort, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics} {
+			for _, k := range []string{KeyHome, KeyBatchPort, KeyMomPort, KeySchedPort, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID} {
 				named = named || strings.Contains(err.Error(), k)
 			}
 			if !named {
@@ -103,6 +105,9 @@ func FuzzParse(f *testing.F) {
 			if n, _ := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
 				t.Fatalf("metrics address %q accepted from %q", a, vals)
 			}
+		}
+		if (c.WebProxyHeader != "") != (len(c.WebProxyAddrs) > 0 || c.WebProxySocket != "") {
+			t.Fatalf("a proxy header without a proxy, or the reverse: %+v", c)
 		}
 		if c.Personality != PBSPro && c.Personality != Torque {
 			t.Fatalf("personality %q accepted", c.Personality)

@@ -3,6 +3,7 @@ package connlimit
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -38,6 +39,8 @@ type Limiter struct {
 	pending map[*Slot]struct{}
 	peers   map[string]*peer
 	seq     uint64
+	// whole are the peers bounded by the class's bounds only (TrustPeer).
+	whole map[string]bool
 
 	refused    int // since the last log line
 	lastLogged time.Time
@@ -77,7 +80,16 @@ func New(name string, b Budget, log hclog.Logger) *Limiter {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	return &Limiter{name: name, b: b, log: log, pending: map[*Slot]struct{}{}, peers: map[string]*peer{}}
+	return &Limiter{name: name, b: b, log: log, pending: map[*Slot]struct{}{}, peers: map[string]*peer{}, whole: map[string]bool{}}
+}
+
+// TrustPeer bounds the peer key by the class's bounds alone, not the
+// per-peer ones: for a peer that carries many others' connections (the
+// web listener's reverse proxy), whose users are bounded elsewhere.
+func (l *Limiter) TrustPeer(key string) {
+	l.mu.Lock()
+	l.whole[key] = true
+	l.mu.Unlock()
 }
 
 // Admit takes a slot for nc from peer (a uid or an IP address), closing
@@ -91,9 +103,13 @@ func (l *Limiter) Admit(peerKey string, nc net.Conn) *Slot {
 		p = &peer{}
 		l.peers[peerKey] = p
 	}
+	perPeer, perPeerPending := l.b.PerPeer, l.b.PerPeerPending
+	if l.whole[peerKey] {
+		perPeer, perPeerPending = l.b.Max, l.b.Pending
+	}
 	var why string
 	switch {
-	case p.total >= l.b.PerPeer && p.pending == 0:
+	case p.total >= perPeer && p.pending == 0:
 		why = fmt.Sprintf("%d connections from this peer", p.total)
 	case l.total >= l.b.Max && len(l.pending) == 0:
 		why = fmt.Sprintf("%d connections", l.total)
@@ -115,7 +131,7 @@ func (l *Limiter) Admit(peerKey string, nc net.Conn) *Slot {
 	// Make room by closing the oldest pending connections: first of this
 	// peer (its own budget), then of the class. The counts drop at once;
 	// the victims' goroutines see their connections closed.
-	if p.total >= l.b.PerPeer || p.pending >= l.b.PerPeerPending {
+	if p.total >= perPeer || p.pending >= perPeerPending {
 		victims = append(victims, l.evictLocked(peerKey))
 	}
 	if l.total >= l.b.Max || len(l.pending) >= l.b.Pending {
@@ -259,4 +275,31 @@ func PeerKey(nc net.Conn) string {
 		return a.IP.String()
 	}
 	return "local"
+}
+
+// HostPeer is the one peer every connection from this host counts as in
+// the HTTP listeners' budgets (HostKey).
+const HostPeer = "this-host"
+
+// HostKey names the peer of nc for the HTTP listeners' budgets: HostPeer
+// for a peer at an address of this host (local says which: loopback's
+// whole 127.0.0.0/8, ::1 and the interfaces' addresses, all of which any
+// local user can connect from, so counting them apart would give one
+// user a share per address), the IP address of any other TCP peer, and
+// "local" for anything else.
+func HostKey(nc net.Conn, local func(netip.Addr) bool) string {
+	a, ok := nc.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		return "local"
+	}
+	return AddrKey(a.AddrPort().Addr(), local)
+}
+
+// AddrKey is HostKey for the address a.
+func AddrKey(a netip.Addr, local func(netip.Addr) bool) string {
+	a = a.Unmap()
+	if a.IsLoopback() || local != nil && local(a) {
+		return HostPeer
+	}
+	return a.String()
 }

@@ -115,3 +115,21 @@ func TestStatsCountRefusalsAndEvictions(t *testing.T) {
 		t.Fatalf("after two refusals: %+v", st)
 	}
 }
+
+// A trusted peer (the web listener's proxy) is bounded by the class
+// alone.
+func TestTrustPeer(t *testing.T) {
+	l := New("test", Budget{Max: 6, PerPeer: 2, Pending: 6, PerPeerPending: 2}, nil)
+	l.TrustPeer("proxy")
+	for i := 0; i < 5; i++ {
+		s := l.Admit("proxy", conn(t))
+		if s == nil {
+			t.Fatalf("the proxy's connection %d refused", i)
+		}
+		s.Established()
+	}
+	l.Admit("a", conn(t)).Established()
+	if s := l.Admit("proxy", conn(t)); s != nil {
+		t.Fatal("the proxy was admitted over the class's Max")
+	}
+}

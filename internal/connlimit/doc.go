@@ -8,7 +8,10 @@
 // hosts cannot lock out local commands. Within a class it bounds
 //
 //   - connections at once, and connections at once from one peer (a uid on
-//     a Unix socket, an IP address over TCP);
+//     a Unix socket, an IP address over TCP; the HTTP listeners' Listener
+//     counts all of this host's addresses as one peer, HostKey, since any
+//     local user can connect from each of them; a peer given TrustPeer is
+//     bounded by the class alone);
 //   - pending connections, those that have not yet proved who they are
 //     (finished their handshake, or sent their first authenticated frame),
 //     in all and per peer. A pending connection that would exceed these

@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"gopbs/internal/hostaddr"
 )
 
 // Listener admits every connection it accepts through its budget before
@@ -15,6 +17,12 @@ type Listener struct {
 	net.Listener
 	Limit   *Limiter
 	Refusal string
+	// Key names a connection's peer for the budget (nil: HostKey with
+	// this host's addresses, so that every local user counts as one peer
+	// however many of its addresses they connect from).
+	Key func(net.Conn) string
+
+	host hostaddr.Cache
 }
 
 // Accept returns the next admitted connection, a *Conn.
@@ -25,7 +33,14 @@ func (l *Listener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		c := &Conn{Conn: nc, refusal: l.Refusal}
-		if c.slot = l.Limit.Admit(PeerKey(nc), c); c.slot != nil {
+		key := ""
+		if l.Key != nil {
+			key = l.Key(nc)
+		} else {
+			key = HostKey(nc, l.host.Local)
+		}
+		c.peer = key
+		if c.slot = l.Limit.Admit(key, c); c.slot != nil {
 			return c, nil
 		}
 		// Refused: Admit closed it, which told the client.
@@ -37,10 +52,14 @@ type Conn struct {
 	net.Conn
 	slot    *Slot
 	refusal string
+	peer    string
 
 	mu   sync.Mutex
 	read bool
 }
+
+// Peer is the budget's name for the connection's peer.
+func (c *Conn) Peer() string { return c.peer }
 
 func (c *Conn) Read(p []byte) (int, error) {
 	c.mu.Lock()

@@ -249,3 +249,39 @@ func TestListenerFlood(t *testing.T) {
 		t.Fatalf("%v connections held, over the budget of %d", held, Budget.Max)
 	}
 }
+
+// A local user scraping from many loopback addresses holds one peer's
+// share of the metrics budget (16 of 64), not one per address: five
+// addresses no longer take the whole budget, and a scraper elsewhere
+// still has room.
+func TestListenerLoopbackIsOnePeer(t *testing.T) {
+	m := NewMom(&fakeMom{}, nil)
+	url := serve(t, &m.base)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), Path)
+	answered := 0
+	for i := 2; i < 7; i++ {
+		for j := 0; j < Budget.PerPeer; j++ {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i))}, Timeout: 5 * time.Second}
+			c, err := d.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			io.WriteString(c, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+			// Kept alive after its answer: it holds its slot.
+			if line, _ := bufio.NewReader(c).ReadString('\n'); strings.HasPrefix(line, "HTTP/1.1 200") {
+				answered++
+			}
+		}
+	}
+	if held, _ := m.limit.Counts(); answered != Budget.PerPeer || held != Budget.PerPeer {
+		t.Fatalf("%d scrapes from 5 loopback addresses answered, %d connections held; want %d", answered, held, Budget.PerPeer)
+	}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	if s := m.limit.Admit("192.0.2.50", a); s == nil {
+		t.Fatal("a scraper on another host found no room")
+	}
+}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/config"
+	"gopbs/internal/connlimit"
 	"gopbs/internal/webtoken"
 )
 
@@ -24,8 +27,14 @@ type refusal struct {
 // identify says who r is for (access rules in doc.go): a token's user, the
 // trusted proxy's user, or anonymous; or why r is refused.
 func (s *Server) identify(r *http.Request) (Viewer, *refusal) {
+	onSocket, fromProxy := onProxySocket(r.Context())
+	if onSocket && !fromProxy {
+		// Only the proxy's user (and root) can connect (the socket's
+		// mode), and only the proxy's uid is let in.
+		return Viewer{}, &refusal{http.StatusForbidden, "this socket is for the proxy (" + config.KeyWebProxyUID + ") only"}
+	}
 	peer := peerAddr(r)
-	fromProxy := s.isProxy(peer)
+	fromProxy = fromProxy || s.isProxy(peer)
 	if auth := r.Header.Get("Authorization"); auth != "" {
 		scheme, tok, _ := strings.Cut(auth, " ")
 		if !strings.EqualFold(scheme, "Bearer") || tok == "" {
@@ -42,7 +51,7 @@ func (s *Server) identify(r *http.Request) (Viewer, *refusal) {
 			if !fromProxy {
 				// A header naming a user from anyone but the proxy is an
 				// attempt to be someone: refuse, do not ignore.
-				return Viewer{}, &refusal{http.StatusForbidden, s.cfg.ProxyHeader + " is trusted only from the configured proxy (PBS_WEB_PROXY_ADDR)"}
+				return Viewer{}, &refusal{http.StatusForbidden, s.cfg.ProxyHeader + " is trusted only from the configured proxy (" + config.KeyWebProxyAddr + " on another host, or " + config.KeyWebProxyUID + " on the socket " + config.WebSocketName + ")"}
 			}
 			if len(vals) != 1 || !webtoken.ValidUser(vals[0]) {
 				return Viewer{}, &refusal{http.StatusBadRequest, s.cfg.ProxyHeader + " must name one user"}
@@ -65,8 +74,11 @@ func peerAddr(r *http.Request) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
+// isProxy reports whether a is the proxy's address. Never one of this
+// host's: Start refused those, and one the host took on since is any
+// local user's too.
 func (s *Server) isProxy(a netip.Addr) bool {
-	if !a.IsValid() {
+	if !a.IsValid() || len(s.cfg.ProxyAddrs) == 0 || s.hostLocal(a) {
 		return false
 	}
 	for _, p := range s.cfg.ProxyAddrs {
@@ -75,6 +87,46 @@ func (s *Server) isProxy(a netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// peerKey names nc's peer for the connection budget: the proxy (at its
+// addresses, or its uid on its socket) as one trusted peer, every local
+// user as one (connlimit.HostPeer: they can connect from any of this
+// host's addresses, and another uid on the proxy's socket is local too),
+// any other host by its address.
+func (s *Server) peerKey(nc net.Conn) string {
+	if sc, ok := nc.(socketConn); ok {
+		if sc.proxy {
+			return proxyPeer
+		}
+		return connlimit.HostPeer
+	}
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok && s.isProxy(a.AddrPort().Addr().Unmap()) {
+		return proxyPeer
+	}
+	return connlimit.HostKey(nc, s.hostLocal)
+}
+
+// streamKey names v's share of the event streams: a named user's own,
+// or, for anonymous viewers, that of the peer r came from.
+func streamKey(r *http.Request, v Viewer) string {
+	if !v.Anonymous() {
+		return "user:" + v.User
+	}
+	peer := "unknown"
+	if c := connlimit.ConnOf(r.Context()); c != nil {
+		peer = c.Peer()
+	}
+	return "anonymous@" + peer
+}
+
+// hostLocal reports whether a is an address of this host (loopback
+// included).
+func (s *Server) hostLocal(a netip.Addr) bool {
+	if s.host == nil {
+		return a.IsLoopback()
+	}
+	return s.host.Local(a)
 }
 
 // tokenCache holds the tokens file as last read, read again whenever the

@@ -22,8 +22,13 @@
 //     which are not part of the versioned API.
 //   - Access (access.go): a request is anonymous unless it carries a token
 //     (Authorization: Bearer, issued by pbs_webtoken) or comes from the
-//     trusted reverse proxy (PBS_WEB_PROXY_ADDR) with the user in its
-//     header (PBS_WEB_PROXY_HEADER). Anonymous requests are answered only
+//     trusted reverse proxy with the user in its header
+//     (PBS_WEB_PROXY_HEADER). The proxy is known by what no other user can
+//     forge (proxy.go): an address of another host (PBS_WEB_PROXY_ADDR;
+//     Start refuses loopback and this host's addresses, which any local
+//     user can connect from), or, on this host, its uid on the socket
+//     PBS_HOME/pbs_web.sock (PBS_WEB_PROXY_UID, as the kernel reports
+//     the peer). Anonymous requests are answered only
 //     to this host's loopback addresses and the proxy, and see what any
 //     user may see when query_other_jobs is true (job ids, names, owners,
 //     queues, states, nodes, times and sizes; no environment, paths,
@@ -31,9 +36,15 @@
 //     sees what qstat shows them; managers and operators everything. The
 //     static page itself holds no data and is served to anyone who may
 //     connect.
+//   - Names (host.go): only a request whose Host names this listener is
+//     answered (its address, this host's names and addresses, the
+//     server's name, PBS_WEB_HOSTS); 421 otherwise, so a page elsewhere
+//     cannot read the anonymous view through DNS rebinding.
 //   - Budgets: connections go through a connlimit.Limiter of their own
 //     (class "web"), separate from the batch ports'; a refused connection
-//     is answered 503. Headers are bounded (431), slow or silent clients
+//     is answered 503. This host is one peer whatever address a local
+//     user connects from, the proxy one bounded by the class alone, and a
+//     viewer holds at most streamsPerViewer event streams (429 beyond). Headers are bounded (431), slow or silent clients
 //     time out, at most renderSlots listings are built at once (503 with
 //     Retry-After beyond) and answers waiting for slow readers hold at
 //     most maxUnsent bytes, so a flood here costs the batch ports a

@@ -79,6 +79,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "this server shows nothing to this viewer", 0)
 		return
 	}
+	// One viewer's streams are bounded, so that one user (or every local
+	// user together, anonymously) cannot hold the whole budget.
+	key := streamKey(r, v)
+	if !s.streams.take(key, streamsPerViewer) {
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("%d event streams open for this viewer already (close a tab)", streamsPerViewer), 0)
+		return
+	}
+	defer s.streams.give(key)
 	var after uint64
 	id := strings.TrimSpace(r.Header.Get("Last-Event-ID"))
 	if id != "" {

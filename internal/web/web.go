@@ -14,15 +14,32 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"gopbs/internal/config"
 	"gopbs/internal/connlimit"
+	"gopbs/internal/hostaddr"
 )
 
 //go:embed assets
 var assets embed.FS
 
 // Budget is the web listener's default connection budget: the page holds
-// one event stream per open tab, tools a few connections each.
+// one event stream per open tab, tools a few connections each. A peer is
+// an address of another host, this host (every local user, whatever
+// address they connect from: connlimit.HostPeer), or the proxy, which
+// carries its users' connections and is bounded by the class alone
+// (proxyPeer); event streams are bounded per viewer besides
+// (streamsPerViewer).
 var Budget = connlimit.Budget{Max: 256, PerPeer: 64, Pending: 64, PerPeerPending: 16}
+
+// proxyPeer is the budget's name for the trusted proxy, at any of its
+// addresses or on its socket.
+const proxyPeer = "proxy"
+
+// streamsPerViewer bounds the event streams one viewer holds at once: a
+// user named by a token or the proxy, or, for anonymous streams, the
+// peer they come from (this host, the proxy, another host). A page holds
+// one per open tab.
+const streamsPerViewer = 16
 
 // Timeouts and bounds of the listener.
 const (
@@ -59,10 +76,22 @@ type Config struct {
 	// Feed is the stream of job changes the page follows (nil: the page
 	// refreshes itself now and then instead).
 	Feed Feed
-	// ProxyHeader and ProxyAddrs are the trusted reverse proxy's identity
-	// header and addresses (both or neither).
+	// ProxyHeader is the trusted reverse proxy's identity header; the
+	// proxy is at ProxyAddrs (on another host: Start refuses this host's
+	// addresses) or, on this host, connects to the Unix socket
+	// ProxySocket ("" for none) as ProxyUID. A header needs one of them.
 	ProxyHeader string
 	ProxyAddrs  []netip.Prefix
+	ProxySocket string
+	ProxyUID    uint32
+	// Hosts are further names (or addresses) by which clients reach the
+	// listener (PBS_WEB_HOSTS): a request whose Host names none of them,
+	// the listener's address, this host's names and addresses or
+	// ServerLabel is answered 421.
+	Hosts []string
+	// ReadHostAddrs reads this host's addresses (nil: hostaddr.Read);
+	// tests give their own.
+	ReadHostAddrs func() ([]netip.Addr, error)
 	// TokenFile is PBS_HOME/server_priv/web_tokens ("" for no tokens).
 	TokenFile string
 	// SchedPriv is PBS_HOME/sched_priv, where the page reads the dedicated
@@ -89,12 +118,18 @@ type Server struct {
 	hs     *http.Server
 	limit  *connlimit.Limiter
 	tokens tokenCache
+	// host tells this host's addresses: a peer at one is any local user,
+	// never the proxy.
+	host   *hostaddr.Cache
+	hosts  hostNames
 	render chan struct{}
 	unsent byteBudget
+	// streams counts the event streams open per viewer (streamKey).
+	streams counter
 	// done is closed by Close: long answers (event streams) end.
 	done      chan struct{}
 	closeOnce sync.Once
-	served    chan struct{}
+	served    sync.WaitGroup // the listeners' Serve loops
 }
 
 // Start listens on cfg.Addr and serves until Close.
@@ -118,6 +153,19 @@ func Start(cfg Config) (*Server, error) {
 	if b == (connlimit.Budget{}) {
 		b = Budget
 	}
+	if len(cfg.ProxyAddrs) > 0 {
+		read := cfg.ReadHostAddrs
+		if read == nil {
+			read = hostaddr.Read
+		}
+		own, err := read()
+		if err != nil {
+			return nil, fmt.Errorf("web: checking %s: %w", config.KeyWebProxyAddr, err)
+		}
+		if err := CheckProxyAddrs(cfg.ProxyAddrs, own); err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("web: listen on %s: %w", cfg.Addr, err)
@@ -127,12 +175,23 @@ func Start(cfg Config) (*Server, error) {
 		log:    cfg.Logger,
 		limit:  connlimit.New("web", b, cfg.Logger),
 		tokens: tokenCache{path: cfg.TokenFile, log: cfg.Logger},
+		host:   &hostaddr.Cache{ReadAddrs: cfg.ReadHostAddrs},
+		hosts:  newHostNames(cfg.Addr, cfg.ServerLabel, cfg.Hosts),
 		render: make(chan struct{}, renderSlots),
 		unsent: byteBudget{max: maxUnsent},
 		done:   make(chan struct{}),
-		served: make(chan struct{}),
 	}
-	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503}
+	s.limit.TrustPeer(proxyPeer)
+	s.ln = &connlimit.Listener{Listener: ln, Limit: s.limit, Refusal: refusal503, Key: s.peerKey}
+	var proxyLn net.Listener
+	if cfg.ProxySocket != "" {
+		ul, err := listenProxySocket(cfg.ProxySocket, cfg.ProxyUID, cfg.Logger)
+		if err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		proxyLn = &connlimit.Listener{Listener: ul, Limit: s.limit, Refusal: refusal503, Key: s.peerKey}
+	}
 	s.hs = &http.Server{
 		Handler:           s.routes(),
 		ReadHeaderTimeout: cfg.HeaderTimeout,
@@ -140,16 +199,24 @@ func Start(cfg Config) (*Server, error) {
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          cfg.Logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Debug}),
-		ConnContext:       connlimit.ConnContext,
+		ConnContext:       connContext,
 		BaseContext:       func(net.Listener) context.Context { return context.Background() },
 	}
-	go func() {
-		defer close(s.served)
-		if err := s.hs.Serve(s.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("web listener stopped", "error", err)
-		}
-	}()
+	serve := func(l net.Listener) {
+		s.served.Add(1)
+		go func() {
+			defer s.served.Done()
+			if err := s.hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("web listener stopped", "addr", l.Addr().String(), "error", err)
+			}
+		}()
+	}
+	serve(s.ln)
 	s.log.Info("web status page and API listening", "addr", s.ln.Addr().String())
+	if proxyLn != nil {
+		serve(proxyLn)
+		s.log.Info("web listener for the proxy on this host", "socket", cfg.ProxySocket, "proxy_uid", cfg.ProxyUID)
+	}
 	return s, nil
 }
 
@@ -166,7 +233,7 @@ func (s *Server) Close() error {
 	if err != nil {
 		err = s.hs.Close()
 	}
-	<-s.served
+	s.served.Wait()
 	return err
 }
 
@@ -210,6 +277,11 @@ func (s *Server) common(next http.Handler) http.Handler {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
+		if !s.hostAllowed(r) {
+			h.Set("Connection", "close")
+			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("Host %q does not name this server: list the names it is reached by in PBS_WEB_HOSTS", r.Host), 0)
+			return
+		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			h.Set("Allow", "GET, HEAD")
 			http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
@@ -304,6 +376,35 @@ func (b *byteBudget) give(n int) {
 	b.mu.Lock()
 	b.used -= n
 	b.mu.Unlock()
+}
+
+// counter counts what each key holds (event streams per viewer).
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+// take counts one more for key; false, counting nothing, when key holds
+// max already.
+func (c *counter) take(key string, max int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	if c.n[key] >= max {
+		return false
+	}
+	c.n[key]++
+	return true
+}
+
+func (c *counter) give(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n[key]--; c.n[key] <= 0 {
+		delete(c.n, key)
+	}
 }
 
 func (s *Server) acquire(ctx context.Context) bool {

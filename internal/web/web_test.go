@@ -2,6 +2,7 @@ package web
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,6 +68,9 @@ func (f *fakeSource) Nodes(Viewer) ([]proto.Status, error) {
 func (f *fakeSource) Queues(Viewer) ([]proto.Status, error) { return nil, nil }
 func (f *fakeSource) Server(Viewer) (proto.Status, error)   { return proto.Status{Name: "srv"}, nil }
 
+// hostAddr stands for this host's address on its network in the tests.
+const hostAddr = "198.51.100.1"
+
 // start runs a web server on a loopback port with src and a tokens file
 // holding a token for alice and one for root.
 func start(t *testing.T, src Source, change func(*Config)) (*Server, map[string]string) {
@@ -83,7 +88,8 @@ func start(t *testing.T, src Source, change func(*Config)) (*Server, map[string]
 		t.Fatal(err)
 	}
 	cfg := Config{Addr: "127.0.0.1:0", ServerLabel: "srv", Source: src, TokenFile: path,
-		Now: func() time.Time { return time.Unix(1700000100, 0) }, Loc: time.UTC}
+		Now: func() time.Time { return time.Unix(1700000100, 0) }, Loc: time.UTC,
+		ReadHostAddrs: func() ([]netip.Addr, error) { return []netip.Addr{netip.MustParseAddr(hostAddr)}, nil }}
 	if change != nil {
 		change(&cfg)
 	}
@@ -131,6 +137,8 @@ func TestIdentify(t *testing.T) {
 		{"the proxy, a user", "10.1.2.3:5000", []string{"X-Remote-User", "bob"}, "bob", 0},
 		{"the proxy, no user", "10.1.2.3:5000", nil, "", 0},
 		{"the header from elsewhere", "127.0.0.1:5000", []string{"X-Remote-User", "root"}, "", 403},
+		{"the header from another loopback address", "127.0.0.2:5000", []string{"X-Remote-User", "root"}, "", 403},
+		{"the header from this host's address", hostAddr + ":5000", []string{"X-Remote-User", "root"}, "", 403},
 		{"the header, not a user", "10.1.2.3:5000", []string{"X-Remote-User", "bob smith"}, "", 400},
 	} {
 		r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
@@ -254,11 +262,11 @@ func TestBadHTTP(t *testing.T) {
 	for _, tt := range []struct{ name, raw, want string }{
 		{"garbage", "\x00\x01\x02 nonsense\r\n\r\n", "HTTP/1.1 400"},
 		{"no version", "GET /\r\n\r\n", "HTTP/1.1 400"},
-		{"bad header", "GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n", "HTTP/1.1 400"},
-		{"huge header", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "HTTP/1.1 431"},
-		{"many headers", "GET / HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-A: b\r\n", 5000) + "\r\n", "HTTP/1.1 431"},
-		{"a body on GET", "GET /api/v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", "HTTP/1.1 200"},
-		{"path escape", "GET /static/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 307"}, // to the cleaned path, /etc/passwd: 404
+		{"bad header", "GET / HTTP/1.1\r\nHost: localhost\r\nNo colon here\r\n\r\n", "HTTP/1.1 400"},
+		{"huge header", "GET / HTTP/1.1\r\nHost: localhost\r\nX-Big: " + strings.Repeat("a", 64<<10) + "\r\n\r\n", "HTTP/1.1 431"},
+		{"many headers", "GET / HTTP/1.1\r\nHost: localhost\r\n" + strings.Repeat("X-A: b\r\n", 5000) + "\r\n", "HTTP/1.1 431"},
+		{"a body on GET", "GET /api/v1/jobs HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello", "HTTP/1.1 200"},
+		{"path escape", "GET /static/../../etc/passwd HTTP/1.1\r\nHost: localhost\r\n\r\n", "HTTP/1.1 307"}, // to the cleaned path, /etc/passwd: 404
 	} {
 		if got := rawRequest(t, s.Addr(), tt.raw); !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s: %q, want %s", tt.name, got, tt.want)
@@ -297,14 +305,14 @@ func TestConnectionBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: x\r\n\r\n")
+		io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\n\r\n")
 		r := bufio.NewReader(c)
 		if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 200") {
 			t.Fatalf("connection %d: %q", i, line)
 		}
 		held = append(held, c)
 	}
-	if got := rawRequest(t, s.Addr(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.1 503") {
+	if got := rawRequest(t, s.Addr(), "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.1 503") {
 		t.Fatalf("beyond the budget: %q", got)
 	}
 	for _, c := range held {
@@ -493,4 +501,309 @@ func FuzzIdentify(f *testing.F) {
 			t.Fatalf("refused, yet viewer %q", v.User)
 		}
 	})
+}
+
+// A proxy address any local user can connect from is refused at start:
+// loopback (all of 127.0.0.0/8 and ::1) and this host's own addresses,
+// alone or inside a CIDR.
+func TestProxyOnThisHostRefused(t *testing.T) {
+	own := []netip.Addr{netip.MustParseAddr(hostAddr), netip.MustParseAddr("2001:db8::7")}
+	for _, tt := range []struct {
+		addrs string
+		want  string // in the error; "" for accepted
+	}{
+		{"10.1.0.0/16", ""},
+		{"192.0.2.7/32,2001:db8::8/128", ""},
+		{"198.51.100.0/31", "an address of this host"},
+		{"127.0.0.1/32", "loopback"},
+		{"127.0.0.2/32", "loopback"},
+		{"127.200.0.0/16", "loopback"},
+		{"::1/128", "loopback"},
+		{"::ffff:127.0.0.2/128", "loopback"},
+		{"0.0.0.0/0", "loopback"},
+		{"::/0", "loopback"},
+		{"10.1.0.0/16,198.51.100.1/32", "an address of this host"},
+		{"2001:db8::/64", "an address of this host"},
+		{"::ffff:198.51.100.1/128", "an address of this host"},
+	} {
+		var pfx []netip.Prefix
+		for _, a := range strings.Split(tt.addrs, ",") {
+			pfx = append(pfx, netip.MustParsePrefix(a))
+		}
+		err := CheckProxyAddrs(pfx, own)
+		want := tt.want
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", tt.addrs, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "PBS_WEB_PROXY_ADDR")):
+			t.Errorf("%s: %v, want an error naming PBS_WEB_PROXY_ADDR and %q", tt.addrs, err, want)
+		}
+	}
+	// Start refuses too, so no listener trusts the header from there.
+	cfg := Config{Addr: "127.0.0.1:0", Source: &fakeSource{}, ProxyHeader: "X-Remote-User",
+		ProxyAddrs: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
+	if s, err := Start(cfg); err == nil || !strings.Contains(err.Error(), "PBS_WEB_PROXY_ADDR") {
+		if s != nil {
+			s.Close()
+		}
+		t.Fatalf("Start with the proxy on 127.0.0.2: %v", err)
+	}
+}
+
+// unixClient is an HTTP client whose connections go to the Unix socket
+// path.
+func unixClient(path string) *http.Client {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", path) },
+	}}
+}
+
+func fetchWith(t *testing.T, c *http.Client, url string, headers ...string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// A proxy on this host connects to its socket: the header is trusted
+// there from the proxy's uid alone (the kernel's word, SO_PEERCRED), and
+// nowhere else; the socket is the proxy's (0600).
+func TestProxySocket(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "pbs_web.sock")
+	me := uint32(os.Getuid())
+	s, _ := start(t, &fakeSource{}, func(c *Config) {
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", sock, me
+	})
+	proxy := unixClient(sock)
+	code, body := fetchWith(t, proxy, "http://localhost/api/v1/jobs", "X-Remote-User", "bob")
+	if code != 200 || !strings.Contains(body, `"SECRET":"bob"`) || strings.Contains(body, "alice") {
+		t.Fatalf("bob through the proxy's socket: %d %s", code, body)
+	}
+	if code, body := fetchWith(t, proxy, "http://localhost/ui/whoami"); code != 200 || !strings.Contains(body, `"anonymous":true`) {
+		t.Fatalf("anonymous through the proxy's socket: %d %s", code, body)
+	}
+	if code, _, body := fetch(t, s, "GET", "/ui/whoami", "X-Remote-User", "root"); code != 403 {
+		t.Fatalf("the header over loopback TCP: %d %s", code, body)
+	}
+	info, err := os.Stat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := info.Sys().(*syscall.Stat_t); info.Mode().Perm() != 0o600 || st.Uid != me {
+		t.Fatalf("the socket is %v, uid %d", info.Mode(), st.Uid)
+	}
+	if me != 0 {
+		return // the rest needs to give the socket to another uid
+	}
+	// The proxy is another uid: root's connection is refused, even with
+	// the socket's mode opened to all.
+	other := filepath.Join(t.TempDir(), "pbs_web.sock")
+	start(t, &fakeSource{}, func(c *Config) {
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", other, 65534
+	})
+	if info, err := os.Stat(other); err != nil || info.Sys().(*syscall.Stat_t).Uid != 65534 {
+		t.Fatalf("the socket is not the proxy's: %v %v", info, err)
+	}
+	os.Chmod(other, 0o666)
+	c, err := net.Dial("unix", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\nX-Remote-User: root\r\nConnection: close\r\n\r\n")
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	answer, _ := io.ReadAll(c)
+	if !strings.HasPrefix(string(answer), "HTTP/1.1 403") || !strings.Contains(string(answer), "for the proxy (PBS_WEB_PROXY_UID) only") {
+		t.Fatalf("uid 0 on the socket of proxy uid 65534: %q", answer)
+	}
+}
+
+// Only a Host naming this listener is answered (DNS rebinding): its
+// address, this host's names and addresses, the server's name and the
+// configured ones; 421 for any other, whatever the path.
+func TestHostHeader(t *testing.T) {
+	s, _ := start(t, &fakeSource{others: true}, func(c *Config) { c.Hosts = []string{"pbs.example.org", "10.9.8.7"} })
+	_, port, _ := net.SplitHostPort(s.Addr())
+	hn, _ := os.Hostname()
+	for _, tt := range []struct {
+		host     string
+		answered bool
+	}{
+		{"127.0.0.1:" + port, true},
+		{"127.0.0.1", true},
+		{"localhost:" + port, true},
+		{"LocalHost.", true},
+		{"[::1]:" + port, true},
+		{"127.0.0.5:" + port, true}, // loopback: cannot be rebound
+		{hostAddr + ":8080", true},  // this host's address
+		{"srv", true},               // ServerLabel
+		{"pbs.example.org", true},   // configured
+		{"PBS.Example.ORG:443", true},
+		{"10.9.8.7", true},
+		{hn, true},
+		{"evil.example:" + port, false},
+		{"pbs.example.org.evil.example", false},
+		{"localhost.evil.example", false},
+		{"192.0.2.99:" + port, false},
+		{"", false},
+		{"::1", false},
+		{"[::1", false},
+		{"localhost:80:80", false},
+		{"localhost:http", false},
+	} {
+		for _, path := range []string{"/api/v1/jobs", "/ui/events", "/"} {
+			got := rawRequest(t, s.Addr(), "GET "+path+" HTTP/1.1\r\nHost: "+tt.host+"\r\nConnection: close\r\n\r\n")
+			refused := strings.HasPrefix(got, "HTTP/1.1 421")
+			if tt.answered && (refused || !strings.HasPrefix(got, "HTTP/1.1 ")) {
+				t.Errorf("Host %q %s: %q, want an answer", tt.host, path, got)
+			}
+			if !tt.answered && !refused && !strings.HasPrefix(got, "HTTP/1.1 400") {
+				// (net/http refuses a missing or malformed Host itself, 400)
+				t.Errorf("Host %q %s: %q, want 421", tt.host, path, got)
+			}
+		}
+	}
+	// HTTP/1.0 may omit Host: it names nothing, so nothing is answered.
+	if got := rawRequest(t, s.Addr(), "GET /api/v1/jobs HTTP/1.0\r\n\r\n"); !strings.HasPrefix(got, "HTTP/1.0 421") {
+		t.Errorf("HTTP/1.0 without Host: %q", got)
+	}
+}
+
+// hostOf never panics, and what it accepts is a name or an address that
+// parses again to itself, with or without a port.
+func FuzzHostOf(f *testing.F) {
+	for _, s := range []string{"localhost:8080", "[::1]:80", "127.0.0.1", "Pbs.Example.ORG.", "[fe80::1%eth0]:1", "a:b:c", "", "[::ffff:127.0.0.1]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		h, ok := hostOf(v)
+		if !ok {
+			return
+		}
+		if h != strings.ToLower(h) || strings.HasSuffix(h, ".") || h == "" {
+			t.Fatalf("hostOf(%q) = %q", v, h)
+		}
+		again := h + ":80"
+		if a, err := netip.ParseAddr(h); err == nil && a.Is6() {
+			again = "[" + h + "]:80"
+		}
+		if h2, ok := hostOf(again); !ok || h2 != h {
+			t.Fatalf("hostOf(%q) = %q; hostOf(%q) = %q %v", v, h, again, h2, ok)
+		}
+	})
+}
+
+// streamStatus opens an event stream and returns its status and body
+// (closed at the test's end).
+func streamStatus(t *testing.T, s *Server, headers ...string) (int, io.ReadCloser) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", "http://"+s.Addr()+"/ui/events", nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp.StatusCode, resp.Body
+}
+
+// One viewer holds at most streamsPerViewer event streams: a user by
+// name, anonymous viewers by the peer they come from (every local user
+// together); others keep theirs, and a stream closed gives its place
+// back.
+func TestStreamsPerViewer(t *testing.T) {
+	hub := events.NewHub(4)
+	s, tokens := start(t, &fakeSource{others: true}, func(c *Config) { c.Feed = hubFeed{hub} })
+	alice := []string{"Authorization", "Bearer " + tokens["alice"]}
+	var first io.ReadCloser
+	for i := 0; i < streamsPerViewer; i++ {
+		code, body := streamStatus(t, s, alice...)
+		if code != 200 {
+			t.Fatalf("alice's stream %d: %d", i, code)
+		}
+		if first == nil {
+			first = body
+		}
+	}
+	if code, _ := streamStatus(t, s, alice...); code != 429 {
+		t.Fatalf("alice's stream %d: %d, want 429", streamsPerViewer+1, code)
+	}
+	if code, _ := streamStatus(t, s, "Authorization", "Bearer "+tokens["root"]); code != 200 {
+		t.Fatalf("root's stream while alice holds hers: %d", code)
+	}
+	// Anonymous streams from loopback: 127.0.0.1 and 127.0.0.2 are one
+	// viewer (this host).
+	for i := 0; i < streamsPerViewer; i++ {
+		client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i%2))}}).DialContext}}
+		resp, err := client.Get("http://" + s.Addr() + "/ui/events")
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("anonymous stream %d: %v %v", i, err, resp)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+	}
+	if code, _ := streamStatus(t, s); code != 429 {
+		t.Fatalf("anonymous stream %d from this host: %d, want 429", streamsPerViewer+1, code)
+	}
+	first.Close()
+	testWait(t, "alice's closed stream given back", func() bool {
+		code, body := streamStatus(t, s, alice...)
+		body.Close()
+		return code == 200
+	})
+}
+
+// holdConn sends a request on a new connection from dial and keeps the
+// connection open after the answer; it returns the status line.
+func holdConn(t *testing.T, dial func() (net.Conn, error), req string) string {
+	t.Helper()
+	c, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, req)
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line)
+}
+
+// The budget's peers: every local user is one, whatever loopback address
+// it connects from (five addresses no longer take five shares), and the
+// proxy, which carries its users' connections, is bounded by the class
+// alone.
+func TestBudgetPeers(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "pbs_web.sock")
+	s, _ := start(t, &fakeSource{others: true}, func(c *Config) {
+		c.Budget = connlimit.Budget{Max: 8, PerPeer: 2, Pending: 8, PerPeerPending: 2}
+		c.ProxyHeader, c.ProxySocket, c.ProxyUID = "X-Remote-User", sock, uint32(os.Getuid())
+	})
+	req := "GET /ui/whoami HTTP/1.1\r\nHost: localhost\r\n\r\n"
+	answered := 0
+	for i := 2; i < 7; i++ {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(i))}}
+		if line := holdConn(t, func() (net.Conn, error) { return d.Dial("tcp", s.Addr()) }, req); strings.HasPrefix(line, "HTTP/1.1 200") {
+			answered++
+		} else if !strings.HasPrefix(line, "HTTP/1.1 503") {
+			t.Fatalf("from 127.0.0.%d: %q", i, line)
+		}
+	}
+	if answered != 2 {
+		t.Fatalf("%d connections from five loopback addresses kept, want this host's 2", answered)
+	}
+	for i := 0; i < 5; i++ {
+		if line := holdConn(t, func() (net.Conn, error) { return net.Dial("unix", sock) }, req); !strings.HasPrefix(line, "HTTP/1.1 200") {
+			t.Fatalf("the proxy's connection %d: %q", i, line)
+		}
+	}
 }
