@@ -283,6 +283,9 @@ func TestInteractiveJob(t *testing.T) {
 		}
 	})
 
+	// The shepherd dials as root: the comment, the submitter's to read,
+	// says nothing of what it met there ("connection refused" would
+	// tell a closed port from an open one); the mom's log has it.
 	t.Run("qsub gone before the start", func(t *testing.T) {
 		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80})
 		id := q.expect(`qsub: waiting for job (\S+) to start`, 20*time.Second)[1]
@@ -290,9 +293,18 @@ func TestInteractiveJob(t *testing.T) {
 		q.exited(20 * time.Second)
 		c.MustRun("qrun", id)
 		c.WaitJobState(id, "F", 30*time.Second)
-		if got := attr(t, c, id, "comment"); !strings.Contains(got, "cannot reach qsub") {
-			t.Errorf("comment = %q, want that qsub could not be reached", got)
+		if got := attr(t, c, id, "comment"); got != "job exec failed: could not reach the interactive qsub" {
+			t.Errorf("comment = %q, want only that qsub could not be reached", got)
 		}
+		mom := c.Mom("n1")
+		testcluster.WaitFor(t, "the reason in the mom's log", 10*time.Second, func() (bool, string) {
+			for _, l := range strings.Split(mom.Log(), "\n") {
+				if strings.Contains(l, id) && strings.Contains(l, "connection refused") {
+					return true, ""
+				}
+			}
+			return false, mom.Log()
+		})
 	})
 
 	t.Run("walltime", func(t *testing.T) {
