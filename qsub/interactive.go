@@ -19,7 +19,8 @@ import (
 	"gopbs/proto"
 )
 
-// qsub -I, as OpenPBS's: qsub listens on a port of its host and submits
+// qsub -I, as OpenPBS's: qsub listens on a port of its host (on the
+// addresses the shepherd dials, with strangers bounded: listen.go) and submits
 // the job with that port and a secret only it, the server and the job's
 // mom learn (proto.InteractiveSession); it says "waiting for job N to
 // start" and, while it waits, asks the server now and then whether the
