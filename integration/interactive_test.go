@@ -2,8 +2,11 @@ package integration
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,6 +286,9 @@ func TestInteractiveJob(t *testing.T) {
 		}
 	})
 
+	// The shepherd dials as root: the comment, the submitter's to read,
+	// says nothing of what it met there ("connection refused" would
+	// tell a closed port from an open one); the mom's log has it.
 	t.Run("qsub gone before the start", func(t *testing.T) {
 		q := startPtyQsub(t, c, &pty.Winsize{Rows: 24, Cols: 80})
 		id := q.expect(`qsub: waiting for job (\S+) to start`, 20*time.Second)[1]
@@ -290,9 +296,18 @@ func TestInteractiveJob(t *testing.T) {
 		q.exited(20 * time.Second)
 		c.MustRun("qrun", id)
 		c.WaitJobState(id, "F", 30*time.Second)
-		if got := attr(t, c, id, "comment"); !strings.Contains(got, "cannot reach qsub") {
-			t.Errorf("comment = %q, want that qsub could not be reached", got)
+		if got := attr(t, c, id, "comment"); got != "job exec failed: could not reach the interactive qsub" {
+			t.Errorf("comment = %q, want only that qsub could not be reached", got)
 		}
+		mom := c.Mom("n1")
+		testcluster.WaitFor(t, "the reason in the mom's log", 10*time.Second, func() (bool, string) {
+			for _, l := range strings.Split(mom.Log(), "\n") {
+				if strings.Contains(l, id) && strings.Contains(l, "connection refused") {
+					return true, ""
+				}
+			}
+			return false, mom.Log()
+		})
 	})
 
 	t.Run("walltime", func(t *testing.T) {
@@ -334,4 +349,126 @@ func TestInteractiveJob(t *testing.T) {
 			}
 		}
 	})
+}
+
+// listeningSockets are the TCP sockets process pid listens on, read from
+// its descriptors and its network namespace's tables.
+func listeningSockets(pid int) ([]netip.AddrPort, error) {
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return nil, err
+	}
+	inodes := map[string]bool{}
+	for _, fd := range fds {
+		l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+		if ino, ok := strings.CutPrefix(l, "socket:["); ok {
+			inodes[strings.TrimSuffix(ino, "]")] = true
+		}
+	}
+	var out []netip.AddrPort
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			continue // no IPv6
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+				continue
+			}
+			hexAddr, hexPort, _ := strings.Cut(f[1], ":")
+			raw, err1 := hex.DecodeString(hexAddr)
+			port, err2 := strconv.ParseUint(hexPort, 16, 16)
+			if err1 != nil || err2 != nil || len(raw)%4 != 0 {
+				return nil, fmt.Errorf("%s: cannot read %q", table, f[1])
+			}
+			// The kernel prints each 32-bit word of the address in the
+			// host's (little-endian) byte order.
+			for i := 0; i < len(raw); i += 4 {
+				raw[i], raw[i+1], raw[i+2], raw[i+3] = raw[i+3], raw[i+2], raw[i+1], raw[i]
+			}
+			a, _ := netip.AddrFromSlice(raw)
+			out = append(out, netip.AddrPortFrom(a.Unmap(), uint16(port)))
+		}
+	}
+	return out, nil
+}
+
+// qsub -I's listener: it listens on the addresses of the job's submit
+// host only (the name the shepherd dials), and a flood of silent
+// connections, more than qsub has descriptors for, neither exhausts it
+// nor keeps the shepherd out: qsub holds a few pending connections,
+// closes the oldest for each newcomer, and the shepherd, last, gets in.
+func TestInteractiveListener(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.AddMom("n1", testcluster.MomOptions{})
+
+	// 64 descriptors: a qsub that held every connection would run out
+	// long before the flood ends.
+	cmd := exec.Command("/bin/sh", "-c", `ulimit -n 64 && exec "$0" -I -N iflood`, filepath.Join(c.Bin, "qsub"))
+	cmd.Env = c.Env()
+	cmd.Dir = c.Home
+	cmd.Stdin = strings.NewReader("echo flood-$((6*7)); exit 0\n")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	id := waitJobNamed(t, c, "iflood")
+
+	host := attr(t, c, id, "Submit_Host")
+	ips, err := net.LookupIP(host)
+	if err != nil {
+		t.Fatalf("the submit host %q: %v", host, err)
+	}
+	mine := map[netip.Addr]bool{}
+	for _, ip := range ips {
+		a, _ := netip.AddrFromSlice(ip)
+		mine[a.Unmap()] = true
+	}
+	var socks []netip.AddrPort
+	testcluster.WaitFor(t, "qsub's listening sockets", 20*time.Second, func() (bool, string) {
+		socks, err = listeningSockets(cmd.Process.Pid)
+		return len(socks) > 0, fmt.Sprint(err)
+	})
+	for _, s := range socks {
+		if !mine[s.Addr()] {
+			t.Errorf("qsub listens on %v; want only the addresses of the submit host %s (%v)", s, host, ips)
+		}
+	}
+
+	var flood []net.Conn
+	defer func() {
+		for _, nc := range flood {
+			nc.Close()
+		}
+	}()
+	for i := 0; i < 200; i++ {
+		nc, err := net.DialTimeout("tcp", socks[0].String(), 10*time.Second)
+		if err != nil {
+			t.Fatalf("flood connection %d: %v", i, err)
+		}
+		flood = append(flood, nc)
+	}
+	c.MustRun("qrun", id)
+	select {
+	case <-exited:
+		if waitErr != nil || !strings.Contains(out.String(), "qsub: job "+id+" ready") || !strings.Contains(out.String(), "flood-42\n") {
+			t.Errorf("qsub -I after the flood: %v\nstdout %q\nstderr %q", waitErr, out.String(), errb.String())
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatalf("qsub -I did not end after the flood")
+	}
+	c.WaitJobState(id, "F", 20*time.Second)
+	if got := attr(t, c, id, "Exit_status"); got != "0" {
+		t.Errorf("Exit_status = %q, want 0 (comment %q)", got, attr(t, c, id, "comment"))
+	}
 }

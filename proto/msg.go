@@ -223,6 +223,15 @@ type SubmitRequest struct {
 // InteractiveCookieLen is the length of an interactive job's secret.
 const InteractiveCookieLen = 32
 
+// MinInteractivePort is the lowest port an interactive session may name.
+// The job's shepherd dials it as root from the execution host, so a
+// submitter who could name any port could probe the services of the
+// submission host (what refused, what spoke first); qsub listens as its
+// user on a port the kernel picks, never a privileged one. The server
+// refuses a lower port at submission and the shepherd refuses to dial
+// one.
+const MinInteractivePort = 1024
+
 // InteractiveSession says where an interactive job's shepherd finds its
 // qsub: Port on Host (the submission host, as the server knows it), and
 // the secret (Cookie, InteractiveCookieLen random bytes qsub made) by

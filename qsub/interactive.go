@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -18,7 +19,8 @@ import (
 	"gopbs/proto"
 )
 
-// qsub -I, as OpenPBS's: qsub listens on a port of its host and submits
+// qsub -I, as OpenPBS's: qsub listens on a port of its host (on the
+// addresses the shepherd dials, with strangers bounded: listen.go) and submits
 // the job with that port and a secret only it, the server and the job's
 // mom learn (proto.InteractiveSession); it says "waiting for job N to
 // start" and, while it waits, asks the server now and then whether the
@@ -35,10 +37,6 @@ import (
 // Window size when the terminal does not say (OpenPBS's).
 var defaultWinsize = interactive.Winsize{Rows: 20, Cols: 80}
 
-// handshakeWait bounds how long an accepted connection has to prove it
-// is the job's shepherd.
-const handshakeWait = 30 * time.Second
-
 // interactiveSession is what the wait hands the relay: the shepherd's
 // proven connection.
 type interactiveSession struct {
@@ -50,16 +48,25 @@ type interactiveSession struct {
 // shell; it returns qsub's exit status.
 // With display (qsub -X) the job's X clients are shown there.
 func runInteractive(env *cmdutil.Env, req *proto.SubmitRequest, display *x11.Display, client submitter, sys system) int {
-	ln, err := net.Listen("tcp", ":0")
+	// The shepherd dials the job's submit host, the name the server
+	// knows this host by: its addresses are the ones to listen on.
+	me, err := client.WhoAmI()
 	if err != nil {
-		return env.Fail(fmt.Errorf("cannot listen for the interactive job: %w", err))
+		return env.Fail(err)
+	}
+	if me.Host == "" {
+		return env.Fail(errors.New("cannot listen for the interactive job: the server did not say which host it knows this one as"))
+	}
+	ln, err := listenFor(me.Host, sys.lookupIP)
+	if err != nil {
+		return env.Fail(err)
 	}
 	defer ln.Close()
 	cookie := make([]byte, proto.InteractiveCookieLen)
 	if _, err := rand.Read(cookie); err != nil {
 		return env.Fail(fmt.Errorf("cannot make the interactive job's secret: %w", err))
 	}
-	req.Interactive = &proto.InteractiveSession{Port: ln.Addr().(*net.TCPAddr).Port, Cookie: cookie}
+	req.Interactive = &proto.InteractiveSession{Port: ln.port, Cookie: cookie}
 	id, err := client.Submit(req)
 	if err != nil {
 		return env.Fail(err)
@@ -94,9 +101,12 @@ func runInteractive(env *cmdutil.Env, req *proto.SubmitRequest, display *x11.Dis
 // itself. It returns done (with qsub's exit status) when the job ended
 // without connecting or qsub was told to stop waiting (the job is then
 // deleted, as OpenPBS's qsub deletes it).
-func awaitShepherd(env *cmdutil.Env, ln net.Listener, id string, cookie []byte, client submitter, sys system, sigs <-chan os.Signal) (*interactiveSession, submitter, int, bool) {
+func awaitShepherd(env *cmdutil.Env, ln *listeners, id string, cookie []byte, client submitter, sys system, sigs <-chan os.Signal) (*interactiveSession, submitter, int, bool) {
 	proven := make(chan *interactiveSession, 1)
-	go acceptShepherd(ln, id, cookie, proven)
+	strangers := newStrangers()
+	for _, l := range ln.lns {
+		go acceptShepherd(l, strangers, id, cookie, proven)
+	}
 	delay := firstPoll
 	poll := time.NewTimer(delay)
 	defer poll.Stop()
@@ -127,32 +137,6 @@ func awaitShepherd(env *cmdutil.Env, ln net.Listener, id string, cookie []byte, 
 			delay = min(delay*2, maxPoll)
 			poll.Reset(delay)
 		}
-	}
-}
-
-// acceptShepherd accepts connections until one proves to be the job's
-// shepherd (each has handshakeWait to do so, side by side, so that a
-// stranger holding a connection open delays no one) and hands it over.
-func acceptShepherd(ln net.Listener, id string, cookie []byte, proven chan<- *interactiveSession) {
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			return // closed: the wait is over
-		}
-		go func() {
-			nc.SetDeadline(time.Now().Add(handshakeWait))
-			fc := interactive.NewConn(nc)
-			if err := fc.Accept(id, cookie, rand.Reader); err != nil {
-				nc.Close()
-				return
-			}
-			nc.SetDeadline(time.Time{})
-			select {
-			case proven <- &interactiveSession{nc: nc, fc: fc}:
-			default:
-				nc.Close() // another one was first
-			}
-		}()
 	}
 }
 

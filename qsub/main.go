@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"time"
 
@@ -18,6 +20,7 @@ type submitter interface {
 	Submit(req *proto.SubmitRequest) (string, error)
 	StatusJobs(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	DeleteJob(id string, opts proto.DeleteOptions) error
+	WhoAmI() (proto.WhoAmIReply, error)
 	Close() error
 }
 
@@ -27,6 +30,8 @@ type system struct {
 	ctx     qsubopt.Context
 	connect func() (submitter, error)
 	clock   clock
+	// lookupIP resolves the host name qsub -I listens on.
+	lookupIP lookupIP
 }
 
 func main() {
@@ -35,7 +40,10 @@ func main() {
 }
 
 func processSystem(env *cmdutil.Env) system {
-	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[submitter](env), clock: clock{now: time.Now, sleep: time.Sleep}}
+	return system{ctx: qsubopt.ProcessContext(), connect: cmdutil.Connector[submitter](env), clock: clock{now: time.Now, sleep: time.Sleep},
+		lookupIP: func(ctx context.Context, host string) ([]net.IP, error) {
+			return net.DefaultResolver.LookupIP(ctx, "ip", host)
+		}}
 }
 
 func run(env *cmdutil.Env, args []string, sys system) int {

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +37,14 @@ type fakeServer struct {
 	// shepherd starts from there); deleted lists the jobs deleted.
 	submitted func(*proto.SubmitRequest)
 	deleted   []string
+	// addrs are what the host WhoAmI names ("h1") resolves to for
+	// qsub -I (nil: 127.0.0.1); looked up are the names it resolved.
+	addrs    []net.IP
+	lookedUp []string
+}
+
+func (f *fakeServer) WhoAmI() (proto.WhoAmIReply, error) {
+	return proto.WhoAmIReply{User: "u", Host: "h1"}, nil
 }
 
 func (f *fakeServer) DeleteJob(id string, _ proto.DeleteOptions) error {
@@ -95,6 +106,16 @@ func testRun(t *testing.T, pers config.Personality, args []string, files map[str
 		clock: clock{
 			now:   func() time.Time { return time.Unix(1700000000+int64(srv.polled)*60, 0).Add(srv.slept) },
 			sleep: func(d time.Duration) { srv.slept += d },
+		},
+		lookupIP: func(_ context.Context, host string) ([]net.IP, error) {
+			srv.lookedUp = append(srv.lookedUp, host)
+			if host != "h1" {
+				return nil, fmt.Errorf("lookup %s: no such host", host)
+			}
+			if srv.addrs != nil {
+				return srv.addrs, nil
+			}
+			return []net.IP{net.IPv4(127, 0, 0, 1)}, nil
 		},
 		connect: func() (submitter, error) {
 			srv.dials++

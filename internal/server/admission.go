@@ -125,6 +125,9 @@ func interactiveSession(base *model.Job, req *proto.SubmitRequest) error {
 	if in.Port <= 0 || in.Port > 65535 || len(in.Cookie) != proto.InteractiveCookieLen {
 		return proto.Errorf(proto.PBSE_BADATVAL, "(interactive: want qsub's port and a %d-byte secret)", proto.InteractiveCookieLen)
 	}
+	if in.Port < proto.MinInteractivePort {
+		return proto.Errorf(proto.PBSE_BADATVAL, "(interactive: port %d is privileged; qsub -I listens on a port of %d or above)", in.Port, proto.MinInteractivePort)
+	}
 	if base.IsArray() {
 		return proto.Errorf(proto.PBSE_BADATVAL, "(interactive and array job submission cannot be used together)")
 	}

@@ -48,3 +48,25 @@ func TestInteractiveSubmission(t *testing.T) {
 		}
 	}
 }
+
+// The shepherd dials the session's port as root: a privileged port is
+// refused at submission, with a message that says so; the first
+// unprivileged port is taken.
+func TestInteractivePrivilegedPortRefused(t *testing.T) {
+	_, c := newTestServer(t, store.Options{})
+	cookie := bytes.Repeat([]byte{0xcd}, proto.InteractiveCookieLen)
+	for _, tt := range []struct {
+		port int
+		ok   bool
+	}{{1, false}, {22, false}, {proto.MinInteractivePort - 1, false}, {proto.MinInteractivePort, true}, {65535, true}} {
+		id, err := c.Submit(&proto.SubmitRequest{Interactive: &proto.InteractiveSession{Port: tt.port, Cookie: cookie}})
+		switch {
+		case tt.ok && err != nil:
+			t.Errorf("port %d: %v", tt.port, err)
+		case !tt.ok && err == nil:
+			t.Errorf("port %d: submitted as %s", tt.port, id)
+		case !tt.ok && (proto.CodeOf(err) != proto.PBSE_BADATVAL || !strings.Contains(err.Error(), "privileged")):
+			t.Errorf("port %d: %v; want PBSE_BADATVAL saying the port is privileged", tt.port, err)
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/creack/pty"
 
 	"gopbs/internal/interactive"
+	"gopbs/proto"
 )
 
 // Bounds of reaching qsub: the connection, and then both proofs.
@@ -69,13 +70,41 @@ type terminal struct {
 	output    sync.WaitGroup
 }
 
-// openTerminal reaches the job's qsub, proves itself, and makes the
-// terminal (or the pipes) the shell will run on; the relay starts at
-// once, so that what the prologue writes and what the user types ahead
-// get through.
-func (sh *shepherd) openTerminal() (*terminal, error) {
+// commentQsubUnreachable is the job's comment whenever its qsub could
+// not be reached or did not prove itself, whatever the reason. The
+// shepherd dials as root a port the submitter named, and the comment is
+// the submitter's to read: "connection refused", a reset or a handshake
+// error would tell what listens on that port of the submission host, as
+// the execution host sees it. The reason goes to the mom's log
+// (Result.Notes).
+const commentQsubUnreachable = "job exec failed: could not reach the interactive qsub"
+
+// unreachableError is a failure to reach or prove the job's qsub: its
+// text is for the mom's log only (terminalFailed).
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// qsubAddr is the address of the job's qsub, refused when the port is
+// one qsub never listens on (a privileged one: the server refuses it at
+// submission, but a job stored before it did, or a server that does not,
+// may name one).
+func qsubAddr(in *proto.InteractiveSession) (string, error) {
+	if in.Port < proto.MinInteractivePort || in.Port > 65535 {
+		return "", fmt.Errorf("qsub's port %d is not one qsub listens on (%d-65535): not dialed", in.Port, proto.MinInteractivePort)
+	}
+	return net.JoinHostPort(in.Host, strconv.Itoa(in.Port)), nil
+}
+
+// reachQsub connects to the job's qsub and proves itself; it returns
+// qsub's Setup. Every error is an *unreachableError.
+func (sh *shepherd) reachQsub() (net.Conn, *interactive.Conn, interactive.Frame, error) {
 	in := sh.job.Interactive
-	addr := net.JoinHostPort(in.Host, strconv.Itoa(in.Port))
+	addr, err := qsubAddr(in)
+	if err != nil {
+		return nil, nil, interactive.Frame{}, &unreachableError{err}
+	}
 	d := net.Dialer{Timeout: qsubConnectTimeout, KeepAliveConfig: net.KeepAliveConfig{
 		// A qsub whose host vanished (no FIN ever comes) is found
 		// within half a minute, and its job ends.
@@ -83,16 +112,42 @@ func (sh *shepherd) openTerminal() (*terminal, error) {
 	}}
 	nc, err := d.Dial("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach qsub at %s: %w", addr, err)
+		return nil, nil, interactive.Frame{}, &unreachableError{fmt.Errorf("cannot reach qsub at %s: %w", addr, err)}
 	}
 	nc.SetDeadline(time.Now().Add(qsubHandshake))
 	fc := interactive.NewConn(nc)
 	setup, err := fc.Connect(sh.job.JobID, in.Cookie, rand.Reader)
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("qsub at %s: %w", addr, err)
+		return nil, nil, interactive.Frame{}, &unreachableError{fmt.Errorf("qsub at %s: %w", addr, err)}
 	}
 	nc.SetDeadline(time.Time{})
+	return nc, fc, setup, nil
+}
+
+// terminalFailed is the result of a job whose terminal could not be
+// opened: a failure to reach qsub gets the one neutral comment and its
+// reason a note for the mom's log; a failure of this host's own (a
+// pseudo-terminal) is told as it is.
+func (sh *shepherd) terminalFailed(err error) Result {
+	var ue *unreachableError
+	if !errors.As(err, &ue) {
+		return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+	}
+	res := sh.fail(proto.JobExecFail1, "%s", commentQsubUnreachable)
+	res.Notes = append(res.Notes, "interactive job: "+err.Error())
+	return res
+}
+
+// openTerminal reaches the job's qsub, proves itself, and makes the
+// terminal (or the pipes) the shell will run on; the relay starts at
+// once, so that what the prologue writes and what the user types ahead
+// get through.
+func (sh *shepherd) openTerminal() (*terminal, error) {
+	nc, fc, setup, err := sh.reachQsub()
+	if err != nil {
+		return nil, err
+	}
 	t := &terminal{nc: nc, fc: fc, tty: setup.Tty, term: setup.Term, lost: make(chan struct{}), finished: make(chan struct{})}
 	if err := t.open(sh, setup.Size); err != nil {
 		t.close()

@@ -216,7 +216,7 @@ func (sh *shepherd) run() Result {
 			return res
 		}
 		if sh.term, err = sh.openTerminal(); err != nil {
-			return sh.fail(proto.JobExecFail1, "job exec failed: %v", err)
+			return sh.terminalFailed(err)
 		}
 		path, argv = sh.shellCommand()
 		env = interactiveEnv(env, sh.term.tty, sh.term.term, sh.term.x11Env)
