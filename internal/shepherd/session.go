@@ -1,8 +1,9 @@
-// The processes of a shepherd's session: the shepherd leads a session of
-// its own, which every process of its job is in (no process can join
-// another session), so the job's processes are found, sampled and killed
-// by session. pbs_mom samples its jobs' usage and kills the processes a
-// shepherd that died left; the shepherd kills what its job left.
+// The processes of a shepherd's job: the shepherd leads a session of its
+// own, which the job's processes are in unless they leave it (setsid, a
+// daemon's double fork), and it is the child subreaper of all of them,
+// so that those that left are still below it. pbs_mom samples its jobs'
+// usage and kills the processes a shepherd that died left, by session;
+// the shepherd kills every descendant its job left.
 
 package shepherd
 
@@ -131,6 +132,41 @@ const prSetChildSubreaper = 36
 func setChildSubreaper() error {
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		return e
+	}
+	return nil
+}
+
+// signalAll sends sig to the job's process group (and to an interactive
+// job's session: signalJob) and to every other descendant of the
+// shepherd, their subreaper: what left the session (setsid, a double
+// fork) gets the TERM of a delete or a walltime kill, and its kill_delay,
+// as the rest of the job does, and the KILL after it.
+func (sh *shepherd) signalAll(sig syscall.Signal) {
+	sh.signalJob(sig)
+	for _, pid := range Descendants(os.Getpid()) {
+		syscall.Kill(pid, sig)
+	}
+}
+
+// killDescendants kills every process below this one (their subreaper:
+// the job's processes in any session) and reaps them, so that none is
+// left a zombie and their cpu time counts in this process's children's.
+// It looks again until no child is left, since a process forking as it
+// is killed leaves a child the previous look did not see, and gives up
+// after wait (a process stuck in the kernel), saying which were left.
+func killDescendants(wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for childrenLeft() {
+		pids := Descendants(os.Getpid())
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes of the job left after %v: %v", wait, pids)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
 	}
 	return nil
 }

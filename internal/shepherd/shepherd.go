@@ -335,8 +335,15 @@ func (sh *shepherd) run() Result {
 		// reaped here (orphans come to the subreaper).
 		cgUsed = sh.endCgroup()
 	}
-	// Leftover processes of the job die with it.
-	if !adopting || childrenLeft() {
+	// Leftover processes of the job die with it: as their subreaper the
+	// shepherd is the ancestor of every one, those that left its session
+	// (setsid, a double fork) too, which a kill of the session alone
+	// would leave running, unseen by the mom and the scheduler.
+	if adopting {
+		if err := killDescendants(cgroupKillWait); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd:", err)
+		}
+	} else {
 		for _, p := range SessionProcesses(os.Getpid()) {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 		}
@@ -716,13 +723,13 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	terminate := func(delay time.Duration) {
 		// A suspended job must see the TERM.
 		sh.thaw()
-		sh.signalJob(syscall.SIGCONT)
+		sh.signalAll(syscall.SIGCONT)
 		if sh.term != nil {
 			// A hangup, as when a terminal closes: an interactive shell
 			// ignores TERM.
 			sh.signalJob(syscall.SIGHUP)
 		}
-		sh.signalJob(syscall.SIGTERM)
+		sh.signalAll(syscall.SIGTERM)
 		if kill == nil {
 			kill = time.After(delay)
 		}
