@@ -71,13 +71,15 @@ func escapedRunning(t *testing.T, tag string) {
 // An unconfined job's processes that left its session (a busy loop under
 // setsid, a double fork, nohup) die with the job however it ends: by
 // itself (its exit status stays the script's, the escaped loop's cpu is
-// the job's, and the orphans that ended meanwhile were reaped, not left
-// zombies), deleted, or over its walltime. On the old shepherd, which
+// the job's, in the mom's samples while it runs and at its end, and the
+// orphans that ended meanwhile were reaped, not left zombies), deleted,
+// or over its walltime; suspend stops them and resume runs them again. On the old shepherd, which
 // killed its session only, they ran on under init.
 func TestUnconfinedEscapedProcessesKilled(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set server kill_delay = 2")
+	c.MustRun("qmgr", "-c", "set server node_check_rate = 3") // the mom reports usage as often
 	m := c.AddMom("n1", testcluster.MomOptions{})
 	tag := fmt.Sprintf("pbsunc%d_", os.Getpid())
 
@@ -105,6 +107,11 @@ func TestUnconfinedEscapedProcessesKilled(t *testing.T) {
 		if z := zombiesOf(shep); len(z) > 0 {
 			t.Errorf("the job's ended orphans are zombies under its shepherd %d: %v", shep, z)
 		}
+		// The mom's samples while the job runs count the escaped loop.
+		testcluster.WaitFor(t, "the running job's resources_used.cput to count the escaped loop", 30*time.Second, func() (bool, string) {
+			cput := attr(t, c, id, "resources_used.cput")
+			return cput >= "00:00:01", cput
+		})
 		if err := os.WriteFile(goFile, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -143,5 +150,33 @@ func TestUnconfinedEscapedProcessesKilled(t *testing.T) {
 		if got := attr(t, c, id, "Exit_status"); got != "-29" {
 			t.Errorf("Exit_status %s, want -29 (walltime)", got)
 		}
+	})
+	t.Run("suspend", func(t *testing.T) {
+		tag := tag + "susp_"
+		killTagged(t, tag)
+		id := c.Submit(escapingJob(tag, "sleep 300"))
+		c.MustRun("qrun", id)
+		escapedRunning(t, tag)
+		// stopped reports whether what left the session (the loop under
+		// setsid, the double fork) is stopped, or runs.
+		stopped := func(want bool) (bool, string) {
+			for _, name := range []string{"loop", "fork"} {
+				pids := processesWith(tag + name)
+				if len(pids) != 1 {
+					return false, fmt.Sprintf("%s: processes %v", name, pids)
+				}
+				if f := procStat(pids[0]); len(f) == 0 || (f[0] == "T") != want {
+					return false, fmt.Sprintf("%s (pid %d) in state %v", name, pids[0], f[:min(len(f), 1)])
+				}
+			}
+			return true, ""
+		}
+		c.MustRun("qsig", "-s", "suspend", id)
+		testcluster.WaitFor(t, "the escaped processes to stop on suspend", 10*time.Second, func() (bool, string) { return stopped(true) })
+		c.MustRun("qsig", "-s", "resume", id)
+		testcluster.WaitFor(t, "the escaped processes to run again on resume", 10*time.Second, func() (bool, string) { return stopped(false) })
+		c.MustRun("qdel", id)
+		c.WaitJobState(id, "F", 30*time.Second)
+		escapedGone(t, tag)
 	})
 }
