@@ -260,8 +260,7 @@ func (m *Mom) forget(j *momJob) {
 	}
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
-	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)
-	if j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID)) {
+	if tmp := j.tmpDir; tmp != "" && (j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID))) {
 		os.RemoveAll(tmp)
 	}
 	if m.dirs.put(j.dir, 0) {

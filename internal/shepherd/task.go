@@ -124,7 +124,7 @@ func runTask(dir string, specFile *os.File, exited func(TaskResult)) (res TaskRe
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return taskFail(126, "task: pbs_mom runs as uid %d and cannot run tasks of %s", os.Geteuid(), job.EUser)
 	}
-	env := jobEnv(job, usr, TmpDir(jf.Settings, job.JobID), filepath.Join(dir, FileNodes), jf.GPUs)
+	env := jobEnv(job, usr, jf.TmpDirPath(), filepath.Join(dir, FileNodes), jf.GPUs)
 	env = setEnv(env, spec.Env)
 	argv := spec.Argv
 	path := argv[0]
