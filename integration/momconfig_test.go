@@ -3,6 +3,7 @@ package integration
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -44,8 +45,9 @@ func TestMomConfigDirectivesAct(t *testing.T) {
 		t.Fatalf("Exit_status %s; comment %q", got, attr(t, c, id, "comment"))
 	}
 	out := readFile(t, filepath.Join(dst, "job.out"))
-	if !strings.Contains(out, "input\n") || !strings.Contains(out, "tmpdir="+tmp+"/pbs."+id+"\n") {
-		t.Errorf("job output (written through $usecp):\n%s", out)
+	jobTmp := regexp.MustCompile(`tmpdir=(` + regexp.QuoteMeta(tmp+"/pbs."+id+".") + `[a-z2-7]{12})\n`).FindStringSubmatch(out)
+	if !strings.Contains(out, "input\n") || jobTmp == nil {
+		t.Fatalf("job output (written through $usecp), want a TMPDIR pbs.%s.<random> in $tmpdir:\n%s", id, out)
 	}
 	if got := readFile(t, filepath.Join(dst, "out.dat")); got != "input\n" {
 		t.Errorf("staged out through $usecp: %q", got)
@@ -53,7 +55,7 @@ func TestMomConfigDirectivesAct(t *testing.T) {
 	// The job's TMPDIR is gone once its end is reported: emptied and kept
 	// by the mom, under a name of its own, for the next job.
 	waitFor(t, "the job's TMPDIR to go", 10*time.Second, func() bool {
-		_, err := os.Lstat(filepath.Join(tmp, "pbs."+id))
+		_, err := os.Lstat(jobTmp[1])
 		return os.IsNotExist(err)
 	})
 	spares, _ := filepath.Glob(filepath.Join(tmp, ".pbs_spare.n1.*"))

@@ -293,18 +293,30 @@ func TestConnectionFloods(t *testing.T) {
 }
 
 // A mom's lease also fences its jobs when the server is the one that is
-// gone: the shepherd kills the job once the lease lapses, and the server,
-// back, requeues it (the kill was not the job's doing).
+// gone: the shepherd kills the job once the lease lapses, what the job
+// started outside its session too, and the server, back, requeues it
+// (the kill was not the job's doing).
 func TestFencedWhileServerDown(t *testing.T) {
 	c, _, _ := twoMoms(t, "set server node_fail_requeue = 3")
 	pidFile := filepath.Join(c.Home, "fenced.pid")
-	id := c.Submit(fmt.Sprintf("#!/bin/sh\necho $$ > %s\nsleep 300\n", pidFile))
+	escaped := fmt.Sprintf("pbsfenced%d", os.Getpid())
+	t.Cleanup(func() {
+		for _, pid := range processesWith(escaped) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	id := c.Submit(fmt.Sprintf("#!/bin/sh\nsetsid sh -c 'sleep 300; :' %s </dev/null >/dev/null 2>&1 &\necho $$ > %s\nsleep 300\n", escaped, pidFile))
 	c.MustRun("qrun", "-H", "n1", id)
 	c.WaitJobState(id, "R", 10*time.Second)
 	pid := waitPidFile(t, pidFile)
+	waitFor(t, "the job's process in a session of its own", 10*time.Second, func() bool { return len(processesWith(escaped)) == 1 })
 	c.KillServer(syscall.SIGKILL)
 	testcluster.WaitFor(t, fmt.Sprintf("job process %d gone once its lease lapsed (20 s)", pid), 20*time.Second, func() (bool, string) {
 		return syscall.Kill(pid, 0) != nil, "still running"
+	})
+	testcluster.WaitFor(t, "the job's process outside its session gone with it", 10*time.Second, func() (bool, string) {
+		pids := processesWith(escaped)
+		return len(pids) == 0, fmt.Sprint(pids)
 	})
 	c.StartServer()
 	c.WaitJobState(id, "Q", 20*time.Second)

@@ -18,13 +18,15 @@ import (
 )
 
 // A job on two moms: the mother superior's sister joins it (its own
-// TMPDIR there), pbsdsh runs a task on each node entry and pbs_tmrsh runs
+// TMPDIR there, which the tasks there get; on the first node the tasks
+// get the job's), pbsdsh runs a task on each node entry and pbs_tmrsh runs
 // a command on the sister with the job's environment, its output, error
 // and exit status coming back; a node outside the job is refused; at the
 // end the sister's part is gone.
 func TestSisterTasks(t *testing.T) {
 	c, n1, n2 := twoMoms(t)
 	script := `#!/bin/sh
+echo "job tmp $TMPDIR"
 pbsdsh -v sh -c 'echo "task $PBS_TASKNUM node $PBS_NODENUM tmp $TMPDIR"'
 echo "pbsdsh=$?"
 pbs_tmrsh n2 'echo "remote $PBS_JOBID $TMPDIR"; echo to-stderr >&2; exit 3'
@@ -37,10 +39,18 @@ echo "bad=$?"
 	c.MustRun("qrun", id)
 	c.WaitJobState(id, "F", 60*time.Second)
 	out := readFile(t, filepath.Join(c.Home, "tasks.o"+strconv.Itoa(testcluster.Seq(id))))
-	tmp1 := filepath.Join(n1.Home, "tmp", "pbs."+id)
-	tmp2 := filepath.Join(n2.Home, "tmp", "pbs."+id)
+	// Each node's TMPDIR has a name of its own (pbs.<jobid>.<random>),
+	// which the job and all its tasks there see.
+	tmpOf := func(home string) string {
+		m := regexp.MustCompile(regexp.QuoteMeta(filepath.Join(home, "tmp", "pbs."+id+".")) + `[a-z2-7]{12}\b`).FindString(out)
+		if m == "" {
+			t.Errorf("no TMPDIR in %s/tmp in the job's output:\n%s", home, out)
+		}
+		return m
+	}
+	tmp1, tmp2 := tmpOf(n1.Home), tmpOf(n2.Home)
 	for _, want := range []string{
-		"task 1 node 0 tmp " + tmp1 + "\n", "task 2 node 1 tmp " + tmp2 + "\n", "pbsdsh=0\n",
+		"job tmp " + tmp1 + "\n", "task 1 node 0 tmp " + tmp1 + "\n", "task 2 node 1 tmp " + tmp2 + "\n", "pbsdsh=0\n",
 		"remote " + id + " " + tmp2 + "\n", "to-stderr\n", "rc=3\n", "typed\n",
 		"n9 is not a node of job " + id, "bad=255\n",
 	} {

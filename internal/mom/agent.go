@@ -145,8 +145,11 @@ type momJob struct {
 	endCheck uint64
 	// cg is the job's cgroup (nil: not confined), set before the job is
 	// shared.
-	cg        *cgroup.Job
-	gpus      []int // the GPUs the job has here, set before it is shared
+	cg   *cgroup.Job
+	gpus []int // the GPUs the job has here, set before it is shared
+	// tmpDir is the job's TMPDIR here, as its job file records it (set
+	// before the job is shared; "" for none).
+	tmpDir    string
 	suspended bool
 	// susp is how long the job has been suspended (FileSuspended): it
 	// does not count as walltime.
@@ -285,7 +288,7 @@ func New(cfg Config) (*Mom, error) {
 	if err := m.loadGPUs(); err != nil {
 		return nil, err
 	}
-	m.tmpDirs = newTmpDirPool(filepath.Dir(shepherd.TmpDir(m.shepherdSettings(), "")), m.cfg.NodeName, dirPoolMax)
+	m.tmpDirs = newTmpDirPool(shepherd.TmpBase(m.shepherdSettings()), m.cfg.NodeName, dirPoolMax)
 	if err := m.recover(); err != nil {
 		return nil, err
 	}
@@ -321,6 +324,7 @@ func (m *Mom) recover() error {
 		j.suspended = j.suspended || j.susp.Since > 0
 		j.gpus = jf.GPUs
 		j.sister = jf.Sister
+		j.tmpDir = jf.TmpDirPath()
 		if jf.OwnerAccount != nil {
 			j.ownerUID = int64(jf.OwnerAccount.UID)
 		}

@@ -176,7 +176,7 @@ func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
 	m.live.Store(&liveConfig{conf: &mc, resources: m.live.Load().resources})
 	dir := filepath.Join(m.jobsDir, "1.srv")
 	finishedJobDir(t, dir)
-	old := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, ownerUID: 0}
+	old := &momJob{spec: proto.MomJob{JobID: "1.srv", RunCount: 1}, dir: dir, ownerUID: 0, tmpDir: shepherd.NewTmpDir(m.shepherdSettings(), "1.srv")}
 	m.jobs["1.srv"] = old
 	m.forget(old)
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -187,7 +187,8 @@ func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, shepherd.FileScript), []byte("run 2"), 0o700)
-	tmp := shepherd.TmpDir(m.shepherdSettings(), "1.srv")
+	// Its TMPDIR, at the first run's name at worst.
+	tmp := old.tmpDir
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}

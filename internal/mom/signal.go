@@ -2,7 +2,8 @@
 // and the kill of a job the server says must not run here. Suspend
 // freezes a confined job's whole cgroup (what left its session stops
 // too) and resume thaws it; a job without a cgroup that can freeze gets
-// SIGSTOP and SIGCONT of its process group. signalJob runs
+// SIGSTOP and SIGCONT of its process group and of what left its session
+// (below its shepherd, their subreaper). signalJob runs
 // on the goroutine of the server's connection, killOrphan on the server
 // link's.
 
@@ -68,8 +69,20 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 		case signals.Resume:
 			sig = syscall.SIGCONT
 		}
-		if err := syscall.Kill(-v.session.Pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		err := syscall.Kill(-v.session.Pgid, sig)
+		if err != nil && !errors.Is(err, syscall.ESRCH) {
 			return fmt.Errorf("signal %s: %w", req.JobID, err)
+		}
+		if pid := m.shepherdPidOf(j); err == nil && isShepherdOf(pid, j.dir) {
+			// What left the job's session (setsid, a daemon's double fork)
+			// is below its shepherd, their subreaper: suspend stops it
+			// too, and qsig reaches it. Only while the job's process group
+			// is there (after it, the shepherd's children are its epilogue
+			// and stage-out), and only below the job's live shepherd (not
+			// a process that took a dead one's pid).
+			for _, p := range shepherd.EscapedProcesses(pid) {
+				syscall.Kill(p.PID, sig)
+			}
 		}
 		if j.spec.Interactive != nil {
 			// Its shell's jobs each have a process group of their own; all

@@ -245,7 +245,10 @@ func (m *Mom) joinJob(from string, jj *proto.JoinJob) error {
 		}
 	}
 	set := m.shepherdSettings()
-	if err := shepherd.WriteJSON(j.dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: j.cg, GPUs: gpus, Sister: true}, 0o600); err != nil {
+	// Its own name on this node, recorded for its tasks and a restarted
+	// mom (shepherd.NewTmpDir).
+	j.tmpDir = shepherd.NewTmpDir(set, job.JobID)
+	if err := shepherd.WriteJSON(j.dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: j.cg, GPUs: gpus, Sister: true, TmpDir: j.tmpDir}, 0o600); err != nil {
 		undo()
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -257,12 +260,11 @@ func (m *Mom) joinJob(from string, jj *proto.JoinJob) error {
 		undo()
 		return fmt.Errorf("node file: %w", err)
 	}
-	tmpdir := shepherd.TmpDir(set, job.JobID)
-	m.tmpDirs.take(tmpdir, usr.UID)
-	if err := shepherd.OpenTmpDir(tmpdir, usr); err != nil {
-		os.RemoveAll(tmpdir)
+	m.tmpDirs.take(j.tmpDir, usr.UID)
+	if err := shepherd.OpenTmpDir(j.tmpDir, usr); err != nil {
+		os.RemoveAll(j.tmpDir)
 		undo()
-		return fmt.Errorf("on %s: TMPDIR %s: %w", m.cfg.NodeName, tmpdir, err)
+		return fmt.Errorf("on %s: TMPDIR %s: %w", m.cfg.NodeName, j.tmpDir, err)
 	}
 	m.mu.Lock()
 	m.jobs[job.JobID] = j
@@ -336,7 +338,9 @@ func (m *Mom) endSisterJob(j *momJob, why string) proto.Usage {
 	}
 	m.releaseGPUs(j.spec.JobID)
 	m.mu.Unlock()
-	shepherd.CloseTmpDir(shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID))
+	if j.tmpDir != "" {
+		shepherd.CloseTmpDir(j.tmpDir)
+	}
 	m.forget(j)
 	m.log.Info("ended a job's part here", "job", j.spec.JobID, "run", j.spec.RunCount, "cput", used.CPUSecs, "mem", used.MemBytes)
 	return used

@@ -128,8 +128,11 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	script := job.Script
 	job.Script = nil
 	set := m.shepherdSettings()
+	// Named here, once, and recorded with the job: the shepherd, the
+	// job's tasks and this mom (restarted too) use this name.
+	tmpdir := shepherd.NewTmpDir(set, job.JobID)
 	// Not fsynced here: the shepherd makes it durable (durableAfter).
-	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: cg, GPUs: gpus}, 0o600); err != nil {
+	if err := shepherd.WriteJSONVolatile(dir, shepherd.FileJob, shepherd.JobFile{MomJob: *job, OwnerAccount: usr, Settings: set, Cgroup: cg, GPUs: gpus, TmpDir: tmpdir}, 0o600); err != nil {
 		os.RemoveAll(dir)
 		return fmt.Errorf("job file: %w", err)
 	}
@@ -158,7 +161,6 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	defer logf.Close()
 	// The shepherd makes the TMPDIR when no spare is there.
-	tmpdir := shepherd.TmpDir(set, job.JobID)
 	tookTmp := m.tmpDirs.take(tmpdir, usr.UID)
 	cmd := exec.Command(m.exe, shepherd.Arg, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -173,7 +175,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	started = true
 	m.metrics.Started()
 	pid := cmd.Process.Pid
-	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg, gpus: gpus}
+	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg, gpus: gpus, tmpDir: tmpdir}
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.

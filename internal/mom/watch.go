@@ -53,7 +53,8 @@ func (m *Mom) watch() {
 		var usage map[int][]shepherd.ProcStat
 		if sample {
 			// A confined job's usage is its cgroup's (checkJob); the others'
-			// are read from their sessions' processes.
+			// are read from their processes: the shepherd's session and
+			// what left it, below the shepherd (their subreaper).
 			sids := map[int]bool{}
 			for _, j := range running {
 				if pid := m.shepherdPidOf(j); pid > 0 && j.cg == nil {
@@ -62,7 +63,7 @@ func (m *Mom) watch() {
 			}
 			usage = map[int][]shepherd.ProcStat{}
 			if len(sids) > 0 {
-				usage = shepherd.SessionsProcesses(sids)
+				usage = shepherd.JobsProcesses(sids)
 			}
 		}
 		ended := false
@@ -78,7 +79,7 @@ func (m *Mom) watch() {
 }
 
 // checkJob looks for a job's result and, when usage (the processes of
-// the jobs' sessions, read at once for all) is given, samples its usage;
+// the jobs, by shepherd, read at once for all) is given, samples its usage;
 // it reports whether the job ended.
 func (m *Mom) checkJob(j *momJob, usage map[int][]shepherd.ProcStat) bool {
 	session := m.view(j).session
@@ -259,8 +260,7 @@ func (m *Mom) forget(j *momJob) {
 	}
 	// The job's shepherd left its TMPDIR empty for this (shepherd.IsSpareTmpDir);
 	// one not kept goes, as a TMPDIR always does at its job's end.
-	tmp := shepherd.TmpDir(m.shepherdSettings(), j.spec.JobID)
-	if j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID)) {
+	if tmp := j.tmpDir; tmp != "" && (j.ownerUID < 0 || !m.tmpDirs.put(tmp, uint32(j.ownerUID))) {
 		os.RemoveAll(tmp)
 	}
 	if m.dirs.put(j.dir, 0) {

@@ -105,6 +105,6 @@ func (sh *shepherd) thaw() {
 // killJob sends the job SIGKILL; a suspended job is thawed after it, so
 // that it dies without running again.
 func (sh *shepherd) killJob() {
-	sh.signalJob(syscall.SIGKILL)
+	sh.signalAll(syscall.SIGKILL)
 	sh.thaw()
 }

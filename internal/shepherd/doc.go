@@ -16,10 +16,11 @@
 // server has acknowledged it. The job directory (jobfiles.go) is the
 // whole contract between the two: the mom writes the job file (the start
 // request, the owner's account as the mom resolved it, the settings of
-// mom_priv/config the shepherd needs), the script, the node file and, to
+// mom_priv/config the shepherd needs, the name of the job's TMPDIR),
+// the script, the node file and, to
 // delete the job, a marker; the shepherd writes its pid, the job's
 // session, what it is copying and the result, and holds a lock while it
-// lives. The mom also reads the processes of a shepherd's session
+// lives. The mom also reads the processes of a shepherd's job
 // (session.go) and hands a job a recycled TMPDIR the shepherd checks
 // (tmpdir.go). When its mom confines jobs, the job file names the job's
 // cgroup: the shepherd starts the job in it, ends the whole job when the

@@ -80,6 +80,12 @@ type JobFile struct {
 	// Sister is set on a sister's copy: the job runs on another node's
 	// mom, and only its tasks run here.
 	Sister bool `json:"sister,omitempty"`
+	// TmpDir is the job's TMPDIR on this node, named by the mom
+	// (NewTmpDir) before anything of the job starts: the shepherd (or a
+	// sister's mom) makes it, the task shepherds give it to the tasks,
+	// the mom, a restarted one too, recycles or removes it at the end.
+	// Read it with TmpDirPath.
+	TmpDir string `json:"job_tmpdir,omitempty"`
 }
 
 // Session is written once the job's process exists.

@@ -1,8 +1,9 @@
-// The processes of a shepherd's session: the shepherd leads a session of
-// its own, which every process of its job is in (no process can join
-// another session), so the job's processes are found, sampled and killed
-// by session. pbs_mom samples its jobs' usage and kills the processes a
-// shepherd that died left; the shepherd kills what its job left.
+// The processes of a shepherd's job: the shepherd leads a session of its
+// own, which the job's processes are in unless they leave it (setsid, a
+// daemon's double fork), and it is the child subreaper of all of them,
+// so that those that left are still below it. pbs_mom samples its jobs'
+// usage and kills the processes a shepherd that died left, by session;
+// the shepherd kills every descendant its job left.
 
 package shepherd
 
@@ -66,21 +67,108 @@ func parseProcStat(s string) (ProcStat, error) {
 func SessionProcesses(sid int) []ProcStat { return SessionsProcesses(map[int]bool{sid: true})[sid] }
 
 // SessionsProcesses lists the processes of each session of sids, without
-// the session leaders, reading /proc once whatever the number of sessions
-// (a mom samples all its jobs in one pass).
+// the session leaders, reading /proc once whatever the number of sessions.
 func SessionsProcesses(sids map[int]bool) map[int][]ProcStat {
+	out := map[int][]ProcStat{}
+	for _, p := range allProcesses() {
+		if sids[p.Session] && !sids[p.PID] {
+			out[p.Session] = append(out[p.Session], p)
+		}
+	}
+	return out
+}
+
+// JobsProcesses lists the processes of each job whose shepherd is one of
+// shepherds (each leads the session of its job): those of its session and
+// every other process below it, what left the session (setsid, a
+// daemon's double fork) and, the shepherd being its subreaper, stayed
+// below it. The shepherds themselves are left out; /proc is read once
+// whatever the number of jobs (a mom samples all its jobs in one pass).
+func JobsProcesses(shepherds map[int]bool) map[int][]ProcStat {
+	all := allProcesses()
+	out := map[int][]ProcStat{}
+	for _, p := range all {
+		if shepherds[p.Session] && !shepherds[p.PID] {
+			out[p.Session] = append(out[p.Session], p)
+		}
+	}
+	tree := childrenOf(all)
+	for sid := range shepherds {
+		for _, p := range below(tree, sid) {
+			if p.Session != sid {
+				out[sid] = append(out[sid], p)
+			}
+		}
+	}
+	return out
+}
+
+// Descendants lists every live process below pid (read from /proc at
+// once): a task's or a job's processes in other sessions too, which the
+// (task) shepherd, their subreaper, is the ancestor of.
+func Descendants(pid int) []int {
+	var out []int
+	for _, p := range below(childrenOf(allProcesses()), pid) {
+		out = append(out, p.PID)
+	}
+	return out
+}
+
+// EscapedProcesses lists the processes below pid, the leader of a job's
+// session and their subreaper, that are not in its session: those of the
+// job that left it.
+func EscapedProcesses(pid int) []ProcStat {
+	var out []ProcStat
+	for _, p := range below(childrenOf(allProcesses()), pid) {
+		if p.Session != pid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// allProcesses reads every process of /proc.
+func allProcesses() []ProcStat {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	out := map[int][]ProcStat{}
+	out := make([]ProcStat, 0, len(ents))
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || sids[pid] {
+		if err != nil {
 			continue
 		}
-		if p, ok := readProcStat(pid); ok && sids[p.Session] {
-			out[p.Session] = append(out[p.Session], p)
+		if p, ok := readProcStat(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// childrenOf maps each parent pid to its children among procs.
+func childrenOf(procs []ProcStat) map[int][]ProcStat {
+	tree := map[int][]ProcStat{}
+	for _, p := range procs {
+		tree[p.PPID] = append(tree[p.PPID], p)
+	}
+	return tree
+}
+
+// below lists the processes under pid in tree, nearest first; none for
+// pid 0 or 1 (an unknown pid must not stand for every process).
+func below(tree map[int][]ProcStat, pid int) []ProcStat {
+	if pid <= 1 {
+		return nil
+	}
+	var out []ProcStat
+	queue := []int{pid}
+	for len(queue) > 0 {
+		next := queue[0]
+		queue = queue[1:]
+		for _, c := range tree[next] {
+			out = append(out, c)
+			queue = append(queue, c.PID)
 		}
 	}
 	return out
@@ -131,6 +219,43 @@ const prSetChildSubreaper = 36
 func setChildSubreaper() error {
 	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
 		return e
+	}
+	return nil
+}
+
+// signalAll sends sig to the job's process group (and to an interactive
+// job's session: signalJob) and to every descendant of the shepherd,
+// their subreaper, outside its session: what left the session (setsid, a double
+// fork) gets the TERM of a delete or a walltime kill, and its kill_delay,
+// as the rest of the job does, and the KILL after it.
+func (sh *shepherd) signalAll(sig syscall.Signal) {
+	sh.signalJob(sig)
+	// Only those outside the session: a process of the job's group gets
+	// one TERM, not two (a trap would run twice).
+	for _, p := range EscapedProcesses(os.Getpid()) {
+		syscall.Kill(p.PID, sig)
+	}
+}
+
+// killDescendants kills every process below this one (their subreaper:
+// the job's processes in any session) and reaps them, so that none is
+// left a zombie and their cpu time counts in this process's children's.
+// It looks again until no child is left, since a process forking as it
+// is killed leaves a child the previous look did not see, and gives up
+// after wait (a process stuck in the kernel), saying which were left.
+func killDescendants(wait time.Duration) error {
+	deadline := time.Now().Add(wait)
+	pause := time.Millisecond
+	for childrenLeft() {
+		pids := Descendants(os.Getpid())
+		for _, pid := range pids {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("processes of the job left after %v: %v", wait, pids)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ func Run(dir string) int {
 	// must not kill the shepherd (the delete marker covers that window).
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, gpus: job.GPUs, sigs: sigs}
+	sh := &shepherd{dir: dir, job: &job.MomJob, usr: job.OwnerAccount, set: job.Settings, cg: job.Cgroup, gpus: job.GPUs, tmpdir: job.TmpDirPath(), sigs: sigs}
 	res := sh.run()
 	if sh.term != nil {
 		// A job that ended before its shell did (a failed start) says
@@ -98,6 +98,8 @@ type shepherd struct {
 	term *terminal
 	cg   *cgroup.Job // the job's cgroup; nil: not confined
 	gpus []int       // the node's GPUs the job has
+	// tmpdir is the job's TMPDIR, as the mom named it (JobFile.TmpDir).
+	tmpdir string
 	// cgEnded is set once the job's end emptied its cgroup and removed it
 	// (or failed to: cgLeft).
 	cgEnded, cgLeft bool
@@ -177,9 +179,10 @@ func (sh *shepherd) run() Result {
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return sh.fail(proto.JobExecFailUID, "job exec failed: pbs_mom runs as uid %d and cannot run jobs of %s", os.Geteuid(), job.EUser)
 	}
-	tmpdir := TmpDir(sh.set, job.JobID)
+	tmpdir := sh.tmpdir
 	if err := openTmpDir(tmpdir, usr, asOther); err != nil {
-		os.RemoveAll(tmpdir)
+		// What is there is not removed: the mom removes the job's
+		// TMPDIR (its name) when it forgets the job.
 		return sh.fail(proto.JobExecFail1, "job exec failed: TMPDIR %s: %v", tmpdir, err)
 	}
 	defer closeTmpDir(tmpdir)
@@ -335,8 +338,15 @@ func (sh *shepherd) run() Result {
 		// reaped here (orphans come to the subreaper).
 		cgUsed = sh.endCgroup()
 	}
-	// Leftover processes of the job die with it.
-	if !adopting || childrenLeft() {
+	// Leftover processes of the job die with it: as their subreaper the
+	// shepherd is the ancestor of every one, those that left its session
+	// (setsid, a double fork) too, which a kill of the session alone
+	// would leave running, unseen by the mom and the scheduler.
+	if adopting {
+		if err := killDescendants(cgroupKillWait); err != nil {
+			fmt.Fprintln(os.Stderr, "shepherd:", err)
+		}
+	} else {
 		for _, p := range SessionProcesses(os.Getpid()) {
 			syscall.Kill(p.PID, syscall.SIGKILL)
 		}
@@ -716,13 +726,13 @@ func (sh *shepherd) supervise(sigs chan os.Signal, done chan struct{}, start tim
 	terminate := func(delay time.Duration) {
 		// A suspended job must see the TERM.
 		sh.thaw()
-		sh.signalJob(syscall.SIGCONT)
+		sh.signalAll(syscall.SIGCONT)
 		if sh.term != nil {
 			// A hangup, as when a terminal closes: an interactive shell
 			// ignores TERM.
 			sh.signalJob(syscall.SIGHUP)
 		}
-		sh.signalJob(syscall.SIGTERM)
+		sh.signalAll(syscall.SIGTERM)
 		if kill == nil {
 			kill = time.After(delay)
 		}

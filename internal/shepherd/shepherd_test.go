@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,5 +90,37 @@ func TestJobEnvGPUs(t *testing.T) {
 	}
 	if n, v := count(jobEnv(job, usr, "/tmp", "/nodes", nil)); n != 1 || v != "7" {
 		t.Errorf("without GPUs: %d CUDA_VISIBLE_DEVICES, %q", n, v)
+	}
+}
+
+// A process that left its parent's session (setsid) is still below the
+// parent: JobsProcesses and EscapedProcesses find it; an unknown pid (0)
+// stands for no process, not for every child of the kernel.
+func TestProcessesBelowAShepherd(t *testing.T) {
+	proc, err := os.StartProcess("/bin/sleep", []string{"sleep", "30"}, &os.ProcAttr{Sys: &syscall.SysProcAttr{Setsid: true}})
+	if err != nil {
+		t.Skip(err)
+	}
+	defer func() { proc.Kill(); proc.Wait() }()
+	me := os.Getpid()
+	has := func(list []ProcStat) bool {
+		for _, p := range list {
+			if p.PID == proc.Pid {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(JobsProcesses(map[int]bool{me: true})[me]) {
+		t.Errorf("JobsProcesses misses child %d in a session of its own", proc.Pid)
+	}
+	if !has(EscapedProcesses(me)) {
+		t.Errorf("EscapedProcesses misses child %d in a session of its own", proc.Pid)
+	}
+	if got := EscapedProcesses(0); len(got) != 0 {
+		t.Errorf("EscapedProcesses(0) = %d processes, want none", len(got))
+	}
+	if got := Descendants(0); len(got) != 0 {
+		t.Errorf("Descendants(0) = %d processes, want none", len(got))
 	}
 }

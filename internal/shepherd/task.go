@@ -124,7 +124,7 @@ func runTask(dir string, specFile *os.File, exited func(TaskResult)) (res TaskRe
 	if os.Geteuid() != 0 && usr.UID != uint32(os.Geteuid()) {
 		return taskFail(126, "task: pbs_mom runs as uid %d and cannot run tasks of %s", os.Geteuid(), job.EUser)
 	}
-	env := jobEnv(job, usr, TmpDir(jf.Settings, job.JobID), filepath.Join(dir, FileNodes), jf.GPUs)
+	env := jobEnv(job, usr, jf.TmpDirPath(), filepath.Join(dir, FileNodes), jf.GPUs)
 	env = setEnv(env, spec.Env)
 	argv := spec.Argv
 	path := argv[0]
@@ -280,37 +280,6 @@ func superviseTask(dir string, job *proto.MomJob, pgid int, sigs chan os.Signal,
 			}
 		}
 	}
-}
-
-// Descendants lists every live process below pid (read from /proc at
-// once): a task's processes in other sessions too, which the task
-// shepherd, their subreaper, is the ancestor of.
-func Descendants(pid int) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	children := map[int][]int{}
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if st, ok := readProcStat(p); ok {
-			children[st.PPID] = append(children[st.PPID], p)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		next := queue[0]
-		queue = queue[1:]
-		for _, c := range children[next] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
 }
 
 func exists(path string) bool {

@@ -1,11 +1,13 @@
 package shepherd
 
 import (
+	"crypto/rand"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -13,30 +15,70 @@ import (
 	"gopbs/internal/asuser"
 )
 
-// TmpDir is a job's TMPDIR: pbs.<jobid> in $tmpdir, else in the
+// TmpBase is where the jobs' TMPDIRs are made: $tmpdir, else the
 // system's temporary directory.
-func TmpDir(set Settings, jobID string) string {
-	base := set.TmpDir
-	if base == "" {
-		base = os.TempDir()
+func TmpBase(set Settings) string {
+	if set.TmpDir != "" {
+		return set.TmpDir
 	}
-	return filepath.Join(base, "pbs."+jobID)
+	return os.TempDir()
+}
+
+// NewTmpDir names a TMPDIR for job jobID: pbs.<jobid>.<random> in
+// TmpBase. The base is usually open to every user (/tmp): a name they
+// could know before it exists (pbs.<jobid>) they could take first, and
+// the job would not start, or get their directory. The random part (60
+// bits) is known only once the mom or the shepherd has made the
+// directory; short, since programs put their sockets in TMPDIR and a
+// socket's path has at most 107 bytes. The mom records the name in the
+// job file (JobFile.TmpDir), where the shepherd, the task shepherds and
+// a restarted mom read it: nothing computes it again.
+func NewTmpDir(set Settings, jobID string) string {
+	return filepath.Join(TmpBase(set), "pbs."+jobID+"."+strings.ToLower(rand.Text()[:12]))
+}
+
+// TmpDirPath is the job's TMPDIR on this node: the name its mom recorded,
+// or, in the job file of an earlier mom that recorded none, the name it
+// used (pbs.<jobid> in the base).
+func (jf *JobFile) TmpDirPath() string {
+	if jf.TmpDir != "" {
+		return jf.TmpDir
+	}
+	return filepath.Join(TmpBase(jf.Settings), "pbs."+jf.JobID)
 }
 
 // openTmpDir readies path, the job's TMPDIR, for usr (the owner, given it
-// when asOther): a spare the mom moved there (IsSpareTmpDir) is reused;
-// anything else found there is removed and a new directory made.
+// when asOther): a spare the mom moved there (IsSpareTmpDir) is reused,
+// else a new directory is made. Anything else found there is not the
+// job's (NewTmpDir's names are not known before they exist): it is
+// neither used nor removed, and the start fails.
 func openTmpDir(path string, usr *asuser.Account, asOther bool) error {
 	if !IsSpareTmpDir(path, true) {
-		os.RemoveAll(path)
 		if err := os.Mkdir(path, 0o700); err != nil {
 			return err
 		}
 	}
+	// Through a descriptor of the directory itself, checked to be the
+	// mom user's: a base open to all without the sticky bit would let
+	// anyone swap the name for a link meanwhile.
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if st.Uid != uint32(os.Geteuid()) {
+		return fmt.Errorf("%s is uid %d's, not this mom's", path, st.Uid)
+	}
+	// 0700 whatever the job's umask.
+	if err := syscall.Fchmod(fd, 0o700); err != nil {
+		return err
+	}
 	if asOther {
-		// Lchown: the path is the mom user's until this call, so its owner
-		// cannot have put a link in its place.
-		return os.Lchown(path, int(usr.UID), int(usr.GID))
+		return syscall.Fchown(fd, int(usr.UID), int(usr.GID))
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -98,37 +99,76 @@ func TestTmpDirIsReclaimedEmptiedAndReused(t *testing.T) {
 	}
 }
 
-func TestTmpDirNotAsLeftIsNotReused(t *testing.T) {
+// What is at a TMPDIR's name but is not a spare the mom moved there is
+// not the job's (the names are not known before they exist): it is
+// neither used, nor followed, nor removed.
+func TestTmpDirNotAsLeftIsNeitherUsedNorRemoved(t *testing.T) {
 	usr, asOther := tmpOwner(t)
 	tests := []struct {
-		name string
-		make func(t *testing.T, path string)
+		name  string
+		make  func(t *testing.T, path string)
+		check func(t *testing.T, path string)
 	}{
 		{"holds a file", func(t *testing.T, path string) {
 			os.Mkdir(path, 0o700)
 			os.WriteFile(filepath.Join(path, "old"), nil, 0o600)
+		}, func(t *testing.T, path string) {
+			if got := held(path); len(got) != 1 || got[0] != "old" {
+				t.Errorf("the directory holds %q, want its old file alone", got)
+			}
 		}},
 		{"mode opened", func(t *testing.T, path string) {
 			os.Mkdir(path, 0o700)
 			os.Chmod(path, 0o777)
+		}, func(t *testing.T, path string) {
+			if st := statOf(t, path); st.Mode&0o7777 != 0o777 {
+				t.Errorf("mode %o, want the 0777 it had", st.Mode&0o7777)
+			}
 		}},
 		{"a link", func(t *testing.T, path string) {
-			os.Symlink(t.TempDir(), path)
+			target := t.TempDir()
+			os.Chmod(target, 0o755)
+			os.Symlink(target, path)
+		}, func(t *testing.T, path string) {
+			target, err := os.Readlink(path)
+			if err != nil {
+				t.Fatalf("the link is gone: %v", err)
+			}
+			if st := statOf(t, target); st.Mode&0o7777 != 0o755 || st.Uid != uint32(os.Geteuid()) || len(held(target)) != 0 {
+				t.Errorf("the link's target was changed: mode %o uid %d holding %q", st.Mode&0o7777, st.Uid, held(target))
+			}
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "pbs.1.srv")
 			tt.make(t, path)
-			if err := openTmpDir(path, usr, asOther); err != nil {
-				t.Fatal(err)
+			if err := openTmpDir(path, usr, asOther); err == nil {
+				t.Fatal("openTmpDir took what it found")
 			}
-			// A new directory (inode numbers may be reused at once).
-			st := statOf(t, path)
-			if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || st.Mode&0o7777 != 0o700 || st.Uid != usr.UID || len(held(path)) != 0 {
-				t.Errorf("openTmpDir kept what it found: mode %o uid %d holding %q", st.Mode, st.Uid, held(path))
-			}
+			tt.check(t, path)
 		})
+	}
+}
+
+// The names the mom gives TMPDIRs are the job's and 12 random
+// characters: two starts of one job never share one, nor can a user
+// know one first. A job file without a name (an earlier mom's) gives the
+// name that mom used.
+func TestNewTmpDirNames(t *testing.T) {
+	set := Settings{TmpDir: "/scratch"}
+	a, b := NewTmpDir(set, "12.srv"), NewTmpDir(set, "12.srv")
+	if a == b || !strings.HasPrefix(a, "/scratch/pbs.12.srv.") || len(a) != len("/scratch/pbs.12.srv.")+12 {
+		t.Errorf("NewTmpDir gave %q and %q", a, b)
+	}
+	jf := JobFile{Settings: set}
+	jf.JobID = "12.srv"
+	if got := jf.TmpDirPath(); got != "/scratch/pbs.12.srv" {
+		t.Errorf("an earlier mom's job file: TmpDirPath %q", got)
+	}
+	jf.TmpDir = a
+	if got := jf.TmpDirPath(); got != a {
+		t.Errorf("TmpDirPath %q, want the recorded %q", got, a)
 	}
 }
 
