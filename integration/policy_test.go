@@ -73,6 +73,18 @@ func TestSortOrderAndLiveEdit(t *testing.T) {
 	sameOrder(t, "smallest memory first, then largest after the edit", startOrder(t, c, x3, x1, x2), []string{x1, x3, x2}, c)
 }
 
+// strict_fifo with sort_by, the admin guide's own pairing (issue 30):
+// the jobs start in the sort's order (shortest cput first), as OpenPBS's
+// strict_ordering does, not in queue order.
+func TestStrictFIFOKeepsTheSort(t *testing.T) {
+	c := policyCluster(t, 1, map[string]string{"sched_config": "strict_fifo: true all\nsort_by: shortest_job_first all\nbackfill: false all\n"})
+	job := func(cput string) string { return c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "cput="+cput) }
+	long, short, middle := job("30:00"), job("10:00"), job("20:00")
+	c.StartScheduler("pbs_sched")
+	c.MustRun("qmgr", "-c", "set server scheduling = True")
+	sameOrder(t, "strict_fifo and shortest_job_first", startOrder(t, c, long, short, middle), []string{short, middle, long}, c)
+}
+
 // A holiday is non-prime time all day: the non-prime sort order applies.
 func TestHolidayIsNonPrime(t *testing.T) {
 	now := time.Now()

@@ -80,12 +80,9 @@ func TestCheck(t *testing.T) {
 		}, CheckRefused, []string{
 			`DIR/sched_config:3: job_sort_formula: column 24: unknown term "fairshare_factr"; did you mean fairshare_factor?`,
 			"DIR: 1 error: the scheduler would keep its previous policy"}},
-		{"a job_sort_formula strict_fifo overrides", func(t *testing.T) string {
+		{"a job_sort_formula with strict_fifo", func(t *testing.T) string {
 			return privDir(t, 2030, map[string]string{"sched_config": "strict_fifo: true\njob_sort_formula: \"eligible_time + 3600 * fairshare_factor\"\nhalf_life: 24:00:00\n"})
-		}, CheckOK, []string{
-			"DIR/sched_config:2: warning: job_sort_formula does not order jobs in prime time: strict_fifo orders them by queue time there",
-			"DIR/sched_config:2: warning: job_sort_formula does not order jobs in non-prime time: strict_fifo orders them by queue time there",
-			"DIR: OK, 2 warnings"}},
+		}, CheckOK, []string{"DIR: OK"}},
 		{"obsolete option and a stale holidays file", func(t *testing.T) string {
 			return privDir(t, 2029, map[string]string{"sched_config": "debug_level: 3\nby_queue: true\n"})
 		}, CheckOK, []string{

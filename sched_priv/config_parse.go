@@ -273,9 +273,6 @@ func (p *configParser) check() {
 		if s.SortBy == MultiSort && len(s.Keys) == 0 {
 			p.rep.errorf(lineOf("sort_by", i), "sort_by multi_sort in %s time needs key lines for %s time", sideName[i], sideName[i])
 		}
-		if s.StrictFIFO && c.JobSortFormula != nil {
-			p.rep.warnf(lineOf("job_sort_formula", 0), "job_sort_formula does not order jobs in %s time: strict_fifo orders them by queue time there", sideName[i])
-		}
 		if s.SortBy != MultiSort && len(s.Keys) > 0 {
 			p.rep.warnf(p.keyLine[i], "key lines for %s time are unused: sort_by is %s there, not multi_sort", sideName[i], s.SortBy)
 		}

@@ -140,6 +140,12 @@ func decideCases() []decideCase {
 		{"strict fifo stops at the first blocked job", newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
 			job(1, "Q", "workq", "u", "1:ncpus=2").job(2, "Q", "workq", "u", "1:ncpus=1"),
 			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"comment 1 " + cNodes, "comment 2 " + cStrictFIFO}},
+		{"strict fifo keeps the sort's order (shortest_job_first: cput 10, 20, 30 min)", newWorld().node("n1", 1, "free").
+			job(1, "Q", "workq", "u", "1:ncpus=1", r("Resource_List", "cput", "1800")).
+			job(2, "Q", "workq", "u", "1:ncpus=1", r("Resource_List", "cput", "600")).
+			job(3, "Q", "workq", "u", "1:ncpus=1", r("Resource_List", "cput", "1200")),
+			Inputs{Settings: Settings{StrictFIFO: true, Sort: []SortKey{{Resource: "cput"}}}},
+			[]string{"run 2 n1", "comment 3 " + cNodes, "comment 1 " + cStrictFIFO}},
 		{"a job that can never run does not block strict fifo", newWorld().node("n1", 2, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=4").job(2, "Q", "workq", "u", "1:ncpus=1"),
 			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"fail 1", "run 2 n1"}},

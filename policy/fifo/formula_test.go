@@ -113,11 +113,11 @@ func TestJobSortFormula(t *testing.T) {
 				job(2, "Q", "workq", "u", "1:ncpus=1", append(waited(time.Minute), a("Priority", "9"))...),
 			Inputs{Settings: Settings{Formula: parse("job_priority"), HelpStarving: true, MaxStarve: time.Hour}},
 			[]string{"run 1 n1", "comment 2 " + cNodes}},
-		{"strict fifo orders by queue time whatever the formula",
+		{"strict fifo keeps the formula's order (OpenPBS's strict_ordering)",
 			newWorld().node("n1", 1, "free").
 				job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "workq", "u", "1:ncpus=1", a("Priority", "9")),
 			Inputs{Settings: Settings{Formula: parse("job_priority"), StrictFIFO: true}},
-			[]string{"run 1 n1", "comment 2 " + cNodes}},
+			[]string{"run 2 n1", "comment 1 " + cNodes}},
 	}
 	for _, tt := range tests {
 		if got := outcome(tt.w.run(tt.in)); !reflect.DeepEqual(got, tt.want) {

@@ -1,7 +1,6 @@
 package fifo
 
 import (
-	"cmp"
 	"slices"
 	"sort"
 	"strings"
@@ -270,10 +269,11 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		return true
 	}
-	// The jobs in the order they are tried. Strict fifo tries them by
-	// queue time; a world that already lists them so (World.Ordered), and
-	// wants no comments, is gone through as it is, without a copy, so that
-	// a cycle that stops early does not pay for the rest of a long queue.
+	// The jobs in the order they are tried. Without sort keys, a
+	// formula or fair share they are tried by queue time; under strict
+	// fifo a world that already lists them so (World.Ordered), and wants
+	// no comments, is gone through as it is, without a copy, so that a
+	// cycle that stops early does not pay for the rest of a long queue.
 	var order []*core.Job
 	lazy := w.Ordered && w.NoComments && st.StrictFIFO && !(st.HelpStarving && st.MaxStarve > 0) && p.noOrder(in) && st.Preempt == nil && !hasReleased(w)
 	if !lazy {
@@ -636,22 +636,13 @@ func (p *Pipeline) activate(cx *Context, c Candidate) core.Status {
 	return core.OK
 }
 
-// arrange builds the order jobs are tried in: strict fifo by queue time,
-// round robin across queues, queue by queue, or the sorted whole.
+// arrange builds the order jobs are tried in: round robin across queues,
+// queue by queue, or the sorted whole. strict_fifo changes no order (as
+// OpenPBS's strict_ordering, of which strict_fifo is the old name): it
+// only stops at the first job that cannot run.
 func arrange(all []*core.Job, perQueue map[string][]*core.Job, queues []*core.Queue, st Settings) []*core.Job {
 	var order []*core.Job
 	switch {
-	case st.StrictFIFO:
-		// Usually the jobs come in that order already: checking costs
-		// less than sorting a long queue at every cycle.
-		byQtime := func(a, b *core.Job) int {
-			return cmp.Or(a.Qtime.Compare(b.Qtime), cmp.Compare(a.Seq, b.Seq))
-		}
-		if slices.IsSortedFunc(all, byQtime) {
-			return all
-		}
-		order = append(order, all...)
-		slices.SortStableFunc(order, byQtime)
 	case st.RoundRobin:
 		for i := 0; ; i++ {
 			added := false
