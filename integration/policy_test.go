@@ -78,7 +78,9 @@ func TestSortOrderAndLiveEdit(t *testing.T) {
 // strict_ordering does, not in queue order.
 func TestStrictFIFOKeepsTheSort(t *testing.T) {
 	c := policyCluster(t, 1, map[string]string{"sched_config": "strict_fifo: true all\nsort_by: shortest_job_first all\nbackfill: false all\n"})
-	job := func(cput string) string { return c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "cput="+cput) }
+	job := func(cput string) string {
+		return c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "cput="+cput)
+	}
 	long, short, middle := job("30:00"), job("10:00"), job("20:00")
 	c.StartScheduler("pbs_sched")
 	c.MustRun("qmgr", "-c", "set server scheduling = True")
