@@ -35,6 +35,23 @@ type Key struct{ Name, Resource string }
 type Job struct {
 	ID    string
 	Attrs map[Key]string
+	// Top holds the document's members beside "Jobs" (timestamp,
+	// pbs_version, pbs_server), compacted: a filter that writes an
+	// attribute there has written it outside the job (TopChanges).
+	Top map[string]string
+}
+
+// TopChanges names the members of b's document beside "Jobs" that a's
+// has not, or has with another value, sorted.
+func TopChanges(a, b *Job) []string {
+	var out []string
+	for k, v := range b.Top {
+		if old, ok := a.Top[k]; !ok || old != v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Decode reads a job file; times are read in loc.
@@ -57,7 +74,17 @@ func Decode(data []byte, loc *time.Location) (*Job, error) {
 	if len(jobs) != 1 {
 		return nil, fmt.Errorf(`"Jobs" holds %d jobs (want exactly one)`, len(jobs))
 	}
-	j := &Job{Attrs: map[Key]string{}}
+	j := &Job{Attrs: map[Key]string{}, Top: map[string]string{}}
+	for k, raw := range doc {
+		if k == "Jobs" {
+			continue
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, raw); err != nil {
+			return nil, fmt.Errorf("%q: %w", k, err)
+		}
+		j.Top[k] = c.String()
+	}
 	var body json.RawMessage
 	for id, raw := range jobs {
 		j.ID, body = id, raw

@@ -54,13 +54,17 @@ type DefTable struct {
 	Object proto.ObjectType
 	Defs   []Def
 	index  map[string]int
+	fold   foldIndex // the names without case (attrcase.go)
 }
 
 func newTable(obj proto.ObjectType, defs []Def) *DefTable {
 	t := &DefTable{Object: obj, Defs: defs, index: make(map[string]int, len(defs))}
+	names := make([]string, len(defs))
 	for i, d := range defs {
 		t.index[d.Name] = i
+		names[i] = d.Name
 	}
+	t.fold = newFoldIndex(names...)
 	return t
 }
 
@@ -73,19 +77,11 @@ func (t *DefTable) Lookup(name string) (Def, bool) {
 	return t.Defs[i], true
 }
 
-// LookupFold returns the definition whose name matches name in any case:
-// qmgr's parser uses it to tell an attribute from an object name, and a
-// mistyped case is still an attribute (which the server then refuses).
+// LookupFold returns the definition whose name matches name in any case,
+// as the server takes names (attrcase.go); qmgr's parser uses it to tell
+// an attribute from an object name.
 func (t *DefTable) LookupFold(name string) (Def, bool) {
-	if d, ok := t.Lookup(name); ok {
-		return d, true
-	}
-	for _, d := range t.Defs {
-		if strings.EqualFold(d.Name, name) {
-			return d, true
-		}
-	}
-	return Def{}, false
+	return t.Lookup(t.fold.canonical(name))
 }
 
 // Defs is the attribute table of an object type: the one table that the

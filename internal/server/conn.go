@@ -371,6 +371,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 		if err != nil {
 			return nil, err
 		}
+		model.CanonicalJobAttrs(req.Attrs)
 		id, err := s.submit(who, req)
 		if err != nil {
 			return nil, err
@@ -417,17 +418,22 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 		if err != nil {
 			return nil, err
 		}
+		model.CanonicalJobAttrs(req.Attrs)
 		return nil, s.alterJob(who, req)
 	case proto.MsgSelectJobs:
 		req, err := decode[proto.SelectRequest](body)
 		if err != nil {
 			return nil, err
 		}
+		model.CanonicalJobAttrs(req.Criteria)
 		return s.selectJobs(who, req)
 	case proto.MsgManager:
 		req, err := decode[proto.ManagerRequest](body)
 		if err != nil {
 			return nil, err
+		}
+		if t := model.Defs(req.Object); t != nil {
+			t.CanonicalAttrs(req.Attrs)
 		}
 		return nil, s.manager(who, req)
 	case proto.MsgRunJobs:
@@ -440,6 +446,9 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 		req, err := decode[proto.AlterJobsRequest](body)
 		if err != nil {
 			return nil, err
+		}
+		for i := range req.Alters {
+			model.CanonicalJobAttrs(req.Alters[i].Attrs)
 		}
 		return s.alterJobs(who, req.Alters)
 	case proto.MsgPreemptJobs:
@@ -486,6 +495,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 		if err != nil {
 			return nil, err
 		}
+		model.CanonicalResvAttrs(req.Attrs)
 		return s.submitResv(who, req)
 	case proto.MsgStatusResv:
 		req, err := decode[proto.StatusRequest](body)
@@ -504,6 +514,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 		if err != nil {
 			return nil, err
 		}
+		model.CanonicalResvAttrs(req.Attrs)
 		return s.alterResv(who, req)
 	case proto.MsgConfirmResv:
 		req, err := decode[proto.ResvConfirm](body)

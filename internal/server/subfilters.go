@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"gopbs/internal/filter"
@@ -278,6 +279,20 @@ func applyRewrite(j *model.Job, before, after *jobjson.Job, moveQueue bool) ([]p
 	if after.ID != before.ID {
 		return nil, fmt.Errorf("the job id changed from %s to %s, which a filter may not change", before.ID, after.ID)
 	}
+	if top := jobjson.TopChanges(before, after); len(top) > 0 {
+		return nil, fmt.Errorf("%s is written at the top of the job file, outside \"Jobs\" (a change is written under Jobs.%s)", strings.Join(top, ", "), after.ID)
+	}
+	// A filter may write a name in any case, as qsub -W may.
+	canon := make(map[jobjson.Key]string, len(after.Attrs))
+	for k, v := range after.Attrs {
+		written := k.Name
+		k.Name = model.CanonicalJobAttr(k.Name)
+		if _, dup := canon[k]; dup {
+			return nil, fmt.Errorf("%s is written twice (as %s and in another case)", k.Name, written)
+		}
+		canon[k] = v
+	}
+	after = &jobjson.Job{ID: after.ID, Attrs: canon}
 	diff := jobjson.Diff(before, after)
 	for _, a := range diff {
 		if a.Name == proto.AttrQueue && a.Resource == "" {

@@ -1,0 +1,65 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+
+	"gopbs/internal/testcluster"
+)
+
+// Attribute names in any case, as OpenPBS takes them (issue 30): qmgr,
+// qsub -W, qalter -W and a submission filter's rewrite may write a name
+// in any case; what is stored and printed is the canonical spelling.
+func TestAttributeNamesAnyCase(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	for _, line := range []string{"set queue workq priority = 50", "set server Scheduling = False", "set queue workq MAX_RUNNING = 5", "set server QUERY_OTHER_JOBS = True"} {
+		if r := c.Run("qmgr", "-c", line); r.Code != 0 {
+			t.Errorf("qmgr -c %q: %s", line, r)
+		}
+	}
+	out := c.MustRun("qmgr", "-c", "list queue workq")
+	for _, want := range []string{"Priority = 50\n", "max_running = 5\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list queue workq lacks %q:\n%s", want, out)
+		}
+	}
+	if out := c.MustRun("qmgr", "-c", "print server"); !strings.Contains(out, "set server scheduling = False\n") || strings.Contains(out, "Scheduling") {
+		t.Errorf("print server does not write the canonical spelling:\n%s", out)
+	}
+	id := c.Submit("#!/bin/sh\n", "-W", "account_name=p1")
+	if got := attr(t, c, id, "Account_Name"); got != "p1" {
+		t.Errorf("qsub -W account_name=p1: Account_Name %q", got)
+	}
+	c.MustRun("qalter", "-W", "ACCOUNT_NAME=p2", id)
+	if got := attr(t, c, id, "Account_Name"); got != "p2" {
+		t.Errorf("qalter -W ACCOUNT_NAME=p2: Account_Name %q", got)
+	}
+	if r := c.Run("qmgr", "-c", "set queue workq no_such_attr = 1"); r.Code == 0 {
+		t.Errorf("an unknown attribute was taken: %s", r)
+	}
+
+	// A filter that writes the name in another case sets the attribute.
+	dir := filterDir(t)
+	lower := script(t, dir, "lower", `sed -i '0,/^        "[^"]*":{$/s//&\n            "account_name":"viafilter",/' "$1"`+"\nexit 1\n")
+	c.MustRun("qmgr", "-c", "set server submission_filters = "+lower)
+	id = c.Submit("#!/bin/sh\n")
+	if got := attr(t, c, id, "Account_Name"); got != "viafilter" {
+		t.Errorf("a filter's account_name: Account_Name %q\n%s", got, c.ServerLog())
+	}
+}
+
+// A filter's rewrite outside "Jobs" is refused, naming the key and the
+// filter (issue 30): it was accepted with the job unchanged.
+func TestFilterRewriteOutsideJobsRefused(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	dir := filterDir(t)
+	top := script(t, dir, "top", `sed -i '1s/^{$/{\n    "Account_Name":"top",/' "$1"`+"\nexit 1\n")
+	c.MustRun("qmgr", "-c", "set server submission_filters = "+top)
+	r := c.RunStdin("#!/bin/sh\n", "qsub")
+	if r.Code == 0 || !strings.Contains(r.Stderr, top) || !strings.Contains(r.Stderr, "Account_Name is written at the top of the job file") {
+		t.Errorf("qsub through a filter writing Account_Name at the top: %s", r)
+	}
+	if ids := strings.Fields(c.MustRun("qselect")); len(ids) != 0 {
+		t.Errorf("jobs accepted: %v", ids)
+	}
+}
