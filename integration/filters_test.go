@@ -309,6 +309,15 @@ func TestQalterHoldUntil(t *testing.T) {
 		t.Fatalf("state %s comment %q", st, cm)
 	}
 	c.WaitJobState(id, "F", 20*time.Second)
+	// PBS's datetime, as qsub -a takes it (issue 30).
+	dated := c.Submit("#!/bin/sh\n", "-h")
+	at := time.Now().Add(3 * time.Second).Truncate(time.Second)
+	c.MustRun("qalter", "-W", "hold_until="+at.Format("200601021504.05"), dated)
+	c.MustRun("qrls", dated)
+	if st := attr(t, c, dated, "job_state"); st != "H" {
+		t.Errorf("hold_until=%s: state %s", at.Format("200601021504.05"), st)
+	}
+	c.WaitJobState(dated, "F", 20*time.Second)
 	nobody := testcluster.Cred{UID: 65534, GID: 65534}
 	mine := strings.TrimSpace(c.RunAs(nobody, "#!/bin/sh\n", "qsub", "-h").Stdout)
 	if r := c.RunAs(nobody, "", "qalter", "-W", "hold_until="+strconv.FormatInt(until+100, 10), mine); r.Code == 0 {

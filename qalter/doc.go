@@ -2,7 +2,7 @@
 // "qalter [options] job_identifier...", with qsub's attribute options
 // (reference/pbs-behaviour.md §5.2), parsed by internal/qsubopt. Managers
 // and operators may also hold a job until a time with
-// "-W hold_until=<Unix seconds>" (0 lets it go).
+// "-W hold_until=[[CC]YY]MMDDhhmm[.SS]" or Unix seconds (0 lets it go).
 //
 // Each id is trimmed (cmdutil.NormalizeJobID) and altered in turn with the
 // same attributes. A failing id prints "qalter: <message> <id>" and the

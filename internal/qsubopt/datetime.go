@@ -102,3 +102,33 @@ func ParseDateTime(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 }
+
+// ParseTimeAttr reads the value of a time attribute given with -W
+// (hold_until, Execution_Time) and returns it as the Unix seconds the
+// server stores: either Unix seconds ("0" lets a hold go) or PBS's
+// datetime, [[CC]YY]MMDDhhmm[.SS], as -a takes it. A value with seconds
+// (".SS") or of 8 or 12 digits is a datetime; one of 10 digits is
+// YYMMDDhhmm when it reads as a date of this year or later, Unix
+// seconds otherwise (today's Unix times read as no such date, or as a
+// year before 2021); any other run of digits is Unix seconds.
+func ParseTimeAttr(v string, now time.Time) (string, error) {
+	v = strings.TrimSpace(v)
+	body, _, dotted := strings.Cut(v, ".")
+	digits := body != "" && strings.Trim(body, "0123456789") == ""
+	if !digits {
+		return "", fmt.Errorf("want [[CC]YY]MMDDhhmm[.SS] or Unix seconds")
+	}
+	switch {
+	case dotted || len(body) == 8 || len(body) == 12:
+		t, err := ParseDateTime(v, now)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatInt(t.Unix(), 10), nil
+	case len(body) == 10:
+		if t, err := ParseDateTime(v, now); err == nil && t.Year() >= now.Year() {
+			return strconv.FormatInt(t.Unix(), 10), nil
+		}
+	}
+	return v, nil
+}

@@ -266,7 +266,7 @@ func (s *source) apply(cmd command, o getopt.Option, c *Context) error {
 	case 'V':
 		s.exportAll = true
 	case 'W':
-		return s.extra(v)
+		return s.extra(v, c.Now)
 	case 'z':
 		s.quiet = true
 	default:
@@ -368,7 +368,7 @@ func (s *source) variables(v string, c *Context) error {
 // extra records "-W name=value[,name=value...]". Values such as depend and
 // stagein lists contain commas themselves, so an item without '=' belongs
 // to the value before it.
-func (s *source) extra(v string) error {
+func (s *source) extra(v string, now time.Time) error {
 	items, err := splitList(v)
 	if err != nil {
 		return bad('W', v, err.Error())
@@ -399,6 +399,14 @@ func (s *source) extra(v string) error {
 				return bad('W', v, "block: want true or false")
 			}
 			value = resc.FormatBool(b)
+		}
+		if (strings.EqualFold(name, proto.AttrHoldUntil) || strings.EqualFold(name, proto.AttrExecutionTime)) && res == "" {
+			// PBS's datetime as -a takes it, or Unix seconds.
+			t, err := ParseTimeAttr(value, now)
+			if err != nil {
+				return bad('W', v, fmt.Sprintf("%s: %v", name, err))
+			}
+			value = t
 		}
 		if name == proto.AttrStagein || name == proto.AttrStageout {
 			// As OpenPBS's qsub: a list that does not parse is refused

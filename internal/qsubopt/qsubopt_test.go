@@ -896,3 +896,33 @@ func TestSubmitInteractive(t *testing.T) {
 		t.Errorf("#PBS -I: Interactive = %v, attrs %v", s.Interactive, s.Request.Attrs)
 	}
 }
+
+// TestParseTimeAttr: -W hold_until and Execution_Time take PBS's
+// datetime or Unix seconds (issue 30: 202612011846.13 was refused).
+func TestParseTimeAttr(t *testing.T) {
+	loc := testNow.Location() // now is 2024-03-15 12:30:00
+	unix := func(y int, m time.Month, day, h, min, s int) string {
+		return strconv.FormatInt(time.Date(y, m, day, h, min, s, 0, loc).Unix(), 10)
+	}
+	for _, tt := range []struct {
+		in, want string
+		err      bool
+	}{
+		{"202612011846.13", unix(2026, 12, 1, 18, 46, 13), false},
+		{"202612011846", unix(2026, 12, 1, 18, 46, 0), false},
+		{"2612011846", unix(2026, 12, 1, 18, 46, 0), false},
+		{"03201200", unix(2024, 3, 20, 12, 0, 0), false},
+		{"1400.30", unix(2024, 3, 15, 14, 0, 30), false},
+		{"0", "0", false},
+		{"1710505800", "1710505800", false}, // Unix seconds: no such date
+		{"1812011200", "1812011200", false}, // a date of 2018 is before now: Unix seconds
+		{"12345", "12345", false},
+		{"tomorrow", "", true},
+		{"202613011846", "", true},
+	} {
+		got, err := ParseTimeAttr(tt.in, testNow)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("ParseTimeAttr(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
