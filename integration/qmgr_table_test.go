@@ -45,13 +45,14 @@ var qmgrKindSamples = map[model.Kind]string{
 	model.KindString: "a_value", model.KindBool: "True", model.KindLong: "7",
 	model.KindList: "h1.example.com,h2.example.com", model.KindResources: "4",
 	model.KindDuration: "01:30:00", model.KindSize: "10mb",
+	model.KindEntity: "[u:PBS_GENERIC=10]", model.KindEntityRes: "[g:PBS_GENERIC=4]",
 }
 
 // qmgrSample is a valid value of attribute d of obj, and the attribute's
 // full name (a resources attribute takes ncpus).
 func qmgrSample(obj proto.ObjectType, d model.Def) (full, resource, value string) {
 	full = d.Name
-	if d.Kind == model.KindResources {
+	if d.Kind.PerResource() {
 		full, resource = d.Name+".ncpus", "ncpus"
 	}
 	if v, ok := qmgrSamples[obj][d.Name]; ok {

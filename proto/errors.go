@@ -91,7 +91,9 @@ const (
 	PBSE_CONNFULL           Code = 15117
 	PBSE_HISTJOBID          Code = 15139
 	PBSE_JOBHISTNOTSET      Code = 15140
+	PBSE_MIXENTLIMS         Code = 15141
 	PBSE_ENTLIMCT           Code = 15142
+	PBSE_ENTLIMRESC         Code = 15143
 	PBSE_ATVALERANGE        Code = 15144
 	PBSE_NORUNALTEREDJOB    Code = 15157
 	PBSE_SAVE_ERR           Code = 15161
@@ -198,7 +200,9 @@ var messages = map[Code]string{
 	PBSE_CONNFULL:           "Server connection table full",
 	PBSE_HISTJOBID:          "Job has finished",
 	PBSE_JOBHISTNOTSET:      "PBS is not configured to maintain job history",
+	PBSE_MIXENTLIMS:         "Cannot mix old and new style limits",
 	PBSE_ENTLIMCT:           "Maximum number of jobs already in queue",
+	PBSE_ENTLIMRESC:         "Maximum resource usage already in queue",
 	PBSE_ATVALERANGE:        "attribute value is out of range",
 	PBSE_NORUNALTEREDJOB:    "Cannot run job which was altered/moved during current scheduling cycle.",
 	PBSE_SAVE_ERR:           "Failed to save job/resv, refer server logs for details",

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"gopbs/internal/entlim"
 	"gopbs/internal/model"
 	"gopbs/internal/place"
 	"gopbs/proto"
@@ -36,7 +37,7 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 	plain, res := split(server.Attrs)
 	srv := &core.Server{
 		Name: server.Name, Limits: coreLimits(plain), ResLimits: resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
-		Soft: softLimits(plain, res), DefaultQueue: plain[proto.AttrDefaultQueue],
+		Soft: softLimits(plain, res), Ent: entityLimits(plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes), DefaultQueue: plain[proto.AttrDefaultQueue],
 		ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 	}
@@ -47,6 +48,7 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 			Name: st.Name, Execution: plain[proto.AttrQueueTypeQ] == "Execution",
 			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
 			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(plain, res),
+			Ent:                entityLimits(plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes),
 			ResLimits:          resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
 			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
 			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
@@ -138,7 +140,27 @@ func softLimits(m map[string]string, res map[string]map[string]string) core.Soft
 		MaxUserRun:  num(m, proto.AttrMaxUserRunSoft, 0),
 		MaxGroupRun: num(m, proto.AttrMaxGroupRunSoft, 0),
 		Res:         resLimits(res, proto.AttrMaxUserResSoft, proto.AttrMaxGroupResSoft),
+		Ent:         entityLimits(m, res, proto.AttrMaxRunSoft, proto.AttrMaxRunResSoft),
 	}
+}
+
+// entityLimits reads an entity limit of counts (run) and its _res form
+// (runRes); a value this scheduler cannot read (a newer server's) is
+// left out rather than read wrongly.
+func entityLimits(m map[string]string, res map[string]map[string]string, run, runRes string) core.EntityLimits {
+	var l core.EntityLimits
+	if v := m[run]; v != "" {
+		l.Run, _ = entlim.Parse(v, model.EntityCount)
+	}
+	for r, v := range res[runRes] {
+		if lim, err := entlim.Parse(v, model.EntityAmount(r)); err == nil {
+			if l.RunRes == nil {
+				l.RunRes = map[string]entlim.Limits{}
+			}
+			l.RunRes[r] = lim
+		}
+	}
+	return l
 }
 
 // resLimits reads per-user and per-group resource limits (nil when not
@@ -223,7 +245,7 @@ func NewCoreJob(st proto.Status) *core.Job {
 	rl := orEmpty(res[proto.AttrResourceList])
 	j := &core.Job{
 		ID: st.Name, Name: plain[proto.AttrJobName], Owner: plain[proto.AttrEuser], Group: plain[proto.AttrEgroup],
-		Account: plain[proto.AttrAccountName], Queue: plain[proto.AttrQueue], State: state,
+		Account: plain[proto.AttrAccountName], Project: plain[proto.AttrProject], Queue: plain[proto.AttrQueue], State: state,
 		Priority: num(plain, proto.AttrPriority, 0), Holds: plain[proto.AttrHoldTypes],
 		Qtime: unixOf(plain[proto.AttrQtime]), Etime: unixOf(plain[proto.AttrEtime]), Stime: unixOf(plain[proto.AttrStime]),
 		HoldUntil: unixOf(plain[proto.AttrHoldUntil]),

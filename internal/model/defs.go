@@ -1,12 +1,14 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"gopbs/internal/entlim"
 	"gopbs/internal/mailer"
 	"gopbs/proto"
 	"gopbs/resc"
@@ -25,6 +27,11 @@ const (
 	KindTime           // Unix seconds
 	KindDuration       // seconds written as HH:MM:SS or plain seconds
 	KindSize
+	// KindEntity is an OpenPBS entity limit of counts
+	// ("[u:PBS_GENERIC=10]"), KindEntityRes one of a resource's amounts
+	// (max_run_res.ncpus = "[g:grp=64]"): internal/entlim.
+	KindEntity
+	KindEntityRes
 )
 
 // Access says who may read and write an attribute.
@@ -117,6 +124,34 @@ func (d Def) CanSet(manager, operator bool) bool {
 	return false
 }
 
+// PerResource reports whether an attribute of kind k holds one value per
+// resource (name.resource = value).
+func (k Kind) PerResource() bool { return k == KindResources || k == KindEntityRes }
+
+// EntityCount reads an entity limit's count (max_run, max_queued).
+func EntityCount(v string) (float64, string, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, "", fmt.Errorf("%q is not a count of jobs", v)
+	}
+	return float64(n), strconv.FormatInt(n, 10), nil
+}
+
+// EntityAmount reads an entity limit's amount of resource (max_run_res.RES).
+func EntityAmount(resource string) entlim.ValueParser {
+	return func(v string) (float64, string, error) {
+		c, err := resc.Canonical(resource, v)
+		if err != nil {
+			return 0, "", err
+		}
+		n, ok := resc.Number(resource, c)
+		if !ok || n < 0 {
+			return 0, "", fmt.Errorf("%q is not an amount of %s", v, resource)
+		}
+		return n, c, nil
+	}
+}
+
 // Canonical validates value for this attribute (resource names the
 // resource of a KindResources attribute).
 func (d Def) Canonical(resource, value string) (string, error) {
@@ -164,13 +199,28 @@ func (d Def) Canonical(resource, value string) (string, error) {
 	case KindList:
 		items := SplitList(value)
 		out = strings.Join(items, ",")
+	case KindEntity:
+		l, err := entlim.Parse(value, EntityCount)
+		if err != nil {
+			return "", badValue(d.Name, resource, value, err.Error())
+		}
+		out = l.String()
+	case KindEntityRes:
+		if resource == "" {
+			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name (%s.<resource>)", d.Name, d.Name)
+		}
+		l, err := entlim.Parse(value, EntityAmount(resource))
+		if err != nil {
+			return "", badValue(d.Name, resource, value, err.Error())
+		}
+		out = l.String()
 	default:
 		if strings.ContainsAny(value, resc.ControlChars) {
 			return "", badValue(d.Name, resource, value, "contains a line break or NUL")
 		}
 		out = value
 	}
-	if d.Kind != KindResources && resource != "" {
+	if !d.Kind.PerResource() && resource != "" {
 		return "", proto.Errorf(proto.PBSE_NOATTR, "%s.%s", d.Name, resource)
 	}
 	if d.Check != nil {
@@ -412,7 +462,7 @@ func (t *DefTable) Status(o *Object, privileged bool, want map[string]bool) []pr
 		if want != nil && !want[d.Name] {
 			continue
 		}
-		if d.Kind == KindResources {
+		if d.Kind.PerResource() {
 			m := o.Resources[d.Name]
 			keys := make([]string, 0, len(m))
 			for k := range m {
@@ -587,6 +637,14 @@ func runLimitDefs() []Def {
 		{Name: proto.AttrMaxGroupRes, Kind: KindResources, Access: OperSet | MgrSet},
 		{Name: proto.AttrMaxUserResSoft, Kind: KindResources, Access: OperSet | MgrSet},
 		{Name: proto.AttrMaxGroupResSoft, Kind: KindResources, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxRun, Kind: KindEntity, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxRunSoft, Kind: KindEntity, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxRunRes, Kind: KindEntityRes, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxRunResSoft, Kind: KindEntityRes, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxQueued, Kind: KindEntity, Access: OperSet | MgrSet},
+		{Name: proto.AttrMaxQueuedRes, Kind: KindEntityRes, Access: OperSet | MgrSet},
+		{Name: proto.AttrQueuedJobsThreshold, Kind: KindEntity, Access: OperSet | MgrSet},
+		{Name: proto.AttrQueuedJobsThresholdRes, Kind: KindEntityRes, Access: OperSet | MgrSet},
 	}
 }
 

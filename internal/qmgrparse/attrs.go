@@ -70,11 +70,7 @@ func isKnownAttr(obj proto.ObjectType, name string) bool {
 // naming a server backfill_depth. The attributes this system has are in
 // model's tables and nowhere else (TestOtherPBSAttrsAreNotOurs).
 func otherPBSAttrs(obj proto.ObjectType) []string {
-	common := []string{
-		"max_run", "max_run_res", "max_run_soft", "max_run_res_soft", "max_queued",
-		"max_queued_res", "queued_jobs_threshold", "queued_jobs_threshold_res",
-		proto.AttrMtime, proto.AttrCtime,
-	}
+	common := []string{proto.AttrMtime, proto.AttrCtime}
 	switch obj {
 	case proto.ObjServer:
 		return append(common, proto.AttrServerName, proto.AttrLicenseCount,

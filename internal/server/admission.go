@@ -278,6 +278,11 @@ func (s *Server) enqueue(j *model.Job, q *model.Object, who *caller, routed bool
 	if err := s.applyResources(c, q); err != nil {
 		return nil, err
 	}
+	// After the defaults: the limits on resources judge the request as
+	// it will be stored.
+	if err := s.checkEntityLimits(c, q); err != nil {
+		return nil, err
+	}
 	c.Enqueue(q.Name, "Execution", now) // the caller tells the scheduler (eligible)
 	return c, nil
 }

@@ -64,6 +64,11 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 		}
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
+		if req.Command != proto.MgrUnset && (req.Object == proto.ObjServer || req.Object == proto.ObjQueue) {
+			if err := s.checkLimitStyles(req.Attrs); err != nil {
+				return err
+			}
+		}
 		switch req.Object {
 		case proto.ObjServer:
 			return s.mgrServer(b, req)

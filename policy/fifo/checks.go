@@ -20,7 +20,7 @@ type serverLimits struct{}
 func (serverLimits) Name() string { return "server_limits" }
 
 func (serverLimits) idle(cx *Context) bool {
-	return cx.World.Server.Limits == core.NoLimits && !cx.World.Server.ResLimits.Set()
+	return cx.World.Server.Limits == core.NoLimits && !cx.World.Server.ResLimits.Set() && !cx.World.Server.Ent.Set()
 }
 
 func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
@@ -39,6 +39,9 @@ func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 	if kind, name, r := cx.resOver(cx.World.Server.ResLimits, j, ""); kind != "" {
 		return core.NotNowf("server_limits", cResLimit+" in complex", kind, name, r)
 	}
+	if why := cx.entityOver(cx.World.Server.Ent, j, ""); why != "" {
+		return core.NotNowf("server_limits", "%s", why)
+	}
 	return core.OK
 }
 
@@ -49,7 +52,7 @@ func (queueLimits) Name() string { return "queue_limits" }
 
 func (queueLimits) idle(cx *Context) bool {
 	for _, q := range cx.World.Queues {
-		if q.Limits != core.NoLimits || q.ResLimits.Set() {
+		if q.Limits != core.NoLimits || q.ResLimits.Set() || q.Ent.Set() {
 			return false
 		}
 	}
@@ -74,6 +77,9 @@ func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 	}
 	if kind, name, r := cx.resOver(q.ResLimits, j, j.Queue); kind != "" {
 		return core.NotNowf("queue_limits", cResLimit+" in queue %s", kind, name, r, j.Queue)
+	}
+	if why := cx.entityOver(q.Ent, j, j.Queue); why != "" {
+		return core.NotNowf("queue_limits", "%s", why)
 	}
 	return core.OK
 }
@@ -285,18 +291,22 @@ type counts struct {
 }
 
 type counter struct {
-	total   int64
-	byUser  map[string]int64
-	byGroup map[string]int64
-	// userRes and groupRes are what each user's and group's running
-	// jobs hold of the resources per-user or per-group limits name.
-	userRes  map[string]core.Amounts
-	groupRes map[string]core.Amounts
+	total     int64
+	byUser    map[string]int64
+	byGroup   map[string]int64
+	byProject map[string]int64
+	// userRes, groupRes and projectRes are what each user's, group's
+	// and project's running jobs hold of the resources limits name, and
+	// allRes what all of them hold.
+	userRes    map[string]core.Amounts
+	groupRes   map[string]core.Amounts
+	projectRes map[string]core.Amounts
+	allRes     core.Amounts
 }
 
 func newCounter() *counter {
-	return &counter{byUser: map[string]int64{}, byGroup: map[string]int64{},
-		userRes: map[string]core.Amounts{}, groupRes: map[string]core.Amounts{}}
+	return &counter{byUser: map[string]int64{}, byGroup: map[string]int64{}, byProject: map[string]int64{},
+		userRes: map[string]core.Amounts{}, groupRes: map[string]core.Amounts{}, projectRes: map[string]core.Amounts{}, allRes: core.Amounts{}}
 }
 
 // limitedRes are the resources the world's per-user and per-group
@@ -316,6 +326,17 @@ func limitedRes(w *core.World) []string {
 	add(w.Server.ResLimits, w.Server.Soft.Res)
 	for _, q := range w.Queues {
 		add(q.ResLimits, q.Soft.Res)
+	}
+	ent := func(ls ...core.EntityLimits) {
+		for _, l := range ls {
+			for r := range l.RunRes {
+				set[r] = true
+			}
+		}
+	}
+	ent(w.Server.Ent, w.Server.Soft.Ent)
+	for _, q := range w.Queues {
+		ent(q.Ent, q.Soft.Ent)
 	}
 	return slices.Sorted(maps.Keys(set))
 }
@@ -342,10 +363,13 @@ func (c *counts) add(j *core.Job, sign int64) {
 		k.total += sign
 		k.byUser[j.Owner] += sign
 		k.byGroup[j.Group] += sign
+		k.byProject[j.Project] += sign
 		for _, r := range c.resNames {
 			if v, ok := j.RequestNumber(r); ok {
 				addAmount(k.userRes, j.Owner, r, float64(sign)*v)
 				addAmount(k.groupRes, j.Group, r, float64(sign)*v)
+				addAmount(k.projectRes, j.Project, r, float64(sign)*v)
+				k.allRes[r] += float64(sign) * v
 			}
 		}
 	}

@@ -120,8 +120,10 @@ func (cx *Context) overSoft(l core.SoftLimits, j *core.Job, queue string) bool {
 	if l.MaxUserRun > 0 && user > l.MaxUserRun || l.MaxGroupRun > 0 && group > l.MaxGroupRun {
 		return true
 	}
-	kind, _, _ := cx.resOver(l.Res, j, queue)
-	return kind != ""
+	if kind, _, _ := cx.resOver(l.Res, j, queue); kind != "" {
+		return true
+	}
+	return cx.entityOver(l.Ent, j, queue) != ""
 }
 
 // softLimited reports whether any soft limit is set: then a job started
@@ -444,9 +446,12 @@ func (p *Pipeline) preemptForLimits(cx *Context, plan *core.Plan, j *core.Job, i
 // countsToward reports whether running job v counts toward a run limit
 // that j is at: preempting it brings j closer to running.
 func countsToward(cx *Context, j, v *core.Job) bool {
-	at := func(l core.Limits, rl core.ResLimits, queue string) bool {
+	at := func(l core.Limits, rl core.ResLimits, ent core.EntityLimits, queue string) bool {
 		if queue != "" && v.Queue != queue {
 			return false
+		}
+		if why, e := cx.entityBreach(ent, j, queue); why != "" && sharesEntity(v, e) {
+			return true
 		}
 		total, user, group := cx.Running(queue, j.Owner, j.Group)
 		if l.MaxRunning >= 0 && total >= l.MaxRunning ||
@@ -458,11 +463,11 @@ func countsToward(cx *Context, j, v *core.Job) bool {
 		holds, _ := v.RequestNumber(r)
 		return kind == "user" && v.Owner == j.Owner && holds > 0 || kind == "group" && v.Group == j.Group && holds > 0
 	}
-	if at(cx.World.Server.Limits, cx.World.Server.ResLimits, "") {
+	if at(cx.World.Server.Limits, cx.World.Server.ResLimits, cx.World.Server.Ent, "") {
 		return true
 	}
 	q := cx.World.Queue(j.Queue)
-	return q != nil && at(q.Limits, q.ResLimits, j.Queue)
+	return q != nil && at(q.Limits, q.ResLimits, q.Ent, j.Queue)
 }
 
 // victimList names the jobs preempted for a start, for its comment.

@@ -3,6 +3,7 @@ package core
 import (
 	"time"
 
+	"gopbs/internal/entlim"
 	"gopbs/resc"
 )
 
@@ -44,6 +45,7 @@ type Job struct {
 	Name     string
 	Owner    string // the user the job runs as
 	Group    string
+	Project  string
 	Account  string
 	Queue    string
 	State    JobState
@@ -217,10 +219,25 @@ type SoftLimits struct {
 	MaxUserRun  int64
 	MaxGroupRun int64
 	Res         ResLimits
+	// Ent are max_run_soft and max_run_res_soft.
+	Ent EntityLimits
 }
 
 // Set reports whether any soft limit is set.
-func (l SoftLimits) Set() bool { return l.MaxUserRun > 0 || l.MaxGroupRun > 0 || l.Res.Set() }
+func (l SoftLimits) Set() bool {
+	return l.MaxUserRun > 0 || l.MaxGroupRun > 0 || l.Res.Set() || l.Ent.Set()
+}
+
+// EntityLimits are OpenPBS's entity limits on running jobs (max_run, and
+// max_run_res.RES on what they hold, or their soft forms): per user,
+// group and project, named or generic, and overall (internal/entlim).
+type EntityLimits struct {
+	Run    entlim.Limits
+	RunRes map[string]entlim.Limits
+}
+
+// Set reports whether any entity limit is set.
+func (l EntityLimits) Set() bool { return len(l.Run) > 0 || len(l.RunRes) > 0 }
 
 // ResLimits are per-user and per-group limits on the resources running
 // jobs hold (max_user_res, max_group_res, or their soft forms): a
@@ -245,6 +262,7 @@ type Queue struct {
 	Limits    Limits
 	ResLimits ResLimits
 	Soft      SoftLimits
+	Ent       EntityLimits // max_run, max_run_res
 	// ResourcesAvailable and ResourcesMax hold the queue's amounts (mem,
 	// ncpus, nodect); MaxWalltime is resources_max.walltime (0: none).
 	ResourcesAvailable Amounts
@@ -261,6 +279,7 @@ type Server struct {
 	Limits             Limits
 	ResLimits          ResLimits
 	Soft               SoftLimits
+	Ent                EntityLimits // max_run, max_run_res
 	DefaultQueue       string
 	ResourcesAvailable Amounts
 	ResourcesMax       Amounts

@@ -1,0 +1,241 @@
+package server
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"gopbs/internal/entlim"
+	"gopbs/internal/model"
+	"gopbs/proto"
+)
+
+// OpenPBS's entity limits on jobs in a queue or the complex, kept by the
+// server at qsub (and when a job enters a queue): max_queued and
+// max_queued_res.RES count every unfinished job, queued_jobs_threshold and
+// its _res form those waiting in state Q. An array counts as its subjobs.
+// The refusals are OpenPBS's words, which workflow tools read ("would
+// exceed queue generic's per-user limit"). The scheduler keeps the
+// running forms (max_run...).
+
+// entityCountLimits are the count limits a submission is checked against.
+var entityCountLimits = []struct {
+	attr, resAttr string
+	queuedOnly    bool
+}{
+	{proto.AttrMaxQueued, proto.AttrMaxQueuedRes, false},
+	{proto.AttrQueuedJobsThreshold, proto.AttrQueuedJobsThresholdRes, true},
+}
+
+// entities are the entities a job counts for, by kind.
+func entities(j *model.Job) []struct {
+	kind entlim.Kind
+	name string
+} {
+	return []struct {
+		kind entlim.Kind
+		name string
+	}{{entlim.User, j.EUser}, {entlim.Group, j.EGroup}, {entlim.Project, j.Project}, {entlim.Overall, ""}}
+}
+
+// jobsIn is how many jobs j counts as: an array its subjobs not finished
+// (or, queuedOnly, those waiting), any other job 1 (or 0 when not
+// waiting).
+func jobsIn(j *model.Job, queuedOnly bool) int {
+	if j.IsArray() {
+		if queuedOnly {
+			return j.Array.Queued.Count()
+		}
+		return j.Array.Queued.Count() + j.Array.Running + j.Array.Exiting
+	}
+	if queuedOnly && j.State != model.StateQueued {
+		return 0
+	}
+	return 1
+}
+
+// checkEntityLimits refuses j in queue q when it would put one of its
+// entities over max_queued, queued_jobs_threshold or their _res forms of
+// q or of the server (mu held). It looks at the jobs only when such a
+// limit is set.
+func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
+	for _, scope := range []struct {
+		obj   *model.Object
+		queue string
+	}{{q, q.Name}, {s.server, ""}} {
+		for _, lim := range entityCountLimits {
+			if v, ok := scope.obj.Get(lim.attr); ok {
+				l, err := entlim.Parse(v, model.EntityCount)
+				if err != nil {
+					continue // stored canonical: cannot happen
+				}
+				if err := s.overCount(j, l, scope.queue, lim.queuedOnly); err != nil {
+					return err
+				}
+			}
+			for _, r := range slices.Sorted(maps.Keys(scope.obj.Resources[lim.resAttr])) {
+				l, err := entlim.Parse(scope.obj.Resources[lim.resAttr][r], model.EntityAmount(r))
+				if err != nil {
+					continue
+				}
+				if err := s.overAmount(j, l, r, scope.queue, lim.queuedOnly); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// same reports whether o counts for the entity kind/name of scope queue
+// ("" the complex) (mu held).
+func same(o *model.Job, kind entlim.Kind, name, queue string) bool {
+	if o.Finished() || o.IsSubjob || (queue != "" && o.Queue != queue) {
+		return false
+	}
+	switch kind {
+	case entlim.User:
+		return o.EUser == name
+	case entlim.Group:
+		return o.EGroup == name
+	case entlim.Project:
+		return o.Project == name
+	}
+	return true
+}
+
+func (s *Server) overCount(j *model.Job, l entlim.Limits, queue string, queuedOnly bool) error {
+	for _, e := range entities(j) {
+		lim, ok := l.Limit(e.kind, e.name)
+		if !ok {
+			continue
+		}
+		n := jobsIn(j, false)
+		for _, o := range s.jobs {
+			if o != j && same(o, e.kind, e.name, queue) {
+				n += jobsIn(o, queuedOnly)
+			}
+		}
+		if float64(n) > lim.Value {
+			return &proto.Error{Code: proto.PBSE_ENTLIMCT, Text: countRefusal(e.kind, e.name, lim.Generic(), queue, queuedOnly)}
+		}
+	}
+	return nil
+}
+
+func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queuedOnly bool) error {
+	want := func(o *model.Job) float64 {
+		req, err := o.Request()
+		if err != nil {
+			return 0
+		}
+		return req.Numbers[r] * float64(jobsIn(o, false))
+	}
+	for _, e := range entities(j) {
+		lim, ok := l.Limit(e.kind, e.name)
+		if !ok {
+			continue
+		}
+		sum := want(j)
+		for _, o := range s.jobs {
+			if o != j && same(o, e.kind, e.name, queue) && (!queuedOnly || jobsIn(o, true) > 0) {
+				req, err := o.Request()
+				if err == nil {
+					sum += req.Numbers[r] * float64(jobsIn(o, queuedOnly))
+				}
+			}
+		}
+		if sum > lim.Value {
+			return &proto.Error{Code: proto.PBSE_ENTLIMRESC, Text: amountRefusal(e.kind, e.name, lim.Generic(), r, queue, queuedOnly)}
+		}
+	}
+	return nil
+}
+
+var kindWord = map[entlim.Kind]string{entlim.User: "user", entlim.Group: "group", entlim.Project: "project"}
+
+// countRefusal is OpenPBS's refusal of a job over a count limit.
+func countRefusal(k entlim.Kind, name string, generic bool, queue string, queuedOnly bool) string {
+	where, state, ofState := "complex", "", ""
+	if queue != "" {
+		where = "queue " + queue
+	}
+	if queuedOnly {
+		state, ofState = " in 'Q' state", " of jobs in 'Q' state"
+	}
+	switch {
+	case k == entlim.Overall:
+		return fmt.Sprintf("Maximum number of jobs%s already in %s", state, where)
+	case generic && queue == "":
+		return fmt.Sprintf("would exceed complex's per-%s limit%s", kindWord[k], ofState)
+	case generic && k == entlim.User:
+		// OpenPBS's words: "queue generic's", whatever the queue.
+		return "would exceed queue generic's per-user limit" + ofState
+	case generic:
+		return fmt.Sprintf("would exceed queue %s's per-%s limit%s", queue, kindWord[k], ofState)
+	}
+	return fmt.Sprintf("Maximum number of jobs%s for %s %s already in %s", state, kindWord[k], name, where)
+}
+
+// amountRefusal is OpenPBS's refusal of a job over a resource limit.
+func amountRefusal(k entlim.Kind, name string, generic bool, r, queue string, queuedOnly bool) string {
+	where := "complex"
+	if queue != "" {
+		where = "queue " + queue
+	}
+	tail := ""
+	if queuedOnly {
+		tail = " for jobs in 'Q' state"
+	}
+	switch {
+	case k == entlim.Overall:
+		return fmt.Sprintf("would exceed limit on resource %s in %s%s", r, where, tail)
+	case generic:
+		return fmt.Sprintf("would exceed per-%s limit on resource %s in %s%s", kindWord[k], r, where, tail)
+	}
+	return fmt.Sprintf("would exceed %s %s's limit on resource %s in %s%s", kindWord[k], name, r, where, tail)
+}
+
+// The two styles of limits, as OpenPBS has them: the old attributes and
+// the entity limits may not both be set (on the server or any queue),
+// for they would count the same jobs twice over different rules.
+var (
+	oldStyleLimits = []string{proto.AttrMaxRunning, proto.AttrMaxUserRun, proto.AttrMaxGroupRun,
+		proto.AttrMaxUserRunSoft, proto.AttrMaxGroupRunSoft, proto.AttrMaxUserRes, proto.AttrMaxGroupRes,
+		proto.AttrMaxUserResSoft, proto.AttrMaxGroupResSoft, proto.AttrMaxQueuable, proto.AttrMaxUserQueuable}
+	newStyleLimits = []string{proto.AttrMaxRun, proto.AttrMaxRunSoft, proto.AttrMaxRunRes, proto.AttrMaxRunResSoft,
+		proto.AttrMaxQueued, proto.AttrMaxQueuedRes, proto.AttrQueuedJobsThreshold, proto.AttrQueuedJobsThresholdRes}
+)
+
+// checkLimitStyles refuses setting a limit of one style while one of the
+// other is set anywhere (mu held).
+func (s *Server) checkLimitStyles(attrs []proto.Attr) error {
+	for _, a := range attrs {
+		var other []string
+		switch {
+		case slices.Contains(oldStyleLimits, a.Name):
+			other = newStyleLimits
+		case slices.Contains(newStyleLimits, a.Name):
+			other = oldStyleLimits
+		default:
+			continue
+		}
+		objs := []*model.Object{s.server}
+		for _, q := range s.queues {
+			objs = append(objs, q)
+		}
+		for _, o := range objs {
+			for _, name := range other {
+				_, plain := o.Attrs[name]
+				if plain || len(o.Resources[name]) > 0 {
+					where := "the server"
+					if o != s.server {
+						where = "queue " + o.Name
+					}
+					return proto.Errorf(proto.PBSE_MIXENTLIMS, "(%s cannot be set while %s has %s: old-style limits (max_running, max_user_run, max_user_res...) and entity limits (max_run, max_queued...) cannot be mixed)", a.FullName(), where, name)
+				}
+			}
+		}
+	}
+	return nil
+}
