@@ -1,8 +1,10 @@
 package integration
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"gopbs/internal/testcluster"
 )
@@ -62,4 +64,49 @@ func TestFilterRewriteOutsideJobsRefused(t *testing.T) {
 	if ids := strings.Fields(c.MustRun("qselect")); len(ids) != 0 {
 		t.Errorf("jobs accepted: %v", ids)
 	}
+}
+
+// qstat -f -F json of several jobs is one JSON document (issue 30; PTL
+// loads it whole), also with the ids given one by one.
+func TestQstatJSONSeveralJobs(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	a, b := c.Submit("#!/bin/sh\n"), c.Submit("#!/bin/sh\n", "-v", `NOTE=say "hi"\there`)
+	for _, args := range [][]string{{"-f", "-F", "json"}, {"-f", "-F", "json", a, b}, {"-F", "json", "-f", a, b}} {
+		out := c.MustRun("qstat", args...)
+		var doc struct {
+			Jobs map[string]map[string]any
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Errorf("qstat %v: not one JSON document: %v\n%s", args, err, out)
+			continue
+		}
+		if len(doc.Jobs) != 2 {
+			t.Errorf("qstat %v: %d jobs, want 2", args, len(doc.Jobs))
+		}
+	}
+}
+
+// qhold of a running job is taken, as OpenPBS takes it (issue 30): the
+// job runs on with the hold in Hold_Types, and is held once requeued.
+func TestQholdRunningJob(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	id := c.Submit("#!/bin/sh\nsleep 300\n")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 20*time.Second)
+	if r := c.Run("qhold", id); r.Code != 0 {
+		t.Fatalf("qhold of a running job: %s", r)
+	}
+	if st, h := attr(t, c, id, "job_state"), attr(t, c, id, "Hold_Types"); st != "R" || h != "u" {
+		t.Errorf("after qhold: state %s Hold_Types %q, want R and u", st, h)
+	}
+	c.MustRun("qrerun", id)
+	c.WaitJobState(id, "H", 30*time.Second)
+	c.MustRun("qrls", id)
+	if st := attr(t, c, id, "job_state"); st != "Q" {
+		t.Errorf("after qrls: %s, want Q", st)
+	}
+	c.MustRun("qdel", id)
 }

@@ -92,8 +92,12 @@ func (cmd *Command) parse(args []string) (arg string, ids []string, err error) {
 	} else if arg, err = cmd.Arg(opts); err != nil {
 		return "", nil, err
 	}
+	seen := map[string]bool{}
 	for _, op := range operands {
-		if id := cmdutil.NormalizeJobID(op); id != "" {
+		// An id given twice is done once, as OpenPBS's qdel J J
+		// (the second would fail on a job already gone).
+		if id := cmdutil.NormalizeJobID(op); id != "" && !seen[id] {
+			seen[id] = true
 			ids = append(ids, id)
 		}
 	}

@@ -63,6 +63,7 @@ func TestCommands(t *testing.T) {
 		stderr string
 	}{
 		{"qdel several ids", Delete, config.PBSPro, []string{"1", " 2.srv\n", "3.other"}, nil, []string{"del 1 ", "del 2.srv ", "del 3.other "}, 0, ""},
+		{"qdel J J deletes once (issue 30)", Delete, config.PBSPro, []string{"1.srv", "1.srv", " 1.srv"}, nil, []string{"del 1.srv "}, 0, ""},
 		{"qdel force", Delete, config.PBSPro, []string{"-W", "force", "1"}, nil, []string{"del 1 force"}, 0, ""},
 		{"qdel attached force", Delete, config.PBSPro, []string{"-Wforce", "1"}, nil, []string{"del 1 force"}, 0, ""},
 		{"qdel torque purge", Delete, config.Torque, []string{"-p", "1"}, nil, []string{"del 1 force"}, 0, ""},

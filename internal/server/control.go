@@ -255,7 +255,17 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 // held, inside a commit).
 func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, now int64) error {
 	if j.Active() {
-		return proto.NewError(proto.PBSE_BADSTATE)
+		// As OpenPBS: a running job keeps running; the hold is in its
+		// Hold_Types and applies if the job is requeued.
+		s.updateJob(j, func() {
+			if hold {
+				j.Holds = model.AddHolds(j.Holds, holds)
+			} else {
+				j.Holds = model.RemoveHolds(j.Holds, holds)
+			}
+		})
+		s.save(b, j)
+		return nil
 	}
 	var h model.Hooks
 	s.unindexDepends(j)
