@@ -2,6 +2,10 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -109,4 +113,31 @@ func TestQholdRunningJob(t *testing.T) {
 		t.Errorf("after qrls: %s, want Q", st)
 	}
 	c.MustRun("qdel", id)
+}
+
+// One pbs_server and one pbs_mom per PBS_HOME, as OpenPBS's server.lock
+// and mom.lock keep it (issue 30): a second one refuses to start, naming
+// the first's pid; the lock holds the pid.
+func TestDaemonLockFiles(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	m := c.AddMom("n1", testcluster.MomOptions{})
+	for _, tt := range []struct {
+		daemon, lock string
+		env         []string
+		pid         int
+	}{
+		{"pbs_server", filepath.Join(c.Home, "server_priv", "server.lock"), c.Env(), c.ServerPid()},
+		{"pbs_mom", filepath.Join(m.Home, "mom_priv", "mom.lock"), m.Env(), m.Pid()},
+	} {
+		if got := strings.TrimSpace(readFile(t, tt.lock)); got != strconv.Itoa(tt.pid) {
+			t.Errorf("%s holds %q, want the pid %d", tt.lock, got, tt.pid)
+		}
+		cmd := exec.Command(filepath.Join(c.Bin, tt.daemon))
+		cmd.Env = tt.env
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), fmt.Sprintf("another %s (pid %d) runs on this PBS_HOME", tt.daemon, tt.pid)) {
+			t.Errorf("a second %s: %v\n%s", tt.daemon, err, out)
+		}
+	}
+	c.MustRun("qstat", "-B") // the first server still serves
 }

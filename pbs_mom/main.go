@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -53,6 +54,10 @@ func run() int {
 	}
 	defer d.Close()
 	cfg, log := d.Config, d.Log
+	if err := d.Lock(filepath.Join(cfg.MomPriv(), "mom.lock"), "pbs_mom"); err != nil {
+		log.Error("cannot start", "error", err)
+		return 1
+	}
 	m, err := mom.New(mom.Config{
 		Home:        cfg.Home,
 		NodeName:    cfg.MomNodeName,

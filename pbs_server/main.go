@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 
@@ -41,6 +42,10 @@ func run() int {
 	}
 	defer d.Close()
 	cfg, log := d.Config, d.Log
+	if err := d.Lock(filepath.Join(cfg.ServerPriv(), "server.lock"), "pbs_server"); err != nil {
+		log.Error("cannot start", "error", err)
+		return 1
+	}
 	if err := checkWeb(cfg); err != nil {
 		// Before anything listens, and in a replicated group before this
 		// member leads (its web listener starts only then).

@@ -41,6 +41,7 @@ type Started struct {
 	Log     hclog.Logger
 	closer  io.Closer
 	profile *os.File
+	lock    *os.File // Lock's, held until Close
 }
 
 // Close stops the CPU profile, if any, and closes the log file.
@@ -48,6 +49,9 @@ func (s *Started) Close() error {
 	if s.profile != nil {
 		pprof.StopCPUProfile()
 		s.profile.Close()
+	}
+	if s.lock != nil {
+		s.lock.Close()
 	}
 	return s.closer.Close()
 }
