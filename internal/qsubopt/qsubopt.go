@@ -1,6 +1,7 @@
 package qsubopt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,9 @@ func (e *UsageError) Error() string { return e.Msg }
 func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
+
+// ErrDOSScript refuses a script with DOS line ends, in OpenPBS's words.
+const ErrDOSScript = constError("script is written in DOS/Windows text format")
 
 // constError lets sentinel errors be constants.
 type constError string
@@ -161,6 +165,12 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 		name = "STDIN"
 	}
 
+	if !execMode && bytes.Contains(script, []byte("\r\n")) {
+		// As OpenPBS's qsub: /bin/sh would run each line with a CR on
+		// its last word, and the directives read one way and the shell
+		// another.
+		return nil, ErrDOSScript
+	}
 	ds := newSource(true)
 	if !execMode {
 		prefix := DefaultPrefix

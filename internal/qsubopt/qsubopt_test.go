@@ -622,12 +622,6 @@ func TestDirectiveScripts(t *testing.T) {
 			map[string]string{"Resource_List.nodes": "1", "Resource_List.walltime": "1:00:00", "Job_Name": "cont"}, nil},
 		{"continuation repeating the prefix", "#PBS -l ncpus=1 \\\n#PBS -l mem=1gb\n",
 			map[string]string{"Resource_List.ncpus": "1", "Resource_List.mem": "1gb"}, nil},
-		{"CRLF", "#!/bin/sh\r\n#PBS -N dos\r\n#PBS -l walltime=1:00:00\r\n\r\necho\r\n",
-			map[string]string{"Job_Name": "dos", "Resource_List.walltime": "1:00:00"}, nil},
-		{"CRLF blank line before directives", "#!/bin/bash\r\n\r\n#PBS -N crlf\r\n",
-			map[string]string{"Job_Name": "crlf"}, nil},
-		{"CRLF continuation", "#PBS -N dos \\\r\n -j oe\r\n",
-			map[string]string{"Job_Name": "dos", "Join_Path": "oe"}, nil},
 		{"colon and comment lines", "#!/bin/sh\n: noop\n# comment\n  \t\n   #PBS -N indented\n",
 			map[string]string{"Job_Name": "indented"}, nil},
 		{"stops at first executable line", "#!/bin/sh\necho start\n#PBS -N late\n",
@@ -924,5 +918,20 @@ func TestParseTimeAttr(t *testing.T) {
 		if (err != nil) != tt.err || got != tt.want {
 			t.Errorf("ParseTimeAttr(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// TestDOSScriptRefused: a script with DOS line ends is refused, as
+// OpenPBS's qsub refuses it (issue 30); a program run directly (qsub --
+// prog) is not a script, and ScanDirectives still reads CR LF lines.
+func TestDOSScriptRefused(t *testing.T) {
+	for _, script := range []string{"#!/bin/sh\r\n#PBS -N dos\r\necho\r\n", "#!/bin/sh\necho one\r\n"} {
+		c := testContext(map[string]string{"job.sh": script}, "")
+		if _, err := ParseSubmit([]string{"job.sh"}, c); !errors.Is(err, ErrDOSScript) {
+			t.Errorf("%q: %v, want %v", script, err, ErrDOSScript)
+		}
+	}
+	if d := ScanDirectives([]byte("#!/bin/bash\r\n\r\n#PBS -N crlf \\\r\n -j oe\r\n"), DefaultPrefix); len(d) != 1 || d[0].Text != " -N crlf  -j oe" {
+		t.Errorf("CR LF directives: %+v", d)
 	}
 }
