@@ -70,7 +70,7 @@ func runGPUJobs(t *testing.T, c *testcluster.Cluster, paths []string) (ids, outs
 // at the same time, GPU 1 (CUDA_VISIBLE_DEVICES, exec_gpus); a third
 // waits for one to end and then gets the freed one, even when the mom
 // restarted meanwhile; a job asking for 3
-// never runs: the scheduler ends it, saying why. Without cgroups the others are
+// never runs: it stays queued, saying so. Without cgroups the others are
 // not hidden.
 func TestGPUsAssigned(t *testing.T) {
 	dir := t.TempDir()
@@ -99,10 +99,11 @@ func TestGPUsAssigned(t *testing.T) {
 	}
 	third := c.Submit("#!/bin/sh\necho \"cvd=$CUDA_VISIBLE_DEVICES\"\n", "-l", "select=1:ncpus=1:ngpus=1", "-o", filepath.Join(dir, "third"))
 	tooMany := c.Submit("#!/bin/sh\ntrue\n", "-l", "select=1:ncpus=1:ngpus=3", "-o", "/dev/null")
-	c.WaitJobState(tooMany, "F", 30*time.Second)
-	if cm := attr(t, c, tooMany, "comment"); !strings.Contains(cm, "could never run") || !strings.Contains(cm, "ngpus") {
-		t.Errorf("the job of 3 GPUs on a node of 2 ends with comment %q", cm)
+	cm := waitAttr(t, c, tooMany, "comment", func(v string) bool { return strings.HasPrefix(v, "Can Never Run: ") }, 30*time.Second)
+	if !strings.Contains(cm, "ngpus") || attr(t, c, tooMany, "job_state") != "Q" {
+		t.Errorf("the job of 3 GPUs on a node of 2: comment %q, state %s (want it queued, saying it can never run)", cm, attr(t, c, tooMany, "job_state"))
 	}
+	c.MustRun("qdel", tooMany)
 	if st := attr(t, c, third, "job_state"); st != "Q" {
 		t.Errorf("a third job of one GPU while both are taken: state %s", st)
 	}

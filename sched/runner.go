@@ -771,6 +771,14 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 				continue
 			}
 			failed[id] = true
+			if d.Keep {
+				// It stays queued, saying why (OpenPBS's Can Never Run).
+				if d.Job.Comment != d.Text {
+					alters = append(alters, comment(id, d.Text))
+					log.Info("job can never run on these nodes: left queued", "job", id, "reason", d.Text)
+				}
+				continue
+			}
 			flushRuns()
 			alters = append(alters, comment(id, d.Text))
 			flushAlters()

@@ -9,8 +9,8 @@
 // (mem, ncpus, nodect: resources_available minus assigned, else
 // resources_max as a per-job cap, else unlimited). The first failing check
 // becomes the job's comment ("Not Running: ..."); a started job's comment
-// is "Job started on <date>"; a job that cannot fit even on empty nodes is
-// deleted.
+// is "Job started on <date>"; a job that cannot fit even on empty nodes stays
+// queued with the comment "Can Never Run: ..." (OpenPBS's).
 //
 // With backfill (sched_config backfill, on by default) it is EASY
 // backfilling: the first job that cannot start for want of nodes gets a

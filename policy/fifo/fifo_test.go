@@ -83,7 +83,11 @@ func outcome(p *core.Plan) []string {
 		case core.DecideComment:
 			out = append(out, "comment "+id+" "+strings.TrimPrefix(d.Text, "Not Running: "))
 		case core.DecideFail:
-			out = append(out, "fail "+id)
+			if d.Keep {
+				out = append(out, "never "+id)
+			} else {
+				out = append(out, "fail "+id)
+			}
 		case core.DecideHold:
 			out = append(out, "hold "+id)
 		case core.DecideReserve:
@@ -127,8 +131,8 @@ func decideCases() []decideCase {
 			Inputs{}, nil},
 		{"down and offline nodes take nothing", newWorld().node("n1", 4, "down").node("n2", 4, "offline").node("n3", 1, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=2"), Inputs{}, []string{"comment 1 " + cNodes}},
-		{"too big for every node is deleted", newWorld().node("n1", 4, "free").job(1, "Q", "workq", "u", "1:ncpus=64"),
-			Inputs{}, []string{"fail 1"}},
+		{"too big for every node: it stays, saying it can never run", newWorld().node("n1", 4, "free").job(1, "Q", "workq", "u", "1:ncpus=64"),
+			Inputs{}, []string{"never 1"}},
 		{"nothing deleted while a node is unknown", newWorld().node("n1", 4, "free").node("n2", 4, "state-unknown,down").
 			job(1, "Q", "workq", "u", "1:ncpus=64"), Inputs{}, []string{"comment 1 " + cNodes}},
 		{"sort by cpus descending", newWorld().node("n1", 4, "free").
@@ -148,7 +152,7 @@ func decideCases() []decideCase {
 			[]string{"run 2 n1", "comment 3 " + cNodes, "comment 1 " + cStrictFIFO}},
 		{"a job that can never run does not block strict fifo", newWorld().node("n1", 2, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=4").job(2, "Q", "workq", "u", "1:ncpus=1"),
-			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"fail 1", "run 2 n1"}},
+			Inputs{Settings: Settings{StrictFIFO: true}}, []string{"never 1", "run 2 n1"}},
 		{"by queue order with sorted queues", newWorld().queue("hi", "Execution", true, a("Priority", "10")).node("n1", 1, "free").
 			job(1, "Q", "workq", "u", "1:ncpus=1").job(2, "Q", "hi", "u", "1:ncpus=1"),
 			Inputs{Settings: Settings{ByQueue: true, SortQueues: true}}, []string{"run 2 n1", "comment 1 " + cNodes}},
@@ -256,7 +260,7 @@ func TestEASYBackfill(t *testing.T) {
 	// A job no node could ever hold ends while backfilling too, whether
 	// or not it has a walltime or is beyond the lookahead.
 	never := easyWorld().job(6, "Q", "workq", "u", "1:ncpus=64")
-	if got := outcome(never.run(Inputs{Settings: easy})); !reflect.DeepEqual(got, append(slices.Clone(want), "fail 6")) {
+	if got := outcome(never.run(Inputs{Settings: easy})); !reflect.DeepEqual(got, append(slices.Clone(want), "never 6")) {
 		t.Fatalf("a job that can never run, backfilling: %q", got)
 	}
 	// The lookahead: with backfill_depth 1 only job 3 is considered.

@@ -774,18 +774,22 @@ func (c *nodeCapacity) of(r string) float64 {
 	return c.largest[r]
 }
 
-// failNever ends j if no node could ever hold it, saying why.
+// cCanNeverRun heads the comment of a job no node could ever hold, as
+// OpenPBS's scheduler writes it; the job stays queued.
+const cCanNeverRun = "Can Never Run: "
+
+// failNever says so when no node could ever hold j (it stays queued).
 func failNever(plan *core.Plan, j *core.Job, neverRuns func(*core.Job) error) bool {
 	err := neverRuns(j)
 	if err != nil {
-		plan.Fail(j, notRunning+"Job could never run: "+err.Error())
+		plan.CanNeverRun(j, cCanNeverRun+err.Error())
 	}
 	return err != nil
 }
 
 // waitOrNever comments why j is not tried in this backfill window, unless
-// it could never run at all: then it ends, saying so, as it would have
-// had it been tried.
+// it could never run at all: then it says so, as it would have had it
+// been tried.
 func waitOrNever(plan *core.Plan, j *core.Job, neverRuns func(*core.Job) error, why string) {
 	if !failNever(plan, j, neverRuns) {
 		plan.Comment(j, notRunning+why)

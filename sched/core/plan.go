@@ -94,6 +94,11 @@ type Decision struct {
 	Occurrences [][]Chunk
 	// For is the job a Preempt makes room for.
 	For *Job
+	// Keep marks a Fail of a job that can never run on these nodes: it
+	// stays queued with Text as its comment (OpenPBS's "Can Never Run"),
+	// for an admin may add a node; a driver that cannot keep it (the
+	// simulator) ends it.
+	Keep bool
 }
 
 // Plan records a cycle's decisions in order.
@@ -164,6 +169,12 @@ func (p *Plan) Hold(j *Job, types string, until time.Time, reason string) {
 // Fail ends j, which can never run.
 func (p *Plan) Fail(j *Job, reason string) {
 	p.decisions = append(p.decisions, Decision{Kind: DecideFail, Job: j, Text: reason})
+}
+
+// CanNeverRun says that j can never run on these nodes; it stays queued
+// saying why (Decision.Keep).
+func (p *Plan) CanNeverRun(j *Job, reason string) {
+	p.decisions = append(p.decisions, Decision{Kind: DecideFail, Job: j, Text: reason, Keep: true})
 }
 
 // Reserve records j's expected start.
