@@ -123,8 +123,8 @@ func TestDaemonLockFiles(t *testing.T) {
 	m := c.AddMom("n1", testcluster.MomOptions{})
 	for _, tt := range []struct {
 		daemon, lock string
-		env         []string
-		pid         int
+		env          []string
+		pid          int
 	}{
 		{"pbs_server", filepath.Join(c.Home, "server_priv", "server.lock"), c.Env(), c.ServerPid()},
 		{"pbs_mom", filepath.Join(m.Home, "mom_priv", "mom.lock"), m.Env(), m.Pid()},
