@@ -141,3 +141,26 @@ func TestDaemonLockFiles(t *testing.T) {
 	}
 	c.MustRun("qstat", "-B") // the first server still serves
 }
+
+// A qrun that does not start its job starts a scheduling cycle, as
+// OpenPBS's does (issue 30): the periodic cycle is ten minutes off and
+// nothing else happens, yet a cycle follows the refused qrun.
+func TestFailedQrunStartsCycle(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")
+	c.StartScheduler("pbs_sched")
+	busy := c.Submit("#!/bin/sh\nsleep 300\n")
+	c.WaitJobState(busy, "R", 30*time.Second)
+	waiting := c.Submit("#!/bin/sh\n")
+	// The cycle its submission started has said why it waits.
+	waitAttr(t, c, waiting, "comment", func(v string) bool { return strings.HasPrefix(v, "Not Running") }, 30*time.Second)
+	before := c.SchedCycles()
+	if r := c.Run("qrun", waiting); r.Code == 0 {
+		t.Fatalf("qrun of a job with no free cpu started it: %s", r)
+	}
+	testcluster.WaitFor(t, "a cycle after the refused qrun", 20*time.Second, func() (bool, string) {
+		return c.SchedCycles() > before, ""
+	})
+	c.MustRun("qdel", busy, waiting)
+}

@@ -132,6 +132,10 @@ func (s *Server) runJob(who *caller, id, nodes string) error {
 		return err
 	}
 	if r := res.Results[0]; r.Code != proto.PBSE_NONE {
+		// As OpenPBS: a qrun that did not start the job starts a
+		// scheduling cycle, which says why (the job's comment) or runs
+		// it.
+		s.schedEvent(proto.SchedNew)
 		return &proto.Error{Code: r.Code, Text: r.Text}
 	}
 	return nil
