@@ -164,3 +164,40 @@ func TestFailedQrunStartsCycle(t *testing.T) {
 	})
 	c.MustRun("qdel", busy, waiting)
 }
+
+// qmgr lines OpenPBS takes and admins' scripts write (issue 30): delete
+// node @default deletes every node (none while one runs a job), the
+// default queue may be deleted (the server then has none), and
+// next_job_number moves forward (never back) and may be unset.
+func TestQmgrOpenPBSObjects(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.MustRun("qmgr", "-c", "create node a")
+	c.MustRun("qmgr", "-c", "create node b")
+	c.MustRun("qmgr", "-c", "delete node @default")
+	if out := c.MustRun("qmgr", "-c", "list node @default"); strings.Contains(out, "Node ") {
+		t.Errorf("nodes left after delete node @default:\n%s", out)
+	}
+	c.MustRun("qmgr", "-c", "set server next_job_number = 100")
+	if id := c.Submit("#!/bin/sh\n"); !strings.HasPrefix(id, "100.") {
+		t.Errorf("the job after next_job_number = 100 is %s", id)
+	}
+	if r := c.Run("qmgr", "-c", "set server next_job_number = 5"); r.Code == 0 || !strings.Contains(r.Stderr, "never reused") {
+		t.Errorf("next_job_number moved back: %s", r)
+	}
+	c.MustRun("qmgr", "-c", "unset server next_job_number")
+	if id := c.Submit("#!/bin/sh\n"); !strings.HasPrefix(id, "101.") {
+		t.Errorf("the job after unset next_job_number is %s", id)
+	}
+	c.MustRun("qdel", "100", "101")
+	c.MustRun("qmgr", "-c", "create queue other queue_type = execution, enabled = true, started = true")
+	if r := c.Run("qmgr", "-c", "delete queue workq"); r.Code != 0 {
+		t.Fatalf("delete queue workq (the default queue): %s", r)
+	}
+	if r := c.RunStdin("#!/bin/sh\n", "qsub"); r.Code == 0 {
+		t.Errorf("qsub without -q and no default queue: %s", r)
+	}
+	if r := c.RunStdin("#!/bin/sh\n", "qsub", "-q", "other"); r.Code != 0 {
+		t.Errorf("qsub -q other: %s", r)
+	}
+}

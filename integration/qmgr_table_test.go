@@ -95,7 +95,9 @@ func TestQmgrSetListUnsetEveryAttribute(t *testing.T) {
 		target string
 	}{{proto.ObjServer, "server"}, {proto.ObjQueue, "queue qtab"}, {proto.ObjNode, "node ntab"}} {
 		for _, d := range model.Defs(tgt.obj).Defs {
-			if !d.Settable() {
+			if !d.Settable() || d.Name == proto.AttrNextJobNumber {
+				// next_job_number is the store's sequence, never moved
+				// back: TestQmgrOpenPBSObjects has it.
 				continue
 			}
 			full, res, value := qmgrSample(tgt.obj, d)

@@ -620,7 +620,9 @@ var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrStagefailWait, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxArraySize, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
-	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: ReadOnly},
+	// next_job_number is the store's sequence (the server moves it on
+	// set, never back); it is not kept among the server's attributes.
+	{Name: proto.AttrNextJobNumber, Kind: KindLong, Access: MgrSet},
 }))
 
 // runLimitDefs are the run limits the server and every queue have (the

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,9 +161,35 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 	if req.Command != proto.MgrSet && req.Command != proto.MgrUnset {
 		return proto.NewError(proto.PBSE_IVALREQ)
 	}
-	c, err := applyAll(model.ServerDefs, s.server, req.Attrs)
+	// next_job_number is the store's sequence, not a server attribute:
+	// a manager may move it forward (never back: ids are never reused);
+	// unset leaves it where it is, the next free id being its default.
+	attrs := make([]proto.Attr, 0, len(req.Attrs))
+	next := s.nextSeq
+	for _, a := range req.Attrs {
+		if a.Name != proto.AttrNextJobNumber {
+			attrs = append(attrs, a)
+			continue
+		}
+		if a.Op == proto.OpUnset {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(a.Value), 10, 64)
+		if err != nil || a.Op != proto.OpSet || n < 0 {
+			return proto.Errorf(proto.PBSE_BADATVAL, "next_job_number = %q (want a job number)", a.Value)
+		}
+		if n < s.nextSeq {
+			return proto.Errorf(proto.PBSE_BADATVAL, "next_job_number %d is below the next free id %d: job ids are never reused", n, s.nextSeq)
+		}
+		next = n
+	}
+	c, err := applyAll(model.ServerDefs, s.server, attrs)
 	if err != nil {
 		return err
+	}
+	if next != s.nextSeq {
+		s.nextSeq = next
+		b.SetNextSeq(next)
 	}
 	if dq, ok := c.Get(proto.AttrDefaultQueue); ok && dq != "" {
 		if _, exists := s.queues[dq]; !exists {
@@ -205,7 +233,13 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is reservation %s's: delete it with pbs_rdel", name, r.ID(s.cfg.ServerName))
 		}
 		if dq, _ := s.server.Get(proto.AttrDefaultQueue); dq == name {
-			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is the server's default_queue", name)
+			// As OpenPBS allows it; the server then has no default
+			// queue (qsub without -q says so) until one is set.
+			c := s.server.Clone()
+			c.Unset(proto.AttrDefaultQueue, "")
+			s.server = c
+			b.PutServer(c)
+			s.log.Warn("the default queue was deleted: default_queue is unset", "queue", name)
 		}
 		// Finished jobs of the queue stay in history under its name.
 		delete(s.queues, name)
@@ -290,17 +324,25 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		b.PutNode(c)
 		return nil
 	case proto.MgrDelete:
-		if !exists {
+		names := []string{name}
+		if name == "" {
+			// "delete node @default": every node, or none if one is busy.
+			names = slices.Sorted(maps.Keys(s.nodes))
+		} else if !exists {
 			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 		}
 		for _, j := range s.jobList {
-			if j.Active() && nodeInExecHost(j.ExecHost, name) {
-				return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", name, j.ID)
+			for _, n := range names {
+				if j.Active() && nodeInExecHost(j.ExecHost, n) {
+					return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", n, j.ID)
+				}
 			}
 		}
-		delete(s.nodes, name)
+		for _, n := range names {
+			delete(s.nodes, n)
+			b.DeleteNode(n)
+		}
 		s.nodeOrder.Store(nil)
-		b.DeleteNode(name)
 		return nil
 	}
 	if !exists {
