@@ -201,3 +201,20 @@ func TestQmgrOpenPBSObjects(t *testing.T) {
 		t.Errorf("qsub -q other: %s", r)
 	}
 }
+
+// A running job deleted ends in substate 91 (OpenPBS's TERMINATED), not
+// 92 as if it had run to its end (issue 30).
+func TestDeletedRunningJobSubstate(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.MustRun("qmgr", "-c", "set server job_history_enable = True")
+	id := c.Submit("#!/bin/sh\nsleep 300\n")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "R", 20*time.Second)
+	c.MustRun("qdel", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	if sub := attr(t, c, id, "substate"); sub != "91" {
+		t.Errorf("substate %s of a deleted running job, want 91", sub)
+	}
+}

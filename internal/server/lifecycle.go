@@ -147,7 +147,12 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		}
 		now := s.nowUnix()
 		sub := model.SubFinished
-		if ob.ExitStatus < 0 {
+		switch {
+		case j.DeleteAskedBy != "":
+			// Deleted while it ran: OpenPBS's TERMINATED (91), whatever
+			// the exit status the kill gave.
+			sub = model.SubTerminated
+		case ob.ExitStatus < 0:
 			sub = model.SubFailed
 		}
 		// The comment the job started with stays unless the mom says why
