@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -190,6 +191,12 @@ func ParseSubmit(args []string, c Context) (*Submission, error) {
 	attrs, err := exclusive(merge(cl, ds), cl.nodeExclusive || ds.nodeExclusive)
 	if err != nil {
 		return nil, err
+	}
+	if execMode {
+		// The program after -- runs directly, as OpenPBS runs it: -S
+		// names the shell of a script, and would be handed the two
+		// lines that start the program.
+		attrs = slices.DeleteFunc(attrs, func(a proto.Attr) bool { return a.Name == proto.AttrShellPathList })
 	}
 	interactive := cl.interactive || ds.interactive
 	if interactive {

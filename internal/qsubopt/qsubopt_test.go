@@ -270,6 +270,13 @@ func TestExecMode(t *testing.T) {
 	if m["Job_Name"] != "e" || m["Resource_List.ncpus"] != "1" {
 		t.Errorf("attrs %v", m)
 	}
+	// -S names a script's shell: the program runs directly (issue 30:
+	// qsub -S /usr/bin/python3 -- /bin/echo hi ran python on the two
+	// lines that start it).
+	_, m = submit(t, []string{"-S", "/usr/bin/python3", "--", "/bin/echo", "hi"}, nil, "")
+	if v, ok := m["Shell_Path_List"]; ok {
+		t.Errorf("-S with an executable: Shell_Path_List %q sent", v)
+	}
 	_, m = submit(t, []string{"--", "/bin/sleep", "10"}, nil, "")
 	if m["Job_Name"] != "sleep" {
 		t.Errorf("default name %q, want sleep", m["Job_Name"])
