@@ -41,7 +41,7 @@ type Started struct {
 	Log     hclog.Logger
 	closer  io.Closer
 	profile *os.File
-	lock    *os.File // Lock's, held until Close
+	unlock  func() // Lock's release, at Close
 }
 
 // Close stops the CPU profile, if any, and closes the log file.
@@ -50,8 +50,8 @@ func (s *Started) Close() error {
 		pprof.StopCPUProfile()
 		s.profile.Close()
 	}
-	if s.lock != nil {
-		s.lock.Close()
+	if s.unlock != nil {
+		s.unlock()
 	}
 	return s.closer.Close()
 }

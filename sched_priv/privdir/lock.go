@@ -3,12 +3,10 @@ package privdir
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
+
+	"gopbs/internal/pidlock"
 )
 
 // LockFile is the file in sched_priv whose lock a running scheduler holds.
@@ -25,28 +23,10 @@ var ErrLocked = errors.New("held by a running scheduler")
 // the process; call the returned function to release it earlier.
 func Lock(dir string, wait time.Duration) (func(), error) {
 	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	release, err := pidlock.Lock(path, wait)
+	var held *pidlock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("%s: %w (pid %s)", path, ErrLocked, held.PID)
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || !time.Now().Before(deadline) {
-			b := make([]byte, 32)
-			n, _ := f.ReadAt(b, 0)
-			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("%s: %w (pid %s)", path, ErrLocked, strings.TrimSpace(string(b[:n])))
-			}
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
-	return func() { f.Close() }, nil
+	return release, err
 }
