@@ -218,3 +218,25 @@ func TestDeletedRunningJobSubstate(t *testing.T) {
 		t.Errorf("substate %s of a deleted running job, want 91", sub)
 	}
 }
+
+// The server's default_qsub_arguments, as OpenPBS's (issue 30): every
+// qsub gets them below its script's directives and its command line; a
+// value qsub could not take is refused when it is set.
+func TestDefaultQsubArguments(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	c.MustRun("qmgr", "-c", `set server default_qsub_arguments = "-r n -l walltime=00:10:00 -A acct"`)
+	plain := c.Submit("#!/bin/sh\n")
+	if r, w, a := attr(t, c, plain, "Rerunable"), attr(t, c, plain, "Resource_List.walltime"), attr(t, c, plain, "Account_Name"); r != "False" || w != "00:10:00" || a != "acct" {
+		t.Errorf("with the defaults: Rerunable %s walltime %s Account_Name %s", r, w, a)
+	}
+	own := c.Submit("#!/bin/sh\n#PBS -A mine\n", "-l", "walltime=01:00:00")
+	if w, a := attr(t, c, own, "Resource_List.walltime"), attr(t, c, own, "Account_Name"); w != "01:00:00" || a != "mine" {
+		t.Errorf("the job's own: walltime %s Account_Name %s", w, a)
+	}
+	for _, bad := range []string{`set server default_qsub_arguments = "-I"`, `set server default_qsub_arguments = "-q other"`, `set server default_qsub_arguments = "-r maybe"`} {
+		if r := c.Run("qmgr", "-c", bad); r.Code == 0 {
+			t.Errorf("qmgr -c %q was taken", bad)
+		}
+	}
+}

@@ -15,12 +15,13 @@ import (
 // quotes, as OpenPBS's qmgr takes them.
 var qmgrSamples = map[proto.ObjectType]map[string]string{
 	proto.ObjServer: {
-		proto.AttrDefaultQueue:      "workq",
-		proto.AttrMailFrom:          "pbsadmin@example.com",
-		proto.AttrManagers:          "root@*,pbsmgr@example.com",
-		proto.AttrOperators:         "alice@*,bob@example.com",
-		proto.AttrAclRoots:          "root@*,admin@example.com",
-		proto.AttrSubmissionFilters: "/usr/local/filters/a,/usr/local/filters/b",
+		proto.AttrDefaultQueue:         "workq",
+		proto.AttrMailFrom:             "pbsadmin@example.com",
+		proto.AttrManagers:             "root@*,pbsmgr@example.com",
+		proto.AttrOperators:            "alice@*,bob@example.com",
+		proto.AttrAclRoots:             "root@*,admin@example.com",
+		proto.AttrSubmissionFilters:    "/usr/local/filters/a,/usr/local/filters/b",
+		proto.AttrDefaultQsubArguments: "-rn",
 	},
 	proto.ObjQueue: {
 		proto.AttrQueueTypeQ:        "Route",

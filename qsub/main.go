@@ -21,6 +21,7 @@ type submitter interface {
 	StatusJobs(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	DeleteJob(id string, opts proto.DeleteOptions) error
 	WhoAmI() (proto.WhoAmIReply, error)
+	StatusServer(attrs []string) (proto.Status, error)
 	Close() error
 }
 
@@ -71,6 +72,10 @@ func run(env *cmdutil.Env, args []string, sys system) int {
 			return proto.PBSE_SYSTEM.ExitStatus()
 		}
 		return cmdutil.ExitStatus(err)
+	}
+	if err := applyServerDefaults(client, sub, sys.ctx); err != nil {
+		client.Close()
+		return env.Fail(err)
 	}
 	if sub.Interactive {
 		var x *x11.Display
@@ -130,4 +135,26 @@ func unreachable(err error) bool {
 		return true
 	}
 	return false
+}
+
+// applyServerDefaults gives the request the server's
+// default_qsub_arguments, below what the command line and the script
+// said (OpenPBS's rule). A server that will not say leaves the request
+// as it is.
+func applyServerDefaults(client submitter, sub *qsubopt.Submission, ctx qsubopt.Context) error {
+	st, err := client.StatusServer([]string{proto.AttrDefaultQsubArguments})
+	if err != nil {
+		return nil
+	}
+	for _, a := range st.Attrs {
+		if a.Name != proto.AttrDefaultQsubArguments || a.Value == "" {
+			continue
+		}
+		attrs, err := qsubopt.ParseDefaults(a.Value, ctx)
+		if err != nil {
+			return proto.Errorf(proto.PBSE_BADATVAL, "(the server's %v)", err)
+		}
+		qsubopt.ApplyDefaults(sub.Request, attrs)
+	}
+	return nil
 }

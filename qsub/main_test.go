@@ -41,6 +41,16 @@ type fakeServer struct {
 	// qsub -I (nil: 127.0.0.1); looked up are the names it resolved.
 	addrs    []net.IP
 	lookedUp []string
+	// defaults is the server's default_qsub_arguments.
+	defaults string
+}
+
+func (f *fakeServer) StatusServer([]string) (proto.Status, error) {
+	st := proto.Status{Name: "srv"}
+	if f.defaults != "" {
+		st.Attrs = []proto.Attr{{Name: proto.AttrDefaultQsubArguments, Value: f.defaults}}
+	}
+	return st, nil
 }
 
 func (f *fakeServer) WhoAmI() (proto.WhoAmIReply, error) {

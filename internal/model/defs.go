@@ -581,6 +581,8 @@ var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrComment, Kind: KindString, Access: OperSet | MgrSet},
 	{Name: proto.AttrDefaultQueue, Kind: KindString, Access: MgrSet},
+	// Checked by the server with qsub's parser (mgr.go).
+	{Name: proto.AttrDefaultQsubArguments, Kind: KindString, Access: MgrSet},
 	{Name: proto.AttrLogEvents, Kind: KindLong, Access: MgrSet},
 	{Name: proto.AttrMailFrom, Kind: KindString, Access: MgrSet, Check: checkMailFrom},
 	{Name: proto.AttrQueryOtherJobs, Kind: KindBool, Access: MgrSet},

@@ -77,7 +77,7 @@ func otherPBSAttrs(obj proto.ObjectType) []string {
 			proto.AttrAclGroupEnable, proto.AttrAclGroups,
 			"acl_resv_host_enable", "acl_resv_hosts",
 			"acl_resv_group_enable", "acl_resv_groups", "backfill_depth", "default_qdel_arguments",
-			"default_qsub_arguments", "job_sort_formula", "max_concurrent_provision",
+			"job_sort_formula", "max_concurrent_provision",
 			"node_group_enable", "node_group_key", "python_restart_max_hooks",
 			"resv_post_processing_time", "single_signon_password_enable", "scheduler_timeout",
 			"job_requeue_timeout", "max_job_sequence_id", "mail_subject", "mail_body")

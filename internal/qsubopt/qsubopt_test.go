@@ -942,3 +942,28 @@ func TestDOSScriptRefused(t *testing.T) {
 		t.Errorf("CR LF directives: %+v", d)
 	}
 }
+
+// TestDefaults: default_qsub_arguments become attributes a job gets when
+// it names none of them; options that make no attribute are refused.
+func TestDefaults(t *testing.T) {
+	c := testContext(nil, "")
+	attrs, err := ParseDefaults("-r n -l walltime=00:10:00,mem=1gb -A acct", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &proto.SubmitRequest{Attrs: []proto.Attr{{Name: "Account_Name", Value: "mine"}}}
+	ApplyDefaults(req, attrs)
+	got := map[string]string{}
+	for _, a := range req.Attrs {
+		got[a.FullName()] = a.Value
+	}
+	want := map[string]string{"Account_Name": "mine", "Rerunable": "False", "Resource_List.walltime": "00:10:00", "Resource_List.mem": "1gb"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with the defaults: %v, want %v", got, want)
+	}
+	for _, bad := range []string{"-I", "-q other", "-V", "job.sh", "-l", "-r maybe", `"unclosed`} {
+		if _, err := ParseDefaults(bad, c); err == nil {
+			t.Errorf("ParseDefaults(%q) took it", bad)
+		}
+	}
+}

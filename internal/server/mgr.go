@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gopbs/internal/model"
+	"gopbs/internal/qsubopt"
 	"gopbs/internal/store"
 	"gopbs/proto"
 )
@@ -186,6 +187,12 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 	c, err := applyAll(model.ServerDefs, s.server, attrs)
 	if err != nil {
 		return err
+	}
+	if v, ok := c.Get(proto.AttrDefaultQsubArguments); ok {
+		// What qsub will take from it, read as qsub reads it.
+		if _, err := qsubopt.ParseDefaults(v, qsubopt.Context{Cwd: "/", Host: s.cfg.Host, Now: s.now()}); err != nil {
+			return proto.Errorf(proto.PBSE_BADATVAL, "(%v)", err)
+		}
 	}
 	if next != s.nextSeq {
 		s.nextSeq = next
