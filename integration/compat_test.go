@@ -240,3 +240,21 @@ func TestDefaultQsubArguments(t *testing.T) {
 		}
 	}
 }
+
+// pbsnodes shows when a node last ran a job, OpenPBS's last_used_time
+// (issue 30): none before, the end of the job after.
+func TestNodeLastUsedTime(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	if out := c.MustRun("pbsnodes", "-av"); strings.Contains(out, "last_used_time") {
+		t.Errorf("last_used_time before any job:\n%s", out)
+	}
+	id := c.Submit("#!/bin/sh\ntrue\n")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 30*time.Second)
+	out := c.MustRun("pbsnodes", "-av")
+	if !strings.Contains(out, "last_used_time = ") {
+		t.Errorf("no last_used_time after a job ended on the node:\n%s", out)
+	}
+}

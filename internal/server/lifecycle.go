@@ -31,6 +31,9 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		queue, result := j.Queue, endResult(j, substate, exit)
 		b.After(func() { s.metrics.Ended(queue, result) })
 	}
+	if j.Active() && j.ExecHost != "" {
+		s.noteNodesUsed(b, j.ExecHost, now)
+	}
 	var h model.Hooks
 	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
 	if j.IsSubjob {
@@ -44,6 +47,25 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		b.PutJob(j)
 	}
 	s.hooks(b, j, h, now)
+}
+
+// noteNodesUsed sets last_used_time, as OpenPBS's pbsnodes shows it, on
+// each node of execHost: a job that ran there ended (mu held, inside a
+// commit).
+func (s *Server) noteNodesUsed(b *store.Batch, execHost string, now int64) {
+	seen := map[string]bool{}
+	for _, part := range strings.Split(execHost, "+") {
+		name, _, _ := strings.Cut(part, "/")
+		n, ok := s.nodes[name]
+		if !ok || seen[name] {
+			continue
+		}
+		seen[name] = true
+		c := n.Clone()
+		c.Set(proto.AttrNodeLastUsed, "", strconv.FormatInt(now, 10))
+		s.nodes[name] = c
+		b.PutNode(c)
+	}
 }
 
 // endDeleted ends a job whose delete was asked for while it ran (its
