@@ -32,3 +32,15 @@ func TestCanonicalAttrNames(t *testing.T) {
 		}
 	}
 }
+
+// TestEligibleTimeEnableRefused: a setting this server would not act on
+// is refused, not taken (eligible_time is not accrued).
+func TestEligibleTimeEnableRefused(t *testing.T) {
+	d, _ := ServerDefs.Lookup(proto.AttrEligibleTimeEnable)
+	if _, err := d.Canonical("", "true"); err == nil {
+		t.Error("eligible_time_enable = True was taken")
+	}
+	if v, err := d.Canonical("", "false"); err != nil || v != "False" {
+		t.Errorf("eligible_time_enable = False: %q, %v", v, err)
+	}
+}
