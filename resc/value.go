@@ -281,7 +281,12 @@ func Canonical(name, value string) (string, error) {
 	if err := ValidName(name); err != nil {
 		return "", err
 	}
-	d := Lookup(name)
+	return canonicalAs(name, Lookup(name).Type, value)
+}
+
+// canonicalAs is Canonical for a value of type t, built-in or custom: the
+// one parser of each type's format.
+func canonicalAs(name string, t Type, value string) (string, error) {
 	wrap := func(err error) error {
 		if e, ok := err.(*Error); ok {
 			e.Resource = name
@@ -290,7 +295,7 @@ func Canonical(name, value string) (string, error) {
 		}
 		return &Error{Resource: name, Value: value, Reason: err.Error()}
 	}
-	switch d.Type {
+	switch t {
 	case TypeLong:
 		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 		if err != nil {
