@@ -33,12 +33,12 @@ func TestNewCustom(t *testing.T) {
 		{"x", "size", "f", false},          // f needs h
 		{"x", "string", "N", false},        // letters are lower case
 		{"x", "long", "mnh", true},         // sent to moms
-		{"x", "long", "ri", true},          // OpenPBS allows both
+		{"x", "long", "ri", true},          // not refused here (unchecked against OpenPBS)
 		{"x", "", "", false},               // empty type
 		{"x", "long", " ", false},          // a blank is no flag
 		{"x", "string_array", "hm", true},  // host list to moms
 		{"x", "long", "nhq", true},         // order does not matter
-		{"x", "size", "hqf", true},         // nor here
+		{"x", "size", "hqf", true},         // f with q
 		{"x", "float", "q", true},          // server/queue amount
 		{"x", "boolean", "", true},         // server-level boolean
 		{"x", "string", "q", false},        // not consumable
