@@ -154,14 +154,18 @@ func TestSchedulingFalseAndTrue(t *testing.T) {
 	}
 }
 
-// A job too big for every node gets a Not Running comment.
+// A job too big for every node stays queued saying it can never run.
 func TestTooBigJob(t *testing.T) {
 	c, _ := schedCluster(t)
 	id := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=999")
-	waitAttr(t, c, id, "comment", hasPrefix("Not Running:"), 10*time.Second)
+	// It stays queued, saying so, as OpenPBS's "Can Never Run".
+	waitAttr(t, c, id, "comment", hasPrefix("Can Never Run: no node has ncpus=999"), 10*time.Second)
 	// And a job that fits runs beside it.
 	ok := c.Submit("#!/bin/sh\n")
 	c.WaitJobState(ok, "F", 20*time.Second)
+	if st := attr(t, c, id, "job_state"); st != "Q" {
+		t.Errorf("the job that can never run is %s, want Q", st)
+	}
 }
 
 // Killing pbs_sched leaves qsub and qstat working; a restarted pbs_sched

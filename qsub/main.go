@@ -139,12 +139,12 @@ func unreachable(err error) bool {
 
 // applyServerDefaults gives the request the server's
 // default_qsub_arguments, below what the command line and the script
-// said (OpenPBS's rule). A server that will not say leaves the request
-// as it is.
+// said (OpenPBS's rule). A server that cannot answer (no quorum in a
+// group) is reported as it is: the submission would meet the same.
 func applyServerDefaults(client submitter, sub *qsubopt.Submission, ctx qsubopt.Context) error {
 	st, err := client.StatusServer([]string{proto.AttrDefaultQsubArguments})
 	if err != nil {
-		return nil
+		return err
 	}
 	for _, a := range st.Attrs {
 		if a.Name != proto.AttrDefaultQsubArguments || a.Value == "" {
