@@ -32,6 +32,12 @@ func attrDef(obj proto.ObjectType, name string) (model.Def, bool) {
 // resources_available.* stay printable because the server cannot say
 // which of them a manager set.
 func ReadOnly(obj proto.ObjectType, name string) bool {
+	if obj == proto.ObjServer && name == proto.AttrNextJobNumber {
+		// Settable (forward only), but the store's sequence, not
+		// configuration: print leaves it out, so that a site replaying
+		// it elsewhere does not move that server's ids.
+		return true
+	}
 	d, ok := attrDef(obj, name)
 	return !ok || !d.Settable()
 }
