@@ -33,6 +33,20 @@ const (
 	Overall Kind = 'o'
 )
 
+// Word is the kind's name in messages: "user", "group", "project" ("" for
+// the overall kind, which names no entity).
+func (k Kind) Word() string {
+	switch k {
+	case User:
+		return "user"
+	case Group:
+		return "group"
+	case Project:
+		return "project"
+	}
+	return ""
+}
+
 // Generic names every entity of a kind not named; All is the overall
 // entry's only name.
 const (

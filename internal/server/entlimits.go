@@ -152,8 +152,6 @@ func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queu
 	return nil
 }
 
-var kindWord = map[entlim.Kind]string{entlim.User: "user", entlim.Group: "group", entlim.Project: "project"}
-
 // countRefusal is OpenPBS's refusal of a job over a count limit.
 func countRefusal(k entlim.Kind, name string, generic bool, queue string, queuedOnly bool) string {
 	where, state, ofState := "complex", "", ""
@@ -167,14 +165,14 @@ func countRefusal(k entlim.Kind, name string, generic bool, queue string, queued
 	case k == entlim.Overall:
 		return fmt.Sprintf("Maximum number of jobs%s already in %s", state, where)
 	case generic && queue == "":
-		return fmt.Sprintf("would exceed complex's per-%s limit%s", kindWord[k], ofState)
+		return fmt.Sprintf("would exceed complex's per-%s limit%s", k.Word(), ofState)
 	case generic && k == entlim.User:
 		// OpenPBS's words: "queue generic's", whatever the queue.
 		return "would exceed queue generic's per-user limit" + ofState
 	case generic:
-		return fmt.Sprintf("would exceed queue %s's per-%s limit%s", queue, kindWord[k], ofState)
+		return fmt.Sprintf("would exceed queue %s's per-%s limit%s", queue, k.Word(), ofState)
 	}
-	return fmt.Sprintf("Maximum number of jobs%s for %s %s already in %s", state, kindWord[k], name, where)
+	return fmt.Sprintf("Maximum number of jobs%s for %s %s already in %s", state, k.Word(), name, where)
 }
 
 // amountRefusal is OpenPBS's refusal of a job over a resource limit.
@@ -191,9 +189,9 @@ func amountRefusal(k entlim.Kind, name string, generic bool, r, queue string, qu
 	case k == entlim.Overall:
 		return fmt.Sprintf("would exceed limit on resource %s in %s%s", r, where, tail)
 	case generic:
-		return fmt.Sprintf("would exceed per-%s limit on resource %s in %s%s", kindWord[k], r, where, tail)
+		return fmt.Sprintf("would exceed per-%s limit on resource %s in %s%s", k.Word(), r, where, tail)
 	}
-	return fmt.Sprintf("would exceed %s %s's limit on resource %s in %s%s", kindWord[k], name, r, where, tail)
+	return fmt.Sprintf("would exceed %s %s's limit on resource %s in %s%s", k.Word(), name, r, where, tail)
 }
 
 // The two styles of limits, as OpenPBS has them: the old attributes and

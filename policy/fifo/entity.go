@@ -110,8 +110,6 @@ func (k *counter) held(kind entlim.Kind, name, r string) float64 {
 	return k.allRes[r]
 }
 
-var entityWord = map[entlim.Kind]string{entlim.User: "user", entlim.Group: "group", entlim.Project: "project"}
-
 // runRefusal is OpenPBS's comment for a job held back by max_run.
 func runRefusal(k entlim.Kind, name string, generic bool, queue string) string {
 	if queue == "" {
@@ -125,7 +123,7 @@ func runRefusal(k entlim.Kind, name string, generic bool, queue string) string {
 		case generic:
 			return "Project has reached server running limit."
 		}
-		return fmt.Sprintf("Server job limit reached for %s %s", entityWord[k], name)
+		return fmt.Sprintf("Server job limit reached for %s %s", k.Word(), name)
 	}
 	switch {
 	case k == entlim.Overall:
@@ -137,7 +135,7 @@ func runRefusal(k entlim.Kind, name string, generic bool, queue string) string {
 	case generic:
 		return fmt.Sprintf("Project has reached queue %s's running limit.", queue)
 	}
-	return fmt.Sprintf("Queue %s job limit reached for %s %s", queue, entityWord[k], name)
+	return fmt.Sprintf("Queue %s job limit reached for %s %s", queue, k.Word(), name)
 }
 
 // runResRefusal is OpenPBS's comment for a job held back by max_run_res.
@@ -150,9 +148,9 @@ func runResRefusal(k entlim.Kind, name string, generic bool, r, queue string) st
 	case k == entlim.Overall:
 		return fmt.Sprintf("would exceed overall limit on resource %s in %s", r, where)
 	case generic && queue == "":
-		return fmt.Sprintf("Server per-%s limit reached on resource %s", entityWord[k], r)
+		return fmt.Sprintf("Server per-%s limit reached on resource %s", k.Word(), r)
 	case generic:
-		return fmt.Sprintf("Queue %s per-%s limit reached on resource %s", queue, entityWord[k], r)
+		return fmt.Sprintf("Queue %s per-%s limit reached on resource %s", queue, k.Word(), r)
 	}
-	return fmt.Sprintf("would exceed %s %s's limit on resource %s in %s", entityWord[k], name, r, where)
+	return fmt.Sprintf("would exceed %s %s's limit on resource %s in %s", k.Word(), name, r, where)
 }
