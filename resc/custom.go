@@ -104,6 +104,12 @@ func (f Flag) String() string {
 	return string(b)
 }
 
+// openPBSCustom are the built-ins that OpenPBS sites define themselves
+// ("create resource ngpus type=long, flag=nh", as its cgroups hook asks):
+// a site's setup script defines them, and the definition is taken when
+// its type is the built-in's and it is host-level.
+var openPBSCustom = map[string]bool{"ngpus": true}
+
 // Custom is a site's resource, as "create resource" defines it.
 type Custom struct {
 	Name  string
@@ -118,7 +124,7 @@ func NewCustom(name string, t Type, flags Flag) (Custom, error) {
 	if err := ValidName(name); err != nil {
 		return Custom{}, err
 	}
-	if Known(name) {
+	if d := Lookup(name); Known(name) && !(openPBSCustom[name] && d.Type == t && flags&FlagHost != 0) {
 		return Custom{}, &Error{Resource: name, Reason: "is a built-in resource"}
 	}
 	if TypeName(t) == "" {

@@ -15,6 +15,9 @@ func TestNewCustom(t *testing.T) {
 		{"speed", "float", "", true},
 		{"site", "string", "mir", true},
 		{"ncpus", "long", "nh", false},     // built-in
+		{"ngpus", "long", "nh", true},      // built-in here, a site's own in OpenPBS
+		{"ngpus", "float", "nh", false},    // but only as the built-in's type
+		{"ngpus", "long", "q", false},      // and host-level
 		{"1abc", "long", "", false},        // bad name
 		{"x", "duration", "", false},       // not a custom type
 		{"x", "long", "n", false},          // n needs h

@@ -18,15 +18,19 @@ type Request struct {
 	Numbers Amounts
 }
 
+// ParseRequest parses a resource list of built-in resources
+// (Table.ParseRequest of the built-ins alone).
+func ParseRequest(list []Pair) (Request, error) { return (*Table)(nil).ParseRequest(list) }
+
 // ParseRequest parses a resource list of canonical values. A select or
 // place that does not parse is an error naming it; other values that are
 // not numbers are simply not in Numbers.
-func ParseRequest(list []Pair) (Request, error) {
+func (t *Table) ParseRequest(list []Pair) (Request, error) {
 	r := Request{Numbers: make(Amounts, len(list))}
 	for _, p := range list {
 		switch p.Name {
 		case "select":
-			sel, err := ParseSelect(p.Value)
+			sel, err := t.ParseSelect(p.Value)
 			if err != nil {
 				return Request{}, err
 			}
@@ -38,7 +42,7 @@ func ParseRequest(list []Pair) (Request, error) {
 			}
 			r.Place = pl
 		default:
-			if v, ok := Number(p.Name, p.Value); ok {
+			if v, ok := t.Number(p.Name, p.Value); ok {
 				r.Numbers[p.Name] = v
 			}
 		}

@@ -27,28 +27,37 @@ type Chunk struct {
 	// node (mpiprocs, ompthreads).
 	Settings Amounts
 	// Props are the values the node must have (arch=linux, host=n1, a
-	// site's string or boolean resource), matched without case.
-	Props []Pair
+	// site's string, string_array or boolean resource), each matched as
+	// its type (Prop.Matches).
+	Props []Prop
+	// defs is the table the chunk was made with, for With.
+	defs *Table
 }
 
+// NewChunk makes a chunk of count copies of built-in resources
+// (Table.NewChunk of the built-ins alone).
+func NewChunk(count int, resources []Pair) Chunk { return (*Table)(nil).NewChunk(count, resources) }
+
 // NewChunk makes a chunk of count copies of resources (canonical values),
-// with its typed fields.
-func NewChunk(count int, resources []Pair) Chunk {
-	c := Chunk{Count: count, Resources: resources, Amounts: Amounts{}}
+// with its typed fields: a consumable's amount, a built-in setting's
+// number, and what else the node must match, with its type.
+func (t *Table) NewChunk(count int, resources []Pair) Chunk {
+	c := Chunk{Count: count, Resources: resources, Amounts: Amounts{}, defs: t}
 	ncpus := false
 	for _, p := range resources {
-		v, numeric := Number(p.Name, p.Value)
+		v, numeric := t.Number(p.Name, p.Value)
+		_, custom := t.Custom(p.Name)
 		switch {
-		case numeric && Consumable(p.Name):
+		case numeric && t.Consumable(p.Name):
 			c.Amounts[p.Name] = v
 			ncpus = ncpus || p.Name == "ncpus"
-		case numeric:
+		case numeric && !custom:
 			if c.Settings == nil {
 				c.Settings = Amounts{}
 			}
 			c.Settings[p.Name] = v
 		default:
-			c.Props = append(c.Props, p)
+			c.Props = append(c.Props, Prop{Pair: p, Type: t.Lookup(p.Name).Type})
 		}
 	}
 	if !ncpus {
@@ -65,7 +74,7 @@ func (c Chunk) With(name, value string) Chunk {
 	}
 	rs := make([]Pair, len(c.Resources), len(c.Resources)+1)
 	copy(rs, c.Resources)
-	out := NewChunk(c.Count, append(rs, Pair{name, value}))
+	out := c.defs.NewChunk(c.Count, append(rs, Pair{name, value}))
 	out.Max = c.Max
 	return out
 }
@@ -111,15 +120,20 @@ type Select []Chunk
 // typo like select=1000000000 is an error, not an allocation.
 const maxChunkCount = 1 << 20
 
-// ParseSelect parses "N:res=val:res=val+..." where N defaults to 1.
-func ParseSelect(s string) (Select, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
+// ParseSelect parses a select of built-in resources (Table.ParseSelect of
+// the built-ins alone).
+func ParseSelect(s string) (Select, error) { return (*Table)(nil).ParseSelect(s) }
+
+// ParseSelect parses "N:res=val:res=val+..." where N defaults to 1, each
+// value checked as its resource's type.
+func (t *Table) ParseSelect(s string) (Select, error) {
+	text := strings.TrimSpace(s)
+	if text == "" {
 		return nil, &Error{Value: s, Reason: "empty select"}
 	}
 	var sel Select
 	total := 0
-	for _, part := range strings.Split(t, "+") {
+	for _, part := range strings.Split(text, "+") {
 		if part == "" {
 			return nil, &Error{Value: s, Reason: "empty chunk"}
 		}
@@ -162,11 +176,11 @@ func ParseSelect(s string) (Select, error) {
 			if _, dup := c.Get(name); dup {
 				return nil, &Error{Value: s, Reason: "resource " + name + " given twice in one chunk"}
 			}
-			d := Lookup(name)
-			if !d.Chunk && Known(name) {
+			d := t.Lookup(name)
+			if !d.Chunk && t.Defined(name) {
 				return nil, &Error{Value: s, Reason: "resource " + name + " is not a host-level resource and cannot be in a select"}
 			}
-			canon, err := Canonical(name, val)
+			canon, err := t.Canonical(name, val)
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +190,7 @@ func ParseSelect(s string) (Select, error) {
 		if total > maxChunkCount {
 			return nil, &Error{Value: s, Reason: "too many chunks"}
 		}
-		ch := NewChunk(c.Count, c.Resources)
+		ch := t.NewChunk(c.Count, c.Resources)
 		ch.Max = c.Max
 		sel = append(sel, ch)
 	}
@@ -303,10 +317,14 @@ func (s Select) Sums() Amounts {
 	return sums
 }
 
-// Format writes a number of resource name's type canonically (the inverse
-// of Number).
-func Format(name string, v float64) string {
-	switch Lookup(name).Type {
+// Format writes a number of built-in resource name's type canonically
+// (Table.Format of the built-ins alone).
+func Format(name string, v float64) string { return formatAs(Lookup(name).Type, v) }
+
+// formatAs writes a number of type t canonically (the inverse of
+// numberAs).
+func formatAs(t Type, v float64) string {
+	switch t {
 	case TypeSize:
 		return FormatSize(int64(v))
 	case TypeDuration:

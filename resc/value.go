@@ -67,32 +67,13 @@ var builtin = []Def{
 	{"ppn", TypeLong, false},
 }
 
-// Lookup returns the definition of a built-in resource. Unknown resources
-// are strings: sites add their own (static mom resources, "-l wd") and
-// workflow tools pass unusual keys.
-func Lookup(name string) Def {
-	for _, d := range builtin {
-		if d.Name == name {
-			return d
-		}
-	}
-	return Def{Name: name, Type: TypeString}
-}
+// Lookup returns the definition of a built-in resource, else a string
+// that is not host-level (Table.Lookup of the built-ins alone).
+func Lookup(name string) Def { return (*Table)(nil).Lookup(name) }
 
-// Consumable reports whether a chunk resource is an amount taken from a
-// node (ncpus, mem, ngpus...), as opposed to a per-process setting
-// (mpiprocs, ompthreads) or a property to match (arch, host).
-func Consumable(name string) bool {
-	switch name {
-	case "mpiprocs", "ompthreads":
-		return false
-	}
-	switch Lookup(name).Type {
-	case TypeLong, TypeFloat, TypeSize, TypeDuration:
-		return true
-	}
-	return false
-}
+// Consumable reports whether a built-in chunk resource is an amount taken
+// from a node (Table.Consumable of the built-ins alone).
+func Consumable(name string) bool { return (*Table)(nil).Consumable(name) }
 
 // Builtin lists the built-in resources, in a fixed order.
 func Builtin() []Def { return append([]Def(nil), builtin...) }
@@ -276,13 +257,8 @@ func FormatBool(b bool) string {
 }
 
 // Canonical validates value for resource name and returns the form the
-// server stores.
-func Canonical(name, value string) (string, error) {
-	if err := ValidName(name); err != nil {
-		return "", err
-	}
-	return canonicalAs(name, Lookup(name).Type, value)
-}
+// server stores (Table.Canonical of the built-ins alone).
+func Canonical(name, value string) (string, error) { return (*Table)(nil).Canonical(name, value) }
 
 // canonicalAs is Canonical for a value of type t, built-in or custom: the
 // one parser of each type's format.
@@ -379,10 +355,14 @@ func ValidName(name string) error {
 	return nil
 }
 
-// Number converts a canonical value of a numeric resource type to a number
-// for comparison: bytes, seconds, or the integer/float itself.
-func Number(name, value string) (float64, bool) {
-	switch Lookup(name).Type {
+// Number converts a canonical value of a numeric built-in resource to a
+// number (Table.Number of the built-ins alone).
+func Number(name, value string) (float64, bool) { return (*Table)(nil).Number(name, value) }
+
+// numberAs is Number for a value of type t: bytes, seconds, or the
+// integer or float itself.
+func numberAs(t Type, value string) (float64, bool) {
+	switch t {
 	case TypeLong, TypeFloat:
 		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 		return f, err == nil
@@ -396,23 +376,6 @@ func Number(name, value string) (float64, bool) {
 	return 0, false
 }
 
-// Compare orders two values of resource name: numerically for numeric
-// types, otherwise only equality is meaningful (0 if equal, 1 if not) and
-// ordered reports false.
-func Compare(name, a, b string) (cmp int, ordered bool) {
-	x, okx := Number(name, a)
-	y, oky := Number(name, b)
-	if okx && oky {
-		switch {
-		case x < y:
-			return -1, true
-		case x > y:
-			return 1, true
-		}
-		return 0, true
-	}
-	if strings.EqualFold(a, b) {
-		return 0, false
-	}
-	return 1, false
-}
+// Compare orders two values of a built-in resource (Table.Compare of the
+// built-ins alone).
+func Compare(name, a, b string) (cmp int, ordered bool) { return (*Table)(nil).Compare(name, a, b) }

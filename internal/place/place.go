@@ -321,8 +321,7 @@ func fits(n *Node, free, taken map[string]float64, c resc.Chunk) bool {
 // hasProps reports whether node n has the properties chunk c asks for.
 func hasProps(n *Node, c resc.Chunk) bool {
 	for _, p := range c.Props {
-		have, ok := n.Avail[p.Name]
-		if !ok || !strings.EqualFold(have, p.Value) {
+		if have, ok := n.Avail[p.Name]; !p.Matches(have, ok) {
 			return false
 		}
 	}

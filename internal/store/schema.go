@@ -12,7 +12,10 @@ package store
 // it (empty) when opened. Version 5 added bucketResvs; an older store gets
 // it (empty) when opened, and an older pbs_server refuses a version 5
 // store rather than run a reservation queue's jobs outside its window.
-const StorageVersion = 5
+// Version 6 added bucketResources; an older store gets it (empty) when
+// opened, and an older pbs_server refuses a version 6 store rather than
+// read a site's typed resources as untyped strings.
+const StorageVersion = 6
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"
@@ -47,6 +50,10 @@ var (
 	// (from the jobs' sequence: ids are never shared) -> msgpack
 	// model.Resv. Its queue is an ordinary queue record.
 	bucketResvs = []byte("resvs")
+	// bucketResources maps a custom resource's name -> msgpack
+	// resc.Custom (its type and flags, as "qmgr -c 'create resource'"
+	// defined it).
+	bucketResources = []byte("resources")
 )
 
 // Kinds of record in bucketJobs.
@@ -58,7 +65,11 @@ const (
 )
 
 // allBuckets is checked on open and created on init.
-var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents, bucketResvs}
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents, bucketResvs, bucketResources}
+
+// addedBuckets are the buckets of later versions that upgrade makes in an
+// older store.
+var addedBuckets = [][]byte{bucketEvents, bucketResvs, bucketResources}
 
 // Keys in bucketMeta and bucketServer.
 var (

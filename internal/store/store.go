@@ -21,6 +21,7 @@ import (
 	"gopbs/internal/fault"
 	"gopbs/internal/model"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Options tune a Store.
@@ -65,6 +66,8 @@ type Snapshot struct {
 	Ends    map[int64][]*model.SubjobEnd
 	// Resvs are the reservations, in sequence order.
 	Resvs []*model.Resv
+	// Resources are the site's custom resources, by name.
+	Resources []resc.Custom
 }
 
 // Open opens the store in dir, creating a fresh one when none exists
@@ -247,12 +250,12 @@ func (s *Store) check() error {
 	return s.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketMeta).Get(keyVersion)
 		for _, b := range allBuckets {
-			added := bytes.Equal(b, bucketEvents) || bytes.Equal(b, bucketResvs) // made by upgrade
+			added := slices.ContainsFunc(addedBuckets, func(a []byte) bool { return bytes.Equal(a, b) }) // made by upgrade
 			if tx.Bucket(b) == nil && !(added && string(v) != strconv.Itoa(StorageVersion)) {
 				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
 			}
 		}
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" && string(v) != "5" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -262,7 +265,7 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1 to 4 store as the current version, with
+// upgrade marks a version 1 to 5 store as the current version, with
 // the buckets it lacks made empty: nothing else differs (see
 // StorageVersion), and an older pbs_server then refuses it by its version
 // instead of failing on a record it does not know.
@@ -272,7 +275,7 @@ func (s *Store) upgrade() error {
 		if string(meta.Get(keyVersion)) == strconv.Itoa(StorageVersion) {
 			return nil
 		}
-		for _, b := range [][]byte{bucketEvents, bucketResvs} {
+		for _, b := range addedBuckets {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return fmt.Errorf("store %s: upgrade to storage version %d: %w", s.path, StorageVersion, err)
 			}
@@ -337,7 +340,24 @@ func (s *Store) Load() (*Snapshot, error) {
 					return err
 				}
 			}
-			err := tx.Bucket(bucketResvs).ForEach(func(k, v []byte) error {
+			err := tx.Bucket(bucketResources).ForEach(func(k, v []byte) error {
+				var c resc.Custom
+				if err := decodeRecord(v, &c); err != nil {
+					return fmt.Errorf("store %s: resource record %q: %v", s.path, k, err)
+				}
+				// The definition is checked again as qmgr's was: a record
+				// no server could have written is damage, not a resource.
+				d, err := resc.NewCustom(c.Name, c.Type, c.Flags)
+				if err != nil || d.Name != string(k) {
+					return fmt.Errorf("store %s: resource record %q holds %+v: damaged", s.path, k, c)
+				}
+				snap.Resources = append(snap.Resources, d)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			err = tx.Bucket(bucketResvs).ForEach(func(k, v []byte) error {
 				var r model.Resv
 				if err := decodeRecord(v, &r); err != nil {
 					return fmt.Errorf("store %s: reservation record %x: %v", s.path, k, err)
@@ -493,6 +513,8 @@ const (
 	opDelEvent
 	opPutResv
 	opDelResv
+	opPutResource
+	opDelResource
 	// opCount is the number of kinds: a log entry naming a kind at or
 	// past it is malformed (decodeEntry).
 	opCount
@@ -644,6 +666,12 @@ func (b *Batch) PutResv(r *model.Resv) { b.add(opPutResv, encodeSeq(r.Seq), r) }
 // DeleteResv removes a reservation.
 func (b *Batch) DeleteResv(seq int64) { b.add(opDelResv, encodeSeq(seq), nil) }
 
+// PutResource stores a custom resource's definition.
+func (b *Batch) PutResource(c resc.Custom) { b.add(opPutResource, []byte(c.Name), c) }
+
+// DeleteResource removes a custom resource's definition.
+func (b *Batch) DeleteResource(name string) { b.add(opDelResource, []byte(name), nil) }
+
 func encodeEvent(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
 // Events reads the last n changes kept (PutEvent), in sequence order.
@@ -779,6 +807,10 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketResvs).Put(o.key, o.value)
 	case opDelResv:
 		return tx.Bucket(bucketResvs).Delete(o.key)
+	case opPutResource:
+		return tx.Bucket(bucketResources).Put(o.key, o.value)
+	case opDelResource:
+		return tx.Bucket(bucketResources).Delete(o.key)
 	}
 	return fmt.Errorf("unknown store operation %d", o.kind)
 }
