@@ -13,8 +13,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"gopbs/internal/model"
-	"gopbs/resc"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 func TestOpenFreshAndReload(t *testing.T) {
