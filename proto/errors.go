@@ -99,6 +99,7 @@ const (
 	PBSE_SAVE_ERR           Code = 15161
 	PBSE_IVAL_OBJ_NAME      Code = 15172
 	PBSE_JOBNBIG            Code = 15173
+	PBSE_RESCBUSY           Code = 15174
 	PBSE_JOBSCRIPTMAXSIZE   Code = 15175
 	PBSE_TRYAGAIN           Code = 15208
 
@@ -208,6 +209,7 @@ var messages = map[Code]string{
 	PBSE_SAVE_ERR:           "Failed to save job/resv, refer server logs for details",
 	PBSE_IVAL_OBJ_NAME:      "Invalid object name",
 	PBSE_JOBNBIG:            "name is too long",
+	PBSE_RESCBUSY:           "Resource busy on",
 	PBSE_JOBSCRIPTMAXSIZE:   "jobscript size exceeded the jobscript_max_size",
 	PBSE_TRYAGAIN:           "Try the request again later",
 	PBSE_EVENTGAP:           "Changes since that event are no longer kept: read the state again",

@@ -394,6 +394,8 @@ const (
 	ObjServer ObjectType = 1
 	ObjQueue  ObjectType = 2
 	ObjNode   ObjectType = 3
+	// ObjResource is a custom resource (resource.go).
+	ObjResource ObjectType = 4
 )
 
 func (o ObjectType) String() string {
@@ -404,6 +406,8 @@ func (o ObjectType) String() string {
 		return "queue"
 	case ObjNode:
 		return "node"
+	case ObjResource:
+		return "resource"
 	}
 	return "object(" + strconv.Itoa(int(o)) + ")"
 }

@@ -75,6 +75,11 @@ type RunSpec struct {
 	// ..."), in the same commit.
 	Comment string
 	Where   []string
+	// Counted are the resources the scheduler counted and matched in
+	// placing the job (sched_config's resources: line; empty: all): the
+	// server checks the placement against live state with those alone,
+	// as the scheduler did, and assigns the job everything it asked for.
+	Counted []string
 }
 
 // RunJobsReply has one entry per RunSpec, in order: Code 0 for started.

@@ -17,13 +17,14 @@ import (
 // fake is a server holding a fixed configuration. It records manager
 // requests and fails those naming an object in fail.
 type fake struct {
-	server   proto.Status
-	queues   []proto.Status
-	nodes    []proto.Status
-	fail     map[string]error
-	requests []proto.ManagerRequest
-	statuses []string
-	closed   bool
+	server    proto.Status
+	queues    []proto.Status
+	nodes     []proto.Status
+	resources []proto.Status
+	fail      map[string]error
+	requests  []proto.ManagerRequest
+	statuses  []string
+	closed    bool
 }
 
 func newFake() *fake {
@@ -77,6 +78,10 @@ func (f *fake) StatusQueues(req *proto.StatusRequest) ([]proto.Status, []proto.O
 
 func (f *fake) StatusNodes(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
 	return f.status("node", f.nodes, req, proto.PBSE_UNKNODE)
+}
+
+func (f *fake) StatusResources(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+	return f.status("resource", f.resources, req, proto.PBSE_UNKRESC)
 }
 
 func (f *fake) status(kind string, all []proto.Status, req *proto.StatusRequest, unknown proto.Code) ([]proto.Status, []proto.ObjectError, error) {
@@ -332,7 +337,7 @@ func TestList(t *testing.T) {
 func TestPrint(t *testing.T) {
 	f := newFake()
 	r := run1(t, f, "-c", "print server")
-	want := qmgrparse.FormatPrintServer(f.server, f.queues, f.nodes)
+	want := qmgrparse.FormatPrintServer(f.server, f.resources, f.queues, f.nodes)
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("got %+v\nwant stdout\n%s", r, want)
 	}

@@ -137,6 +137,11 @@ func (s *session) targets(cmd *qmgrparse.Command) ([]qmgrparse.ObjName, bool) {
 			return []qmgrparse.ObjName{{}}, true
 		}
 		fmt.Fprintln(s.errw, "No Active Nodes, nothing done.")
+	case proto.ObjResource:
+		if all {
+			return []qmgrparse.ObjName{{}}, true
+		}
+		fmt.Fprintln(s.errw, "qmgr: Syntax error - object name required for operation")
 	}
 	return nil, false
 }
@@ -222,8 +227,11 @@ func (s *session) stat(obj proto.ObjectType, t qmgrparse.ObjName, attrs []string
 		req.IDs = []string{t.Name}
 	}
 	call, unknown := s.srv.StatusQueues, proto.PBSE_UNKQUE
-	if obj == proto.ObjNode {
+	switch obj {
+	case proto.ObjNode:
 		call, unknown = s.srv.StatusNodes, proto.PBSE_UNKNODE
+	case proto.ObjResource:
+		call, unknown = s.srv.StatusResources, proto.PBSE_UNKRESC
 	}
 	objs, oerrs, err := call(req)
 	if err != nil {
@@ -306,12 +314,16 @@ func (s *session) print(cmd *qmgrparse.Command) int {
 		at := qmgrparse.ObjName{Server: t.Server}
 		queues, c := s.stat(proto.ObjQueue, at, nil)
 		note(c)
-		var nodes []proto.Status
+		var nodes, resources []proto.Status
 		if !s.dead {
 			nodes, c = s.stat(proto.ObjNode, at, nil)
 			note(c)
 		}
-		fmt.Fprint(s.out, qmgrparse.FormatPrintServer(svrObjs[0], queues, nodes))
+		if !s.dead {
+			resources, c = s.stat(proto.ObjResource, at, nil)
+			note(c)
+		}
+		fmt.Fprint(s.out, qmgrparse.FormatPrintServer(svrObjs[0], resources, queues, nodes))
 	}
 	return code
 }

@@ -110,6 +110,10 @@ func (f Flag) String() string {
 // its type is the built-in's and it is host-level.
 var openPBSCustom = map[string]bool{"ngpus": true}
 
+// OpenPBSCustom reports whether built-in name is one OpenPBS sites
+// define themselves.
+func OpenPBSCustom(name string) bool { return openPBSCustom[name] }
+
 // Custom is a site's resource, as "create resource" defines it.
 type Custom struct {
 	Name  string

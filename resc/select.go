@@ -47,7 +47,9 @@ func (t *Table) NewChunk(count int, resources []Pair) Chunk {
 	for _, p := range resources {
 		v, numeric := t.Number(p.Name, p.Value)
 		_, custom := t.Custom(p.Name)
+		counted := t.counts(p.Name)
 		switch {
+		case numeric && t.Consumable(p.Name) && !counted:
 		case numeric && t.Consumable(p.Name):
 			c.Amounts[p.Name] = v
 			ncpus = ncpus || p.Name == "ncpus"
@@ -56,11 +58,11 @@ func (t *Table) NewChunk(count int, resources []Pair) Chunk {
 				c.Settings = Amounts{}
 			}
 			c.Settings[p.Name] = v
-		default:
+		case counted:
 			c.Props = append(c.Props, Prop{Pair: p, Type: t.Lookup(p.Name).Type})
 		}
 	}
-	if !ncpus {
+	if !ncpus && t.counts("ncpus") {
 		c.Amounts["ncpus"] = 1 // as PBS counts a chunk that names no cpus
 	}
 	return c
@@ -523,4 +525,13 @@ func (p Place) String() string {
 		parts = append(parts, "group="+p.Group)
 	}
 	return strings.Join(parts, ":")
+}
+
+// Table is the resource table the select was parsed with (nil: the
+// built-ins alone), to read more of the same job's chunks alike.
+func (s Select) Table() *Table {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[0].defs
 }

@@ -16,6 +16,9 @@ import (
 // chunks parsed with it may keep a pointer to it.
 type Table struct {
 	custom map[string]Custom
+	// counted, when not nil, are the only resources a chunk made with
+	// the table takes or matches (Counting).
+	counted map[string]bool
 }
 
 // NewTable makes the table of the built-ins and cs.
@@ -26,6 +29,38 @@ func NewTable(cs []Custom) *Table {
 	}
 	return t
 }
+
+// Counting is t for a scheduler that counts only the resources named
+// (sched_config's "resources:" line, as OpenPBS's): a chunk made with it
+// takes and matches only those, and host and vnode, which say where it
+// goes; the others stay in its Resources, unchecked. No names: all.
+func (t *Table) Counting(names []string) *Table {
+	out := NewTable(t.Customs())
+	if len(names) > 0 {
+		out.counted = map[string]bool{"host": true, "vnode": true}
+		for _, n := range names {
+			out.counted[n] = true
+		}
+	}
+	return out
+}
+
+// Counted lists the resources a Counting table counts, in order; nil
+// for all.
+func (t *Table) Counted() []string {
+	if t == nil || t.counted == nil {
+		return nil
+	}
+	out := make([]string, 0, len(t.counted))
+	for n := range t.counted {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// counts reports whether a chunk made with t takes or matches name.
+func (t *Table) counts(name string) bool { return t == nil || t.counted == nil || t.counted[name] }
 
 // Customs lists the custom resources by name.
 func (t *Table) Customs() []Custom {

@@ -55,7 +55,7 @@ func TestApplyCountsBackfillAndRefusals(t *testing.T) {
 	plan.Backfill(&core.Job{ID: "2.s"}, where, "")
 	plan.Backfill(&core.Job{ID: "3.s"}, where, "")
 	plan.Run(&core.Job{ID: "4.s"}, where, "")
-	st := apply(c, plan.Decisions(), hclog.NewNullLogger())
+	st := apply(c, plan.Decisions(), nil, hclog.NewNullLogger())
 	if st.started != 2 || st.backfilled != 1 || st.refused != 2 {
 		t.Fatalf("started %d backfilled %d refused %d, want 2 1 2", st.started, st.backfilled, st.refused)
 	}

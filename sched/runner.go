@@ -30,6 +30,7 @@ import (
 	"gopbs/internal/metrics"
 	"gopbs/internal/signals"
 	"gopbs/proto"
+	"gopbs/resc"
 	"gopbs/sched/core"
 	schedpriv "gopbs/sched_priv"
 	"gopbs/sched_priv/privdir"
@@ -271,6 +272,9 @@ type runner struct {
 	dir    string
 	key    []byte
 	mu     sync.Mutex // serialises Configure with cycles
+	// counted is sched_config's resources: line (mu held): the resources
+	// placement counts and matches; empty, all.
+	counted []string
 	// cycleMu serialises cycles: the job cache and the server's state
 	// belong to one cycle at a time.
 	cycleMu sync.Mutex
@@ -293,6 +297,12 @@ type jobCache struct {
 	epoch   string
 	version uint64
 	byID    map[string]*core.Job
+	// rt is the resource table the cached jobs were read with; another
+	// (a definition changed, or sched_config's resources: line) reads
+	// every job again.
+	rt *resc.Table
+	// rtKey says what rt was made of, to tell when it changes.
+	rtKey string
 }
 
 // configure (re)loads sched_priv into the policy.
@@ -314,6 +324,7 @@ func (r *runner) configure() error {
 		return err
 	}
 	r.status.loaded(files)
+	r.counted = files.Config.Resources
 	r.noteYear(time.Now())
 	r.logFilter.SetMask(uint32(files.Config.LogFilter))
 	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
@@ -443,7 +454,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	if plan != nil {
 		decisions = plan.Decisions()
 	}
-	stats := apply(client, decisions, r.log)
+	stats := apply(client, decisions, r.jobs.rt.Counted(), r.log)
 	if ca, ok := r.policy.(CycleAware); ok {
 		ca.EndCycle(stats.notStarted)
 	}
@@ -478,6 +489,10 @@ func eventOf(cmd proto.SchedCmd) core.Event {
 
 // fetch reads the world over the cycle's connection.
 func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core.World, error) {
+	rt, err := r.resources(c)
+	if err != nil {
+		return nil, fmt.Errorf("resource definitions: %w", err)
+	}
 	server, err := c.StatusServer(nil)
 	if err != nil {
 		return nil, fmt.Errorf("server status: %w", err)
@@ -489,7 +504,7 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 	var nodes []*core.Node
 	_, err = c.StatusEach(proto.MsgStatusNode, &proto.StatusRequest{Attrs: nodeAttrs}, func(part []proto.Status) error {
 		for _, st := range part {
-			nodes = append(nodes, coreNode(st))
+			nodes = append(nodes, coreNode(rt, st))
 		}
 		return nil
 	})
@@ -500,13 +515,50 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 	if err != nil {
 		return nil, fmt.Errorf("job status: %w", err)
 	}
-	w := worldOf(now, server, queues, nodes, jobs)
+	w := worldOf(rt, now, server, queues, nodes, jobs)
 	resvs, _, err := c.StatusResvs(&proto.StatusRequest{})
 	if err != nil {
 		return nil, fmt.Errorf("reservation status: %w", err)
 	}
-	w.SetResvs(coreResvs(resvs))
+	w.SetResvs(coreResvs(rt, resvs))
 	return w, nil
+}
+
+// resources reads the server's custom resources and makes the table this
+// cycle reads values with: their types, counting only what sched_config's
+// resources: line names. When it is not the cached jobs' table, the job
+// cache starts over.
+func (r *runner) resources(c *proto.Client) (*resc.Table, error) {
+	sts, _, err := c.StatusResources(&proto.StatusRequest{})
+	if err != nil {
+		return nil, err
+	}
+	cs := make([]resc.Custom, 0, len(sts))
+	for _, st := range sts {
+		plain, _ := split(st.Attrs)
+		typ, err := resc.ParseTypeName(plain[proto.AttrResourceType])
+		if err != nil {
+			return nil, fmt.Errorf("resource %s: %w", st.Name, err)
+		}
+		flags, err := resc.ParseFlags(plain[proto.AttrResourceFlag])
+		if err != nil {
+			return nil, fmt.Errorf("resource %s: %w", st.Name, err)
+		}
+		def, err := resc.NewCustom(st.Name, typ, flags)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, def)
+	}
+	r.mu.Lock()
+	counted := r.counted
+	r.mu.Unlock()
+	key := fmt.Sprint(cs, counted)
+	if key != r.jobs.rtKey || r.jobs.rt == nil {
+		r.jobs.rt, r.jobs.rtKey = resc.NewTable(cs).Counting(counted), key
+		r.jobs.epoch, r.jobs.byID = "", nil
+	}
+	return r.jobs.rt, nil
 }
 
 // fetch returns every unfinished job, asking only for those changed since
@@ -522,7 +574,7 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 	var got []*core.Job
 	reply, err := c.StatusEach(proto.MsgStatusJob, req, func(part []proto.Status) error {
 		for _, st := range part {
-			got = append(got, NewCoreJob(st))
+			got = append(got, newCoreJob(jc.rt, st))
 		}
 		return nil
 	})
@@ -594,7 +646,8 @@ func refusalReason(code proto.Code) string {
 // apply carries out decisions in order; consecutive starts and comments
 // go in one request each. A start names its exact placement, which the
 // server verifies.
-func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
+// counted are the resources placement counted (RunSpec.Counted).
+func apply(c *proto.Client, ds []core.Decision, counted []string, log hclog.Logger) applyStats {
 	var st applyStats
 	var runs []proto.RunSpec
 	var runJobs []*core.Job         // the jobs of runs, in order
@@ -726,7 +779,7 @@ func apply(c *proto.Client, ds []core.Decision, log hclog.Logger) applyStats {
 			for i, c := range d.Where {
 				where[i] = c.Node
 			}
-			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text})
+			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text, Counted: counted})
 			runJobs = append(runJobs, d.Job)
 			runBackfill = append(runBackfill, d.Backfill)
 		case core.DecideComment:

@@ -19,6 +19,7 @@ import (
 
 // NewWorld builds the core world from status answers (the live runner's
 // edge; tests and tools with status objects of their own use it too).
+// Resources are read as the built-ins alone.
 func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.Status) *core.World {
 	js := make([]*core.Job, len(jobs))
 	for i := range jobs {
@@ -26,19 +27,20 @@ func NewWorld(now time.Time, server proto.Status, queues, nodes, jobs []proto.St
 	}
 	ns := make([]*core.Node, len(nodes))
 	for i := range nodes {
-		ns[i] = coreNode(nodes[i])
+		ns[i] = coreNode(nil, nodes[i])
 	}
-	return worldOf(now, server, queues, ns, js)
+	return worldOf(nil, now, server, queues, ns, js)
 }
 
 // worldOf builds the world from statuses already converted where the
 // runner converts them as they arrive (nodes, jobs).
-func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*core.Node, jobs []*core.Job) *core.World {
+// Resources' values are read as their types in rt.
+func worldOf(rt *resc.Table, now time.Time, server proto.Status, queues []proto.Status, ns []*core.Node, jobs []*core.Job) *core.World {
 	plain, res := split(server.Attrs)
 	srv := &core.Server{
-		Name: server.Name, Limits: coreLimits(plain), ResLimits: resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
-		Soft: softLimits(plain, res), Ent: entityLimits(plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes), DefaultQueue: plain[proto.AttrDefaultQueue],
-		ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
+		Name: server.Name, Limits: coreLimits(plain), ResLimits: resLimits(rt, res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
+		Soft: softLimits(rt, plain, res), Ent: entityLimits(rt, plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes), DefaultQueue: plain[proto.AttrDefaultQueue],
+		ResourcesAvailable: amounts(rt, res[proto.AttrResourcesAvail]), ResourcesMax: amounts(rt, res[proto.AttrResourcesMax]),
 		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 	}
 	qs := make([]*core.Queue, 0, len(queues))
@@ -47,10 +49,10 @@ func worldOf(now time.Time, server proto.Status, queues []proto.Status, ns []*co
 		qs = append(qs, &core.Queue{
 			Name: st.Name, Execution: plain[proto.AttrQueueTypeQ] == "Execution",
 			Enabled: plain[proto.AttrEnabled] == "True", Started: plain[proto.AttrStarted] == "True",
-			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(plain, res),
-			Ent:                entityLimits(plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes),
-			ResLimits:          resLimits(res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
-			ResourcesAvailable: amounts(res[proto.AttrResourcesAvail]), ResourcesMax: amounts(res[proto.AttrResourcesMax]),
+			Priority: num(plain, proto.AttrQPriority, 0), Limits: coreLimits(plain), Soft: softLimits(rt, plain, res),
+			Ent:                entityLimits(rt, plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes),
+			ResLimits:          resLimits(rt, res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
+			ResourcesAvailable: amounts(rt, res[proto.AttrResourcesAvail]), ResourcesMax: amounts(rt, res[proto.AttrResourcesMax]),
 			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
 		})
@@ -135,25 +137,25 @@ func coreLimits(m map[string]string) core.Limits {
 	}
 }
 
-func softLimits(m map[string]string, res map[string]map[string]string) core.SoftLimits {
+func softLimits(rt *resc.Table, m map[string]string, res map[string]map[string]string) core.SoftLimits {
 	return core.SoftLimits{
 		MaxUserRun:  num(m, proto.AttrMaxUserRunSoft, 0),
 		MaxGroupRun: num(m, proto.AttrMaxGroupRunSoft, 0),
-		Res:         resLimits(res, proto.AttrMaxUserResSoft, proto.AttrMaxGroupResSoft),
-		Ent:         entityLimits(m, res, proto.AttrMaxRunSoft, proto.AttrMaxRunResSoft),
+		Res:         resLimits(rt, res, proto.AttrMaxUserResSoft, proto.AttrMaxGroupResSoft),
+		Ent:         entityLimits(rt, m, res, proto.AttrMaxRunSoft, proto.AttrMaxRunResSoft),
 	}
 }
 
 // entityLimits reads an entity limit of counts (run) and its _res form
 // (runRes); a value this scheduler cannot read (a newer server's) is
 // left out rather than read wrongly.
-func entityLimits(m map[string]string, res map[string]map[string]string, run, runRes string) core.EntityLimits {
+func entityLimits(rt *resc.Table, m map[string]string, res map[string]map[string]string, run, runRes string) core.EntityLimits {
 	var l core.EntityLimits
 	if v := m[run]; v != "" {
 		l.Run, _ = entlim.Parse(v, model.EntityCount)
 	}
 	for r, v := range res[runRes] {
-		if lim, err := entlim.Parse(v, model.EntityAmount(r)); err == nil {
+		if lim, err := entlim.Parse(v, model.EntityAmount(rt, r)); err == nil {
 			if l.RunRes == nil {
 				l.RunRes = map[string]entlim.Limits{}
 			}
@@ -165,22 +167,22 @@ func entityLimits(m map[string]string, res map[string]map[string]string, run, ru
 
 // resLimits reads per-user and per-group resource limits (nil when not
 // set).
-func resLimits(res map[string]map[string]string, user, group string) core.ResLimits {
+func resLimits(rt *resc.Table, res map[string]map[string]string, user, group string) core.ResLimits {
 	var l core.ResLimits
 	if m := res[user]; len(m) > 0 {
-		l.User = amounts(m)
+		l.User = amounts(rt, m)
 	}
 	if m := res[group]; len(m) > 0 {
-		l.Group = amounts(m)
+		l.Group = amounts(rt, m)
 	}
 	return l
 }
 
 // amounts keeps the numeric values of a resource list.
-func amounts(m map[string]string) core.Amounts {
+func amounts(rt *resc.Table, m map[string]string) core.Amounts {
 	out := core.Amounts{}
 	for r, v := range m {
-		if x, ok := resc.Number(r, v); ok {
+		if x, ok := rt.Number(r, v); ok {
 			out[r] = x
 		}
 	}
@@ -198,14 +200,14 @@ func durationOf(v string) time.Duration {
 	return time.Duration(secs) * time.Second
 }
 
-func coreNode(st proto.Status) *core.Node {
+func coreNode(rt *resc.Table, st proto.Status) *core.Node {
 	plain, res := split(st.Attrs)
 	avail := orEmpty(res[proto.AttrResourcesAvail])
 	n := &core.Node{Name: st.Name, Host: avail[proto.ResHost], Arch: avail[proto.ResArch], Props: avail,
-		Avail: core.Amounts{}, Assigned: amounts(res[proto.AttrResourcesAssigned]), IdealLoad: -1, MaxLoad: -1}
+		Avail: core.Amounts{}, Assigned: amounts(rt, res[proto.AttrResourcesAssigned]), IdealLoad: -1, MaxLoad: -1}
 	for r, v := range avail {
-		if resc.Consumable(r) {
-			if x, ok := resc.Number(r, v); ok {
+		if rt.Consumable(r) {
+			if x, ok := rt.Number(r, v); ok {
 				n.Avail[r] = x
 			}
 		}
@@ -235,8 +237,13 @@ func coreNode(st proto.Status) *core.Node {
 	return n
 }
 
-// NewCoreJob decodes one job's status into the core's typed job.
-func NewCoreJob(st proto.Status) *core.Job {
+// NewCoreJob decodes one job's status into the core's typed job, its
+// resources read as the built-ins alone.
+func NewCoreJob(st proto.Status) *core.Job { return newCoreJob(nil, st) }
+
+// newCoreJob decodes one job's status, its resources read as their types
+// in rt.
+func newCoreJob(rt *resc.Table, st proto.Status) *core.Job {
 	plain, res := split(st.Attrs)
 	state := core.JobState('?')
 	if v := plain[proto.AttrJobState]; v != "" {
@@ -283,7 +290,7 @@ func NewCoreJob(st proto.Status) *core.Job {
 	for name, v := range rl {
 		pairs = append(pairs, resc.Pair{Name: name, Value: v})
 	}
-	if req, err := resc.ParseRequest(pairs); err == nil {
+	if req, err := rt.ParseRequest(pairs); err == nil {
 		j.Select, j.Place, j.Totals, j.Numbers = req.Select, req.Place, req.Totals, req.Numbers
 		j.Walltime = time.Duration(req.Walltime()) * time.Second
 	} else {
@@ -299,7 +306,7 @@ func NewCoreJob(st proto.Status) *core.Job {
 		j.UsedMem = int64(v)
 	}
 	if v := plain[proto.AttrExecVnode]; v != "" {
-		j.Where = chunksOf(v)
+		j.Where = chunksOf(rt, v)
 	}
 	if j.Select.Elastic() >= 0 {
 		// Resource_List's totals are the range's maximum (what the
@@ -322,16 +329,16 @@ func unixOf(v string) time.Time {
 }
 
 // chunksOf reads an exec_vnode "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)".
-func chunksOf(execVnode string) []core.Chunk {
+func chunksOf(rt *resc.Table, execVnode string) []core.Chunk {
 	var out []core.Chunk
 	for _, part := range strings.Split(execVnode, "+") {
 		node, spec, _ := strings.Cut(strings.Trim(strings.TrimSpace(part), "()"), ":")
 		if node == "" {
 			continue
 		}
-		c := resc.NewChunk(1, nil)
+		c := rt.NewChunk(1, nil)
 		if spec != "" {
-			if sel, err := resc.ParseSelect("1:" + spec); err == nil && len(sel) == 1 {
+			if sel, err := rt.ParseSelect("1:" + spec); err == nil && len(sel) == 1 {
 				c = sel[0]
 			}
 		}
@@ -417,7 +424,7 @@ var resvStates = map[proto.ResvState]core.ResvState{
 
 // coreResvs reads reservations from their status objects (those whose
 // state is none a policy acts on are left out).
-func coreResvs(sts []proto.Status) []*core.Resv {
+func coreResvs(rt *resc.Table, sts []proto.Status) []*core.Resv {
 	var out []*core.Resv
 	for _, st := range sts {
 		plain, res := split(st.Attrs)
@@ -430,7 +437,7 @@ func coreResvs(sts []proto.Status) []*core.Resv {
 		if r.State, ok = resvStates[state]; !ok {
 			continue
 		}
-		sel, err := resc.ParseSelect(res[proto.AttrResourceList][proto.ResSelect])
+		sel, err := rt.ParseSelect(res[proto.AttrResourceList][proto.ResSelect])
 		if err != nil {
 			continue
 		}
@@ -443,7 +450,7 @@ func coreResvs(sts []proto.Status) []*core.Resv {
 			continue
 		}
 		for _, o := range occ {
-			r.Occurrences = append(r.Occurrences, core.Occurrence{Start: time.Unix(o.Start, 0), Where: chunksOf(o.Nodes)})
+			r.Occurrences = append(r.Occurrences, core.Occurrence{Start: time.Unix(o.Start, 0), Where: chunksOf(rt, o.Nodes)})
 		}
 		out = append(out, r)
 	}

@@ -103,6 +103,8 @@ func Defs(obj proto.ObjectType) *DefTable {
 		return QueueDefs
 	case proto.ObjNode:
 		return NodeDefs
+	case proto.ObjResource:
+		return ResourceDefs
 	}
 	return nil
 }
@@ -137,14 +139,15 @@ func EntityCount(v string) (float64, string, error) {
 	return float64(n), strconv.FormatInt(n, 10), nil
 }
 
-// EntityAmount reads an entity limit's amount of resource (max_run_res.RES).
-func EntityAmount(resource string) entlim.ValueParser {
+// EntityAmount reads an entity limit's amount of resource (max_run_res.RES),
+// as its type in rt.
+func EntityAmount(rt *resc.Table, resource string) entlim.ValueParser {
 	return func(v string) (float64, string, error) {
-		c, err := resc.Canonical(resource, v)
+		c, err := rt.Canonical(resource, v)
 		if err != nil {
 			return 0, "", err
 		}
-		n, ok := resc.Number(resource, c)
+		n, ok := rt.Number(resource, c)
 		if !ok || n < 0 {
 			return 0, "", fmt.Errorf("%q is not an amount of %s", v, resource)
 		}
@@ -153,8 +156,15 @@ func EntityAmount(resource string) entlim.ValueParser {
 }
 
 // Canonical validates value for this attribute (resource names the
-// resource of a KindResources attribute).
+// resource of a KindResources attribute), with the built-in resources
+// alone.
 func (d Def) Canonical(resource, value string) (string, error) {
+	return d.CanonicalIn(nil, resource, value)
+}
+
+// CanonicalIn validates value for this attribute, a resource's value as
+// its type in rt.
+func (d Def) CanonicalIn(rt *resc.Table, resource, value string) (string, error) {
 	var out string
 	switch d.Kind {
 	case KindBool:
@@ -191,7 +201,7 @@ func (d Def) Canonical(resource, value string) (string, error) {
 		if resource == "" {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name (%s.<resource>)", d.Name, d.Name)
 		}
-		c, err := resc.Canonical(resource, value)
+		c, err := rt.Canonical(resource, value)
 		if err != nil {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: %v", d.Name, resource, err)
 		}
@@ -209,7 +219,7 @@ func (d Def) Canonical(resource, value string) (string, error) {
 		if resource == "" {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name (%s.<resource>)", d.Name, d.Name)
 		}
-		l, err := entlim.Parse(value, EntityAmount(resource))
+		l, err := entlim.Parse(value, EntityAmount(rt, resource))
 		if err != nil {
 			return "", badValue(d.Name, resource, value, err.Error())
 		}
@@ -332,8 +342,12 @@ func (o *Object) Unset(name, resource string) {
 }
 
 // Apply performs one manager operation (=, +=, -=, unset) on o, checking
-// the value against t. It does not check privileges.
-func (t *DefTable) Apply(o *Object, a proto.Attr) error {
+// the value against t with the built-in resources alone. It does not
+// check privileges.
+func (t *DefTable) Apply(o *Object, a proto.Attr) error { return t.ApplyIn(nil, o, a) }
+
+// ApplyIn is Apply with resources' values read as their types in rt.
+func (t *DefTable) ApplyIn(rt *resc.Table, o *Object, a proto.Attr) error {
 	d, ok := t.Lookup(a.Name)
 	if !ok {
 		return proto.Errorf(proto.PBSE_NOATTR, "%s", a.FullName())
@@ -342,7 +356,7 @@ func (t *DefTable) Apply(o *Object, a proto.Attr) error {
 		o.Unset(a.Name, a.Resource)
 		return nil
 	}
-	val, err := d.Canonical(a.Resource, a.Value)
+	val, err := d.CanonicalIn(rt, a.Resource, a.Value)
 	if err != nil {
 		return err
 	}
@@ -354,7 +368,7 @@ func (t *DefTable) Apply(o *Object, a proto.Attr) error {
 		if a.Resource != "" {
 			cur, _ = o.Resource(a.Name, a.Resource)
 		}
-		next, err := incr(d, a.Resource, cur, val, a.Op == proto.OpIncr)
+		next, err := incr(rt, d, a.Resource, cur, val, a.Op == proto.OpIncr)
 		if err != nil {
 			return err
 		}
@@ -376,9 +390,12 @@ func (t *DefTable) Apply(o *Object, a proto.Attr) error {
 	return nil
 }
 
-// incr implements += and -=: list membership for lists, arithmetic for
-// numbers.
-func incr(d Def, resource, cur, val string, add bool) (string, error) {
+// incr implements += and -=: list membership for lists and a
+// string_array resource's elements, arithmetic for numbers.
+func incr(rt *resc.Table, d Def, resource, cur, val string, add bool) (string, error) {
+	if d.Kind == KindResources && rt.Lookup(resource).Type == resc.TypeStringArray {
+		d.Kind = KindList // its elements, as a list attribute's
+	}
 	switch d.Kind {
 	case KindList:
 		items := SplitList(cur)
@@ -410,8 +427,8 @@ func incr(d Def, resource, cur, val string, add bool) (string, error) {
 		return strconv.FormatInt(sum, 10), nil
 	case KindResources:
 		name := resource
-		x, okx := resc.Number(name, orZero(name, cur))
-		y, oky := resc.Number(name, val)
+		x, okx := rt.Number(name, orZero(rt, name, cur))
+		y, oky := rt.Number(name, val)
 		if !okx || !oky {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s is not numeric; += and -= need a number", d.Name, resource)
 		}
@@ -425,27 +442,16 @@ func incr(d Def, resource, cur, val string, add bool) (string, error) {
 		if sum >= math.MaxInt64 {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: result out of range", d.Name, resource)
 		}
-		switch resc.Lookup(name).Type {
-		case resc.TypeSize:
-			return resc.FormatSize(int64(sum)), nil
-		case resc.TypeDuration:
-			return resc.FormatDuration(int64(sum)), nil
-		case resc.TypeFloat:
-			return strconv.FormatFloat(sum, 'f', -1, 64), nil
-		}
-		return strconv.FormatInt(int64(sum), 10), nil
+		return rt.Format(name, sum), nil
 	}
 	return "", proto.Errorf(proto.PBSE_IVALREQ, "%s does not support += or -=", d.Name)
 }
 
-func orZero(name, v string) string {
+func orZero(rt *resc.Table, name, v string) string {
 	if v != "" {
 		return v
 	}
-	if resc.Lookup(name).Type == resc.TypeDuration {
-		return "0"
-	}
-	if resc.Lookup(name).Type == resc.TypeSize {
+	if rt.Lookup(name).Type == resc.TypeSize {
 		return "0b"
 	}
 	return "0"
@@ -700,6 +706,14 @@ var QueueDefs = newTable(proto.ObjQueue, slices.Concat([]Def{
 	{Name: proto.AttrEnabled, Kind: KindBool, Access: OperSet | MgrSet},
 	{Name: proto.AttrStarted, Kind: KindBool, Access: OperSet | MgrSet},
 }))
+
+// ResourceDefs are the attributes of a custom resource, for qmgr's
+// parsing and printing; the server reads them itself (resc.ParseTypeName,
+// resc.ParseFlags) and keeps the definition typed.
+var ResourceDefs = newTable(proto.ObjResource, []Def{
+	{Name: proto.AttrResourceType, Kind: KindString, Access: MgrSet},
+	{Name: proto.AttrResourceFlag, Kind: KindString, Access: MgrSet},
+})
 
 // NodeDefs is the node attribute table.
 var NodeDefs = newTable(proto.ObjNode, []Def{

@@ -256,7 +256,7 @@ func FuzzObjectAttrs(f *testing.F) {
 			what := "after " + strconv.Quote(a.FullName()) + " op " + strconv.Itoa(int(a.Op)) + " " + strconv.Quote(a.Value)
 			if d.Kind == KindLong && (a.Op == proto.OpIncr || a.Op == proto.OpDecr) {
 				// Integer += and -= are exact or refused.
-				x, _ := new(big.Int).SetString(orZero(d.Name, prev), 10)
+				x, _ := new(big.Int).SetString(orZero(nil, d.Name, prev), 10)
 				canon, _ := d.Canonical("", a.Value)
 				y, _ := new(big.Int).SetString(canon, 10)
 				if a.Op == proto.OpDecr {
@@ -330,9 +330,9 @@ func FuzzJobAttrs(f *testing.F) {
 		priv := Privilege{Owner: true, Operator: true, Manager: true}
 		a := proto.Attr{Name: name, Resource: resource, Value: value, Op: proto.Op(op % 4)}
 		j := &Job{VariableList: "PBS_O_HOST=n1"}
-		if err := SetJobAttr(j, a, priv, AtSubmit); err != nil {
+		if err := SetJobAttr(nil, j, a, priv, AtSubmit); err != nil {
 			if err.Error() == "" || proto.CodeOf(err) == proto.PBSE_SYSTEM {
-				t.Fatalf("SetJobAttr(%+v): error %q without a PBSE code or text", a, err)
+				t.Fatalf("SetJobAttr(nil, %+v): error %q without a PBSE code or text", a, err)
 			}
 			return
 		}
@@ -342,7 +342,7 @@ func FuzzJobAttrs(f *testing.F) {
 		}
 		k := &Job{}
 		again := proto.Attr{Name: name, Resource: resource, Value: shown}
-		if err := SetJobAttr(k, again, priv, AtSubmit); err != nil {
+		if err := SetJobAttr(nil, k, again, priv, AtSubmit); err != nil {
 			t.Fatalf("%s = %q (from %q) is refused when given again: %v", a.FullName(), shown, value, err)
 		}
 		if got, _ := JobAttrValue(k, name, resource); got != shown {

@@ -160,6 +160,8 @@ type derived struct {
 	reqOf  Resources
 	exec   []place.Assigned
 	execOf string
+	// tab is the resource table the request was parsed with.
+	tab *resc.Table
 }
 
 // Request is the job's resource request, typed: parsed from ResourceList
@@ -170,8 +172,12 @@ func (j *Job) Request() (resc.Request, error) {
 	if d := &j.parsed; d.reqOf != nil && slices.Equal(d.reqOf, j.ResourceList) {
 		return d.req, d.reqErr
 	}
-	return resc.ParseRequest(j.ResourceList)
+	return j.parsed.tab.ParseRequest(j.ResourceList)
 }
+
+// Resources is the resource table the job's request was last parsed with
+// (CacheRequest).
+func (j *Job) Resources() *resc.Table { return j.parsed.tab }
 
 // Assigned is what the job holds on each node, chunk by chunk, from its
 // exec_vnode: parsed once (CacheRequest), afresh only when it changed
@@ -180,22 +186,26 @@ func (j *Job) Assigned() []place.Assigned {
 	if d := &j.parsed; d.execOf == j.ExecVnode {
 		return d.exec
 	}
-	return place.ParseAssigned(j.ExecVnode)
+	return place.ParseAssigned(j.parsed.tab, j.ExecVnode)
 }
 
 // CacheRequest parses ResourceList into the job's typed request, and
-// ExecVnode into its assignment, when they changed since the last call.
-// The server calls it under its write lock at every change of a job (and
-// at load), so each is parsed once per change.
-func (j *Job) CacheRequest() {
+// ExecVnode into its assignment, with the resources of rt, when they or
+// rt changed since the last call. The server calls it under its write
+// lock at every change of a job, at load, and for every job when its
+// site's resources change, so each is parsed once per change.
+func (j *Job) CacheRequest(rt *resc.Table) {
 	d := &j.parsed
+	if d.tab != rt {
+		d.tab, d.reqOf, d.exec, d.execOf = rt, nil, nil, ""
+	}
 	if d.execOf != j.ExecVnode || (d.exec == nil && j.ExecVnode != "") {
-		d.exec, d.execOf = place.ParseAssigned(j.ExecVnode), j.ExecVnode
+		d.exec, d.execOf = place.ParseAssigned(rt, j.ExecVnode), j.ExecVnode
 	}
 	if d.reqOf != nil && slices.Equal(d.reqOf, j.ResourceList) {
 		return
 	}
-	d.req, d.reqErr = resc.ParseRequest(j.ResourceList)
+	d.req, d.reqErr = rt.ParseRequest(j.ResourceList)
 	d.reqOf = append(make(Resources, 0, len(j.ResourceList)), j.ResourceList...)
 }
 
@@ -996,7 +1006,7 @@ func (j *Job) lowerMax(v string) error {
 	if ei < 0 {
 		return proto.Errorf(proto.PBSE_MODATRRUN, "Resource_List.select (of a running job: only the maximum of a chunk count range may be lowered)")
 	}
-	sel, err := resc.ParseSelect(v)
+	sel, err := j.parsed.tab.ParseSelect(v)
 	if err != nil {
 		return proto.Errorf(proto.PBSE_BADATVAL, "Resource_List.select: %v", err)
 	}
@@ -1063,9 +1073,9 @@ const (
 
 // SetJobAttr applies one client-supplied attribute to j, checking who may
 // set it and, for qalter, whether the job's state allows it. Values are
-// validated and canonicalised; Hold_Types is checked against the caller's
-// privileges.
-func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
+// validated and canonicalised, a resource's as its type in rt; Hold_Types
+// is checked against the caller's privileges.
+func SetJobAttr(rt *resc.Table, j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 	i, ok := jobAttrIndex[a.Name]
 	if !ok {
 		if why, no := refused[a.Name]; no && a.Resource == "" {
@@ -1111,7 +1121,7 @@ func SetJobAttr(j *Job, a proto.Attr, priv Privilege, phase Phase) error {
 			*list = list.Delete(a.Resource)
 			return nil
 		}
-		v, err := resc.Canonical(a.Resource, a.Value)
+		v, err := rt.Canonical(a.Resource, a.Value)
 		if err != nil {
 			return proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: %v", a.Name, a.Resource, err)
 		}

@@ -163,7 +163,7 @@ func TestSetJobAttr(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			j := &Job{State: tt.state, Rerunable: true, VariableList: "A=1"}
-			err := SetJobAttr(j, tt.attr, tt.priv, tt.phase)
+			err := SetJobAttr(nil, j, tt.attr, tt.priv, tt.phase)
 			if got := proto.CodeOf(err); got != tt.code {
 				t.Fatalf("code %d (%v), want %d", got, err, tt.code)
 			}
@@ -354,7 +354,7 @@ func TestKeptStreams(t *testing.T) {
 func TestRequestFollowsItsText(t *testing.T) {
 	j := &Job{ResourceList: Resources{}.Set("select", "2:ncpus=4").Set("place", "scatter:excl").Set("walltime", "01:00:00")}
 	j.ExecVnode = "(n1:ncpus=4)+(n2:ncpus=4:mem=1gb)"
-	j.CacheRequest()
+	j.CacheRequest(nil)
 	req, err := j.Request()
 	if err != nil || req.Select.NodeCount() != 2 || req.Totals["ncpus"] != 8 || req.Place.Sharing != resc.SharingExcl || req.Walltime() != 3600 {
 		t.Fatalf("request %+v %v", req, err)
@@ -400,10 +400,10 @@ func TestInteractiveHidden(t *testing.T) {
 		t.Errorf("interactive = %q, want True", shown)
 	}
 	user := Privilege{Owner: true}
-	if err := SetJobAttr(&Job{}, proto.Attr{Name: proto.AttrInteractive, Value: "40000"}, user, AtSubmit); err == nil {
+	if err := SetJobAttr(nil, &Job{}, proto.Attr{Name: proto.AttrInteractive, Value: "40000"}, user, AtSubmit); err == nil {
 		t.Error("the interactive attribute was set by a request")
 	}
-	if err := SetJobAttr(j, proto.Attr{Name: proto.AttrRerunable, Value: "y"}, Privilege{Owner: true, Manager: true}, AtAlter); err == nil || j.Rerunable {
+	if err := SetJobAttr(nil, j, proto.Attr{Name: proto.AttrRerunable, Value: "y"}, Privilege{Owner: true, Manager: true}, AtAlter); err == nil || j.Rerunable {
 		t.Errorf("an interactive job made rerunnable: %v", err)
 	}
 }

@@ -104,7 +104,7 @@ func jobShare(job *proto.MomJob, node string) (mem, vmem, ncpus float64) {
 		// A start request without exec_vnode: the first chunk's cpus.
 		return 0, 0, float64(job.Ncpus)
 	}
-	for _, a := range place.ParseAssigned(job.ExecVnode) {
+	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
 		if a.Node != node {
 			continue
 		}

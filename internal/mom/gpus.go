@@ -286,7 +286,7 @@ func (m *Mom) releaseGPUs(id string) {
 // exec_vnode: a start request of an older server).
 func jobGPUs(job *proto.MomJob, node string) int {
 	var n float64
-	for _, a := range place.ParseAssigned(job.ExecVnode) {
+	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
 		if a.Node == node {
 			n += a.Amounts[proto.ResNgpus]
 		}

@@ -378,7 +378,8 @@ func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) 
 			parts = append(parts, "ncpus=1")
 		}
 		for _, r := range pc.Chunk.Resources {
-			if resc.Consumable(r.Name) {
+			// What the chunk takes from its node, as its table read it.
+			if _, amount := pc.Chunk.Amounts[r.Name]; amount {
 				parts = append(parts, r.Name+"="+r.Value)
 			}
 		}
@@ -397,8 +398,8 @@ type Assigned struct {
 }
 
 // ParseAssigned reads exec_vnode into its chunks, in order, with their
-// consumable numeric amounts.
-func ParseAssigned(s string) []Assigned {
+// consumable numeric amounts, each read as its type in rt.
+func ParseAssigned(rt *resc.Table, s string) []Assigned {
 	var out []Assigned
 	for rest := s; rest != ""; {
 		var part string
@@ -416,7 +417,7 @@ func ParseAssigned(s string) []Assigned {
 			if !ok {
 				continue
 			}
-			if v, numeric := resc.Number(name, val); numeric && resc.Consumable(name) {
+			if v, numeric := rt.Number(name, val); numeric && rt.Consumable(name) {
 				a.Amounts[name] += v
 			}
 		}

@@ -122,7 +122,7 @@ func TestExecStrings(t *testing.T) {
 		{Node: "a", Amounts: resc.Amounts{"ncpus": 1}},
 		{Node: "b", Amounts: resc.Amounts{"ncpus": 1}},
 	}
-	if got := ParseAssigned(vnode); !reflect.DeepEqual(got, want) {
+	if got := ParseAssigned(nil, vnode); !reflect.DeepEqual(got, want) {
 		t.Errorf("parsed %v, want %v", got, want)
 	}
 }

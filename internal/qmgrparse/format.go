@@ -23,6 +23,8 @@ func header(obj proto.ObjectType) string {
 		return "Queue"
 	case proto.ObjNode:
 		return "Node"
+	case proto.ObjResource:
+		return "Resource"
 	}
 	return obj.String()
 }
@@ -88,6 +90,8 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 		b.WriteString("#\n# Create queues and set their attributes.\n#\n")
 	case proto.ObjNode:
 		b.WriteString("#\n# Create nodes and set their properties.\n#\n")
+	case proto.ObjResource:
+		b.WriteString("#\n# Create resources and set their properties.\n#\n")
 	}
 	for _, o := range objs {
 		prefix := "set " + obj.String() + " "
@@ -100,6 +104,10 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 			b.WriteString("#\n# Create and define node " + o.Name + "\n#\n")
 			b.WriteString(createNode(o) + "\n")
 			prefix += o.Name + " "
+		case proto.ObjResource:
+			b.WriteString("#\n# Create and define resource " + o.Name + "\n#\n")
+			b.WriteString("create resource " + o.Name + "\n")
+			prefix += o.Name + " "
 		}
 		for _, a := range o.Attrs {
 			writeSet(&b, obj, prefix, a)
@@ -108,10 +116,13 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 	return b.String()
 }
 
-// FormatPrintServer renders what "print server" shows: the queues, then
-// the server's attributes, then the nodes, each section as FormatPrint.
-func FormatPrintServer(server proto.Status, queues, nodes []proto.Status) string {
-	return FormatPrint(proto.ObjQueue, queues) +
+// FormatPrintServer renders what "print server" shows: the custom
+// resources first (as OpenPBS writes them: queues, nodes and the server
+// may set them, so a replay defines them before), the queues, then the
+// server's attributes, then the nodes, each section as FormatPrint.
+func FormatPrintServer(server proto.Status, resources, queues, nodes []proto.Status) string {
+	return FormatPrint(proto.ObjResource, resources) +
+		FormatPrint(proto.ObjQueue, queues) +
 		FormatPrint(proto.ObjServer, []proto.Status{server}) +
 		FormatPrint(proto.ObjNode, nodes)
 }

@@ -134,7 +134,7 @@ func printFixture() (server proto.Status, queues, nodes []proto.Status) {
 
 func TestFormatPrintServer(t *testing.T) {
 	server, queues, nodes := printFixture()
-	got := FormatPrintServer(server, queues, nodes)
+	got := FormatPrintServer(server, nil, queues, nodes)
 	want := `#
 # Create queues and set their attributes.
 #
@@ -194,7 +194,7 @@ func TestFormatPrintSections(t *testing.T) {
 	if got := FormatPrint(proto.ObjQueue, nil); got != "" {
 		t.Errorf("FormatPrint of no queues = %q, want nothing", got)
 	}
-	got := FormatPrintServer(server, nil, nil)
+	got := FormatPrintServer(server, nil, nil, nil)
 	if !strings.HasPrefix(got, "#\n# Set server attributes.\n#\nset server scheduling = True\n") {
 		t.Errorf("server without queues or nodes starts\n%s", got)
 	}
@@ -294,7 +294,7 @@ func TestPrintRoundTrip(t *testing.T) {
 	nodes = append(nodes, proto.Status{Name: "n3", Attrs: []proto.Attr{
 		attr("Mom", "a.example.com,b.example.com"), attr("state", "offline"),
 	}})
-	got := replay(t, FormatPrintServer(server, queues, nodes))
+	got := replay(t, FormatPrintServer(server, nil, queues, nodes))
 
 	want := map[string]*object{}
 	add := func(key string, o proto.Status, obj proto.ObjectType) {

@@ -31,7 +31,7 @@ import (
 // job and its script are durable.
 func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 	priv := s.privilegeOf(who)
-	base, err := parseSubmission(who, priv, req)
+	base, err := parseSubmission(s.rt(), who, priv, req)
 	if err != nil {
 		return "", err
 	}
@@ -68,7 +68,7 @@ func (s *Server) privilegeOf(who *caller) model.Privilege {
 // parseSubmission turns the request into a job: attributes checked
 // against who may set them, the owner and submission host from the
 // caller's credentials.
-func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest) (*model.Job, error) {
+func parseSubmission(rt *resc.Table, who *caller, priv model.Privilege, req *proto.SubmitRequest) (*model.Job, error) {
 	base := &model.Job{
 		Rerunable:  true,
 		JoinPath:   "n",
@@ -81,7 +81,7 @@ func parseSubmission(who *caller, priv model.Privilege, req *proto.SubmitRequest
 		if a.Name == proto.AttrInteractive && a.Resource == "" {
 			return nil, proto.Errorf(proto.PBSE_ATTRRO, "%s (an interactive job is submitted with qsub -I, which listens for it)", a.Name)
 		}
-		if err := model.SetJobAttr(base, a, priv, model.AtSubmit); err != nil {
+		if err := model.SetJobAttr(rt, base, a, priv, model.AtSubmit); err != nil {
 			return nil, err
 		}
 	}
@@ -435,7 +435,7 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 	nodes, hasNodes := rl.Get(proto.ResNodes)
 	if hasSelect {
 		for _, p := range rl {
-			if d := resc.Lookup(p.Name); d.Chunk && p.Name != proto.ResSelect {
+			if d := s.rt().Lookup(p.Name); d.Chunk && p.Name != proto.ResSelect {
 				return nil, proto.Errorf(proto.PBSE_INVALJOBRESC, "%s", p.Name)
 			}
 		}
@@ -445,7 +445,7 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 			if _, ok := rl.Get(name); ok {
 				continue
 			}
-			if (hasSelect || hasNodes) && resc.Lookup(name).Chunk {
+			if (hasSelect || hasNodes) && s.rt().Lookup(name).Chunk {
 				continue // the select decides host-level amounts
 			}
 			rl = rl.Set(name, v)
@@ -456,7 +456,7 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 	switch {
 	case hasSelect:
 		v, _ := rl.Get(proto.ResSelect)
-		sel, err = resc.ParseSelect(v)
+		sel, err = s.rt().ParseSelect(v)
 	case hasNodes:
 		sel, err = resc.ParseNodes(nodes)
 		if _, ok := rl.Get(proto.ResPlace); !ok && err == nil {
@@ -465,11 +465,11 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 	default:
 		var pairs []resc.Pair
 		for _, p := range rl {
-			if d := resc.Lookup(p.Name); d.Chunk {
+			if d := s.rt().Lookup(p.Name); d.Chunk {
 				pairs = append(pairs, p)
 			}
 		}
-		sel = resc.Select{resc.NewChunk(1, pairs)}
+		sel = resc.Select{s.rt().NewChunk(1, pairs)}
 		if _, ok := rl.Get(proto.ResPlace); !ok {
 			rl = rl.Set(proto.ResPlace, "pack")
 		}
@@ -507,7 +507,7 @@ func (s *Server) checkResourceLimits(rl model.Resources, q *model.Object) error 
 			if !ok {
 				continue
 			}
-			cmp, ordered := resc.Compare(name, v, limit)
+			cmp, ordered := s.rt().Compare(name, v, limit)
 			if !ordered {
 				continue
 			}

@@ -180,7 +180,7 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 		if a.Name == proto.AttrResourceList {
 			resourcesChanged = true
 		}
-		if err := model.SetJobAttr(c, a, priv, model.AtAlter); err != nil {
+		if err := model.SetJobAttr(s.rt(), c, a, priv, model.AtAlter); err != nil {
 			return nil, "", err
 		}
 	}
@@ -201,7 +201,7 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 		}
 	}
 	if resourcesChanged && c.QueueType == "Execution" {
-		c.ResourceList = rederivable(c.ResourceList, attrs)
+		c.ResourceList = rederivable(s.rt(), c.ResourceList, attrs)
 		if err := s.applyResources(c, s.queues[c.Queue]); err != nil {
 			return nil, "", err
 		}
@@ -243,7 +243,7 @@ func setsAttr(attrs []proto.Attr, name string) bool {
 // dropped and derived again; when qalter changed a host-level amount
 // (-l ncpus=4) rather than the select, the select is rebuilt from the
 // job-wide amounts instead.
-func rederivable(rl model.Resources, altered []proto.Attr) model.Resources {
+func rederivable(rt *resc.Table, rl model.Resources, altered []proto.Attr) model.Resources {
 	selectAltered, nodesAltered, chunkAltered := false, false, false
 	for _, a := range altered {
 		if a.Name != proto.AttrResourceList {
@@ -254,7 +254,7 @@ func rederivable(rl model.Resources, altered []proto.Attr) model.Resources {
 			selectAltered = true
 		case a.Resource == proto.ResNodes:
 			nodesAltered = true
-		case resc.Lookup(a.Resource).Chunk:
+		case rt.Lookup(a.Resource).Chunk:
 			chunkAltered = true
 		}
 	}
@@ -269,7 +269,7 @@ func rederivable(rl model.Resources, altered []proto.Attr) model.Resources {
 	}
 	out := rl.Clone()
 	for _, p := range rl {
-		if resc.Lookup(p.Name).Chunk {
+		if rt.Lookup(p.Name).Chunk {
 			out = out.Delete(p.Name)
 		}
 	}

@@ -503,6 +503,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return s.statusResvs(who, req)
+	case proto.MsgStatusResource:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusResources(req), nil
 	case proto.MsgDeleteResv:
 		req, err := decode[proto.ResvRequest](body)
 		if err != nil {

@@ -74,7 +74,7 @@ func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 				}
 			}
 			for _, r := range slices.Sorted(maps.Keys(scope.obj.Resources[lim.resAttr])) {
-				l, err := entlim.Parse(scope.obj.Resources[lim.resAttr][r], model.EntityAmount(r))
+				l, err := entlim.Parse(scope.obj.Resources[lim.resAttr][r], model.EntityAmount(s.rt(), r))
 				if err != nil {
 					continue
 				}

@@ -11,6 +11,7 @@ import (
 	"gopbs/internal/qsubopt"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // manager performs a qmgr create, delete, set or unset.
@@ -36,6 +37,9 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 	}
 	if req.Object == proto.ObjServer && len(req.Attrs) > 0 && req.Attrs[0].Name == proto.AttrServerMembers {
 		return s.changeGroup(who, mgr, req)
+	}
+	if req.Object == proto.ObjResource {
+		return s.mgrResource(who, mgr, req)
 	}
 	table := model.Defs(req.Object)
 	if table == nil {
@@ -148,10 +152,10 @@ func attrsText(attrs []proto.Attr) string {
 
 // applyAll applies attrs to a copy of o and returns it; o is unchanged on
 // error.
-func applyAll(t *model.DefTable, o *model.Object, attrs []proto.Attr) (*model.Object, error) {
+func applyAll(rt *resc.Table, t *model.DefTable, o *model.Object, attrs []proto.Attr) (*model.Object, error) {
 	c := o.Clone()
 	for _, a := range attrs {
-		if err := t.Apply(c, a); err != nil {
+		if err := t.ApplyIn(rt, c, a); err != nil {
 			return nil, err
 		}
 	}
@@ -184,7 +188,7 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 		}
 		next = n
 	}
-	c, err := applyAll(model.ServerDefs, s.server, attrs)
+	c, err := applyAll(s.rt(), model.ServerDefs, s.server, attrs)
 	if err != nil {
 		return err
 	}
@@ -219,7 +223,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 		if exists {
 			return proto.NewError(proto.PBSE_QUEEXIST)
 		}
-		c, err := applyAll(model.QueueDefs, model.NewObject(name), req.Attrs)
+		c, err := applyAll(s.rt(), model.QueueDefs, model.NewObject(name), req.Attrs)
 		if err != nil {
 			return err
 		}
@@ -256,7 +260,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 	if !exists {
 		return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
 	}
-	c, err := applyAll(model.QueueDefs, q, req.Attrs)
+	c, err := applyAll(s.rt(), model.QueueDefs, q, req.Attrs)
 	if err != nil {
 		return err
 	}
@@ -321,7 +325,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		o.Set(proto.AttrNodeSharing, "", "default_shared")
 		o.Set(proto.AttrResourcesAvail, proto.ResHost, name)
 		o.Set(proto.AttrResourcesAvail, "vnode", name)
-		c, err := applyAll(model.NodeDefs, o, req.Attrs)
+		c, err := applyAll(s.rt(), model.NodeDefs, o, req.Attrs)
 		if err != nil {
 			return err
 		}
@@ -355,7 +359,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	if !exists {
 		return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 	}
-	c, err := applyAll(model.NodeDefs, n, req.Attrs)
+	c, err := applyAll(s.rt(), model.NodeDefs, n, req.Attrs)
 	if err != nil {
 		return err
 	}

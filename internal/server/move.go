@@ -7,7 +7,6 @@ import (
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
-	"gopbs/resc"
 )
 
 // moveJob is qmove: a job that is not running, and not finished, enters
@@ -78,7 +77,7 @@ func requested(j *model.Job) *model.Job {
 	}
 	var rl model.Resources
 	for _, p := range c.ResourceList {
-		if resc.Lookup(p.Name).Chunk && p.Name != proto.ResSelect {
+		if j.Resources().Lookup(p.Name).Chunk && p.Name != proto.ResSelect {
 			continue
 		}
 		rl = append(rl, p)

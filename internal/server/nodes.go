@@ -232,11 +232,11 @@ func (s *Server) overloaded(n *model.Object, rt *nodeRuntime) bool {
 // setStatus records a mom's report for a node and what it makes
 // available. Status replies read the availability of every node, so it is
 // worked out here, once per report, not once per reader.
-func (rt *nodeRuntime) setStatus(st proto.MomStatus) {
+func (rt *nodeRuntime) setStatus(t *resc.Table, st proto.MomStatus) {
 	rt.status = st
 	avail := make(map[string]string, len(st.Resources)+3)
 	for k, v := range st.Resources {
-		if c, err := resc.Canonical(k, v); err == nil {
+		if c, err := t.Canonical(k, v); err == nil {
 			avail[k] = c
 		}
 	}
@@ -346,7 +346,7 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 		} else {
 			assigned := map[string]string{proto.ResNcpus: "0", proto.ResMem: "0kb"}
 			for r, v := range used {
-				if resc.Lookup(r).Type == resc.TypeSize {
+				if s.rt().Lookup(r).Type == resc.TypeSize {
 					assigned[r] = resc.FormatKB(int64(v))
 				} else {
 					assigned[r] = strconv.FormatInt(int64(v), 10)
@@ -420,7 +420,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		s.log.Info("node up", "node", st.Node)
 	}
 	rt.reported, rt.down, rt.lastSeen = true, false, now
-	rt.setStatus(*st)
+	rt.setStatus(s.rt(), *st)
 	wasBusy := rt.loadBusy
 	rt.loadBusy = s.overloaded(s.nodes[st.Node], rt)
 	unloaded := wasBusy && !rt.loadBusy
@@ -595,7 +595,7 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
 		}
 		owner := s.runtime[st.Node]
 		rt.reported, rt.down, rt.lastSeen, rt.told, rt.leaseEnd = true, false, now, owner.told, owner.leaseEnd
-		rt.setStatus(proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
+		rt.setStatus(s.rt(), proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
 			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
 		recorded = append(recorded, v.Name)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"gopbs/internal/model"
 	"gopbs/proto"
-	"gopbs/resc"
 )
 
 // Queries: what the commands and schedulers read (qstat, qselect, the
@@ -250,7 +249,7 @@ func matchCriterion(j *model.Job, c proto.Attr) (bool, error) {
 	var cmp int
 	ordered := false
 	if c.Resource != "" {
-		cmp, ordered = resc.Compare(c.Resource, v, c.Value)
+		cmp, ordered = j.Resources().Compare(c.Resource, v, c.Value)
 	} else {
 		x, errx := strconv.ParseFloat(v, 64)
 		y, erry := strconv.ParseFloat(c.Value, 64)

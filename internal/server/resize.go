@@ -283,7 +283,7 @@ func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
 				held.AddTimes(heldBy(o), 1)
 			}
 			for _, r := range slices.Sorted(maps.Keys(limits)) {
-				limit, ok := resc.Number(r, limits[r])
+				limit, ok := s.rt().Number(r, limits[r])
 				if !ok {
 					continue
 				}
@@ -293,7 +293,7 @@ func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
 						where = "queue " + scope.queue
 					}
 					return proto.Errorf(proto.PBSE_EXCQRESC, "(growth of job %s: %s %s would hold %s of %s, over the %s's %s.%s = %s)",
-						j.ID, lim.kind, lim.name, resc.Format(r, held[r]+grown[r]), r, where, lim.attr, r, limits[r])
+						j.ID, lim.kind, lim.name, s.rt().Format(r, held[r]+grown[r]), r, where, lim.attr, r, limits[r])
 				}
 			}
 		}

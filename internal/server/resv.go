@@ -261,7 +261,7 @@ func occurrences(r *model.Resv, start, duration, now int64) ([]model.ResvOcc, er
 // resvSelect works out a reservation's select and place from its
 // Resource_List: select as given, else one chunk of the resources named
 // (ncpus=1 when none).
-func resvSelect(rl map[string]string) (resc.Select, resc.Place, map[string]string, error) {
+func resvSelect(rt *resc.Table, rl map[string]string) (resc.Select, resc.Place, map[string]string, error) {
 	sel, place := rl[proto.ResSelect], rl[proto.ResPlace]
 	rest := map[string]string{}
 	var chunk []string
@@ -269,11 +269,11 @@ func resvSelect(rl map[string]string) (resc.Select, resc.Place, map[string]strin
 		if k == proto.ResSelect || k == proto.ResPlace {
 			continue
 		}
-		c, err := resc.Canonical(k, v)
+		c, err := rt.Canonical(k, v)
 		if err != nil {
 			return nil, resc.Place{}, nil, proto.Errorf(proto.PBSE_BADATVAL, "(Resource_List.%s: %v)", k, err)
 		}
-		if resc.Consumable(k) && k != proto.ResNodect {
+		if rt.Consumable(k) && k != proto.ResNodect {
 			chunk = append(chunk, k+"="+c)
 		}
 	}
@@ -286,7 +286,7 @@ func resvSelect(rl map[string]string) (resc.Select, resc.Place, map[string]strin
 	} else if len(chunk) > 0 {
 		return nil, resc.Place{}, nil, proto.Errorf(proto.PBSE_INVALJOBRESC, " %s (give a select or plain resources, not both)", strings.Join(chunk, ","))
 	}
-	s, err := resc.ParseSelect(sel)
+	s, err := rt.ParseSelect(sel)
 	if err != nil {
 		return nil, resc.Place{}, nil, proto.Errorf(proto.PBSE_BADATVAL, "(Resource_List.select = %q: %v)", sel, err)
 	}
@@ -369,7 +369,7 @@ func (s *Server) submitResv(who *caller, req *proto.ResvSubmitRequest) (*proto.R
 				return err
 			}
 		} else {
-			sel, pl, rest, err := resvSelect(p.rl)
+			sel, pl, rest, err := resvSelect(s.rt(), p.rl)
 			if err != nil {
 				return err
 			}
@@ -429,7 +429,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 		for _, name := range names {
 			ncpus := 0.0
 			if v, ok := s.nodeAvailable(name)[proto.ResNcpus]; ok {
-				ncpus, _ = resc.Number(proto.ResNcpus, v)
+				ncpus, _ = s.rt().Number(proto.ResNcpus, v)
 			}
 			total += ncpus
 			nodes = append(nodes, "("+name+":ncpus="+strconv.FormatFloat(ncpus, 'f', -1, 64)+")")
@@ -437,7 +437,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 		sel = append(sel, "host="+h+":ncpus="+strconv.FormatFloat(total, 'f', -1, 64))
 	}
 	r.Select, r.Place = "1:"+strings.Join(sel, "+1:"), "exclhost"
-	if s, err := resc.ParseSelect(r.Select); err == nil {
+	if s, err := s.rt().ParseSelect(r.Select); err == nil {
 		r.Select = s.String()
 		r.Resources = s.Totals()
 		r.Resources[proto.ResNodect] = strconv.Itoa(s.NodeCount())
@@ -851,7 +851,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 // chose them; the server only refuses what cannot be.
 func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 	for i, spec := range nodes {
-		want, err := resvAmounts(spec)
+		want, err := resvAmounts(s.rt(), spec)
 		if err != nil {
 			return proto.Errorf(proto.PBSE_BADATVAL, "(%q: %v)", spec, err)
 		}
@@ -869,7 +869,7 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 				}
 				for _, oc := range o.Occ {
 					if oc.Start < to && from < oc.Start+o.Duration {
-						other, _ := resvAmounts(oc.Nodes)
+						other, _ := resvAmounts(s.rt(), oc.Nodes)
 						if m, ok := other[node]; ok {
 							with = append(with, o.ID(s.cfg.ServerName))
 							for k, v := range m {
@@ -880,12 +880,12 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 				}
 			}
 			for k, v := range amt {
-				have, ok := resc.Number(k, avail[k])
+				have, ok := s.rt().Number(k, avail[k])
 				if !ok {
 					continue
 				}
 				if held[k]+v > have {
-					return proto.Errorf(proto.PBSE_resvFail, "(node %s has %s of %s: it overlaps %s)", node, resc.Format(k, have), k, strings.Join(with, ", "))
+					return proto.Errorf(proto.PBSE_resvFail, "(node %s has %s of %s: it overlaps %s)", node, s.rt().Format(k, have), k, strings.Join(with, ", "))
 				}
 			}
 		}
@@ -894,7 +894,7 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 }
 
 // resvAmounts sums an exec_vnode-like string's amounts per node.
-func resvAmounts(spec string) (map[string]map[string]float64, error) {
+func resvAmounts(rt *resc.Table, spec string) (map[string]map[string]float64, error) {
 	out := map[string]map[string]float64{}
 	for _, part := range strings.Split(spec, "+") {
 		part = strings.Trim(strings.TrimSpace(part), "()")
@@ -918,10 +918,10 @@ func resvAmounts(spec string) (map[string]map[string]float64, error) {
 			if !ok {
 				return nil, fmt.Errorf("%q is not name=value", kv)
 			}
-			if !resc.Consumable(k) {
+			if !rt.Consumable(k) {
 				continue
 			}
-			x, ok := resc.Number(k, v)
+			x, ok := rt.Number(k, v)
 			if !ok {
 				return nil, fmt.Errorf("%s=%s is not an amount", k, v)
 			}
@@ -1129,7 +1129,7 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 		if !(r.Start() <= now && now < r.End()) || r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
 			continue
 		}
-		held, err := resvAmounts(r.Nodes())
+		held, err := resvAmounts(s.rt(), r.Nodes())
 		if err != nil {
 			continue
 		}
@@ -1169,8 +1169,8 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 func (s *Server) wholeNode(node string) map[string]float64 {
 	out := map[string]float64{}
 	for k, v := range s.nodeAvailable(node) {
-		if resc.Consumable(k) {
-			if x, ok := resc.Number(k, v); ok {
+		if s.rt().Consumable(k) {
+			if x, ok := s.rt().Number(k, v); ok {
 				out[k] = x
 			}
 		}
@@ -1188,7 +1188,7 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 		if !(r.Start() <= now && now < r.End()) || r.State != proto.ResvRunning && r.State != proto.ResvDegraded {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(reservation %s is %s: its jobs run only in its window)", id, r.State)
 		}
-		mine, _ := resvAmounts(r.Nodes())
+		mine, _ := resvAmounts(s.rt(), r.Nodes())
 		for _, n := range free {
 			m, ok := mine[n.Name]
 			if !ok {

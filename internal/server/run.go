@@ -110,10 +110,10 @@ func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 		avail := s.nodeAvailable(name)
 		nf := &place.Node{Name: name, Avail: avail, Free: map[string]float64{}}
 		for r, v := range avail {
-			if !resc.Consumable(r) {
+			if !s.rt().Consumable(r) {
 				continue
 			}
-			if x, ok := resc.Number(r, v); ok {
+			if x, ok := s.rt().Number(r, v); ok {
 				nf.Free[r] = x - s.counts.assigned[name][r]
 			}
 		}
@@ -421,9 +421,12 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if err := s.resvAllows(j, free, now); err != nil {
 		return nil, err
 	}
-	p, err := place.Chunks(sel, req.Place, free, hosts)
+	p, err := place.Chunks(counting(s.rt(), sel, r.Counted), req.Place, free, hosts)
 	if err != nil {
 		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
+	}
+	if len(r.Counted) > 0 {
+		assignWhole(p, sel)
 	}
 	execHost, execVnode, nodefile := place.ExecStrings(p)
 	// An early stage-in to this very node spares the copy; anywhere else
@@ -434,6 +437,35 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	spec := s.momJob(j, p, nodefile)
 	spec.StagedIn = stagedIn
 	return &startRequest{key: j.Key(), job: j, spec: spec}, nil
+}
+
+// counting is sel as a scheduler that counts only the resources named
+// read it (RunSpec.Counted), for checking its placement; sel itself when
+// it counts all.
+func counting(rt *resc.Table, sel resc.Select, counted []string) resc.Select {
+	if len(counted) == 0 {
+		return sel
+	}
+	cs, err := rt.Counting(counted).ParseSelect(sel.String())
+	if err != nil {
+		return sel
+	}
+	return cs
+}
+
+// assignWhole gives each chunk of a placement checked with counting
+// chunks the job's whole chunk: the job is assigned everything it asked
+// for, counted or not, as OpenPBS's server assigns it.
+func assignWhole(p []place.Placement, sel resc.Select) {
+	whole := make(map[string]resc.Chunk, len(sel))
+	for _, c := range sel {
+		whole[place.ChunkText(c)] = c.One()
+	}
+	for i := range p {
+		if c, ok := whole[place.ChunkText(p[i].Chunk)]; ok {
+			p[i].Chunk = c
+		}
+	}
 }
 
 // runnable finds the job a run request names (mu held): a job, a subjob
@@ -496,7 +528,7 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 		if amounts == place.ChunkText(chunks[k]) {
 			continue // the chunk as the job asked for it, written the same way
 		}
-		given, err := resc.ParseSelect("1:" + amounts)
+		given, err := sel.Table().ParseSelect("1:" + amounts)
 		if err != nil {
 			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d: %v)", k+1, err)
 		}

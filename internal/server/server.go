@@ -22,6 +22,7 @@ import (
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Version is reported as pbs_version.
@@ -96,8 +97,14 @@ type Server struct {
 
 	mu     sync.RWMutex
 	server *model.Object
-	queues map[string]*model.Object
-	nodes  map[string]*model.Object
+	// resources are the built-in resources and the site's custom ones
+	// (resources.go): every resource value the server takes is read as
+	// its type there. Replaced whole, under mu, when a definition
+	// changes; read without mu by what parses a request before taking
+	// it (rt).
+	resources atomic.Pointer[resc.Table]
+	queues    map[string]*model.Object
+	nodes     map[string]*model.Object
 	// nodeOrder caches the names of nodes in order (sortedNodes); nil
 	// once a node is created or deleted.
 	nodeOrder atomic.Pointer[[]string]
@@ -301,6 +308,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.resetEvents()
 	s.server = snap.Server
 	s.server.Name = s.cfg.ServerName
+	s.resources.Store(resc.NewTable(snap.Resources))
 	s.queues = make(map[string]*model.Object, len(snap.Queues))
 	for _, q := range snap.Queues {
 		s.queues[q.Name] = q
@@ -496,7 +504,7 @@ func (s *Server) updateJob(j *model.Job, change func()) {
 // array's (mu held); untrack takes it out. Every change of a job's state
 // happens between the two.
 func (s *Server) track(j *model.Job) {
-	j.CacheRequest() // every change of a job ends here: its list is parsed once per change
+	j.CacheRequest(s.rt()) // every change of a job ends here: its list is parsed once per change
 	s.noteAfter(j)
 	s.counts.add(j)
 	s.hold(j, 1)

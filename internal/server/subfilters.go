@@ -14,6 +14,7 @@ import (
 	"gopbs/internal/model"
 	"gopbs/internal/store"
 	"gopbs/proto"
+	"gopbs/resc"
 )
 
 // Submission filters (DESIGN §7): the programs of the destination queue's
@@ -161,7 +162,7 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	if err != nil {
 		return nil, err
 	}
-	j.ResourceList = keptResources(base.ResourceList, j.ResourceList, run.changed)
+	j.ResourceList = keptResources(s.rt(), base.ResourceList, j.ResourceList, run.changed)
 	return &filtered{job: j, queue: j.Queue, seq: seq, chain: chain, file: run.file, rm: run.rm}, nil
 }
 
@@ -172,10 +173,10 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 // derived totals dropped for admission to derive again, as after qalter:
 // a rewritten select keeps its shape; a rewritten total (ncpus) rebuilds
 // a one-chunk select from the job-wide amounts.
-func keptResources(submitted, view model.Resources, changed []proto.Attr) model.Resources {
+func keptResources(rt *resc.Table, submitted, view model.Resources, changed []proto.Attr) model.Resources {
 	for _, a := range changed {
 		if a.Name == proto.AttrResourceList {
-			return rederivable(view, changed)
+			return rederivable(rt, view, changed)
 		}
 	}
 	return submitted
@@ -222,7 +223,7 @@ func (s *Server) runSubmissionChain(chain filter.Chain, j *model.Job, moveQueue 
 				var after *jobjson.Job
 				if after, err = jobjson.Decode(rewritten, time.Local); err == nil {
 					var diff []proto.Attr
-					diff, err = applyRewrite(j, accepted, after, moveQueue)
+					diff, err = applyRewrite(s.rt(), j, accepted, after, moveQueue)
 					run.changed = append(run.changed, diff...)
 					accepted, data = after, rewritten
 				}
@@ -275,7 +276,7 @@ var filterPriv = model.Privilege{Owner: true, Operator: true, Manager: true}
 // before to after. The id, the owner and every attribute the server alone
 // sets may not change; the queue may.
 // It returns the changes applied.
-func applyRewrite(j *model.Job, before, after *jobjson.Job, moveQueue bool) ([]proto.Attr, error) {
+func applyRewrite(rt *resc.Table, j *model.Job, before, after *jobjson.Job, moveQueue bool) ([]proto.Attr, error) {
 	if after.ID != before.ID {
 		return nil, fmt.Errorf("the job id changed from %s to %s, which a filter may not change", before.ID, after.ID)
 	}
@@ -305,7 +306,7 @@ func applyRewrite(j *model.Job, before, after *jobjson.Job, moveQueue bool) ([]p
 			j.Queue = a.Value
 			continue
 		}
-		if err := model.SetJobAttr(j, a, filterPriv, model.AtSubmit); err != nil {
+		if err := model.SetJobAttr(rt, j, a, filterPriv, model.AtSubmit); err != nil {
 			if proto.CodeOf(err) == proto.PBSE_ATTRRO {
 				return nil, fmt.Errorf("%s changed, which a filter may not change", a.FullName())
 			}
