@@ -31,6 +31,7 @@ type server interface {
 	StatusServer(attrs []string) (proto.Status, error)
 	StatusQueues(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	StatusNodes(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
+	StatusSched(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	Close() error
 }
 

@@ -23,6 +23,8 @@ func header(obj proto.ObjectType) string {
 		return "Queue"
 	case proto.ObjNode:
 		return "Node"
+	case proto.ObjSched:
+		return "Sched"
 	}
 	return obj.String()
 }
@@ -88,6 +90,11 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 		b.WriteString("#\n# Create queues and set their attributes.\n#\n")
 	case proto.ObjNode:
 		b.WriteString("#\n# Create nodes and set their properties.\n#\n")
+	case proto.ObjSched:
+		// OpenPBS writes "create sched default" here, which its own
+		// server refuses on replay (the scheduler exists): the set lines
+		// alone recreate it.
+		b.WriteString("#\n# Set scheduler attributes.\n#\n")
 	}
 	for _, o := range objs {
 		prefix := "set " + obj.String() + " "
@@ -100,6 +107,11 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 			b.WriteString("#\n# Create and define node " + o.Name + "\n#\n")
 			b.WriteString(createNode(o) + "\n")
 			prefix += o.Name + " "
+		case proto.ObjSched:
+			// The default scheduler goes unnamed, as OpenPBS prints it.
+			if o.Name != proto.DefaultSched {
+				prefix += o.Name + " "
+			}
 		}
 		for _, a := range o.Attrs {
 			writeSet(&b, obj, prefix, a)

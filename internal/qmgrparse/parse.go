@@ -265,7 +265,7 @@ func matchObject(w string) (proto.ObjectType, string) {
 		obj  proto.ObjectType
 	}{
 		{"server", proto.ObjServer}, {"queues", proto.ObjQueue}, {"nodes", proto.ObjNode},
-		{"resource", 0}, {"sched", 0}, {"hook", 0}, {"pbshook", 0},
+		{"resource", 0}, {"sched", proto.ObjSched}, {"hook", 0}, {"pbshook", 0},
 	} {
 		if strings.HasPrefix(c.word, w) {
 			if c.obj == 0 {

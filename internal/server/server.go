@@ -40,6 +40,9 @@ type Config struct {
 	MomPort int
 	// SchedAddr is host:port of the scheduler; "" disables scheduling.
 	SchedAddr string
+	// SchedPriv and SchedLogs are the scheduler's directories as this
+	// host's pbs.conf has them, shown by qmgr list sched ("" shows none).
+	SchedPriv, SchedLogs string
 	// KeyFile is the cluster key, created if missing.
 	KeyFile string
 	// StorePath is the directory holding the store (server_priv).
@@ -96,8 +99,10 @@ type Server struct {
 
 	mu     sync.RWMutex
 	server *model.Object
-	queues map[string]*model.Object
-	nodes  map[string]*model.Object
+	// schedObj is the sched object's own attributes (schedobj.go).
+	schedObj *model.Object
+	queues   map[string]*model.Object
+	nodes    map[string]*model.Object
 	// nodeOrder caches the names of nodes in order (sortedNodes); nil
 	// once a node is created or deleted.
 	nodeOrder atomic.Pointer[[]string]
@@ -301,6 +306,10 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.resetEvents()
 	s.server = snap.Server
 	s.server.Name = s.cfg.ServerName
+	s.schedObj = snap.Sched
+	if s.schedObj == nil {
+		s.schedObj = model.NewObject(proto.DefaultSched)
+	}
 	s.queues = make(map[string]*model.Object, len(snap.Queues))
 	for _, q := range snap.Queues {
 		s.queues[q.Name] = q
