@@ -695,7 +695,7 @@ func checkBackfillFuzzy(v string) (string, error) {
 	case "off", "0":
 		return "off", nil
 	}
-	return "", proto.Errorf(proto.PBSE_BADATVAL, "opt_backfill_fuzzy = %q: this scheduler's backfill computes every start time exactly and has no fuzziness; only off is taken", v)
+	return "", proto.Errorf(proto.PBSE_BADATVAL, "%s = %q: this scheduler's backfill computes every start time exactly and has no fuzziness; only off is taken", proto.AttrOptBackfillFuzzy, v)
 }
 
 // SchedDefs is the attribute table of the sched object, in OpenPBS's
