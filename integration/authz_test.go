@@ -519,7 +519,14 @@ func (e *authzEnv) waitJobState(t *testing.T, id, want string) {
 // serverAttrs is what qmgr list server shows root.
 func (e *authzEnv) serverAttrs(t *testing.T) map[string]string {
 	t.Helper()
-	out := e.root(t, "qmgr", "-c", "list server")
+	return e.objectAttrs(t, "server")
+}
+
+// objectAttrs is what root's qmgr list shows of object ("server",
+// "sched"), by attribute.
+func (e *authzEnv) objectAttrs(t *testing.T, object string) map[string]string {
+	t.Helper()
+	out := e.root(t, "qmgr", "-c", "list "+object)
 	attrs := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
 		if k, v, ok := strings.Cut(strings.TrimSpace(line), " = "); ok {
@@ -759,20 +766,20 @@ func (e *authzEnv) qmgrEffect(t *testing.T, argv []string) func(*testing.T, test
 	t.Helper()
 	words := strings.Fields(flagValue(argv, "-c"))
 	switch {
-	case len(words) == 5 && words[0] == "set" && words[1] == "server" && words[3] == "=":
-		name, value := words[2], words[4]
-		e.rootQuiet(t, "qmgr", "-c", "unset server "+name)
-		if v, ok := e.serverAttrs(t)[name]; ok {
-			t.Fatalf("server %s = %s after unsetting it", name, v)
+	case len(words) == 5 && words[0] == "set" && (words[1] == "server" || words[1] == "sched") && words[3] == "=":
+		object, name, value := words[1], words[2], words[4]
+		e.rootQuiet(t, "qmgr", "-c", "unset "+object+" "+name)
+		if v, ok := e.objectAttrs(t, object)[name]; ok {
+			t.Fatalf("%s %s = %s after unsetting it", object, name, v)
 		}
-		t.Cleanup(func() { e.rootQuiet(t, "qmgr", "-c", "unset server "+name) })
+		t.Cleanup(func() { e.rootQuiet(t, "qmgr", "-c", "unset "+object+" "+name) })
 		return func(t *testing.T, res testcluster.Result, expect string) {
-			v, ok := e.serverAttrs(t)[name]
+			v, ok := e.objectAttrs(t, object)[name]
 			if expect == "allowed" && v != value {
-				t.Errorf("server %s = %q after qmgr set, want %q", name, v, value)
+				t.Errorf("%s %s = %q after qmgr set, want %q", object, name, v, value)
 			}
 			if expect != "allowed" && ok {
-				t.Errorf("server %s = %q after a refused qmgr set, want it unset", name, v)
+				t.Errorf("%s %s = %q after a refused qmgr set, want it unset", object, name, v)
 			}
 		}
 	case len(words) >= 3 && words[0] == "create" && words[1] == "queue":
@@ -791,14 +798,14 @@ func (e *authzEnv) qmgrEffect(t *testing.T, argv []string) func(*testing.T, test
 				t.Errorf("queue %s exists %v after qmgr create, want %v", q, got, expect == "allowed")
 			}
 		}
-	case len(words) == 2 && words[1] == "server" && (words[0] == "list" || words[0] == "print"):
-		want := "Server "
+	case len(words) == 2 && (words[1] == "server" || words[1] == "sched") && (words[0] == "list" || words[0] == "print"):
+		want := map[string]string{"server": "Server ", "sched": "Sched default\n"}[words[1]]
 		if words[0] == "print" {
-			want = "set server "
+			want = "set " + words[1] + " "
 		}
 		return func(t *testing.T, res testcluster.Result, expect string) {
 			if !strings.Contains(res.Stdout, want) {
-				t.Errorf("qmgr %s server shows no %q:\n%s", words[0], want, res)
+				t.Errorf("qmgr %s %s shows no %q:\n%s", words[0], words[1], want, res)
 			}
 		}
 	}

@@ -60,6 +60,8 @@ func run() int {
 		TCPAddr:       ":" + strconv.Itoa(cfg.BatchPort),
 		MomPort:       cfg.MomPort,
 		SchedAddr:     net.JoinHostPort(cfg.SchedHost, strconv.Itoa(cfg.SchedPort)),
+		SchedPriv:     cfg.SchedPriv(),
+		SchedLogs:     cfg.SchedLogs(),
 		KeyFile:       cfg.KeyFile(),
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),

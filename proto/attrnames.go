@@ -153,6 +153,21 @@ const (
 	AttrActivationFilters = "activation_filters"
 )
 
+// Scheduler attributes (qmgr's sched object) besides those it shares
+// with the server (scheduling, scheduler_iteration, sched_cycle_length)
+// and log_events and pbs_version, which are named as the server's.
+const (
+	AttrSchedHost = "sched_host"
+	AttrSchedPort = "sched_port"
+	AttrSchedPriv = "sched_priv"
+	AttrSchedLog  = "sched_log"
+	// AttrSchedState is idle, scheduling or down, as OpenPBS says.
+	AttrSchedState = "state"
+	// AttrOptBackfillFuzzy is OpenPBS's coarsening of backfill's start
+	// time estimates (off, low, medium, high or seconds).
+	AttrOptBackfillFuzzy = "opt_backfill_fuzzy"
+)
+
 // Server attributes.
 const (
 	AttrServerState = "server_state"

@@ -312,6 +312,12 @@ func (c *Client) StatusNodes(req *StatusRequest) ([]Status, []ObjectError, error
 	return c.status(MsgStatusNode, req)
 }
 
+// StatusSched returns the scheduler object (qmgr list sched): the one
+// named, or all (there is one).
+func (c *Client) StatusSched(req *StatusRequest) ([]Status, []ObjectError, error) {
+	return c.status(MsgStatusSched, req)
+}
+
 // StatusServer returns the server object.
 func (c *Client) StatusServer(attrs []string) (Status, error) {
 	objs, _, err := c.status(MsgStatusServer, &StatusRequest{Attrs: attrs})

@@ -102,6 +102,9 @@ const (
 	PBSE_RESCBUSY           Code = 15174
 	PBSE_JOBSCRIPTMAXSIZE   Code = 15175
 	PBSE_TRYAGAIN           Code = 15208
+	PBSE_SCHEDEXIST         Code = 15211
+	PBSE_UNKSCHED           Code = 15213
+	PBSE_SCHED_NO_DEL       Code = 15214
 
 	// gopbs's own codes, above OpenPBS's range.
 
@@ -212,6 +215,9 @@ var messages = map[Code]string{
 	PBSE_RESCBUSY:           "Resource busy on",
 	PBSE_JOBSCRIPTMAXSIZE:   "jobscript size exceeded the jobscript_max_size",
 	PBSE_TRYAGAIN:           "Try the request again later",
+	PBSE_SCHEDEXIST:         "Scheduler already exists",
+	PBSE_UNKSCHED:           "Unknown Scheduler",
+	PBSE_SCHED_NO_DEL:       "Can not delete Scheduler",
 	PBSE_EVENTGAP:           "Changes since that event are no longer kept: read the state again",
 	PBSE_TOOSLOW:            "Event stream cut off: the subscriber fell too far behind",
 	PBSE_NOTLEADER:          "This server is not the leader of its group",

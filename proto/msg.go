@@ -51,6 +51,9 @@ const (
 	MsgSubscribe MsgType = 28
 	// MsgEvent is one frame of the event stream: an EventFrame.
 	MsgEvent MsgType = 29
+	// MsgStatusSched asks for the scheduler object (qmgr list sched): a
+	// StatusRequest whose IDs name it ("default", the only one).
+	MsgStatusSched MsgType = 38
 )
 
 var msgNames = map[MsgType]string{
@@ -61,7 +64,7 @@ var msgNames = map[MsgType]string{
 	MsgAlterJob: "AlterJob", MsgSelectJobs: "SelectJobs", MsgManager: "Manager",
 	MsgRunJob: "RunJob", MsgSignalJob: "SignalJob", MsgShutdown: "Shutdown",
 	MsgWhoAmI: "WhoAmI", MsgRerunJob: "RerunJob", MsgStageInJob: "StageInJob", MsgMoveJob: "MoveJob",
-	MsgSubscribe: "Subscribe", MsgEvent: "Event",
+	MsgSubscribe: "Subscribe", MsgEvent: "Event", MsgStatusSched: "StatusSched",
 }
 
 // Known reports whether t is a message type of this build (one with a
@@ -396,7 +399,14 @@ const (
 	ObjNode   ObjectType = 3
 	// ObjResource is a custom resource (resource.go).
 	ObjResource ObjectType = 4
+	// ObjSched is OpenPBS's scheduler object (qmgr "sched"); this system
+	// has one scheduler, named DefaultSched.
+	ObjSched ObjectType = 5
 )
+
+// DefaultSched is the name of the one scheduler object, OpenPBS's name
+// for its default scheduler.
+const DefaultSched = "default"
 
 func (o ObjectType) String() string {
 	switch o {
@@ -408,6 +418,8 @@ func (o ObjectType) String() string {
 		return "node"
 	case ObjResource:
 		return "resource"
+	case ObjSched:
+		return "sched"
 	}
 	return "object(" + strconv.Itoa(int(o)) + ")"
 }

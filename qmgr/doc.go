@@ -1,5 +1,6 @@
 // Command qmgr administers pbs_server: it creates, deletes, sets and unsets
-// attributes of the server, queues and nodes, and lists or prints them.
+// attributes of the server, queues, nodes and the scheduler (OpenPBS's
+// sched object), and lists or prints them.
 //
 //	qmgr [-a] [-c command] [-e] [-n] [-z] [server]
 //
@@ -7,7 +8,8 @@
 // "Qmgr: " and "Qmgr< " when standard input and output are terminals). The
 // command language, its error messages and the list/print formats are
 // package qmgrparse's; this command connects, sends one manager request
-// per named object ("set server" names the server with ""), and reports
+// per named object ("set server" names the server with "", "set sched"
+// without a name the default scheduler, as OpenPBS's qmgr does), and reports
 // server errors as "qmgr obj=<name> svr=<server>: <message>", where server
 // is the one named on the command line or in name@server, else "default".
 //

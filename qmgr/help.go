@@ -7,7 +7,7 @@ const helpGeneral = `Usage: command object [name[,name...]] [attribute[.resource
 Commands (any prefix will do: s = set, l = list, p = print, c = create,
 d = delete, u = unset, a = active):
   create  delete  set  unset  list  print  active  help  quit  exit
-Objects: server, queue, node (any prefix: s, q, n)
+Objects: server, queue, node, sched (any prefix: s, q, n, sc)
 Operators: =  +=  -=
 
 Separate commands with ';'; '#' starts a comment; end a line with '\'
@@ -39,10 +39,12 @@ func helpText(topic string) string {
   Example: delete queue batch
 `},
 		{"set", `set object [name[,name...]] attribute[.resource] op value[, ...]
-  Sets attributes of the server, queues or nodes.
+  Sets attributes of the server, queues, nodes or the scheduler (sched:
+  its one scheduler is default, and may go unnamed).
   Examples: set server scheduling = true
             set queue batch resources_max.walltime = 24:00:00
             set server managers += admin@*.example.com
+            set sched scheduler_iteration = 300
 `},
 		{"unset", `unset object [name[,name...]] attribute[.resource][, ...]
   Returns attributes to their defaults.

@@ -32,6 +32,7 @@ type server interface {
 	StatusQueues(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	StatusNodes(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	StatusResources(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
+	StatusSched(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	Close() error
 }
 

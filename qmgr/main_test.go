@@ -25,6 +25,7 @@ type fake struct {
 	requests  []proto.ManagerRequest
 	statuses  []string
 	closed    bool
+	scheds    []proto.Status
 }
 
 func newFake() *fake {
@@ -52,6 +53,12 @@ func newFake() *fake {
 				{Name: "resources_available", Resource: "ncpus", Value: "4"},
 			}},
 		},
+		scheds: []proto.Status{{Name: "default", Attrs: []proto.Attr{
+			{Name: "sched_host", Value: "h"},
+			{Name: "scheduling", Value: "True"},
+			{Name: "scheduler_iteration", Value: "600"},
+			{Name: "state", Value: "idle"},
+		}}},
 		fail: map[string]error{},
 	}
 }
@@ -82,6 +89,10 @@ func (f *fake) StatusNodes(req *proto.StatusRequest) ([]proto.Status, []proto.Ob
 
 func (f *fake) StatusResources(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
 	return f.status("resource", f.resources, req, proto.PBSE_UNKRESC)
+}
+
+func (f *fake) StatusSched(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+	return f.status("sched", f.scheds, req, proto.PBSE_UNKSCHED)
 }
 
 func (f *fake) status(kind string, all []proto.Status, req *proto.StatusRequest, unknown proto.Code) ([]proto.Status, []proto.ObjectError, error) {
@@ -516,5 +527,41 @@ func TestStatusObjectErrors(t *testing.T) {
 	r := run1(t, f, "-c", "print server")
 	if r.code != exitExec || !strings.HasPrefix(r.stderr, "qmgr obj= svr=default: Unauthorized Request\n") {
 		t.Errorf("got %+v", r)
+	}
+}
+
+// The sched object: set without a name names the default scheduler to
+// the server (as OpenPBS's qmgr sends PBS_DFLT_SCHED_NAME), list shows
+// it under "Sched", and print writes set lines without a name for the
+// attributes a manager sets.
+func TestSched(t *testing.T) {
+	f := newFake()
+	r := run1(t, f, "-c", "set sched scheduler_iteration = 300; set sched default log_events=2047; create sched other")
+	if r.code != 0 {
+		t.Fatalf("got %+v", r)
+	}
+	want := []proto.ManagerRequest{
+		{Command: proto.MgrSet, Object: proto.ObjSched, Name: "default", Attrs: []proto.Attr{{Name: "scheduler_iteration", Value: "300"}}},
+		{Command: proto.MgrSet, Object: proto.ObjSched, Name: "default", Attrs: []proto.Attr{{Name: "log_events", Value: "2047"}}},
+		{Command: proto.MgrCreate, Object: proto.ObjSched, Name: "other"},
+	}
+	if !reflect.DeepEqual(f.requests, want) {
+		t.Errorf("requests\n%+v\nwant\n%+v", f.requests, want)
+	}
+	r = run1(t, f, "-c", "list sched")
+	if want := "Sched default\n    sched_host = h\n    scheduling = True\n    scheduler_iteration = 600\n    state = idle\n\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("list sched: %+v, want stdout %q", r, want)
+	}
+	r = run1(t, f, "-c", "print sched")
+	if want := "#\n# Set scheduler attributes.\n#\nset sched scheduling = True\nset sched scheduler_iteration = 600\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("print sched: %+v, want stdout %q", r, want)
+	}
+	r = run1(t, f, "-c", "list sched other")
+	if want := "qmgr obj=other svr=default: Unknown Scheduler\nqmgr: Error (15213) returned from server\n"; r.code != exitExec || r.stderr != want {
+		t.Errorf("list sched other: %+v, want stderr %q", r, want)
+	}
+	r = run1(t, f, "-c", "active sched default; active sched")
+	if want := "Active schedulers:\ndefault@default\n"; r.code != 0 || r.stdout != want {
+		t.Errorf("active sched: %+v, want stdout %q", r, want)
 	}
 }

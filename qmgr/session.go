@@ -24,6 +24,7 @@ type session struct {
 	activeServers []qmgrparse.ObjName
 	activeQueues  []qmgrparse.ObjName
 	activeNodes   []qmgrparse.ObjName
+	activeScheds  []qmgrparse.ObjName
 
 	status int  // exit status: that of the last command that failed
 	dead   bool // the connection broke; later commands cannot run
@@ -101,8 +102,12 @@ func (s *session) svr(obj proto.ObjectType, n qmgrparse.ObjName) string {
 // label is the obj= part of a message: the object's name; for the server,
 // the name it was given by, "" for the default one.
 func (s *session) label(obj proto.ObjectType, n qmgrparse.ObjName) string {
-	if obj == proto.ObjServer && n.Name == "" {
+	switch {
+	case obj == proto.ObjServer && n.Name == "":
 		return s.opts.server
+	case obj == proto.ObjSched && n.Name == "":
+		// The default scheduler, which the request names.
+		return proto.DefaultSched
 	}
 	return n.Name
 }
@@ -142,6 +147,12 @@ func (s *session) targets(cmd *qmgrparse.Command) ([]qmgrparse.ObjName, bool) {
 			return []qmgrparse.ObjName{{}}, true
 		}
 		fmt.Fprintln(s.errw, "qmgr: Syntax error - object name required for operation")
+	case proto.ObjSched:
+		// No name is the default scheduler, as in OpenPBS's qmgr.
+		if s.activeScheds != nil {
+			return s.activeScheds, true
+		}
+		return []qmgrparse.ObjName{{}}, true
 	}
 	return nil, false
 }
@@ -187,8 +198,11 @@ func (s *session) manage(cmd *qmgrparse.Command) int {
 	code := 0
 	for _, t := range targets {
 		name := t.Name
-		if cmd.Object == proto.ObjServer {
+		switch {
+		case cmd.Object == proto.ObjServer:
 			name = ""
+		case cmd.Object == proto.ObjSched && name == "":
+			name = proto.DefaultSched
 		}
 		err := s.srv.Manager(&proto.ManagerRequest{Command: mc, Object: cmd.Object, Name: name, Attrs: cmd.Attrs})
 		if err != nil {
@@ -232,6 +246,8 @@ func (s *session) stat(obj proto.ObjectType, t qmgrparse.ObjName, attrs []string
 		call, unknown = s.srv.StatusNodes, proto.PBSE_UNKNODE
 	case proto.ObjResource:
 		call, unknown = s.srv.StatusResources, proto.PBSE_UNKRESC
+	case proto.ObjSched:
+		call, unknown = s.srv.StatusSched, proto.PBSE_UNKSCHED
 	}
 	objs, oerrs, err := call(req)
 	if err != nil {
@@ -333,6 +349,7 @@ func (s *session) print(cmd *qmgrparse.Command) int {
 func (s *session) active(cmd *qmgrparse.Command) int {
 	list := map[proto.ObjectType]*[]qmgrparse.ObjName{
 		proto.ObjServer: &s.activeServers, proto.ObjQueue: &s.activeQueues, proto.ObjNode: &s.activeNodes,
+		proto.ObjSched: &s.activeScheds,
 	}[cmd.Object]
 	if cmd.Names == nil {
 		switch cmd.Object {
@@ -350,10 +367,17 @@ func (s *session) active(cmd *qmgrparse.Command) int {
 			for _, n := range *list {
 				fmt.Fprintf(s.out, "%s@%s\n", n.Name, s.svr(cmd.Object, n))
 			}
+		case proto.ObjSched:
+			fmt.Fprintln(s.out, "Active schedulers:")
+			for _, n := range *list {
+				fmt.Fprintf(s.out, "%s@%s\n", n.Name, s.svr(cmd.Object, n))
+			}
 		}
 		return 0
 	}
-	if !s.opts.noExec && cmd.Object != proto.ObjServer {
+	// OpenPBS's qmgr checks queues and nodes, not schedulers: a
+	// scheduler's name is checked by the commands that use it.
+	if !s.opts.noExec && (cmd.Object == proto.ObjQueue || cmd.Object == proto.ObjNode) {
 		what := "Queue"
 		if cmd.Object == proto.ObjNode {
 			what = "Node"

@@ -282,8 +282,12 @@ type runner struct {
 	// savedUsage is when the fair-share usage was last written.
 	savedUsage time.Time
 
-	// logFilter is log's filter, whose mask is sched_config's log_filter.
-	logFilter *logging.Filtered
+	// logFilter is log's filter, whose mask is sched_config's log_filter
+	// (filterMask) and the classes the sched object's log_events leaves
+	// out (eventsOff, none while it is unset: logevents.go).
+	logFilter  *logging.Filtered
+	filterMask uint32
+	eventsOff  uint32
 	// status is shown as the server's comment (policystatus.go).
 	status policyStatus
 	// metrics are served when pbs.conf names PBS_SCHED_METRICS.
@@ -326,8 +330,9 @@ func (r *runner) configure() error {
 	r.status.loaded(files)
 	r.counted = files.Config.Resources
 	r.noteYear(time.Now())
-	r.logFilter.SetMask(uint32(files.Config.LogFilter))
-	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
+	r.filterMask = uint32(files.Config.LogFilter)
+	r.applyLogMask()
+	r.log.Info("configuration loaded", "dir", r.dir, "log_filter", logclass.Describe(r.filterMask), "not_logged", logclass.Describe(r.logFilter.Mask()), logclass.Key, logclass.Admin)
 	return nil
 }
 
@@ -420,7 +425,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		r.saveUsage(true)
 		r.configure()
 		nc.SetDeadline(time.Now().Add(r.o.CycleLimit))
-		r.syncComment(proto.NewClient(conn, hello.Name, r.o.CycleLimit))
+		client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
+		r.readLogEvents(client)
+		r.syncComment(client)
 		return false
 	case proto.SchedNull:
 		return false
@@ -431,6 +438,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.log.Info("scheduling cycle starts", "event", cmd.Cmd.String())
 	r.noteYear(start)
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
+	r.readLogEvents(client)
 	world, err := r.fetch(client, start, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)

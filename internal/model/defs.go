@@ -105,6 +105,8 @@ func Defs(obj proto.ObjectType) *DefTable {
 		return NodeDefs
 	case proto.ObjResource:
 		return ResourceDefs
+	case proto.ObjSched:
+		return SchedDefs
 	}
 	return nil
 }
@@ -668,6 +670,56 @@ func runLimitDefs() []Def {
 		{Name: proto.AttrQueuedJobsThresholdRes, Kind: KindEntityRes, Access: OperSet | MgrSet},
 	}
 }
+
+// SchedOnServer are the attributes of the sched object that are the
+// server's own: OpenPBS keeps scheduling and scheduler_iteration of its
+// default scheduler and of its server in step, and this server already
+// had sched_cycle_length, enforced on the cycle (internal/server/sched.go).
+// The server object stores them, so that setting one through the sched or
+// through the server is the same change.
+var SchedOnServer = []string{proto.AttrScheduling, proto.AttrSchedulerIteration, proto.AttrSchedCycleLength}
+
+// onServer is the server's definition of a SchedOnServer attribute, set
+// by managers only on the sched object (OpenPBS's MGR_ONLY_SET there),
+// with the server's kind and checks: one value, one way to parse it.
+func onServer(name string) Def {
+	d, ok := ServerDefs.Lookup(name)
+	if !ok {
+		panic("model: sched attribute " + name + " is not a server attribute")
+	}
+	d.Access = MgrSet
+	return d
+}
+
+// checkBackfillFuzzy accepts the opt_backfill_fuzzy this scheduler has:
+// off (0 seconds, OpenPBS's other way to say it). Its backfill computes
+// every start time exactly; OpenPBS's low, medium, high or a number of
+// seconds would coarsen them, which nothing here does, so they are
+// refused rather than stored and ignored.
+func checkBackfillFuzzy(v string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "0":
+		return "off", nil
+	}
+	return "", proto.Errorf(proto.PBSE_BADATVAL, "%s = %q: this scheduler's backfill computes every start time exactly and has no fuzziness; only off is taken", proto.AttrOptBackfillFuzzy, v)
+}
+
+// SchedDefs is the attribute table of the sched object, in OpenPBS's
+// order of "list sched". The read-only ones are the server's view of its
+// scheduler, computed when shown (internal/server/schedobj.go).
+var SchedDefs = newTable(proto.ObjSched, []Def{
+	{Name: proto.AttrSchedHost, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrSchedPort, Kind: KindLong, Access: ReadOnly},
+	{Name: proto.AttrPbsVersion, Kind: KindString, Access: ReadOnly},
+	onServer(proto.AttrSchedCycleLength),
+	{Name: proto.AttrOptBackfillFuzzy, Kind: KindString, Access: MgrSet, Check: checkBackfillFuzzy},
+	{Name: proto.AttrSchedPriv, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrSchedLog, Kind: KindString, Access: ReadOnly},
+	onServer(proto.AttrScheduling),
+	onServer(proto.AttrSchedulerIteration),
+	{Name: proto.AttrSchedState, Kind: KindString, Access: ReadOnly},
+	{Name: proto.AttrLogEvents, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
+})
 
 // QueueDefs is the queue attribute table.
 var QueueDefs = newTable(proto.ObjQueue, slices.Concat([]Def{

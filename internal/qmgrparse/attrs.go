@@ -90,6 +90,14 @@ func otherPBSAttrs(obj proto.ObjectType) []string {
 	case proto.ObjQueue:
 		return append(common, "alt_router", "disallowed_types", "checkpoint_min", "node_group_key",
 			"backfill_depth", "partition")
+	case proto.ObjSched:
+		// OpenPBS's sched attributes for its preemption, partitions and
+		// multiple schedulers: sched_config holds this system's
+		// preemption settings.
+		return append(common, proto.AttrComment, "do_not_span_psets", "sched_preempt_enforce_resumption",
+			"preempt_targets_enable", "job_sort_formula_threshold", "throughput_mode", "preempt_queue_prio",
+			"preempt_prio", "preempt_order", "preempt_sort", "server_dyn_res_alarm", "partition",
+			"sched_user", "job_run_wait", "attr_update_period")
 	case proto.ObjNode:
 		return append(common, proto.AttrNodeNoteTorque, proto.AttrNodeArch, proto.AttrNodeNp,
 			proto.AttrNodeStatus, proto.AttrQueue, "priority", "provision_enable", "current_aoe",

@@ -21,9 +21,11 @@
 // The command word is matched as any prefix of create, delete, set, unset,
 // list, print, active, help (also "?"), quit and exit, tried in that order,
 // so "s" is set and "p" is print. Matching is case-sensitive, as in PBS. The
-// object word is any prefix of server, queue(s) or node(s); the words
-// resource, sched, hook and pbshook (and their prefixes after those three)
-// are recognised and rejected as unsupported. A name is name[@server]; a name
+// object word is any prefix of server, queue(s), node(s) or sched (from
+// "sc": "s" is server), OpenPBS's scheduler object, whose one name is
+// default and may be left out as the server's is; the words resource,
+// hook and pbshook (and their prefixes after those) are recognised and
+// rejected as unsupported. A name is name[@server]; a name
 // list has no white space. When the word after the object is a known
 // attribute name of that object type, or is directly followed by an
 // operator, no name was given and the attribute list starts there. The
@@ -38,7 +40,8 @@
 // qmgr reads "set server managers = a@h,b@h", unless the comma is followed
 // by the next attribute and its operator. unset, list and print take attribute names only; set and create
 // take attr op value; set and unset require at least one attribute; active
-// and delete allow none; create and delete of a queue or node need a name.
+// and delete allow none; create and delete of a queue, node or sched need a
+// name.
 //
 // Parse returns a *SyntaxError whose Error text is the qmgr message, the
 // command and a caret line under the offending character; callers print it
@@ -47,10 +50,13 @@
 // # Output
 //
 // FormatList renders objects as "Server <name>" / "Queue <name>" / "Node
-// <name>" headers followed by "    attr = value" lines (long comma lists
+// <name>" / "Sched <name>" headers followed by "    attr = value" lines (long comma lists
 // wrapped near column 80 under the value, time attributes as ctime(3)
 // strings) and a blank line. FormatPrint renders qmgr input that recreates
 // the objects: only attributes a manager can set (see ReadOnly), comma
 // lists as "= first" then "+= next", values quoted by Quote so that feeding
-// the text back through Input and Parse yields the same attributes.
+// the text back through Input and Parse yields the same attributes. The
+// default scheduler's lines name no scheduler ("set sched log_events =
+// 2047"), as OpenPBS prints them, and have no "create sched" before them:
+// the scheduler always exists.
 package qmgrparse

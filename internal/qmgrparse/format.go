@@ -25,6 +25,8 @@ func header(obj proto.ObjectType) string {
 		return "Node"
 	case proto.ObjResource:
 		return "Resource"
+	case proto.ObjSched:
+		return "Sched"
 	}
 	return obj.String()
 }
@@ -92,6 +94,11 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 		b.WriteString("#\n# Create nodes and set their properties.\n#\n")
 	case proto.ObjResource:
 		b.WriteString("#\n# Create resources and set their properties.\n#\n")
+	case proto.ObjSched:
+		// OpenPBS writes "create sched default" here, which its own
+		// server refuses on replay (the scheduler exists): the set lines
+		// alone recreate it.
+		b.WriteString("#\n# Set scheduler attributes.\n#\n")
 	}
 	for _, o := range objs {
 		prefix := "set " + obj.String() + " "
@@ -108,6 +115,11 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 			b.WriteString("#\n# Create and define resource " + o.Name + "\n#\n")
 			b.WriteString("create resource " + o.Name + "\n")
 			prefix += o.Name + " "
+		case proto.ObjSched:
+			// The default scheduler goes unnamed, as OpenPBS prints it.
+			if o.Name != proto.DefaultSched {
+				prefix += o.Name + " "
+			}
 		}
 		for _, a := range o.Attrs {
 			writeSet(&b, obj, prefix, a)

@@ -245,7 +245,9 @@ func replay(t *testing.T, text string) map[string]*object {
 			t.Fatalf("print output does not parse: %v", err)
 		}
 		key := cmd.Object.String()
-		if cmd.Object != proto.ObjServer {
+		// The default scheduler is printed unnamed, as the server is.
+		unnamed := cmd.Object == proto.ObjServer || cmd.Object == proto.ObjSched && cmd.Names == nil
+		if !unnamed {
 			if len(cmd.Names) != 1 {
 				t.Fatalf("%q: want one name", text)
 			}
@@ -259,7 +261,7 @@ func replay(t *testing.T, text string) map[string]*object {
 			}
 			o.created = true
 		case VerbSet:
-			if cmd.Object != proto.ObjServer && !o.created {
+			if !unnamed && !o.created {
 				t.Errorf("%q before create", text)
 			}
 		default:
@@ -367,10 +369,87 @@ func TestReadOnly(t *testing.T) {
 		{proto.ObjNode, "resources_available", false},
 		{proto.ObjNode, "comment", false},
 		{proto.ObjQueue, "jobs", true}, // not a queue attribute here: print leaves it out
+		{proto.ObjSched, "sched_host", true},
+		{proto.ObjSched, "sched_priv", true},
+		{proto.ObjSched, "state", true},
+		{proto.ObjSched, "pbs_version", true},
+		{proto.ObjSched, "log_events", false},
+		{proto.ObjSched, "scheduling", false},
+		{proto.ObjSched, "sched_cycle_length", false},
 	}
 	for _, tt := range tests {
 		if got := ReadOnly(tt.obj, tt.name); got != tt.want {
 			t.Errorf("ReadOnly(%v, %s) = %v, want %v", tt.obj, tt.name, got, tt.want)
 		}
+	}
+}
+
+// schedFixture is the sched object as the server shows it.
+func schedFixture() proto.Status {
+	return proto.Status{Name: "default", Attrs: []proto.Attr{
+		attr("sched_host", "pbs1"),
+		attr("sched_port", "15004"),
+		attr("pbs_version", "23.06.06"),
+		attr("sched_cycle_length", "00:20:00"),
+		attr("opt_backfill_fuzzy", "off"),
+		attr("sched_priv", "/var/spool/pbs/sched_priv"),
+		attr("sched_log", "/var/spool/pbs/sched_logs"),
+		attr("scheduling", "True"),
+		attr("scheduler_iteration", "300"),
+		attr("state", "idle"),
+		attr("log_events", "2047"),
+	}}
+}
+
+// list sched shows a "Sched <name>" header, as OpenPBS's qmgr does.
+func TestFormatListSched(t *testing.T) {
+	got := FormatList(proto.ObjSched, []proto.Status{schedFixture()}, time.UTC)
+	want := `Sched default
+    sched_host = pbs1
+    sched_port = 15004
+    pbs_version = 23.06.06
+    sched_cycle_length = 00:20:00
+    opt_backfill_fuzzy = off
+    sched_priv = /var/spool/pbs/sched_priv
+    sched_log = /var/spool/pbs/sched_logs
+    scheduling = True
+    scheduler_iteration = 300
+    state = idle
+    log_events = 2047
+
+`
+	if got != want {
+		t.Errorf("FormatList sched =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// print sched writes "set sched" lines without a name for the default
+// scheduler (OpenPBS's form), no "create sched" line (the scheduler
+// exists: a replay would be refused), and none for the attributes a
+// manager cannot set; the lines replay to the settable attributes.
+func TestFormatPrintSched(t *testing.T) {
+	got := FormatPrint(proto.ObjSched, []proto.Status{schedFixture()})
+	want := `#
+# Set scheduler attributes.
+#
+set sched sched_cycle_length = 00:20:00
+set sched opt_backfill_fuzzy = off
+set sched scheduling = True
+set sched scheduler_iteration = 300
+set sched log_events = 2047
+`
+	if got != want {
+		t.Errorf("FormatPrint sched =\n%s\nwant\n%s", got, want)
+	}
+	replayed := replay(t, got)
+	wantAttrs := map[string]string{
+		"sched_cycle_length": "00:20:00", "opt_backfill_fuzzy": "off", "scheduling": "True",
+		"scheduler_iteration": "300", "log_events": "2047",
+	}
+	if o := replayed["sched"]; o == nil || !reflect.DeepEqual(o.attrs, wantAttrs) || len(replayed) != 1 {
+		t.Errorf("print sched replays as %+v, want one sched with %v", replayed, wantAttrs)
+	}
+	if got := FormatPrint(proto.ObjSched, nil); got != "" {
+		t.Errorf("FormatPrint of no sched = %q, want nothing", got)
 	}
 }

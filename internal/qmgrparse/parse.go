@@ -265,7 +265,7 @@ func matchObject(w string) (proto.ObjectType, string) {
 		obj  proto.ObjectType
 	}{
 		{"server", proto.ObjServer}, {"queues", proto.ObjQueue}, {"nodes", proto.ObjNode},
-		{"resource", proto.ObjResource}, {"sched", 0}, {"hook", 0}, {"pbshook", 0},
+		{"resource", proto.ObjResource}, {"sched", proto.ObjSched}, {"hook", 0}, {"pbshook", 0},
 	} {
 		if strings.HasPrefix(c.word, w) {
 			if c.obj == 0 {

@@ -61,9 +61,13 @@ func tableCases(obj proto.ObjectType, name string, d model.Def) []tableCase {
 // of names of its own that lacked it; issue 19: "set server managers =
 // root@vm,alice@vm" was one too).
 func TestEveryTableAttributeParses(t *testing.T) {
-	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode} {
+	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode, proto.ObjSched} {
+		name := "x1"
+		if obj == proto.ObjSched {
+			name = proto.DefaultSched
+		}
 		for _, d := range model.Defs(obj).Defs {
-			for _, c := range tableCases(obj, "x1", d) {
+			for _, c := range tableCases(obj, name, d) {
 				cmd := parseNames(t, c.text, c.names)
 				if cmd == nil {
 					continue
@@ -99,7 +103,7 @@ func TestListValueEnds(t *testing.T) {
 // The names qmgr takes for OpenPBS's attributes that this system lacks
 // are not attributes of the server's tables: those are known there only.
 func TestOtherPBSAttrsAreNotOurs(t *testing.T) {
-	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode} {
+	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode, proto.ObjSched} {
 		for _, n := range otherPBSAttrs(obj) {
 			if _, ok := model.Defs(obj).LookupFold(n); ok {
 				t.Errorf("%s attribute %s is in the server's table and in otherPBSAttrs", obj, n)

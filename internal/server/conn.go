@@ -395,6 +395,12 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return s.statusServer(who, req), nil
+	case proto.MsgStatusSched:
+		req, err := decode[proto.StatusRequest](body)
+		if err != nil {
+			return nil, err
+		}
+		return s.statusSched(who, req), nil
 	case proto.MsgStatusNode:
 		req, err := decode[proto.StatusRequest](body)
 		if err != nil {

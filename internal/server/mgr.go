@@ -81,10 +81,19 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 			return s.mgrServer(b, req)
 		case proto.ObjQueue:
 			return s.mgrQueue(b, req)
+		case proto.ObjSched:
+			return s.mgrSched(b, req)
 		}
 		return s.mgrNode(b, req)
 	})
-	if err == nil && req.Object == proto.ObjServer && req.Command == proto.MgrSet {
+	if err == nil && req.Object == proto.ObjSched && slices.ContainsFunc(req.Attrs, func(a proto.Attr) bool { return a.Name == proto.AttrLogEvents }) {
+		// The scheduler reads its log_events at a CONFIGURE and at each
+		// cycle: a change applies at once, as OpenPBS tells its scheduler.
+		s.Reconfigure()
+	}
+	// The sched object's scheduling and scheduler_iteration are the
+	// server's: setting them there has the same effects.
+	if err == nil && (req.Object == proto.ObjServer || req.Object == proto.ObjSched) && req.Command == proto.MgrSet {
 		for _, a := range req.Attrs {
 			if a.Name == proto.AttrSchedulerIteration {
 				s.schedWake()

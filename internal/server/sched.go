@@ -32,6 +32,9 @@ type schedState struct {
 	wake     chan struct{}
 	nextTime time.Time
 	retry    time.Duration
+	// down is whether the last attempt to reach the scheduler failed
+	// (the sched object's state shows it).
+	down bool
 }
 
 func (ss *schedState) init(now time.Time) {
@@ -140,11 +143,14 @@ func (s *Server) startCycle() error {
 		return errors.New("no scheduler address")
 	}
 	c, err := s.dialDaemon(s.cfg.SchedAddr, 5*time.Second)
+	ss := &s.sched
+	ss.mu.Lock()
+	ss.down = err != nil
+	ss.mu.Unlock()
 	if err != nil {
 		s.log.Debug("scheduler not reachable", "addr", s.cfg.SchedAddr, "error", err)
 		return err
 	}
-	ss := &s.sched
 	ss.mu.Lock()
 	cmd := proto.SchedFirst
 	if ss.first {
@@ -184,12 +190,7 @@ func (s *Server) runCycle(c *proto.Client, cmd proto.SchedCmd, no int64) {
 	defer close(done)
 	defer c.Close()
 	s.mu.RLock()
-	limit := defaultCycleLimit
-	if v, ok := s.server.Get(proto.AttrSchedCycleLength); ok {
-		if secs, err := resc.ParseDuration(v); err == nil && secs > 0 {
-			limit = time.Duration(secs) * time.Second
-		}
-	}
+	limit := s.cycleLimit()
 	s.mu.RUnlock()
 	deadline := start.Add(limit)
 	nc.SetDeadline(deadline)
@@ -231,6 +232,17 @@ func (s *Server) runCycle(c *proto.Client, cmd proto.SchedCmd, no int64) {
 		default:
 		}
 	}
+}
+
+// cycleLimit is how long a cycle may last: sched_cycle_length, else
+// OpenPBS's default (mu held, read or write).
+func (s *Server) cycleLimit() time.Duration {
+	if v, ok := s.server.Get(proto.AttrSchedCycleLength); ok {
+		if secs, err := resc.ParseDuration(v); err == nil && secs > 0 {
+			return time.Duration(secs) * time.Second
+		}
+	}
+	return defaultCycleLimit
 }
 
 // Reconfigure asks the scheduler to re-read its configuration at its next

@@ -41,6 +41,9 @@ type Config struct {
 	MomPort int
 	// SchedAddr is host:port of the scheduler; "" disables scheduling.
 	SchedAddr string
+	// SchedPriv and SchedLogs are the scheduler's directories as this
+	// host's pbs.conf has them, shown by qmgr list sched ("" shows none).
+	SchedPriv, SchedLogs string
 	// KeyFile is the cluster key, created if missing.
 	KeyFile string
 	// StorePath is the directory holding the store (server_priv).
@@ -105,6 +108,8 @@ type Server struct {
 	resources atomic.Pointer[resc.Table]
 	queues    map[string]*model.Object
 	nodes     map[string]*model.Object
+	// schedObj is the sched object's own attributes (schedobj.go).
+	schedObj *model.Object
 	// nodeOrder caches the names of nodes in order (sortedNodes); nil
 	// once a node is created or deleted.
 	nodeOrder atomic.Pointer[[]string]
@@ -309,6 +314,10 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.server = snap.Server
 	s.server.Name = s.cfg.ServerName
 	s.resources.Store(resc.NewTable(snap.Resources))
+	s.schedObj = snap.Sched
+	if s.schedObj == nil {
+		s.schedObj = model.NewObject(proto.DefaultSched)
+	}
 	s.queues = make(map[string]*model.Object, len(snap.Queues))
 	for _, q := range snap.Queues {
 		s.queues[q.Name] = q

@@ -25,7 +25,9 @@ var (
 	// bucketMeta holds keyVersion, keyNextSeq, keyLeaseCeiling and, in a
 	// replicated group, keyApplied.
 	bucketMeta = []byte("meta")
-	// bucketServer holds the server object under keyServer.
+	// bucketServer holds the server object under keyServer and the
+	// scheduler object (qmgr's sched: the attributes it does not share
+	// with the server) under keySched.
 	bucketServer = []byte("server")
 	// bucketQueues maps queue name -> msgpack model.Object.
 	bucketQueues = []byte("queues")
@@ -76,6 +78,12 @@ var (
 	keyVersion = []byte("version")
 	keyNextSeq = []byte("next_seq")
 	keyServer  = []byte("server")
+	// keySched (in bucketServer) is the sched object. A store without
+	// it is one written before the object existed: its defaults apply.
+	// Being one more key of a bucket every version has, written by the
+	// server record's operation, it needs no new storage version: an
+	// older pbs_server ignores it.
+	keySched = []byte("sched")
 	// keyApplied (in bucketMeta) is the index of the last entry of a
 	// replicated group's log applied to this store (replica.go).
 	keyApplied = []byte("raft_applied")

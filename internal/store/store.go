@@ -51,7 +51,9 @@ type Store struct {
 
 // Snapshot is everything Load reads at start-up.
 type Snapshot struct {
-	Server  *model.Object
+	Server *model.Object
+	// Sched is the sched object, nil when none was written.
+	Sched   *model.Object
 	Queues  []*model.Object
 	Nodes   []*model.Object
 	Jobs    []*model.Job // in sequence order
@@ -323,6 +325,13 @@ func (s *Store) Load() (*Snapshot, error) {
 					return fmt.Errorf("store %s: server record: %w", s.path, err)
 				}
 				snap.Server = &o
+			}
+			if raw := tx.Bucket(bucketServer).Get(keySched); raw != nil {
+				var o model.Object
+				if err := decodeRecord(raw, &o); err != nil {
+					return fmt.Errorf("store %s: sched record: %w", s.path, err)
+				}
+				snap.Sched = &o
 			}
 			for _, spec := range []struct {
 				bucket []byte
@@ -644,6 +653,9 @@ func (b *Batch) DeleteNode(name string) { b.add(opDelNode, []byte(name), nil) }
 
 // PutServer writes the server object.
 func (b *Batch) PutServer(o *model.Object) { b.add(opPutServer, keyServer, o) }
+
+// PutSched writes the sched object, beside the server's (keySched).
+func (b *Batch) PutSched(o *model.Object) { b.add(opPutServer, keySched, o) }
 
 // SetNextSeq records the next job sequence number.
 func (b *Batch) SetNextSeq(n int64) { b.add(opPutMeta, keyNextSeq, encodeSeq(n)) }

@@ -1,0 +1,142 @@
+package server
+
+import (
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/proto"
+	"gopbs/resc"
+)
+
+// The sched object is OpenPBS's scheduler object (qmgr list/set sched):
+// since OpenPBS 19 the scheduler's settings live there, and admins'
+// scripts and OpenPBS's tests set them so. This system has one scheduler,
+// named default. Its attributes are model.SchedDefs: scheduling,
+// scheduler_iteration and sched_cycle_length are the server's own
+// (model.SchedOnServer: one stored value, whichever object sets it),
+// log_events and opt_backfill_fuzzy its own (stored beside the server's
+// record), and the rest the server's view of its scheduler, computed
+// when shown.
+
+// schedNamed reports whether name names the sched object: no name (the
+// default one) or default, any "@server" aside.
+func schedNamed(name string) bool {
+	n, _, _ := strings.Cut(strings.TrimSpace(name), "@")
+	return n == "" || n == proto.DefaultSched
+}
+
+// mgrSched performs a manager request on the sched object.
+func (s *Server) mgrSched(b *store.Batch, req *proto.ManagerRequest) error {
+	switch req.Command {
+	case proto.MgrCreate:
+		if schedNamed(req.Name) {
+			return proto.Errorf(proto.PBSE_SCHEDEXIST, "%s", proto.DefaultSched)
+		}
+		return proto.Errorf(proto.PBSE_NOSUP, "(create sched %s: this system has one scheduler, %s; OpenPBS's multiple schedulers are not supported)", req.Name, proto.DefaultSched)
+	case proto.MgrDelete:
+		if schedNamed(req.Name) {
+			return proto.Errorf(proto.PBSE_SCHED_NO_DEL, "%s", proto.DefaultSched)
+		}
+		return proto.Errorf(proto.PBSE_UNKSCHED, "%s", req.Name)
+	}
+	if !schedNamed(req.Name) {
+		return proto.Errorf(proto.PBSE_UNKSCHED, "%s", req.Name)
+	}
+	var onServer, own []proto.Attr
+	for _, a := range req.Attrs {
+		if slices.Contains(model.SchedOnServer, a.Name) {
+			onServer = append(onServer, a)
+		} else {
+			own = append(own, a)
+		}
+	}
+	// The server's table checks the shared ones: the same kind and checks
+	// as "set server" (model.SchedDefs copies those definitions).
+	srv, err := applyAll(s.rt(), model.ServerDefs, s.server, onServer)
+	if err != nil {
+		return err
+	}
+	sch, err := applyAll(s.rt(), model.SchedDefs, s.schedObj, own)
+	if err != nil {
+		return err
+	}
+	if len(onServer) > 0 {
+		s.server = srv
+		b.PutServer(srv)
+	}
+	if len(own) > 0 {
+		s.schedObj = sch
+		b.PutSched(sch)
+	}
+	return nil
+}
+
+// statusSched answers qmgr list sched and the scheduler's own question
+// (its log_events). A name other than default is unknown, as OpenPBS
+// answers for a scheduler it does not have.
+func (s *Server) statusSched(who *caller, req *proto.StatusRequest) *proto.StatusReply {
+	mgr, op := s.privileges(who)
+	reply := &proto.StatusReply{}
+	for _, raw := range req.IDs {
+		if !schedNamed(raw) {
+			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKSCHED, Text: proto.PBSE_UNKSCHED.Message()})
+		}
+	}
+	if len(req.IDs) > 0 && len(reply.Errors) == len(req.IDs) {
+		return reply
+	}
+	s.mu.RLock()
+	o := s.schedView()
+	s.mu.RUnlock()
+	reply.Objects = []proto.Status{{Name: proto.DefaultSched, Attrs: model.SchedDefs.Status(o, mgr || op, model.WantSet(req.Attrs))}}
+	return reply
+}
+
+// schedView is the sched object as shown (mu held): its own attributes,
+// the server's shared ones with the defaults the server acts on when they
+// are unset (OpenPBS sets them all when it makes the object), and the
+// server's view of the scheduler. An unset log_events is not shown:
+// sched_config's log_filter alone decides then (sched/logevents.go), and
+// OpenPBS's default, 767, would claim a mask nothing applies.
+func (s *Server) schedView() *model.Object {
+	o := s.schedObj.Clone()
+	o.Name = proto.DefaultSched
+	o.Set(proto.AttrScheduling, "", resc.FormatBool(s.server.Bool(proto.AttrScheduling)))
+	o.Set(proto.AttrSchedulerIteration, "", strconv.FormatInt(s.serverLong(proto.AttrSchedulerIteration, defaultSchedIteration), 10))
+	o.Set(proto.AttrSchedCycleLength, "", resc.FormatDuration(int64(s.cycleLimit().Seconds())))
+	if host, port, err := net.SplitHostPort(s.cfg.SchedAddr); err == nil {
+		o.Set(proto.AttrSchedHost, "", host)
+		o.Set(proto.AttrSchedPort, "", port)
+	}
+	if s.cfg.SchedPriv != "" {
+		o.Set(proto.AttrSchedPriv, "", s.cfg.SchedPriv)
+	}
+	if s.cfg.SchedLogs != "" {
+		o.Set(proto.AttrSchedLog, "", s.cfg.SchedLogs)
+	}
+	o.Set(proto.AttrSchedState, "", s.schedState())
+	// The server's version: pbs_sched is built with it, and the
+	// scheduler does not tell its own.
+	o.Set(proto.AttrPbsVersion, "", Version)
+	return o
+}
+
+// schedState is OpenPBS's state of a scheduler: scheduling while a cycle
+// is open, down when the server's last attempt to reach it failed, idle
+// otherwise.
+func (s *Server) schedState() string {
+	ss := &s.sched
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch {
+	case ss.busy:
+		return "scheduling"
+	case ss.down:
+		return "down"
+	}
+	return "idle"
+}
