@@ -760,8 +760,9 @@ func (e *authzEnv) signalEffect(t *testing.T, argv []string, id string) func(*te
 	}
 }
 
-// qmgrEffect handles qmgr -c with "set server A = V", "create queue Q ..."
-// and "list server" / "print server".
+// qmgrEffect handles qmgr -c with "set server A = V", "create queue Q
+// ...", "create resource R ...", "list resource" and "list server" /
+// "print server".
 func (e *authzEnv) qmgrEffect(t *testing.T, argv []string) func(*testing.T, testcluster.Result, string) {
 	t.Helper()
 	words := strings.Fields(flagValue(argv, "-c"))
@@ -796,6 +797,31 @@ func (e *authzEnv) qmgrEffect(t *testing.T, argv []string) func(*testing.T, test
 		return func(t *testing.T, res testcluster.Result, expect string) {
 			if got := exists(); got != (expect == "allowed") {
 				t.Errorf("queue %s exists %v after qmgr create, want %v", q, got, expect == "allowed")
+			}
+		}
+	case len(words) >= 3 && words[0] == "create" && words[1] == "resource":
+		r := words[2]
+		exists := func() bool { return e.run("root", "", "qmgr", "-c", "list resource "+r).Code == 0 }
+		if exists() {
+			e.root(t, "qmgr", "-c", "delete resource "+r)
+		}
+		t.Cleanup(func() {
+			if exists() {
+				e.rootQuiet(t, "qmgr", "-c", "delete resource "+r)
+			}
+		})
+		return func(t *testing.T, res testcluster.Result, expect string) {
+			if got := exists(); got != (expect == "allowed") {
+				t.Errorf("resource %s exists %v after qmgr create, want %v", r, got, expect == "allowed")
+			}
+		}
+	case len(words) == 2 && words[0] == "list" && words[1] == "resource":
+		// Root makes one for the list to show, whoever lists.
+		e.root(t, "qmgr", "-c", "create resource az_listed type=string")
+		t.Cleanup(func() { e.rootQuiet(t, "qmgr", "-c", "delete resource az_listed") })
+		return func(t *testing.T, res testcluster.Result, expect string) {
+			if !strings.Contains(res.Stdout, "Resource az_listed\n    type = string\n") {
+				t.Errorf("qmgr list resource shows no az_listed:\n%s", res)
 			}
 		}
 	case len(words) == 2 && (words[1] == "server" || words[1] == "sched") && (words[0] == "list" || words[0] == "print"):
