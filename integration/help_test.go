@@ -13,7 +13,7 @@ import (
 func TestCommandsHelp(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{"qsub", "qstat", "qmgr", "qalter", "qdel", "qhold", "qrls", "qselect",
-		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter"} {
+		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "qorder"} {
 		r := c.Run(cmd, "--help")
 		if r.Code != 0 || !isUsage(r.Stdout, cmd) || r.Stderr != "" {
 			t.Errorf("%s --help: %s", cmd, r)
