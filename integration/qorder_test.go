@@ -78,6 +78,11 @@ func TestQorder(t *testing.T) {
 	if r := c.Run("qorder", a, "7.elsewhere"); r.Code != 1 || r.Stderr != "qorder: both jobs ids must specify the same server\n" {
 		t.Errorf("qorder across servers: %s", r)
 	}
+	// Another user owns neither job: refused, naming both.
+	nobody := testcluster.Cred{UID: 65534, GID: 65534}
+	if r := c.RunAs(nobody, "", "qorder", a, b); r.Code == 0 || r.Stderr != "qorder: Unauthorized Request "+a+" or "+b+"\n" {
+		t.Errorf("nobody ordered root's jobs: %s", r)
+	}
 	arr := c.Submit("#!/bin/sh\n", "-J", "1-2")
 	if r := c.Run("qorder", strings.Replace(arr, "[]", "[1]", 1), a); r.Code == 0 || !strings.Contains(r.Stderr, "Invalid request") {
 		t.Errorf("qorder of a subjob: %s", r)
