@@ -74,14 +74,12 @@ type request struct {
 // "conflicting options" (its alt_opt bits and f_opt flag), fed in
 // command line order because some of OpenPBS's rules depend on it.
 type conflicts struct {
-	kinds    map[byte]bool // -a, -i, -r, -q, -H: at most one kind
-	sizes    map[byte]bool // -G, -M
-	alt      bool          // an alternate-format option so far
-	wide     bool          // -w so far
-	full     bool          // OpenPBS's f_opt: -f, undone by a later -n or -s
-	nodesCmt bool          // -n or -s
-	oneLine  bool          // -1
-	found    bool
+	kinds map[byte]bool // -a, -i, -r, -q, -H: at most one kind
+	sizes map[byte]bool // -G, -M
+	alt   bool          // an alternate-format option so far
+	wide  bool          // -w so far
+	full  bool          // OpenPBS's f_opt: -f, undone by a later -n or -s
+	found bool          // -B or -Q came after such an option
 }
 
 // see records option o.
@@ -94,11 +92,11 @@ func (c *conflicts) see(o byte) {
 	case 'n', 's':
 		// OpenPBS drops -f's flag here: -f -n -F json is refused, as
 		// the -F rule below finds no -f.
-		c.nodesCmt, c.full, c.alt = true, false, true
+		c.full, c.alt = false, true
 	case 'u', 'T':
 		c.alt = true
 	case '1':
-		c.oneLine, c.alt = true, true
+		c.alt = true
 	case 'w':
 		c.wide, c.alt = true, true
 	case 'f':
@@ -115,11 +113,11 @@ func (c *conflicts) see(o byte) {
 func (c *conflicts) refused(format string) bool {
 	return c.found || len(c.kinds) > 1 || len(c.sizes) > 1 ||
 		format != "" && !c.full || // -F only with -f: qstat -a -F json
-		c.kinds['q'] && c.full ||
-		// OpenPBS also refuses -f -1; it stays accepted here, since
-		// scripts written for Torque and this project's own tools pass
-		// "qstat -f -1" to either personality.
-		c.oneLine && !c.nodesCmt && !c.full
+		c.kinds['q'] && c.full
+	// OpenPBS also refuses -1 without -n or -s (so qstat -1 and qstat
+	// -f -1); it stays accepted here, since the workflow tools of the
+	// client contract (integration/contract_test.go) pass "qstat -1" and
+	// "qstat -f -1" to either personality.
 }
 
 // usageError is a command line qstat refuses; it exits 2.

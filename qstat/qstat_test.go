@@ -497,7 +497,7 @@ func TestOpenPBSConflicts(t *testing.T) {
 	refused := [][]string{
 		{"-a", "-F", "json"}, {"-a", "-F", "dsv"}, {"-F", "json"}, {"-Q", "-F", "json"}, {"-B", "-F", "dsv"},
 		{"-f", "-n", "-F", "json"}, {"-f", "-s", "-F", "dsv"},
-		{"-q", "-f"}, {"-i", "-H"}, {"-a", "-q"}, {"-G", "-M"}, {"-1"}, {"-a", "-1"},
+		{"-q", "-f"}, {"-i", "-H"}, {"-a", "-q"}, {"-G", "-M"},
 		{"-a", "-Q"}, {"-n", "-B"}, {"-G", "-Q"},
 	}
 	for _, args := range refused {
@@ -510,7 +510,7 @@ func TestOpenPBSConflicts(t *testing.T) {
 	accepted := [][]string{
 		{"-f", "-F", "json"}, {"-Q", "-f", "-F", "json"}, {"-B", "-f", "-F", "dsv"}, {"-n", "-f", "-F", "json"},
 		{"-a", "-a"}, {"-G", "-G"}, {"-Q", "-G"}, {"-w", "-a", "-Q"}, {"-a", "-n", "-1"}, {"-s", "-1"},
-		{"-f", "-1"}, {"-B", "-f", "-1"}, {"-p"}, {"-pt"}, {"-rwt"}, {"-p", "-w"}, {"-f", "-p"},
+		{"-1"}, {"-a", "-1"}, {"-f", "-1"}, {"-B", "-f", "-1"}, {"-p"}, {"-pt"}, {"-rwt"}, {"-p", "-w"}, {"-f", "-p"},
 	}
 	for _, args := range accepted {
 		if r := runQstat(t, config.PBSPro, newServer(), args...); r.rc != 0 || r.stderr != "" {
