@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gopbs/internal/testcluster"
+	"gopbs/proto"
 )
 
 // qmove moves a job that is not running to another queue, admitted as a
@@ -52,5 +53,29 @@ func TestQmove(t *testing.T) {
 	nobody := testcluster.Cred{UID: 65534, GID: 65534}
 	if r := c.RunAs(nobody, "", "qmove", "workq", a); r.Code == 0 {
 		t.Errorf("nobody moved root's job: %s", r)
+	}
+}
+
+// A destination on another server gets OpenPBS's words: qselect -q
+// queue@server cannot connect to that server (PBSE_BADHOST, as OpenPBS
+// says of a host it cannot resolve) and qmove to a server whose host does
+// not resolve is refused with PBSE_BADHOST's message, naming the job.
+func TestDestinationOnUnknownServer(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.MustRun("qmgr", "-c", "set server scheduling = False")
+	id := c.Submit("#!/bin/sh\n")
+	r := c.Run("qselect", "-q", "workq@nosuch.invalid")
+	if r.Code != proto.PBSE_BADHOST.ExitStatus() || r.Stderr != "qselect: cannot connect to server nosuch.invalid (errno=15008)\n" || r.Stdout != "" {
+		t.Errorf("qselect -q workq@nosuch.invalid: %s", r)
+	}
+	if r := c.Run("qselect", "-q", "work q@localhost"); r.Code != 2 || r.Stderr != "qselect: illegally formed destination: work q@localhost\n" {
+		t.Errorf("qselect of a malformed destination: %s", r)
+	}
+	if out := c.MustRun("qselect", "-q", "workq@localhost"); strings.TrimSpace(out) != id {
+		t.Errorf("qselect -q workq@localhost: %q", out)
+	}
+	r = c.Run("qmove", "workq@nosuch.invalid", id)
+	if r.Code != proto.PBSE_BADHOST.ExitStatus() || r.Stderr != "qmove: Access from host not allowed, or unknown host "+id+"\n" {
+		t.Errorf("qmove to an unknown server: %s", r)
 	}
 }

@@ -301,15 +301,7 @@ func (n *pbsnodes) serverLabel() string {
 }
 
 // isOurServer reports whether a -s operand names the connected server.
-func (n *pbsnodes) isOurServer(s string) bool {
-	s, _, _ = strings.Cut(s, ":") // a port may follow
-	short := config.ShortName(s)
-	if short == n.c.ServerName() {
-		return true
-	}
-	return n.env.Config != nil && n.env.Config.Server != "" &&
-		(s == n.env.Config.Server || short == config.ShortName(n.env.Config.Server))
-}
+func (n *pbsnodes) isOurServer(s string) bool { return n.env.NamesServer(s, n.c.ServerName()) }
 
 // noNodesText is reported when the server has no node at all: both PBS
 // implementations say so with PBSE_NONODES's text and exit 1.

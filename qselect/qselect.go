@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -169,15 +170,15 @@ func isDigits(s string) bool {
 }
 
 // parse turns the command line into the select request.
-func parse(p config.Personality, args []string, now time.Time, loc *time.Location) (*proto.SelectRequest, error) {
+func parse(p config.Personality, args []string, now time.Time, loc *time.Location) (req *proto.SelectRequest, server string, err error) {
 	opts, operands, err := getopt.Spec{Short: "a:A:c:h:HJl:N:p:P:q:r:s:t:Tu:x"}.Parse(args)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(operands) > 0 {
-		return nil, fmt.Errorf("unexpected operand %q", operands[0])
+		return nil, "", fmt.Errorf("unexpected operand %q", operands[0])
 	}
-	req := &proto.SelectRequest{History: p == config.Torque}
+	req = &proto.SelectRequest{History: p == config.Torque}
 	var crit []proto.Attr
 	add := func(name, res, value string, op proto.Op) {
 		crit = append(crit, proto.Attr{Name: name, Resource: res, Value: value, Op: op})
@@ -190,20 +191,20 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 			if o.Name == 't' {
 				var ok bool
 				if v == "" {
-					return nil, fmt.Errorf("illegal -t value: %q", v)
+					return nil, "", fmt.Errorf("illegal -t value: %q", v)
 				}
 				if name, res, ok = timeAttr(v[0]); !ok {
-					return nil, fmt.Errorf("illegal -t value: %q", v)
+					return nil, "", fmt.Errorf("illegal -t value: %q", v)
 				}
 				v = v[1:]
 			}
 			op, rest, err := leadingOp(v)
 			if err != nil {
-				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, "", fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			when, err := parseDateTime(rest, now, loc)
 			if err != nil {
-				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, "", fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			add(name, res, strconv.FormatInt(when.Unix(), 10), op)
 		case 'c', 'h', 'p', 's':
@@ -212,7 +213,7 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 				err = fmt.Errorf("empty value")
 			}
 			if err != nil {
-				return nil, fmt.Errorf("illegal -%c value: %v", o.Name, err)
+				return nil, "", fmt.Errorf("illegal -%c value: %v", o.Name, err)
 			}
 			name := map[byte]string{'c': proto.AttrCheckpoint, 'h': proto.AttrHoldTypes, 'p': proto.AttrPriority, 's': proto.AttrJobState}[o.Name]
 			if o.Name == 's' && p == config.Torque {
@@ -222,17 +223,22 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 		case 'l':
 			rl, err := resourceList(v)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			crit = append(crit, rl...)
 		case 'q':
 			op, rest, err := leadingOp(v)
 			if err != nil {
-				return nil, fmt.Errorf("illegal -q value: %v", err)
+				return nil, "", fmt.Errorf("illegal -q value: %v", err)
 			}
-			if queue, _, _ := strings.Cut(rest, "@"); queue != "" {
+			if strings.ContainsAny(strings.TrimSpace(rest), " \t\n") || strings.Count(rest, "@") > 1 {
+				return nil, "", &badDestination{rest}
+			}
+			queue, at, _ := strings.Cut(strings.TrimSpace(rest), "@")
+			if queue != "" {
 				add(proto.AttrQueue, "", queue, op)
 			}
+			server = at
 		case 'r':
 			switch strings.TrimSpace(v) {
 			case "y":
@@ -240,7 +246,7 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 			case "n":
 				add(proto.AttrRerunable, "", "False", proto.OpEQ)
 			default:
-				return nil, fmt.Errorf("illegal -r value: %q", v)
+				return nil, "", fmt.Errorf("illegal -r value: %q", v)
 			}
 		case 'A':
 			add(proto.AttrAccountName, "", v, proto.OpEQ)
@@ -262,19 +268,37 @@ func parse(p config.Personality, args []string, now time.Time, loc *time.Locatio
 		}
 	}
 	req.Criteria = crit
-	return req, nil
+	return req, server, nil
 }
+
+// badDestination is a -q value OpenPBS's parse_destination_id refuses
+// (blanks inside, a second '@').
+type badDestination struct{ dest string }
+
+func (e *badDestination) Error() string { return "illegally formed destination: " + e.dest }
 
 func runWith(env *cmdutil.Env, args []string, d deps) int {
 	now, loc := d.now(), d.loc
 	if loc == nil {
 		loc = time.UTC
 	}
-	req, err := parse(env.Personality(), args, now, loc)
+	req, server, err := parse(env.Personality(), args, now, loc)
+	var bad *badDestination
+	if errors.As(err, &bad) {
+		env.Errorf("%v", err) // OpenPBS prints no usage after it
+		return 2
+	}
 	if err != nil {
 		env.Errorf("%v", err)
 		fmt.Fprint(env.Stderr, usageText)
 		return 2
+	}
+	if server != "" && !env.NamesServer(server, "") {
+		// OpenPBS connects to the server of -q queue@server. Commands
+		// here reach only their own server, so another one is reported
+		// as OpenPBS reports a server it cannot resolve.
+		fmt.Fprintf(env.Stderr, "%s: cannot connect to server %s (errno=%d)\n", env.Name, server, proto.PBSE_BADHOST)
+		return proto.PBSE_BADHOST.ExitStatus()
 	}
 	c, err := d.connect()
 	if err != nil {

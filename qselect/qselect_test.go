@@ -31,7 +31,7 @@ const testNow = 1704067200 + 13*3600
 
 func runQselect(p config.Personality, f *fake, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	env := &cmdutil.Env{Name: "qselect", Config: &config.Config{Personality: p}, Stdout: &out, Stderr: &errb}
+	env := &cmdutil.Env{Name: "qselect", Config: &config.Config{Personality: p, Server: "srv.example.com"}, Stdout: &out, Stderr: &errb}
 	rc := runWith(env, args, deps{
 		connect: func() (client, error) { return f, nil },
 		now:     func() time.Time { return time.Unix(testNow, 0) },
@@ -129,5 +129,32 @@ func TestServerErrors(t *testing.T) {
 	f = &fake{}
 	if rc, out, _ := runQselect(config.PBSPro, f); rc != 0 || out != "" {
 		t.Errorf("nothing matched: rc %d stdout %q", rc, out)
+	}
+}
+
+// -q queue@server of another server, or a destination OpenPBS's
+// parse_destination_id refuses, gets OpenPBS's words without a request.
+func TestDestinations(t *testing.T) {
+	cases := []struct {
+		args   []string
+		rc     int
+		stderr string
+	}{
+		{[]string{"-q", "a@b"}, proto.PBSE_BADHOST.ExitStatus(), "qselect: cannot connect to server b (errno=15008)\n"},
+		{[]string{"-q", "@elsewhere.org"}, proto.PBSE_BADHOST.ExitStatus(), "qselect: cannot connect to server elsewhere.org (errno=15008)\n"},
+		{[]string{"-q", "a b@srv"}, 2, "qselect: illegally formed destination: a b@srv\n"},
+		{[]string{"-q", "a@srv@srv"}, 2, "qselect: illegally formed destination: a@srv@srv\n"},
+	}
+	for _, c := range cases {
+		f := &fake{}
+		rc, out, stderr := runQselect(config.PBSPro, f, c.args...)
+		if rc != c.rc || stderr != c.stderr || out != "" || f.called {
+			t.Errorf("%q: rc %d stderr %q called %v", c.args, rc, stderr, f.called)
+		}
+	}
+	for _, ok := range []string{"workq@srv", "workq@srv.example.com", "workq@srv:15001"} {
+		if rc, _, stderr := runQselect(config.PBSPro, &fake{}, "-q", ok); rc != 0 || stderr != "" {
+			t.Errorf("-q %s: rc %d stderr %q", ok, rc, stderr)
+		}
 	}
 }

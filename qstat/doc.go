@@ -7,6 +7,16 @@
 //   - qstat [-a|-i|-r|-H|-T] [-u users] [-n] [-s] [-1] [-w] [-x] [-f [-F json|dsv]]
 //     [job_id | destination]...; qstat -Q [-f] [dest]...; qstat -q [dest]...;
 //     qstat -B [-f]; qstat --version. Options may follow operands.
+//   - pbspro refuses what OpenPBS's qstat refuses as "qstat: conflicting
+//     options." (exit 2): -F json|dsv without -f (so qstat -a -F json),
+//     two of -a/-i/-r/-q/-H, -G with -M, -q with -f, -B or -Q after an
+//     alternate-format option without -w. It accepts -1 without -n or -s
+//     (qstat -1, qstat -f -1), which OpenPBS refuses: the workflow tools
+//     of the client contract pass them to both personalities.
+//   - pbspro -p shows "% done" in the default table where Time Use was:
+//     "--" before a job starts, 100 for a finished subjob, an array's share
+//     of expired subjobs, else the larger of cput and walltime used over
+//     requested (only those requested).
 //   - Operands are job ids in any form the server resolves (canonical, bare
 //     sequence number, seq.otherserver; surrounding whitespace is ignored)
 //     or destinations (queue, @server, queue@server). All operands go to the

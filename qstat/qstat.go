@@ -31,11 +31,11 @@ type deps struct {
 }
 
 // spec is the option letters of personality p. The pbspro set is
-// OpenPBS's (without -p, -W and the Tcl options); the torque set is
+// OpenPBS's (without -W and the Tcl options); the torque set is
 // Torque's, where -E takes a value. Options may follow operands because
 // some tools call "qstat -f 123 -x".
 func spec(p config.Personality) getopt.Spec {
-	short := "aBD:EfF:GHiJMnqQrstTu:wx1"
+	short := "aBD:EfF:GHiJMnpqQrstTu:wx1"
 	if p == config.Torque {
 		short = "aBcCeE:fGilMnqQrRstu:x1"
 	}
@@ -70,6 +70,56 @@ type request struct {
 	noComplete bool     // torque -c
 }
 
+// conflicts follows the option combinations OpenPBS's qstat refuses as
+// "conflicting options" (its alt_opt bits and f_opt flag), fed in
+// command line order because some of OpenPBS's rules depend on it.
+type conflicts struct {
+	kinds map[byte]bool // -a, -i, -r, -q, -H: at most one kind
+	sizes map[byte]bool // -G, -M
+	alt   bool          // an alternate-format option so far
+	wide  bool          // -w so far
+	full  bool          // OpenPBS's f_opt: -f, undone by a later -n or -s
+	found bool          // -B or -Q came after such an option
+}
+
+// see records option o.
+func (c *conflicts) see(o byte) {
+	switch o {
+	case 'a', 'i', 'r', 'q', 'H':
+		c.kinds[o], c.alt = true, true
+	case 'G', 'M':
+		c.sizes[o], c.alt = true, true
+	case 'n', 's':
+		// OpenPBS drops -f's flag here: -f -n -F json is refused, as
+		// the -F rule below finds no -f.
+		c.full, c.alt = false, true
+	case 'u', 'T':
+		c.alt = true
+	case '1':
+		c.alt = true
+	case 'w':
+		c.wide, c.alt = true, true
+	case 'f':
+		c.full = true
+	case 'B', 'Q':
+		// -B and -Q after an alternate-format option that -w did not
+		// come before (OpenPBS checks only what came before them).
+		c.found = c.found || (c.alt && !c.wide)
+	}
+}
+
+// refused applies the rules that need the whole command line; format is
+// -F's value ("" for the default).
+func (c *conflicts) refused(format string) bool {
+	return c.found || len(c.kinds) > 1 || len(c.sizes) > 1 ||
+		format != "" && !c.full || // -F only with -f: qstat -a -F json
+		c.kinds['q'] && c.full
+	// OpenPBS also refuses -1 without -n or -s (so qstat -1 and qstat
+	// -f -1); it stays accepted here, since the workflow tools of the
+	// client contract (integration/contract_test.go) pass "qstat -1" and
+	// "qstat -f -1" to either personality.
+}
+
 // usageError is a command line qstat refuses; it exits 2.
 type usageError struct{ msg string }
 
@@ -79,7 +129,7 @@ func (e *usageError) Error() string { return e.msg }
 // personality, in the forms of the two programs' synopses.
 const (
 	proUsage = `usage:
-qstat [-f [-1]] [-F json|dsv [-D delim]] [-w] [-x] [-E] [-J] [-t] [job_id | destination]...
+qstat [-f [-1]] [-F json|dsv [-D delim]] [-w] [-x] [-E] [-J] [-t] [-p] [job_id | destination]...
 qstat [-a|-i|-r|-H|-T] [-u user[,user]...] [-n] [-s] [-1] [-w] [-G|-M] [-x] [job_id | destination]...
 qstat -Q [-f] [destination]...
 qstat -q [-G|-M] [destination]...
@@ -112,9 +162,10 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 	}
 	r := &request{mode: jobsMode, history: p == config.Torque}
 	r.opt.Personality = p
-	altKinds := 0 // -a, -i, -r, -q, -H are mutually exclusive
+	cf := conflicts{kinds: map[byte]bool{}, sizes: map[byte]bool{}}
 	B, Q := false, false
 	for _, o := range opts {
+		cf.see(o.Name)
 		switch o.Name {
 		case 0:
 			if o.Long == "version" {
@@ -122,16 +173,12 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 			}
 		case 'a':
 			r.alt = true
-			altKinds++
 		case 'i':
 			r.alt, r.states = true, "EHQTW"
-			altKinds++
 		case 'r':
 			r.alt, r.states = true, "RS"
-			altKinds++
 		case 'H':
 			r.alt, r.states, r.history = true, "FMX", true
-			altKinds++
 		case 'T':
 			r.alt, r.opt.EstStart = true, true
 		case 'u':
@@ -146,15 +193,14 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 		case 's':
 			r.alt, r.opt.Comments = true, true
 		case 'G', 'M':
-			if r.opt.Size != display.SizeNatural {
-				return nil, nil, &usageError{"conflicting options"}
-			}
 			r.opt.Size = display.SizeGigabytes
 			if o.Name == 'M' {
 				r.opt.Size = display.SizeMegawords
 			}
 		case '1':
 			r.opt.OneLine = true
+		case 'p':
+			r.opt.Percent = true
 		case 'w':
 			r.opt.Wide = true
 		case 'f':
@@ -183,7 +229,6 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 			r.noComplete = true
 		case 'q':
 			r.mode = altQueuesMode
-			altKinds++
 		case 'Q':
 			r.mode, Q = queuesMode, true
 		case 'B':
@@ -195,11 +240,11 @@ func parse(p config.Personality, args []string) (*request, []string, error) {
 		}
 	}
 	switch {
-	case B && Q, altKinds > 1:
-		return nil, nil, &usageError{"conflicting options"}
+	case B && Q, p == config.Torque && (len(cf.kinds) > 1 || len(cf.sizes) > 1), p == config.PBSPro && cf.refused(r.format):
+		return nil, nil, &usageError{"conflicting options."}
 	case r.opt.Wide && r.format != "":
 		return nil, nil, &usageError{"option w cannot be used with -F"}
-	case r.format == "" && r.delim != "":
+	case r.format != "dsv" && r.delim != "":
 		return nil, nil, &usageError{"-D needs -F dsv"}
 	}
 	if r.format != "" {
@@ -351,7 +396,11 @@ func (r *request) jobAttrs() []string {
 	if r.xml || r.format != "" || r.alt || r.full {
 		return nil
 	}
-	return append(append([]string(nil), display.JobTableAttrs...), filterAttrs...)
+	attrs := append(append([]string(nil), display.JobTableAttrs...), filterAttrs...)
+	if r.opt.Percent {
+		attrs = append(attrs, display.PercentAttrs...)
+	}
+	return attrs
 }
 
 func (q *qstat) filter(jobs []proto.Status) []proto.Status {

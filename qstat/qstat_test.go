@@ -489,3 +489,72 @@ func TestAskedAttributesSuffice(t *testing.T) {
 		t.Error("the default table asks for every attribute")
 	}
 }
+
+// The combinations OpenPBS's qstat refuses as "conflicting options"
+// (qstat.c's alt_opt and f_opt rules) are refused with its words and
+// usage, exit 2, before connecting; the neighbouring ones it accepts run.
+func TestOpenPBSConflicts(t *testing.T) {
+	refused := [][]string{
+		{"-a", "-F", "json"}, {"-a", "-F", "dsv"}, {"-F", "json"}, {"-Q", "-F", "json"}, {"-B", "-F", "dsv"},
+		{"-f", "-n", "-F", "json"}, {"-f", "-s", "-F", "dsv"},
+		{"-q", "-f"}, {"-i", "-H"}, {"-a", "-q"}, {"-G", "-M"},
+		{"-a", "-Q"}, {"-n", "-B"}, {"-G", "-Q"},
+	}
+	for _, args := range refused {
+		f := newServer()
+		r := runQstat(t, config.PBSPro, f, args...)
+		if r.rc != 2 || !strings.HasPrefix(r.stderr, "qstat: conflicting options.\nusage:") || len(f.reqs) != 0 {
+			t.Errorf("%q: rc %d stderr %q", args, r.rc, r.stderr)
+		}
+	}
+	accepted := [][]string{
+		{"-f", "-F", "json"}, {"-Q", "-f", "-F", "json"}, {"-B", "-f", "-F", "dsv"}, {"-n", "-f", "-F", "json"},
+		{"-a", "-a"}, {"-G", "-G"}, {"-Q", "-G"}, {"-w", "-a", "-Q"}, {"-a", "-n", "-1"}, {"-s", "-1"},
+		{"-1"}, {"-a", "-1"}, {"-f", "-1"}, {"-B", "-f", "-1"}, {"-p"}, {"-pt"}, {"-rwt"}, {"-p", "-w"}, {"-f", "-p"},
+	}
+	for _, args := range accepted {
+		if r := runQstat(t, config.PBSPro, newServer(), args...); r.rc != 0 || r.stderr != "" {
+			t.Errorf("%q: rc %d stderr %q", args, r.rc, r.stderr)
+		}
+	}
+	// -D belongs to -F dsv, not to -F json.
+	if r := runQstat(t, config.PBSPro, newServer(), "-f", "-F", "json", "-D", ","); r.rc != 2 {
+		t.Errorf("-F json -D: rc %d", r.rc)
+	}
+}
+
+// qstat -p shows "% done" in place of Time Use (OpenPBS's percent_cal),
+// and asks the server for the requests it divides by.
+func TestPercentDone(t *testing.T) {
+	f := &fakeServer{jobs: []proto.Status{
+		{Name: "1.srv", Attrs: attrs("Job_Name", "cpu", "Job_Owner", "alice@h", "job_state", "R", "queue", "workq",
+			"resources_used.cput", "00:15:00", "Resource_List.cput", "01:00:00",
+			"resources_used.walltime", "00:06:00", "Resource_List.walltime", "01:00:00")},
+		{Name: "2.srv", Attrs: attrs("Job_Name", "wall", "Job_Owner", "bob@h", "job_state", "R", "queue", "workq",
+			"resources_used.walltime", "00:30:00", "Resource_List.walltime", "01:00:00")},
+		{Name: "3.srv", Attrs: attrs("Job_Name", "waits", "Job_Owner", "bob@h", "job_state", "Q", "queue", "workq",
+			"Resource_List.walltime", "01:00:00")},
+		{Name: "4[].srv", Attrs: attrs("Job_Name", "arr", "Job_Owner", "bob@h", "job_state", "B", "queue", "workq",
+			"array_state_count", "Queued:1 Running:1 Exiting:0 Expired:2 ")},
+		{Name: "5.srv", Attrs: attrs("Job_Name", "free", "Job_Owner", "bob@h", "job_state", "H", "queue", "workq")},
+		{Name: "4[1].srv", Attrs: attrs("Job_Name", "arr", "Job_Owner", "bob@h", "job_state", "X", "queue", "workq")},
+	}}
+	r := runQstat(t, config.PBSPro, f, "-p")
+	want := strings.Join([]string{
+		"Job id            Name             User               % done  S Queue",
+		"----------------  ---------------- ----------------  -------- - -----",
+		"1.srv             cpu              alice                  25  R workq           ",
+		"2.srv             wall             bob                    50  R workq           ",
+		"3.srv             waits            bob                    --  Q workq           ",
+		"4[].srv           arr              bob                    50  B workq           ",
+		"5.srv             free             bob                    --  H workq           ",
+		"4[1].srv          arr              bob                    100 X workq           ",
+	}, "\n") + "\n"
+	if r.rc != 0 || r.stdout != want {
+		t.Errorf("qstat -p: rc %d\n%s\nwant\n%s", r.rc, r.stdout, want)
+	}
+	asked := strings.Join(f.reqs[0].Attrs, ",")
+	if !strings.Contains(asked, "Resource_List") || !strings.Contains(asked, "array_state_count") {
+		t.Errorf("qstat -p asked for %s", asked)
+	}
+}

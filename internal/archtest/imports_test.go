@@ -33,7 +33,7 @@ var pure = []string{
 // link a daemon's insides.
 var commands = []string{
 	"qsub", "qstat", "qdel", "qhold", "qrls", "qalter", "qrun", "qsig", "qselect", "qmove",
-	"qrerun", "qterm", "qmgr", "pbsnodes", "tracejob", "pbsfs", "qwait", "qwatch",
+	"qrerun", "qterm", "qmgr", "pbsnodes", "tracejob", "pbsfs", "qwait", "qwatch", "qorder", "printjob",
 }
 
 // daemonInsides are the packages only their own daemon (and its tests)

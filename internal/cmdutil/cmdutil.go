@@ -155,6 +155,21 @@ func ExitStatus(err error) int {
 	return 1
 }
 
+// NamesServer reports whether name (a server, perhaps with ":port")
+// is the server this command reaches: PBS_SERVER, full or short, or
+// connected, the name the connection reported ("" before any answer).
+// Commands reach only that server, so any other name is refused rather
+// than answered for this one.
+func (e *Env) NamesServer(name, connected string) bool {
+	name, _, _ = strings.Cut(name, ":")
+	short := config.ShortName(name)
+	if connected != "" && short == connected {
+		return true
+	}
+	return e.Config != nil && e.Config.Server != "" &&
+		(name == e.Config.Server || short == config.ShortName(e.Config.Server))
+}
+
 // NormalizeJobID trims the surrounding whitespace tools leave on ids (Toil
 // passes a trailing newline). The server resolves bare sequence numbers and
 // other server suffixes itself.

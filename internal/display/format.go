@@ -56,6 +56,9 @@ type Options struct {
 
 	// Delim separates fields in -F dsv output ("|" when empty).
 	Delim string
+	// Percent is qstat -p (OpenPBS): the default table's Time Use column
+	// shows how far each job is (percentDone).
+	Percent bool
 	// EstStart is qstat -T (OpenPBS): the alternate format's last column
 	// shows the estimated start (estimated.start_time) of jobs that may
 	// still start instead of the elapsed time, and the rows are ordered by

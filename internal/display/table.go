@@ -1,6 +1,7 @@
 package display
 
 import (
+	"fmt"
 	"io"
 	"net/netip"
 	"sort"
@@ -26,6 +27,11 @@ const (
 		"----------------  ---------------- ----------------  -------- - -----\n"
 	proWideHeader = "Job id                         Name            User             Time Use S Queue\n" +
 		"-----------------------------  --------------- ---------------  -------- - ---------------\n"
+	// qstat -p (OpenPBS) puts "% done" where Time Use was.
+	proPercentHeader = "Job id            Name             User               % done  S Queue\n" +
+		"----------------  ---------------- ----------------  -------- - -----\n"
+	proWidePercentHeader = "Job id                         Name            User              % done  S Queue\n" +
+		"-----------------------------  --------------- ---------------  -------- - ---------------\n"
 	torqueHeader = "Job ID                    Name             User            Time Use S Queue\n" +
 		"------------------------- ---------------- --------------- -------- - -----\n"
 )
@@ -44,9 +50,14 @@ func JobTable(w io.Writer, jobs []proto.Status, o Options) error {
 		if o.ServerComment != "" {
 			e.print(printable(o.ServerComment), "\n")
 		}
-		if o.Wide {
+		switch {
+		case o.Wide && o.Percent:
+			e.print(proWidePercentHeader)
+		case o.Wide:
 			e.print(proWideHeader)
-		} else {
+		case o.Percent:
+			e.print(proPercentHeader)
+		default:
 			e.print(proHeader)
 		}
 	}
@@ -111,12 +122,87 @@ func appendJobRow(b []byte, j proto.Status, o Options) []byte {
 		// runs into the next one.
 		name = cut(name, nameW-1) + "*"
 	}
+	if o.Percent {
+		cput = percentDone(attrs, state)
+	}
 	b = append(appendLeft(b, star(id, idW), idW), ' ')
 	b = append(appendLeft(b, name, nameW), ' ')
 	b = append(appendLeft(b, star(owner, userW), userW), ' ', ' ')
 	b = append(appendRight(b, star(cput, 8), 8), ' ')
 	b = append(append(b, star(state, 1)...), ' ')
 	return append(appendLeft(b, star(queue, queueW), queueW), '\n')
+}
+
+// PercentAttrs are the attributes qstat -p needs besides JobTableAttrs.
+var PercentAttrs = []string{proto.AttrResourceList, proto.AttrArrayStateCount}
+
+// percentDone is qstat -p's column, by OpenPBS's rules: "--" for a job
+// that has not started (Q, T, W), 100 for a finished subjob (X); for an
+// array the share of its subjobs that expired; otherwise the larger of
+// cput used/requested and walltime used/requested, counting only a
+// resource that is requested (an unreported cput counts as 0, as
+// OpenPBS does). The number keeps OpenPBS's trailing blank ("%3ld ").
+func percentDone(attrs []proto.Attr, state string) string {
+	const none = "-- "
+	switch state {
+	case "Q", "T", "W":
+		return none
+	case "X":
+		return "100"
+	}
+	if counts, ok := get(attrs, proto.AttrArrayStateCount, ""); ok {
+		var queued, running, exiting, expired int64
+		if _, err := fmt.Sscanf(counts, "Queued:%d Running:%d Exiting:%d Expired:%d", &queued, &running, &exiting, &expired); err != nil {
+			return none
+		}
+		if total := queued + running + exiting + expired; total > 0 {
+			if pct := expired * 100 / total; pct < 1000 {
+				return fmt.Sprintf("%3d ", pct)
+			}
+		}
+		return none
+	}
+	pct := int64(-1)
+	if req, ok := get(attrs, proto.AttrResourceList, "cput"); ok {
+		used, _ := get(attrs, proto.AttrResourcesUsed, "cput")
+		pct = max(pct, ratio(used, req))
+	}
+	if req, ok := get(attrs, proto.AttrResourceList, "walltime"); ok {
+		if used, ok := get(attrs, proto.AttrResourcesUsed, "walltime"); ok {
+			pct = max(pct, ratio(used, req))
+		}
+	}
+	if pct < 0 {
+		return none
+	}
+	return fmt.Sprintf("%3d ", pct)
+}
+
+// ratio is used/req in percent, -1 when req is zero.
+func ratio(used, req string) int64 {
+	bot := clockSeconds(req)
+	if bot == 0 {
+		return -1
+	}
+	return clockSeconds(used) * 100 / bot
+}
+
+// clockSeconds reads [[hh:]mm:]ss as OpenPBS's qstat does: each field is
+// the leading digits of its part (a bad part counts 0), so that the
+// column never fails on an odd value.
+func clockSeconds(v string) int64 {
+	var total int64
+	for _, part := range strings.Split(v, ":") {
+		n := int64(0)
+		for _, c := range part {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int64(c-'0')
+		}
+		total = total*60 + n
+	}
+	return total
 }
 
 // torqueJobName shortens a job name longer than 16 characters the way Torque

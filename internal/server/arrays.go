@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sort"
 	"strconv"
 
 	"gopbs/internal/accounting"
@@ -299,8 +298,7 @@ func namesSubjobs(ref model.JobRef) bool {
 // liveSubjobs are array p's subjobs that are jobs of their own, by index
 // (mu held).
 func (s *Server) liveSubjobs(p *model.Job) []*model.Job {
-	k := model.JobKey{Seq: p.Seq, Index: model.NoIndex}
-	i := sort.Search(len(s.jobList), func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
+	i := s.jobAt(p)
 	var out []*model.Job
 	for i++; i < len(s.jobList) && s.jobList[i].Seq == p.Seq && s.jobList[i].IsSubjob; i++ {
 		out = append(out, s.jobList[i])

@@ -407,7 +407,7 @@ func (s *Server) dispatch(who *caller, t proto.MsgType, body msgpack.RawMessage,
 			return nil, err
 		}
 		return s.statusNodes(who, req, to)
-	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob, proto.MsgMoveJob:
+	case proto.MsgDeleteJob, proto.MsgHoldJob, proto.MsgReleaseJob, proto.MsgRunJob, proto.MsgSignalJob, proto.MsgRerunJob, proto.MsgStageInJob, proto.MsgMoveJob, proto.MsgOrderJob:
 		req, err := decode[proto.JobRequest](body)
 		if err != nil {
 			return nil, err

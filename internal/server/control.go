@@ -16,13 +16,16 @@ import (
 // release, signal, suspend and resume, rerun), each checked for the
 // caller's rights and committed before the daemons are told.
 
-// jobRequest handles delete, hold, release, run, signal and rerun.
+// jobRequest handles delete, hold, release, run, signal, rerun, stage-in,
+// move and order.
 func (s *Server) jobRequest(who *caller, t proto.MsgType, req *proto.JobRequest) error {
 	switch t {
 	case proto.MsgRerunJob:
 		return s.rerunJob(who, req.JobID, req.Extra == "force")
 	case proto.MsgMoveJob:
 		return s.moveJob(who, req.JobID, req.Extra)
+	case proto.MsgOrderJob:
+		return s.orderJob(who, req.JobID, req.Extra)
 	case proto.MsgDeleteJob:
 		opts, err := proto.ParseDeleteOptions(req.Extra)
 		if err != nil {

@@ -14,13 +14,22 @@ import (
 // be enabled; its access lists, limits and resource defaults apply; a
 // route queue forwards it), with a new qtime and a Q accounting record.
 // The job's owner, operators and managers may move it. Moving to another
-// server is refused: jobs do not travel between servers here.
+// server is refused: jobs do not travel between servers here (an
+// unknown server as OpenPBS refuses it, PBSE_BADHOST).
 func (s *Server) moveJob(who *caller, id, dest string) error {
 	queue, server, _ := strings.Cut(strings.TrimSpace(dest), "@")
 	if queue == "" {
 		return proto.Errorf(proto.PBSE_UNKQUE, "(no destination queue in %q)", dest)
 	}
 	if server != "" && server != s.cfg.ServerName && server != s.cfg.Host {
+		// OpenPBS's server refuses a destination whose host it cannot
+		// resolve with PBSE_BADHOST's words alone; one it can is
+		// another server, which jobs do not travel to here.
+		host, _, _ := strings.Cut(server, ":")
+		s.hosts.resolve([]string{host}, s.now())
+		if len(s.hosts.addrs(host)) == 0 {
+			return proto.NewError(proto.PBSE_BADHOST)
+		}
 		return proto.Errorf(proto.PBSE_NOSUP, "(moving a job to another server, %s)", server)
 	}
 	mgr, op := s.privileges(who)

@@ -90,9 +90,9 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 				}
 			}
 			if answer.frames.Pauses() != pauses {
-				// Jobs came and went meanwhile: go on after j's key,
+				// Jobs came and went meanwhile: go on after j,
 				// neither repeating nor skipping one that stayed.
-				i = s.jobsAfter(j.Key()) - 1
+				i = s.jobsAfter(j) - 1
 			}
 		}
 	}

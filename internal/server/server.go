@@ -114,8 +114,9 @@ type Server struct {
 	// once a node is created or deleted.
 	nodeOrder atomic.Pointer[[]string]
 	// jobs holds every job, array parent and subjob that is a job of its
-	// own (queued alone, running, exiting); jobList the same in key
-	// order, each array's parent before its subjobs. A subjob still in
+	// own (queued alone, running, exiting); jobList the same in
+	// listLess order (queue_rank, then key), each array's parent before
+	// its subjobs. A subjob still in
 	// its parent's queued indices is in neither (arrays.go).
 	jobs    map[model.JobKey]*model.Job
 	jobList []*model.Job
@@ -338,7 +339,10 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 		s.track(j)
 	}
 	s.loadSubjobs(snap)
-	sort.Slice(s.jobList, func(a, b int) bool { return keyLess(s.jobList[a].Key(), s.jobList[b].Key()) })
+	for _, j := range s.jobList {
+		s.settleRank(j)
+	}
+	sort.Slice(s.jobList, func(a, b int) bool { return listLess(s.jobList[a], s.jobList[b]) })
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
 	s.resvs = make(map[int64]*model.Resv, len(snap.Resvs))
@@ -451,27 +455,69 @@ func keyLess(a, b model.JobKey) bool {
 	return a.Index < b.Index
 }
 
-// jobsAfter is the index in jobList of the first job whose key follows k
+// listLess orders jobList: by queue_rank, which is the sequence number
+// until qorder swaps two jobs' ranks, then by key. A subjob has its
+// parent's rank (orderJob keeps them so), so it follows its parent.
+// Listings, and so the scheduler's order, are in this order.
+func listLess(a, b *model.Job) bool {
+	if a.QueueRank != b.QueueRank {
+		return a.QueueRank < b.QueueRank
+	}
+	return keyLess(a.Key(), b.Key())
+}
+
+// settleRank gives a subjob the rank listLess needs, its parent's (mu
+// held): its record may predate a qorder of its array. A job's own rank
+// is admission's (its sequence number), or what qorder gave it; 0 is a
+// rank like any other (job 0's).
+func (s *Server) settleRank(j *model.Job) {
+	if !j.IsSubjob {
+		return
+	}
+	if p, ok := s.top(j.Seq); ok {
+		j.QueueRank = p.QueueRank
+	}
+}
+
+// jobsAfter is the index in jobList of the first job that follows j
 // (mu held).
-func (s *Server) jobsAfter(k model.JobKey) int {
-	return sort.Search(len(s.jobList), func(i int) bool { return keyLess(k, s.jobList[i].Key()) })
+func (s *Server) jobsAfter(j *model.Job) int {
+	return sort.Search(len(s.jobList), func(i int) bool { return listLess(j, s.jobList[i]) })
+}
+
+// jobAt is the index in jobList where j is or would go (mu held).
+func (s *Server) jobAt(j *model.Job) int {
+	return sort.Search(len(s.jobList), func(i int) bool { return !listLess(s.jobList[i], j) })
 }
 
 // insertJob adds a new job, array or subjob (mu held).
 func (s *Server) insertJob(j *model.Job) {
 	j.ShareStrings()
-	k := j.Key()
-	s.jobs[k] = j
-	n := len(s.jobList)
-	if n == 0 || keyLess(s.jobList[n-1].Key(), k) {
-		s.jobList = append(s.jobList, j)
-	} else {
-		i := sort.Search(n, func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
-		s.jobList = append(s.jobList, nil)
-		copy(s.jobList[i+1:], s.jobList[i:])
-		s.jobList[i] = j
-	}
+	s.settleRank(j)
+	s.jobs[j.Key()] = j
+	s.list(j)
 	s.track(j)
+}
+
+// list puts j in its place in jobList (mu held).
+func (s *Server) list(j *model.Job) {
+	n := len(s.jobList)
+	if n == 0 || listLess(s.jobList[n-1], j) {
+		s.jobList = append(s.jobList, j)
+		return
+	}
+	i := s.jobAt(j)
+	s.jobList = append(s.jobList, nil)
+	copy(s.jobList[i+1:], s.jobList[i:])
+	s.jobList[i] = j
+}
+
+// unlist takes j out of jobList (mu held).
+func (s *Server) unlist(j *model.Job) {
+	i := s.jobAt(j)
+	if i < len(s.jobList) && s.jobList[i] == j {
+		s.jobList = append(s.jobList[:i], s.jobList[i+1:]...)
+	}
 }
 
 // removeJob drops a job from memory (mu held).
@@ -483,10 +529,7 @@ func (s *Server) removeJob(j *model.Job) {
 	if j.IsArray() {
 		delete(s.ended, j.Seq)
 	}
-	i := sort.Search(len(s.jobList), func(i int) bool { return !keyLess(s.jobList[i].Key(), k) })
-	if i < len(s.jobList) && s.jobList[i] == j {
-		s.jobList = append(s.jobList[:i], s.jobList[i+1:]...)
-	}
+	s.unlist(j)
 }
 
 // replaceJob puts c, a changed copy of j, in j's place, keeping the
