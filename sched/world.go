@@ -43,6 +43,7 @@ func worldOf(rt *resc.Table, now time.Time, server proto.Status, queues []proto.
 		ResourcesAvailable: amounts(rt, res[proto.AttrResourcesAvail]), ResourcesMax: amounts(rt, res[proto.AttrResourcesMax]),
 		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 	}
+	srv.BackfillDepth, srv.BackfillDepthSet = depthOf(plain)
 	qs := make([]*core.Queue, 0, len(queues))
 	for _, st := range queues {
 		plain, res := split(st.Attrs)
@@ -56,8 +57,19 @@ func worldOf(rt *resc.Table, now time.Time, server proto.Status, queues []proto.
 			MaxWalltime:       durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
 			ActivationFilters: model.SplitList(plain[proto.AttrActivationFilters]),
 		})
+		qs[len(qs)-1].BackfillDepth, qs[len(qs)-1].BackfillDepthSet = depthOf(plain)
 	}
 	return core.NewWorld(now, srv, qs, ns, expandArrays(jobs, ns))
+}
+
+// depthOf reads an object's backfill_depth, and whether it sets one.
+func depthOf(plain map[string]string) (int, bool) {
+	v, ok := plain[proto.AttrBackfillDepth]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	return max(n, 0), err == nil
 }
 
 // expandArrays replaces each job array's parent by its subjobs that wait

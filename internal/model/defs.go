@@ -612,6 +612,7 @@ var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrResourcesAssigned, Kind: KindResources, Access: ReadOnly},
 	{Name: proto.AttrSchedulerIteration, Kind: KindLong, Access: MgrSet, Check: mustPositive},
 	{Name: proto.AttrSchedCycleLength, Kind: KindDuration, Access: MgrSet},
+	{Name: proto.AttrBackfillDepth, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 }, runLimitDefs(), []Def{
 	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrMaxUserQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},
@@ -725,6 +726,7 @@ var SchedDefs = newTable(proto.ObjSched, []Def{
 var QueueDefs = newTable(proto.ObjQueue, slices.Concat([]Def{
 	{Name: proto.AttrQueueTypeQ, Kind: KindString, Access: MgrSet, Check: queueTypeCheck},
 	{Name: proto.AttrQPriority, Kind: KindLong, Access: MgrSet},
+	{Name: proto.AttrBackfillDepth, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
 	{Name: proto.AttrTotalJobs, Kind: KindLong, Access: ReadOnly},
 	{Name: proto.AttrStateCount, Kind: KindString, Access: ReadOnly},
 	{Name: proto.AttrMaxQueuable, Kind: KindLong, Access: OperSet | MgrSet, Check: mustNonNegative},

@@ -82,14 +82,14 @@ func otherPBSAttrs(obj proto.ObjectType) []string {
 		return append(common, proto.AttrServerName, proto.AttrLicenseCount,
 			proto.AttrAclGroupEnable, proto.AttrAclGroups,
 			"acl_resv_host_enable", "acl_resv_hosts",
-			"acl_resv_group_enable", "acl_resv_groups", "backfill_depth", "default_qdel_arguments",
+			"acl_resv_group_enable", "acl_resv_groups", "default_qdel_arguments",
 			"job_sort_formula", "max_concurrent_provision",
 			"node_group_enable", "node_group_key", "python_restart_max_hooks",
 			"resv_post_processing_time", "single_signon_password_enable", "scheduler_timeout",
 			"job_requeue_timeout", "max_job_sequence_id", "mail_subject", "mail_body")
 	case proto.ObjQueue:
 		return append(common, "alt_router", "disallowed_types", "checkpoint_min", "node_group_key",
-			"backfill_depth", "partition")
+			"partition")
 	case proto.ObjSched:
 		// OpenPBS's sched attributes for its preemption, partitions and
 		// multiple schedulers: sched_config holds this system's

@@ -316,3 +316,50 @@ func TestScratchSameDecisions(t *testing.T) {
 		}
 	}
 }
+
+// OpenPBS's backfill_depth of the server and queues: how many blocked
+// jobs take a reservation. A 4-cpu node, 2 cpus held until +1h; job 2
+// (3 cpus, 1h) reserves +1h; job 3 (4 cpus, 1h) cannot start before +2h;
+// job 4 (1 cpu, 2h30m) fits now and beside job 2, but would delay job 3.
+// With one reservation (the default) job 4 backfills; with the server's
+// backfill_depth 2 job 3 reserves +2h too and job 4 waits; with 0 there
+// is no backfilling (strict fifo: the queue stops at job 2); a queue's
+// own depth counts its jobs over the server's.
+func TestBackfillDepthAttribute(t *testing.T) {
+	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
+	mk := func(server, queue string) *world {
+		w := newWorld()
+		if server != "" {
+			w.server.Attrs = append(w.server.Attrs, a("backfill_depth", server))
+		}
+		if queue != "" {
+			w.queues[0].Attrs = append(w.queues[0].Attrs, a("backfill_depth", queue))
+		}
+		return w.node("n1", 4, "free", r("resources_assigned", "ncpus", "2")).
+			job(1, "R", "workq", "u", "1:ncpus=2", wall("01:00:00"), a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=2)")).
+			job(2, "Q", "workq", "u", "1:ncpus=3", wall("01:00:00")).
+			job(3, "Q", "workq", "u", "1:ncpus=4", wall("01:00:00")).
+			job(4, "Q", "workq", "u", "1:ncpus=1", wall("02:30:00"))
+	}
+	easy := Settings{Backfill: true, BackfillDepth: 1000}
+	one := []string{"reserve 2 n1 +1h0m0s", "comment 2 " + cNodes, "comment 3 " + cTopJob, "run 4 n1"}
+	two := []string{"reserve 2 n1 +1h0m0s", "comment 2 " + cNodes, "reserve 3 n1 +2h0m0s", "comment 3 " + cNodes, "comment 4 " + cTopJob}
+	for _, c := range []struct {
+		name, server, queue string
+		st                  Settings
+		want                []string
+	}{
+		{"default", "", "", easy, one},
+		{"server 1", "1", "", easy, one},
+		{"server 2", "2", "", easy, two},
+		{"server 2 over backfill off", "2", "", Settings{}, two},
+		{"queue 2 over server 1", "1", "2", easy, two},
+		{"queue 1 over server 2", "2", "1", easy, one},
+		{"server 0: no backfilling", "0", "", easy, []string{"comment 2 " + cNodes, "comment 3 " + cNodes, "run 4 n1"}},
+		{"server 0, strict fifo", "0", "", Settings{Backfill: true, StrictFIFO: true}, []string{"comment 2 " + cNodes, "comment 3 " + cStrictFIFO, "comment 4 " + cStrictFIFO}},
+	} {
+		if got := outcome(mk(c.server, c.queue).run(Inputs{Settings: c.st})); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+	}
+}

@@ -374,8 +374,11 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 	}
 	// EASY: the first job that cannot start for want of nodes takes a
 	// reservation; jobs after it, within the lookahead, start only where
-	// they cannot delay it.
+	// they cannot delay it. OpenPBS's backfill_depth of the server and
+	// queues lets more than one job take a reservation (tops counts
+	// them), or none (backfill_depth 0: no backfilling).
 	var top *core.Job
+	tops := topCount{w: w, backfill: st.Backfill}
 	looked := 0
 	// blocker is the job an activation Block stopped the cycle at: no job
 	// of equal or lower priority after it starts.
@@ -448,7 +451,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 					}
 				}
 				plan.Comment(j, s.Comment())
-				if st.StrictFIFO && !st.Backfill {
+				if st.StrictFIFO && tops.depth(j) == 0 {
 					stop(scope)
 				}
 				continue
@@ -496,7 +499,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if fits {
 			if why := resources(cx, j); why != "" {
 				plan.Comment(j, notRunning+why)
-				if st.StrictFIFO && !st.Backfill {
+				if st.StrictFIFO && tops.depth(j) == 0 {
 					stop(scope)
 				}
 				continue
@@ -555,9 +558,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			continue
 		}
 		switch {
-		case backfilling:
-			plan.Comment(j, notRunning+cTopJob)
-		case st.Backfill:
+		case tops.take(j):
 			top = j
 			if at, where, ok := cx.Cal.Earliest(j, now, ignoreBlocks); ok {
 				cx.Cal.Reserve(j, at, where)
@@ -570,6 +571,8 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 			}
 			plan.Comment(j, notRunning+cNodes)
+		case backfilling:
+			plan.Comment(j, notRunning+cTopJob)
 		default:
 			plan.Comment(j, notRunning+cNodes)
 			if st.StrictFIFO {
@@ -581,6 +584,59 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		p.share(cx, plan, now)
 	}
 	return plan
+}
+
+// topCount counts the jobs that took a reservation against the depth
+// that applies to each (OpenPBS's backfill_depth): a queue that sets one
+// counts its own jobs, the others count together against the server's;
+// with neither set, sched_config's backfill gives one, or none.
+type topCount struct {
+	w        *core.World
+	backfill bool
+	byQueue  map[string]int
+	server   int
+}
+
+// ownDepth is the depth of j's queue when the queue sets one.
+func (t *topCount) ownDepth(j *core.Job) (int, bool) {
+	if q := t.w.Queue(j.Queue); q != nil && q.BackfillDepthSet {
+		return q.BackfillDepth, true
+	}
+	return 0, false
+}
+
+// depth is how many jobs of j's count may take a reservation.
+func (t *topCount) depth(j *core.Job) int {
+	if d, ok := t.ownDepth(j); ok {
+		return d
+	}
+	if t.w.Server != nil && t.w.Server.BackfillDepthSet {
+		return t.w.Server.BackfillDepth
+	}
+	if t.backfill {
+		return 1
+	}
+	return 0
+}
+
+// take reports whether j may take a reservation, and counts it.
+func (t *topCount) take(j *core.Job) bool {
+	d := t.depth(j)
+	if _, own := t.ownDepth(j); own {
+		if t.byQueue[j.Queue] >= d {
+			return false
+		}
+		if t.byQueue == nil {
+			t.byQueue = map[string]int{}
+		}
+		t.byQueue[j.Queue]++
+		return true
+	}
+	if t.server >= d {
+		return false
+	}
+	t.server++
+	return true
 }
 
 // noOrder reports whether the pipeline's order leaves jobs as they are:

@@ -268,6 +268,11 @@ type Queue struct {
 	ResourcesAvailable Amounts
 	ResourcesMax       Amounts
 	MaxWalltime        time.Duration
+	// BackfillDepth is the queue's backfill_depth when BackfillDepthSet:
+	// how many of its jobs get a reserved start when they cannot start
+	// now (unset: the server's applies).
+	BackfillDepth    int
+	BackfillDepthSet bool
 	// ActivationFilters are the queue's own activation filter programs,
 	// run before the scheduler's (DESIGN §7).
 	ActivationFilters []string
@@ -284,6 +289,11 @@ type Server struct {
 	ResourcesAvailable Amounts
 	ResourcesMax       Amounts
 	MaxWalltime        time.Duration
+	// BackfillDepth is the server's backfill_depth when BackfillDepthSet:
+	// how many jobs of queues that set none get a reserved start (unset:
+	// sched_config's backfill decides, one or none).
+	BackfillDepth    int
+	BackfillDepthSet bool
 }
 
 // World is everything one cycle decides on. Jobs are every unfinished job
