@@ -183,9 +183,9 @@ const (
 	// AttrBackfillDepth is OpenPBS's backfill_depth of the server and of
 	// a queue: how many top jobs get a reserved start (0: none, no
 	// backfilling); a queue's counts its own jobs, over the server's.
-	AttrBackfillDepth = "backfill_depth"
-	AttrSchedCycleLength   = "sched_cycle_length"
-	AttrDefaultQueue       = "default_queue"
+	AttrBackfillDepth    = "backfill_depth"
+	AttrSchedCycleLength = "sched_cycle_length"
+	AttrDefaultQueue     = "default_queue"
 	// AttrDefaultQsubArguments is qsub options every submission gets,
 	// below its directives and command line (qsubopt.ParseDefaults).
 	AttrDefaultQsubArguments = "default_qsub_arguments"
