@@ -303,6 +303,39 @@ func TestDegradedReservationMoved(t *testing.T) {
 	})
 }
 
+// A DEGRADED reservation is tried again only reserve_retry_time after
+// it was degraded (OpenPBS's; reserve_retry_init is its old name): with
+// its nodes back it stays DEGRADED until then, and pbs_rstat -f shows
+// when (reserve_retry).
+func TestDegradedReservationRetryTime(t *testing.T) {
+	c := resvCluster(t)
+	c.MustRun("qmgr", "-c", "set server reserve_retry_init = 3600")
+	if got := c.MustRun("qmgr", "-c", "list server reserve_retry_time"); !strings.Contains(got, "reserve_retry_time = 3600\n") {
+		t.Fatalf("reserve_retry_init did not set reserve_retry_time:\n%s", got)
+	}
+	id, _ := rsub(t, c, "-R", rsubTime(time.Now().Add(10*time.Minute)), "-D", "00:10:00", "-l", "select=1:ncpus=2")
+	waitResvAttr(t, c, id, "reserve_state", "RESV_CONFIRMED", 15*time.Second)
+	for _, n := range []string{"n1", "n2"} {
+		c.Mom(n).Kill(syscall.SIGKILL)
+		c.WaitNodeState(n, "down", 20*time.Second)
+	}
+	waitResvAttr(t, c, id, "reserve_state", "RESV_DEGRADED", 20*time.Second)
+	degraded := time.Now()
+	full := c.MustRun("pbs_rstat", "-f", id)
+	want := degraded.Add(time.Hour).Format("Mon Jan 02 15:04")
+	if !strings.Contains(full, "reserve_retry = "+want) && !strings.Contains(full, "reserve_retry = "+degraded.Add(time.Hour-time.Minute).Format("Mon Jan 02 15:04")) {
+		t.Errorf("pbs_rstat -f of a degraded reservation: no reserve_retry about %s:\n%s", want, full)
+	}
+	for _, n := range []string{"n1", "n2"} {
+		c.Mom(n).Start()
+		c.WaitNodeState(n, "free", 20*time.Second)
+	}
+	c.WaitCycles(t, 3)
+	if got := resvAttr(c, id, "reserve_state"); got != "RESV_DEGRADED" {
+		t.Errorf("with an hour's reserve_retry_time the reservation was tried again at once: %s", got)
+	}
+}
+
 // A standing reservation (pbs_rsub -r, in PBS_TZID's time zone) has each
 // occurrence confirmed; pbs_rstat shows the current one and its index;
 // a job running at an occurrence's end is killed, a job queued between

@@ -287,6 +287,16 @@ const (
 	// of who may make reservations (OpenPBS's; managers always may).
 	AttrAclResvUserEnable = "acl_resv_user_enable"
 	AttrAclResvUsers      = "acl_resv_users"
+	// AttrReserveRetryTime is the server's reserve_retry_time: seconds
+	// between attempts to move a DEGRADED reservation to nodes that are
+	// up (OpenPBS's; default 600). AttrReserveRetryInit is OpenPBS's
+	// deprecated name of it, taken for it.
+	AttrReserveRetryTime = "reserve_retry_time"
+	AttrReserveRetryInit = "reserve_retry_init"
+	// AttrResvRetry is a DEGRADED reservation's reserve_retry: when the
+	// scheduler next tries to move it (Unix seconds; pbs_rstat renders
+	// it).
+	AttrResvRetry = "reserve_retry"
 )
 
 // Resource names the server itself interprets.

@@ -455,6 +455,9 @@ func coreResvs(rt *resc.Table, sts []proto.Status) []*core.Resv {
 		}
 		r.Select, r.Totals = sel, sel.Sums()
 		r.Place, _ = resc.ParsePlace(res[proto.AttrResourceList][proto.ResPlace])
+		if at, err := strconv.ParseInt(plain[proto.AttrResvRetry], 10, 64); err == nil && at > 0 {
+			r.RetryAt = time.Unix(at, 0)
+		}
 		secs, _ := strconv.ParseInt(plain[proto.AttrResvDuration], 10, 64)
 		r.Duration = time.Duration(secs) * time.Second
 		occ, ok := model.ParseOccurrences(plain[proto.AttrResvOccurrences])

@@ -31,6 +31,15 @@ func newFoldIndex(names ...string) foldIndex {
 	return f
 }
 
+// alias makes name (in any case) read as canonical.
+func (f foldIndex) alias(name, canonical string) {
+	k := strings.ToLower(name)
+	if prev, ok := f[k]; ok && prev != canonical {
+		panic(fmt.Sprintf("alias %q is attribute %q", name, prev))
+	}
+	f[k] = canonical
+}
+
 // canonical is name's canonical spelling, or name itself when no name
 // of the index matches it in any case (the caller then refuses it).
 func (f foldIndex) canonical(name string) string {

@@ -47,9 +47,12 @@ const (
 
 // Def defines one attribute of a generic object.
 type Def struct {
-	Name   string
-	Kind   Kind
-	Access Access
+	Name string
+	// Aliases are other names OpenPBS takes for the attribute (a
+	// deprecated spelling): read as Name, never stored or printed.
+	Aliases []string
+	Kind    Kind
+	Access  Access
 	// Check validates and canonicalises a value (after the kind's own
 	// check); nil for none.
 	Check func(string) (string, error)
@@ -72,6 +75,11 @@ func newTable(obj proto.ObjectType, defs []Def) *DefTable {
 		names[i] = d.Name
 	}
 	t.fold = newFoldIndex(names...)
+	for _, d := range defs {
+		for _, a := range d.Aliases {
+			t.fold.alias(a, d.Name)
+		}
+	}
 	return t
 }
 
@@ -626,6 +634,7 @@ var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrResvEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrAclResvUserEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrAclResvUsers, Kind: KindList, Access: MgrSet},
+	{Name: proto.AttrReserveRetryTime, Kind: KindLong, Access: MgrSet, Check: mustPositive, Aliases: []string{proto.AttrReserveRetryInit}},
 	{Name: proto.AttrNodePack, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrDefaultNode, Kind: KindString, Access: MgrSet},
 	{Name: proto.AttrNodeFailRequeue, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},

@@ -52,6 +52,10 @@ type Resv struct {
 	Hosts      []string // a maintenance reservation's hosts
 	Ctime      int64
 	Mtime      int64
+	// Retry is when the scheduler next tries to move a DEGRADED
+	// reservation (Unix seconds; 0: not degraded): reserve_retry_time
+	// after it was degraded or last failed to move.
+	Retry int64
 	// Before holds what a pbs_ralter of the times changed while the
 	// scheduler has not confirmed the new ones (BEING_ALTERED): a denial
 	// puts it back.
@@ -228,6 +232,9 @@ func (r *Resv) Status(server string, full bool) proto.Status {
 	add(proto.AttrComment, r.Comment)
 	add(proto.AttrCtime, num(r.Ctime))
 	add(proto.AttrMtime, num(r.Mtime))
+	if r.Retry != 0 {
+		add(proto.AttrResvRetry, num(r.Retry))
+	}
 	add(proto.AttrEuser, r.EUser)
 	add(proto.AttrEgroup, r.EGroup)
 	if full {

@@ -281,7 +281,7 @@ func Print(w io.Writer, st proto.Status, how int, now time.Time) {
 				if s, ok := proto.ParseResvState(v); ok {
 					v = s.String()
 				}
-			case proto.AttrResvStart, proto.AttrResvEnd, proto.AttrCtime, proto.AttrMtime:
+			case proto.AttrResvStart, proto.AttrResvEnd, proto.AttrResvRetry, proto.AttrCtime, proto.AttrMtime:
 				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 					v = time.Unix(n, 0).In(now.Location()).Format("Mon Jan 02 15:04:05 2006")
 				}

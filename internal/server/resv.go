@@ -785,13 +785,15 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 				verdict = "degraded"
 				r.SetState(proto.ResvDegraded)
 				r.Comment = req.Reason
+				r.Retry = now + s.resvRetryTime()
 				b.PutResv(r)
 				mail = s.resvMail(r, resvMailAbort, "Reservation degraded: "+req.Reason, true)
 			case proto.ResvDegraded:
-				if r.Comment != req.Reason {
-					r.Comment = req.Reason
-					b.PutResv(r)
-				}
+				// Tried again and still no room: the next try is
+				// reserve_retry_time on.
+				r.Comment = req.Reason
+				r.Retry = now + s.resvRetryTime()
+				b.PutResv(r)
 			default:
 				return proto.Errorf(proto.PBSE_BADSTATE, "(%s is %s)", id, r.State)
 			}
@@ -808,6 +810,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 			r.Occ[i].Nodes = req.Nodes[i]
 		}
 		r.Before = nil
+		r.Retry = 0
 		r.SetState(proto.ResvConfirmed)
 		if r.Start() <= now && was != proto.ResvUnconfirmed {
 			r.SetState(proto.ResvRunning)
@@ -934,6 +937,20 @@ func resvAmounts(rt *resc.Table, spec string) (map[string]map[string]float64, er
 	return out, nil
 }
 
+// resvRetryDefault is reserve_retry_time when unset (seconds), as
+// OpenPBS's.
+const resvRetryDefault = 600
+
+// resvRetryTime is reserve_retry_time (mu held).
+func (s *Server) resvRetryTime() int64 {
+	if v, ok := s.server.Get(proto.AttrReserveRetryTime); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return resvRetryDefault
+}
+
 // resvTick moves reservations along with the clock: an unconfirmed one
 // whose start came goes; a confirmed one starts (its queue started); an
 // occurrence that ended ends its jobs and the reservation goes or, when
@@ -956,7 +973,25 @@ func (s *Server) resvTick(t time.Time) {
 			_ = id
 		}
 	}
+	retry := false
+	for _, r := range s.resvs {
+		if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now && s.retryAsked[r.Seq] != r.Retry {
+			retry = true
+		}
+	}
 	s.mu.RUnlock()
+	if retry {
+		// A degraded reservation's time to be tried again: a cycle, once
+		// per retry time.
+		s.mu.Lock()
+		for _, r := range s.resvs {
+			if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now {
+				s.retryAsked[r.Seq] = r.Retry
+			}
+		}
+		s.mu.Unlock()
+		s.schedEvent(proto.SchedTime)
+	}
 	if !due {
 		return
 	}

@@ -128,6 +128,9 @@ type Server struct {
 	// keeps, in memory, why the scheduler denied the recent ones.
 	resvs  map[int64]*model.Resv
 	denied map[string]resvDenied
+	// retryAsked is, per degraded reservation, the retry time a cycle was
+	// asked for (resvTick), so that each asks once.
+	retryAsked map[int64]int64
 	// leaseCeiling is the longest lease granted by any run of the
 	// server, in seconds (stored); fenceUntil is when every lease an
 	// earlier run (or an earlier leader) could have granted has lapsed:
@@ -352,6 +355,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	if s.denied == nil {
 		s.denied = map[string]resvDenied{}
 	}
+	s.retryAsked = map[int64]int64{}
 	s.leaseCeiling = snap.LeaseCeiling
 }
 

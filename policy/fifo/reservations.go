@@ -38,6 +38,10 @@ func (p *Pipeline) holdReservations(cx *Context, plan *core.Plan) {
 			pending = append(pending, r)
 		case r.Maintenance && r.Holds():
 			cx.Cal.HoldResv(r) // the manager's hosts: never moved
+		case r.Holds() && r.State == core.ResvDegraded && w.Now.Before(r.RetryAt):
+			// Not yet to be tried again (reserve_retry_time): it keeps
+			// what it has up.
+			cx.Cal.HoldResv(r)
 		case r.Holds() && (r.State == core.ResvDegraded || lostNode(w, r)):
 			pending = append(pending, r)
 		case r.Holds():

@@ -76,3 +76,27 @@ func TestReservationsOnTheCalendar(t *testing.T) {
 		t.Fatalf("\n got %q\nwant %q", got, want)
 	}
 }
+
+// A DEGRADED reservation is tried again on other nodes only once its
+// retry time (the server's reserve_retry_time after it was degraded) has
+// come: before, it keeps what it holds and gets no verdict.
+func TestDegradedReservationRetry(t *testing.T) {
+	w := newWorld().node("n1", 2, "down").node("n2", 2, "free")
+	for _, c := range []struct {
+		name  string
+		retry time.Time
+		want  []string
+	}{
+		{"retry not yet due", now.Add(time.Minute), nil},
+		{"retry due", now.Add(-time.Second), []string{"confirm R5.srv n2"}},
+		{"no retry time", time.Time{}, []string{"confirm R5.srv n2"}},
+	} {
+		world := sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs)
+		r := testResv("R5.srv", core.ResvDegraded, "1:ncpus=2", 10*time.Minute, time.Hour, "n1")
+		r.RetryAt = c.retry
+		world.SetResvs([]*core.Resv{r})
+		if got := resvOutcome(DefaultPipeline().Schedule(world, Inputs{})); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

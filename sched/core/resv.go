@@ -48,6 +48,10 @@ type Resv struct {
 	// Maintenance marks a manager's reservation of whole hosts: its
 	// nodes are the manager's choice, never moved.
 	Maintenance bool
+	// RetryAt is when a DEGRADED reservation may be tried again on other
+	// nodes (the server's reserve_retry_time after its last failure);
+	// zero: at once.
+	RetryAt time.Time
 }
 
 // Occurrence is one window of a reservation and the chunks it holds
