@@ -30,6 +30,10 @@ type Chunk struct {
 	// site's string, string_array or boolean resource), each matched as
 	// its type (Prop.Matches).
 	Props []Prop
+	// First names the amounts taken on the job's first node only (a
+	// site's resources with flag f): the job's first copy of its first
+	// chunk takes them, the other copies do not (Rest).
+	First []string
 	// defs is the table the chunk was made with, for With.
 	defs *Table
 }
@@ -53,6 +57,9 @@ func (t *Table) NewChunk(count int, resources []Pair) Chunk {
 		case numeric && t.Consumable(p.Name):
 			c.Amounts[p.Name] = v
 			ncpus = ncpus || p.Name == "ncpus"
+			if d, ok := t.Custom(p.Name); ok && d.Flags&FlagConsumeFirst != 0 {
+				c.First = append(c.First, p.Name)
+			}
 		case numeric && !custom:
 			if c.Settings == nil {
 				c.Settings = Amounts{}
@@ -79,6 +86,23 @@ func (c Chunk) With(name, value string) Chunk {
 	out := c.defs.NewChunk(c.Count, append(rs, Pair{name, value}))
 	out.Max = c.Max
 	return out
+}
+
+// Rest is a copy of c for any node of the job but its first: without the
+// amounts taken on the first node only (First).
+func (c Chunk) Rest() Chunk {
+	if len(c.First) == 0 {
+		return c
+	}
+	am := make(Amounts, len(c.Amounts))
+	for r, v := range c.Amounts {
+		am[r] = v
+	}
+	for _, r := range c.First {
+		delete(am, r)
+	}
+	c.Amounts, c.First = am, nil
+	return c
 }
 
 // One is a single copy of c.
@@ -302,19 +326,33 @@ func (s Select) Totals() map[string]string {
 // amounts times its count.
 func (s Select) Amounts() Amounts {
 	sums := Amounts{}
-	for _, c := range s {
+	for i, c := range s {
 		sums.AddTimes(c.Amounts, float64(c.Count))
+		sums.takeFirst(c, i)
 	}
 	return sums
+}
+
+// takeFirst takes back from sums what chunk spec i's copies do not take
+// of its first-node-only amounts: all of them but the job's very first.
+func (a Amounts) takeFirst(c Chunk, i int) {
+	for _, r := range c.First {
+		n := float64(c.Count)
+		if i == 0 {
+			n--
+		}
+		a[r] -= c.Amounts[r] * n
+	}
 }
 
 // Sums are the select's totals as numbers: every chunk's amounts and
 // settings times its count.
 func (s Select) Sums() Amounts {
 	sums := Amounts{}
-	for _, c := range s {
+	for i, c := range s {
 		sums.AddTimes(c.Amounts, float64(c.Count))
 		sums.AddTimes(c.Settings, float64(c.Count))
+		sums.takeFirst(c, i)
 	}
 	return sums
 }

@@ -75,6 +75,21 @@ func (t *Table) Customs() []Custom {
 	return out
 }
 
+// Invisible are the custom resources with flag i (shown to managers and
+// operators only); nil when none has it.
+func (t *Table) Invisible() map[string]bool {
+	var out map[string]bool
+	for _, c := range t.Customs() {
+		if c.Flags&FlagInvisible != 0 {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[c.Name] = true
+		}
+	}
+	return out
+}
+
 // Custom returns the definition of custom resource name.
 func (t *Table) Custom(name string) (Custom, bool) {
 	if t == nil {

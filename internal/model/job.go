@@ -949,6 +949,10 @@ func JobStatus(j *Job, want map[string]bool) []proto.Attr {
 type JobRenderer struct {
 	attrs []*jobAttr
 	want  map[string]bool
+	// Hidden are resources left out of the resource lists (a site's
+	// resources with flag i, for callers who are not managers or
+	// operators); nil: none.
+	Hidden map[string]bool
 }
 
 // NewJobRenderer prepares rendering of the attributes in want (nil: all).
@@ -973,6 +977,9 @@ func (r *JobRenderer) AppendTo(out []proto.Attr, j *Job) []proto.Attr {
 	for _, a := range r.attrs {
 		if a.resources != nil {
 			for _, p := range *a.resources(j) {
+				if r.Hidden[p.Name] {
+					continue
+				}
 				v := p.Value
 				if p.Name == proto.ResNodect && a.name == proto.AttrResourceList {
 					v = j.nodect(v)
@@ -1120,6 +1127,11 @@ func SetJobAttr(rt *resc.Table, j *Job, a proto.Attr, priv Privilege, phase Phas
 		if a.Op == proto.OpUnset {
 			*list = list.Delete(a.Resource)
 			return nil
+		}
+		if c, ok := rt.Custom(a.Resource); ok && c.Flags&(resc.FlagReadOnly|resc.FlagInvisible) != 0 && !privileged {
+			// OpenPBS's flags r and i: only managers and operators set
+			// the resource on a job.
+			return proto.Errorf(proto.PBSE_ATTRRO, "%s (resource %s is set by managers and operators only)", a.FullName(), a.Resource)
 		}
 		v, err := rt.Canonical(a.Resource, a.Value)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -405,5 +406,51 @@ func TestInteractiveHidden(t *testing.T) {
 	}
 	if err := SetJobAttr(nil, j, proto.Attr{Name: proto.AttrRerunable, Value: "y"}, Privilege{Owner: true, Manager: true}, AtAlter); err == nil || j.Rerunable {
 		t.Errorf("an interactive job made rerunnable: %v", err)
+	}
+}
+
+// A site's resources with flag r or i are set on a job by managers and
+// operators only, and one with flag i is left out of what others see;
+// a resource's value is checked as its type.
+func TestCustomResourceFlagsOnJobs(t *testing.T) {
+	var cs []resc.Custom
+	for _, d := range []struct {
+		name  string
+		flags resc.Flag
+	}{{"ro", resc.FlagReadOnly}, {"secret", resc.FlagInvisible}, {"open", 0}} {
+		c, err := resc.NewCustom(d.name, resc.TypeLong, d.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	rt := resc.NewTable(cs)
+	user, oper := Privilege{Owner: true}, Privilege{Owner: true, Operator: true}
+	set := func(p Privilege, res, v string) (*Job, error) {
+		j := &Job{}
+		return j, SetJobAttr(rt, j, proto.Attr{Name: proto.AttrResourceList, Resource: res, Value: v}, p, AtSubmit)
+	}
+	for _, res := range []string{"ro", "secret"} {
+		if _, err := set(user, res, "1"); proto.CodeOf(err) != proto.PBSE_ATTRRO {
+			t.Errorf("a user set %s: %v", res, err)
+		}
+		if _, err := set(oper, res, "1"); err != nil {
+			t.Errorf("an operator set %s: %v", res, err)
+		}
+	}
+	if _, err := set(user, "open", "many"); proto.CodeOf(err) != proto.PBSE_BADATVAL || !strings.Contains(err.Error(), "open") {
+		t.Errorf("open=many: %v", err)
+	}
+	j, _ := set(oper, "secret", "3")
+	j.ResourceList = j.ResourceList.Set("open", "2")
+	r := NewJobRenderer(nil)
+	r.Hidden = rt.Invisible()
+	for _, a := range r.Render(j) {
+		if a.Resource == "secret" {
+			t.Errorf("a user sees %s", a.FullName())
+		}
+	}
+	if !slices.ContainsFunc(NewJobRenderer(nil).Render(j), func(a proto.Attr) bool { return a.Resource == "secret" }) {
+		t.Error("a manager does not see Resource_List.secret")
 	}
 }

@@ -65,6 +65,12 @@ func ChunksFrom(sel resc.Select, arrangement resc.Place, cands []*Node, hosts []
 	for _, c := range sel {
 		one := c.One()
 		for i := 0; i < c.Count; i++ {
+			if len(chunks) > 0 {
+				// Only the job's first node takes its first-node-only
+				// amounts (flag f).
+				chunks = append(chunks, one.Rest())
+				continue
+			}
 			chunks = append(chunks, one)
 		}
 	}

@@ -165,3 +165,36 @@ func TestFirstMatchesFits(t *testing.T) {
 		}
 	}
 }
+
+// A site's resource with flag f is taken on the job's first node only:
+// of 3 chunks asking lic=1 the first node needs a licence, the others
+// none, and exec_vnode names it once; the job's total is one.
+func TestConsumedOnFirstNode(t *testing.T) {
+	lic, err := resc.NewCustom("lic", resc.TypeLong, resc.FlagHost|resc.FlagConsumeFirst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := resc.NewTable([]resc.Custom{lic})
+	sel, err := tab.ParseSelect("3:ncpus=1:lic=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sel.Amounts()["lic"]; got != 1 {
+		t.Errorf("job total lic = %v, want 1", got)
+	}
+	withLic := node("a", 1, 1)
+	withLic.Free["lic"] = 1
+	cands := []*Node{withLic, node("b", 1, 1), node("c", 1, 1)}
+	p, err := Chunks(sel, resc.Place{Arrangement: resc.ArrangeScatter}, cands, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vnode, _ := ExecStrings(p)
+	if vnode != "(a:ncpus=1:lic=1)+(b:ncpus=1)+(c:ncpus=1)" {
+		t.Errorf("exec_vnode %s", vnode)
+	}
+	// No node has a licence: the first chunk finds none.
+	if _, err := Chunks(sel, resc.Place{Arrangement: resc.ArrangeScatter}, []*Node{node("b", 1, 1), node("c", 1, 1), node("d", 1, 1)}, nil); err == nil {
+		t.Error("placed without a licence on any node")
+	}
+}

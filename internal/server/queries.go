@@ -39,6 +39,9 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 	reply := &answer.tail
 	reply.Version, reply.Epoch = s.counts.version, s.epoch
 	render := model.NewJobRenderer(want)
+	if !priv {
+		render.Hidden = s.rt().Invisible()
+	}
 	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
 	var attrs []proto.Attr
 	gone := false // the peer is gone: stop (handle says why)

@@ -463,6 +463,9 @@ func assignWhole(p []place.Placement, sel resc.Select) {
 	}
 	for i := range p {
 		if c, ok := whole[place.ChunkText(p[i].Chunk)]; ok {
+			if i > 0 {
+				c = c.Rest() // first-node-only amounts on the first node
+			}
 			p[i].Chunk = c
 		}
 	}
