@@ -22,8 +22,8 @@ func TestFaultPoints(t *testing.T) {
 	}{
 		{"pbs_server", fault.StoreBeforeCommit + "=crash@6"},
 		{"pbs_server", fault.StoreAfterCommit + "=crash@6"},
-		{"pbs_server", fault.StoreBeforeCommit + "=error@4"}, // a write error: refused, not fatal
-		{"pbs_server", fault.ServerBeforeReply + "=crash@8"},
+		{"pbs_server", fault.StoreBeforeCommit + "=error@4"},  // a write error: refused, not fatal
+		{"pbs_server", fault.ServerBeforeReply + "=crash@20"}, // past a scheduler cycle's 8 requests: the crash comes in the workload, not at the restart
 		{"pbs_server", fault.ServerDispatchMom + "=crash"},
 		{"pbs_server", fault.ServerObit + "=crash"},
 		{"pbs_sched", fault.SchedMidCycle + "=crash"},

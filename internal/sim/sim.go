@@ -366,6 +366,10 @@ func Run(cfg Config, src Source, sink Sink) error {
 	// passes share their calendar's and plan's memory.
 	scratch := &core.Scratch{}
 	var all []*core.Job
+	var layout passJobs
+	// stopped is the job the last pass's strict order stopped at (nil:
+	// none, or the policy's order may change).
+	var stopped *core.Job
 	// Trace jobs mostly ask for one chunk of some cpus: its parsed form
 	// is kept per shape.
 	chunks := map[shape]selected{}
@@ -479,6 +483,15 @@ func Run(cfg Config, src Source, sink Sink) error {
 			cfg.Progress(done, len(jobs))
 		}
 		for pass := 0; pass <= maxRepasses; pass++ {
+			if stopped != nil && stopped.State == core.JobQueued && !cfg.Preempting && len(elastics) == 0 && len(cfg.Resvs) == 0 &&
+				!free.Fits(stopped.Totals) {
+				// The last pass's strict order stopped at a job that
+				// still does not fit in what is free: jobs since came
+				// after it, so a pass would start nothing
+				// (Plan.StopAt).
+				unfit = len(queued)
+				break
+			}
 			if !(cfg.Preempting && changed) && !anyFits(free, queued[unfit:], queuedCPUs[unfit:]) && !resizable(elastics, free, len(queued) > 0) {
 				// No queued job fits in what is free and no running job
 				// could grow or give back: a pass would start nothing (it
@@ -492,15 +505,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			for i, j := range running {
 				j.UsedCPU = runCPUs[i].at(t)
 			}
-			// Only what the new list does not overwrite is cleared (a pass
-			// over a deep queue would otherwise clear it all, then copy it).
-			had := len(all)
-			all = append(all[:0], running...)
-			all = append(all, pre.unresumed()...)
-			all = append(all, queued...)
-			if len(all) < had {
-				clear(all[len(all):had])
-			}
+			all = layout.jobs(&queued, running, pre.unresumed())
 			if w == nil || worldQueues != len(queues) {
 				w = core.NewWorld(now, &core.Server{Name: "sim", Limits: core.NoLimits}, queues, nodes, nil)
 				worldQueues = len(queues)
@@ -514,6 +519,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 			}
 			w.Ended, ended = ended, nil
 			plan := cfg.Policy.Schedule(w, core.EventSim, log)
+			stopped = plan.StoppedAt()
 			// The pass is done with its Ended: the next gathers in its memory.
 			clear(w.Ended)
 			ended, w.Ended = w.Ended[:0], nil
@@ -608,6 +614,7 @@ func Run(cfg Config, src Source, sink Sink) error {
 				// them: the rest stays as it is.
 				clear(queued[:front])
 				queued, queuedCPUs = queued[front:], queuedCPUs[front:]
+				layout.trimmed(front)
 			} else if left > 0 {
 				kept, keptCPUs := queued[:0], queuedCPUs[:0]
 				for i, j := range queued {
@@ -640,6 +647,52 @@ func Run(cfg Config, src Source, sink Sink) error {
 
 // Jobs is a Source over a slice, in submit order (a stable sort of the
 // slice's order, which it leaves as it is).
+// passJobs lays out a pass's jobs as its world lists them (the running
+// ones, then the queued ones: World.Ordered) in one buffer whose second
+// part is the replay's queue itself, with room before it: a pass copies
+// in only the running jobs, never the queue, which on a deep trace holds
+// many thousands of jobs that copying at every pass made the replay's
+// cost grow with the queue's depth.
+type passJobs struct {
+	buf []*core.Job // the queue is buf[off:off+len(queue)]
+	off int
+	lo  int // where the last pass's jobs began
+}
+
+// jobs returns the pass's jobs: before, then *queue, in one slice. The
+// queue is moved into the buffer when it is not there (it was grown
+// elsewhere, or emptied) or there is not room enough before it; its
+// slice is then made to point into the buffer, with room after it to
+// grow in place.
+func (l *passJobs) jobs(queue *[]*core.Job, before ...[]*core.Job) []*core.Job {
+	need := 0
+	for _, b := range before {
+		need += len(b)
+	}
+	q := *queue
+	there := len(q) > 0 && l.off < len(l.buf) && &l.buf[l.off] == &q[0]
+	if !there || l.off < need {
+		room := 2*need + 64
+		nb := make([]*core.Job, room+len(q), room+2*len(q)+64)
+		copy(nb[room:], q)
+		clear(l.buf) // what the old buffer pointed at is not kept alive
+		l.buf, l.off, l.lo = nb[:cap(nb)], room, room
+		*queue = nb[room : room+len(q) : cap(nb)]
+	}
+	at := l.off - need
+	if l.lo < at {
+		clear(l.buf[l.lo:at]) // running jobs of the last pass not overwritten
+	}
+	l.lo = at
+	for _, b := range before {
+		at += copy(l.buf[at:], b)
+	}
+	return l.buf[l.off-need : l.off+len(q)]
+}
+
+// trimmed says the queue's first n jobs left it (queue = queue[n:]).
+func (l *passJobs) trimmed(n int) { l.off += n }
+
 func Jobs(jobs []Job) Source {
 	order := make([]int, len(jobs))
 	for i := range order {

@@ -363,3 +363,31 @@ func TestBackfillDepthAttribute(t *testing.T) {
 		}
 	}
 }
+
+// Plan.StopAt: under strict fifo in queue-time order, a world that keeps
+// its jobs so and wants no comments (a simulator's) learns the job the
+// cycle stopped at; with backfill or another order, none.
+func TestStopAt(t *testing.T) {
+	mk := func() *core.World {
+		w := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
+			job(1, "R", "workq", "u", "1:ncpus=1", a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).
+			job(2, "Q", "workq", "u", "1:ncpus=2").
+			job(3, "Q", "workq", "u", "1:ncpus=1")
+		world := sched.NewWorld(now, w.server, w.queues, w.nodes, w.jobs)
+		world.Ordered, world.NoComments = true, true
+		return world
+	}
+	p := DefaultPipeline().Schedule(mk(), Inputs{Settings: Settings{StrictFIFO: true}})
+	if j := p.StoppedAt(); j == nil || j.ID != "2.srv" {
+		t.Errorf("strict fifo stopped at %v, want job 2", j)
+	}
+	for name, st := range map[string]Settings{
+		"backfill":     {StrictFIFO: true, Backfill: true},
+		"plain fifo":   {},
+		"sorted order": {StrictFIFO: true, Sort: []SortKey{{Resource: "ncpus"}}},
+	} {
+		if j := DefaultPipeline().Schedule(mk(), Inputs{Settings: st}).StoppedAt(); j != nil {
+			t.Errorf("%s: stopped at %s", name, j.ID)
+		}
+	}
+}

@@ -362,8 +362,13 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		return blocked[scope]
 	}
-	stop := func(scope string) {
+	stop := func(scope string, at *core.Job) {
 		if scope == "" {
+			if !blockedAll && lazy {
+				// The queue goes in queue-time order (lazy): until at
+				// can start nothing after it will (Plan.StopAt).
+				plan.StopAt(at)
+			}
 			blockedAll = true
 			return
 		}
@@ -452,7 +457,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 				plan.Comment(j, s.Comment())
 				if st.StrictFIFO && tops.depth(j) == 0 {
-					stop(scope)
+					stop(scope, j)
 				}
 				continue
 			}
@@ -500,7 +505,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			if why := resources(cx, j); why != "" {
 				plan.Comment(j, notRunning+why)
 				if st.StrictFIFO && tops.depth(j) == 0 {
-					stop(scope)
+					stop(scope, j)
 				}
 				continue
 			}
@@ -576,7 +581,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		default:
 			plan.Comment(j, notRunning+cNodes)
 			if st.StrictFIFO {
-				stop(scope)
+				stop(scope, j)
 			}
 		}
 	}

@@ -92,8 +92,16 @@ func (p *Policy) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan
 		}
 	}
 	in.LastRR = p.lastRR
+	// Whether the next cycle runs by the same rules in the same order.
+	lasting := p.fixed != nil && !p.fairShare
 	p.mu.Unlock()
 	plan := pl.Schedule(w, in)
+	if !lasting {
+		// The next cycle may run by other rules (prime time, dedicated
+		// time) or in another order (usage decays): a stop holds for
+		// this cycle only.
+		plan.StopAt(nil)
+	}
 	if in.Settings.LoadBalancingRR {
 		for _, d := range plan.Decisions() {
 			if d.Kind == core.DecideRun && len(d.Where) > 0 {

@@ -106,6 +106,7 @@ type Plan struct {
 	decisions []Decision
 	commented map[string]string // job -> comment set this cycle
 	quiet     bool              // Comment records nothing (Quiet)
+	stoppedAt *Job              // StoppedAt
 }
 
 // NewPlan starts an empty plan.
@@ -117,7 +118,18 @@ func (p *Plan) Reset() {
 	p.decisions = p.decisions[:0]
 	clear(p.commented)
 	p.quiet = false
+	p.stoppedAt = nil
 }
+
+// StopAt says the cycle's strict order stopped at queued job j for
+// every queue, in an order that does not change with the clock: until j
+// can start, no job after it can, and jobs submitted later come after
+// it. A simulator skips the cycles that could start nothing (it knows
+// when j cannot fit); nil takes it back.
+func (p *Plan) StopAt(j *Job) { p.stoppedAt = j }
+
+// StoppedAt is the job StopAt named, nil when none.
+func (p *Plan) StoppedAt() *Job { return p.stoppedAt }
 
 // Quiet makes Comment record nothing, for a world whose maker keeps no
 // comments (World.NoComments): in a long queue, most of a cycle's
