@@ -2,6 +2,7 @@ package integration
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,6 +69,19 @@ func TestEntityLimitsLive(t *testing.T) {
 	if r.Code == 0 || strings.TrimSpace(r.Stderr) != "qsub: would exceed project proj1's limit on resource ncpus in queue workq" {
 		t.Errorf("a job past max_queued_res.ncpus [p:proj1=4]: %s", r)
 	}
+
+	// The jobs are counted as they come and go, and again from the store
+	// after a restart: an array counts as its subjobs.
+	c.KillServer(syscall.SIGTERM)
+	c.StartServer()
+	if r := c.RunStdin("#!/bin/sh\n", "qsub", "-J", "1-2"); r.Code == 0 || !strings.Contains(r.Stderr, "per-user limit") {
+		t.Errorf("an array of 2 beside 2 jobs past max_queued 3, after a restart: %s", r)
+	}
+	third := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
+	if r := c.RunStdin("#!/bin/sh\n", "qsub"); r.Code == 0 {
+		t.Errorf("a fourth job past max_queued 3, after a restart: %s", r)
+	}
+	c.MustRun("qdel", third)
 
 	// max_run [u:PBS_GENERIC=1]: one of the user's jobs runs, the next
 	// waits with OpenPBS's comment.

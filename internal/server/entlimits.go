@@ -56,8 +56,8 @@ func jobsIn(j *model.Job, queuedOnly bool) int {
 
 // checkEntityLimits refuses j in queue q when it would put one of its
 // entities over max_queued, queued_jobs_threshold or their _res forms of
-// q or of the server (mu held). It looks at the jobs only when such a
-// limit is set.
+// q or of the server (mu held). The jobs are counted as they change
+// (counters.entity); only the unfinished arrays are looked at here.
 func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 	for _, scope := range []struct {
 		obj   *model.Object
@@ -87,6 +87,111 @@ func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 	return nil
 }
 
+// entityKey is one entity in one scope: a queue, or "" for the complex.
+type entityKey struct {
+	queue string
+	kind  entlim.Kind
+	name  string
+}
+
+// entityCount is what an entity's unfinished jobs that are not arrays
+// come to in a scope: how many, how many wait in Q, and the numbers they
+// ask for (Resource_List), in all and of those waiting.
+type entityCount struct {
+	jobs, queued           int
+	amounts, queuedAmounts map[string]float64
+}
+
+// countEntities counts j (d = 1) or takes it back (d = -1) for each of
+// its entities in its queue and the complex (bump: j unfinished, not a
+// subjob). Its request is the one cached when it was tracked.
+func (c *counters) countEntities(j *model.Job, d int) {
+	if j.IsArray() {
+		if d > 0 {
+			c.arrays[j] = true
+		} else {
+			delete(c.arrays, j)
+		}
+		return
+	}
+	req, err := j.Request()
+	waiting := j.State == model.StateQueued
+	for _, queue := range []string{j.Queue, ""} {
+		for _, e := range entities(j) {
+			k := entityKey{queue, e.kind, e.name}
+			n := c.entity[k]
+			if n == nil {
+				n = &entityCount{amounts: map[string]float64{}, queuedAmounts: map[string]float64{}}
+				c.entity[k] = n
+			}
+			n.jobs += d
+			if waiting {
+				n.queued += d
+			}
+			if err == nil {
+				for r, v := range req.Numbers {
+					n.amounts[r] += float64(d) * v
+					if waiting {
+						n.queuedAmounts[r] += float64(d) * v
+					}
+				}
+			}
+			if n.jobs == 0 {
+				delete(c.entity, k)
+			}
+		}
+	}
+}
+
+// counted is what the jobs of entity kind/name in scope queue come to
+// (mu held), without j: the jobs (or those waiting, queuedOnly), or with
+// r the amount of resource r they ask for.
+func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, queuedOnly bool) float64 {
+	of := func(n *entityCount) float64 {
+		switch {
+		case n == nil:
+			return 0
+		case r == "" && queuedOnly:
+			return float64(n.queued)
+		case r == "":
+			return float64(n.jobs)
+		case queuedOnly:
+			return n.queuedAmounts[r]
+		}
+		return n.amounts[r]
+	}
+	total := of(s.counts.entity[entityKey{queue, kind, name}])
+	if s.jobs[j.Key()] == j && !j.IsArray() && same(j, kind, name, queue) {
+		// j is counted already (a job moving between queues): not twice.
+		one := &entityCount{jobs: 1, amounts: map[string]float64{}, queuedAmounts: map[string]float64{}}
+		if j.State == model.StateQueued {
+			one.queued = 1
+		}
+		if req, err := j.Request(); err == nil {
+			maps.Copy(one.amounts, req.Numbers)
+			if one.queued == 1 {
+				maps.Copy(one.queuedAmounts, req.Numbers)
+			}
+		}
+		total -= of(one)
+	}
+	for o := range s.counts.arrays {
+		if o == j || !same(o, kind, name, queue) {
+			continue
+		}
+		n := float64(jobsIn(o, queuedOnly))
+		if r != "" {
+			req, err := o.Request()
+			if err != nil {
+				continue
+			}
+			n *= req.Numbers[r]
+		}
+		total += n
+	}
+	return total
+}
+
 // same reports whether o counts for the entity kind/name of scope queue
 // ("" the complex) (mu held).
 func same(o *model.Job, kind entlim.Kind, name, queue string) bool {
@@ -110,13 +215,8 @@ func (s *Server) overCount(j *model.Job, l entlim.Limits, queue string, queuedOn
 		if !ok {
 			continue
 		}
-		n := jobsIn(j, false)
-		for _, o := range s.jobs {
-			if o != j && same(o, e.kind, e.name, queue) {
-				n += jobsIn(o, queuedOnly)
-			}
-		}
-		if float64(n) > lim.Value {
+		n := float64(jobsIn(j, false)) + s.counted(j, e.kind, e.name, queue, "", queuedOnly)
+		if n > lim.Value {
 			return &proto.Error{Code: proto.PBSE_ENTLIMCT, Text: countRefusal(e.kind, e.name, lim.Generic(), queue, queuedOnly)}
 		}
 	}
@@ -136,15 +236,7 @@ func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queu
 		if !ok {
 			continue
 		}
-		sum := want(j)
-		for _, o := range s.jobs {
-			if o != j && same(o, e.kind, e.name, queue) && (!queuedOnly || jobsIn(o, true) > 0) {
-				req, err := o.Request()
-				if err == nil {
-					sum += req.Numbers[r] * float64(jobsIn(o, queuedOnly))
-				}
-			}
-		}
+		sum := want(j) + s.counted(j, e.kind, e.name, queue, r, queuedOnly)
 		if sum > lim.Value {
 			return &proto.Error{Code: proto.PBSE_ENTLIMRESC, Text: amountRefusal(e.kind, e.name, lim.Generic(), r, queue, queuedOnly)}
 		}

@@ -618,6 +618,12 @@ type counters struct {
 	// version counts job changes; every job carries the count of its last
 	// change. It is never reset, so it only grows while the server runs.
 	version uint64
+	// entity counts, per scope and entity, the unfinished jobs that are
+	// not arrays and what they ask for, for OpenPBS's max_queued limits
+	// (entlimits.go); arrays are the unfinished array parents, counted
+	// live (their subjobs change state without their parent changing).
+	entity map[entityKey]*entityCount
+	arrays map[*model.Job]bool
 }
 
 // stateSlot orders states as state_count prints them.
@@ -649,6 +655,8 @@ func (c *counters) reset() {
 	c.unfinished = 0
 	c.assigned = map[string]map[string]float64{}
 	c.running = 0
+	c.entity = map[entityKey]*entityCount{}
+	c.arrays = map[*model.Job]bool{}
 }
 
 func (c *counters) bump(j *model.Job, d int) {
@@ -697,6 +705,7 @@ func (c *counters) bump(j *model.Job, d int) {
 	if c.byUser[u] == 0 {
 		delete(c.byUser, u)
 	}
+	c.countEntities(j, d)
 }
 
 func (c *counters) add(j *model.Job) {
