@@ -600,10 +600,36 @@ type topCount struct {
 	backfill bool
 	byQueue  map[string]int
 	server   int
+	// made says the fields below are worked out: queues, whether a
+	// queue sets its own depth (when none does no job's queue is looked
+	// up: a deep queue asks for each job that does not fit), and
+	// serverDepth, the depth of the other queues' jobs.
+	made        bool
+	queues      bool
+	serverDepth int
+}
+
+func (t *topCount) make() {
+	t.made = true
+	for _, q := range t.w.Queues {
+		t.queues = t.queues || q.BackfillDepthSet
+	}
+	switch {
+	case t.w.Server != nil && t.w.Server.BackfillDepthSet:
+		t.serverDepth = t.w.Server.BackfillDepth
+	case t.backfill:
+		t.serverDepth = 1
+	}
 }
 
 // ownDepth is the depth of j's queue when the queue sets one.
 func (t *topCount) ownDepth(j *core.Job) (int, bool) {
+	if !t.made {
+		t.make()
+	}
+	if !t.queues {
+		return 0, false
+	}
 	if q := t.w.Queue(j.Queue); q != nil && q.BackfillDepthSet {
 		return q.BackfillDepth, true
 	}
@@ -615,19 +641,12 @@ func (t *topCount) depth(j *core.Job) int {
 	if d, ok := t.ownDepth(j); ok {
 		return d
 	}
-	if t.w.Server != nil && t.w.Server.BackfillDepthSet {
-		return t.w.Server.BackfillDepth
-	}
-	if t.backfill {
-		return 1
-	}
-	return 0
+	return t.serverDepth
 }
 
 // take reports whether j may take a reservation, and counts it.
 func (t *topCount) take(j *core.Job) bool {
-	d := t.depth(j)
-	if _, own := t.ownDepth(j); own {
+	if d, own := t.ownDepth(j); own {
 		if t.byQueue[j.Queue] >= d {
 			return false
 		}
@@ -637,7 +656,7 @@ func (t *topCount) take(j *core.Job) bool {
 		t.byQueue[j.Queue]++
 		return true
 	}
-	if t.server >= d {
+	if t.server >= t.serverDepth {
 		return false
 	}
 	t.server++
