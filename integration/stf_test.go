@@ -73,8 +73,8 @@ func TestShrinkToFitBeforeReservation(t *testing.T) {
 // OpenPBS's refusals of shrink-to-fit requests: max_walltime without
 // min_walltime, min_walltime above max_walltime, a job array, walltime
 // with min_walltime, soft_walltime with min_walltime, a reservation; at
-// qalter as at qsub; and the queue's resources_max.walltime bounds
-// max_walltime.
+// qalter as at qsub; the queue's resources_max.walltime bounds
+// max_walltime, and qmgr sets no limit on min_walltime or max_walltime.
 func TestShrinkToFitRefusals(t *testing.T) {
 	c := testcluster.New(t, testcluster.Options{})
 	script := "#!/bin/sh\n"
@@ -118,8 +118,14 @@ func TestShrinkToFitRefusals(t *testing.T) {
 		t.Errorf("qalter -l min_walltime of a job with a walltime: %s", r)
 	}
 
-	// resources_max.walltime bounds max_walltime; resources_default.walltime
+	// resources_max.walltime bounds max_walltime (resources_max of
+	// min_walltime or max_walltime is refused); resources_default.walltime
 	// is not given to a shrink-to-fit job.
+	for _, line := range []string{"set queue workq resources_max.min_walltime = 10:00:00", "set queue workq resources_min.max_walltime = 00:10:00", "set server resources_max.min_walltime = 00:10:00"} {
+		if r := c.Run("qmgr", "-c", line); r.Code == 0 || !strings.Contains(r.Stderr, "Resource limits can not be set for the resource") {
+			t.Errorf("qmgr -c %q: %s", line, r)
+		}
+	}
 	c.MustRun("qmgr", "-c", "set queue workq resources_max.walltime = 10:00:00")
 	c.MustRun("qmgr", "-c", "set queue workq resources_default.walltime = 00:30:00")
 	if r := c.RunStdin(script, "qsub", "-l", "min_walltime=00:10:00,max_walltime=11:00:00"); r.Code != proto.PBSE_EXCQRESC.ExitStatus() || !strings.Contains(r.Stderr, "Job violates queue and/or server resource limits") {

@@ -102,6 +102,7 @@ const (
 	PBSE_MIN_GT_MAXWT     Code = 15163
 	PBSE_NOSTF_RESV       Code = 15164
 	PBSE_NOSTF_JOBARRAY   Code = 15165
+	PBSE_NOLIMIT_RESOURCE Code = 15166
 	PBSE_SOFTWT_STF       Code = 15180
 	PBSE_IVAL_OBJ_NAME    Code = 15172
 	PBSE_JOBNBIG          Code = 15173
@@ -220,6 +221,7 @@ var messages = map[Code]string{
 	PBSE_MIN_GT_MAXWT:       "\"min_walltime\" can not be greater than \"max_walltime\"",
 	PBSE_NOSTF_RESV:         "\"min_walltime\" and \"max_walltime\" are not valid resources for a reservation",
 	PBSE_NOSTF_JOBARRAY:     "\"min_walltime\" and \"max_walltime\" are not valid resources for a job array",
+	PBSE_NOLIMIT_RESOURCE:   "Resource limits can not be set for the resource",
 	PBSE_SOFTWT_STF:         "soft_walltime is not supported with Shrink to Fit jobs",
 	PBSE_IVAL_OBJ_NAME:      "Invalid object name",
 	PBSE_JOBNBIG:            "name is too long",
