@@ -97,14 +97,21 @@ const (
 	PBSE_ATVALERANGE        Code = 15144
 	PBSE_NORUNALTEREDJOB    Code = 15157
 	PBSE_SAVE_ERR           Code = 15161
-	PBSE_IVAL_OBJ_NAME      Code = 15172
-	PBSE_JOBNBIG            Code = 15173
-	PBSE_RESCBUSY           Code = 15174
-	PBSE_JOBSCRIPTMAXSIZE   Code = 15175
-	PBSE_TRYAGAIN           Code = 15208
-	PBSE_SCHEDEXIST         Code = 15211
-	PBSE_UNKSCHED           Code = 15213
-	PBSE_SCHED_NO_DEL       Code = 15214
+	// Shrink-to-fit jobs (min_walltime, max_walltime).
+	PBSE_MAX_NO_MINWT     Code = 15162
+	PBSE_MIN_GT_MAXWT     Code = 15163
+	PBSE_NOSTF_RESV       Code = 15164
+	PBSE_NOSTF_JOBARRAY   Code = 15165
+	PBSE_NOLIMIT_RESOURCE Code = 15166
+	PBSE_SOFTWT_STF       Code = 15180
+	PBSE_IVAL_OBJ_NAME    Code = 15172
+	PBSE_JOBNBIG          Code = 15173
+	PBSE_RESCBUSY         Code = 15174
+	PBSE_JOBSCRIPTMAXSIZE Code = 15175
+	PBSE_TRYAGAIN         Code = 15208
+	PBSE_SCHEDEXIST       Code = 15211
+	PBSE_UNKSCHED         Code = 15213
+	PBSE_SCHED_NO_DEL     Code = 15214
 
 	// gopbs's own codes, above OpenPBS's range.
 
@@ -210,6 +217,12 @@ var messages = map[Code]string{
 	PBSE_ATVALERANGE:        "attribute value is out of range",
 	PBSE_NORUNALTEREDJOB:    "Cannot run job which was altered/moved during current scheduling cycle.",
 	PBSE_SAVE_ERR:           "Failed to save job/resv, refer server logs for details",
+	PBSE_MAX_NO_MINWT:       "Cannot have \"max_walltime\" without \"min_walltime\"",
+	PBSE_MIN_GT_MAXWT:       "\"min_walltime\" can not be greater than \"max_walltime\"",
+	PBSE_NOSTF_RESV:         "\"min_walltime\" and \"max_walltime\" are not valid resources for a reservation",
+	PBSE_NOSTF_JOBARRAY:     "\"min_walltime\" and \"max_walltime\" are not valid resources for a job array",
+	PBSE_NOLIMIT_RESOURCE:   "Resource limits can not be set for the resource",
+	PBSE_SOFTWT_STF:         "soft_walltime is not supported with Shrink to Fit jobs",
 	PBSE_IVAL_OBJ_NAME:      "Invalid object name",
 	PBSE_JOBNBIG:            "name is too long",
 	PBSE_RESCBUSY:           "Resource busy on",

@@ -80,6 +80,12 @@ type RunSpec struct {
 	// server checks the placement against live state with those alone,
 	// as the scheduler did, and assigns the job everything it asked for.
 	Counted []string
+	// Walltime, in seconds, is the walltime a scheduler chose for a
+	// shrink-to-fit job (one with min_walltime and no walltime): the
+	// server checks it lies between the job's min_walltime and
+	// max_walltime and sets it as the job's Resource_List.walltime in the
+	// commit that starts it. 0 for every other start.
+	Walltime int64
 }
 
 // RunJobsReply has one entry per RunSpec, in order: Code 0 for started.

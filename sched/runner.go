@@ -787,7 +787,11 @@ func apply(c *proto.Client, ds []core.Decision, counted []string, log hclog.Logg
 			for i, c := range d.Where {
 				where[i] = c.Node
 			}
-			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text, Counted: counted})
+			runs = append(runs, proto.RunSpec{JobID: d.Job.ID, Where: where, Comment: d.Text, Counted: counted, Walltime: int64(d.Walltime / time.Second)})
+			if d.Walltime > 0 {
+				// OpenPBS's scheduler says so of a shrink-to-fit job.
+				log.Info("Job will run for duration="+resc.FormatDuration(int64(d.Walltime/time.Second)), "job", d.Job.ID)
+			}
 			runJobs = append(runJobs, d.Job)
 			runBackfill = append(runBackfill, d.Backfill)
 		case core.DecideComment:

@@ -305,6 +305,10 @@ func newCoreJob(rt *resc.Table, st proto.Status) *core.Job {
 	if req, err := rt.ParseRequest(pairs); err == nil {
 		j.Select, j.Place, j.Totals, j.Numbers = req.Select, req.Place, req.Totals, req.Numbers
 		j.Walltime = time.Duration(req.Walltime()) * time.Second
+		if v, stf := req.Numbers[proto.ResMinWalltime]; stf {
+			j.MinWalltime = max(time.Duration(v)*time.Second, time.Second) // min_walltime=0: any
+		}
+		j.MaxWalltime = time.Duration(req.Numbers[proto.ResMaxWalltime]) * time.Second
 	} else {
 		// A request the server stored but this scheduler cannot read
 		// (a newer server): the job is left out of placement, with

@@ -3,6 +3,7 @@ package sched
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"gopbs/proto"
 	"gopbs/sched/core"
@@ -73,6 +74,32 @@ func TestExpandArrays(t *testing.T) {
 		}
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%s: %v, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+// A shrink-to-fit job's bounds reach the typed job: queued, its walltime
+// is to be chosen; running, it has the one its start chose.
+func TestCoreJobShrinkToFit(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		st       proto.Status
+		min, max time.Duration
+		stf      bool
+	}{
+		{"queued", status("1.srv", "job_state", "Q", "Resource_List.select", "1:ncpus=1", "Resource_List.min_walltime", "00:10:00", "Resource_List.max_walltime", "10:00:00"),
+			10 * time.Minute, 10 * time.Hour, true},
+		{"no max_walltime", status("2.srv", "job_state", "Q", "Resource_List.select", "1:ncpus=1", "Resource_List.min_walltime", "600"),
+			10 * time.Minute, 0, true},
+		{"min_walltime 0: any", status("3.srv", "job_state", "Q", "Resource_List.select", "1:ncpus=1", "Resource_List.min_walltime", "0"),
+			time.Second, 0, true},
+		{"running with its chosen walltime", status("4.srv", "job_state", "R", "Resource_List.select", "1:ncpus=1", "Resource_List.min_walltime", "00:10:00", "Resource_List.walltime", "00:30:00"),
+			10 * time.Minute, 0, false},
+		{"a plain job", status("5.srv", "job_state", "Q", "Resource_List.select", "1:ncpus=1", "Resource_List.walltime", "00:30:00"), 0, 0, false},
+	} {
+		j := NewCoreJob(c.st)
+		if j.MinWalltime != c.min || j.MaxWalltime != c.max || j.ShrinkToFit() != c.stf {
+			t.Errorf("%s: min %v max %v shrink-to-fit %v; want %v %v %v", c.name, j.MinWalltime, j.MaxWalltime, j.ShrinkToFit(), c.min, c.max, c.stf)
 		}
 	}
 }

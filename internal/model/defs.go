@@ -211,6 +211,11 @@ func (d Def) CanonicalIn(rt *resc.Table, resource, value string) (string, error)
 		if resource == "" {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s needs a resource name (%s.<resource>)", d.Name, d.Name)
 		}
+		if (d.Name == proto.AttrResourcesMax || d.Name == proto.AttrResourcesMin) && (resource == proto.ResMinWalltime || resource == proto.ResMaxWalltime) {
+			// As OpenPBS: resources_min and resources_max.walltime bound
+			// a shrink-to-fit job's min_walltime and max_walltime.
+			return "", proto.NewError(proto.PBSE_NOLIMIT_RESOURCE)
+		}
 		c, err := rt.Canonical(resource, value)
 		if err != nil {
 			return "", proto.Errorf(proto.PBSE_BADATVAL, "%s.%s: %v", d.Name, resource, err)

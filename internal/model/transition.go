@@ -49,6 +49,7 @@ func (j *Job) Requeue(comment string, now int64) Hooks {
 		j.Comment = comment
 	}
 	j.Etime = 0
+	j.forgetChosenWalltime()
 	return j.Settle(now)
 }
 
@@ -103,6 +104,7 @@ func (j *Job) Unstart(comment string, now int64) Hooks {
 	j.Suspended = false
 	j.ExecHost, j.ExecVnode, j.ExecGPUs = "", "", ""
 	j.Stime = 0
+	j.forgetChosenWalltime()
 	if comment != "" {
 		j.Comment = comment
 	}

@@ -91,6 +91,9 @@ func parseSubmission(rt *resc.Table, who *caller, priv model.Privilege, req *pro
 	if err := interactiveSession(base, req); err != nil {
 		return nil, err
 	}
+	if err := checkShrinkToFit(rt, base.ResourceList, base.IsArray(), false); err != nil {
+		return nil, err
+	}
 	if base.IsArray() && !base.Rerunable {
 		// As OpenPBS: a subjob requeued from a failed node must run again.
 		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(a job array must be rerunnable: -r n is refused with -J)")
@@ -440,10 +443,14 @@ func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Res
 			}
 		}
 	}
+	stf := rl.ShrinkToFit()
 	for _, src := range sources {
 		for name, v := range src.Resources[proto.AttrResourcesDefault] {
 			if _, ok := rl.Get(name); ok {
 				continue
+			}
+			if stf && name == proto.ResWalltime {
+				continue // its start chooses it
 			}
 			if (hasSelect || hasNodes) && s.rt().Lookup(name).Chunk {
 				continue // the select decides host-level amounts
@@ -504,6 +511,9 @@ func (s *Server) checkResourceLimits(rl model.Resources, q *model.Object) error 
 	}{{q, proto.AttrResourcesMax, true}, {q, proto.AttrResourcesMin, false}, {s.server, proto.AttrResourcesMax, true}} {
 		for name, limit := range lim.obj.Resources[lim.attr] {
 			v, ok := rl.Get(name)
+			if sv, stf := stfLimit(rl, name, lim.max); stf {
+				v, ok = sv, sv != ""
+			}
 			if !ok {
 				continue
 			}

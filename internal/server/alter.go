@@ -184,6 +184,11 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 			return nil, "", err
 		}
 	}
+	if resourcesChanged {
+		if err := checkShrinkToFit(s.rt(), c.ResourceList, c.IsArray(), j.Active()); err != nil {
+			return nil, "", err
+		}
+	}
 	if c.IsArray() != j.IsArray() {
 		return nil, "", proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is for job arrays)")
 	}

@@ -123,6 +123,9 @@ func parseResvAttrs(attrs []proto.Attr, r *model.Resv, p *resvRequest) error {
 			}
 			p.duration = secs
 		case proto.AttrResourceList:
+			if a.Resource == proto.ResMinWalltime || a.Resource == proto.ResMaxWalltime {
+				return proto.NewError(proto.PBSE_NOSTF_RESV)
+			}
 			if a.Resource == proto.ResWalltime {
 				secs, err := resc.ParseDuration(a.Value)
 				if err != nil || secs <= 0 {

@@ -428,11 +428,21 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if len(r.Counted) > 0 {
 		assignWhole(p, sel)
 	}
+	wall, err := chosenWalltime(j, r.Walltime)
+	if err != nil {
+		return nil, err
+	}
 	execHost, execVnode, nodefile := place.ExecStrings(p)
 	// An early stage-in to this very node spares the copy; anywhere else
 	// the mom copies again.
 	stagedIn := j.StagePhase == model.StageDone && j.StageNode == p[0].Node
 	s.recordStart(b, j, parent, execHost, execVnode, stagedIn, r.Comment, now)
+	if wall != "" {
+		// The walltime the start chose, in the commit of the start (the
+		// job is live now: a subjob's record was made by recordStart).
+		s.updateJob(j, func() { j.ResourceList = j.ResourceList.Set(proto.ResWalltime, wall) })
+		s.save(b, j)
+	}
 	delete(s.stageAsked, j.Key())
 	spec := s.momJob(j, p, nodefile)
 	spec.StagedIn = stagedIn

@@ -128,9 +128,15 @@ func (dedicatedBoundary) Check(cx *Context, j *core.Job) core.Status {
 	if d == nil {
 		return core.OK
 	}
-	end := cx.World.Now.Add(j.Walltime)
+	wall := j.Walltime
+	if j.ShrinkToFit() {
+		// Its walltime is chosen to end by the window (stf.go): only its
+		// min_walltime must.
+		wall = j.MinWalltime
+	}
+	end := cx.World.Now.Add(wall)
 	switch {
-	case j.Walltime <= 0:
+	case wall <= 0:
 		return core.NotNowf("dedicated_time", cDedBoundary)
 	case !cx.inDedicated && end.After(d.From):
 		return core.Waitf("dedicated_time", d.To, cDedBoundary)

@@ -186,9 +186,12 @@ const (
 	cQueueIgnored    = "Queue is configured to be ignored"
 	cStrictFIFO      = "Strict fifo order"
 	cTopJob          = "Job would conflict with reservation or top job"
-	cNoWalltime      = "Job has no walltime: it cannot be backfilled"
-	cBlocked         = "an activation filter blocked jobs of equal or lower priority at job "
-	cStagingIn       = "Job's stage-in files are being copied to "
+	// cMinWalltime follows cTopJob for a shrink-to-fit job that cannot
+	// start even for its min_walltime (stf.go), which follows.
+	cMinWalltime = " even with its min_walltime of "
+	cNoWalltime  = "Job has no walltime: it cannot be backfilled"
+	cBlocked     = "an activation filter blocked jobs of equal or lower priority at job "
+	cStagingIn   = "Job's stage-in files are being copied to "
 )
 
 // DefaultPipeline is the classic FIFO policy: the sort keys of
@@ -462,7 +465,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
-		if backfilling && j.Walltime <= 0 {
+		if backfilling && j.Walltime <= 0 && !j.ShrinkToFit() {
 			waitOrNever(plan, j, neverRuns, cNoWalltime)
 			continue
 		}
@@ -479,25 +482,32 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				continue
 			}
 		}
+		// jr is j as it would run: a shrink-to-fit job with the walltime
+		// chosen for it (stf.go), which the calendar holds.
+		jr := j
 		var where []core.Chunk
 		fits := false
+		var until time.Time // a shrink-to-fit job in dedicated time ends by its end
+		if ignoreBlocks {
+			until = in.Dedicated.To
+		}
 		if j.StageNode != "" && (j.StageIn == core.StagedIn || j.StageIn == core.StagingIn) && nodes == nil {
 			// Where its files are (or are going): a run there skips
 			// the copy.
 			if n := w.Node(j.StageNode); n != nil {
-				where, fits = cx.Cal.PlaceAt(j, now, []*core.Node{n}, ignoreBlocks)
+				jr, where, fits = placeNow(cx.Cal, j, []*core.Node{n}, ignoreBlocks, until)
 			}
 		}
 		if !fits {
-			where, fits = cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks)
+			jr, where, fits = placeNow(cx.Cal, j, nodes, ignoreBlocks, until)
 		}
 		if fits && !st.Balanced {
-			where = widest(cx, j, now, nodes, ignoreBlocks, where)
+			where = widest(cx, jr, now, nodes, ignoreBlocks, where)
 		}
 		if fits && j.StageIn == core.StagingIn {
 			// Started now, it would copy its files a second time: it
 			// keeps what it would take until the copy is done.
-			cx.Cal.Reserve(j, now, where)
+			cx.Cal.Reserve(jr, now, where)
 			plan.Comment(j, notRunning+cStagingIn+j.StageNode)
 			continue
 		}
@@ -519,7 +529,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 					blocker = j
 					plan.Comment(j, s.Comment())
 				case s.Code == core.Keep && !backfilling:
-					cx.Cal.Reserve(j, now, where)
+					cx.Cal.Reserve(jr, now, where)
 					plan.Comment(j, s.Comment())
 				default:
 					plan.Comment(j, s.Comment())
@@ -529,6 +539,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 			run := plan.Run
 			if backfilling {
 				run = plan.Backfill
+			}
+			if jr != j {
+				// The walltime chosen goes with the start.
+				run = func(j *core.Job, where []core.Chunk, comment string) {
+					plan.RunFor(j, where, comment, backfilling, jr.Walltime)
+				}
 			}
 			if nodes != nil {
 				// Placed by the ranking: the comment names the node, and
@@ -541,7 +557,7 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 				run(j, where, stamp)
 			}
-			cx.Cal.Start(j, where)
+			cx.Cal.Start(jr, where)
 			if j.Select.Elastic() >= 0 {
 				// Counted as what it starts with (widest), not its minimum.
 				j.Numbers = j.At(len(where)).Numbers
@@ -555,6 +571,10 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		if failNever(plan, j, neverRuns) {
 			continue
 		}
+		if minBlocked(cx.Cal, j, nodes, ignoreBlocks) {
+			plan.Comment(j, minWalltimeComment(j))
+			continue
+		}
 		if st.Preempt != nil && p.preemptFor(cx, plan, j, i+1, nodes, ignoreBlocks, nil) {
 			continue
 		}
@@ -565,8 +585,8 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		switch {
 		case tops.take(j):
 			top = j
-			if at, where, ok := cx.Cal.Earliest(j, now, ignoreBlocks); ok {
-				cx.Cal.Reserve(j, at, where)
+			if at, where, ok := cx.Cal.Earliest(atMinWalltime(j), now, ignoreBlocks); ok {
+				cx.Cal.Reserve(atMinWalltime(j), at, where)
 				plan.Reserve(j, at, where)
 				if j.StageIn == core.StageInNeeded && len(where) > 0 {
 					// The job runs next, where it is expected to: its

@@ -274,7 +274,19 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 		}
 		released = released[:0]
 	}
-	fits := func() ([]core.Chunk, bool) { return cx.Cal.PlaceAt(j, now, nodes, ignoreBlocks) }
+	// jrun is j as it would run (a shrink-to-fit job with its walltime
+	// chosen: stf.go).
+	jrun := j
+	var until time.Time
+	if ignoreBlocks && cx.Inputs.Dedicated != nil {
+		until = cx.Inputs.Dedicated.To
+	}
+	fits := func() ([]core.Chunk, bool) {
+		var where []core.Chunk
+		var ok bool
+		jrun, where, ok = placeNow(cx.Cal, j, nodes, ignoreBlocks, until)
+		return where, ok
+	}
 	// What jobs already leaving hold comes free without anyone
 	// preempted: when that is enough, j waits for it.
 	if len(forced) == 0 {
@@ -349,8 +361,8 @@ func (p *Pipeline) preemptFor(cx *Context, plan *core.Plan, j *core.Job, index i
 			cx.stopCounted(v)
 		}
 	}
-	plan.Run(j, where, "Job started on "+now.Format("Mon Jan 02 at 15:04")+" by preempting "+victimList(preempted))
-	cx.Cal.Start(j, where)
+	plan.RunFor(j, where, "Job started on "+now.Format("Mon Jan 02 at 15:04")+" by preempting "+victimList(preempted), false, stfWalltime(j, jrun))
+	cx.Cal.Start(jrun, where)
 	cx.startCounted(j)
 	return true
 }

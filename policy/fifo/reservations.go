@@ -220,13 +220,14 @@ func (p *Pipeline) runReservations(cx *Context, plan *core.Plan) {
 			if j.Queue != r.Queue || !j.Queued() {
 				continue
 			}
-			where, ok := cal.PlaceAt(j, w.Now, nil, true)
+			// A shrink-to-fit job ends by the reservation's end (stf.go).
+			jr, where, ok := placeNow(cal, j, nil, true, r.End())
 			if !ok {
 				plan.Comment(j, notRunning+cResvNodes+r.ID)
 				continue
 			}
-			plan.Run(j, where, "Job run in reservation "+r.ID+" on "+w.Now.Format("Mon Jan 02 at 15:04"))
-			cal.Start(j, where)
+			plan.RunFor(j, where, "Job run in reservation "+r.ID+" on "+w.Now.Format("Mon Jan 02 at 15:04"), false, stfWalltime(j, jr))
+			cal.Start(jr, where)
 		}
 	}
 }

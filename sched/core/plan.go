@@ -89,6 +89,9 @@ type Decision struct {
 	// Backfill marks a Run in a gap before a higher job's reservation
 	// (EASY backfilling), for drivers that count such starts apart.
 	Backfill bool
+	// Walltime is the walltime a Run chose for a shrink-to-fit job
+	// (Job.ShrinkToFit), which the job gets as its own; 0 for others.
+	Walltime time.Duration
 	// ConfirmResv: the reservation and its placements.
 	Resv        *Resv
 	Occurrences [][]Chunk
@@ -147,6 +150,17 @@ func (p *Plan) Run(j *Job, where []Chunk, comment string) {
 func (p *Plan) Backfill(j *Job, where []Chunk, comment string) {
 	p.Run(j, where, comment)
 	p.decisions[len(p.decisions)-1].Backfill = true
+}
+
+// RunFor is Run (or, with backfill, Backfill) of a shrink-to-fit job
+// with the walltime chosen for it.
+func (p *Plan) RunFor(j *Job, where []Chunk, comment string, backfill bool, wall time.Duration) {
+	if backfill {
+		p.Backfill(j, where, comment)
+	} else {
+		p.Run(j, where, comment)
+	}
+	p.decisions[len(p.decisions)-1].Walltime = wall
 }
 
 // setCommented notes the comment a decision of this cycle gives j.

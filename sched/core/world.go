@@ -64,6 +64,11 @@ type Job struct {
 	Totals Amounts
 	// Walltime is the requested walltime; 0 when none was asked for.
 	Walltime time.Duration
+	// MinWalltime and MaxWalltime are a shrink-to-fit job's bounds (0:
+	// none; MaxWalltime 0 with MinWalltime set: no upper bound): while it
+	// has no Walltime, its start chooses one between them (ShrinkToFit).
+	MinWalltime time.Duration
+	MaxWalltime time.Duration
 	// Numbers holds every numeric Resource_List value (bytes, seconds,
 	// counts), for sort keys, limits and formulas on any resource.
 	Numbers Amounts
@@ -112,6 +117,10 @@ const (
 	StagingIn                       // an early stage-in is copying them to StageNode
 	StagedIn                        // they are in place on StageNode
 )
+
+// ShrinkToFit reports whether j is a shrink-to-fit job whose walltime is
+// still to be chosen: it has a min_walltime and no walltime.
+func (j *Job) ShrinkToFit() bool { return j.MinWalltime > 0 && j.Walltime <= 0 }
 
 // Queued reports whether the job waits to run.
 func (j *Job) Queued() bool { return j.State == JobQueued }
