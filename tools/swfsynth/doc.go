@@ -8,6 +8,6 @@
 //
 // Jobs ask 1 to 512 processors (mostly small), run a log-normal time
 // (median about 11 minutes, at most two days) and request 1 to 3 times
-// that plus a minute; arrivals are Poisson with a load swinging between
+// that plus a minute, rounded up as users round (5 minutes, half hours); arrivals are Poisson with a load swinging between
 // 0.65 and 1.25 over five days, so that the queue grows deep and drains.
 package main

@@ -26,7 +26,14 @@ func main() {
 	for i := range js {
 		p := sizes[r.IntN(len(sizes))]
 		run := int(min(max(math.Exp(r.NormFloat64()*1.6+6.5), 1), 172800))
+		// Users ask round times: up to the next 5 minutes below an hour,
+		// the next half hour above.
 		wall := int(float64(run)*(1+2*r.Float64())) + 60
+		if step := 300; wall < 3600 {
+			wall = (wall + step - 1) / step * step
+		} else {
+			wall = (wall + 1799) / 1800 * 1800
+		}
 		js[i] = job{p, run, wall}
 		work += float64(p * run)
 	}
