@@ -283,7 +283,7 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 			return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
 		}
 	}
-	priv = model.Privilege{Owner: top.User() == who.user, Operator: op, Manager: mgr}
+	priv = model.Privilege{Owner: top.User() == who.user, Operator: op, Manager: mgr, Scheduler: who.role == proto.RoleSched}
 	if !priv.Owner && !priv.Operator && !priv.Manager {
 		return nil, ref, priv, proto.NewError(proto.PBSE_PERM)
 	}
