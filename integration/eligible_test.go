@@ -129,3 +129,21 @@ func TestEligibleTime(t *testing.T) {
 	}
 	c.MustRun("qdel", b)
 }
+
+// An array accrues eligible time while subjobs wait to run, and none
+// once its last one has started (OpenPBS's test_job_array).
+func TestEligibleTimeArray(t *testing.T) {
+	c := testcluster.New(t, testcluster.Options{})
+	c.AddMom("n1", testcluster.MomOptions{})
+	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")
+	c.MustRun("qmgr", "-c", "set server eligible_time_enable = True")
+	c.StartScheduler("pbs_sched")
+	arr := c.Submit("#!/bin/sh\nsleep 300\n", "-J", "1-2", "-l", "select=1:ncpus=1")
+	first, second := strings.Replace(arr, "[]", "[1]", 1), strings.Replace(arr, "[]", "[2]", 1)
+	c.WaitJobState(first, "R", 30*time.Second)
+	waitAttr(t, c, arr, "accrue_type", func(v string) bool { return v == "2" }, 10*time.Second)
+	c.MustRun("qdel", first)
+	c.WaitJobState(second, "R", 30*time.Second)
+	waitAttr(t, c, arr, "accrue_type", func(v string) bool { return v == "1" }, 10*time.Second)
+	c.MustRun("qdel", arr)
+}

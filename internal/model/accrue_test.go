@@ -1,6 +1,10 @@
 package model
 
-import "testing"
+import (
+	"testing"
+
+	"gopbs/proto"
+)
 
 // TestAccrual: time counts toward eligible_time only while the type is
 // eligible; a change folds it in, and a restart sets it.
@@ -78,6 +82,48 @@ func TestAccrueFor(t *testing.T) {
 	for _, c := range cases {
 		if got := AccrueFor(&c.j); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAccrualAttrsWho: eligible_time is set by operators and managers
+// (a user is told it is read-only, as OpenPBS says), accrue_type by the
+// scheduler alone; the scheduler's word is whether a limit holds the
+// job back, the type the server's.
+func TestAccrualAttrsWho(t *testing.T) {
+	owner := Privilege{Owner: true}
+	oper := Privilege{Owner: true, Operator: true}
+	mgr := Privilege{Operator: true, Manager: true}
+	sched := Privilege{Operator: true, Manager: true, Scheduler: true}
+	cases := []struct {
+		name  string
+		attr  proto.Attr
+		priv  Privilege
+		code  proto.Code // 0: taken
+		check func(j *Job) bool
+	}{
+		{"owner sets eligible_time", proto.Attr{Name: proto.AttrEligibleTime, Value: "00:03:00"}, owner, proto.PBSE_ATTRRO, nil},
+		{"operator sets eligible_time", proto.Attr{Name: proto.AttrEligibleTime, Value: "00:03:00"}, oper, 0,
+			func(j *Job) bool { return j.Accrual == Accrual{Type: AccrueEligible, Eligible: 180} }},
+		{"bad duration", proto.Attr{Name: proto.AttrEligibleTime, Value: "soon"}, mgr, proto.PBSE_BADATVAL, nil},
+		{"manager sets accrue_type", proto.Attr{Name: proto.AttrAccrueType, Value: "3"}, mgr, proto.PBSE_ATTRRO, nil},
+		{"scheduler: at a limit", proto.Attr{Name: proto.AttrAccrueType, Value: "1"}, sched, 0,
+			func(j *Job) bool { return j.LimitBlocked && j.Accrual.Type == AccrueEligible }},
+		{"scheduler: a type of the server's", proto.Attr{Name: proto.AttrAccrueType, Value: "3"}, sched, proto.PBSE_BADATVAL, nil},
+	}
+	for _, c := range cases {
+		j := &Job{State: StateQueued, Substate: SubQueued, Accrual: Accrual{Type: AccrueEligible, Eligible: 5, Since: 100}}
+		err := SetJobAttr(nil, j, c.attr, c.priv, AtAlter)
+		var code proto.Code
+		if err != nil {
+			code = proto.CodeOf(err)
+		}
+		if code != c.code {
+			t.Errorf("%s: %v, want code %d", c.name, err, c.code)
+			continue
+		}
+		if c.check != nil && !c.check(j) {
+			t.Errorf("%s: job left %+v, LimitBlocked %v", c.name, j.Accrual, j.LimitBlocked)
 		}
 	}
 }
