@@ -77,19 +77,26 @@ func (a Accrual) Restart(eligible, now int64) Accrual {
 func FormatEligible(secs int64) string { return resc.FormatDuration(secs) }
 
 // AccrueFor is the type j's state calls for, as OpenPBS's server
-// decides it: running (and suspended) jobs accrue run time, exiting and
-// ended ones exit time; a queued job is eligible unless a user hold
-// holds it, it waits for a dependency or its execution_time (W), or the
-// scheduler found its user, group or project at a run limit
-// (LimitBlocked). OpenPBS counts a job held only by a system or
-// operator hold as eligible: the site holds it, not its owner.
+// decides it: running jobs accrue run time, exiting and ended ones exit
+// time; a queued job is eligible unless a user hold holds it, it waits
+// for a dependency or its execution_time (W), or the scheduler found its
+// user, group or project at a run limit (LimitBlocked). OpenPBS counts a
+// job held only by a system or operator hold as eligible (the site
+// holds it, not its owner), and so a suspended one (qsig -s suspend, or
+// the scheduler's preemption), unless its owner holds it.
 //
 // An array's parent is eligible while subjobs wait to run, else (all
 // of them started) ineligible.
 func AccrueFor(j *Job) AccrueType {
 	switch j.State {
 	case StateRunning:
-		return AccrueRun
+		if !j.Suspended && j.Substate != SubSuspended && j.Substate != SubSchedSusp {
+			return AccrueRun
+		}
+		if j.holdsAccrual() {
+			return AccrueIneligible
+		}
+		return AccrueEligible
 	case StateExiting, StateFinished:
 		return AccrueExit
 	case StateBegun:
