@@ -22,7 +22,7 @@ var qmgrSamples = map[proto.ObjectType]map[string]string{
 		proto.AttrAclRoots:             "root@*,admin@example.com",
 		proto.AttrSubmissionFilters:    "/usr/local/filters/a,/usr/local/filters/b",
 		proto.AttrDefaultQsubArguments: "-rn",
-		proto.AttrEligibleTimeEnable:   "False", // True is refused: no eligible_time is accrued
+		proto.AttrEligibleTimeEnable:   "False",
 	},
 	proto.ObjQueue: {
 		proto.AttrQueueTypeQ:        "Route",

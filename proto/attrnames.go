@@ -88,6 +88,12 @@ const (
 	// this system does are accepted (model.passThrough).
 	AttrTolerateNodeFailures   = "tolerate_node_failures"
 	AttrReleaseNodesOnStageout = "release_nodes_on_stageout"
+	// AttrEligibleTime is how long the job has accrued eligible time
+	// (HH:MM:SS), and AttrAccrueType what it accrues now (0 initial, 1
+	// ineligible, 2 eligible, 3 run, 4 exit): OpenPBS's, shown while the
+	// server's eligible_time_enable is True.
+	AttrEligibleTime = "eligible_time"
+	AttrAccrueType   = "accrue_type"
 )
 
 // Queue attributes.

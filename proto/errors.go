@@ -89,6 +89,7 @@ const (
 	PBSE_INVALJOBRESC       Code = 15109
 	PBSE_DUPRESC            Code = 15116
 	PBSE_CONNFULL           Code = 15117
+	PBSE_ETEERROR           Code = 15138
 	PBSE_HISTJOBID          Code = 15139
 	PBSE_JOBHISTNOTSET      Code = 15140
 	PBSE_MIXENTLIMS         Code = 15141
@@ -209,6 +210,7 @@ var messages = map[Code]string{
 	PBSE_INVALJOBRESC:       "\"-lresource=\" cannot be used with \"select\" or \"place\", resource is",
 	PBSE_DUPRESC:            "duplicated resource within a section of a select specification, resource is",
 	PBSE_CONNFULL:           "Server connection table full",
+	PBSE_ETEERROR:           "Cannot set attribute when eligible_time_enable is OFF",
 	PBSE_HISTJOBID:          "Job has finished",
 	PBSE_JOBHISTNOTSET:      "PBS is not configured to maintain job history",
 	PBSE_MIXENTLIMS:         "Cannot mix old and new style limits",

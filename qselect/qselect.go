@@ -95,7 +95,7 @@ func timeAttr(c byte) (name, res string, ok bool) {
 	case 'e':
 		return proto.AttrEtime, "", true
 	case 'g':
-		return "eligible_time", "", true
+		return proto.AttrEligibleTime, "", true
 	case 'm':
 		return proto.AttrMtime, "", true
 	case 'q':

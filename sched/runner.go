@@ -519,7 +519,7 @@ func (r *runner) fetch(c *proto.Client, now time.Time, jobAttrs []string) (*core
 	if err != nil {
 		return nil, fmt.Errorf("node status: %w", err)
 	}
-	jobs, err := r.jobs.fetch(c, jobAttrs)
+	jobs, err := r.jobs.fetch(c, jobAttrs, now)
 	if err != nil {
 		return nil, fmt.Errorf("job status: %w", err)
 	}
@@ -571,7 +571,7 @@ func (r *runner) resources(c *proto.Client) (*resc.Table, error) {
 
 // fetch returns every unfinished job, asking only for those changed since
 // the last call when the server is the same run.
-func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) {
+func (jc *jobCache) fetch(c *proto.Client, attrs []string, now time.Time) ([]*core.Job, error) {
 	req := &proto.StatusRequest{Attrs: attrs, LiveSubjobs: true}
 	if jc.epoch != "" {
 		req.Since, req.Epoch = jc.version, jc.epoch
@@ -582,7 +582,9 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 	var got []*core.Job
 	reply, err := c.StatusEach(proto.MsgStatusJob, req, func(part []proto.Status) error {
 		for _, st := range part {
-			got = append(got, newCoreJob(jc.rt, st))
+			j := newCoreJob(jc.rt, st)
+			j.EligibleAsOf = now // its eligible_time is the server's of about now
+			got = append(got, j)
 		}
 		return nil
 	})
@@ -605,7 +607,7 @@ func (jc *jobCache) fetch(c *proto.Client, attrs []string) ([]*core.Job, error) 
 				if j = jc.byID[id]; j == nil {
 					// Not cached and not sent: start over with a full fetch.
 					jc.epoch = ""
-					return jc.fetch(c, attrs)
+					return jc.fetch(c, attrs, now)
 				}
 			}
 			next[id] = j
@@ -805,6 +807,13 @@ func apply(c *proto.Client, ds []core.Decision, counted []string, log hclog.Logg
 				arrayNoted[a] = true
 			}
 			alters = append(alters, comment(shared(d.Job), d.Text))
+		case core.DecideAccrue:
+			flushRuns()
+			v := strconv.Itoa(int(core.AccrueEligible))
+			if d.Limited {
+				v = strconv.Itoa(int(core.AccrueIneligible))
+			}
+			alters = append(alters, proto.AlterRequest{JobID: d.Job.ID, Attrs: []proto.Attr{{Name: proto.AttrAccrueType, Value: v}}})
 		case core.DecideHold:
 			flushRuns()
 			flushAlters()

@@ -41,7 +41,8 @@ func worldOf(rt *resc.Table, now time.Time, server proto.Status, queues []proto.
 		Name: server.Name, Limits: coreLimits(plain), ResLimits: resLimits(rt, res, proto.AttrMaxUserRes, proto.AttrMaxGroupRes),
 		Soft: softLimits(rt, plain, res), Ent: entityLimits(rt, plain, res, proto.AttrMaxRun, proto.AttrMaxRunRes), DefaultQueue: plain[proto.AttrDefaultQueue],
 		ResourcesAvailable: amounts(rt, res[proto.AttrResourcesAvail]), ResourcesMax: amounts(rt, res[proto.AttrResourcesMax]),
-		MaxWalltime: durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+		MaxWalltime:        durationOf(res[proto.AttrResourcesMax][proto.ResWalltime]),
+		EligibleTimeEnable: plain[proto.AttrEligibleTimeEnable] == "True",
 	}
 	srv.BackfillDepth, srv.BackfillDepthSet = depthOf(plain)
 	qs := make([]*core.Queue, 0, len(queues))
@@ -270,6 +271,8 @@ func newCoreJob(rt *resc.Table, st proto.Status) *core.Job {
 		HoldUntil: unixOf(plain[proto.AttrHoldUntil]),
 		Comment:   plain[proto.AttrComment],
 		Attrs:     plain,
+		Accrue:    uint8(num(plain, proto.AttrAccrueType, 0)),
+		Eligible:  durationOf(plain[proto.AttrEligibleTime]),
 	}
 	if j.Owner == "" {
 		j.Owner, _, _ = strings.Cut(plain[proto.AttrJobOwner], "@")
@@ -384,6 +387,8 @@ var BaseJobAttrs = []string{
 	proto.AttrResourcesUsed, proto.AttrStagein, proto.AttrStageinNode, proto.AttrSubstate,
 	proto.AttrArray, proto.AttrArrayRemaining, proto.AttrMaxRunSubjobs, proto.AttrArrayID,
 	proto.AttrRerunable, proto.AttrCheckpoint, proto.AttrInteractive,
+	proto.AttrProject, // project limits (max_run [p:...])
+	proto.AttrAccrueType, proto.AttrEligibleTime,
 }
 
 // nodeAttrs are the node attributes a snapshot asks for.

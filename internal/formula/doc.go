@@ -11,8 +11,9 @@
 //   - numbers: 3, 0.5, .5, 1e6, 2.5E-3;
 //   - terms (Terms): eligible_time, queue_priority, job_priority,
 //     fairshare_perc (fair_share_perc, its old spelling),
-//     fairshare_tree_usage, fairshare_factor, and every numeric built-in
-//     resource of the job's Resource_List (ncpus, mem, walltime, ...);
+//     fairshare_tree_usage, fairshare_factor, accrue_type, and every
+//     numeric built-in resource of the job's Resource_List (ncpus, mem,
+//     walltime, ...);
 //   - the math module's constants pi and e;
 //   - + - * / // % and ** with Python's precedence and associativity
 //     (** binds tighter than a unary minus on its left and is

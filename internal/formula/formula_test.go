@@ -121,7 +121,6 @@ func TestParseErrors(t *testing.T) {
 		{"ncpus(2)", 1, "ncpus is not a function", ""},
 		{"max + 1", 1, "max is a function: write max(...)", ""},
 		{"arch + 1", 1, "arch is not a numeric resource", ""},
-		{"accrue_type * 2", 1, "accrue_type is not supported: this server does not accrue eligible time by type", ""},
 		{"ncpus if ncpus > 4 else 0", 7, "conditional expressions (x if c else y) are not supported", ""},
 		{"ncpus > 4", 7, "comparisons are not supported", ""},
 		{"ncpus and 1", 7, "boolean operators are not supported", ""},

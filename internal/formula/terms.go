@@ -15,7 +15,8 @@ const (
 	// Resource is a numeric Resource_List value (Var.Resource names it).
 	Resource Term = iota
 	// EligibleTime is how long the job has been eligible to run, in
-	// seconds.
+	// seconds: the eligible_time it accrued while the server's
+	// eligible_time_enable is True, else the time since its etime.
 	EligibleTime
 	// QueuePriority is the priority of the job's queue.
 	QueuePriority
@@ -32,6 +33,10 @@ const (
 	// between 0 and 1: 0.5 for an entity using exactly its share, higher
 	// below it (0 when the entity has no share).
 	FairshareFactor
+	// AccrueType is the job's accrue_type (OpenPBS's numbers: 1
+	// ineligible, 2 eligible; 0 while the server's eligible_time_enable
+	// is off).
+	AccrueType
 )
 
 // termNames maps each special name to its term. fair_share_perc is
@@ -44,6 +49,7 @@ var termNames = map[string]Term{
 	"fair_share_perc":      FairsharePerc,
 	"fairshare_tree_usage": FairshareTreeUsage,
 	"fairshare_factor":     FairshareFactor,
+	"accrue_type":          AccrueType,
 }
 
 // Fairshare reports whether the term reads the fair-share standing, which
@@ -107,9 +113,6 @@ var constants = map[string]float64{"pi": math.Pi, "e": math.E}
 func resolve(name string) (v Var, why string, unknown bool) {
 	if t, ok := termNames[name]; ok {
 		return Var{Term: t}, "", false
-	}
-	if name == "accrue_type" {
-		return Var{}, "accrue_type is not supported: this server does not accrue eligible time by type", false
 	}
 	if resc.Known(name) {
 		switch resc.Lookup(name).Type {

@@ -33,14 +33,13 @@ func TestCanonicalAttrNames(t *testing.T) {
 	}
 }
 
-// TestEligibleTimeEnableRefused: a setting this server would not act on
-// is refused, not taken (eligible_time is not accrued).
-func TestEligibleTimeEnableRefused(t *testing.T) {
+// TestEligibleTimeEnable: eligible_time_enable is a boolean, True
+// taken now that the server accrues eligible time.
+func TestEligibleTimeEnable(t *testing.T) {
 	d, _ := ServerDefs.Lookup(proto.AttrEligibleTimeEnable)
-	if _, err := d.Canonical("", "true"); err == nil {
-		t.Error("eligible_time_enable = True was taken")
-	}
-	if v, err := d.Canonical("", "false"); err != nil || v != "False" {
-		t.Errorf("eligible_time_enable = False: %q, %v", v, err)
+	for in, want := range map[string]string{"true": "True", "false": "False", "1": "True"} {
+		if v, err := d.Canonical("", in); err != nil || v != want {
+			t.Errorf("eligible_time_enable = %s: %q, %v; want %s", in, v, err, want)
+		}
 	}
 }

@@ -534,17 +534,6 @@ func mustSoftLimit(v string) (string, error) {
 	return mustPositive(v)
 }
 
-// eligibleTimeNotKept refuses eligible_time_enable = True: this server
-// accrues no eligible_time yet (a job's eligible time stands in as the
-// time since it became eligible, etime), and a setting taken but not
-// acted on would mislead the site. False, OpenPBS's default, is taken.
-func eligibleTimeNotKept(v string) (string, error) {
-	if v == "True" {
-		return "", proto.Errorf(proto.PBSE_BADATVAL, "eligible_time_enable = True: this server does not accrue eligible_time (the formula's eligible_time is the time since the job became eligible)")
-	}
-	return v, nil
-}
-
 // mustNonNegative is a Check for limits.
 func mustNonNegative(v string) (string, error) {
 	n, _ := strconv.ParseInt(v, 10, 64)
@@ -648,7 +637,7 @@ var ServerDefs = newTable(proto.ObjServer, slices.Concat([]Def{
 	{Name: proto.AttrJobHistoryEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrJobHistoryDuration, Kind: KindDuration, Access: MgrSet},
 	{Name: proto.AttrKeepCompleted, Kind: KindLong, Access: MgrSet, Check: mustNonNegative},
-	{Name: proto.AttrEligibleTimeEnable, Kind: KindBool, Access: MgrSet, Check: eligibleTimeNotKept},
+	{Name: proto.AttrEligibleTimeEnable, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrFlatUID, Kind: KindBool, Access: MgrSet},
 	{Name: proto.AttrJobscriptMaxSize, Kind: KindSize, Access: MgrSet},
 	{Name: proto.AttrSubmissionFilters, Kind: KindList, Access: MgrSet, Check: checkFilterPaths},

@@ -121,6 +121,14 @@ type Job struct {
 	Estimated   Resources
 	HistoryTime int64 // when the job became F; history expires from here
 
+	// Accrual is the job's eligible time and accrue_type (accrue.go),
+	// kept while the server's eligible_time_enable is True.
+	Accrual Accrual
+	// LimitBlocked: the scheduler found the queued job's user, group or
+	// project at a run limit (OpenPBS's scheduler makes such a job
+	// ineligible); cleared when it leaves the queued state.
+	LimitBlocked bool
+
 	ResourceList  Resources
 	ResourcesUsed Resources
 
@@ -397,6 +405,9 @@ type Privilege struct {
 	Owner    bool // the caller owns the job
 	Operator bool
 	Manager  bool
+	// Scheduler: the caller is the scheduler (it alone tells the server
+	// that a job is at a run limit, by its accrue_type).
+	Scheduler bool
 }
 
 // jobAccess says who may set a job attribute and when.
@@ -408,6 +419,7 @@ const (
 	jaRunning                          // may change while the job runs
 	jaReadOnly                         // only the server sets it
 	jaSubmitOnly                       // set at submission, never altered
+	jaSched                            // only the scheduler sets it
 )
 
 // jobAttr binds an attribute name to a Job field.
@@ -418,6 +430,9 @@ type jobAttr struct {
 	set    func(j *Job, resource, value string) error
 	// resources marks Resource_List and resources_used.
 	resources func(j *Job) *Resources
+	// accrual marks eligible_time and accrue_type: shown only while the
+	// server keeps them, as of the renderer's clock (ShowAccrual).
+	accrual func(a Accrual, now int64) string
 }
 
 func timeAttr(f func(j *Job) *int64) (func(*Job) (string, bool), func(*Job, string, string) error) {
@@ -796,6 +811,36 @@ var jobAttrs = []jobAttr{
 	mkStr(proto.AttrQueueType, jaReadOnly, func(j *Job) *string { return &j.QueueType }, func(v string) (string, error) { return v, nil }),
 	mkStr(proto.AttrComment, jaOper|jaRunning, func(j *Job) *string { return &j.Comment }, nil),
 	mkTime(proto.AttrEtime, jaReadOnly, func(j *Job) *int64 { return &j.Etime }),
+	{name: proto.AttrEligibleTime, access: jaOper | jaRunning,
+		get: func(*Job) (string, bool) { return "", false },
+		set: func(j *Job, _, v string) error {
+			secs, err := resc.ParseDuration(strings.TrimSpace(v))
+			if err != nil || secs < 0 {
+				return proto.Errorf(proto.PBSE_BADATVAL, "eligible_time = %q (want a duration, [[HH:]MM:]SS)", v)
+			}
+			// Since 0: the server's next track restarts the clock at
+			// its now (Server.accrue).
+			j.Accrual = Accrual{Type: j.Accrual.Type, Eligible: secs}
+			return nil
+		},
+		accrual: func(a Accrual, now int64) string { return FormatEligible(a.EligibleAt(now)) }},
+	{name: proto.AttrAccrueType, access: jaSched | jaRunning,
+		get: func(*Job) (string, bool) { return "", false },
+		set: func(j *Job, _, v string) error {
+			// The scheduler's word: 1, the job's user, group or project
+			// is at a run limit; 2, it is not. The server decides the
+			// type (AccrueFor).
+			switch strings.TrimSpace(v) {
+			case AccrueIneligible.String():
+				j.LimitBlocked = true
+			case AccrueEligible.String():
+				j.LimitBlocked = false
+			default:
+				return proto.Errorf(proto.PBSE_BADATVAL, "accrue_type = %q (the scheduler sets 1 or 2)", v)
+			}
+			return nil
+		},
+		accrual: func(a Accrual, _ int64) string { return a.Type.String() }},
 	mk(proto.AttrRunCount, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.RunCount), j.RunCount != 0 }, nil),
 	mk(proto.AttrExitStatus, jaReadOnly, func(j *Job) (string, bool) { return strconv.Itoa(j.ExitStatus), j.HasExit }, nil),
 	mkStr(proto.AttrSubmitArguments, jaUser, func(j *Job) *string { return &j.SubmitArgs }, nil),
@@ -953,6 +998,15 @@ type JobRenderer struct {
 	// resources with flag i, for callers who are not managers or
 	// operators); nil: none.
 	Hidden map[string]bool
+	// accrual: eligible_time and accrue_type are shown, as of now.
+	accrual bool
+	now     int64
+}
+
+// ShowAccrual has the renderer show eligible_time and accrue_type as of
+// now (the server's eligible_time_enable is True).
+func (r *JobRenderer) ShowAccrual(now int64) {
+	r.accrual, r.now = true, now
 }
 
 // NewJobRenderer prepares rendering of the attributes in want (nil: all).
@@ -985,6 +1039,12 @@ func (r *JobRenderer) AppendTo(out []proto.Attr, j *Job) []proto.Attr {
 					v = j.nodect(v)
 				}
 				out = append(out, proto.Attr{Name: a.name, Resource: p.Name, Value: v})
+			}
+			continue
+		}
+		if a.accrual != nil {
+			if r.accrual {
+				out = append(out, proto.Attr{Name: a.name, Value: a.accrual(j.Accrual, r.now)})
 			}
 			continue
 		}
@@ -1106,9 +1166,10 @@ func SetJobAttr(rt *resc.Table, j *Job, a proto.Attr, priv Privilege, phase Phas
 	d := &jobAttrs[i]
 	privileged := priv.Operator || priv.Manager
 	switch {
-	case d.access&jaReadOnly != 0:
+	case d.access&jaReadOnly != 0, d.access&jaSched != 0 && !priv.Scheduler,
+		d.accrual != nil && !privileged: // OpenPBS's answer to a user's qalter of eligible_time
 		return proto.Errorf(proto.PBSE_ATTRRO, "%s", a.FullName())
-	case d.access&jaUser == 0 && !(d.access&jaOper != 0 && privileged):
+	case d.access&(jaUser|jaSched) == 0 && !(d.access&jaOper != 0 && privileged):
 		return proto.Errorf(proto.PBSE_PERM, "%s may be set only by an operator or manager", a.FullName())
 	case phase == AtAlter && d.access&jaSubmitOnly != 0:
 		return proto.Errorf(proto.PBSE_ATTRRO, "%s (set at submission only)", a.FullName())

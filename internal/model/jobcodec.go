@@ -204,6 +204,40 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.ExecGPUs }),
 	fStr(func(j *Job) *string { return &j.ResizeSignal }),
 	fStr(func(j *Job) *string { return &j.Releasing }),
+	fAccrual,
+	fBool(func(j *Job) *bool { return &j.LimitBlocked }),
+}
+
+// fAccrual stores Accrual as [type, eligible, since].
+var fAccrual = jobField{
+	func(b []byte, j *Job) []byte {
+		b = msgp.AppendArrayLen(b, 3)
+		b = msgp.AppendUint(b, uint64(j.Accrual.Type))
+		b = msgp.AppendInt(b, j.Accrual.Eligible)
+		return msgp.AppendInt(b, j.Accrual.Since)
+	},
+	func(d *msgpack.Decoder, j *Job) error {
+		n, err := d.DecodeArrayLen()
+		if err != nil {
+			return err
+		}
+		if n != 3 {
+			return fmt.Errorf("accrual of %d fields", n)
+		}
+		t, err := d.DecodeUint8()
+		if err != nil {
+			return err
+		}
+		a := Accrual{Type: AccrueType(t)}
+		if a.Eligible, err = d.DecodeInt64(); err != nil {
+			return err
+		}
+		if a.Since, err = d.DecodeInt64(); err != nil {
+			return err
+		}
+		j.Accrual = a
+		return nil
+	},
 }
 
 // fInteractive stores Interactive as [port, cookie], nil for a batch

@@ -158,7 +158,11 @@ func (s *Server) alterTarget(b *store.Batch, j *model.Job, priv model.Privilege,
 		// Say why the job waits, where users look.
 		c.Comment = heldUntilComment(c.HoldUntil)
 	}
+	before := j.Accrual
 	s.replaceJob(j, c, now)
+	if setsAttr(attrs, proto.AttrEligibleTime) {
+		s.accrualAltered(before, j, now)
+	}
 	if never != "" {
 		// As when a parent ends: the job can never run.
 		s.deleteUnmet(b, j, never, now)
@@ -179,6 +183,9 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 	for _, a := range attrs {
 		if a.Name == proto.AttrResourceList {
 			resourcesChanged = true
+		}
+		if (a.Name == proto.AttrEligibleTime || a.Name == proto.AttrAccrueType) && !s.eligibleTimeOn() {
+			return nil, "", proto.Errorf(proto.PBSE_ETEERROR, "%s", a.Name)
 		}
 		if err := model.SetJobAttr(s.rt(), c, a, priv, model.AtAlter); err != nil {
 			return nil, "", err

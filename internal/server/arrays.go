@@ -161,6 +161,12 @@ func (s *Server) ownSubjob(b *store.Batch, p *model.Job, index int, now int64) (
 // its after dependants released (mu held, inside a commit).
 func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
 	if p.State == model.StateBegun {
+		if s.eligibleTimeOn() && model.AccrueFor(p) != p.Accrual.Type {
+			// Its last waiting subjob started: the array accrues no more
+			// eligible time (OpenPBS's).
+			s.updateJob(p, func() {})
+			b.PutJob(p)
+		}
 		return
 	}
 	var h model.Hooks
@@ -283,7 +289,7 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 			return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
 		}
 	}
-	priv = model.Privilege{Owner: top.User() == who.user, Operator: op, Manager: mgr}
+	priv = model.Privilege{Owner: top.User() == who.user, Operator: op, Manager: mgr, Scheduler: who.role == proto.RoleSched}
 	if !priv.Owner && !priv.Operator && !priv.Manager {
 		return nil, ref, priv, proto.NewError(proto.PBSE_PERM)
 	}

@@ -284,6 +284,10 @@ func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
 		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
 	}
 	kvs = append(kvs, accounting.KV{Key: "run_count", Value: strconv.Itoa(j.RunCount)})
+	if s.eligibleTimeOn() {
+		// OpenPBS's, while it keeps eligible time.
+		kvs = append(kvs, accounting.KV{Key: proto.AttrEligibleTime, Value: model.FormatEligible(j.Accrual.EligibleAt(ob.End))})
+	}
 	if ob.StageOutSpool != "" {
 		// Where the owner finds the files whose stage-out failed.
 		kvs = append(kvs, accounting.KV{Key: "stageout_spool", Value: ob.StageOutSpool})

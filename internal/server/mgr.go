@@ -216,8 +216,12 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 			return proto.Errorf(proto.PBSE_UNKQUE, "%s", dq)
 		}
 	}
+	was := s.eligibleTimeOn()
 	s.server = c
 	b.PutServer(c)
+	if on := s.eligibleTimeOn(); on != was {
+		s.eligibleTimeSwitched(b, on)
+	}
 	return nil
 }
 

@@ -42,6 +42,9 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 	if !priv {
 		render.Hidden = s.rt().Invisible()
 	}
+	if s.eligibleTimeOn() {
+		render.ShowAccrual(now)
+	}
 	incremental := req.Since > 0 && req.Epoch == s.epoch && len(req.IDs) == 0
 	var attrs []proto.Attr
 	gone := false // the peer is gone: stop (handle says why)

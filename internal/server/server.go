@@ -561,6 +561,7 @@ func (s *Server) updateJob(j *model.Job, change func()) {
 // happens between the two.
 func (s *Server) track(j *model.Job) {
 	j.CacheRequest(s.rt()) // every change of a job ends here: its list is parsed once per change
+	s.accrue(j)
 	s.noteAfter(j)
 	s.counts.add(j)
 	s.hold(j, 1)

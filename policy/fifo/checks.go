@@ -31,16 +31,16 @@ func (serverLimits) Check(cx *Context, j *core.Job) core.Status {
 		case l.MaxRunning >= 0 && total >= l.MaxRunning:
 			return core.NotNowf("server_limits", cServerLimit)
 		case l.MaxUserRun >= 0 && user >= l.MaxUserRun:
-			return core.NotNowf("server_limits", cServerUserLimit)
+			return core.EntityNotNow("server_limits", cServerUserLimit)
 		case l.MaxGroupRun >= 0 && group >= l.MaxGroupRun:
-			return core.NotNowf("server_limits", cServerGroupLimit)
+			return core.EntityNotNow("server_limits", cServerGroupLimit)
 		}
 	}
 	if kind, name, r := cx.resOver(cx.World.Server.ResLimits, j, ""); kind != "" {
-		return core.NotNowf("server_limits", cResLimit+" in complex", kind, name, r)
+		return core.EntityNotNow("server_limits", cResLimit+" in complex", kind, name, r)
 	}
-	if why := cx.entityOver(cx.World.Server.Ent, j, ""); why != "" {
-		return core.NotNowf("server_limits", "%s", why)
+	if why, e := cx.entityBreach(cx.World.Server.Ent, j, ""); why != "" {
+		return entityStatus("server_limits", why, e)
 	}
 	return core.OK
 }
@@ -70,16 +70,16 @@ func (queueLimits) Check(cx *Context, j *core.Job) core.Status {
 		case q.Limits.MaxRunning >= 0 && total >= q.Limits.MaxRunning:
 			return core.NotNowf("queue_limits", cQueueLimit)
 		case q.Limits.MaxUserRun >= 0 && user >= q.Limits.MaxUserRun:
-			return core.NotNowf("queue_limits", cQueueUserLimit)
+			return core.EntityNotNow("queue_limits", cQueueUserLimit)
 		case q.Limits.MaxGroupRun >= 0 && group >= q.Limits.MaxGroupRun:
-			return core.NotNowf("queue_limits", cQueueGroupLimit)
+			return core.EntityNotNow("queue_limits", cQueueGroupLimit)
 		}
 	}
 	if kind, name, r := cx.resOver(q.ResLimits, j, j.Queue); kind != "" {
-		return core.NotNowf("queue_limits", cResLimit+" in queue %s", kind, name, r, j.Queue)
+		return core.EntityNotNow("queue_limits", cResLimit+" in queue %s", kind, name, r, j.Queue)
 	}
-	if why := cx.entityOver(q.Ent, j, j.Queue); why != "" {
-		return core.NotNowf("queue_limits", "%s", why)
+	if why, e := cx.entityBreach(q.Ent, j, j.Queue); why != "" {
+		return entityStatus("queue_limits", why, e)
 	}
 	return core.OK
 }

@@ -61,6 +61,15 @@ func (cx *Context) entityBreach(l core.EntityLimits, j *core.Job, queue string) 
 	return "", entity{}
 }
 
+// entityStatus is the NotNow of a max_run or max_run_res breach: of an
+// entity limit (Status.Entity) unless the limit is the overall one.
+func entityStatus(plugin, why string, e entity) core.Status {
+	if e.kind == entlim.Overall {
+		return core.NotNowf(plugin, "%s", why)
+	}
+	return core.EntityNotNow(plugin, "%s", why)
+}
+
 // sharesEntity reports whether running job v counts toward entity e's
 // limits (preemption may lift a limit j breaks by suspending v).
 func sharesEntity(v *core.Job, e entity) bool {

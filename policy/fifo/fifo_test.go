@@ -98,6 +98,12 @@ func outcome(p *core.Plan) []string {
 			out = append(out, "preempt "+id+" "+d.Text+" for "+strings.TrimSuffix(d.For.ID, ".srv"))
 		case core.DecideResume:
 			out = append(out, "resume "+id+" "+strings.Join(nodes, "+"))
+		case core.DecideAccrue:
+			if d.Limited {
+				out = append(out, "ineligible "+id)
+			} else {
+				out = append(out, "eligible "+id)
+			}
 		}
 	}
 	return out

@@ -67,8 +67,12 @@ func termValue(cx *Context, v formula.Var, j *core.Job, owners map[string]*owner
 		x, _ := j.RequestNumber(v.Resource)
 		return v.FromRequest(x)
 	case formula.EligibleTime:
-		// This server keeps no accrued eligible_time: the time since the
-		// job last became eligible (etime) stands for it.
+		if cx.World.Server.EligibleTimeEnable {
+			// OpenPBS's: the eligible time the job has accrued.
+			return j.EligibleAt(cx.World.Now).Seconds()
+		}
+		// The server keeps no eligible time: the time since the job
+		// last became eligible (etime) stands for it.
 		since := j.Etime
 		if since.IsZero() {
 			since = j.Qtime
@@ -81,6 +85,8 @@ func termValue(cx *Context, v formula.Var, j *core.Job, owners map[string]*owner
 		return 0
 	case formula.JobPriority:
 		return float64(j.Priority)
+	case formula.AccrueType:
+		return float64(j.Accrue)
 	}
 	st := cx.Inputs.Standing
 	if st == nil {

@@ -443,7 +443,12 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 		}
 		// With nothing to check (as most cycles), no status is copied.
 		if len(checks) > 0 {
-			if s := p.check(cx, checks, j); !s.IsRun() {
+			s := p.check(cx, checks, j)
+			// OpenPBS's scheduler tells the server of a job its user's,
+			// group's or project's run limit holds back: it is
+			// ineligible (accrues no eligible time) until it is not.
+			plan.Accrue(w, j, s.Entity)
+			if !s.IsRun() {
 				if st.Preempt != nil && runLimit(s) {
 					// Preemption may lift the limit: on the nodes the
 					// ranking would give it (nil: any).
@@ -464,6 +469,8 @@ func (p *Pipeline) Schedule(w *core.World, in Inputs) *core.Plan {
 				}
 				continue
 			}
+		} else {
+			plan.Accrue(w, j, false) // no limit holds it back
 		}
 		if backfilling && j.Walltime <= 0 && !j.ShrinkToFit() {
 			waitOrNever(plan, j, neverRuns, cNoWalltime)

@@ -68,6 +68,10 @@ const (
 	// DecideResume resumes a job suspended by preemption on the chunks it
 	// had (Where); the server verifies they are free.
 	DecideResume
+	// DecideAccrue tells the server whether the queued job is held back
+	// by a run limit on its user, group or project (Limited), which
+	// makes it ineligible (it accrues no eligible time), or no longer.
+	DecideAccrue
 )
 
 // CommentPreemptWait is the comment of a job that waits for the jobs
@@ -97,6 +101,8 @@ type Decision struct {
 	Occurrences [][]Chunk
 	// For is the job a Preempt makes room for.
 	For *Job
+	// Limited: an Accrue of a job held back by an entity run limit.
+	Limited bool
 	// Keep marks a Fail of a job that can never run on these nodes: it
 	// stays queued with Text as its comment (OpenPBS's "Can Never Run"),
 	// for an admin may add a node; a driver that cannot keep it (the
@@ -184,6 +190,20 @@ func (p *Plan) Comment(j *Job, text string) {
 	}
 	p.setCommented(j, text)
 	p.decisions = append(p.decisions, Decision{Kind: DecideComment, Job: j, Text: text})
+}
+
+// Accrue tells the server whether queued j is held back by a run limit
+// on its user, group or project (limited), when the server keeps
+// eligible time and thinks otherwise: such a job accrues no eligible
+// time, and one no longer held back accrues it again.
+func (p *Plan) Accrue(w *World, j *Job, limited bool) {
+	if !w.Server.EligibleTimeEnable || j.Accrue == 0 || j.FromArray != "" {
+		return
+	}
+	if limited == (j.Accrue == AccrueIneligible) {
+		return
+	}
+	p.decisions = append(p.decisions, Decision{Kind: DecideAccrue, Job: j, Limited: limited})
 }
 
 // Hold holds j (types "s", "u", "o"; "" with an until: by hold_until

@@ -36,6 +36,20 @@ type Status struct {
 	Reason string
 	Until  time.Time // WaitUntil
 	Plugin string    // the check's name
+	// Entity marks a NotNow for a run limit on the job's user, group or
+	// project (max_user_run, max_group_run, max_user_res, max_group_res,
+	// max_run and max_run_res of u:, g: and p:): OpenPBS makes such a
+	// job ineligible (it accrues no eligible time), unlike one waiting
+	// for resources or an overall limit.
+	Entity bool
+}
+
+// EntityNotNow is a NotNow status for a limit on the job's user, group
+// or project (Status.Entity).
+func EntityNotNow(plugin, format string, args ...any) Status {
+	s := NotNowf(plugin, format, args...)
+	s.Entity = true
+	return s
 }
 
 // OK is the status of a check that found nothing against the job.

@@ -105,6 +105,31 @@ type Job struct {
 	// hold) names the subjob, what it shares with its array (a comment,
 	// an estimate) is said on the array.
 	FromArray string
+	// Accrue is the job's accrue_type as the server keeps it (OpenPBS's
+	// numbers, AccrueEligible...; 0 while the server's
+	// eligible_time_enable is off), and Eligible its eligible_time as of
+	// EligibleAsOf (when the status was fetched; zero: as of the world's
+	// Now).
+	Accrue       uint8
+	Eligible     time.Duration
+	EligibleAsOf time.Time
+}
+
+// OpenPBS's accrue types a scheduler reads and tells (the server keeps
+// the others).
+const (
+	AccrueIneligible uint8 = 1
+	AccrueEligible   uint8 = 2
+)
+
+// EligibleAt is the job's eligible time at now: what the server said,
+// with the time since if it was accruing eligible time then.
+func (j *Job) EligibleAt(now time.Time) time.Duration {
+	e := j.Eligible
+	if j.Accrue == AccrueEligible && !j.EligibleAsOf.IsZero() && now.After(j.EligibleAsOf) {
+		e += now.Sub(j.EligibleAsOf)
+	}
+	return e
 }
 
 // StageState is how far a queued job's stage-in files are.
@@ -303,6 +328,11 @@ type Server struct {
 	// sched_config's backfill decides, one or none).
 	BackfillDepth    int
 	BackfillDepthSet bool
+	// EligibleTimeEnable is the server's eligible_time_enable: jobs
+	// accrue eligible time (Job.Accrue, Job.Eligible), and a job held
+	// back by its user's, group's or project's run limit is to be told
+	// (Plan.Accrue).
+	EligibleTimeEnable bool
 }
 
 // World is everything one cycle decides on. Jobs are every unfinished job
