@@ -257,4 +257,16 @@ func TestNodeLastUsedTime(t *testing.T) {
 	if !strings.Contains(out, "last_used_time = ") {
 		t.Errorf("no last_used_time after a job ended on the node:\n%s", out)
 	}
+	// A comment with an escaped newline (OpenPBS's PTL sets "hi\nha") is
+	// taken as written and pbsnodes -F json stays one valid document.
+	c.MustRun("qmgr", "-c", `set node n1 comment = "hi\nha"`)
+	var doc struct {
+		Nodes map[string]struct {
+			Comment string `json:"comment"`
+		} `json:"nodes"`
+	}
+	js := c.MustRun("pbsnodes", "-av", "-F", "json")
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.Nodes["n1"].Comment != `hi\nha` {
+		t.Errorf("pbsnodes -F json with comment hi\\nha: %v, comment %q\n%s", err, doc.Nodes["n1"].Comment, js)
+	}
 }
