@@ -35,6 +35,7 @@ func waitFor(t *testing.T, what string, timeout time.Duration, f func() bool) {
 // middle; the parent ends F with OpenPBS's exit status once its last
 // subjob ends, and both personalities show it.
 func TestJobArrays(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")
@@ -123,6 +124,7 @@ func TestJobArrays(t *testing.T) {
 // the array stops its waiting subjobs, qrls lets them go; an array that
 // depends on another waits for it.
 func TestArrayLimitsAndHolds(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8")

@@ -17,6 +17,7 @@ import (
 // qsub -W, qalter -W and a submission filter's rewrite may write a name
 // in any case; what is stored and printed is the canonical spelling.
 func TestAttributeNamesAnyCase(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	for _, line := range []string{"set queue workq priority = 50", "set server Scheduling = False", "set queue workq MAX_RUNNING = 5", "set server QUERY_OTHER_JOBS = True"} {
 		if r := c.Run("qmgr", "-c", line); r.Code != 0 {
@@ -57,6 +58,7 @@ func TestAttributeNamesAnyCase(t *testing.T) {
 // A filter's rewrite outside "Jobs" is refused, naming the key and the
 // filter (issue 30): it was accepted with the job unchanged.
 func TestFilterRewriteOutsideJobsRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	dir := filterDir(t)
 	top := script(t, dir, "top", `sed -i '1s/^{$/{\n    "Account_Name":"top",/' "$1"`+"\nexit 1\n")
@@ -73,6 +75,7 @@ func TestFilterRewriteOutsideJobsRefused(t *testing.T) {
 // qstat -f -F json of several jobs is one JSON document (issue 30; PTL
 // loads it whole), also with the ids given one by one.
 func TestQstatJSONSeveralJobs(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	a, b := c.Submit("#!/bin/sh\n"), c.Submit("#!/bin/sh\n", "-v", `NOTE=say "hi"\there`)
@@ -94,6 +97,7 @@ func TestQstatJSONSeveralJobs(t *testing.T) {
 // qhold of a running job is taken, as OpenPBS takes it (issue 30): the
 // job runs on with the hold in Hold_Types, and is held once requeued.
 func TestQholdRunningJob(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
@@ -119,6 +123,7 @@ func TestQholdRunningJob(t *testing.T) {
 // and mom.lock keep it (issue 30): a second one refuses to start, naming
 // the first's pid; the lock holds the pid.
 func TestDaemonLockFiles(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	m := c.AddMom("n1", testcluster.MomOptions{})
 	for _, tt := range []struct {
@@ -146,6 +151,7 @@ func TestDaemonLockFiles(t *testing.T) {
 // OpenPBS's does (issue 30): the periodic cycle is ten minutes off and
 // nothing else happens, yet a cycle follows the refused qrun.
 func TestFailedQrunStartsCycle(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")
@@ -170,6 +176,7 @@ func TestFailedQrunStartsCycle(t *testing.T) {
 // default queue may be deleted (the server then has none), and
 // next_job_number moves forward (never back) and may be unset.
 func TestQmgrOpenPBSObjects(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "create node a")
@@ -205,6 +212,7 @@ func TestQmgrOpenPBSObjects(t *testing.T) {
 // A running job deleted ends in substate 91 (OpenPBS's TERMINATED), not
 // 92 as if it had run to its end (issue 30).
 func TestDeletedRunningJobSubstate(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
@@ -223,6 +231,7 @@ func TestDeletedRunningJobSubstate(t *testing.T) {
 // qsub gets them below its script's directives and its command line; a
 // value qsub could not take is refused when it is set.
 func TestDefaultQsubArguments(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", `set server default_qsub_arguments = "-r n -l walltime=00:10:00 -A acct"`)
@@ -244,6 +253,7 @@ func TestDefaultQsubArguments(t *testing.T) {
 // pbsnodes shows when a node last ran a job, OpenPBS's last_used_time
 // (issue 30): none before, the end of the job after.
 func TestNodeLastUsedTime(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")

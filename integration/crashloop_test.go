@@ -50,6 +50,7 @@ func loops(n int, stop chan struct{}, f func()) *sync.WaitGroup {
 // kill -9 of pbs_server, again and again, under 8 qsub loops: every id a
 // qsub printed exists afterwards, and no id was printed twice.
 func TestCrashLoopServer(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	var mu sync.Mutex
@@ -139,6 +140,7 @@ func (l *latencies) p99() (time.Duration, int) {
 // cycles: qsub and qstat keep answering within 1 s (p99), and once a sound
 // scheduler is back every job runs, none twice.
 func TestCrashLoopScheduler(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
 	m := c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
@@ -192,6 +194,7 @@ func TestCrashLoopScheduler(t *testing.T) {
 // kill -9 of the moms while their jobs run, again and again: the jobs keep
 // running under their shepherds, finish once each with their exit status.
 func TestCrashLoopMoms(t *testing.T) {
+	t.Parallel()
 	c, n1, n2 := twoMoms(t, "set server scheduler_iteration = 2", "set server job_history_duration = 3600")
 	for _, n := range []string{"n1", "n2"} {
 		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 2")
@@ -219,6 +222,7 @@ func TestCrashLoopMoms(t *testing.T) {
 // is acknowledged that is not durable; qstat keeps working; once space is
 // freed, service resumes and every acknowledged job is there.
 func TestFullDisk(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to mount a small tmpfs")
 	}

@@ -16,6 +16,7 @@ import (
 // runs: the dependants stay held across the restart, start when their
 // parents end well, and are deleted with a comment when they never can.
 func TestDependChainAcrossServerRestart(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.StartScheduler("pbs_sched")
@@ -70,6 +71,7 @@ func TestDependChainAcrossServerRestart(t *testing.T) {
 // a dependency on an unknown job is refused by qsub; qalter -W depend
 // holds a queued job.
 func TestDependOnFailedParent(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.StartScheduler("pbs_sched")

@@ -16,6 +16,7 @@ import (
 // (3). qstat -f shows both while the server keeps them; a manager may
 // set eligible_time; turned off, neither is shown nor may be set.
 func TestEligibleTime(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
@@ -133,6 +134,7 @@ func TestEligibleTime(t *testing.T) {
 // An array accrues eligible time while subjobs wait to run, and none
 // once its last one has started (OpenPBS's test_job_array).
 func TestEligibleTimeArray(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")

@@ -15,6 +15,7 @@ import (
 // OpenPBS's words (which workflow tools read); the scheduler holds a job
 // back over max_run or max_run_res with OpenPBS's comment.
 func TestEntityLimitsLive(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")

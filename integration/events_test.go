@@ -102,6 +102,7 @@ func eventKey(e proto.JobEvent) string {
 // replay from the server afterwards), and a qwait started before the
 // crash reports every end once and exits 0.
 func TestEventStreamSurvivesServerCrash(t *testing.T) {
+	t.Parallel()
 	c := runningCluster(t, 4)
 	cl := dialServer(t, c)
 	st, err := cl.Subscribe(&proto.SubscribeRequest{})
@@ -231,6 +232,7 @@ func TestEventStreamSurvivesServerCrash(t *testing.T) {
 // asking for another user's is refused; with it true they see all. The
 // same through the mom's socket (another host's commands).
 func TestEventStreamRights(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run commands as another user")
 	}
@@ -285,6 +287,7 @@ func TestEventStreamRights(t *testing.T) {
 // it. (The server learns of the cut at once; the subscriber reads the
 // reason after what its socket already held.)
 func TestEventStreamSlowSubscriber(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	qsubTimes := func(n int) time.Duration {
 		var worst time.Duration
@@ -349,6 +352,7 @@ func TestEventStreamSlowSubscriber(t *testing.T) {
 // non-zero exit status printed; a finished job needs -x; a job deleted
 // while it ran gives 271's low bits.
 func TestQwaitExitStatus(t *testing.T) {
+	t.Parallel()
 	c := runningCluster(t, 4)
 	sub := func(script string) string {
 		return c.Submit("#!/bin/sh\n"+script+"\n", "-o", "/dev/null", "-e", "/dev/null")
@@ -388,6 +392,7 @@ func TestQwaitExitStatus(t *testing.T) {
 // qwait of an array waits for every subjob, including one deleted while
 // it waited (it has no change of its own on the stream), and prints each.
 func TestQwaitArray(t *testing.T) {
+	t.Parallel()
 	c := runningCluster(t, 2)
 	id := c.Submit("#!/bin/sh\nsleep 1\n[ \"$PBS_ARRAY_INDEX\" = 2 ] && exit 4\nexit 0\n", "-J", "1-5", "-o", "/dev/null", "-e", "/dev/null")
 	seq := strings.TrimSuffix(id, "[]."+c.ServerName())
@@ -423,6 +428,7 @@ func TestQwaitArray(t *testing.T) {
 // qwait -t gives up: exit 124, each job not ended listed with its state;
 // -t 0 reads once.
 func TestQwaitTimeout(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	held := c.Submit("#!/bin/sh\n", "-h")
 	start := time.Now()
@@ -446,6 +452,7 @@ func TestQwaitTimeout(t *testing.T) {
 // The workflow status script of examples/workflow answers from qwait:
 // running, success, failed.
 func TestWorkflowStatusScript(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.StartScheduler("pbs_sched")

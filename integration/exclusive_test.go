@@ -14,6 +14,7 @@ import (
 // one-cpu job waits until it ends; an exclusive job waits for a node
 // nothing runs on; qrun onto a node held exclusively is refused.
 func TestExclusivePlacement(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 4")

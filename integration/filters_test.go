@@ -72,6 +72,7 @@ func contains(s string) func(string) bool {
 // a timeout refusing, qmgr showing the settings; and a filter sleeping 10 s
 // holds up no other user's qsub or qstat.
 func TestSubmissionFiltersLive(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	dir := filterDir(t)
 	log := filepath.Join(dir, "calls")
@@ -178,6 +179,7 @@ func TestSubmissionFiltersLive(t *testing.T) {
 // comment; exit 3 holds until the hold_until a filter set, and the job
 // runs once it passes; no free license holds for default_hold_duration.
 func TestActivationFiltersLive(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")
@@ -300,6 +302,7 @@ exit 0
 // hold_until set with qalter by a manager holds a job until then and the
 // scheduler starts it afterwards; an ordinary user may not set it.
 func TestQalterHoldUntil(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	id := c.Submit("#!/bin/sh\n", "-h")
 	until := time.Now().Unix() + 3
@@ -329,6 +332,7 @@ func TestQalterHoldUntil(t *testing.T) {
 // backfill starts leaves the short job queued with the filter named, while
 // the top job keeps its reservation.
 func TestActivationFilterRefusesBackfill(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")

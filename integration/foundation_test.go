@@ -20,6 +20,7 @@ import (
 var jobIDLine = regexp.MustCompile(`^[0-9]+\.localhost\n$`)
 
 func TestQsubPrintsOnlyTheIDAndQstatShowsTheJob(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	r := c.RunStdin("#!/bin/sh\n#PBS -N hello\necho hi\n", "qsub", "-l", "walltime=1:00:00")
 	if r.Code != 0 || !jobIDLine.MatchString(r.Stdout) || r.Stderr != "" {
@@ -45,6 +46,7 @@ func TestQsubPrintsOnlyTheIDAndQstatShowsTheJob(t *testing.T) {
 }
 
 func TestUnknownJobExitStatus(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	r := c.Run("qstat", "999.localhost")
 	if r.Code != 153 || !strings.Contains(r.Stderr, "Unknown Job Id 999.localhost") {
@@ -59,6 +61,7 @@ func TestUnknownJobExitStatus(t *testing.T) {
 // Kill -9 the server while 50 clients submit 1,000 jobs: every id a qsub
 // printed survives with its script, and no id is ever handed out twice.
 func TestKill9DuringConcurrentSubmissions(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	const clients, perClient = 50, 20
 	var mu sync.Mutex
@@ -158,6 +161,7 @@ func TestKill9DuringConcurrentSubmissions(t *testing.T) {
 // A user who is not a manager cannot change the server or delete another
 // user's job, but can manage their own.
 func TestNonManagerPermissions(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run commands as another user")
 	}
@@ -209,6 +213,7 @@ func TestNonManagerPermissions(t *testing.T) {
 // Garbage on the server's ports never takes it down, and other clients
 // are served while it arrives.
 func TestGarbageOnThePorts(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	socket := filepath.Join(c.Home, "pbs_server.sock")
 	tcp := fmt.Sprintf("127.0.0.1:%d", c.BatchPort)
@@ -264,6 +269,7 @@ func TestGarbageOnThePorts(t *testing.T) {
 // qmgr -c "print server" fed into a fresh server reproduces its queues
 // and settings.
 func TestPrintServerRecreatesConfiguration(t *testing.T) {
+	t.Parallel()
 	a := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{
 		"create queue batch queue_type=execution",

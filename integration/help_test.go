@@ -11,6 +11,7 @@ import (
 // bad option with its usage on stderr and exit 2 (qmgr and printjob: 1,
 // OpenPBS's status for a command line they cannot parse).
 func TestCommandsHelp(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{"qsub", "qstat", "qmgr", "qalter", "qdel", "qhold", "qrls", "qselect",
 		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "qorder", "printjob"} {

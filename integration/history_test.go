@@ -16,6 +16,7 @@ import (
 // pbspro dialect, shown as F with -x and as C in the torque dialect, with
 // an exit status either way, and recorded in the accounting log.
 func TestDeletedJobHistoryAndPersonalities(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	id := c.Submit("#!/bin/sh\n", "-N", "gone")
 	c.MustRun("qdel", id)
@@ -67,6 +68,7 @@ func TestDeletedJobHistoryAndPersonalities(t *testing.T) {
 // A damaged store stops the server with a message naming the file; it is
 // never replaced by a fresh one.
 func TestDamagedStoreRefusesToStart(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.Submit("#!/bin/sh\n")
 	c.KillServer(syscall.SIGTERM)
@@ -89,6 +91,7 @@ func TestDamagedStoreRefusesToStart(t *testing.T) {
 
 // Holds and waits as a user sees them through the commands.
 func TestHoldsAndExecutionTime(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	held := c.Submit("#!/bin/sh\n", "-h")
 	if v, _ := c.JobAttr(held, "job_state"); v != "H" {

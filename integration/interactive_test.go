@@ -182,6 +182,7 @@ func waitProcess(t *testing.T, args ...string) int {
 // standard input that is not a terminal is read as commands; -I with -J
 // and a rerun of an interactive job are refused.
 func TestInteractiveJob(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})
@@ -400,6 +401,7 @@ func listeningSockets(pid int) ([]netip.AddrPort, error) {
 // nor keeps the shepherd out: qsub holds a few pending connections,
 // closes the oldest for each newcomer, and the shepherd, last, gets in.
 func TestInteractiveListener(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})

@@ -16,6 +16,7 @@ import (
 // and -W block=true (qsub waits and exits with the job's exit status);
 // what cannot be honoured is refused at qsub and qalter, naming it.
 func TestJobOptionsAct(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})

@@ -52,6 +52,7 @@ func fakeMailer(t *testing.T) (record, mailer string) {
 // someone other than its owner, killed for its walltime), and for an
 // array as a whole unless j asks for its subjobs; -m n sends nothing.
 func TestJobMail(t *testing.T) {
+	t.Parallel()
 	record, mailer := fakeMailer(t)
 	c := testcluster.New(t, testcluster.Options{Conf: "PBS_SENDMAIL=" + mailer + "\n"})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")

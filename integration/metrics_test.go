@@ -81,6 +81,7 @@ func sampleKeys(s testcluster.Samples) string {
 // ok 1, failed 1, deleted 1, 1 requeue, 4 starts of which 1 backfilled;
 // alice's past usage shown as fair-share usage.
 func TestMetricsAfterKnownWorkload(t *testing.T) {
+	t.Parallel()
 	c, serverURL, schedURL, momURL := metricsCluster(t)
 	j1 := c.Submit("#!/bin/sh\nsleep 60\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:01:00")
 	j2 := c.Submit("#!/bin/sh\nexit 0\n", "-l", "select=1:ncpus=2", "-l", "walltime=00:00:10")
@@ -179,6 +180,7 @@ func TestMetricsAfterKnownWorkload(t *testing.T) {
 // gets through, the metrics class shows its refusals or evictions, and
 // the batch classes none.
 func TestMetricsFloodLeavesBatchPortsAlone(t *testing.T) {
+	t.Parallel()
 	addr := fmt.Sprintf("127.0.0.1:%d", testcluster.FreePort(t))
 	c := testcluster.New(t, testcluster.Options{Conf: "PBS_SERVER_METRICS=" + addr + "\n"})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")

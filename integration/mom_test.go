@@ -92,6 +92,7 @@ func attr(t *testing.T, c *testcluster.Cluster, id, name string) string {
 // environment is the PBS one, it starts in the owner's home, and its exit
 // code comes back as Exit_status.
 func TestJobRunsWithItsEnvironmentAndExitStatus(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	script := `#!/bin/sh
 #PBS -N envjob
@@ -155,6 +156,7 @@ exit 7
 // A two-node job sees both hosts in PBS_NODEFILE (select and nodes forms),
 // and an empty output file is still created; -j oe joins the streams.
 func TestMultiNodeJob(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	for _, spec := range [][]string{{"-l", "select=2:ncpus=1", "-l", "place=scatter"}, {"-l", "nodes=2:ppn=1"}} {
 		id := c.Submit("#!/bin/sh\nsort $PBS_NODEFILE | tr '\\n' ' '\necho to-stderr >&2\n", append([]string{"-N", "multi", "-j", "oe"}, spec...)...)
@@ -185,6 +187,7 @@ func TestMultiNodeJob(t *testing.T) {
 
 // Walltime and qdel kill running jobs.
 func TestWalltimeAndQdelKill(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	wall := c.Submit("#!/bin/sh\nsleep 60\n", "-l", "walltime=2", "-N", "wall")
 	del := c.Submit("#!/bin/sh\nsleep 60\n", "-N", "del")
@@ -223,6 +226,7 @@ func TestWalltimeAndQdelKill(t *testing.T) {
 // Processes a job leaves behind die with it: one still its child, and
 // one orphaned while the job ran (its parent ended first).
 func TestLeftoverProcessesDieWithJob(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o777)
@@ -249,6 +253,7 @@ func TestLeftoverProcessesDieWithJob(t *testing.T) {
 // kill -9 of the mom while a job runs: the job goes on, and the exit
 // status it reaches while no mom runs is reported once the mom is back.
 func TestMomKill9KeepsJobAndExitStatus(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t)
 	id := c.Submit("#!/bin/sh\nsleep 3\nexit 7\n")
 	c.MustRun("qrun", "-H", "n1", id)
@@ -268,6 +273,7 @@ func TestMomKill9KeepsJobAndExitStatus(t *testing.T) {
 // Restarting the server keeps running jobs running; an exit that happens
 // while it is down is delivered when it returns, exactly once.
 func TestServerRestartDuringJob(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	id := c.Submit("#!/bin/sh\nsleep 3\nexit 5\n")
 	c.MustRun("qrun", id)
@@ -295,6 +301,7 @@ func TestServerRestartDuringJob(t *testing.T) {
 // shepherd fenced it when the lease lapsed): a job never runs in two
 // places.
 func TestNodeFailureRequeues(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t, "set server node_fail_requeue = 2")
 	pidFile := filepath.Join(c.Home, "rerun.pid")
 	rerun := c.Submit(fmt.Sprintf("#!/bin/sh\necho $$ > %s\nsleep 300\n", pidFile))
@@ -336,6 +343,7 @@ func n1MomPid(t *testing.T, m *testcluster.Mom) int {
 // Jobs run as their owner (the mom runs as root), and commands typed on a
 // mom's host reach the server through that mom with the caller's identity.
 func TestJobsRunAsOwnerAndMomForwardsCommands(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root")
 	}
@@ -376,6 +384,7 @@ func TestJobsRunAsOwnerAndMomForwardsCommands(t *testing.T) {
 
 // A symlink planted at the output path is not followed.
 func TestOutputSymlinkNotFollowed(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	target := filepath.Join(c.Home, "victim")
 	os.WriteFile(target, []byte("precious\n"), 0o644)
@@ -394,6 +403,7 @@ func TestOutputSymlinkNotFollowed(t *testing.T) {
 
 // qsig delivers signals, and suspend/resume show S and back R.
 func TestQsig(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	// The job says when its trap is set and when the trap ran.
 	marks := t.TempDir()
@@ -433,6 +443,7 @@ func TestQsig(t *testing.T) {
 // A mom reports its host and its static resources; a manager's setting
 // wins; offline nodes take no jobs.
 func TestNodeReportsAndStates(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("big", testcluster.MomOptions{Config: "$ideal_load 30\n$max_load 40\ntape3480 4\n"})
 	out := c.MustRun("qmgr", "-c", "list node big")
@@ -466,6 +477,7 @@ func TestNodeReportsAndStates(t *testing.T) {
 
 // pbsnodes shows what moms report and marks nodes offline and back.
 func TestPbsnodes(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	out := c.MustRun("pbsnodes", "-a")
 	for _, want := range []string{"n1\n", "n2\n", "     state = free\n", "     resources_available.ncpus = "} {
@@ -495,6 +507,7 @@ func TestPbsnodes(t *testing.T) {
 // do; the request goes through that node's mom and the child belongs to
 // the same user.
 func TestJobSubmitsFromComputeNode(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	parent := c.Submit("#!/bin/sh\necho '#!/bin/sh' | qsub -N child\n", "-N", "parent")
 	c.MustRun("qrun", parent)
@@ -517,6 +530,7 @@ func TestJobSubmitsFromComputeNode(t *testing.T) {
 // the node shows the new values, and a broken file is refused with the
 // old values kept.
 func TestMomSIGHUPReloadsConfig(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	m := c.AddMom("n1", testcluster.MomOptions{Config: "$ideal_load 30\ntape3480 4\n"})
 	id := c.Submit("#!/bin/sh\nsleep 300\n")

@@ -17,6 +17,7 @@ import (
 // (this host's wall seconds count double, in resources_used.walltime and
 // against the limit); $enforce is refused at start.
 func TestMomConfigDirectivesAct(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	src, dst, tmp, work := filepath.Join(dir, "src"), filepath.Join(dir, "dst"), filepath.Join(dir, "tmp"), filepath.Join(dir, "work")

@@ -12,6 +12,7 @@ import (
 // qmove moves a job that is not running to another queue, admitted as a
 // submission would be (limits, enabled), and refuses what it cannot move.
 func TestQmove(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
@@ -61,6 +62,7 @@ func TestQmove(t *testing.T) {
 // says of a host it cannot resolve) and qmove to a server whose host does
 // not resolve is refused with PBSE_BADHOST's message, naming the job.
 func TestDestinationOnUnknownServer(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	id := c.Submit("#!/bin/sh\n")

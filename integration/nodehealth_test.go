@@ -48,6 +48,7 @@ func markedNote(t *testing.T, c *testcluster.Cluster, node string) (listed bool,
 // check brings it back, comment cleared, and the job runs. An offline of
 // an operator stays through failing and passing checks.
 func TestNodeHealthCheckPeriodic(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3") // reports, so checks, every second
 	script, flag, runs := healthCheck(t)
@@ -105,6 +106,7 @@ func TestNodeHealthCheckPeriodic(t *testing.T) {
 // until it passes; one after a job ends, and a failing one has the node
 // offline before the job's end is known.
 func TestNodeHealthCheckJobStartAndEnd(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")

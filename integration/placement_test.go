@@ -14,6 +14,7 @@ import (
 // it against live state and refuses a stale one with a reason, starting
 // nothing (issue 8).
 func TestStalePlacementRefused(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t)
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set node n2 resources_available.ncpus = 1")

@@ -58,6 +58,7 @@ func sameOrder(t *testing.T, what string, got, want []string, c *testcluster.Clu
 // The sort order of sched_config decides which waiting job starts next,
 // and an edit while jobs wait changes it without a restart.
 func TestSortOrderAndLiveEdit(t *testing.T) {
+	t.Parallel()
 	c := policyCluster(t, 1, map[string]string{"sched_config": "sort_by: smallest_memory_first all\nbackfill: false all\n"})
 	blocker := c.Submit("#!/bin/sh\nsleep 2\n")
 	c.MustRun("qrun", blocker)
@@ -77,6 +78,7 @@ func TestSortOrderAndLiveEdit(t *testing.T) {
 // the jobs start in the sort's order (shortest cput first), as OpenPBS's
 // strict_ordering does, not in queue order.
 func TestStrictFIFOKeepsTheSort(t *testing.T) {
+	t.Parallel()
 	c := policyCluster(t, 1, map[string]string{"sched_config": "strict_fifo: true all\nsort_by: shortest_job_first all\nbackfill: false all\n"})
 	job := func(cput string) string {
 		return c.Submit("#!/bin/sh\nsleep 1\n", "-l", "select=1:ncpus=1", "-l", "cput="+cput)
@@ -89,6 +91,7 @@ func TestStrictFIFOKeepsTheSort(t *testing.T) {
 
 // A holiday is non-prime time all day: the non-prime sort order applies.
 func TestHolidayIsNonPrime(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	holidays := fmt.Sprintf("YEAR %d\nweekday all none\nsaturday all none\nsunday all none\n%d today, for this test\n", now.Year(), now.YearDay())
 	config := "sort_by: smallest_memory_first prime\nsort_by: largest_memory_first non_prime\nbackfill: false all\n"
@@ -105,6 +108,7 @@ func TestHolidayIsNonPrime(t *testing.T) {
 // In a dedicated-time window only the dedicated queue's jobs run; the
 // others wait saying why.
 func TestDedicatedWindow(t *testing.T) {
+	t.Parallel()
 	from, to := time.Now().Add(-time.Hour), time.Now().Add(time.Hour)
 	window := from.Format("01/02/2006 15:04") + " " + to.Format("01/02/2006 15:04") + "\n"
 	c := policyCluster(t, 2, map[string]string{"sched_config": "dedicated_prefix: ded\nbackfill: false all\n", "dedicated_time": window})
@@ -128,6 +132,7 @@ func TestDedicatedWindow(t *testing.T) {
 // A job queued longer than max_starve drains the machine: a later small
 // job that would fit waits, and the starving job starts first.
 func TestStarvingJob(t *testing.T) {
+	t.Parallel()
 	c := policyCluster(t, 2, map[string]string{"sched_config": "help_starving_jobs: true all\nmax_starve: 0:00:02\nbackfill: false all\n"})
 	blocker := c.Submit("#!/bin/sh\nsleep 4\n", "-l", "select=1:ncpus=1")
 	c.MustRun("qrun", blocker)

@@ -66,6 +66,7 @@ func waitPid(t *testing.T, dir, name string) string {
 // the node counts only the express job's), and resumes once the express
 // job ends; z and r accounting records say so.
 func TestPreemptBySuspend(t *testing.T) {
+	t.Parallel()
 	c := preemptCluster(t, 1, "preempt_order: \"SCR\"\n", "")
 	dir := t.TempDir()
 	os.Chmod(dir, 0o777)
@@ -111,6 +112,7 @@ func TestPreemptBySuspend(t *testing.T) {
 // server's log says for which job, as its comment did until the
 // scheduler's next one) and runs again once the express job is done.
 func TestPreemptByRequeue(t *testing.T) {
+	t.Parallel()
 	c := preemptCluster(t, 1, "preempt_order: \"R\"\n", "")
 	victim := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=2", "-r", "y")
 	c.WaitJobState(victim, "R", 30*time.Second)
@@ -134,6 +136,7 @@ func TestPreemptByRequeue(t *testing.T) {
 // for a job that is not rerunnable), nor by a job of equal rank (an
 // express job running in the express queue): the new express job waits.
 func TestPreemptNeverWithoutMethodOrRank(t *testing.T) {
+	t.Parallel()
 	c := preemptCluster(t, 2, "preempt_order: \"R\"\n", "")
 	normal := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=2:host=n1", "-r", "n")
 	first := c.Submit("#!/bin/sh\nsleep 300\n", "-q", "express", "-l", "select=1:ncpus=2:host=n2", "-r", "y")
@@ -160,6 +163,7 @@ func TestPreemptNeverWithoutMethodOrRank(t *testing.T) {
 // limit); the victim stays suspended while its resuming would break the
 // limit, and resumes once the express job ends.
 func TestPreemptForRunLimit(t *testing.T) {
+	t.Parallel()
 	c := preemptCluster(t, 1, "preempt_order: \"S\"\n", "")
 	c.MustRun("qmgr", "-c", "set server max_running = 1")
 	victim := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1")
@@ -192,6 +196,7 @@ func TestPreemptForRunLimit(t *testing.T) {
 // (preempt_prio lists queue_softlimits below normal_jobs) and suspends
 // one of them. A soft limit of 0 is refused, naming why.
 func TestPreemptOverSoftLimit(t *testing.T) {
+	t.Parallel()
 	c := preemptCluster(t, 1, "preempt_order: \"S\"\npreempt_prio: \"express_queue, normal_jobs, queue_softlimits\"\n", "")
 	if r := c.Run("qmgr", "-c", "set queue workq max_user_run_soft = 0"); r.Code == 0 || !strings.Contains(r.Stderr, "soft limit of 0") {
 		t.Errorf("a soft limit of 0: %s, want it refused", r)
@@ -225,6 +230,7 @@ func TestPreemptOverSoftLimit(t *testing.T) {
 // session), ends it and requeues it with a C record; on a mom without the
 // action the same order falls through to R.
 func TestPreemptByCheckpoint(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	script := filepath.Join(dir, "ckpt")
@@ -259,6 +265,7 @@ func TestPreemptByCheckpoint(t *testing.T) {
 // walltime limit is not killed for it, ends on its own once resumed, and
 // its resources_used.walltime leaves the suspension out.
 func TestSuspendedTimeIsNotWalltime(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})

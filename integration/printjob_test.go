@@ -11,6 +11,7 @@ import (
 // the header (state as OpenPBS's number, substate), then its attributes
 // (none with -a); an unknown job is "Job <id> not found", exit 1.
 func TestPrintjob(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	id := c.Submit("#!/bin/sh\n", "-N", "pj", "-l", "walltime=00:10:00")

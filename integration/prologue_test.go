@@ -64,6 +64,7 @@ func argsOf(t *testing.T, dir, name string) [][]string {
 // job requeued; Torque's qsub -T name picks prologue.<name>; a mom killed
 // while the epilogue runs loses nothing.
 func TestPrologueAndEpilogue(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	m := c.AddMom("n1", testcluster.MomOptions{Config: "$prologalarm 3\n"})
@@ -226,6 +227,7 @@ func TestPrologueAndEpilogue(t *testing.T) {
 // directory on the execution host, as <name>.o<seq>, instead of their
 // paths; d writes them straight to their paths.
 func TestKeepFiles(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.AddMom("n1", testcluster.MomOptions{})
@@ -277,6 +279,7 @@ func TestKeepFiles(t *testing.T) {
 // Torque's qsub options that act (-K: the job's own kill delay; -n: the
 // node exclusively) and those refused at qsub, naming the option (exit 2).
 func TestQsubTorqueOptions(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set server kill_delay = 120")

@@ -44,6 +44,7 @@ func qmgrRefused(t *testing.T, c *testcluster.Cluster, cmd, want string) {
 // OpenPBS's words, OpenPBS's answers for another scheduler, and print
 // sched replayed.
 func TestQmgrSchedObject(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	got := qmgrSchedAttrs(t, c, "list sched default")
 	for k, want := range map[string]string{
@@ -142,6 +143,7 @@ func TestQmgrSchedObject(t *testing.T) {
 // lines stop; with 2047 they are back. The server tells the scheduler
 // with a CONFIGURE, whose end it logs as a cycle's.
 func TestSchedLogEventsApplies(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
 	// Every connection's end, CONFIGURE's too (SchedCycles leaves those

@@ -83,6 +83,7 @@ func qmgrListed(t *testing.T, c *testcluster.Cluster, target, attr string) map[s
 // real server: qmgr's grammar and the server read one table (issue 19
 // item 12, issue 20 item 7).
 func TestQmgrSetListUnsetEveryAttribute(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{
 		"create queue qtab queue_type = execution",

@@ -34,6 +34,7 @@ func qstatOrder(t *testing.T, c *testcluster.Cluster) []string {
 // server restart, and the scheduler's fifo runs them in the new order.
 // Running jobs and subjobs are refused with OpenPBS's messages.
 func TestQorder(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "create queue q2 queue_type = execution, enabled = true, started = true")

@@ -18,6 +18,7 @@ import (
 // returns (dask does): each job runs what was submitted, named and placed
 // as asked.
 func TestQsubScriptShapes(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.StartScheduler("pbs_sched")

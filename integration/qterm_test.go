@@ -14,6 +14,7 @@ import (
 // keeps running and, once the daemons are back, finishes normally.
 // Unprivileged users and qterm -t immediate are refused and stop nothing.
 func TestQtermStopsDaemonsJobsSurvive(t *testing.T) {
+	t.Parallel()
 	c, s := schedCluster(t)
 	out := filepath.Join(c.Home, "survivor.out")
 	id := c.Submit("#!/bin/sh\nsleep 3\necho survived\n", "-o", out, "-j", "oe")

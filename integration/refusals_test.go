@@ -13,6 +13,7 @@ import (
 // job that would then quietly not do what was asked (a job without its
 // input files).
 func TestUnsupportedRequestsRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	// Staging from or to a host that runs no mom of the cluster (and no mom
@@ -37,6 +38,7 @@ func TestUnsupportedRequestsRefused(t *testing.T) {
 // root's prologue and epilogue as an option. A client that skips qsub
 // meets the same refusals at the server.
 func TestHostileMailUsersAndJobNamesRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	for _, tt := range []struct {

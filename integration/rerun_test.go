@@ -11,6 +11,7 @@ import (
 // qrerun kills a running job and requeues it; it runs again and finishes;
 // tracejob shows the whole story from the logs and accounting.
 func TestQrerunAndTracejob(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	mom := c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")

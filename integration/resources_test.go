@@ -17,6 +17,7 @@ import (
 // refused at qsub naming the resource; one in use cannot be deleted;
 // the definitions outlive a restart.
 func TestCustomResources(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.AddMom("n2", testcluster.MomOptions{})
@@ -118,6 +119,7 @@ func TestCustomResources(t *testing.T) {
 // of an uncounted resource than any node has still runs, and is assigned
 // what it asked for; once the line names the resource, such a job waits.
 func TestSchedConfigResourcesLine(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "create resource scratch type=size, flag=nh")

@@ -68,6 +68,7 @@ func waitResvAttr(t *testing.T, c *testcluster.Cluster, id, name, want string, t
 // end is killed with it; then the reservation and its queue are gone. A
 // user it does not name may not submit to its queue.
 func TestReservationConfirmedRunsItsJobInItsWindow(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	start := time.Now().Add(6 * time.Second).Truncate(time.Second)
 	id, queue := rsub(t, c, "-R", rsubTime(start), "-D", "00:00:14", "-l", "select=1:ncpus=2", "-N", "course")
@@ -129,6 +130,7 @@ func TestReservationConfirmedRunsItsJobInItsWindow(t *testing.T) {
 // pbs_rsub -H: only the hosts named may submit to the reservation's
 // queue (Authorized_Hosts, its acl_hosts), as OpenPBS's.
 func TestReservationAuthorizedHosts(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	probe := c.Submit("#!/bin/sh\n", "-h")
 	host := attr(t, c, probe, "Submit_Host")
@@ -157,6 +159,7 @@ func TestReservationAuthorizedHosts(t *testing.T) {
 // acl_resv_users does not name; nobody but the owner (or a manager,
 // an operator) deletes it.
 func TestReservationRefusesOverlappingBackfill(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	start := time.Now().Add(40 * time.Second)
 	id, _ := rsub(t, c, "-R", rsubTime(start), "-D", "00:01:00", "-l", "select=2:ncpus=2")
@@ -230,6 +233,7 @@ func TestReservationRefusesOverlappingBackfill(t *testing.T) {
 // pbsnodes shows it; a new job that would overlap it does not start
 // there; only a manager may make one.
 func TestMaintenanceReservationOverRunningJob(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	running := c.Submit("#!/bin/sh\nsleep 300\n", "-l", "select=1:ncpus=1", "-l", "walltime=00:05:00")
@@ -275,6 +279,7 @@ func TestMaintenanceReservationOverRunningJob(t *testing.T) {
 // reservation to another node and its owner hears of it by mail; with no
 // node left to move to it is DEGRADED, with a comment saying why.
 func TestDegradedReservationMoved(t *testing.T) {
+	t.Parallel()
 	record, mailer := fakeMailer(t)
 	c := resvCluster(t, "PBS_SENDMAIL="+mailer+"\n")
 	id, _ := rsub(t, c, "-R", rsubTime(time.Now().Add(10*time.Minute)), "-D", "00:10:00", "-l", "select=1:ncpus=2")
@@ -308,6 +313,7 @@ func TestDegradedReservationMoved(t *testing.T) {
 // its nodes back it stays DEGRADED until then, and pbs_rstat -f shows
 // when (reserve_retry).
 func TestDegradedReservationRetryTime(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	c.MustRun("qmgr", "-c", "set server reserve_retry_init = 3600")
 	if got := c.MustRun("qmgr", "-c", "list server reserve_retry_time"); !strings.Contains(got, "reserve_retry_time = 3600\n") {
@@ -342,6 +348,7 @@ func TestDegradedReservationRetryTime(t *testing.T) {
 // occurrences waits for the next, and after the last the reservation
 // goes.
 func TestStandingReservationOccurrences(t *testing.T) {
+	t.Parallel()
 	c := resvCluster(t)
 	start := time.Now().Add(5 * time.Second).Truncate(time.Second)
 	tz := append(c.Env(), "PBS_TZID=Europe/Stockholm")

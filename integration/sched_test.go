@@ -58,6 +58,7 @@ func waitServerLogAfter(t *testing.T, c *testcluster.Cluster, mark, re string, t
 // qsub alone gets a job run and finished; each event kind starts a cycle
 // that the scheduler logs with its name.
 func TestSchedulerRunsJobsAndLogsEvents(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
 	id := c.Submit("#!/bin/sh\necho ran\n", "-N", "auto")
@@ -80,6 +81,7 @@ func TestSchedulerRunsJobsAndLogsEvents(t *testing.T) {
 
 // A queue with max_running = 1 never has two jobs running.
 func TestQueueMaxRunning(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	c.MustRun("qmgr", "-c", "set queue workq max_running = 1")
 	var ids []string
@@ -112,6 +114,7 @@ func TestQueueMaxRunning(t *testing.T) {
 // back with OpenPBS's kind of comment though the node has a cpu free; it
 // runs once the first ends.
 func TestUserResourceLimit(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	c.MustRun("qmgr", "-c", "set server max_user_res.ncpus = 1")
 	if got := c.MustRun("qmgr", "-c", "list server max_user_res"); !strings.Contains(got, "max_user_res.ncpus = 1") {
@@ -135,6 +138,7 @@ func TestUserResourceLimit(t *testing.T) {
 // With scheduling = False nothing starts; setting it True starts jobs at
 // once.
 func TestSchedulingFalseAndTrue(t *testing.T) {
+	t.Parallel()
 	c, _ := schedClusterWith(t, serverDebug)
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	id := c.Submit("#!/bin/sh\n")
@@ -156,6 +160,7 @@ func TestSchedulingFalseAndTrue(t *testing.T) {
 
 // A job too big for every node stays queued saying it can never run.
 func TestTooBigJob(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	id := c.Submit("#!/bin/sh\n", "-l", "select=1:ncpus=999")
 	// It stays queued, saying so, as OpenPBS's "Can Never Run".
@@ -171,6 +176,7 @@ func TestTooBigJob(t *testing.T) {
 // Killing pbs_sched leaves qsub and qstat working; a restarted pbs_sched
 // picks up the queued work.
 func TestSchedulerRestart(t *testing.T) {
+	t.Parallel()
 	c, s := schedClusterWith(t, serverDebug)
 	s.Kill(syscall.SIGKILL)
 	id := c.Submit("#!/bin/sh\n")
@@ -188,6 +194,7 @@ func TestSchedulerRestart(t *testing.T) {
 
 // Two schedulers cannot share a PBS_HOME.
 func TestSchedulerLock(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	r := c.Run("pbs_sched")
 	if r.Code == 0 || !strings.Contains(r.Stderr, "another scheduler") {
@@ -198,6 +205,7 @@ func TestSchedulerLock(t *testing.T) {
 // The example site scheduler (shortest walltime first) replaces pbs_sched
 // and starts jobs in its order.
 func TestExampleSchedulerOrder(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 1")
@@ -233,6 +241,7 @@ func TestExampleSchedulerOrder(t *testing.T) {
 // would take n1 (4 cpus), leaving n1 whole for a 4-cpu job that then
 // starts beside it.
 func TestExampleSiteRanking(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.AddMom("n2", testcluster.MomOptions{})
@@ -257,6 +266,7 @@ func TestExampleSiteRanking(t *testing.T) {
 // Editing sched_priv reloads it; a broken file is refused with its file
 // and line, and the previous configuration stays.
 func TestSchedConfigReload(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	path := c.Home + "/sched_priv/sched_config"
 	loaded := func() int { return strings.Count(c.SchedLog(), "configuration loaded") }
@@ -292,6 +302,7 @@ func writeByRename(t *testing.T, path, content string) {
 // reserves the node; a 1-cpu 20 s job starts in the gap; a 1-cpu 10 min
 // job does not.
 func TestLiveBackfill(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 2")

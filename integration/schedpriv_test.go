@@ -41,6 +41,7 @@ func waitComment(t *testing.T, c *testcluster.Cluster, ok func(string) bool, tim
 // line) within a cycle; once fixed, the comment goes and the fixed file's
 // log_filter applies. An admin's own comment is left alone.
 func TestSchedPrivBrokenEdit(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 1")
 	priv := filepath.Join(c.Home, "sched_priv")

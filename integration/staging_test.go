@@ -42,6 +42,7 @@ func stageDirs(t *testing.T) (work, other string) {
 // the staged-in files and the staged-out sources are gone afterwards; the
 // file on this node's own name is a local copy. qstat -f shows the lists.
 func TestStageInAndOutBetweenMoms(t *testing.T) {
+	t.Parallel()
 	c, _, n2 := twoMoms(t)
 	work, other := stageDirs(t)
 	os.WriteFile(filepath.Join(other, "in.dat"), []byte("input from n2\n"), 0o644)
@@ -84,6 +85,7 @@ func TestStageInAndOutBetweenMoms(t *testing.T) {
 // naming the file and why (tracejob shows it); once the file exists,
 // qrls ends the wait and the job runs.
 func TestStageInFailureWaitsThenRuns(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t, "set server stagefail_wait = 900")
 	work, other := stageDirs(t)
 	id := c.Submit("#!/bin/sh\ncat in.dat\n", "-d", work, "-o", work+"/", "-j", "oe", "-N", "sfail",
@@ -123,6 +125,7 @@ func TestStageInFailureWaitsThenRuns(t *testing.T) {
 // A path with blanks, quotes and a leading dash is copied as a name, in
 // and out, never read as an option or by a shell.
 func TestStagePathIsAName(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	work, other := stageDirs(t)
 	odd := `-odd "q" name`
@@ -149,6 +152,7 @@ func TestStagePathIsAName(t *testing.T) {
 // accounting record say where. A stage-in of another user's private file
 // fails as that user would: the copy runs as the job's owner.
 func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t)
 	u := newUsers(t, "stg")[0]
 	work, other := stageDirs(t)
@@ -196,6 +200,7 @@ func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
 // while it waits (substate 16, stagein_node); when it runs there the copy
 // is skipped (a source changed afterwards is not copied again).
 func TestEarlyStageInThenRunSkipsCopy(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t, "set server scheduling = False")
 	for _, n := range []string{"n1", "n2"} {
 		c.MustRun("qmgr", "-c", "set node "+n+" resources_available.ncpus = 1")
@@ -241,6 +246,7 @@ func TestEarlyStageInThenRunSkipsCopy(t *testing.T) {
 // mom copies again once the source answers, the server records STAGECMP,
 // and the job then runs once.
 func TestEarlyStageInSurvivesRestarts(t *testing.T) {
+	t.Parallel()
 	c, n1, n2 := twoMoms(t, "set server scheduling = False")
 	work, other := stageDirs(t)
 	os.WriteFile(filepath.Join(other, "in.dat"), []byte("survived\n"), 0o644)
@@ -292,6 +298,7 @@ func TestEarlyStageInSurvivesRestarts(t *testing.T) {
 // comment. The moms keep working: a job staging a regular file from the
 // same mom runs, and qdel ends a job waiting after such a failure.
 func TestStageFifoSourceRefused(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t, "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8") // the four at once
 	work, other := stageDirs(t)
@@ -339,6 +346,7 @@ func TestStageFifoSourceRefused(t *testing.T) {
 // ends F with the Exit_status of a delete, its script never runs, and
 // its run_count stays 1.
 func TestDeleteDuringStageInWins(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.MustRun("qmgr", "-c", "set server stagefail_wait = 2")
@@ -372,6 +380,7 @@ func TestDeleteDuringStageInWins(t *testing.T) {
 // partial file (.name.pbs-stage-<hex>) beside the destination; when it
 // starts again it removes it (issue 19 item 10: it stayed for good).
 func TestPartialFileRemovedWhenMomRestarts(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.AddMom("n1", testcluster.MomOptions{})
@@ -409,6 +418,7 @@ func TestPartialFileRemovedWhenMomRestarts(t *testing.T) {
 // directory planted under the job's id kept the owner's file out of the
 // spool). The owner's directory is made by the mom and given to the owner.
 func TestUndeliveredSpoolCannotBeTaken(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t)
 	users := newUsers(t, "spo", "spx")
 	owner, other := users[0], users[1]
@@ -481,6 +491,7 @@ func asUser(cred testcluster.Cred, name string, args ...string) userRun {
 // report their own host's names and addresses; the file is copied
 // locally. A host that is no mom's is still refused, naming it.
 func TestStageHostAsUsersWriteIt(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t, "set server scheduling = False")
 	name, err := os.Hostname()
 	if err != nil || name == "" || name == "localhost" {

@@ -30,6 +30,7 @@ func stfCluster(t *testing.T) *testcluster.Cluster {
 // (qstat shows it), while a job of 10 hours waits; the scheduler logs
 // the walltime it chose.
 func TestShrinkToFitBeforeReservation(t *testing.T) {
+	t.Parallel()
 	c := stfCluster(t)
 	gap := 20 * time.Minute
 	start := time.Now().Add(gap).Truncate(time.Second)
@@ -76,6 +77,7 @@ func TestShrinkToFitBeforeReservation(t *testing.T) {
 // qalter as at qsub; the queue's resources_max.walltime bounds
 // max_walltime, and qmgr sets no limit on min_walltime or max_walltime.
 func TestShrinkToFitRefusals(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	script := "#!/bin/sh\n"
 	for _, tc := range []struct {

@@ -16,6 +16,7 @@ import (
 // the server with a message naming the file, never a goroutine dump, and
 // the file is left as it was for the admin to inspect or restore.
 func TestTruncatedStoreRefusesToStart(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	for i := 0; i < 300; i++ {
 		c.Submit("#!/bin/sh\necho " + strings.Repeat("x", 200) + "\n")

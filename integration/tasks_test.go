@@ -24,6 +24,7 @@ import (
 // and exit status coming back; a node outside the job is refused; at the
 // end the sister's part is gone.
 func TestSisterTasks(t *testing.T) {
+	t.Parallel()
 	c, n1, n2 := twoMoms(t)
 	script := `#!/bin/sh
 echo "job tmp $TMPDIR"
@@ -73,6 +74,7 @@ echo "bad=$?"
 // pbs_tmrsh and pbsdsh refuse outside a job, with a cookie that is not
 // the job's, and into another user's job.
 func TestTaskRefusals(t *testing.T) {
+	t.Parallel()
 	c, n1, _ := twoMoms(t)
 	env := append(n1.Env(), "PBS_JOBID=", "PBS_JOBCOOKIE=")
 	if r := c.RunEnv(env, "pbs_tmrsh", "n1", "true"); r.Code != 255 || !strings.Contains(r.Stderr, "not inside a PBS job") {
@@ -116,6 +118,7 @@ func TestTaskRefusals(t *testing.T) {
 // task left running in a session of its own; the cpu time of tasks on
 // the sister counts in the job's resources_used.
 func TestTasksEndWithJob(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	base := 10000 + os.Getpid()%10000*3
 	m1, m2, m3 := strconv.Itoa(base), strconv.Itoa(base+1), strconv.Itoa(base+2)
@@ -164,6 +167,7 @@ echo "busy=$?"
 // runs on inside the job, and dies at the job's end although it left the
 // task's session.
 func TestTaskDaemonLivesUntilJobEnd(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	mark := filepath.Join(t.TempDir(), "daemon")
 	script := `#!/bin/sh
@@ -195,6 +199,7 @@ cat ` + mark + `
 // the first node and on the sister: SIGSTOP stops it, SIGCONT runs it
 // again, and the job's end kills it.
 func TestTaskDaemonSuspended(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	tag := fmt.Sprintf("pbstsd%d_", os.Getpid())
 	loops := []string{tag + "loop", tag + "fork"} // killTagged's names
@@ -242,6 +247,7 @@ func TestTaskDaemonSuspended(t *testing.T) {
 // A sister that cannot join refuses; the start is undone, the job waits
 // in its queue saying why, and runs once the sister joins.
 func TestSisterJoinRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.AddMom("n1", testcluster.MomOptions{})
@@ -285,6 +291,7 @@ func parseHMS(s string) (int, error) {
 // on that node as its limit; suspend and resume freeze and thaw them
 // there too; at the end they die and no cgroup is left on either node.
 func TestSisterConfinedAndSuspended(t *testing.T) {
+	t.Parallel()
 	conf1, tree1 := cgroupTree(t, "controllers memory\n")
 	conf2, tree2 := cgroupTree(t, "controllers memory\n")
 	if !tree2.Freezes() {
@@ -361,6 +368,7 @@ func TestSisterConfinedAndSuspended(t *testing.T) {
 // tells it the job is over); a task on the first node dies at the job's
 // end without its mom.
 func TestSisterMomKilledMidJob(t *testing.T) {
+	t.Parallel()
 	c, n1, n2 := twoMoms(t)
 	tag := fmt.Sprintf("%d", 4000+os.Getpid()%1000)
 	tag2 := fmt.Sprintf("%d", 5000+os.Getpid()%1000)
@@ -396,6 +404,7 @@ func TestSisterMomKilledMidJob(t *testing.T) {
 // naming the node; a job that is not rerunnable ends. Back, the sister
 // drops its part.
 func TestSisterNodeFailureRequeues(t *testing.T) {
+	t.Parallel()
 	c, _, n2 := twoMoms(t, "set server node_fail_requeue = 2")
 	task := fmt.Sprintf("%d", 6000+os.Getpid()%1000)
 	main := fmt.Sprintf("%d", 7000+os.Getpid()%1000)
@@ -441,6 +450,7 @@ func TestSisterNodeFailureRequeues(t *testing.T) {
 // GPUs are assigned on every node of a job: its task on the sister sees
 // the sister's GPU the job got there (the lowest free one).
 func TestSisterGPUs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gpus := func(node string) string {
 		var paths []string

@@ -117,6 +117,7 @@ var jobTmpDir = regexp.MustCompile(`tmpdir=(\S+) (\d+) (\d+)`)
 // at pbs.<jobid> and made the directory there, which a user racing it
 // won, and the mom removed that path again at the job's end.
 func TestTmpDirCannotBeSquatted(t *testing.T) {
+	t.Parallel()
 	const nobody = 65534
 	sq := newSquatter(t, nobody, nobody)
 	c := testcluster.New(t, testcluster.Options{})

@@ -114,11 +114,13 @@ func rootToken(t *testing.T, c *testcluster.Cluster) []string {
 // workload does not produce, and why; every other documented field must
 // appear, so that a field that disappears fails the test.
 var fieldsNotExercised = map[string]string{
-	"job.exec_gpus":    "needs GPUs",
-	"job.interactive":  "needs a terminal (qsub -I)",
-	"job.stagein_node": "needs an early stage-in, which waits for a start",
-	"job.block":        "qsub -W block=true waits for the job's end",
-	"job.jobdir":       "the server keeps OpenPBS's attribute but never sets it",
+	"job.exec_gpus":     "needs GPUs",
+	"job.interactive":   "needs a terminal (qsub -I)",
+	"job.stagein_node":  "needs an early stage-in, which waits for a start",
+	"job.block":         "qsub -W block=true waits for the job's end",
+	"job.jobdir":        "the server keeps OpenPBS's attribute but never sets it",
+	"job.accrue_type":   "shown only while eligible_time_enable is True (TestEligibleTime)",
+	"job.eligible_time": "shown only while eligible_time_enable is True (TestEligibleTime)",
 	// Node fields:
 	"node.offline_by_check": "needs a failing node health check",
 	"node.last_used_time":   "the server keeps OpenPBS's attribute but never sets it",
