@@ -262,16 +262,9 @@ func badValue(name, resource, value, why string) error {
 	return proto.Errorf(proto.PBSE_BADATVAL, "%s = %q (%s)", full, value, why)
 }
 
-// SplitList splits a comma list, trimming blanks and dropping empty items.
-func SplitList(v string) []string {
-	var out []string
-	for _, f := range strings.Split(v, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
+// SplitList splits a comma list, trimming blanks and dropping empty items:
+// the one reading of a comma list, a string_array resource's included.
+func SplitList(v string) []string { return resc.SplitArray(v) }
 
 // Object is a generic attribute set: the server, a queue or a node. Values
 // are canonical strings; resources live under their attribute name.
