@@ -171,8 +171,14 @@ func TestElasticBalancedShrinks(t *testing.T) {
 			c := elasticCluster(t, 3, "scheduling_mode: balanced all\nshrink: "+mode+" all\nshrink_grace: 3 all\n")
 			mark := strconv.Itoa(30000 + os.Getpid()%10000)
 			t.Cleanup(func() { killMarked(mark) })
-			script := "#!/bin/sh\ntrap 'echo resized' USR1\nwhile [ \"$(wc -l < $PBS_NODEFILE)\" -lt 3 ]; do sleep 0.2; done\npbsdsh -o -n 2 sleep " + mark + "\nsleep 300\n"
+			// The other nodes are offline until the job has set its trap: a
+			// resize signal before it would end the job (TestElasticJobGrows).
+			c.MustRun("pbsnodes", "-o", "n2", "n3")
+			ready := filepath.Join(c.Home, "ready")
+			script := "#!/bin/sh\ntrap 'echo resized' USR1\ntouch " + ready + "\nwhile [ \"$(wc -l < $PBS_NODEFILE)\" -lt 3 ]; do sleep 0.2; done\npbsdsh -o -n 2 sleep " + mark + "\nsleep 300\n"
 			big := c.Submit(script, "-N", "bal", "-j", "oe", "-l", "select=1-3:ncpus=1", "-l", "place=scatter", "-W", "resize_signal=USR1")
+			waitFor(t, "the job to trap its resize signal", 20*time.Second, func() bool { _, err := os.Stat(ready); return err == nil })
+			c.MustRun("pbsnodes", "-r", "n2", "n3")
 			t.Cleanup(func() {
 				if t.Failed() {
 					b, _ := os.ReadFile(filepath.Join(c.Home, "bal.o"+strconv.Itoa(testcluster.Seq(big))))
@@ -421,7 +427,14 @@ func TestShrinkStartsCycle(t *testing.T) {
 	waitFor(t, "the last 2 s periodic cycle", 20*time.Second, func() bool { return strings.Count(c.ServerLog(), "command=time") > timed })
 	// It traps its resize signal and keeps its chunks: the shrink is done
 	// once the grace is over.
-	id := c.Submit("#!/bin/sh\ntrap '' USR1\nsleep 300\n", "-l", "select=1-2:ncpus=1", "-l", "place=scatter", "-W", "resize_signal=USR1")
+	// n2 is offline until the job has set its trap: a resize signal
+	// before it would end the job (TestElasticJobGrows).
+	c.MustRun("pbsnodes", "-o", "n2")
+	ready := filepath.Join(c.Home, "ready")
+	id := c.Submit("#!/bin/sh\ntrap '' USR1\ntouch "+ready+"\nsleep 300\n", "-l", "select=1-2:ncpus=1", "-l", "place=scatter", "-W", "resize_signal=USR1")
+	waitFor(t, "the job to trap its resize signal", 20*time.Second, func() bool { _, err := os.Stat(ready); return err == nil })
+	c.MustRun("pbsnodes", "-r", "n2")
+	c.MustRun("qmgr", "-c", "set server scheduling = True") // a cycle now: none is timed
 	waitFor(t, "the elastic job on both nodes", 60*time.Second, func() bool {
 		v, _ := c.JobAttr(id, "exec_vnode")
 		return strings.Count(v, "(") == 2
