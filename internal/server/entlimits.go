@@ -147,47 +147,38 @@ func (c *counters) countEntities(j *model.Job, d int) {
 // (mu held), without j: the jobs (or those waiting, queuedOnly), or with
 // r the amount of resource r they ask for.
 func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, queuedOnly bool) float64 {
-	of := func(n *entityCount) float64 {
-		switch {
-		case n == nil:
-			return 0
-		case r == "" && queuedOnly:
-			return float64(n.queued)
-		case r == "":
-			return float64(n.jobs)
-		case queuedOnly:
-			return n.queuedAmounts[r]
-		}
-		return n.amounts[r]
-	}
-	total := of(s.counts.entity[entityKey{queue, kind, name}])
-	if s.jobs[j.Key()] == j && !j.IsArray() && same(j, kind, name, queue) {
-		// j is counted already (a job moving between queues): not twice.
-		one := &entityCount{jobs: 1, amounts: map[string]float64{}, queuedAmounts: map[string]float64{}}
-		if j.State == model.StateQueued {
-			one.queued = 1
-		}
-		if req, err := j.Request(); err == nil {
-			maps.Copy(one.amounts, req.Numbers)
-			if one.queued == 1 {
-				maps.Copy(one.queuedAmounts, req.Numbers)
-			}
-		}
-		total -= of(one)
-	}
-	for o := range s.counts.arrays {
-		if o == j || !same(o, kind, name, queue) {
-			continue
-		}
+	// share is what one job comes to (an array as its subjobs).
+	share := func(o *model.Job) float64 {
 		n := float64(jobsIn(o, queuedOnly))
 		if r != "" {
 			req, err := o.Request()
 			if err != nil {
-				continue
+				return 0 // countEntities counted no amounts of it either
 			}
 			n *= req.Numbers[r]
 		}
-		total += n
+		return n
+	}
+	total := 0.0
+	if n := s.counts.entity[entityKey{queue, kind, name}]; n != nil {
+		switch {
+		case r == "" && queuedOnly:
+			total = float64(n.queued)
+		case r == "":
+			total = float64(n.jobs)
+		case queuedOnly:
+			total = n.queuedAmounts[r]
+		default:
+			total = n.amounts[r]
+		}
+	}
+	if s.jobs[j.Key()] == j && !j.IsArray() && same(j, kind, name, queue) {
+		total -= share(j) // j is counted already (a job moving between queues): not twice
+	}
+	for o := range s.counts.arrays {
+		if o != j && same(o, kind, name, queue) {
+			total += share(o)
+		}
 	}
 	return total
 }

@@ -75,7 +75,7 @@ func customFrom(req *proto.ManagerRequest, cur resc.Custom, exists bool) (resc.C
 			return resc.Custom{}, proto.Errorf(proto.PBSE_IVALREQ, "%s: a resource's attributes are set with =", a.FullName())
 		}
 		var err error
-		switch strings.ToLower(a.Name) {
+		switch a.Name { // canonical already (conn.go: model.ResourceDefs)
 		case proto.AttrResourceType:
 			typ, err = resc.ParseTypeName(strings.TrimSpace(a.Value))
 		case proto.AttrResourceFlag:
