@@ -25,6 +25,55 @@ import (
 	"gopbs/internal/shepherd"
 )
 
+// configAction is pbs_mom -s: the version-2 configuration files (vnode
+// definitions) of this host, as OpenPBS's pbs_mom manages them. A running
+// mom applies a change at its next SIGHUP or start.
+func configAction(common *daemon.Flags, action string, args []string) int {
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "pbs_mom:", err)
+		return 1
+	}
+	usage := func() int {
+		fmt.Fprintln(os.Stderr, "usage: pbs_mom -s insert NAME FILE | -s remove NAME | -s show NAME | -s list")
+		return 2
+	}
+	cfg, err := common.Config()
+	if err != nil {
+		return fail(err)
+	}
+	switch {
+	case action == "insert" && len(args) == 2:
+		data, err := os.ReadFile(args[1])
+		if err != nil {
+			return fail(err)
+		}
+		if err := mom.InsertConfig(cfg.Home, args[0], data); err != nil {
+			return fail(err)
+		}
+	case action == "remove" && len(args) == 1:
+		if err := mom.RemoveConfig(cfg.Home, args[0]); err != nil {
+			return fail(err)
+		}
+	case action == "show" && len(args) == 1:
+		data, err := mom.ShowConfig(cfg.Home, args[0])
+		if err != nil {
+			return fail(err)
+		}
+		os.Stdout.Write(data)
+	case action == "list" && len(args) == 0:
+		names, err := mom.ListConfigs(cfg.Home)
+		if err != nil {
+			return fail(err)
+		}
+		for _, n := range names {
+			fmt.Println(n)
+		}
+	default:
+		return usage()
+	}
+	return 0
+}
+
 func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -47,7 +96,11 @@ func main() {
 
 func run() int {
 	common := daemon.Register(flag.CommandLine)
+	action := flag.String("s", "", "manage mom_priv/config.d and exit: insert NAME FILE, remove NAME, show NAME, list")
 	flag.Parse()
+	if *action != "" {
+		return configAction(common, *action, flag.Args())
+	}
 	d, status := common.Start("pbs_mom", mom.Version, (*config.Config).MomLogs)
 	if d == nil {
 		return status

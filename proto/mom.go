@@ -91,6 +91,9 @@ type MomStatus struct {
 	// tasks here, their usage here); the server answers with Kill for
 	// one that no longer runs.
 	Sisters []MomJobState
+	// NodeAttrs are the reporting node's own attributes its vnode
+	// definitions set (mom_priv/config.d): sharing, resv_enable.
+	NodeAttrs map[string]string
 }
 
 // VnodeStatus is what a mom reports for one of its further nodes.
@@ -100,6 +103,9 @@ type VnodeStatus struct {
 	Ncpus     int
 	Physmem   int64
 	Resources map[string]string
+	// Attrs are the vnode's attributes other than resources (sharing,
+	// resv_enable), as its definition sets them.
+	Attrs map[string]string
 }
 
 // MomJobState is one job as its mom sees it.

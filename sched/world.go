@@ -229,7 +229,7 @@ func coreNode(rt *resc.Table, st proto.Status) *core.Node {
 		switch s {
 		case model.NodeOffline:
 			n.State |= core.NodeOffline
-		case model.NodeDown:
+		case model.NodeDown, model.NodeStale:
 			n.State |= core.NodeDown
 		case model.NodeUnknown:
 			n.State |= core.NodeUnknown

@@ -26,7 +26,7 @@ var pure = []string{
 	"resc", "sched/core", "sched_priv",
 	"internal/place", "policy/fifo", "policy/fairshare", "internal/formula",
 	"internal/sim", "internal/model", "internal/qmgrparse", "internal/stage", "internal/mailer",
-	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/rrule", "internal/events", "internal/entlim",
+	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/rrule", "internal/events", "internal/entlim", "internal/vnodedef",
 }
 
 // commands are the user commands: they speak proto to a daemon and never

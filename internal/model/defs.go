@@ -804,6 +804,9 @@ const (
 	NodeDown    = "down"
 	NodeBusy    = "busy"
 	NodeUnknown = "state-unknown"
+	// NodeStale is a vnode its mom reported and no longer does (OpenPBS's
+	// spelling, capital S).
+	NodeStale   = "Stale"
 	NodeJobBusy = "job-busy"
 	NodeJobExcl = "job-exclusive"
 )
@@ -872,8 +875,24 @@ func checkName(kind, s string) error {
 // CheckQueueName validates a queue name.
 func CheckQueueName(s string) error { return checkName("queue", s) }
 
-// CheckNodeName validates a node name.
-func CheckNodeName(s string) error { return checkName("node", s) }
+// CheckNodeName validates a node name: a queue's rule, optionally followed
+// by one bracketed index of letters, digits, '-', '_' or '.', as OpenPBS
+// names the vnodes a mom splits its host into ("host[0]", "host[sock1]").
+func CheckNodeName(s string) error {
+	base, idx, bracket := strings.Cut(s, "[")
+	if !bracket {
+		return checkName("node", s)
+	}
+	inner, ok := strings.CutSuffix(idx, "]")
+	if !ValidName(base) || len(s) > 64 || !ok || !validIndex(inner) {
+		return proto.Errorf(proto.PBSE_IVAL_OBJ_NAME, "node name %q (a letter, then letters, digits, '-', '_' or '.', then at most one [INDEX] of those)", s)
+	}
+	return nil
+}
+
+// validIndex checks the index of a vnode name: the characters of a name,
+// a digit first too.
+func validIndex(s string) bool { return s != "" && ValidName("x"+s) }
 
 // DefaultServer returns the server object a fresh PBS_HOME starts with.
 func DefaultServer(name, manager string) *Object {

@@ -97,15 +97,15 @@ func (m *Mom) reportedMem(physmem int64) int64 {
 	return max(0, physmem-m.conf.cfg.MemReserved)
 }
 
-// jobShare is what a job takes of this node: the sums of its chunks here
-// in its exec_vnode.
-func jobShare(job *proto.MomJob, node string) (mem, vmem, ncpus float64) {
+// jobShare is what a job takes of this host: the sums of its chunks on
+// the nodes own (the mom's and its vnodes) in its exec_vnode.
+func jobShare(job *proto.MomJob, own map[string]bool) (mem, vmem, ncpus float64) {
 	if job.ExecVnode == "" {
 		// A start request without exec_vnode: the first chunk's cpus.
 		return 0, 0, float64(job.Ncpus)
 	}
 	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
-		if a.Node != node {
+		if !own[a.Node] {
 			continue
 		}
 		mem += a.Amounts[proto.ResMem]
@@ -122,7 +122,7 @@ func jobShare(job *proto.MomJob, node string) (mem, vmem, ncpus float64) {
 // other than its own (gpus) out of its reach.
 func (m *Mom) makeCgroup(job *proto.MomJob, gpus []int) (*cgroup.Job, error) {
 	c := m.conf
-	mem, vmem, ncpus := jobShare(job, m.cfg.NodeName)
+	mem, vmem, ncpus := jobShare(job, m.ownNodes())
 	lim := cgroup.Limits{Mem: int64(mem), Vmem: int64(vmem), PidsMax: c.cfg.PidsMax}
 	if c.cfg.Has(cgroup.Devices) {
 		lim.DenyDevices = m.deniedGPUs(gpus)

@@ -17,7 +17,7 @@ func TestJobShare(t *testing.T) {
 		{"(n2:ncpus=4)", 3, 0, 0, 0},
 		{"", 3, 0, 0, 3},
 	} {
-		mem, vmem, cpus := jobShare(&proto.MomJob{ExecVnode: tt.vnode, Ncpus: tt.ncpus}, "n1")
+		mem, vmem, cpus := jobShare(&proto.MomJob{ExecVnode: tt.vnode, Ncpus: tt.ncpus}, map[string]bool{"n1": true})
 		if mem != tt.mem || vmem != tt.vmem || cpus != tt.cpus {
 			t.Errorf("%q: mem %v vmem %v ncpus %v, want %v %v %v", tt.vnode, mem, vmem, cpus, tt.mem, tt.vmem, tt.cpus)
 		}

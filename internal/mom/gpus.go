@@ -258,7 +258,7 @@ func (m *Mom) loadGPUs() error {
 // here; a node without as many free refuses the job (the server puts it
 // back in its queue).
 func (m *Mom) takeGPUs(job *proto.MomJob) ([]int, error) {
-	n := jobGPUs(job, m.cfg.NodeName)
+	n := jobGPUs(job, m.ownNodes())
 	if n <= 0 {
 		return nil, nil
 	}
@@ -282,12 +282,12 @@ func (m *Mom) releaseGPUs(id string) {
 	}
 }
 
-// jobGPUs is the ngpus of a job's chunks on node (none without
+// jobGPUs is the ngpus of a job's chunks on the nodes own (none without
 // exec_vnode: a start request of an older server).
-func jobGPUs(job *proto.MomJob, node string) int {
+func jobGPUs(job *proto.MomJob, own map[string]bool) int {
 	var n float64
 	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
-		if a.Node == node {
+		if own[a.Node] {
 			n += a.Amounts[proto.ResNgpus]
 		}
 	}

@@ -3,6 +3,7 @@ package mom
 import (
 	"bufio"
 	"fmt"
+	"gopbs/internal/vnodedef"
 	"io"
 	"math"
 	"path/filepath"
@@ -54,6 +55,10 @@ type MomConfig struct {
 	// checkpoints a job here so that a preemption may requeue it (see
 	// checkpoint.go); no Path when there is none.
 	Checkpoint CheckpointAction
+	// Vnodes are what mom_priv/config.d defines: this host's vnodes and
+	// its own (natural) node's overrides, in the order first named
+	// (configd.go). Not from mom_priv/config itself.
+	Vnodes []*vnodedef.Vnode
 	// Warnings name lines that were understood but ignored.
 	Warnings []string
 }

@@ -35,8 +35,21 @@ func (m *Mom) setResources(res map[string]string) {
 	m.live.Store(&liveConfig{conf: cur.conf, resources: res})
 }
 
-// readMomConfig reads and checks mom_priv/config; no file is the defaults.
+// readMomConfig reads and checks mom_priv/config (no file is the
+// defaults) and the vnode definitions of mom_priv/config.d.
 func (m *Mom) readMomConfig() (*MomConfig, error) {
+	c, err := m.readConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	if c.Vnodes, err = readVnodes(m.cfg.Home); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readConfigFile reads and checks mom_priv/config itself.
+func (m *Mom) readConfigFile() (*MomConfig, error) {
 	path := filepath.Join(m.cfg.Home, "mom_priv", "config")
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -68,7 +81,7 @@ func (m *Mom) readMomConfig() (*MomConfig, error) {
 func (m *Mom) Reload() ([]string, error) {
 	c, err := m.readMomConfig()
 	if err != nil {
-		m.log.Error("mom_priv/config not reloaded: the settings in force are kept", "error", err)
+		m.log.Error("mom_priv/config not reloaded: the settings in force are kept (config.d included)", "error", err)
 		return nil, err
 	}
 	cur := m.live.Load()
@@ -106,6 +119,7 @@ func (m *Mom) Reload() ([]string, error) {
 		{"resources", cur.resources, res}, {"$rcpcmd", old.Rcp, c.Rcp}, {"$stage_timeout", old.StageTimeout, c.StageTimeout},
 		{"$usecp", old.UseCp, c.UseCp}, {"$cputmult", old.CputMult, c.CputMult}, {"$wallmult", old.WallMult, c.WallMult},
 		{"$prologalarm", old.PrologAlarm, c.PrologAlarm}, {"$action checkpoint_abort", old.Checkpoint, c.Checkpoint},
+		{"vnodes", old.Vnodes, c.Vnodes},
 	} {
 		if !reflect.DeepEqual(f.old, f.new) {
 			changed = append(changed, f.name)

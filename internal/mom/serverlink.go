@@ -136,6 +136,7 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 		UseCpHosts: useCpHosts(m.mc().UseCp),
 		HostNames:  m.host.names, HostAddrs: m.host.addrs,
 	}
+	applyVnodes(st, m.mc().Vnodes)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st.Health, seq = m.health, m.healthSeq

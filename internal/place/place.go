@@ -366,15 +366,21 @@ func ChunkText(c resc.Chunk) string {
 
 // ExecStrings renders a placement as exec_host ("n1/0*2+n2/0"),
 // exec_vnode ("(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)") and the PBS_NODEFILE
-// lines (each chunk's node once per MPI process).
-func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) {
+// lines (each chunk's host once per MPI process). host names the node
+// whose mom runs a vnode's part (nil: every node is its own): exec_host
+// and the nodefile name those, exec_vnode the vnodes, as in OpenPBS.
+func ExecStrings(p []Placement, host func(node string) string) (execHost, execVnode string, nodefile []string) {
+	if host == nil {
+		host = func(n string) string { return n }
+	}
 	index := map[string]int{}
 	var hosts, vnodes []string
 	for _, pc := range p {
-		k := index[pc.Node]
-		index[pc.Node] = k + 1
+		hn := host(pc.Node)
+		k := index[hn]
+		index[hn] = k + 1
 		ncpus := pc.Chunk.Ncpus()
-		h := pc.Node + "/" + strconv.Itoa(k)
+		h := hn + "/" + strconv.Itoa(k)
 		if ncpus != 1 {
 			h += "*" + strconv.FormatInt(ncpus, 10)
 		}
@@ -391,7 +397,7 @@ func ExecStrings(p []Placement) (execHost, execVnode string, nodefile []string) 
 		}
 		vnodes = append(vnodes, "("+strings.Join(parts, ":")+")")
 		for i, procs := int64(0), pc.Chunk.MPIProcs(); i < procs; i++ {
-			nodefile = append(nodefile, pc.Node)
+			nodefile = append(nodefile, hn)
 		}
 	}
 	return strings.Join(hosts, "+"), strings.Join(vnodes, "+"), nodefile

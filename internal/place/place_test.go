@@ -96,6 +96,20 @@ func TestPlaceChunks(t *testing.T) {
 	}
 }
 
+// Vnodes of one host: exec_host and the nodefile name the host, each
+// chunk numbered on it; exec_vnode names the vnodes.
+func TestExecStringsVnodes(t *testing.T) {
+	sel, _ := resc.ParseSelect("3:ncpus=2:mpiprocs=1")
+	var p []Placement
+	for _, n := range []string{"h[0]", "h[1]", "g"} {
+		p = append(p, Placement{Node: n, Chunk: sel[0].One()})
+	}
+	host, vnode, nodefile := ExecStrings(p, func(n string) string { return strings.Split(n, "[")[0] })
+	if host != "h/0*2+h/1*2+g/0*2" || vnode != "(h[0]:ncpus=2)+(h[1]:ncpus=2)+(g:ncpus=2)" || strings.Join(nodefile, ",") != "h,h,g" {
+		t.Errorf("exec_host %q exec_vnode %q nodefile %v", host, vnode, nodefile)
+	}
+}
+
 func TestExecStrings(t *testing.T) {
 	sel, _ := resc.ParseSelect("1:ncpus=2:mem=1gb+2:ncpus=1:mpiprocs=2")
 	var p []Placement
@@ -107,7 +121,7 @@ func TestExecStrings(t *testing.T) {
 	for i := range p {
 		p[i].Chunk = chunks[i]
 	}
-	host, vnode, nodefile := ExecStrings(p)
+	host, vnode, nodefile := ExecStrings(p, nil)
 	if host != "a/0*2+a/1+b/0" {
 		t.Errorf("exec_host %q", host)
 	}
@@ -189,7 +203,7 @@ func TestConsumedOnFirstNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, vnode, _ := ExecStrings(p)
+	_, vnode, _ := ExecStrings(p, nil)
 	if vnode != "(a:ncpus=1:lic=1)+(b:ncpus=1)+(c:ncpus=1)" {
 		t.Errorf("exec_vnode %s", vnode)
 	}

@@ -32,7 +32,7 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		b.After(func() { s.metrics.Ended(queue, result) })
 	}
 	if j.Active() && j.ExecHost != "" {
-		s.noteNodesUsed(b, j.ExecHost, now)
+		s.noteNodesUsed(b, j, now)
 	}
 	var h model.Hooks
 	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
@@ -52,10 +52,9 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 // noteNodesUsed sets last_used_time, as OpenPBS's pbsnodes shows it, on
 // each node of execHost: a job that ran there ended (mu held, inside a
 // commit).
-func (s *Server) noteNodesUsed(b *store.Batch, execHost string, now int64) {
+func (s *Server) noteNodesUsed(b *store.Batch, j *model.Job, now int64) {
 	seen := map[string]bool{}
-	for _, part := range strings.Split(execHost, "+") {
-		name, _, _ := strings.Cut(part, "/")
+	for _, name := range jobNodes(j) {
 		n, ok := s.nodes[name]
 		if !ok || seen[name] {
 			continue

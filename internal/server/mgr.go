@@ -357,7 +357,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		}
 		for _, j := range s.jobList {
 			for _, n := range names {
-				if j.Active() && nodeInExecHost(j.ExecHost, n) {
+				if j.Active() && slices.Contains(jobNodes(j), n) {
 					return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", n, j.ID)
 				}
 			}
@@ -386,6 +386,24 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 }
 
 // nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.
+// jobNodes are the nodes of a running job's chunks, in order (a node once
+// per chunk): its exec_vnode's, which name vnodes where exec_host names
+// their moms' nodes; exec_host's for a job started without exec_vnode.
+func jobNodes(j *model.Job) []string {
+	var out []string
+	if j.ExecVnode != "" {
+		for _, a := range j.Assigned() {
+			out = append(out, a.Node)
+		}
+		return out
+	}
+	for _, part := range strings.Split(j.ExecHost, "+") {
+		h, _, _ := strings.Cut(part, "/")
+		out = append(out, h)
+	}
+	return out
+}
+
 func nodeInExecHost(execHost, node string) bool {
 	for _, part := range strings.Split(execHost, "+") {
 		h, _, _ := strings.Cut(part, "/")

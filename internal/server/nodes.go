@@ -46,6 +46,16 @@ type nodeRuntime struct {
 	// lapsed and its shepherds have killed their jobs (zero: none
 	// granted). No job on the node is requeued before then (fencing).
 	leaseEnd time.Time
+	// owner is the node whose mom reports this vnode ("" for a node its
+	// own mom reports); stale: that mom no longer reports it.
+	owner string
+	stale bool
+	// vnodes are the vnodes this node's mom reported last (their names).
+	vnodes map[string]bool
+	// fromMom are the attributes last applied from the mom's vnode
+	// definitions (vnodeDefs): a value an admin set since is not
+	// overwritten until the definition itself changes.
+	fromMom map[string]string
 }
 
 // Fencing (DESIGN §6.3, SECURITY.md). A mom's jobs live on a lease: each
@@ -254,6 +264,8 @@ func (s *Server) nodeState(n *model.Object) string {
 	switch {
 	case rt == nil || !rt.reported:
 		state = model.NodeUnknown + "," + model.NodeDown
+	case rt.stale:
+		state = model.NodeStale
 	case rt.down:
 		state = model.NodeDown
 	default:
@@ -286,10 +298,10 @@ func (s *Server) jobsByNode() map[string][]string {
 		if !j.Active() {
 			continue
 		}
-		for _, part := range strings.Split(j.ExecHost, "+") {
-			h, slot, _ := strings.Cut(part, "/")
-			slot, _, _ = strings.Cut(slot, "*")
-			out[h] = append(out[h], j.ID+"/"+slot)
+		slot := map[string]int{}
+		for _, node := range jobNodes(j) {
+			out[node] = append(out[node], j.ID+"/"+strconv.Itoa(slot[node]))
+			slot[node]++
 		}
 	}
 	return out
@@ -440,8 +452,12 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		rt.leaseEnd = now.Add(lease + fenceSlack)
 	}
 	checked := []string{st.Node}
-	if len(st.Vnodes) > 0 {
+	if len(st.Vnodes) > 0 || len(rt.vnodes) > 0 {
 		checked = append(checked, s.vnodeStatus(st, now)...)
+	}
+	var defs []vnodeDef
+	if len(st.Vnodes) > 0 || len(st.NodeAttrs) > 0 {
+		defs = s.vnodeDefChanges(st)
 	}
 	var healthChanges []string
 	for _, name := range checked {
@@ -498,6 +514,9 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		}
 	}
 	s.mu.Unlock()
+	if len(defs) > 0 && s.applyVnodeDefs(st, defs) {
+		cameUp = true
+	}
 	if len(healthChanges) > 0 && s.nodeHealth(healthChanges, st.Health) {
 		cameUp = true
 	}
@@ -568,38 +587,6 @@ func (s *Server) nodeHealth(names []string, health string) (online bool) {
 		}
 	}
 	return online
-}
-
-// vnodeStatus records the further nodes a mom reports for; a vnode must
-// name the reporting node's Mom host and Port, so a mom speaks only for
-// nodes an admin placed on it (mu held). It returns the vnodes recorded.
-func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
-	owner := s.nodes[st.Node]
-	mom, _ := owner.Get(proto.AttrNodeMom)
-	port, _ := owner.Get(proto.AttrNodePort)
-	var recorded []string
-	for _, v := range st.Vnodes {
-		n, ok := s.nodes[v.Name]
-		if !ok {
-			continue
-		}
-		if m, _ := n.Get(proto.AttrNodeMom); m != mom {
-			continue
-		}
-		if p, _ := n.Get(proto.AttrNodePort); p != port {
-			continue
-		}
-		rt := s.runtimeOf(v.Name)
-		if !rt.reported || rt.down {
-			rt.lastChange = now
-		}
-		owner := s.runtime[st.Node]
-		rt.reported, rt.down, rt.lastSeen, rt.told, rt.leaseEnd = true, false, now, owner.told, owner.leaseEnd
-		rt.setStatus(s.rt(), proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
-			Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
-		recorded = append(recorded, v.Name)
-	}
-	return recorded
 }
 
 // withSisterUsage adds to what a job used on its first node (used) what

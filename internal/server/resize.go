@@ -188,7 +188,7 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 			}
 		}
 		chunks := slices.Concat(a.chunk[:last], p, a.chunk[last:])
-		host, vnode, nodefile := place.ExecStrings(chunks)
+		host, vnode, nodefile := place.ExecStrings(chunks, s.momNode)
 		if !s.resizingNow(j.Key(), true) {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job %s is being resized)", j.ID)
 		}
@@ -359,7 +359,7 @@ func (s *Server) resizable(id string) (*model.Job, allocation, error) {
 // momResize is the request that brings j's first mom to the allocation
 // chunks (mu held); nodefile nil: made from the chunks.
 func (s *Server) momResize(j *model.Job, chunks []place.Placement, nodefile []string) *proto.MomResize {
-	host, vnode, nf := place.ExecStrings(chunks)
+	host, vnode, nf := place.ExecStrings(chunks, s.momNode)
 	if nodefile == nil {
 		nodefile = nf
 	}
@@ -523,7 +523,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 				rl = rl.Set(name, v)
 			}
 		}
-		host, vnode, _ := place.ExecStrings(rest.chunk)
+		host, vnode, _ := place.ExecStrings(rest.chunk, s.momNode)
 		s.updateJob(j, func() {
 			j.ExecHost, j.ExecVnode, j.Releasing = host, vnode, ""
 			j.ResourceList = rl

@@ -432,10 +432,10 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if err != nil {
 		return nil, err
 	}
-	execHost, execVnode, nodefile := place.ExecStrings(p)
+	execHost, execVnode, nodefile := place.ExecStrings(p, s.momNode)
 	// An early stage-in to this very node spares the copy; anywhere else
 	// the mom copies again.
-	stagedIn := j.StagePhase == model.StageDone && j.StageNode == p[0].Node
+	stagedIn := j.StagePhase == model.StageDone && j.StageNode == s.momNode(p[0].Node)
 	s.recordStart(b, j, parent, execHost, execVnode, stagedIn, r.Comment, now)
 	if wall != "" {
 		// The walltime the start chose, in the commit of the start (the
@@ -614,7 +614,7 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		roots, _ := s.server.Get(proto.AttrAclRoots)
 		allowRoot = matchesUserList(roots, "root", j.SubmitHost)
 	}
-	first := p[0].Node
+	first := s.momNode(p[0].Node)
 	arrayID := ""
 	if j.IsSubjob {
 		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
@@ -647,24 +647,26 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 	}
 }
 
-// jobMoms lists the nodes of a placement with their moms' addresses, the
-// first node's first, for the mother superior to ask the others to join
-// the job (mu held); nil when one mom holds the whole job.
+// jobMoms lists the moms of a placement, each once by the node it reports
+// as (momNode: a vnode's part runs under its host's mom), with their
+// addresses, the first node's first, for the mother superior to ask the
+// others to join the job (mu held); nil when one mom holds the whole job.
 func (s *Server) jobMoms(p []place.Placement) []proto.NodeMom {
 	var moms []proto.NodeMom
 	seen := map[string]bool{}
 	addrs := map[string]bool{}
 	for _, pl := range p {
-		if seen[pl.Node] {
+		node := s.momNode(pl.Node)
+		if seen[node] {
 			continue
 		}
-		seen[pl.Node] = true
-		addr, err := s.momAddrLocked(pl.Node)
+		seen[node] = true
+		addr, err := s.momAddrLocked(node)
 		if err != nil {
 			continue
 		}
 		addrs[addr] = true
-		moms = append(moms, proto.NodeMom{Node: pl.Node, Addr: addr})
+		moms = append(moms, proto.NodeMom{Node: node, Addr: addr})
 	}
 	if len(addrs) < 2 {
 		return nil

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"strconv"
+	"time"
+
+	"gopbs/internal/model"
+	"gopbs/internal/store"
+	"gopbs/internal/vnodedef"
+	"gopbs/proto"
+	"gopbs/resc"
+)
+
+// Vnodes: a mom may report further nodes beside its own (OpenPBS's vnodes,
+// defined in its mom_priv/config.d, or a simulator's). Each is a node of
+// its own for placement and state; exec_host names the mom's node
+// (momNode), exec_vnode the vnodes.
+
+// vnodeStatus records the further nodes a mom reports for; a vnode must
+// name the reporting node's Mom host and Port, so a mom speaks only for
+// nodes placed on it (an admin's, or those its reports made: vnodeDefs).
+// A vnode the mom reported before and no longer does is stale, as in
+// OpenPBS: it takes no new jobs until it is reported again or deleted
+// (mu held). It returns the vnodes recorded.
+func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
+	var recorded []string
+	reported := make(map[string]bool, len(st.Vnodes))
+	for i := range st.Vnodes {
+		v := &st.Vnodes[i]
+		reported[v.Name] = true
+		if s.recordVnode(st, v, now) {
+			recorded = append(recorded, v.Name)
+		}
+	}
+	owner := s.runtimeOf(st.Node)
+	for name := range owner.vnodes {
+		rt := s.runtime[name]
+		if !reported[name] && rt != nil && rt.owner == st.Node && !rt.stale {
+			rt.stale, rt.down, rt.downSince, rt.lastChange = true, true, now, now
+			s.log.Warn("vnode stale: its mom no longer reports it", "node", name, "mom", st.Node)
+		}
+	}
+	if len(reported) > 0 || len(owner.vnodes) > 0 {
+		owner.vnodes = reported
+	}
+	return recorded
+}
+
+// recordVnode records one reported vnode's status when the node exists
+// on the reporting mom (mu held).
+func (s *Server) recordVnode(st *proto.MomStatus, v *proto.VnodeStatus, now time.Time) bool {
+	if !s.onMom(v.Name, st.Node) {
+		return false
+	}
+	rt := s.runtimeOf(v.Name)
+	if !rt.reported || rt.down {
+		rt.lastChange = now
+	}
+	owner := s.runtime[st.Node]
+	rt.reported, rt.down, rt.stale, rt.lastSeen, rt.told, rt.leaseEnd = true, false, false, now, owner.told, owner.leaseEnd
+	rt.owner = st.Node
+	rt.setStatus(s.rt(), proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
+		Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
+	return true
+}
+
+// onMom reports whether node name is on the mom of node mom: the same Mom
+// host and Port (mu held).
+func (s *Server) onMom(name, mom string) bool {
+	n, ok := s.nodes[name]
+	owner, ok2 := s.nodes[mom]
+	if !ok || !ok2 {
+		return false
+	}
+	m1, _ := n.Get(proto.AttrNodeMom)
+	m2, _ := owner.Get(proto.AttrNodeMom)
+	p1, _ := n.Get(proto.AttrNodePort)
+	p2, _ := owner.Get(proto.AttrNodePort)
+	return m1 == m2 && p1 == p2
+}
+
+// momNode is the node whose mom runs jobs for node name: the reporting
+// node of a vnode, else the node itself (mu held). exec_host names it, as
+// OpenPBS's names the mom's host, so that a job's first mom, its sisters
+// and its nodefile are hosts and not vnodes.
+func (s *Server) momNode(name string) string {
+	if rt := s.runtime[name]; rt != nil && rt.owner != "" {
+		return rt.owner
+	}
+	return name
+}
+
+// vnodeDef is a change a mom's vnode definitions ask of the server: a
+// vnode to create, or attributes to set.
+type vnodeDef struct {
+	name   string
+	create bool
+	attrs  map[string]string
+}
+
+// vnodeDefChanges are the changes a report asks for that the stored nodes
+// do not have yet (mu held, for writing: it notes the attributes already
+// in place as applied).
+func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
+	var out []vnodeDef
+	if ch := s.attrChanges(st.Node, st.NodeAttrs); len(ch) > 0 {
+		out = append(out, vnodeDef{name: st.Node, attrs: ch})
+	}
+	for _, v := range st.Vnodes {
+		if _, ok := s.nodes[v.Name]; !ok {
+			if err := model.CheckNodeName(v.Name); err != nil {
+				s.log.Warn("vnode not created: its name is refused", "mom", st.Node, "error", err)
+				continue
+			}
+			out = append(out, vnodeDef{name: v.Name, create: true, attrs: s.checkedAttrs(st.Node, v.Name, v.Attrs)})
+			continue
+		}
+		if !s.onMom(v.Name, st.Node) {
+			continue
+		}
+		if ch := s.attrChanges(v.Name, v.Attrs); len(ch) > 0 {
+			out = append(out, vnodeDef{name: v.Name, attrs: ch})
+		}
+	}
+	return out
+}
+
+// attrChanges are the attributes of node name a definition sets to a new
+// value: one that differs from the stored value and from what was last
+// applied from the mom (a manager's change since stays until the
+// definition changes). mu held for writing.
+func (s *Server) attrChanges(name string, want map[string]string) map[string]string {
+	n := s.nodes[name]
+	if n == nil || len(want) == 0 {
+		return nil
+	}
+	rt := s.runtimeOf(name)
+	var out map[string]string
+	for k, v := range s.checkedAttrs(name, name, want) {
+		cur, _ := n.Get(k)
+		switch {
+		case cur == v:
+			if rt.fromMom == nil {
+				rt.fromMom = map[string]string{}
+			}
+			rt.fromMom[k] = v
+		case rt.fromMom[k] != v:
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkedAttrs keeps the reported attributes whose values are acceptable
+// (the mom checked them; a report is still input).
+func (s *Server) checkedAttrs(mom, name string, attrs map[string]string) map[string]string {
+	out := make(map[string]string, len(attrs))
+	for k, v := range attrs {
+		if err := vnodedef.CheckAttr(k, v); err != nil {
+			s.log.Warn("vnode attribute refused", "mom", mom, "node", name, "error", err)
+			continue
+		}
+		if k == proto.AttrNodeResvEnable {
+			b, _ := resc.ParseBool(v) // checked above
+			v = resc.FormatBool(b)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// applyVnodeDefs makes a report's vnode changes durable, creating vnodes
+// on the reporting mom (its Mom and Port, its host) and recording their
+// status at once; it reports whether it created one.
+func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
+	var created []string
+	err := s.commit.Do(func(b *store.Batch) error {
+		created = created[:0]
+		owner := s.nodes[st.Node]
+		if owner == nil {
+			return nil // deleted meanwhile
+		}
+		now := s.now()
+		for _, d := range defs {
+			n := s.nodes[d.name]
+			var c *model.Object
+			switch {
+			case d.create && n == nil:
+				c = model.NewObject(d.name)
+				mom, _ := owner.Get(proto.AttrNodeMom)
+				port, _ := owner.Get(proto.AttrNodePort)
+				c.Set(proto.AttrNodeMom, "", mom)
+				c.Set(proto.AttrNodePort, "", port)
+				c.Set(proto.AttrNodeNtype, "", model.NodePBS)
+				c.Set(proto.AttrNodeSharing, "", "default_shared")
+				c.Set(proto.AttrResourcesAvail, proto.ResHost, s.hostOf(st.Node))
+				c.Set(proto.AttrResourcesAvail, "vnode", d.name)
+				c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(now.Unix(), 10))
+				created = append(created, d.name)
+			case !d.create && n != nil:
+				c = n.Clone()
+			default:
+				continue
+			}
+			rt := s.runtimeOf(d.name)
+			if rt.fromMom == nil {
+				rt.fromMom = map[string]string{}
+			}
+			for k, v := range d.attrs {
+				c.Set(k, "", v)
+				rt.fromMom[k] = v
+			}
+			s.nodes[d.name] = c
+			b.PutNode(c)
+		}
+		if len(created) > 0 {
+			s.nodeOrder.Store(nil)
+			for i := range st.Vnodes {
+				s.recordVnode(st, &st.Vnodes[i], now)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot record a mom's vnode definitions; the next report tries again", "mom", st.Node, "error", err)
+		return false
+	}
+	for _, name := range created {
+		s.log.Info("vnode created from its mom's definitions", "node", name, "mom", st.Node)
+	}
+	return len(created) > 0
+}
