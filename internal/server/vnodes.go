@@ -35,7 +35,7 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
 	owner := s.runtimeOf(st.Node)
 	for name := range owner.vnodes {
 		rt := s.runtime[name]
-		if !reported[name] && rt != nil && rt.owner == st.Node && !rt.stale {
+		if name != st.Node && !reported[name] && rt != nil && rt.owner == st.Node && !rt.stale {
 			rt.stale, rt.down, rt.downSince, rt.lastChange = true, true, now, now
 			s.log.Warn("vnode stale: its mom no longer reports it", "node", name, "mom", st.Node)
 		}
