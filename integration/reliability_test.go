@@ -179,20 +179,13 @@ func TestSlowReaders(t *testing.T) {
 		t.Fatalf("qstat -t of the array among the slow readers (%d lines): %s", listed(r.Stdout), r)
 	}
 	watch("after an honest qstat")
-	deadline := time.Now().Add(proto.WriteTimeout + 15*time.Second)
-	for {
+	testcluster.WaitFor(t, "the slow readers cut off", proto.WriteTimeout+15*time.Second, func() (bool, string) {
 		watch("waiting for the cut-offs")
 		direct := strings.Count(c.DailyServerLog()[logBefore:], "slow reader")
 		relayed := strings.Count(m.Log()[momLogBefore:], "slow reader")
-		if direct >= readers-viaMom && relayed >= viaMom {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s, %d of %d slow readers cut off by the server, %d of %d by the mom",
-				proto.WriteTimeout+15*time.Second, direct, readers-viaMom, relayed, viaMom)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return direct >= readers-viaMom && relayed >= viaMom,
+			fmt.Sprintf("%d of %d slow readers cut off by the server, %d of %d by the mom", direct, readers-viaMom, relayed, viaMom)
+	})
 	t.Logf("%d slow readers: peak growth %v KiB (bound %d KiB)", readers, peak, bound)
 	for _, log := range []string{c.DailyServerLog()[logBefore:], m.Log()[momLogBefore:]} {
 		if i := strings.Index(log, "slow reader"); i >= 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"gopbs/internal/testcluster"
 	"net"
 	"path/filepath"
 	"strings"
@@ -89,10 +90,12 @@ func send(c *proto.Conn, seq uint64, frames ...[]proto.JobEvent) {
 	}
 }
 
-// afterRead waits until qwait has read the jobs once.
-func (f *fakeServer) afterRead() {
-	for f.reads.Load() == 0 {
-		time.Sleep(time.Millisecond)
+// afterRead waits until qwait has read the jobs once, at most 20 s. It
+// runs on the fake server's goroutine, where only Errorf may report.
+func (f *fakeServer) afterRead(t *testing.T) {
+	t.Helper()
+	if ok, _ := testcluster.Poll(20*time.Second, func() (bool, string) { return f.reads.Load() > 0, "" }); !ok {
+		t.Errorf("qwait did not read the jobs within 20s")
 	}
 }
 
@@ -145,7 +148,7 @@ func TestResumeRefusedReadsAgain(t *testing.T) {
 		subs: []func(*proto.Conn, uint64, *proto.SubscribeRequest){
 			func(c *proto.Conn, seq uint64, _ *proto.SubscribeRequest) {
 				opened(c, seq, 10, []proto.JobEvent{{Seq: 11, JobID: "2.srv", State: "R"}})
-				f.afterRead()
+				f.afterRead(t)
 				ended.Store(true) // then the connection drops
 			},
 			func(c *proto.Conn, seq uint64, _ *proto.SubscribeRequest) {
@@ -179,7 +182,7 @@ func TestArrayEndReadsDeletedSubjobs(t *testing.T) {
 			func(c *proto.Conn, seq uint64, _ *proto.SubscribeRequest) {
 				zero, one := 0, 1
 				opened(c, seq, 0)
-				f.afterRead()
+				f.afterRead(t)
 				ended.Store(true)
 				send(c, seq, []proto.JobEvent{{Seq: 1, JobID: "2[1].srv", State: "F", ExitStatus: &zero}, {Seq: 2, JobID: "2[].srv", State: "F", ExitStatus: &one}})
 				hold(c)

@@ -2,6 +2,7 @@ package cgroup
 
 import (
 	"fmt"
+	"gopbs/internal/testcluster"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,15 +64,10 @@ func startEscaper(t *testing.T, j *Job) (int, string) {
 	return pid, out
 }
 
+// waitUntil polls cond for up to 20 s (testcluster's one polling loop).
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, 20*time.Second, func() (bool, string) { return cond(), "not yet" })
 }
 
 func alive(pid int) bool {

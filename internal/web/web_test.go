@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"gopbs/internal/testcluster"
 	"io"
 	"net"
 	"net/http"
@@ -368,16 +369,10 @@ func TestRenderSlots(t *testing.T) {
 	}
 }
 
-// testWait polls cond for up to 10 s.
+// testWait polls cond for up to 10 s (testcluster's one polling loop).
 func testWait(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not so after 10s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testcluster.WaitFor(t, what, 10*time.Second, func() (bool, string) { return cond(), "not yet" })
 }
 
 // hubFeed is a Feed over a real hub that lets every viewer see every
