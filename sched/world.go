@@ -350,8 +350,8 @@ func unixOf(v string) time.Time {
 // chunksOf reads an exec_vnode "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)".
 func chunksOf(rt *resc.Table, execVnode string) []core.Chunk {
 	var out []core.Chunk
-	for _, part := range strings.Split(execVnode, "+") {
-		node, spec, _ := strings.Cut(strings.Trim(strings.TrimSpace(part), "()"), ":")
+	for _, p := range place.SplitExecVnode(execVnode) {
+		node, spec := p.Node, p.Spec
 		if node == "" {
 			continue
 		}

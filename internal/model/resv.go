@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gopbs/internal/place"
 	"gopbs/proto"
 	"gopbs/resc"
 )
@@ -145,9 +146,8 @@ func (r *Resv) User() string { u, _, _ := strings.Cut(r.Owner, "@"); return u }
 func NodeNames(nodes string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, part := range strings.Split(nodes, "+") {
-		name, _, _ := strings.Cut(strings.Trim(strings.TrimSpace(part), "()"), ":")
-		if name != "" && !seen[name] {
+	for _, p := range place.SplitExecVnode(nodes) {
+		if name := p.Node; name != "" && !seen[name] {
 			seen[name] = true
 			out = append(out, name)
 		}

@@ -409,33 +409,83 @@ type Assigned struct {
 	Amounts resc.Amounts // its consumable numeric amounts
 }
 
-// ParseAssigned reads exec_vnode into its chunks, in order, with their
-// consumable numeric amounts, each read as its type in rt.
-func ParseAssigned(rt *resc.Table, s string) []Assigned {
-	var out []Assigned
+// ExecPart is one part of exec_vnode as written: "(node:spec)", or a bare
+// "node" as qrun -H names one.
+type ExecPart struct {
+	Node string
+	Spec string // "ncpus=2:mem=1gb"; "" when the part names only its node
+}
+
+// SplitExecVnode is the one reading of exec_vnode's syntax (and of a run
+// request's node list): its parts in order, blank ones left out. Callers
+// read the specs as they need them: ParseExecVnode and ParseAssigned as
+// amounts, the scheduler as chunks.
+func SplitExecVnode(s string) []ExecPart {
+	var out []ExecPart
 	for rest := s; rest != ""; {
 		var part string
 		part, rest, _ = strings.Cut(rest, "+")
-		part = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(part), "("), ")")
-		node, fields, _ := strings.Cut(part, ":")
-		if node == "" {
+		part = strings.TrimSpace(part)
+		if part == "" {
 			continue
 		}
-		a := Assigned{Node: node, Amounts: resc.Amounts{}}
-		for fields != "" {
+		part = strings.TrimSuffix(strings.TrimPrefix(part, "("), ")")
+		node, spec, _ := strings.Cut(part, ":")
+		out = append(out, ExecPart{Node: node, Spec: spec})
+	}
+	return out
+}
+
+// ParseExecVnode reads exec_vnode into its chunks, in order, with their
+// consumable numeric amounts read as their types in rt; a part naming no
+// node, a field that is not name=value and a consumable that is no amount
+// are errors (a reservation's nodes, which the scheduler wrote).
+func ParseExecVnode(rt *resc.Table, s string) ([]Assigned, error) {
+	return parseAssigned(rt, s, true)
+}
+
+// ParseAssigned is ParseExecVnode for text the server wrote itself (a
+// job's exec_vnode): what does not read is left out rather than refused.
+func ParseAssigned(rt *resc.Table, s string) []Assigned {
+	out, _ := parseAssigned(rt, s, false)
+	return out
+}
+
+func parseAssigned(rt *resc.Table, s string, strict bool) ([]Assigned, error) {
+	var out []Assigned
+	for _, p := range SplitExecVnode(s) {
+		if p.Node == "" {
+			if strict {
+				return nil, fmt.Errorf("a part names no node")
+			}
+			continue
+		}
+		a := Assigned{Node: p.Node, Amounts: resc.Amounts{}}
+		for fields := p.Spec; fields != ""; {
 			var f string
 			f, fields, _ = strings.Cut(fields, ":")
 			name, val, ok := strings.Cut(f, "=")
 			if !ok {
+				if strict {
+					return nil, fmt.Errorf("%q is not name=value", f)
+				}
 				continue
 			}
-			if v, numeric := rt.Number(name, val); numeric && rt.Consumable(name) {
-				a.Amounts[name] += v
+			if !rt.Consumable(name) {
+				continue
 			}
+			v, numeric := rt.Number(name, val)
+			if !numeric {
+				if strict {
+					return nil, fmt.Errorf("%s=%s is not an amount", name, val)
+				}
+				continue
+			}
+			a.Amounts[name] += v
 		}
 		out = append(out, a)
 	}
-	return out
+	return out, nil
 }
 
 // SortByName orders candidate nodes by name, for a deterministic placement.

@@ -901,37 +901,19 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 
 // resvAmounts sums an exec_vnode-like string's amounts per node.
 func resvAmounts(rt *resc.Table, spec string) (map[string]map[string]float64, error) {
+	parts, err := place.ParseExecVnode(rt, spec)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]map[string]float64{}
-	for _, part := range strings.Split(spec, "+") {
-		part = strings.Trim(strings.TrimSpace(part), "()")
-		if part == "" {
-			continue
-		}
-		node, amounts, _ := strings.Cut(part, ":")
-		if node == "" {
-			return nil, fmt.Errorf("a part names no node")
-		}
-		m := out[node]
+	for _, p := range parts {
+		m := out[p.Node]
 		if m == nil {
 			m = map[string]float64{}
-			out[node] = m
+			out[p.Node] = m
 		}
-		if amounts == "" {
-			continue
-		}
-		for _, kv := range strings.Split(amounts, ":") {
-			k, v, ok := strings.Cut(kv, "=")
-			if !ok {
-				return nil, fmt.Errorf("%q is not name=value", kv)
-			}
-			if !rt.Consumable(k) {
-				continue
-			}
-			x, ok := rt.Number(k, v)
-			if !ok {
-				return nil, fmt.Errorf("%s=%s is not an amount", k, v)
-			}
-			m[k] += x
+		for k, v := range p.Amounts {
+			m[k] += v
 		}
 	}
 	if len(out) == 0 {

@@ -525,14 +525,10 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 		}
 	}
 	var hosts []string
-	for k, part := range strings.Split(spec, "+") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		host, amounts, exact := strings.Cut(strings.Trim(part, "()"), ":")
+	for k, part := range place.SplitExecVnode(spec) {
+		host, amounts := part.Node, part.Spec
 		hosts = append(hosts, host)
-		if !exact {
+		if amounts == "" {
 			continue
 		}
 		if k >= len(chunks) {
@@ -546,22 +542,14 @@ func placementHosts(spec string, sel resc.Select) ([]string, error) {
 			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d: %v)", k+1, err)
 		}
 		if !sameAmounts(given[0], chunks[k]) {
-			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d %s does not match the job's chunk %s)", k+1, part, place.ChunkText(chunks[k]))
+			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d (%s:%s) does not match the job's chunk %s)", k+1, host, amounts, place.ChunkText(chunks[k]))
 		}
 	}
 	return hosts, nil
 }
 
 // placementParts counts the chunks of a run request's node list.
-func placementParts(spec string) int {
-	n := 0
-	for _, part := range strings.Split(spec, "+") {
-		if strings.TrimSpace(part) != "" {
-			n++
-		}
-	}
-	return n
-}
+func placementParts(spec string) int { return len(place.SplitExecVnode(spec)) }
 
 // sameAmounts compares two chunks' consumable amounts (a chunk naming no
 // ncpus takes one).
