@@ -12,6 +12,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/vmihailenco/msgpack/v5"
+
 	"gopbs/internal/connlimit"
 	"gopbs/internal/listen"
 	"gopbs/proto"
@@ -66,59 +68,13 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 			return
 		}
 		slot.Established()
-		var rerr error
-		var body2 any
 		if hello.Role == proto.RoleMom {
 			// Another mom: one request per connection (a job's part,
 			// a task, one staging transfer).
 			m.serveMom(c, nc, hello.Name, h, body)
 			return
 		}
-		switch h.Type {
-		case proto.MsgMomStageIn:
-			var job proto.MomJob
-			if rerr = proto.DecodeBody(body, &job); rerr == nil {
-				rerr = m.startEarlyStage(&job)
-			}
-		case proto.MsgMomRunJobs:
-			var jobs proto.MomJobs
-			if rerr = proto.DecodeBody(body, &jobs); rerr == nil {
-				body2 = m.runJobs(jobs.Jobs)
-			}
-		case proto.MsgMomRunJob:
-			var job proto.MomJob
-			if rerr = proto.DecodeBody(body, &job); rerr == nil {
-				// As one job of a request, so that the jobstart node
-				// check runs for it too.
-				if r := m.runJobs([]proto.MomJob{job}).Results[0]; r.Code != proto.PBSE_NONE {
-					rerr = &proto.Error{Code: r.Code, Text: r.Text}
-				}
-			}
-		case proto.MsgMomResizeJob:
-			var req proto.MomResize
-			if rerr = proto.DecodeBody(body, &req); rerr == nil {
-				// A graceful shrink waits for the job: no deadline here.
-				nc.SetDeadline(time.Time{})
-				rerr = m.resizeJob(&req)
-			}
-		case proto.MsgMomSignalJob:
-			var sig proto.MomSignal
-			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
-				rerr = m.signalJob(&sig)
-			}
-		case proto.MsgMomCheckpoint:
-			var sig proto.MomSignal
-			if rerr = proto.DecodeBody(body, &sig); rerr == nil {
-				// The action may take longer than a request's deadline.
-				nc.SetDeadline(time.Now().Add(maxCheckpointTimeout + time.Minute))
-				rerr = m.checkpointJob(&sig)
-			}
-		case proto.MsgMomShutdown:
-			// Answered first; Run then stops the mom (qterm -m).
-			m.log.Info("the server asked the mom to stop (qterm -m); running jobs continue")
-		default:
-			rerr = proto.Errorf(proto.PBSE_UNKREQ, "%s", h.Type)
-		}
+		body2, rerr := serverRoutes.Serve(h.Type, serverRequest{m: m, nc: nc}, body)
 		reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
 		if rerr != nil {
 			pe := momError(rerr)
@@ -133,6 +89,50 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 			return
 		}
 	}
+}
+
+// serverRequest is what each handler of a server's request gets beside its
+// body: the mom and the connection (a long request lifts its deadline).
+type serverRequest struct {
+	m  *Mom
+	nc net.Conn
+}
+
+// serverRoutes are the server's requests on the mom port, one handler each
+// (proto.Routes, the shape pbs_server's routes have too).
+var serverRoutes = proto.Routes[serverRequest]{
+	proto.MsgMomStageIn: proto.Decoded(func(r serverRequest, job *proto.MomJob) (any, error) {
+		return nil, r.m.startEarlyStage(job)
+	}),
+	proto.MsgMomRunJobs: proto.Decoded(func(r serverRequest, jobs *proto.MomJobs) (any, error) {
+		return r.m.runJobs(jobs.Jobs), nil
+	}),
+	proto.MsgMomRunJob: proto.Decoded(func(r serverRequest, job *proto.MomJob) (any, error) {
+		// As one job of a request, so that the jobstart node check runs
+		// for it too.
+		if res := r.m.runJobs([]proto.MomJob{*job}).Results[0]; res.Code != proto.PBSE_NONE {
+			return nil, &proto.Error{Code: res.Code, Text: res.Text}
+		}
+		return nil, nil
+	}),
+	proto.MsgMomResizeJob: proto.Decoded(func(r serverRequest, req *proto.MomResize) (any, error) {
+		// A graceful shrink waits for the job: no deadline here.
+		r.nc.SetDeadline(time.Time{})
+		return nil, r.m.resizeJob(req)
+	}),
+	proto.MsgMomSignalJob: proto.Decoded(func(r serverRequest, sig *proto.MomSignal) (any, error) {
+		return nil, r.m.signalJob(sig)
+	}),
+	proto.MsgMomCheckpoint: proto.Decoded(func(r serverRequest, sig *proto.MomSignal) (any, error) {
+		// The action may take longer than a request's deadline.
+		r.nc.SetDeadline(time.Now().Add(maxCheckpointTimeout + time.Minute))
+		return nil, r.m.checkpointJob(sig)
+	}),
+	proto.MsgMomShutdown: func(r serverRequest, _ msgpack.RawMessage) (any, error) {
+		// Answered first; serveServer then stops the mom (qterm -m).
+		r.m.log.Info("the server asked the mom to stop (qterm -m); running jobs continue")
+		return nil, nil
+	},
 }
 
 // momError gives any failure a PBSE code for the server.

@@ -264,7 +264,7 @@ func (s *Server) subscribeEvents(c *proto.Conn, who *caller, seq uint64, body ms
 		}
 		return c.Send(proto.Header{Type: proto.MsgReply, Seq: seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
-	req, err := decode[proto.SubscribeRequest](body)
+	req, err := proto.DecodeRequest[proto.SubscribeRequest](body)
 	if err != nil {
 		return refuse(err)
 	}
