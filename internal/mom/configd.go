@@ -91,8 +91,8 @@ func RemoveConfig(home, name string) error {
 // ShowConfig returns one file's contents (pbs_mom -s show); PBS's own
 // files may be shown too.
 func ShowConfig(home, name string) ([]byte, error) {
-	if name == "" || strings.ContainsAny(name, "/\x00") || name == "." || name == ".." {
-		return nil, fmt.Errorf("configuration file name %q: a file name, not a path", name)
+	if err := vnodedef.CheckPlainName(name); err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(filepath.Join(ConfigDir(home), name))
 	if errors.Is(err, fs.ErrNotExist) {

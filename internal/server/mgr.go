@@ -331,13 +331,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		if exists {
 			return proto.NewError(proto.PBSE_NODEEXIST)
 		}
-		o := model.NewObject(name)
-		o.Set(proto.AttrNodeMom, "", name)
-		o.Set(proto.AttrNodePort, "", strconv.Itoa(s.cfg.MomPort))
-		o.Set(proto.AttrNodeNtype, "", model.NodePBS)
-		o.Set(proto.AttrNodeSharing, "", "default_shared")
-		o.Set(proto.AttrResourcesAvail, proto.ResHost, name)
-		o.Set(proto.AttrResourcesAvail, "vnode", name)
+		o := newNode(name, name, strconv.Itoa(s.cfg.MomPort), name)
 		c, err := applyAll(s.rt(), model.NodeDefs, o, req.Attrs)
 		if err != nil {
 			return err
@@ -356,8 +350,12 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 		}
 		for _, j := range s.jobList {
+			if !j.Active() {
+				continue
+			}
+			on := jobNodes(j)
 			for _, n := range names {
-				if j.Active() && slices.Contains(jobNodes(j), n) {
+				if slices.Contains(on, n) {
 					return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", n, j.ID)
 				}
 			}
@@ -385,7 +383,20 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	return nil
 }
 
-// nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.
+// newNode is a node as created, before any attribute asked for: of mom
+// host mom and port, its resources_available.host host, sharing by
+// default (qmgr's create node, and a vnode its mom's definitions make).
+func newNode(name, mom, port, host string) *model.Object {
+	o := model.NewObject(name)
+	o.Set(proto.AttrNodeMom, "", mom)
+	o.Set(proto.AttrNodePort, "", port)
+	o.Set(proto.AttrNodeNtype, "", model.NodePBS)
+	o.Set(proto.AttrNodeSharing, "", "default_shared")
+	o.Set(proto.AttrResourcesAvail, proto.ResHost, host)
+	o.Set(proto.AttrResourcesAvail, "vnode", name)
+	return o
+}
+
 // jobNodes are the nodes of a running job's chunks, in order (a node once
 // per chunk): its exec_vnode's, which name vnodes where exec_host names
 // their moms' nodes; exec_host's for a job started without exec_vnode.
@@ -404,6 +415,7 @@ func jobNodes(j *model.Job) []string {
 	return out
 }
 
+// nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.
 func nodeInExecHost(execHost, node string) bool {
 	for _, part := range strings.Split(execHost, "+") {
 		h, _, _ := strings.Cut(part, "/")

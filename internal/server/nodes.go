@@ -53,7 +53,7 @@ type nodeRuntime struct {
 	// vnodes are the vnodes this node's mom reported last (their names).
 	vnodes map[string]bool
 	// fromMom are the attributes last applied from the mom's vnode
-	// definitions (vnodeDefs): a value an admin set since is not
+	// definitions (applyVnodeDefs): a value an admin set since is not
 	// overwritten until the definition itself changes.
 	fromMom map[string]string
 }

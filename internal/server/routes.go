@@ -14,7 +14,7 @@ import (
 // calls the handler of its noun. Who calls: handle, for each frame of a
 // connection, with no lock held.
 var routes = proto.Routes[request]{
-	proto.MsgSubmit: on(func(r request, req *proto.SubmitRequest) (any, error) {
+	proto.MsgSubmit: proto.Decoded(func(r request, req *proto.SubmitRequest) (any, error) {
 		model.CanonicalJobAttrs(req.Attrs)
 		id, err := r.s.submit(r.who, req)
 		if err != nil {
@@ -22,19 +22,19 @@ var routes = proto.Routes[request]{
 		}
 		return &proto.SubmitReply{JobID: id}, nil
 	}),
-	proto.MsgStatusJob: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusJob: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusJobs(r.who, req, r.to)
 	}),
-	proto.MsgStatusQueue: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusQueue: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusQueues(r.who, req)
 	}),
-	proto.MsgStatusServer: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusServer: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusServer(r.who, req), nil
 	}),
-	proto.MsgStatusSched: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusSched: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusSched(r.who, req), nil
 	}),
-	proto.MsgStatusNode: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusNode: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusNodes(r.who, req, r.to)
 	}),
 	proto.MsgDeleteJob:  jobRoute,
@@ -46,65 +46,65 @@ var routes = proto.Routes[request]{
 	proto.MsgStageInJob: jobRoute,
 	proto.MsgMoveJob:    jobRoute,
 	proto.MsgOrderJob:   jobRoute,
-	proto.MsgResizeJob: on(func(r request, req *proto.ResizeRequest) (any, error) {
+	proto.MsgResizeJob: proto.Decoded(func(r request, req *proto.ResizeRequest) (any, error) {
 		return nil, r.s.resizeJob(r.who, req)
 	}),
-	proto.MsgAlterJob: on(func(r request, req *proto.AlterRequest) (any, error) {
+	proto.MsgAlterJob: proto.Decoded(func(r request, req *proto.AlterRequest) (any, error) {
 		model.CanonicalJobAttrs(req.Attrs)
 		return nil, r.s.alterJob(r.who, req)
 	}),
-	proto.MsgSelectJobs: on(func(r request, req *proto.SelectRequest) (any, error) {
+	proto.MsgSelectJobs: proto.Decoded(func(r request, req *proto.SelectRequest) (any, error) {
 		model.CanonicalJobAttrs(req.Criteria)
 		return r.s.selectJobs(r.who, req)
 	}),
-	proto.MsgManager: on(func(r request, req *proto.ManagerRequest) (any, error) {
+	proto.MsgManager: proto.Decoded(func(r request, req *proto.ManagerRequest) (any, error) {
 		if t := model.Defs(req.Object); t != nil {
 			t.CanonicalAttrs(req.Attrs)
 		}
 		return nil, r.s.manager(r.who, req)
 	}),
-	proto.MsgRunJobs: on(func(r request, req *proto.RunJobsRequest) (any, error) {
+	proto.MsgRunJobs: proto.Decoded(func(r request, req *proto.RunJobsRequest) (any, error) {
 		return r.s.runJobs(r.who, req.Runs)
 	}),
-	proto.MsgAlterJobs: on(func(r request, req *proto.AlterJobsRequest) (any, error) {
+	proto.MsgAlterJobs: proto.Decoded(func(r request, req *proto.AlterJobsRequest) (any, error) {
 		for i := range req.Alters {
 			model.CanonicalJobAttrs(req.Alters[i].Attrs)
 		}
 		return r.s.alterJobs(r.who, req.Alters)
 	}),
-	proto.MsgPreemptJobs: on(func(r request, req *proto.PreemptJobsRequest) (any, error) {
+	proto.MsgPreemptJobs: proto.Decoded(func(r request, req *proto.PreemptJobsRequest) (any, error) {
 		return r.s.preemptJobs(r.who, req)
 	}),
-	proto.MsgMomStatus: momOnly("only a mom reports node status", on(func(r request, req *proto.MomStatus) (any, error) {
+	proto.MsgMomStatus: momOnly("only a mom reports node status", proto.Decoded(func(r request, req *proto.MomStatus) (any, error) {
 		return r.s.momStatus(r.who, req)
 	})),
-	proto.MsgJobObit: momOnly("only a mom reports job ends", on(func(r request, req *proto.JobObit) (any, error) {
+	proto.MsgJobObit: momOnly("only a mom reports job ends", proto.Decoded(func(r request, req *proto.JobObit) (any, error) {
 		return nil, r.s.jobObit(r.who, req)
 	})),
-	proto.MsgStageInDone: momOnly("only a mom reports stage-ins", on(func(r request, req *proto.StageInDone) (any, error) {
+	proto.MsgStageInDone: momOnly("only a mom reports stage-ins", proto.Decoded(func(r request, req *proto.StageInDone) (any, error) {
 		return nil, r.s.stageInDone(r.who, req)
 	})),
-	proto.MsgShutdown: on(func(r request, req *proto.ShutdownRequest) (any, error) {
+	proto.MsgShutdown: proto.Decoded(func(r request, req *proto.ShutdownRequest) (any, error) {
 		return nil, r.s.shutdownRequest(r.who, req)
 	}),
-	proto.MsgSubmitResv: on(func(r request, req *proto.ResvSubmitRequest) (any, error) {
+	proto.MsgSubmitResv: proto.Decoded(func(r request, req *proto.ResvSubmitRequest) (any, error) {
 		model.CanonicalResvAttrs(req.Attrs)
 		return r.s.submitResv(r.who, req)
 	}),
-	proto.MsgStatusResv: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusResv: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusResvs(r.who, req)
 	}),
-	proto.MsgStatusResource: on(func(r request, req *proto.StatusRequest) (any, error) {
+	proto.MsgStatusResource: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.statusResources(req), nil
 	}),
-	proto.MsgDeleteResv: on(func(r request, req *proto.ResvRequest) (any, error) {
+	proto.MsgDeleteResv: proto.Decoded(func(r request, req *proto.ResvRequest) (any, error) {
 		return nil, r.s.deleteResv(r.who, req.ID)
 	}),
-	proto.MsgAlterResv: on(func(r request, req *proto.ResvAlterRequest) (any, error) {
+	proto.MsgAlterResv: proto.Decoded(func(r request, req *proto.ResvAlterRequest) (any, error) {
 		model.CanonicalResvAttrs(req.Attrs)
 		return r.s.alterResv(r.who, req)
 	}),
-	proto.MsgConfirmResv: on(func(r request, req *proto.ResvConfirm) (any, error) {
+	proto.MsgConfirmResv: proto.Decoded(func(r request, req *proto.ResvConfirm) (any, error) {
 		return nil, r.s.confirmResv(r.who, req)
 	}),
 	proto.MsgWhoAmI: func(r request, _ msgpack.RawMessage) (any, error) {
@@ -124,14 +124,9 @@ type request struct {
 }
 
 // jobRoute serves the requests on one job that share proto.JobRequest.
-var jobRoute = on(func(r request, req *proto.JobRequest) (any, error) {
+var jobRoute = proto.Decoded(func(r request, req *proto.JobRequest) (any, error) {
 	return nil, r.s.jobRequest(r.who, r.t, req)
 })
-
-// on makes a route of a handler of decoded requests of type T.
-func on[T any](fn func(r request, req *T) (any, error)) proto.Handler[request] {
-	return proto.Decoded(fn)
-}
 
 // momOnly refuses a route to every peer but a mom, with why.
 func momOnly(why string, next proto.Handler[request]) proto.Handler[request] {

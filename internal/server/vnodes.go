@@ -18,7 +18,8 @@ import (
 
 // vnodeStatus records the further nodes a mom reports for; a vnode must
 // name the reporting node's Mom host and Port, so a mom speaks only for
-// nodes placed on it (an admin's, or those its reports made: vnodeDefs).
+// nodes placed on it (an admin's, or those its reports made:
+// applyVnodeDefs).
 // A vnode the mom reported before and no longer does is stale, as in
 // OpenPBS: it takes no new jobs until it is reported again or deleted
 // (mu held). It returns the vnodes recorded.
@@ -103,7 +104,7 @@ type vnodeDef struct {
 // in place as applied).
 func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
 	var out []vnodeDef
-	if ch := s.attrChanges(st.Node, st.NodeAttrs); len(ch) > 0 {
+	if ch := s.attrChanges(st.Node, st.Node, st.NodeAttrs); len(ch) > 0 {
 		out = append(out, vnodeDef{name: st.Node, attrs: ch})
 	}
 	for _, v := range st.Vnodes {
@@ -115,10 +116,10 @@ func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
 			out = append(out, vnodeDef{name: v.Name, create: true, attrs: s.checkedAttrs(st.Node, v.Name, v.Attrs)})
 			continue
 		}
-		if !s.onMom(v.Name, st.Node) {
+		if len(v.Attrs) == 0 || !s.onMom(v.Name, st.Node) {
 			continue
 		}
-		if ch := s.attrChanges(v.Name, v.Attrs); len(ch) > 0 {
+		if ch := s.attrChanges(st.Node, v.Name, v.Attrs); len(ch) > 0 {
 			out = append(out, vnodeDef{name: v.Name, attrs: ch})
 		}
 	}
@@ -129,21 +130,18 @@ func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
 // value: one that differs from the stored value and from what was last
 // applied from the mom (a manager's change since stays until the
 // definition changes). mu held for writing.
-func (s *Server) attrChanges(name string, want map[string]string) map[string]string {
+func (s *Server) attrChanges(mom, name string, want map[string]string) map[string]string {
 	n := s.nodes[name]
 	if n == nil || len(want) == 0 {
 		return nil
 	}
 	rt := s.runtimeOf(name)
 	var out map[string]string
-	for k, v := range s.checkedAttrs(name, name, want) {
+	for k, v := range s.checkedAttrs(mom, name, want) {
 		cur, _ := n.Get(k)
 		switch {
 		case cur == v:
-			if rt.fromMom == nil {
-				rt.fromMom = map[string]string{}
-			}
-			rt.fromMom[k] = v
+			rt.applied(k, v)
 		case rt.fromMom[k] != v:
 			if out == nil {
 				out = map[string]string{}
@@ -152,6 +150,15 @@ func (s *Server) attrChanges(name string, want map[string]string) map[string]str
 		}
 	}
 	return out
+}
+
+// applied notes that attribute k has the value v its mom's definition
+// gives (mu held).
+func (rt *nodeRuntime) applied(k, v string) {
+	if rt.fromMom == nil {
+		rt.fromMom = map[string]string{}
+	}
+	rt.fromMom[k] = v
 }
 
 // checkedAttrs keeps the reported attributes whose values are acceptable
@@ -189,15 +196,9 @@ func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
 			var c *model.Object
 			switch {
 			case d.create && n == nil:
-				c = model.NewObject(d.name)
 				mom, _ := owner.Get(proto.AttrNodeMom)
 				port, _ := owner.Get(proto.AttrNodePort)
-				c.Set(proto.AttrNodeMom, "", mom)
-				c.Set(proto.AttrNodePort, "", port)
-				c.Set(proto.AttrNodeNtype, "", model.NodePBS)
-				c.Set(proto.AttrNodeSharing, "", "default_shared")
-				c.Set(proto.AttrResourcesAvail, proto.ResHost, s.hostOf(st.Node))
-				c.Set(proto.AttrResourcesAvail, "vnode", d.name)
+				c = newNode(d.name, mom, port, s.hostOf(st.Node))
 				c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(now.Unix(), 10))
 				created = append(created, d.name)
 			case !d.create && n != nil:
@@ -206,12 +207,9 @@ func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
 				continue
 			}
 			rt := s.runtimeOf(d.name)
-			if rt.fromMom == nil {
-				rt.fromMom = map[string]string{}
-			}
 			for k, v := range d.attrs {
 				c.Set(k, "", v)
-				rt.fromMom[k] = v
+				rt.applied(k, v)
 			}
 			s.nodes[d.name] = c
 			b.PutNode(c)

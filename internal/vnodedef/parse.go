@@ -69,20 +69,6 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
 }
 
-// IsVersion2 reports whether data starts with the version line (leading
-// blank lines and comments aside).
-func IsVersion2(data []byte) bool {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		t := strings.TrimSpace(sc.Text())
-		if t == "" || strings.HasPrefix(t, "#") {
-			continue
-		}
-		return versionLine(t)
-	}
-	return false
-}
-
 func versionLine(t string) bool {
 	f := strings.Fields(t)
 	return len(f) == 2 && f[0] == "$configversion" && f[1] == "2"
@@ -251,13 +237,23 @@ func Merge(files ...[]Line) []*Vnode {
 // file name, and not one starting with "PBS", which OpenPBS keeps for the
 // files it writes itself.
 func CheckFileName(name string) error {
+	if err := CheckPlainName(name); err != nil {
+		return err
+	}
+	if strings.HasPrefix(name, "PBS") {
+		return fmt.Errorf("configuration file name %q: names starting with \"PBS\" are reserved for PBS", name)
+	}
+	return nil
+}
+
+// CheckPlainName checks that name names a file of config.d and nothing
+// outside it, nor one the mom skips (pbs_mom -s show takes PBS's too).
+func CheckPlainName(name string) error {
 	switch {
 	case name == "" || name == "." || name == "..":
 		return fmt.Errorf("configuration file name %q is empty or a directory", name)
 	case strings.ContainsAny(name, "/\x00"):
 		return fmt.Errorf("configuration file name %q: a file name, not a path", name)
-	case strings.HasPrefix(name, "PBS"):
-		return fmt.Errorf("configuration file name %q: names starting with \"PBS\" are reserved for PBS", name)
 	case strings.HasPrefix(name, "."):
 		return fmt.Errorf("configuration file name %q: a name starting with '.' would be hidden", name)
 	}

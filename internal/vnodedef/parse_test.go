@@ -92,10 +92,13 @@ func TestCheckFileName(t *testing.T) {
 			t.Errorf("CheckFileName(%q) = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
-}
-
-func TestIsVersion2(t *testing.T) {
-	if !IsVersion2([]byte("# c\n\n$configversion 2\n")) || IsVersion2([]byte("$clienthost x\n")) || IsVersion2(nil) {
-		t.Error("IsVersion2 misreads")
+	// pbs_mom -s show reads PBS's own files too, never a path.
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{{"PBSvnodes", true}, {"vnodes", true}, {"../config", false}, {"..", false}, {".hidden", false}} {
+		if err := CheckPlainName(tc.name); (err == nil) != tc.ok {
+			t.Errorf("CheckPlainName(%q) = %v, want ok %v", tc.name, err, tc.ok)
+		}
 	}
 }
