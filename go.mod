@@ -1,4 +1,4 @@
-module gopbs
+module github.com/gopbs/gopbs
 
 go 1.26.8
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 func count(states map[string]string, prefix, state string) int {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The authorisation matrix: testdata/authz_matrix.tsv lists, for each role

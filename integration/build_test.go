@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // TestBuildLinking checks the binaries scripts/build.sh makes (the ones

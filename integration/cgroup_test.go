@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/metrics"
-	"gopbs/internal/shepherd"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Confinement with cgroups, on the running kernel: these tests need root

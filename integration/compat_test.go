@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Attribute names in any case, as OpenPBS takes them (issue 30): qmgr,

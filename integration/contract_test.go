@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // The client contract (reference/client-contract.md) checked the way the

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Crash loops (issue 7): short in the normal suite, long with

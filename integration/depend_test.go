@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A workflow tool's chain (Snakemake: qsub -W depend=afterok:A:B) on a

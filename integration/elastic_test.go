@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // elasticCluster is a cluster of n one-cpu nodes (n1...) with pbs_sched,

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // OpenPBS's eligible time (eligible_time_enable, issue 30): a job

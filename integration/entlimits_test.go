@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // OpenPBS's entity limits (issue 30), as sites since OpenPBS 13 write

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The event stream and qwait on real daemons (README "Watching jobs").

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // place=excl on a real cluster: an exclusive job takes its 4-cpu node

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // fsUser is a throw-away login for fair-share tests.

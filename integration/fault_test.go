@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Each fault point (internal/fault) crashes or fails its daemon in the

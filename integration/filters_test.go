@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // filterDir is a directory for filter scripts and their logs that the
@@ -210,7 +210,7 @@ exit 0
 `)
 	c.MustRun("qmgr", "-c", "set queue workq activation_filters = "+queueLog)
 	root, _ := testcluster.ModuleRoot()
-	defaults, err := os.ReadFile(filepath.Join(root, "sched_priv", "defaults", "sched_config"))
+	defaults, err := os.ReadFile(filepath.Join(root, "sched", "schedpriv", "defaults", "sched_config"))
 	if err != nil {
 		t.Fatal(err)
 	}

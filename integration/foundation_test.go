@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/store"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 var jobIDLine = regexp.MustCompile(`^[0-9]+\.localhost\n$`)

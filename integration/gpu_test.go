@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // GPUs without a GPU: the test gives the mom a device list ($gpus) of

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A replicated server group of three members on this machine (issue 23):

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A replicated server group on several hosts (issue 23): three pbs_server

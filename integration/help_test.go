@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Every command answers --help with its usage on stdout and exit 0, and a

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A deleted queued job becomes history: hidden from plain qstat in the

@@ -20,7 +20,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // waitJobNamed waits for a job named name (an interactive qsub's, whose

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // The promises of DESIGN §6, checked on a cluster after whatever a test

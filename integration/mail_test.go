@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // mailLog is a fake mailer's record: each run's argv, its standard input

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/metrics"
-	"gopbs/internal/testcluster"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // metricsCluster is a server, one mom (n1, two cpus) and pbs_sched, each

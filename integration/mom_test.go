@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // twoMoms is a cluster with nodes n1 and n2, each its own mom (and

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // mom_priv/config directives of OpenPBS and Torque moms that act here:

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // mpiImpl is one MPI implementation as Debian packages it: its compiler

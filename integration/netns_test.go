@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Several hosts on one machine (issue 7): network namespaces joined by a

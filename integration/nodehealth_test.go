@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // healthCheck writes a node check script in a new directory: it appends

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A scheduler's decision carries the exact placement; the server verifies

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // preemptCluster has n two-cpu nodes (n1...) whose moms read momConfig,
@@ -210,7 +210,7 @@ func TestPreemptOverSoftLimit(t *testing.T) {
 	third := c.Submit("#!/bin/sh\nsleep 300\n", "-q", "other", "-l", "select=1:ncpus=1")
 	c.WaitJobState(third, "R", 30*time.Second)
 	// One victim frees the cpu needed (which one, when both started
-	// within the same second, policy/fifo's tests decide).
+	// within the same second, sched/fifo's tests decide).
 	states := attr(t, c, first, "job_state") + attr(t, c, second, "job_state")
 	if states != "RS" && states != "SR" {
 		t.Fatalf("the jobs over the soft limit are %s, want one suspended for %s", states, third)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // printjob prints a job's record through the server in OpenPBS's shape:

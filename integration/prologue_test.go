@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // pelogScript writes mom_priv/<name> of m: a /bin/sh program that

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // qmgrSchedAttrs is what "qmgr -c 'list sched ...'" shows, by attribute,

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // qmgrSamples are valid values for the attributes whose checks the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // qstatOrder is the job ids of the default qstat table, in its order.

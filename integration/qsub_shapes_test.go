@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Scripts in the shapes workflow tools submit (reference/client-contract.md

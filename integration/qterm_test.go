@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // qterm -s -m stops the server, the scheduler and the mom; a running job

@@ -17,11 +17,11 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"gopbs/internal/config"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The red team's raft client, as an ordinary local user without the

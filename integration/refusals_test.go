@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // What the server cannot do it refuses, naming it, rather than accepting a

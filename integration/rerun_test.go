@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // qrerun kills a running job and requeues it; it runs again and finishes;

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // Typed custom resources (issue 30): qmgr creates, lists, prints and

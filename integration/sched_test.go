@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // schedCluster is a server, one mom with two cpus and pbs_sched.

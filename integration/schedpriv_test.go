@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // serverComment returns the server's comment as qstat -Bf shows it ("" for

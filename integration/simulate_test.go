@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/sim"
-	"gopbs/internal/testcluster"
-	"gopbs/policy/fifo"
-	"gopbs/sched/core"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/sched/core"
+	"github.com/gopbs/gopbs/sched/fifo"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
+	"github.com/gopbs/gopbs/sched/sim"
 )
 
 // The same sched_config gives the same start order in the simulator and

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // stageDirs makes a job working directory (the execution side, n1) and a

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // stfCluster is a server with one mom n1 of one cpu and pbs_sched,

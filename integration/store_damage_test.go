@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A store cut short (a disk that lost its tail, a copy interrupted) stops

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/fault"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A job on two moms: the mother superior's sister joins it (its own

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // squatter makes things at paths as another user would: on a thread of

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // A host split into vnodes as an OpenPBS site does it (issue 30): pbs_mom

@@ -19,10 +19,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/hostaddr"
-	"gopbs/internal/testcluster"
-	"gopbs/internal/web"
-	"gopbs/internal/web/apischema"
+	"github.com/gopbs/gopbs/internal/hostaddr"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/web"
+	"github.com/gopbs/gopbs/internal/web/apischema"
 )
 
 // webCluster starts a cluster whose server serves the web page and API on

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/internal/x11"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/x11"
 )
 
 // qsub -I -X: an X client in the job (Debian's xdpyinfo) reaches the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/msgp"
+	"github.com/gopbs/gopbs/internal/msgp"
 )
 
 // The status reply's codec, written by hand over bytes: a listing of

@@ -7,8 +7,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/proto"
-	"gopbs/sched/core"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/sched/core"
 )
 
 // apply counts what the metrics show: starts, of which backfills, and the

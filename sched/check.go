@@ -6,9 +6,9 @@ import (
 	"os"
 	"time"
 
-	"gopbs/internal/daemon"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/internal/daemon"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // Exit statuses of the check mode (pbs_sched -t).

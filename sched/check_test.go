@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/policy/fifo"
-	"gopbs/sched/core"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/sched/core"
+	"github.com/gopbs/gopbs/sched/fifo"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // privDir makes a sched_priv with the shipped files for year, then writes

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/logging"
-	"gopbs/policy/fifo"
+	"github.com/gopbs/gopbs/internal/logging"
+	"github.com/gopbs/gopbs/sched/fifo"
 )
 
 // syncBuffer is a log output the test reads while the runner writes.

@@ -11,7 +11,7 @@
 //
 // A policy is business logic only: it receives the world, the event and a
 // logger and returns a plan. It does no I/O of its own, so the same policy
-// runs in the live scheduler, in tests and in the simulator (internal/sim).
+// runs in the live scheduler, in tests and in the simulator (sched/sim).
 // The server re-checks every decision against live state; a refused start
 // becomes the job's comment.
 //

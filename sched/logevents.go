@@ -3,8 +3,8 @@ package sched
 import (
 	"strconv"
 
-	"gopbs/internal/logging/logclass"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The sched object's log_events (qmgr set sched log_events = N) is

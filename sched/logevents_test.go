@@ -3,7 +3,7 @@ package sched
 import (
 	"testing"
 
-	"gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
 )
 
 // The classes the filter drops for a sched_config log_filter and the

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/logging/logclass"
-	"gopbs/proto"
-	schedpriv "gopbs/sched_priv"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/proto"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
 )
 
 // policyStatus is what an admin must know about the policy files without

@@ -3,11 +3,11 @@ package sched
 import (
 	"time"
 
-	"gopbs/internal/logging/logclass"
-	"gopbs/proto"
-	"gopbs/sched/core"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/sched/core"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // The fair-share usage of a UsageKeeper policy on disk (see UsageKeeper).

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/entlim"
-	"gopbs/internal/model"
-	"gopbs/internal/place"
-	"gopbs/proto"
-	"gopbs/resc"
-	"gopbs/sched/core"
+	"github.com/gopbs/gopbs/internal/entlim"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
+	"github.com/gopbs/gopbs/sched/core"
 )
 
 // The edge between the wire and the pure core: status answers become a

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
-	"gopbs/sched/core"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/sched/core"
 )
 
 func status(id string, attrs ...string) proto.Status {

@@ -17,10 +17,16 @@ cd "$(dirname "$0")/.."
 out=${1:-bin}
 shift || true
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 
-daemons=(pbs_server pbs_mom pbs_sched examples/swf_sched examples/site_ranking)
-skip=$(printf 'gopbs/%s\n' "${daemons[@]}")
+# Every binary's main is cmd/<name>; the installed names are the folders'.
+daemons=(pbs_server pbs_mom pbs_sched)
+skip=$(printf 'github.com/gopbs/gopbs/cmd/%s\n' "${daemons[@]}")
 mapfile -t commands < <(go list -f '{{if eq .Name "main"}}{{.ImportPath}}{{end}}' ./... | grep -v -x -F "$skip")
 
-go build "$@" -o "$out/" "${daemons[@]/#/./}"
+go build "$@" -o "$out/" "${daemons[@]/#/./cmd/}"
 CGO_ENABLED=0 go build "$@" -o "$out/" "${commands[@]}"
+# The example schedulers are a module of their own (examples/go.mod), as a
+# site's scheduler outside this repository would be: they build only
+# against this module's public packages.
+(cd examples && go build "$@" -o "$out/" ./swf_sched ./site_ranking)

@@ -52,6 +52,9 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
+# examples/ is a module of its own (a site's scheduler outside this one):
+# vetting it builds it against this checkout's public packages only.
+(cd examples && go vet ./...)
 go vet -tags faultpoints ./internal/fault/ ./internal/store/ ./internal/server/ ./internal/mom/ ./internal/shepherd/ ./internal/stagecopy/ ./sched/
 go test -count=1 -timeout 15m -parallel 4 ./...
 go test -count=1 -tags faultpoints ./internal/fault/

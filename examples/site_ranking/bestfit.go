@@ -3,8 +3,8 @@ package main
 import (
 	"slices"
 
-	"gopbs/policy/fifo"
-	"gopbs/sched/core"
+	"github.com/gopbs/gopbs/sched/core"
+	"github.com/gopbs/gopbs/sched/fifo"
 )
 
 // bestFit ranks the nodes that are up by the cpus a job would leave free

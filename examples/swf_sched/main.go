@@ -11,9 +11,9 @@ package main
 import (
 	"sort"
 
-	"gopbs/sched"
-	"gopbs/sched/core"
-	schedpriv "gopbs/sched_priv"
+	"github.com/gopbs/gopbs/sched"
+	"github.com/gopbs/gopbs/sched/core"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
 )
 
 // shortestFirst is the policy.

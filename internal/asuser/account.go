@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Account is a job owner as the execution host knows them.

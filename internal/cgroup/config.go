@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // ConfigFile is the configuration's name in mom_priv.

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Limits are what a job may use on this node.

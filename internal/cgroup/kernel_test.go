@@ -2,7 +2,7 @@ package cgroup
 
 import (
 	"fmt"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 	"os"
 	"path/filepath"
 	"strconv"

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Env is one command invocation: its name, configuration and output

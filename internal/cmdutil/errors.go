@@ -4,8 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // torqueUnknownJob is Torque's wording of PBSE_UNKJOBID; bpipe's regex and

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestJobError(t *testing.T) {

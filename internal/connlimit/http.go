@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/hostaddr"
+	"github.com/gopbs/gopbs/internal/hostaddr"
 )
 
 // Listener admits every connection it accepts through its budget before

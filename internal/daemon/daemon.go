@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/config"
-	"gopbs/internal/logging"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/logging"
 )
 
 // Flags are the flags every daemon accepts. Register them on a FlagSet

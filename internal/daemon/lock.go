@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"gopbs/internal/pidlock"
+	"github.com/gopbs/gopbs/internal/pidlock"
 )
 
 // Lock makes the daemon the one of its kind on this PBS_HOME, as

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Times used by the fixtures: 2024-01-01 00:00:00 UTC was a Monday.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Line limits of the full listings: OpenPBS wraps at 78 columns, Torque at

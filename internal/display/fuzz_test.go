@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // fuzzJob builds a job whose id, attribute names and values all come from

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // JobsJSON writes PBS Pro's "qstat -f -F json" document:

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestJobsJSON(t *testing.T) {

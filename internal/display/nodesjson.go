@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // JSONDoc builds a JSON document in OpenPBS's layout (the one qstat -F json

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // counts are the per-state job counts of a queue or server.

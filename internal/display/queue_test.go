@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 const counts1 = "Transit:0 Queued:1 Held:0 Waiting:0 Running:1 Exiting:0 Begun:0 "

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Placeholders for missing values: the default table prints "0" for an

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestJobTable(t *testing.T) {

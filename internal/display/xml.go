@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // xmlDecl is the declaration Torque prints on its own line before each

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestJobsXML(t *testing.T) {

@@ -29,6 +29,6 @@
 //     ps both show it. Their exit codes on revert are logged, not obeyed.
 //
 // Who calls: pbs_server (internal/server) for submission filters, the
-// scheduler's activation filters (internal/activation); both only outside
+// scheduler's activation filters (sched/activation); both only outside
 // any lock, since a filter may take up to its timeout.
 package filter

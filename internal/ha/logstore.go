@@ -9,7 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 	bolt "go.etcd.io/bbolt"
 
-	"gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/store"
 )
 
 // logStore is raft's log and stable store in one bbolt file

@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/listen"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/listen"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // handshakeTimeout bounds a peer's Hello on a follower's listeners.

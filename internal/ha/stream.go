@@ -20,8 +20,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // The raft port speaks TLS 1.3 keyed from the cluster key, both ways:

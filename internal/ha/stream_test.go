@@ -14,8 +14,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
-	"gopbs/internal/config"
-	"gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/store"
 )
 
 func testKey(t *testing.T) []byte {

@@ -22,7 +22,7 @@ import (
 	"io"
 	"sync"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Kind says what a frame carries.

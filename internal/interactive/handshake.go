@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The handshake. qsub made a secret (the cookie, proto.InteractiveCookieLen

@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func roundTrip(t *testing.T, f Frame) Frame {

@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/cmdutil"
-	"gopbs/internal/getopt"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cmdutil"
+	"github.com/gopbs/gopbs/internal/getopt"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Client is the part of proto.Client these commands use.

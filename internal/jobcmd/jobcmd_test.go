@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/cmdutil"
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cmdutil"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // fake records every request as "verb id arg".

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/display"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/display"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // MaxSize bounds a job file read back: a job's attributes are a few KiB;

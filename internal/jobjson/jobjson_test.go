@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/display"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/display"
+	"github.com/gopbs/gopbs/proto"
 )
 
 var zone = time.FixedZone("X", 3600)

@@ -20,8 +20,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/connlimit"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Peer is who is at the other end of a connection, as far as the kernel

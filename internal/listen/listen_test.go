@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/connlimit"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // started runs l on a goroutine and returns its result channel.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
 )
 
 // Filtered is an hclog.Logger that gives every line a PBS event class

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/logging/logclass"
+	"github.com/gopbs/gopbs/internal/logging/logclass"
 )
 
 func bufLogger() (*Filtered, *bytes.Buffer) {

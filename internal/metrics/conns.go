@@ -3,7 +3,7 @@ package metrics
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // connCollector shows a daemon's connection budgets at scrape time: the

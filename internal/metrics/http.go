@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // Budget is a metrics listener's connection budget: its peers are a few

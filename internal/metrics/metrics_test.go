@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/connlimit"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 type fakeServer struct{ snap ServerSnapshot }

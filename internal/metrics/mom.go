@@ -6,7 +6,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // MomSource is what pbs_mom shows at scrape time.

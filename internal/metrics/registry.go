@@ -5,7 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // base is what every daemon's type has: its registry, with the Go

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/connlimit"
 )
 
 // Sched is pbs_sched's metrics.

@@ -6,8 +6,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"gopbs/internal/connlimit"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // ServerSource is what pbs_server shows at scrape time.

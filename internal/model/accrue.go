@@ -3,7 +3,7 @@ package model
 import (
 	"strconv"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // OpenPBS's eligible time (server eligible_time_enable): each job

@@ -3,7 +3,7 @@ package model
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestAccrual: time counts toward eligible_time only while the type is

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Job arrays (qsub -J, qsub -t). An array is one parent job holding the

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Attribute names are compared without case, as OpenPBS's attribute

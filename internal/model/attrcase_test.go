@@ -3,7 +3,7 @@ package model
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestCanonicalAttrNames: a name in any case becomes its canonical

@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/entlim"
-	"gopbs/internal/mailer"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/entlim"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Kind is the value type of an attribute of the server, a queue or a node.

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // DepType is one kind of job dependency (qsub -W depend=TYPE:...).

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestParseDepend(t *testing.T) {

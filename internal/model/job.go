@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/mailer"
-	"gopbs/internal/place"
-	"gopbs/internal/stage"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Job is one batch job. The server owns every Job; a Job read under the

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"slices"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/msgp"
+	"github.com/gopbs/gopbs/internal/msgp"
 )
 
 // Jobs are stored and compared by the hundred thousand, so Job has a

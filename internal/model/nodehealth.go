@@ -1,6 +1,6 @@
 package model
 
-import "gopbs/proto"
+import "github.com/gopbs/gopbs/proto"
 
 // A node's health: its mom runs the site's health check and reports the
 // verdict with each status report ("" when it passes). A failing check

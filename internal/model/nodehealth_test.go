@@ -3,7 +3,7 @@ package model
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestApplyHealth(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // NodesFile is server_priv/nodes, the classic way to declare nodes

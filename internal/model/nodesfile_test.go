@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestParseNodesFile(t *testing.T) {

@@ -4,9 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/place"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Reservation kinds: the letter in front of the id, as OpenPBS's.

@@ -1,6 +1,6 @@
 package model
 
-import "gopbs/proto"
+import "github.com/gopbs/gopbs/proto"
 
 // Shrink-to-fit jobs (OpenPBS's): a job submitted with min_walltime (and
 // max_walltime, else no upper bound) and no walltime. The scheduler

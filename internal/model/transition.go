@@ -1,6 +1,6 @@
 package model
 
-import "gopbs/proto"
+import "github.com/gopbs/gopbs/proto"
 
 // Job state transitions, in one place: every path that moves a job (submit,
 // hold and release, qalter, timers, requeue, run, end) goes through these

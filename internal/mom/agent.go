@@ -23,12 +23,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/metrics"
-	"gopbs/internal/shepherd"
-	"gopbs/internal/stagecopy"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/stagecopy"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Version is reported to the server.

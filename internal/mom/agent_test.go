@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // newTestMom is a Mom on a temporary PBS_HOME that is not serving: tests

@@ -19,10 +19,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/place"
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // confinement is a mom's cgroup setup; its allocator is guarded by

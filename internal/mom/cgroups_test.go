@@ -3,7 +3,7 @@ package mom
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A job's share of this node is the sum of its chunks here.

@@ -33,9 +33,9 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/signals"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // CheckpointAction is $action checkpoint_abort: the program, its

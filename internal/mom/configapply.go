@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/stage"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // $usecp and the other mom_priv/config settings that change how a job's

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/stage"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestMomConfigDirectives: the OpenPBS and Torque directives this mom

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/atomicfile"
-	"gopbs/internal/vnodedef"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/vnodedef"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // The version-2 configuration files of PBS_HOME/mom_priv/config.d: the

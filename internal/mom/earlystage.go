@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/shepherd"
-	"gopbs/internal/stagecopy"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/stagecopy"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Early stage-in: the server asks this mom to copy a queued job's stage-in

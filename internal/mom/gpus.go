@@ -24,9 +24,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gopbs/internal/cgroup"
-	"gopbs/internal/place"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // maxGPUs bounds a node's GPUs, so that a mistyped count cannot make a

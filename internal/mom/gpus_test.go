@@ -9,8 +9,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/cgroup"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // nvidia-smi -L: a GPU line each (index, name, UUID); MIG lines and

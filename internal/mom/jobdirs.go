@@ -11,7 +11,7 @@ import (
 	"sync"
 	"syscall"
 
-	"gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/shepherd"
 )
 
 // dirPool keeps emptied directories of finished jobs for the next jobs:

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/shepherd"
 )
 
 // finishedJobDir makes a job directory as a finished job leaves it.

@@ -1,6 +1,6 @@
 package mom
 
-import "gopbs/internal/metrics"
+import "github.com/gopbs/gopbs/internal/metrics"
 
 // MetricsSnapshot is what the mom's gauges show (metrics.MomSource): the
 // jobs it runs as their first node that have not ended, and its lease.

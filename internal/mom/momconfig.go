@@ -3,7 +3,7 @@ package mom
 import (
 	"bufio"
 	"fmt"
-	"gopbs/internal/vnodedef"
+	"github.com/gopbs/gopbs/internal/vnodedef"
 	"io"
 	"math"
 	"path/filepath"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/stage"
+	"github.com/gopbs/gopbs/internal/stage"
 )
 
 // MomConfig is mom_priv/config: initialisation directives ($name value)

@@ -52,8 +52,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // NodeCheckConfig is the node health check of mom_priv/config.

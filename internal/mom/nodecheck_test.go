@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 func TestNodeCheckConfig(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/listen"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/listen"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // relay forwards one local command connection to the server, stamping

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // SIGHUP: an admin who edited mom_priv/config asks the mom to read it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestReload: SIGHUP's reload applies a changed mom_priv/config, refuses

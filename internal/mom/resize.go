@@ -16,10 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/atomicfile"
-	"gopbs/internal/shepherd"
-	"gopbs/internal/signals"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // resizeJob brings a job to the allocation req describes.

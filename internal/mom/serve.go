@@ -14,9 +14,9 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/connlimit"
-	"gopbs/internal/listen"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/listen"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Connection budgets. The TCP port serves only the server (its pool of

@@ -11,9 +11,9 @@ import (
 	"sort"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // serverLink keeps the connection to the server: status reports every

@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/internal/signals"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // signalJob delivers a qsig, qdel or suspend/resume to a job here.

@@ -33,10 +33,10 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/fault"
-	"gopbs/internal/shepherd"
-	"gopbs/internal/signals"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // sisterTimeout bounds a join (the sister makes the job's cgroup and

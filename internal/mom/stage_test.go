@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/stagecopy"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/stagecopy"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // fetch asks m, over an in-memory connection, for path as a mom would for

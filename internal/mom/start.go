@@ -15,11 +15,11 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/cgroup"
-	"gopbs/internal/fault"
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // startWorkers bounds how many of one request's jobs start at once. A

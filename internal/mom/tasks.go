@@ -25,9 +25,9 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/listen"
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/listen"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // liveTask is a task running here: its task shepherd's process.

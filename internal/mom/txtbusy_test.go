@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/asuser"
 )
 
 // A script the mom writes is executed while it forks other jobs'

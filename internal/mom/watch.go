@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/shepherd"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/shepherd"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // watch finds job ends and samples usage.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func TestSplitExecVnode(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Node is what one node can still give, for placement. It is pure

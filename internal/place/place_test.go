@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func node(name string, ncpus, memGB float64, extra ...string) *Node {

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // What qmgr knows of attributes comes from the server's own tables

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // ctimeLayout is ctime(3) without the newline.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Verb is a qmgr command.

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestVerbPrefixes(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // tableCase is a command and what it parses to.

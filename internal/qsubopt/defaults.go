@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"gopbs/internal/getopt"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/getopt"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The server's default_qsub_arguments, as OpenPBS has them: qsub options

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/getopt"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/stage"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/getopt"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // command selects the few letters whose meaning differs between qsub and

@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/config"
 )
 
 // ProcessContext is the Context of the running command (qsub, qalter): its

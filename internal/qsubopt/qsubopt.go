@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/getopt"
-	"gopbs/internal/model"
-	"gopbs/internal/x11"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/getopt"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/x11"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Option letters. qsub takes the union of Torque's and OpenPBS's; qalter

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // testZone is a fixed zone so that -a results do not depend on the machine.

@@ -3,7 +3,7 @@ package qsubopt
 import (
 	"strings"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Var is one entry of a Variable_List.

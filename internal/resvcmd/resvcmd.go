@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/getopt"
-	"gopbs/internal/qsubopt"
-	"gopbs/internal/rrule"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/getopt"
+	"github.com/gopbs/gopbs/internal/qsubopt"
+	"github.com/gopbs/gopbs/internal/rrule"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Usage texts (OpenPBS's, without the options gopbs does not have).

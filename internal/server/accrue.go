@@ -1,9 +1,9 @@
 package server
 
 import (
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // OpenPBS's eligible time (eligible_time_enable): each change of a job

@@ -3,11 +3,11 @@ package server
 import (
 	"strings"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Admission of a new job, in one place and one order (DESIGN §7):

@@ -3,10 +3,10 @@ package server
 import (
 	"time"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Alteration (qalter): a changed copy of the job checked as admission

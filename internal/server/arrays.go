@@ -3,11 +3,11 @@ package server
 import (
 	"strconv"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Job arrays in the server. An array is its parent job (in jobs, with

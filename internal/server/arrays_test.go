@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func arrayAttr(v string) proto.Attr { return proto.Attr{Name: proto.AttrArrayIndices, Value: v} }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/signals"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Control: what users and operators ask of jobs (delete, hold and

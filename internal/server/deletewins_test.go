@@ -7,7 +7,7 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A qdel of a running job is answered once its mom has the delete; the

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"slices"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Job dependencies (qsub -W depend). A job's dependencies live on the job

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // startJob and endJob move a job as a mom's start and obit would, through

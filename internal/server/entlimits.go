@@ -5,9 +5,9 @@ import (
 	"maps"
 	"slices"
 
-	"gopbs/internal/entlim"
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/entlim"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // OpenPBS's entity limits on jobs in a queue or the complex, kept by the

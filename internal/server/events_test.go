@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/events"
-	"gopbs/internal/store"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/events"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // subscribe opens an event stream on a connection of its own.

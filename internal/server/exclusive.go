@@ -3,10 +3,10 @@ package server
 import (
 	"slices"
 
-	"gopbs/internal/model"
-	"gopbs/internal/place"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // holdings counts what running jobs hold of each node, for place=excl and

@@ -7,8 +7,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // addMomNode makes node name, whose mom listens on 127.0.0.1:port (a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Fencing across restarts and leaders: a lease granted under long

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/model"
-	"gopbs/internal/stage"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Staging lists name hosts as users write them ($(hostname), an FQDN, an

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // qsub -I's session is taken with the job, which is then not

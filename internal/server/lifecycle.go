@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/fault"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // The job's lifecycle once it runs: its start recorded, the phases its

@@ -1,10 +1,10 @@
 package server
 
 import (
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Job mail (OpenPBS's Mail_Points and Mail_Users, the server's

@@ -3,8 +3,8 @@ package server
 import (
 	"testing"
 
-	"gopbs/internal/mailer"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestEndMail: a job that ran mails its end; one the system killed or

@@ -1,8 +1,8 @@
 package server
 
 import (
-	"gopbs/internal/metrics"
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // The server's Prometheus metrics (package metrics): the counters are fed

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"testing"
 
-	"gopbs/internal/metrics"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The server's metrics after a known workload, scraped over HTTP: jobs by

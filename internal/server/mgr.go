@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/internal/qsubopt"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/qsubopt"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // manager performs a qmgr create, delete, set or unset.

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // momConnsPerAddr bounds the connections kept to one mom address; several

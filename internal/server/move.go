@@ -3,10 +3,10 @@ package server
 import (
 	"strings"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // moveJob is qmove: a job that is not running, and not finished, enters

@@ -3,7 +3,7 @@ package server
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A mom whose health check fails has its node taken offline with the

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/model"
-	"gopbs/internal/signals"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Defaults of the node liveness attributes.

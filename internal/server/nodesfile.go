@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // importNodesFile creates the nodes of server_priv/nodes (model.NodesFile)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // server_priv/nodes creates the nodes the store lacks at start; a bad

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // orderJob is qorder (OpenPBS's req_orderjob): jobs id1 and id2 change

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/model"
-	"gopbs/internal/signals"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Preemption, as OpenPBS's server does it for its scheduler

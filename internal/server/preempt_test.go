@@ -10,8 +10,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // preemptMom is a fake mom that carries out everything and records what

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Queries: what the commands and schedulers read (qstat, qselect, the

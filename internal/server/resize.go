@@ -19,14 +19,14 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/fault"
-	"gopbs/internal/model"
-	"gopbs/internal/place"
-	"gopbs/internal/signals"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/signals"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // giveBackPrefix marks a Job.Releasing of nodes the owner gave back for

@@ -4,10 +4,10 @@ import (
 	"sort"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // rt is the resource table: the built-ins and the site's custom

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/place"
-	"gopbs/internal/rrule"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/rrule"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Reservations (pbs_rsub, pbs_rstat, pbs_rdel, pbs_ralter), as OpenPBS

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A job its mom could not start and says may be retried (a prologue that

@@ -3,8 +3,8 @@ package server
 import (
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // routes maps every request type the server serves to its handler: one

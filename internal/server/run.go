@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/fault"
-	"gopbs/internal/model"
-	"gopbs/internal/place"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // momTimeout bounds one request to a mom.

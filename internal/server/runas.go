@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // runAs applies whom a job asks to run as (qsub -u, -W group_list) for

@@ -3,8 +3,8 @@ package server
 import (
 	"testing"
 
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TestRunAs: User_List may name only the submitting user; group_list sets

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Scheduling defaults.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // fakeScheduler records the commands of the cycles the server starts; a

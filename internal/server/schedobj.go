@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // The sched object is OpenPBS's scheduler object (qmgr list/set sched):

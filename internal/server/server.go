@@ -14,15 +14,15 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/accounting"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/listen"
-	"gopbs/internal/mailer/sendmail"
-	"gopbs/internal/metrics"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/listen"
+	"github.com/gopbs/gopbs/internal/mailer/sendmail"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Version is reported as pbs_version.

@@ -13,10 +13,10 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // newTestServer runs a server in-process on a Unix socket in a temp dir.

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // shutdownTimeout bounds each notice qterm sends to the scheduler or a mom

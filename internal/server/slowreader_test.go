@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A listing whose reader lags waits for it with the server's lock let go

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/model"
-	"gopbs/internal/stage"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/stage"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // File staging (qsub -W stagein/stageout; DESIGN §10: copies are made by

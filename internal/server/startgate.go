@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // startGate holds the jobs whose start is committed (the job shows R)

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // A signal waits for its job's start to be answered, not for others'; a

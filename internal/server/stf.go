@@ -1,9 +1,9 @@
 package server
 
 import (
-	"gopbs/internal/model"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Shrink-to-fit jobs (OpenPBS's; model/stf.go): what qsub, qalter and

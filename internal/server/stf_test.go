@@ -3,9 +3,9 @@ package server
 import (
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func stfList(pairs ...string) model.Resources {

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/filter"
-	"gopbs/internal/jobjson"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/filter"
+	"github.com/gopbs/gopbs/internal/jobjson"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Submission filters (DESIGN §7): the programs of the destination queue's

@@ -3,10 +3,10 @@ package server
 import (
 	"time"
 
-	"gopbs/internal/mailer"
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // tickInterval is how often timed work runs: waiting jobs whose

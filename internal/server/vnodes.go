@@ -4,11 +4,11 @@ import (
 	"strconv"
 	"time"
 
-	"gopbs/internal/model"
-	"gopbs/internal/store"
-	"gopbs/internal/vnodedef"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/internal/vnodedef"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Vnodes: a mom may report further nodes beside its own (OpenPBS's vnodes,

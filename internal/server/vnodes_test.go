@@ -3,7 +3,7 @@ package server
 import (
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // A mom's vnode definitions: a vnode that does not exist is created on

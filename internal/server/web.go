@@ -3,9 +3,9 @@ package server
 import (
 	"math"
 
-	"gopbs/internal/events"
-	"gopbs/internal/web"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/events"
+	"github.com/gopbs/gopbs/internal/web"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // webSource is the server as the web status page and JSON API read it

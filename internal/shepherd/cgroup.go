@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/cgroup"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // cgroupKillWait bounds the wait for the job's processes to die at its

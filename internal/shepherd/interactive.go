@@ -27,8 +27,8 @@ import (
 
 	"github.com/creack/pty"
 
-	"gopbs/internal/interactive"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/interactive"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Bounds of reaching qsub: the connection, and then both proofs.

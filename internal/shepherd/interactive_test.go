@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // qsubAddr dials only the ports qsub may listen on.

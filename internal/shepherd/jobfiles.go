@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/atomicfile"
-	"gopbs/internal/cgroup"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Files of a job directory mom_priv/jobs/<id>/. The directory is owned by

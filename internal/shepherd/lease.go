@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/atomicfile"
 )
 
 // The lease (fencing, DESIGN §6.3 and SECURITY.md). Every answered status

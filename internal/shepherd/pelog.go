@@ -14,9 +14,9 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // The prologue and the epilogue: site programs mom_priv/prologue and

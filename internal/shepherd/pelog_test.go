@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // OpenPBS's table: a prologue's exit 0 runs the job, exit 1 aborts it and

@@ -15,13 +15,13 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/atomicfile"
-	"gopbs/internal/cgroup"
-	"gopbs/internal/fault"
-	"gopbs/internal/stagecopy"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/stagecopy"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Arg makes pbs_mom run as a job's shepherd:

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/proto"
 )
 
 func TestParseProcStat(t *testing.T) {

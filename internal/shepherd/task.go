@@ -29,9 +29,9 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/cgroup"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/cgroup"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // TaskArg makes pbs_shepherd (or pbs_mom) run one task of a job.

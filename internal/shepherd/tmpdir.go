@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/asuser"
 )
 
 // TmpBase is where the jobs' TMPDIRs are made: $tmpdir, else the

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/asuser"
 )
 
 // tmpOwner is the account a job's TMPDIR is given to: nobody when the

@@ -21,8 +21,8 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/interactive"
-	"gopbs/internal/x11"
+	"github.com/gopbs/gopbs/internal/interactive"
+	"github.com/gopbs/gopbs/internal/x11"
 )
 
 // x11FirstDisplay is the first display number tried (sshd's

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/atomicfile"
 )
 
 // Partial files. A copy writes its destination under a temporary name

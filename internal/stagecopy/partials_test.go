@@ -15,8 +15,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 func currentAccount(t *testing.T) *asuser.Account {

@@ -16,9 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/asuser"
-	"gopbs/internal/fault"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // ChunkSize is the size of one frame of a mom-to-mom copy: bounded, so

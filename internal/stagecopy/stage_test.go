@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/asuser"
+	"github.com/gopbs/gopbs/internal/asuser"
 )
 
 // scp gets its operands after "--" and never through a shell.

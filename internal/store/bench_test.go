@@ -4,7 +4,7 @@ import (
 	"sync"
 	"testing"
 
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // BenchmarkCommitOne is one job and its script per transaction: the floor

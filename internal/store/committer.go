@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // maxGroup bounds how many mutations share one transaction, so one commit

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // FuzzDecodeEvent reads arbitrary bytes as a stored event record: it

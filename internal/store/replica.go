@@ -18,7 +18,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/atomicfile"
 )
 
 // Replicator carries a commit's entry through the group's log and returns

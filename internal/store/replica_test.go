@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // TestApplyEntryReplaysOnce: an entry applied to a second store gives it

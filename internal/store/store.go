@@ -17,11 +17,11 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 	bolt "go.etcd.io/bbolt"
 
-	"gopbs/internal/atomicfile"
-	"gopbs/internal/fault"
-	"gopbs/internal/model"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Options tune a Store.

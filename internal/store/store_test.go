@@ -12,9 +12,9 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func TestOpenFreshAndReload(t *testing.T) {

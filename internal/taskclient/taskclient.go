@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Job is the job the caller runs in, from its environment.

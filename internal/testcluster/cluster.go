@@ -88,7 +88,7 @@ func BuildFaults(t TB) string {
 	t.Helper()
 	faultOnce.Do(func() {
 		faultDir, faultErr = buildInto("gopbs-fault-bin-", func(dir string) []string {
-			return []string{"go", "build", "-tags", "faultpoints", "-o", dir + "/", "./pbs_server", "./pbs_mom", "./pbs_shepherd", "./pbs_sched"}
+			return []string{"go", "build", "-tags", "faultpoints", "-o", dir + "/", "./cmd/pbs_server", "./cmd/pbs_mom", "./cmd/pbs_shepherd", "./cmd/pbs_sched"}
 		})
 	})
 	if faultErr != nil {

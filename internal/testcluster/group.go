@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // Group is a replicated server group on this machine (PBS_SERVER_PEERS):

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // acctJob is what the records of one job said so far. Times are Unix

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/accounting"
 )
 
 // acctLog builds a log the way pbs_server writes it.

@@ -61,7 +61,7 @@
 // "19-20:ncpus=1"): it runs on between field 19 and field 20 processors,
 // and its work is its run time (field 4) on its processors (field 8,
 // else 5), as the simulator's speed-up model reads it (package
-// internal/sim). Both fields are integers with 1 <= minimum <= maximum,
+// sched/sim). Both fields are integers with 1 <= minimum <= maximum,
 // or both -1 for a rigid job written in the same layout; anything else
 // is an error naming the line. They are kept in Job.MinProcs and
 // Job.MaxProcs (0 for a rigid job). Lines of 18 and 20 fields may mix in

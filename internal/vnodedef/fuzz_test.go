@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/model"
 )
 
 // FuzzParse: any bytes give lines or an error, never a panic; every line

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/model"
-	"gopbs/proto"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // VersionLine is the first line of every version-2 file.

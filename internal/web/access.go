@@ -12,9 +12,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/webtoken"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/webtoken"
 )
 
 // refusal is why a request gets no answer but an error: its status and

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"gopbs/internal/config"
-	"gopbs/internal/display"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/display"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // schemaV1 is the schema of the v1 documents, served at /api/v1/schema;

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/config"
 )
 
 // DNS rebinding: a page from elsewhere, open in a browser on this host

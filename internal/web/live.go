@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/events"
+	"github.com/gopbs/gopbs/internal/events"
 )
 
 // Feed is the server's stream of committed job changes (internal/events),

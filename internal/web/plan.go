@@ -10,11 +10,11 @@ import (
 	"sort"
 	"strconv"
 
-	"gopbs/policy/fairshare"
-	"gopbs/proto"
-	"gopbs/resc"
-	schedpriv "gopbs/sched_priv"
-	"gopbs/sched_priv/privdir"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
+	"github.com/gopbs/gopbs/sched/fairshare"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
+	"github.com/gopbs/gopbs/sched/schedpriv/privdir"
 )
 
 // planBar is one job on the page's timeline: from Start to End (Unix

@@ -9,9 +9,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The trusted proxy. Its header names any user, so the proof that a

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"gopbs/internal/model"
-	"gopbs/internal/web/apischema"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/web/apischema"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The schema documents exactly the attributes the server has: an

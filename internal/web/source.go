@@ -1,6 +1,6 @@
 package web
 
-import "gopbs/proto"
+import "github.com/gopbs/gopbs/proto"
 
 // Viewer is who a request is for: a user name, or "" for an anonymous
 // request.

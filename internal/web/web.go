@@ -14,9 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/config"
-	"gopbs/internal/connlimit"
-	"gopbs/internal/hostaddr"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/hostaddr"
 )
 
 //go:embed assets

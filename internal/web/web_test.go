@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 	"io"
 	"net"
 	"net/http"
@@ -18,10 +18,10 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/internal/connlimit"
-	"gopbs/internal/events"
-	"gopbs/internal/webtoken"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/events"
+	"github.com/gopbs/gopbs/internal/webtoken"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // fakeSource is a server with two jobs, one of alice's and one of bob's.

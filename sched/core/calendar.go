@@ -6,8 +6,8 @@ import (
 	"sort"
 	"time"
 
-	"gopbs/internal/place"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Forever stands for "no known end": a running job without a walltime

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 var t0 = time.Unix(1_700_000_000, 0)

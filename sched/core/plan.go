@@ -3,7 +3,7 @@ package core
 import (
 	"time"
 
-	schedpriv "gopbs/sched_priv"
+	schedpriv "github.com/gopbs/gopbs/sched/schedpriv"
 )
 
 // Policy decides what runs: the contract between a policy and its drivers

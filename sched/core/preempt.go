@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Preemption on the calendar: a running job taken off what it holds (it

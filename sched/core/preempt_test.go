@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // A running job released from the calendar frees what it held from now

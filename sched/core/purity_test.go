@@ -10,17 +10,17 @@ import (
 
 // purePackages must decide from their inputs alone: the core, the
 // sched_priv parsers whose types policies use (their file-system side is
-// sched_priv/privdir) and the job sort formula they carry, and the
+// sched/schedpriv/privdir) and the job sort formula they carry, and the
 // policies built on the core (each policy package is added here as it
 // moves onto the core).
-var purePackages = []string{"gopbs/sched/core", "gopbs/sched_priv", "gopbs/policy/fifo", "gopbs/policy/fairshare", "gopbs/internal/formula", "gopbs/internal/sim"}
+var purePackages = []string{"github.com/gopbs/gopbs/sched/core", "github.com/gopbs/gopbs/sched/schedpriv", "github.com/gopbs/gopbs/sched/fifo", "github.com/gopbs/gopbs/sched/fairshare", "github.com/gopbs/gopbs/sched/formula", "github.com/gopbs/gopbs/sched/sim"}
 
 // forbiddenImports reach outside a process's inputs: sockets, files,
 // processes, process-wide settings, the wire protocol, loggers that write.
 var forbiddenImports = map[string]bool{
 	"os": true, "os/exec": true, "os/signal": true, "net": true, "net/http": true, "syscall": true,
 	"io/ioutil": true, "runtime/debug": true, "math/rand": true, "math/rand/v2": true, "log": true,
-	"github.com/fsnotify/fsnotify": true, "github.com/hashicorp/go-hclog": true, "gopbs/proto": true,
+	"github.com/fsnotify/fsnotify": true, "github.com/hashicorp/go-hclog": true, "github.com/gopbs/gopbs/proto": true,
 }
 
 // clockCalls read or wait on the clock; time.Time and time.Duration as
@@ -38,7 +38,7 @@ func TestPurity(t *testing.T) {
 		}
 		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 			f := strings.SplitN(line, "\t", 3)
-			if len(f) < 3 || !strings.HasPrefix(f[0], "gopbs/") {
+			if len(f) < 3 || !strings.HasPrefix(f[0], "github.com/gopbs/gopbs/") {
 				continue // the standard library and modules are not ours to check
 			}
 			for _, imp := range strings.Fields(f[2]) {

@@ -3,7 +3,7 @@ package core
 import (
 	"time"
 
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // ResvState is a reservation's state as a policy needs it.

@@ -3,8 +3,8 @@ package core
 import (
 	"time"
 
-	"gopbs/internal/entlim"
-	"gopbs/resc"
+	"github.com/gopbs/gopbs/internal/entlim"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Amounts are consumable resources by name: ncpus and ngpus as counts,

@@ -15,10 +15,10 @@ import (
 	"syscall"
 	"time"
 
-	"gopbs/internal/config"
-	"gopbs/internal/qsubopt"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/qsubopt"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // commandsOpts are the knobs of -exp commands; the defaults are those of

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gopbs/internal/metrics"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // metricsExperiment times Prometheus scrapes of a real pbs_server

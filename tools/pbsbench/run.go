@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // runExperiment measures qrun-to-process-start latency and the throughput

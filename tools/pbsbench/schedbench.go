@@ -16,8 +16,8 @@ import (
 
 	"github.com/vmihailenco/msgpack/v5"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // simulator is a mom that reports many simulated nodes over the real

@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"gopbs/internal/metrics"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // stormOpts are the knobs of -exp storm; the defaults are issue 24's

@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
-	"gopbs/internal/metrics"
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/metrics"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The peer's figures come from its RESULT STORM line only; a NaN (no

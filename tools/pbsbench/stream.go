@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"gopbs/internal/testcluster"
-	"gopbs/proto"
+	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // The event stream at scale (issue 24): subscribers on the server's

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // tasksExperiment measures task launch inside a job on two moms of this

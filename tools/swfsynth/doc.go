@@ -4,7 +4,7 @@
 // of issue 30 item 10 is held out). The same flags give the same file.
 //
 //	go run ./tools/swfsynth -jobs 232000 -procs 1152 > /tmp/deep/deep.swf
-//	PBSSIM_TRACES=/tmp/deep go test -run '^$' -bench 'BenchmarkReplay$' -benchtime 3x ./internal/sim/
+//	PBSSIM_TRACES=/tmp/deep go test -run '^$' -bench 'BenchmarkReplay$' -benchtime 3x ./sched/sim/
 //
 // Jobs ask 1 to 512 processors (mostly small), run a log-normal time
 // (median about 11 minutes, at most two days) and request 1 to 3 times

@@ -14,7 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/mailer"
 )
 
 // Defaults of a Sender.

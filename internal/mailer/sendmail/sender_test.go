@@ -11,8 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"gopbs/internal/mailer"
-	"gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/testcluster"
 )
 
 // syncBuffer is a log sink the sender's goroutine and the test share.

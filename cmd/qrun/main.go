@@ -1,0 +1,5 @@
+package main
+
+import "github.com/gopbs/gopbs/internal/jobcmd"
+
+func main() { jobcmd.Run.Main() }

@@ -1,5 +1,0 @@
-package main
-
-import "gopbs/internal/jobcmd"
-
-func main() { jobcmd.Delete.Main() }

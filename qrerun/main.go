@@ -1,9 +1,0 @@
-// Command qrerun kills running jobs and puts them back in their queues,
-// to run again (operators and managers).
-//
-//	qrerun [-W force] [-f] job_id...
-package main
-
-import "gopbs/internal/jobcmd"
-
-func main() { jobcmd.Rerun.Main() }
