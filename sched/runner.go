@@ -102,11 +102,44 @@ func (r cycleReader) JobStatus(id string) (proto.Status, error) {
 	return jobs[0], nil
 }
 
+// Config is what a scheduler reads of its host's pbs.conf: where its
+// files are, its port, its metrics listener. Main fills it from pbs.conf
+// (ConfigFrom); a scheduler that runs Run itself may fill it by hand.
+type Config struct {
+	// SchedPriv is the directory of the policy files (sched_config,
+	// holidays, resource_group, dedicated_time, usage), made if missing.
+	SchedPriv string
+	// KeyFile is the cluster key (PBS_HOME/auth/cluster.key) the server's
+	// cycle connections are authenticated with.
+	KeyFile string
+	// Port is the TCP port the server connects to for each cycle
+	// (PBS_SCHEDULER_SERVICE_PORT).
+	Port int
+	// MetricsAddr is the Prometheus listener's address (PBS_SCHED_METRICS);
+	// "" for none.
+	MetricsAddr string
+}
+
+// ConfigFrom is the scheduler's part of a loaded pbs.conf.
+func ConfigFrom(c *config.Config) Config {
+	return Config{SchedPriv: c.SchedPriv(), KeyFile: c.KeyFile(), Port: c.SchedPort, MetricsAddr: c.SchedMetrics}
+}
+
+// LoadConfig reads this host's pbs.conf (PBS_CONF_FILE, else
+// /etc/pbs.conf, and the PBS_* environment over it) as Main does.
+func LoadConfig() (Config, error) {
+	c, err := config.Load()
+	if err != nil {
+		return Config{}, err
+	}
+	return ConfigFrom(c), nil
+}
+
 // Options configure Run.
 type Options struct {
 	Name    string // program name for logs ("pbs_sched")
 	Version string
-	Config  *config.Config
+	Config  Config
 	Logger  hclog.Logger
 	// CycleLimit bounds one cycle (fetch, decide, apply); zero means 3
 	// minutes, the classic alarm.
@@ -135,7 +168,7 @@ func Main(name string, policy Policy) {
 		os.Exit(status)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	err := Run(ctx, policy, Options{Name: name, Version: Version, Config: d.Config, Logger: d.Log})
+	err := Run(ctx, policy, Options{Name: name, Version: Version, Config: ConfigFrom(d.Config), Logger: d.Log})
 	cancel()
 	d.Close()
 	if err != nil {
@@ -155,6 +188,9 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	if o.CycleLimit <= 0 {
 		o.CycleLimit = 3 * time.Minute
 	}
+	if o.Config.SchedPriv == "" || o.Config.KeyFile == "" {
+		return errors.New("sched.Run: Options.Config needs SchedPriv and KeyFile (LoadConfig reads them from pbs.conf)")
+	}
 	// A cycle builds a snapshot of every job and node and drops it; with a
 	// small heap between cycles the default GC target would collect many
 	// times per cycle.
@@ -162,7 +198,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	// Every line gets a PBS event class; sched_config's log_filter drops
 	// classes (applied on each successful configure).
 	flog := logging.NewFiltered(o.Logger)
-	r := &runner{policy: policy, o: o, log: flog, logFilter: flog, dir: o.Config.SchedPriv()}
+	r := &runner{policy: policy, o: o, log: flog, logFilter: flog, dir: o.Config.SchedPriv}
 	limit := connlimit.New("remote", schedBudget, r.log.Named("conn").With(logclass.Key, logclass.Security))
 	r.metrics = metrics.NewSched(r.log.Named("metrics"), limit)
 	if err := os.MkdirAll(r.dir, 0o750); err != nil {
@@ -176,7 +212,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		return err
 	}
 	defer unlock()
-	key, err := proto.LoadKey(o.Config.KeyFile())
+	key, err := proto.LoadKey(o.Config.KeyFile)
 	if err != nil {
 		return fmt.Errorf("%w (copy the server's PBS_HOME/auth/cluster.key here, mode 0600)", err)
 	}
@@ -195,12 +231,12 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 	} else {
 		defer stopWatch()
 	}
-	l, err := net.Listen("tcp", ":"+strconv.Itoa(o.Config.SchedPort))
+	l, err := net.Listen("tcp", ":"+strconv.Itoa(o.Config.Port))
 	if err != nil {
-		return fmt.Errorf("listen on port %d: %w", o.Config.SchedPort, err)
+		return fmt.Errorf("listen on port %d: %w", o.Config.Port, err)
 	}
 	defer l.Close()
-	if addr := o.Config.SchedMetrics; addr != "" {
+	if addr := o.Config.MetricsAddr; addr != "" {
 		ml, err := r.metrics.Listen(addr, r.log.Named("metrics"))
 		if err != nil {
 			return err
@@ -232,7 +268,7 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 			}
 		}
 	}()
-	r.log.Info("scheduler ready", "port", o.Config.SchedPort, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
+	r.log.Info("scheduler ready", "port", o.Config.Port, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	// Connections are served concurrently, so that peers that connect and

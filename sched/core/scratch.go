@@ -8,6 +8,10 @@ package core
 type Scratch struct {
 	cal  Calendar
 	plan Plan
+	// Policy is a policy's own memory from one cycle to the next, of a
+	// type the policy chooses and alone reads (sched/fifo keeps its
+	// cycle's state here); nil until the policy sets it.
+	Policy any
 }
 
 // Calendar returns the calendar of w: s's own, reset (Calendar.Reset),

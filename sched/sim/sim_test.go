@@ -16,8 +16,12 @@ type settings fifo.Settings
 
 func (s settings) Configure(*schedpriv.Files, core.Logger) error { return nil }
 func (s settings) Schedule(w *core.World, _ core.Event, _ core.Logger) *core.Plan {
-	return fifo.DefaultPipeline().Schedule(w, fifo.Inputs{Settings: fifo.Settings(s)})
+	return defaultPipeline.Schedule(w, fifo.Inputs{Settings: fifo.Settings(s)})
 }
+
+// defaultPipeline is made once, as pbs_sched's policy holds its pipeline
+// (a pipeline keeps no state of its own).
+var defaultPipeline = fifo.DefaultPipeline()
 
 func machine(procs int) []*core.Node {
 	return []*core.Node{{Name: "m", Avail: core.Amounts{"ncpus": float64(procs)}, Props: map[string]string{}, Assigned: core.Amounts{}, IdealLoad: -1, MaxLoad: -1}}
