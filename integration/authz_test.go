@@ -94,6 +94,7 @@ type authzEnv struct {
 }
 
 func TestAuthzMatrix(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostUsers)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: the test creates Unix users and runs commands as them")
 	}

@@ -14,6 +14,7 @@ import (
 // half the time), pbs_server and pbs_mom link the C library, whose user
 // lookup goes through NSS.
 func TestBuildLinking(t *testing.T) {
+	t.Parallel()
 	bin := testcluster.Build(t)
 	entries, err := os.ReadDir(bin)
 	if err != nil {

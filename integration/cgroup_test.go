@@ -171,6 +171,7 @@ func escapedGone(t *testing.T, tag string) {
 // comment naming the limit, in its E record and its error file; its
 // resources_used.mem is the cgroup's peak.
 func TestCgroupMemoryLimitKillsJob(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	conf, _ := cgroupTree(t, "controllers memory,cpuset,cpu\n")
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
@@ -220,6 +221,7 @@ func TestCgroupMemoryLimitKillsJob(t *testing.T) {
 // are killed when the job ends by itself and when it is deleted, and the
 // cpu they burned is the job's.
 func TestCgroupEscapedProcessesKilledAndCounted(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c, tree, _ := cgroupCluster(t, "controllers memory\n")
 
 	tag := fmt.Sprintf("pbsesc%d_", os.Getpid())
@@ -246,6 +248,7 @@ var cpusAllowed = regexp.MustCompile(`Cpus_allowed_list:\s*(\S+)`)
 // node offers its memory less mem_reserved, which is the limit of a job
 // that asks for no mem.
 func TestCgroupCpusets(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c, tree, _ := cgroupCluster(t, "controllers memory,cpuset,cpu\nmem_reserved 1gb\n")
 	var total int64
 	for _, line := range strings.Split(readFile(t, "/proc/meminfo"), "\n") {
@@ -321,6 +324,7 @@ func TestCgroupCpusets(t *testing.T) {
 // After 50 jobs the tree holds only the cgroups of the jobs still
 // running; a job that fails before its script runs leaves none either.
 func TestCgroupNoneLeftBehind(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c, tree, _ := cgroupCluster(t, "controllers memory,cpuset,cpu,pids\npids_max 512\n")
 	c.MustRun("qmgr", "-c", "set server scheduling = True")
 	c.MustRun("qmgr", "-c", "set node n1 resources_available.ncpus = 8")
@@ -354,6 +358,7 @@ func TestCgroupNoneLeftBehind(t *testing.T) {
 // removes one no job owns, killing what is in it; a mom that cannot make
 // a job's cgroup refuses the start, and the job waits in its queue.
 func TestCgroupMomRestartAndRefusedStart(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c, tree, m := cgroupCluster(t, "controllers memory,cpuset\n")
 	id := c.Submit("#!/bin/sh\nsleep 300\n")
 	c.MustRun("qrun", id)
@@ -406,6 +411,7 @@ func TestCgroupMomRestartAndRefusedStart(t *testing.T) {
 // they are bound to v1, so no limit): the job is born in its cgroup,
 // what escapes its session is killed at its end and its cpu counted.
 func TestCgroupV2Job(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c, tree, _ := cgroupCluster(t, "hierarchy v2\ncontrollers none\n")
 	runEscapingJob(t, c, tree, fmt.Sprintf("pbsv2esc%d_", os.Getpid()))
 }
@@ -413,6 +419,7 @@ func TestCgroupV2Job(t *testing.T) {
 // A bad line in mom_priv/cgroups stops the mom naming the file and the
 // line, as does confinement the host cannot give.
 func TestCgroupBadConfigStopsMom(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c := testcluster.New(t, testcluster.Options{})
 	for i, tc := range []struct{ conf, want string }{
 		{"enabled true\nfrobnicate 1\n", "mom_priv/cgroups:2: unknown key"},
@@ -445,6 +452,7 @@ const frozenWindow = 500 * time.Millisecond
 // both stop using cpu, and both run again on resume; the server's side
 // is as before (S, then R). A suspended job is deleted whole.
 func TestCgroupSuspendFreezesWholeJob(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	checkSuspendFreezes(t, "controllers memory\n", "pbsfrz")
 }
 
@@ -467,6 +475,7 @@ func checkStill(t *testing.T, busy []string, when string) {
 
 // The same with v2's cgroup.freeze.
 func TestCgroupV2SuspendFreezesWholeJob(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	checkSuspendFreezes(t, "hierarchy v2\ncontrollers none\n", "pbsfrz2")
 }
 

@@ -47,6 +47,7 @@ const (
 )
 
 func TestClientContract(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	dialects := []dialect{
 		{"pbspro", append(c.Env(), "PBS_PERSONALITY=pbspro")},

@@ -39,6 +39,7 @@ func elasticCluster(t *testing.T, n int, schedConfig string) *testcluster.Cluste
 // PBS_NODEFILE and pbsdsh see the new nodes, it gets its resize signal,
 // Resource_List.select keeps the range, and a u record says each growth.
 func TestElasticJobGrows(t *testing.T) {
+	t.Parallel()
 	c := elasticCluster(t, 3, "")
 	var blockers []string
 	for _, n := range []string{"n2", "n3"} {
@@ -113,6 +114,7 @@ func appendSchedConfig(t *testing.T, c *testcluster.Cluster, lines string) {
 // another job starts there while the first still runs, and the first
 // node cannot be given back.
 func TestReleaseNodes(t *testing.T) {
+	t.Parallel()
 	c := elasticCluster(t, 3, "")
 	mark := strconv.Itoa(20000 + os.Getpid()%10000)
 	t.Cleanup(func() { killMarked(mark) })
@@ -166,6 +168,7 @@ func killMarked(mark string) {
 // is killed; or at once with shrink: immediate), never below its
 // minimum; the new job starts on the node given back.
 func TestElasticBalancedShrinks(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"graceful", "immediate"} {
 		t.Run(mode, func(t *testing.T) {
 			c := elasticCluster(t, 3, "scheduling_mode: balanced all\nshrink: "+mode+" all\nshrink_grace: 3 all\n")
@@ -216,6 +219,7 @@ func TestElasticBalancedShrinks(t *testing.T) {
 // job's first mom: restarted, it brings the mom to what its store says:
 // the new node's mom joins, the node file agrees.
 func TestElasticRestartMidGrowth(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 2")
@@ -253,6 +257,7 @@ func TestElasticRestartMidGrowth(t *testing.T) {
 // (the nodes stay free for others); it sees the running flag and the
 // job's range in its environment.
 func TestElasticActivationFilterStopsGrowth(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	seen := filepath.Join(dir, "seen")
@@ -285,6 +290,7 @@ func TestElasticActivationFilterStopsGrowth(t *testing.T) {
 // changes anything else of its select), and the job then grows only so
 // far.
 func TestElasticQalterLowersMax(t *testing.T) {
+	t.Parallel()
 	c := elasticCluster(t, 3, "")
 	var blockers []string
 	for _, n := range []string{"n2", "n3"} {
@@ -318,6 +324,7 @@ func TestElasticQalterLowersMax(t *testing.T) {
 // in one step (the job holds what it held, its node file agrees) and the
 // node is marked offline saying why, so that it is not tried again.
 func TestElasticGrowthJoinRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{FaultBuild: true})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 2")
@@ -357,6 +364,7 @@ func TestElasticGrowthJoinRefused(t *testing.T) {
 // the limit, though two nodes stay free, and a growth asked of the
 // server directly (as a scheduler would) is refused naming the limit.
 func TestElasticRangeJudgedAtMaximum(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduler_iteration = 2")
 	for _, n := range []string{"n1", "n2", "n3"} {
@@ -419,6 +427,7 @@ func TestElasticRangeJudgedAtMaximum(t *testing.T) {
 // made room for starts as soon as the shrink is done (pbs_release_nodes
 // ends the same way, finishShrink).
 func TestShrinkStartsCycle(t *testing.T) {
+	t.Parallel()
 	c := elasticCluster(t, 2, "scheduling_mode: balanced\nshrink: graceful\nshrink_grace: 2")
 	// The periodic cycle ten minutes off: the 2 s one already timed
 	// comes once more, then none.

@@ -92,6 +92,7 @@ func fairShareCluster(t *testing.T, groups string, usage *schedpriv.UsageState) 
 // Two users with equal shares; the one with large past usage waits for
 // the other although it submitted first.
 func TestFairShareOrder(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostUsers)
 	us := newUsers(t, "heavy", "light")
 	heavy, light := us[0], us[1]
 	groups := heavy.name + " 10 root 50\n" + light.name + " 20 root 50\n"
@@ -116,6 +117,7 @@ func TestFairShareOrder(t *testing.T) {
 // first, where fair share alone (TestFairShareOrder) starts the light
 // user's; its fair-share term is worked out from the same usage.
 func TestJobSortFormulaOrder(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostUsers)
 	us := newUsers(t, "fheavy", "flight")
 	heavy, light := us[0], us[1]
 	groups := heavy.name + " 10 root 50\n" + light.name + " 20 root 50\n"
@@ -148,6 +150,7 @@ func TestJobSortFormulaOrder(t *testing.T) {
 // the scheduler, and a damaged usage file is set aside with a message
 // naming it.
 func TestFairShareUsagePersists(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostUsers)
 	us := newUsers(t, "burn")
 	burn := us[0]
 	c, out := fairShareCluster(t, burn.name+" 10 root 1\n", nil)

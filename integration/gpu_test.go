@@ -73,6 +73,7 @@ func runGPUJobs(t *testing.T, c *testcluster.Cluster, paths []string) (ids, outs
 // never runs: it stays queued, saying so. Without cgroups the others are
 // not hidden.
 func TestGPUsAssigned(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	dir := t.TempDir()
 	var paths []string
 	for _, n := range []string{"gpu0", "gpu1"} {
@@ -131,6 +132,7 @@ func TestGPUsAssigned(t *testing.T) {
 // With the devices controller (v1), a job can open its own GPU's device
 // and not the other's (EPERM).
 func TestGPUsHiddenByDevicesCgroup(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	conf, tree := cgroupTree(t, "hierarchy v1\ncontrollers devices\n")
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)

@@ -24,6 +24,7 @@ import (
 // fails with a plain "no quorum" error, and nothing it tried is there
 // once the group is whole again.
 func TestGroupFailover(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroup(t, 3)
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
 	h := submitThroughMembers(g, 6)
@@ -102,6 +103,7 @@ func TestGroupFailover(t *testing.T) {
 // leader: the mom follows the leader (PBS_SERVER_PEERS) and each member
 // calls the scheduler beside it.
 func TestGroupRunningJobSurvivesFailover(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroup(t, 3)
 	for _, m := range g.Members {
 		m.StartScheduler("pbs_sched")
@@ -157,6 +159,7 @@ func submitRate(t *testing.T, c *testcluster.Cluster, n int, d time.Duration) fl
 // server (pbsbench B1: 16 loops of qsub -h for 10 s). A measurement, not
 // a check: run with GOPBS_HA_BENCH=1.
 func TestGroupSubmitRate(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("GOPBS_HA_BENCH") == "" {
 		t.Skip("a benchmark: set GOPBS_HA_BENCH=1")
 	}
@@ -173,6 +176,7 @@ func TestGroupSubmitRate(t *testing.T) {
 // -ha-join is added with qmgr, receives the group's state, and shows in
 // qstat -Bf; a member is removed the same way.
 func TestGroupMembership(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroup(t, 3)
 	c := g.Members[0]
 	id := c.Submit("#!/bin/sh\n", "-h")
@@ -216,6 +220,7 @@ func TestGroupMembership(t *testing.T) {
 // and the command that rebuilds it; rebuilt with pbs_server -ha-rebuild,
 // it is sent the group's state and serves its jobs again.
 func TestGroupDamagedLogRebuild(t *testing.T) {
+	t.Parallel()
 	// Snapshots every 8 entries: the rebuilt member is sent a snapshot
 	// (the store copied whole), the log before it being gone.
 	g := testcluster.NewGroup(t, 3, "-ha-snapshot-every", "8")
@@ -286,6 +291,7 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 // resumed, the old leader finds itself deposed. Its clients got errors
 // or ids that exist: every acknowledged job is there exactly once.
 func TestGroupPausedLeader(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroup(t, 3)
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
 	h := submitThroughMembers(g, 6)
@@ -378,6 +384,7 @@ func (h *memberSubmits) stop() {
 // with the leadership: after the leader's kill -9 the new leader's
 // listener answers and the old one's is gone.
 func TestGroupWebFollowsLeader(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroupWeb(t, 3)
 	get := func(addr string) (int, error) {
 		resp, err := http.Get("http://" + addr + "/api/v1/server")
@@ -420,6 +427,7 @@ func TestGroupWebFollowsLeader(t *testing.T) {
 // directory, 0700), the key copied to the others, then they start: the
 // group elects a leader and takes a job.
 func TestGroupFromEmptyHomes(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroupFromEmptyHomes(t, 3)
 	st, err := os.Stat(filepath.Join(g.Members[0].Home, "auth"))
 	if err != nil {

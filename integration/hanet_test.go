@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"github.com/gopbs/gopbs/internal/testcluster"
 	"maps"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 // once, none printed twice, a finished job keeps its exit status); a job running on a mom throughout runs once
 // (its beat log) and keeps its exit status.
 func TestGroupPartitions(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostNetns)
 	servers := []string{"s1", "s2", "s3"}
 	var peers []string
 	for _, s := range servers {

@@ -53,6 +53,7 @@ var mpiImpls = []mpiImpl{
 // each mom, the ranks reach each other (an all-reduce), and the launcher
 // exits 0.
 func TestMPI(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root (the moms run jobs as their owners)")
 	}

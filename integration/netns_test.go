@@ -235,6 +235,7 @@ func (nc *netCluster) nodeStateOn(h *netHost, node string) string {
 }
 
 func TestSeveralHosts(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostNetns)
 	nc := newNetCluster(t)
 	srv, sch, a, b := nc.hosts["srv"], nc.hosts["sch"], nc.hosts["a"], nc.hosts["b"]
 	nc.start(srv, "pbs_server")

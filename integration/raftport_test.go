@@ -35,6 +35,7 @@ import (
 // works during the attacks, the term never takes the attacker's, bob is
 // no manager and every member still answers.
 func TestGroupRaftPortRefusesStrangers(t *testing.T) {
+	t.Parallel()
 	g := testcluster.NewGroup(t, 3)
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
 	leader := -1

@@ -78,6 +78,7 @@ func sendAndWait(t *testing.T, network, addr string, data []byte) {
 // every port and socket of every daemon, kills none of them, and their
 // memory stays within 64 MiB of where it started.
 func TestHostileFramesEveryPort(t *testing.T) {
+	t.Parallel()
 	c, s := schedCluster(t)
 	m := c.Mom("n1")
 	daemons := map[string]int{"pbs_server": c.ServerPid(), "pbs_mom": m.Pid(), "pbs_sched": s.Pid()}
@@ -120,6 +121,7 @@ func TestHostileFramesEveryPort(t *testing.T) {
 // through a mom; they are cut off once a write waits proto.WriteTimeout,
 // with one log line each, and hold up no one meanwhile.
 func TestSlowReaders(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	m := c.AddMom("n1", testcluster.MomOptions{})
 	id := c.Submit("#!/bin/sh\n", "-h", "-J", "0-9999")
@@ -233,6 +235,7 @@ func fdCount(t *testing.T, pid int) int {
 // connections; silent connections to the scheduler do not hold up the
 // server's cycles.
 func TestConnectionFloods(t *testing.T) {
+	t.Parallel()
 	c, _ := schedCluster(t)
 	m := c.Mom("n1")
 	waitLog(t, c, `cycle starts: event=scheduler_first`, 10*time.Second)
@@ -290,6 +293,7 @@ func TestConnectionFloods(t *testing.T) {
 // started outside its session too, and the server, back, requeues it
 // (the kill was not the job's doing).
 func TestFencedWhileServerDown(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t, "set server node_fail_requeue = 3")
 	pidFile := filepath.Join(c.Home, "fenced.pid")
 	escaped := fmt.Sprintf("pbsfenced%d", os.Getpid())
@@ -335,6 +339,7 @@ func waitPidFile(t *testing.T, path string) int {
 // A node that comes back starts a cycle: its queued jobs do not wait for
 // the timer (600 s by default).
 func TestNodeUpStartsCycle(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server node_check_rate = 3")
 	m := c.AddMom("n1", testcluster.MomOptions{})
@@ -353,6 +358,7 @@ func TestNodeUpStartsCycle(t *testing.T) {
 // Lowering node_check_rate does not mark healthy nodes down: their moms
 // learn the shorter report interval only with their next report.
 func TestLoweringNodeCheckRateKeepsNodesUp(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.AddMom("n1", testcluster.MomOptions{})
 	// The mom's first report told it the default interval (20 s).
@@ -371,6 +377,7 @@ func TestLoweringNodeCheckRateKeepsNodesUp(t *testing.T) {
 // A scheduler restarted the moment the previous one was killed (as a
 // service manager does) waits for the dying one's lock instead of exiting.
 func TestSchedulerRestartsAtOnce(t *testing.T) {
+	t.Parallel()
 	c, s := schedCluster(t)
 	for round := 0; round < 5; round++ {
 		ready := strings.Count(c.SchedLog(), "scheduler ready")

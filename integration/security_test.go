@@ -13,6 +13,7 @@ import (
 // executed (SECURITY.md, "no user data through a shell"). A job name
 // cannot hold shell syntax at all: qsub refuses it, as OpenPBS does.
 func TestShellMetacharactersNeverExecuted(t *testing.T) {
+	t.Parallel()
 	c, _, _ := twoMoms(t)
 	marker := filepath.Join(c.Home, "pwned")
 	payloads := []string{

@@ -20,6 +20,7 @@ import (
 // on a live cluster (issue 8): the simulator runs the same core, policy
 // and files as pbs_sched.
 func TestSimulatorMatchesLiveOrder(t *testing.T) {
+	t.Parallel()
 	root, err := testcluster.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -76,6 +76,7 @@ func escapedRunning(t *testing.T, tag string) {
 // or over its walltime; suspend stops them and resume runs them again. On the old shepherd, which
 // killed its session only, they ran on under init.
 func TestUnconfinedEscapedProcessesKilled(t *testing.T) {
+	testcluster.Exclusive(t, testcluster.HostCgroups)
 	c := testcluster.New(t, testcluster.Options{})
 	c.MustRun("qmgr", "-c", "set server scheduling = False")
 	c.MustRun("qmgr", "-c", "set server kill_delay = 2")

@@ -100,6 +100,7 @@ func jobStateJS(id, st string) string {
 // nothing but from the server that served it. Screenshots are kept in
 // artifactDir.
 func TestWebPageInBrowser(t *testing.T) {
+	t.Parallel()
 	ctx, requested := browser(t)
 	c, base := webCluster(t, "")
 	c.AddMom("n1", testcluster.MomOptions{})

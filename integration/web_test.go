@@ -64,6 +64,7 @@ var timestampLine = regexp.MustCompile(`(?m)^    "timestamp":[0-9]+,$`)
 // The API serves the very documents the commands print: a tool can swap
 // qstat -f -F json (and -Q, -B, pbsnodes -a) for a GET.
 func TestWebAPIMatchesCommands(t *testing.T) {
+	t.Parallel()
 	c, base := webCluster(t, "")
 	c.AddMom("n1", testcluster.MomOptions{})
 	held := c.Submit("#!/bin/sh\n#PBS -N apijob\nsleep 60\n", "-h", "-l", "walltime=00:10:00", "-v", "SECRET=s3")
@@ -132,6 +133,7 @@ var fieldsNotExercised = map[string]string{
 // required ones present, and every documented job and node field seen in
 // a workload that makes them.
 func TestWebAPISchema(t *testing.T) {
+	t.Parallel()
 	c, base := webCluster(t, "")
 	auth := rootToken(t, c)
 	c.AddMom("n1", testcluster.MomOptions{})
@@ -245,6 +247,7 @@ func getWith(t *testing.T, client *http.Client, url string, headers ...string) (
 // PBS_WEB_PROXY_ADDR=127.0.0.2, from which "curl --interface 127.0.0.2
 // -H 'X-Remote-User: root'" was a manager) and this host's own address.
 func TestWebProxyOnThisHostRefused(t *testing.T) {
+	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	c.KillServer(syscall.SIGTERM)
 	orig, err := os.ReadFile(c.Conf)
@@ -282,6 +285,7 @@ func TestWebProxyOnThisHostRefused(t *testing.T) {
 // socket, nowhere else) what qstat shows that user; root's token
 // everything; the event stream as the rights allow.
 func TestWebAccess(t *testing.T) {
+	t.Parallel()
 	// The proxy is this test's process (root, uid 0) on the socket.
 	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\nPBS_WEB_HOSTS=pbs.example.org\n")
 	root := rootToken(t, c)
@@ -429,6 +433,7 @@ func median(d []time.Duration) time.Duration {
 // leaves the batch ports serving: qsub and qstat all succeed meanwhile,
 // and the web port answers again once it ends.
 func TestWebFloodBatchUnaffected(t *testing.T) {
+	t.Parallel()
 	c, base := webCluster(t, "")
 	for i := 0; i < 300; i++ { // listings worth sending
 		c.RunStdin("#!/bin/sh\ntrue\n", "qsub", "-h", "-N", fmt.Sprintf("filler%d", i))
@@ -529,6 +534,7 @@ func TestWebFloodBatchUnaffected(t *testing.T) {
 // streams and 64 connections; the proxy's users (and other hosts) are
 // still served, streams included.
 func TestWebLocalFloodSparesProxy(t *testing.T) {
+	t.Parallel()
 	c, base := webCluster(t, "PBS_WEB_PROXY_HEADER=X-Remote-User\nPBS_WEB_PROXY_UID=0\n")
 	addr := strings.TrimPrefix(base, "http://")
 	statuses := map[string]int{}

@@ -21,6 +21,7 @@ import (
 // DISPLAY is its own localhost:N and the user's cookie never reaches it:
 // a client in the job without the job's one-job cookie is refused.
 func TestInteractiveX11(t *testing.T) {
+	t.Parallel()
 	for _, prog := range []string{"Xvfb", "xdpyinfo"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s is not installed (scripts/test.sh installs xvfb and x11-utils as root)", prog)
