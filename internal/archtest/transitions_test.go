@@ -1,11 +1,18 @@
 package archtest
 
 import (
+	"fmt"
 	"go/ast"
+	"go/importer"
 	"go/parser"
 	"go/token"
+	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -17,40 +24,230 @@ import (
 // are written once.
 var stateFields = map[string]bool{"State": true, "Substate": true, "Suspended": true}
 
-// jobOwners are the packages that hold model.Jobs and change them.
-var jobOwners = []string{"internal/server", "internal/store"}
+// stateWriters are the places of internal/model that write those fields
+// themselves: a file, or a file's function.
+var stateWriters = map[string]string{
+	"internal/model/transition.go":        "the transitions",
+	"internal/model/jobcodec.go":          "the stored form, decoded into a job being loaded",
+	"internal/model/job.go:EvalState":     "a queued job's state worked out from its holds and times",
+	"internal/model/array.go:Subjob":      "a subjob made from its parent, in transit as a new job is",
+	"internal/model/array.go:EndedSubjob": "a finished subjob shown from its record",
+}
 
+// jobReachers are the packages that can reach a model.Job: internal/model
+// and every package that imports it.
+func jobReachers(t *testing.T) []string {
+	t.Helper()
+	out := []string{"internal/model"}
+	for pkg, imps := range imports(t) {
+		if slices.Contains(imps, "internal/model") {
+			out = append(out, pkg)
+		}
+	}
+	sort.Strings(out)
+	for _, must := range []string{"internal/server", "internal/store"} {
+		if !slices.Contains(out, must) {
+			t.Fatalf("%s does not import internal/model: the walk missed it (%v)", must, out)
+		}
+	}
+	return out
+}
+
+// A job's state is written only by its transitions, in every package that
+// can reach a job: no assignment (plain, tuple or op=), ++/--, address
+// taken (a pointer would let anything write it later) or keyed composite
+// literal of a Job setting it.
 func TestJobStateOnlyThroughTransitions(t *testing.T) {
 	fset := token.NewFileSet()
-	for _, dir := range jobOwners {
+	imp := exportImporter(t, fset)
+	for _, dir := range jobReachers(t) {
 		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 		if err != nil || len(files) == 0 {
 			t.Fatalf("%s: no files (%v)", dir, err)
 		}
+		var parsed []*ast.File
 		for _, path := range files {
 			if strings.HasSuffix(path, "_test.go") {
 				continue
 			}
-			src, err := os.ReadFile(path)
+			f, err := parser.ParseFile(fset, path, nil, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := parser.ParseFile(fset, path, src, 0)
-			if err != nil {
-				t.Fatal(err)
+			parsed = append(parsed, f)
+		}
+		info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
+		conf := types.Config{Importer: imp}
+		pkg, err := conf.Check(module+dir, fset, parsed, info)
+		if err != nil {
+			t.Fatalf("type-checking %s: %v", dir, err)
+		}
+		job := jobType(t, pkg)
+		for _, f := range parsed {
+			rel := dir + "/" + filepath.Base(fset.Position(f.Pos()).Filename)
+			if _, ok := stateWriters[rel]; ok {
+				continue
 			}
-			ast.Inspect(f, func(n ast.Node) bool {
-				as, ok := n.(*ast.AssignStmt)
-				if !ok {
-					return true
-				}
-				for _, lhs := range as.Lhs {
-					if sel, ok := lhs.(*ast.SelectorExpr); ok && stateFields[sel.Sel.Name] {
-						t.Errorf("%s: writes .%s directly; a job's state changes only through its transitions (internal/model/transition.go)", fset.Position(as.Pos()), sel.Sel.Name)
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok {
+					if _, ok := stateWriters[rel+":"+fn.Name.Name]; ok {
+						continue
 					}
 				}
+				for _, w := range stateWrites(decl, isJobField(info, job), isJobLit(info, job)) {
+					t.Errorf("%s: %s .%s directly; a job's state changes only through its transitions (internal/model/transition.go)", fset.Position(w.pos), w.how, w.field)
+				}
+			}
+		}
+	}
+}
+
+// exportImporter imports the module's packages and their dependencies
+// from the compiler's export data, which go list -export builds (cached).
+func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v", err)
+	}
+	export := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if path, file, ok := strings.Cut(line, "\t"); ok && file != "" {
+			export[path] = file
+		}
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := export[path]
+		if !ok {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+}
+
+// jobType is model.Job as pkg sees it (its own when pkg is
+// internal/model).
+func jobType(t *testing.T, pkg *types.Package) *types.Named {
+	t.Helper()
+	model := pkg
+	for _, p := range pkg.Imports() {
+		if p.Path() == module+"internal/model" {
+			model = p
+		}
+	}
+	obj, ok := model.Scope().Lookup("Job").(*types.TypeName)
+	if !ok {
+		t.Fatalf("%s: no model.Job", pkg.Path())
+	}
+	return obj.Type().(*types.Named)
+}
+
+// isJobField says whether a selector selects a field of job.
+func isJobField(info *types.Info, job *types.Named) func(*ast.SelectorExpr) bool {
+	return func(sel *ast.SelectorExpr) bool {
+		s, ok := info.Selections[sel]
+		if !ok || s.Kind() != types.FieldVal {
+			return false
+		}
+		recv := s.Recv()
+		if p, ok := recv.(*types.Pointer); ok {
+			recv = p.Elem()
+		}
+		return types.Identical(recv, job)
+	}
+}
+
+// isJobLit says whether a composite literal is a model.Job.
+func isJobLit(info *types.Info, job *types.Named) func(*ast.CompositeLit) bool {
+	return func(lit *ast.CompositeLit) bool {
+		tv, ok := info.Types[lit]
+		return ok && types.Identical(tv.Type, job)
+	}
+}
+
+type stateWrite struct {
+	pos        token.Pos
+	how, field string
+}
+
+// stateWrites finds the writes of stateFields in n: of the selectors
+// field accepts and in the composite literals lit accepts.
+func stateWrites(n ast.Node, field func(*ast.SelectorExpr) bool, lit func(*ast.CompositeLit) bool) []stateWrite {
+	var out []stateWrite
+	state := func(e ast.Expr) (string, bool) {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if ok && stateFields[sel.Sel.Name] && field(sel) {
+			return sel.Sel.Name, true
+		}
+		return "", false
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				if name, ok := state(lhs); ok {
+					out = append(out, stateWrite{n.Pos(), "assigns", name})
+				}
+			}
+		case *ast.IncDecStmt:
+			if name, ok := state(n.X); ok {
+				out = append(out, stateWrite{n.Pos(), "steps", name})
+			}
+		case *ast.UnaryExpr:
+			if name, ok := state(n.X); ok && n.Op == token.AND {
+				out = append(out, stateWrite{n.Pos(), "takes the address of", name})
+			}
+		case *ast.CompositeLit:
+			if !lit(n) {
 				return true
-			})
+			}
+			for _, el := range n.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if id, ok := kv.Key.(*ast.Ident); ok && stateFields[id.Name] {
+						out = append(out, stateWrite{kv.Pos(), "sets in a Job literal", id.Name})
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// The guard finds each kind of write it names, and nothing in a read.
+func TestStateWritesFound(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"j.State = x", []string{"assigns State"}},
+		{"a, j.Substate = 1, 2", []string{"assigns Substate"}},
+		{"j.Substate += 1", []string{"assigns Substate"}},
+		{"(j.Substate)++", []string{"steps Substate"}},
+		{"p := &j.Suspended; _ = p", []string{"takes the address of Suspended"}},
+		{"_ = model.Job{ID: \"1\", State: s}", []string{"sets in a Job literal State"}},
+		{"_ = Node{State: s}", nil},
+		{"x := j.State; _ = x == j.Substate", nil},
+	} {
+		f, err := parser.ParseFile(token.NewFileSet(), "x.go", "package p\nfunc f() {\n"+tc.src+"\n}\n", 0)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.src, err)
+		}
+		var got []string
+		// Without types: every selector is a job's, and a literal is a
+		// Job's when its type is named Job.
+		anyField := func(*ast.SelectorExpr) bool { return true }
+		jobNamed := func(lit *ast.CompositeLit) bool {
+			sel, ok := lit.Type.(*ast.SelectorExpr)
+			return ok && sel.Sel.Name == "Job"
+		}
+		for _, w := range stateWrites(f, anyField, jobNamed) {
+			got = append(got, w.how+" "+w.field)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: found %v, want %v", tc.src, got, tc.want)
 		}
 	}
 }

@@ -201,10 +201,6 @@ func (m *Mom) serveFile(c *proto.Conn, peer string, h proto.Header, body []byte)
 		c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: pe.Code, Text: pe.Error()}, nil)
 	}
 	var req proto.FileRequest
-	if h.Type != proto.MsgMomFileGet && h.Type != proto.MsgMomFilePut {
-		fail(proto.Errorf(proto.PBSE_PERM, "a mom may only ask another for the files of a job's staging list"))
-		return
-	}
 	if err := proto.DecodeBody(body, &req); err != nil {
 		fail(proto.Errorf(proto.PBSE_PROTOCOL, "%v", err))
 		return

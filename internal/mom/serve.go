@@ -71,7 +71,7 @@ func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 		if hello.Role == proto.RoleMom {
 			// Another mom: one request per connection (a job's part,
 			// a task, one staging transfer).
-			m.serveMom(c, nc, hello.Name, h, body)
+			m.serveMom(c, hello.Name, h, body)
 			return
 		}
 		body2, rerr := serverRoutes.Serve(h.Type, serverRequest{m: m, nc: nc}, body)

@@ -25,7 +25,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,45 +382,60 @@ func (m *Mom) forwardSignal(j *momJob, req *proto.MomSignal) {
 	}
 }
 
+// momRequest is what each of another mom's requests is served with: the
+// asking mom's node name.
+type momRequest struct {
+	m    *Mom
+	from string
+}
+
+// momRoutes are another mom's requests answered with one reply (a job's
+// part joined or ended, a signal passed on), one handler each
+// (proto.Routes, as serverRoutes and pbs_server's routes).
+var momRoutes = proto.Routes[momRequest]{
+	proto.MsgMomJoinJob: proto.Decoded(func(r momRequest, req *proto.JoinJob) (any, error) {
+		return nil, r.m.joinJob(r.from, req)
+	}),
+	proto.MsgMomEndJob: proto.Decoded(func(r momRequest, req *proto.EndJob) (any, error) {
+		return r.m.endJob(r.from, req)
+	}),
+	proto.MsgMomSignalJob: proto.Decoded(func(r momRequest, req *proto.MomSignal) (any, error) {
+		m := r.m
+		m.mu.Lock()
+		j := m.jobs[req.JobID]
+		m.mu.Unlock()
+		switch {
+		case j == nil || !j.sister:
+			return nil, proto.Errorf(proto.PBSE_UNKJOBID, "%s has no part on %s", req.JobID, m.cfg.NodeName)
+		case len(j.spec.Moms) == 0 || j.spec.Moms[0].Node != r.from:
+			return nil, proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may signal it on %s", req.JobID, m.cfg.NodeName)
+		}
+		return nil, m.signalSister(j, req)
+	}),
+}
+
+// momStream serves a request of another mom that keeps the connection
+// for a stream (a task's, a staging transfer's) and answers it itself.
+type momStream func(m *Mom, c *proto.Conn, from string, h proto.Header, body []byte)
+
+// momStreams are those requests, by type.
+var momStreams = map[proto.MsgType]momStream{
+	proto.MsgTaskSpawn: func(m *Mom, c *proto.Conn, from string, h proto.Header, body []byte) {
+		c.NetConn().SetDeadline(time.Time{})
+		m.serveRemoteTask(c, from, h, body)
+	},
+	proto.MsgMomFileGet: (*Mom).serveFile,
+	proto.MsgMomFilePut: (*Mom).serveFile,
+}
+
 // serveMom answers another mom's request on the mom port: a join, an
 // end, a forwarded signal or task, or one staging transfer.
-func (m *Mom) serveMom(c *proto.Conn, nc net.Conn, from string, h proto.Header, body []byte) {
-	var rerr error
-	var out any
-	switch h.Type {
-	case proto.MsgMomJoinJob:
-		var req proto.JoinJob
-		if rerr = proto.DecodeBody(body, &req); rerr == nil {
-			rerr = m.joinJob(from, &req)
-		}
-	case proto.MsgMomEndJob:
-		var req proto.EndJob
-		if rerr = proto.DecodeBody(body, &req); rerr == nil {
-			out, rerr = m.endJob(from, &req)
-		}
-	case proto.MsgMomSignalJob:
-		var req proto.MomSignal
-		if rerr = proto.DecodeBody(body, &req); rerr == nil {
-			m.mu.Lock()
-			j := m.jobs[req.JobID]
-			m.mu.Unlock()
-			switch {
-			case j == nil || !j.sister:
-				rerr = proto.Errorf(proto.PBSE_UNKJOBID, "%s has no part on %s", req.JobID, m.cfg.NodeName)
-			case len(j.spec.Moms) == 0 || j.spec.Moms[0].Node != from:
-				rerr = proto.Errorf(proto.PBSE_PERM, "only the mom of job %s's first node may signal it on %s", req.JobID, m.cfg.NodeName)
-			default:
-				rerr = m.signalSister(j, &req)
-			}
-		}
-	case proto.MsgTaskSpawn:
-		nc.SetDeadline(time.Time{})
-		m.serveRemoteTask(c, from, h, body)
-		return
-	default:
-		m.serveFile(c, from, h, body)
+func (m *Mom) serveMom(c *proto.Conn, from string, h proto.Header, body []byte) {
+	if stream, ok := momStreams[h.Type]; ok {
+		stream(m, c, from, h, body)
 		return
 	}
+	out, rerr := momRoutes.Serve(h.Type, momRequest{m: m, from: from}, body)
 	reply := proto.Header{Type: proto.MsgReply, Seq: h.Seq}
 	if rerr != nil {
 		pe := momError(rerr)
