@@ -61,27 +61,7 @@ func TestJobStateOnlyThroughTransitions(t *testing.T) {
 	fset := token.NewFileSet()
 	imp := exportImporter(t, fset)
 	for _, dir := range jobReachers(t) {
-		files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("%s: no files (%v)", dir, err)
-		}
-		var parsed []*ast.File
-		for _, path := range files {
-			if strings.HasSuffix(path, "_test.go") {
-				continue
-			}
-			f, err := parser.ParseFile(fset, path, nil, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parsed = append(parsed, f)
-		}
-		info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
-		conf := types.Config{Importer: imp}
-		pkg, err := conf.Check(module+dir, fset, parsed, info)
-		if err != nil {
-			t.Fatalf("type-checking %s: %v", dir, err)
-		}
+		parsed, info, pkg := checkPackage(t, fset, imp, dir)
 		job := jobType(t, pkg)
 		for _, f := range parsed {
 			rel := dir + "/" + filepath.Base(fset.Position(f.Pos()).Filename)
@@ -127,17 +107,48 @@ func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
 	})
 }
 
-// jobType is model.Job as pkg sees it (its own when pkg is
-// internal/model).
-func jobType(t *testing.T, pkg *types.Package) *types.Named {
+// checkPackage parses and type-checks the non-test files of dir.
+func checkPackage(t *testing.T, fset *token.FileSet, imp types.Importer, dir string) ([]*ast.File, *types.Info, *types.Package) {
 	t.Helper()
-	model := pkg
+	files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: no files (%v)", dir, err)
+	}
+	var parsed []*ast.File
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parsed = append(parsed, f)
+	}
+	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	conf := types.Config{Importer: imp}
+	pkg, err := conf.Check(module+dir, fset, parsed, info)
+	if err != nil {
+		t.Fatalf("type-checking %s: %v", dir, err)
+	}
+	return parsed, info, pkg
+}
+
+// modelOf is internal/model as pkg sees it (pkg itself when it is
+// internal/model).
+func modelOf(pkg *types.Package) *types.Package {
 	for _, p := range pkg.Imports() {
 		if p.Path() == module+"internal/model" {
-			model = p
+			return p
 		}
 	}
-	obj, ok := model.Scope().Lookup("Job").(*types.TypeName)
+	return pkg
+}
+
+// jobType is model.Job as pkg sees it.
+func jobType(t *testing.T, pkg *types.Package) *types.Named {
+	t.Helper()
+	obj, ok := modelOf(pkg).Scope().Lookup("Job").(*types.TypeName)
 	if !ok {
 		t.Fatalf("%s: no model.Job", pkg.Path())
 	}
@@ -248,6 +259,57 @@ func TestStateWritesFound(t *testing.T) {
 		}
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%q: found %v, want %v", tc.src, got, tc.want)
+		}
+	}
+}
+
+// hooksMakers are the functions that make a job's copy for their caller
+// to store, with the caller telling the scheduler of it as of any new or
+// moved job: the transition's hooks stay theirs.
+var hooksMakers = map[string]string{
+	"internal/model/array.go:Subjob":           "a subjob made from its parent; the server tells the scheduler of new subjobs",
+	"internal/server/admission.go:enqueue":     "the copy a submission, qmove, qorder or the router stores; they tell the scheduler",
+	"internal/server/admission.go:routeOrHold": "the copy a submission stores in a route queue",
+}
+
+// What a transition returns (model.Hooks: dependants to release, the
+// scheduler to tell) is never dropped: in every package that can reach a
+// job, a call whose result is a model.Hooks is neither a statement of its
+// own nor assigned to _.
+func TestTransitionHooksNeverDropped(t *testing.T) {
+	fset := token.NewFileSet()
+	imp := exportImporter(t, fset)
+	for _, dir := range jobReachers(t) {
+		parsed, info, pkg := checkPackage(t, fset, imp, dir)
+		hooks, ok := modelOf(pkg).Scope().Lookup("Hooks").(*types.TypeName)
+		if !ok {
+			t.Fatalf("%s: no model.Hooks", dir)
+		}
+		isHooks := func(e ast.Expr) bool {
+			tv, ok := info.Types[e]
+			return ok && types.Identical(tv.Type, hooks.Type())
+		}
+		for _, f := range parsed {
+			rel := dir + "/" + filepath.Base(fset.Position(f.Pos()).Filename)
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					if _, ok := hooksMakers[rel+":"+n.Name.Name]; ok {
+						return false
+					}
+				case *ast.ExprStmt:
+					if isHooks(n.X) {
+						t.Errorf("%s: the model.Hooks of a transition are dropped; pass them to the server's hooks", fset.Position(n.Pos()))
+					}
+				case *ast.AssignStmt:
+					for i, lhs := range n.Lhs {
+						if id, ok := lhs.(*ast.Ident); ok && id.Name == "_" && len(n.Rhs) == len(n.Lhs) && isHooks(n.Rhs[i]) {
+							t.Errorf("%s: the model.Hooks of a transition are assigned to _; pass them to the server's hooks", fset.Position(n.Pos()))
+						}
+					}
+				}
+				return true
+			})
 		}
 	}
 }

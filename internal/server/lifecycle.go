@@ -336,10 +336,13 @@ func (s *Server) undoRuns(failed []*startRequest) {
 			if !ok || !j.Active() || j.RunCount != st.spec.RunCount || s.endDeleted(b, j, now) {
 				continue
 			}
+			var h model.Hooks
+			s.updateJob(j, func() { h = j.Unstart("Not Running: PBS Error: "+st.err.Error(), now) })
 			// Eligible as it was; the scheduler's cycle is still going:
 			// no event.
-			s.updateJob(j, func() { j.Unstart("Not Running: PBS Error: "+st.err.Error(), now) })
+			h.Eligible = false
 			s.save(b, j)
+			s.hooks(b, j, h, now)
 		}
 		return nil
 	})
@@ -360,9 +363,12 @@ func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 			return nil
 		}
 		jobID = j.ID
-		s.updateJob(j, func() { j.Unstart("", now) })
-		s.stageFailed(j, ob.Comment, now)
-		s.save(b, j)
+		var h model.Hooks
+		s.updateJob(j, func() { h = j.Unstart("", now) })
+		// It waits (W) at once: back in its queue, but not eligible.
+		h.Eligible = false
+		s.hooks(b, j, h, now)
+		s.stageFailed(b, j, ob.Comment, now)
 		return nil
 	})
 	if err != nil {

@@ -165,11 +165,14 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 			s.insertJob(j) // a subjob staged on its own
 		}
 		key = j.Key()
+		now := s.nowUnix()
+		var h model.Hooks
 		s.updateJob(j, func() {
 			j.StageNode, j.StagePhase = node, model.StageRunning
-			j.Settle(s.nowUnix())
+			h = j.Settle(now)
 		})
 		s.save(b, j)
+		s.hooks(b, j, h, now)
 		req = s.stageRequest(j, node)
 		s.stageAsked[key] = s.now()
 		return nil
@@ -207,11 +210,14 @@ func (s *Server) stageForget(key model.JobKey, node string) {
 		if !ok || j.StageNode != node || j.StagePhase != model.StageRunning {
 			return nil
 		}
+		now := s.nowUnix()
+		var h model.Hooks
 		s.updateJob(j, func() {
 			j.ClearStage()
-			j.Settle(s.nowUnix())
+			h = j.Settle(now)
 		})
 		s.save(b, j)
+		s.hooks(b, j, h, now)
 		return nil
 	})
 	if err != nil {
@@ -232,15 +238,17 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 		jobID = j.ID
 		if rep.OK {
 			ok = true
+			var h model.Hooks
 			s.updateJob(j, func() {
 				j.StagePhase = model.StageDone
-				j.Settle(now)
+				h = j.Settle(now)
 			})
+			s.save(b, j)
+			s.hooks(b, j, h, now)
 		} else {
-			s.stageFailed(j, rep.Comment, now)
+			s.stageFailed(b, j, rep.Comment, now)
 		}
 		delete(s.stageAsked, j.Key())
-		s.save(b, j)
 		return nil
 	})
 	if err != nil || jobID == "" {
@@ -256,17 +264,19 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 }
 
 // stageFailed puts a queued job whose stage-in failed in W for
-// stagefail_wait, saying why (mu held, inside a commit; the caller saves
-// it).
-func (s *Server) stageFailed(j *model.Job, why string, now int64) {
+// stagefail_wait, saying why, and saves it (mu held, inside b's commit).
+func (s *Server) stageFailed(b *store.Batch, j *model.Job, why string, now int64) {
 	wait := s.serverLong(proto.AttrStagefailWait, defaultStagefailWait)
+	var h model.Hooks
 	s.updateJob(j, func() {
 		j.ClearStage()
 		j.StagePhase = model.StageFailed
 		j.ExecutionTime = now + wait
 		j.Comment = fmt.Sprintf("Stage-in failed: %s; the job waits until %s (stagefail_wait), or qrls", why, time.Unix(j.ExecutionTime, 0).Format("Mon Jan 02 at 15:04"))
-		j.Settle(now)
+		h = j.Settle(now)
 	})
+	s.save(b, j)
+	s.hooks(b, j, h, now)
 }
 
 // checkStaging takes a mom's Staging list: a job whose early stage-in on
