@@ -1,0 +1,176 @@
+// Reservations and the clock: each tick moves them through their states
+// (begin, end, the next occurrence of a standing one, a retry of one not
+// confirmed) and starts or stops their queues.
+
+package server
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/gopbs/gopbs/internal/mailer"
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
+)
+
+// resvRetryDefault is reserve_retry_time when unset (seconds), as
+// OpenPBS's.
+const resvRetryDefault = 600
+
+// resvRetryTime is reserve_retry_time (mu held).
+func (s *Server) resvRetryTime() int64 {
+	if v, ok := s.server.Get(proto.AttrReserveRetryTime); ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return resvRetryDefault
+}
+
+// resvTick moves reservations along with the clock: an unconfirmed one
+// whose start came goes; a confirmed one starts (its queue started); an
+// occurrence that ended ends its jobs and the reservation goes or, when
+// standing, waits for its next occurrence.
+func (s *Server) resvTick(t time.Time) {
+	now := t.Unix()
+	s.mu.RLock()
+	due := false
+	for _, r := range s.resvs {
+		switch {
+		case r.State == proto.ResvBeingDeleted,
+			r.Start() <= now && (r.State == proto.ResvUnconfirmed || r.State == proto.ResvConfirmed),
+			r.End() <= now:
+			due = true
+		}
+	}
+	for id, d := range s.denied {
+		if t.Sub(d.at) > deniedKept {
+			due = true
+			_ = id
+		}
+	}
+	retry := false
+	for _, r := range s.resvs {
+		if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now && s.retryAsked[r.Seq] != r.Retry {
+			retry = true
+		}
+	}
+	s.mu.RUnlock()
+	if retry {
+		// A degraded reservation's time to be tried again: a cycle, once
+		// per retry time.
+		s.mu.Lock()
+		for _, r := range s.resvs {
+			if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now {
+				s.retryAsked[r.Seq] = r.Retry
+			}
+		}
+		s.mu.Unlock()
+		s.schedEvent(proto.SchedTime)
+	}
+	if !due {
+		return
+	}
+	var jobs []string
+	var mail []mailer.Message
+	started := false
+	type acct struct {
+		kind byte
+		r    model.Resv
+	}
+	var records []acct
+	err := s.commit.Do(func(b *store.Batch) error {
+		jobs, mail, started, records = nil, nil, false, nil
+		for id, d := range s.denied {
+			if t.Sub(d.at) > deniedKept {
+				delete(s.denied, id)
+			}
+		}
+		for _, seq := range s.resvSeqs() {
+			r := s.resvs[seq]
+			id := r.ID(s.cfg.ServerName)
+			switch {
+			case r.State == proto.ResvBeingDeleted:
+			case r.End() <= now:
+				// The occurrence is over: its running jobs end with it.
+				if len(r.Occ) > 1 {
+					jobs = append(jobs, s.resvJobs(b, r, false, "Job killed: the reservation's occurrence ended")...)
+					r.Occ = r.Occ[1:]
+					for len(r.Occ) > 1 && r.End() <= now {
+						r.Occ = r.Occ[1:] // missed while the server was down
+					}
+					r.SetState(proto.ResvConfirmed)
+					if r.Nodes() == "" {
+						r.SetState(proto.ResvUnconfirmed)
+					}
+					r.Comment, r.Mtime = "", now
+					b.PutResv(r)
+					s.setQueueStarted(b, r, false)
+					s.log.Info("reservation occurrence ended", "resv", id, "next", r.Start(), "index", r.Index())
+					continue
+				}
+				if r.State != proto.ResvUnconfirmed {
+					mail = append(mail, s.resvMail(r, resvMailEnd, "Reservation period ended", false)...)
+					records = append(records, acct{'F', *r})
+				}
+				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation ended")...)
+				s.log.Info("reservation ended", "resv", id)
+			case r.Start() <= now && r.State == proto.ResvUnconfirmed:
+				if len(r.Occ) > 1 {
+					continue // its next occurrence may still be confirmed
+				}
+				s.denied[id] = resvDenied{reason: "not confirmed before its start", at: t}
+				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
+				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
+			case r.Start() <= now && r.State == proto.ResvConfirmed:
+				r.SetState(proto.ResvRunning)
+				r.Mtime = now
+				b.PutResv(r)
+				s.setQueueStarted(b, r, true)
+				started = true
+				mail = append(mail, s.resvMail(r, resvMailBegin, "Reservation period starting", false)...)
+				records = append(records, acct{'B', *r})
+				s.log.Info("reservation running", "resv", id, "nodes", r.Nodes())
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("cannot move reservations along", "error", err)
+		return
+	}
+	for _, a := range records {
+		s.resvAccount(a.kind, &a.r, nil)
+	}
+	s.sendMail(mail)
+	s.endResvJobs(jobs)
+	s.resvSweep()
+	if started || len(jobs) > 0 {
+		s.schedEvent(proto.SchedNew)
+	}
+}
+
+// resvSeqs are the reservations' numbers in order (mu held).
+func (s *Server) resvSeqs() []int64 {
+	out := make([]int64, 0, len(s.resvs))
+	for seq := range s.resvs {
+		out = append(out, seq)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
+	return out
+}
+
+// setQueueStarted starts or stops r's queue (mu held, in a commit).
+func (s *Server) setQueueStarted(b *store.Batch, r *model.Resv, on bool) {
+	q := s.queues[r.Queue()]
+	if q == nil || q.Bool(proto.AttrStarted) == on {
+		return
+	}
+	c := q.Clone()
+	c.Set(proto.AttrStarted, "", resc.FormatBool(on))
+	s.queues[c.Name] = c
+	b.PutQueue(c)
+}
