@@ -40,11 +40,11 @@ var commands = []string{
 // daemonInsides are the packages only their own daemon (and its tests)
 // may import.
 var daemonInsides = map[string][]string{
-	"internal/server":    {"cmd/pbs_server"},
-	"internal/store":     {"cmd/pbs_server", "internal/server", "internal/ha"},
-	"internal/ha":        {"cmd/pbs_server"},
-	"internal/mom":       {"cmd/pbs_mom"},
-	"internal/shepherd":  {"cmd/pbs_mom", "cmd/pbs_shepherd", "internal/mom"},
+	"internal/server":    {"internal/serverd"},
+	"internal/store":     {"internal/serverd", "internal/server", "internal/ha"},
+	"internal/ha":        {"internal/serverd"},
+	"internal/mom":       {"internal/momd"},
+	"internal/shepherd":  {"internal/momd", "cmd/pbs_shepherd", "internal/mom"},
 	"internal/stagecopy": {"internal/mom", "internal/shepherd"},
 	"internal/cgroup":    {"internal/mom", "internal/shepherd"},
 }
