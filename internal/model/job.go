@@ -50,11 +50,10 @@ type Job struct {
 	ExecGPUs   string // the GPUs its mom gave it (exec_gpus)
 	// ResizeSignal is the signal an elastic job gets when its allocation
 	// changes (-W resize_signal: a name without SIG, or a number; ""
-	// for none). Releasing lists the nodes a shrink under way gives back
-	// ("+"-separated; "" for none): the job holds them until its first
-	// mom has ended its part there.
+	// for none). Releasing is a shrink under way (none when empty): the
+	// job holds its nodes until its first mom has ended its part there.
 	ResizeSignal  string
-	Releasing     string
+	Releasing     Release
 	Holds         string // canonical "uos" subset, "" for none
 	MailPoints    string
 	MailUsers     string
@@ -307,7 +306,33 @@ func (j *Job) Clone() *Job {
 	c.Estimated = j.Estimated.Clone()
 	c.Depends = j.Depends.Clone()
 	c.Array = j.Array.Clone()
+	c.Releasing.Nodes = slices.Clone(j.Releasing.Nodes)
 	return &c
+}
+
+// Release is a shrink of a running job under way: the nodes it gives
+// back, and whether its owner gave them back for good (pbs_release_nodes:
+// its select is lowered with them) rather than the scheduler shrinking it.
+type Release struct {
+	Nodes    []string
+	GiveBack bool
+}
+
+// Pending says whether a shrink is under way.
+func (r Release) Pending() bool { return len(r.Nodes) > 0 }
+
+// releaseGiveBack marked a release by its owner in the text form of
+// Releasing that stores before version 7 hold ("give:n1+n2").
+const releaseGiveBack = "give:"
+
+// parseRelease reads Releasing's text form of stores before version 7:
+// "+"-separated nodes, "give:" first for a release by the owner.
+func parseRelease(s string) Release {
+	if s == "" {
+		return Release{}
+	}
+	rest, give := strings.CutPrefix(s, releaseGiveBack)
+	return Release{Nodes: strings.Split(rest, "+"), GiveBack: give}
 }
 
 // User is the owner's user name (Job_Owner without @host).

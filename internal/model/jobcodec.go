@@ -7,6 +7,7 @@ import (
 	"github.com/gopbs/gopbs/proto"
 
 	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/gopbs/gopbs/internal/msgp"
 )
@@ -203,7 +204,47 @@ var jobFields = []jobField{
 	fInteractive,
 	fStr(func(j *Job) *string { return &j.ExecGPUs }),
 	fStr(func(j *Job) *string { return &j.ResizeSignal }),
-	fStr(func(j *Job) *string { return &j.Releasing }),
+	{
+		// [nodes, give back], or (stores before version 7) its text form.
+		func(b []byte, j *Job) []byte {
+			r := j.Releasing
+			b = msgp.AppendArrayLen(b, 2)
+			b = msgp.AppendArrayLen(b, len(r.Nodes))
+			for _, n := range r.Nodes {
+				b = msgp.AppendString(b, n)
+			}
+			return msgp.AppendBool(b, r.GiveBack)
+		},
+		func(d *msgpack.Decoder, j *Job) error {
+			c, err := d.PeekCode()
+			if err != nil {
+				return err
+			}
+			if msgpcode.IsString(c) {
+				text, err := d.DecodeString()
+				j.Releasing = parseRelease(text)
+				return err
+			}
+			if n, err := d.DecodeArrayLen(); err != nil || n != 2 {
+				return fmt.Errorf("Releasing: want [nodes, give back], got %d items (%v)", n, err)
+			}
+			n, err := d.DecodeArrayLen()
+			if err != nil {
+				return err
+			}
+			var r Release
+			for range max(n, 0) {
+				node, err := d.DecodeString()
+				if err != nil {
+					return err
+				}
+				r.Nodes = append(r.Nodes, node)
+			}
+			r.GiveBack, err = d.DecodeBool()
+			j.Releasing = r
+			return err
+		},
+	},
 	fAccrual,
 	fBool(func(j *Job) *bool { return &j.LimitBlocked }),
 }

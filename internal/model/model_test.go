@@ -454,3 +454,41 @@ func TestCustomResourceFlagsOnJobs(t *testing.T) {
 		t.Error("a manager does not see Resource_List.secret")
 	}
 }
+
+// A job's Releasing is stored typed (storage version 7); a record of an
+// older store holds its text form, which reads as the same release.
+func TestReleasingStoredTyped(t *testing.T) {
+	for _, r := range []Release{{}, {Nodes: []string{"n2"}}, {Nodes: []string{"n2", "n3"}, GiveBack: true}} {
+		j := &Job{Seq: 1, ID: "1.srv", Releasing: r}
+		if got := codecRoundTrip(t, j); !reflect.DeepEqual(got.Releasing, r) {
+			t.Errorf("round trip of %+v: %+v", r, got.Releasing)
+		}
+	}
+	marker := &Job{Seq: 1, ID: "1.srv", Releasing: Release{Nodes: []string{"RELX"}, GiveBack: true}}
+	rec, err := msgpack.Marshal(marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed := []byte("\x92\x91\xa4RELX\xc3")
+	if bytes.Count(rec, typed) != 1 {
+		t.Fatalf("the typed release is not in the record once: %q", rec)
+	}
+	for text, want := range map[string]Release{
+		"":           {},
+		"n2+n3":      {Nodes: []string{"n2", "n3"}},
+		"give:n1":    {Nodes: []string{"n1"}, GiveBack: true},
+		"give:n1+n4": {Nodes: []string{"n1", "n4"}, GiveBack: true},
+	} {
+		old := bytes.Replace(rec, typed, msgp.AppendString(nil, text), 1)
+		var got Job
+		if err := msgpack.Unmarshal(old, &got); err != nil || !reflect.DeepEqual(got.Releasing, want) {
+			t.Errorf("an older record's Releasing %q: %+v, %v; want %+v", text, got.Releasing, err, want)
+		}
+	}
+	for _, bad := range [][]byte{[]byte("\x93\x90\xc2\xc2"), []byte("\x92\xa1x\xc2"), []byte("\x92\x91\x01\xc2")} {
+		var got Job
+		if err := msgpack.Unmarshal(bytes.Replace(rec, typed, bad, 1), &got); err == nil {
+			t.Errorf("a damaged release %q read as %+v", bad, got.Releasing)
+		}
+	}
+}

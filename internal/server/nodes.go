@@ -486,7 +486,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
 		}
-		if mj.ExecVnode != "" && !mj.Exited && (mj.ExecVnode != j.ExecVnode || j.Releasing != "") && !s.resizing[j.Key()] {
+		if mj.ExecVnode != "" && !mj.Exited && (mj.ExecVnode != j.ExecVnode || j.Releasing.Pending()) && !s.resizing[j.Key()] {
 			// A resize the mom did not see through (a restart in the
 			// middle): the store's allocation wins.
 			resync = append(resync, j.Key())

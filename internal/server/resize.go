@@ -29,10 +29,6 @@ import (
 	"github.com/gopbs/gopbs/resc"
 )
 
-// giveBackPrefix marks a Job.Releasing of nodes the owner gave back for
-// good (the select is lowered with them), against a scheduler's shrink.
-const giveBackPrefix = "give:"
-
 // allocation is a running job's chunks, each with the index of the chunk
 // spec of its select it belongs to, in exec_vnode's order (mu held).
 type allocation struct {
@@ -349,7 +345,7 @@ func (s *Server) resizable(id string) (*model.Job, allocation, error) {
 	if j.State != model.StateRunning || j.Substate == model.SubRerun {
 		return nil, allocation{}, proto.Errorf(proto.PBSE_BADSTATE, "(job %s is not running)", j.ID)
 	}
-	if j.Releasing != "" {
+	if j.Releasing.Pending() {
 		return nil, allocation{}, proto.Errorf(proto.PBSE_BADSTATE, "(job %s is giving nodes back)", j.ID)
 	}
 	a, err := allocationOf(j)
@@ -447,11 +443,7 @@ func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeReques
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job %s is being resized)", j.ID)
 		}
 		key = j.Key()
-		marker := strings.Join(release, "+")
-		if giveBack {
-			marker = giveBackPrefix + marker
-		}
-		s.updateJob(j, func() { j.Releasing = marker })
+		s.updateJob(j, func() { j.Releasing = model.Release{Nodes: release, GiveBack: giveBack} })
 		s.save(b, j)
 		target = s.momResize(j, rest.chunk, nil)
 		target.Grace, target.Immediate = req.Grace, req.Immediate
@@ -474,8 +466,8 @@ func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeReques
 func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 	if err := s.callMomResize(target); err != nil {
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[key]; ok && j.Releasing != "" {
-				s.updateJob(j, func() { j.Releasing = "" })
+			if j, ok := s.jobs[key]; ok && j.Releasing.Pending() {
+				s.updateJob(j, func() { j.Releasing = model.Release{} })
 				s.save(b, j)
 			}
 			return nil
@@ -484,11 +476,10 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 	}
 	return s.commit.Do(func(b *store.Batch) error {
 		j, ok := s.jobs[key]
-		if !ok || !j.Active() || j.RunCount != target.RunCount || j.Releasing == "" {
+		if !ok || !j.Active() || j.RunCount != target.RunCount || !j.Releasing.Pending() {
 			return nil
 		}
-		release := strings.Split(strings.TrimPrefix(j.Releasing, giveBackPrefix), "+")
-		giveBack := strings.HasPrefix(j.Releasing, giveBackPrefix)
+		release, giveBack := j.Releasing.Nodes, j.Releasing.GiveBack
 		a, err := allocationOf(j)
 		if err != nil {
 			return err
@@ -525,7 +516,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 		}
 		host, vnode, _ := place.ExecStrings(rest.chunk, s.momNode)
 		s.updateJob(j, func() {
-			j.ExecHost, j.ExecVnode, j.Releasing = host, vnode, ""
+			j.ExecHost, j.ExecVnode, j.Releasing = host, vnode, model.Release{}
 			j.ResourceList = rl
 		})
 		s.save(b, j)
@@ -554,14 +545,14 @@ func (s *Server) resyncJob(key model.JobKey) {
 	a, err := allocationOf(j)
 	var target *proto.MomResize
 	if err == nil {
-		if j.Releasing != "" {
-			target = s.momResize(j, a.without(strings.Split(strings.TrimPrefix(j.Releasing, giveBackPrefix), "+")).chunk, nil)
+		if j.Releasing.Pending() {
+			target = s.momResize(j, a.without(j.Releasing.Nodes).chunk, nil)
 			target.Immediate = true
 		} else {
 			target = s.momResize(j, a.chunk, nil)
 		}
 	}
-	releasing := j.Releasing != ""
+	releasing := j.Releasing.Pending()
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()

@@ -14,8 +14,12 @@ package store
 // store rather than run a reservation queue's jobs outside its window.
 // Version 6 added bucketResources; an older store gets it (empty) when
 // opened, and an older pbs_server refuses a version 6 store rather than
-// read a site's typed resources as untyped strings.
-const StorageVersion = 6
+// read a site's typed resources as untyped strings. Version 7 stores a
+// job's Releasing (a shrink under way) typed, as [nodes, give back], where
+// older versions hold its text ("give:n1+n2"); model's job codec reads both,
+// so a version 6 store is upgraded in place by its version alone, and an
+// older pbs_server refuses a version 7 store rather than misread it.
+const StorageVersion = 7
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"

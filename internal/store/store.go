@@ -257,7 +257,7 @@ func (s *Store) check() error {
 				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
 			}
 		}
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" && string(v) != "5" {
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" && string(v) != "5" && string(v) != "6" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -267,7 +267,7 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1 to 5 store as the current version, with
+// upgrade marks a version 1 to 6 store as the current version, with
 // the buckets it lacks made empty: nothing else differs (see
 // StorageVersion), and an older pbs_server then refuses it by its version
 // instead of failing on a record it does not know.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/msgp"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -376,5 +378,59 @@ func TestResources(t *testing.T) {
 	defer st.Close()
 	if snap, err := st.Load(); err != nil || len(snap.Resources) != 0 {
 		t.Fatalf("an upgraded store: %+v, %v", snap.Resources, err)
+	}
+}
+
+// TestReleasingUpgrade: a version 6 store holds a shrink under way as
+// text; opened by this server it is a version 7 store whose job reads the
+// same release, typed, and writes it typed from then on.
+func TestReleasingUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := &model.Job{Seq: 5, ID: "5.srv", State: model.StateRunning, Releasing: model.Release{Nodes: []string{"RELX"}, GiveBack: true}}
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	b.PutJob(j)
+	b.SetNextSeq(6)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	// Made old: the record's Releasing in the text form version 6 wrote.
+	err = st.db.Update(func(tx *bolt.Tx) error {
+		jobs := tx.Bucket(bucketJobs)
+		rec := jobs.Get(jobKey(5, kindJob))
+		old := bytes.Replace(rec, []byte("\x92\x91\xa4RELX\xc3"), msgp.AppendString(nil, "give:n2+n3+n4"), 1)
+		if bytes.Equal(old, rec) {
+			t.Fatal("the typed release is not in the record")
+		}
+		if err := jobs.Put(jobKey(5, kindJob), old); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketMeta).Put(keyVersion, []byte("6"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatalf("a version 6 store: %v", err)
+	}
+	defer st.Close()
+	st.db.View(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != strconv.Itoa(StorageVersion) || StorageVersion != 7 {
+			t.Errorf("upgraded store's version %q (StorageVersion %d)", v, StorageVersion)
+		}
+		return nil
+	})
+	snap, err := st.Load()
+	if err != nil || len(snap.Jobs) != 1 {
+		t.Fatalf("the upgraded store's jobs: %+v, %v", snap, err)
+	}
+	want := model.Release{Nodes: []string{"n2", "n3", "n4"}, GiveBack: true}
+	if got := snap.Jobs[0].Releasing; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Releasing after the upgrade: %+v, want %+v", got, want)
 	}
 }
