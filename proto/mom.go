@@ -313,6 +313,19 @@ type MomJob struct {
 	// ResizeSignal is the signal the job gets when its allocation grows
 	// or shrinks (-W resize_signal; "" for none).
 	ResizeSignal string
+	// Alloc is the allocation ExecVnode renders, typed, chunk by chunk:
+	// what the moms read (their share of the job: cpus, memory, GPUs).
+	// ExecVnode stays for the job's environment and files; a request of
+	// a server before Alloc has only it, which the mom then reads.
+	Alloc []MomChunk
+}
+
+// MomChunk is one chunk of a job's allocation: its node (a mom's own or
+// one of its vnodes) and the amounts of the consumable resources it takes
+// there (ncpus always).
+type MomChunk struct {
+	Node    string
+	Amounts map[string]float64
 }
 
 // MomSignal asks the mom to signal a job: a signal name or number,

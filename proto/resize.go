@@ -54,4 +54,6 @@ type MomResize struct {
 	Moms      []NodeMom
 	Grace     int
 	Immediate bool
+	// Alloc is ExecVnode typed, as in MomJob.
+	Alloc []MomChunk
 }

@@ -100,11 +100,12 @@ func (m *Mom) reportedMem(physmem int64) int64 {
 // jobShare is what a job takes of this host: the sums of its chunks on
 // the nodes own (the mom's and its vnodes) in its exec_vnode.
 func jobShare(job *proto.MomJob, own map[string]bool) (mem, vmem, ncpus float64) {
-	if job.ExecVnode == "" {
+	alloc := allocOf(job)
+	if alloc == nil {
 		// A start request without exec_vnode: the first chunk's cpus.
 		return 0, 0, float64(job.Ncpus)
 	}
-	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
+	for _, a := range alloc {
 		if !own[a.Node] {
 			continue
 		}
@@ -113,6 +114,21 @@ func jobShare(job *proto.MomJob, own map[string]bool) (mem, vmem, ncpus float64)
 		ncpus += a.Amounts[proto.ResNcpus]
 	}
 	return mem, vmem, ncpus
+}
+
+// allocOf is a job's allocation chunk by chunk: as the server sent it
+// typed (MomJob.Alloc), or read from ExecVnode when a server before Alloc
+// sent only that; nil for neither.
+func allocOf(job *proto.MomJob) []proto.MomChunk {
+	if job.Alloc != nil || job.ExecVnode == "" {
+		return job.Alloc
+	}
+	parts := place.ParseAssigned(nil, job.ExecVnode)
+	out := make([]proto.MomChunk, len(parts))
+	for i, a := range parts {
+		out[i] = proto.MomChunk{Node: a.Node, Amounts: a.Amounts}
+	}
+	return out
 }
 
 // makeCgroup makes a job's cgroup: its mem here (the host's memory less

@@ -23,3 +23,27 @@ func TestJobShare(t *testing.T) {
 		}
 	}
 }
+
+// The typed allocation a server sends is what the share is read from:
+// exec_vnode is read only when a server before it sent none.
+func TestJobShareFromAlloc(t *testing.T) {
+	own := map[string]bool{"n1": true, "n1[1]": true}
+	job := &proto.MomJob{
+		ExecVnode: "(n1:ncpus=64:mem=64gb)", // not read: Alloc is given
+		Alloc: []proto.MomChunk{
+			{Node: "n1", Amounts: map[string]float64{"ncpus": 2, "mem": 1 << 30, "ngpus": 1}},
+			{Node: "n2", Amounts: map[string]float64{"ncpus": 8, "ngpus": 4}},
+			{Node: "n1[1]", Amounts: map[string]float64{"ncpus": 1, "vmem": 2 << 30, "ngpus": 2}},
+		},
+	}
+	if mem, vmem, cpus := jobShare(job, own); mem != 1<<30 || vmem != 2<<30 || cpus != 3 {
+		t.Errorf("share from Alloc: mem %v vmem %v ncpus %v", mem, vmem, cpus)
+	}
+	if n := jobGPUs(job, own); n != 3 {
+		t.Errorf("GPUs from Alloc: %d, want 3", n)
+	}
+	old := &proto.MomJob{ExecVnode: "(n1:ncpus=2:ngpus=1)+(n2:ngpus=4)"}
+	if n := jobGPUs(old, own); n != 1 {
+		t.Errorf("GPUs from exec_vnode: %d, want 1", n)
+	}
+}

@@ -25,7 +25,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/gopbs/gopbs/internal/cgroup"
-	"github.com/gopbs/gopbs/internal/place"
 	"github.com/gopbs/gopbs/proto"
 )
 
@@ -286,7 +285,7 @@ func (m *Mom) releaseGPUs(id string) {
 // exec_vnode: a start request of an older server).
 func jobGPUs(job *proto.MomJob, own map[string]bool) int {
 	var n float64
-	for _, a := range place.ParseAssigned(nil, job.ExecVnode) {
+	for _, a := range allocOf(job) {
 		if own[a.Node] {
 			n += a.Amounts[proto.ResNgpus]
 		}

@@ -41,7 +41,7 @@ func (m *Mom) resizeJob(req *proto.MomResize) error {
 	old := j.spec
 	m.mu.Unlock()
 	next := old
-	next.ExecHost, next.ExecVnode, next.NodeFile, next.Moms = req.ExecHost, req.ExecVnode, req.NodeFile, req.Moms
+	next.ExecHost, next.ExecVnode, next.Alloc, next.NodeFile, next.Moms = req.ExecHost, req.ExecVnode, req.Alloc, req.NodeFile, req.Moms
 	removed := gone(sisterMoms(&old), sisterMoms(&next))
 	grew := len(gone(sisterMoms(&next), sisterMoms(&old))) > 0 || old.ExecVnode != next.ExecVnode && len(removed) == 0
 	if len(removed) > 0 && !req.Immediate {
@@ -66,7 +66,7 @@ func (m *Mom) resizeJob(req *proto.MomResize) error {
 	// Known here before the node file says so: a task the job starts on
 	// a new node as soon as it reads the file is let through.
 	m.mu.Lock()
-	j.spec.ExecHost, j.spec.ExecVnode, j.spec.NodeFile, j.spec.Moms = next.ExecHost, next.ExecVnode, next.NodeFile, next.Moms
+	j.spec.ExecHost, j.spec.ExecVnode, j.spec.Alloc, j.spec.NodeFile, j.spec.Moms = next.ExecHost, next.ExecVnode, next.Alloc, next.NodeFile, next.Moms
 	m.mu.Unlock()
 	if err := m.rewriteJobFiles(j, &next); err != nil {
 		return err
@@ -128,7 +128,7 @@ func (m *Mom) rewriteJobFiles(j *momJob, next *proto.MomJob) error {
 	if err := shepherd.ReadJSON(filepath.Join(j.dir, shepherd.FileJob), &jf); err != nil {
 		return err
 	}
-	jf.ExecHost, jf.ExecVnode, jf.NodeFile, jf.Moms = next.ExecHost, next.ExecVnode, next.NodeFile, next.Moms
+	jf.ExecHost, jf.ExecVnode, jf.Alloc, jf.NodeFile, jf.Moms = next.ExecHost, next.ExecVnode, next.Alloc, next.NodeFile, next.Moms
 	if err := shepherd.WriteJSON(j.dir, shepherd.FileJob, jf, 0o600); err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (m *Mom) rewriteJobFiles(j *momJob, next *proto.MomJob) error {
 // the job's new allocation (its nodes for tasks, its node file).
 func (m *Mom) updateSister(j *momJob, job *proto.MomJob) error {
 	m.mu.Lock()
-	j.spec.ExecHost, j.spec.ExecVnode, j.spec.NodeFile, j.spec.Moms = job.ExecHost, job.ExecVnode, job.NodeFile, job.Moms
+	j.spec.ExecHost, j.spec.ExecVnode, j.spec.Alloc, j.spec.NodeFile, j.spec.Moms = job.ExecHost, job.ExecVnode, job.Alloc, job.NodeFile, job.Moms
 	m.mu.Unlock()
 	return m.rewriteJobFiles(j, job)
 }

@@ -359,7 +359,7 @@ func (s *Server) momResize(j *model.Job, chunks []place.Placement, nodefile []st
 	if nodefile == nil {
 		nodefile = nf
 	}
-	return &proto.MomResize{JobID: j.ID, RunCount: j.RunCount, ExecHost: host, ExecVnode: vnode, NodeFile: nodefile, Moms: s.jobMoms(chunks)}
+	return &proto.MomResize{JobID: j.ID, RunCount: j.RunCount, ExecHost: host, ExecVnode: vnode, NodeFile: nodefile, Moms: s.jobMoms(chunks), Alloc: momAlloc(chunks)}
 }
 
 // callMomResize sends a resize to the job's first mom on a connection of

@@ -632,7 +632,26 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		StageOut:    s.stageFiles(j, j.Stageout, first, proto.StagePut),
 		Interactive: interactiveFor(j),
 		Moms:        s.jobMoms(p), ResizeSignal: j.ResizeSignal,
+		Alloc: momAlloc(p),
 	}
+}
+
+// momAlloc is a placement as the moms read it: each chunk's node and the
+// amounts it takes there, as exec_vnode (place.ExecStrings) renders them
+// (ncpus 1 when the chunk names none).
+func momAlloc(p []place.Placement) []proto.MomChunk {
+	out := make([]proto.MomChunk, len(p))
+	for i, pc := range p {
+		amounts := make(map[string]float64, len(pc.Chunk.Amounts)+1)
+		for r, v := range pc.Chunk.Amounts {
+			amounts[r] = v
+		}
+		if _, ok := amounts[proto.ResNcpus]; !ok {
+			amounts[proto.ResNcpus] = float64(pc.Chunk.Ncpus())
+		}
+		out[i] = proto.MomChunk{Node: pc.Node, Amounts: amounts}
+	}
+	return out
 }
 
 // jobMoms lists the moms of a placement, each once by the node it reports
