@@ -95,12 +95,13 @@ func TestPreemptBySuspend(t *testing.T) {
 	c.WaitJobState(express, "F", 30*time.Second)
 	c.WaitJobState(victim, "R", 30*time.Second)
 	waitFor(t, "the victim's process to run again", 10*time.Second, func() bool { s := procState(pid); return s != "T" && s != "" })
-	acct := c.Accounting()
-	for _, rec := range []string{";z;" + victim + ";", ";r;" + victim + ";"} {
-		if !strings.Contains(acct, rec) {
-			t.Errorf("no %q record:\n%s", rec, acct)
-		}
-	}
+	// The resume's record is written once its commit is durable, which
+	// may be just after qstat shows the job running again.
+	var acct string
+	testcluster.WaitFor(t, "the z and r records of "+victim, 10*time.Second, func() (bool, string) {
+		acct = c.Accounting()
+		return strings.Contains(acct, ";z;"+victim+";") && strings.Contains(acct, ";r;"+victim+";"), acct
+	})
 	if !strings.Contains(acct, "resources_released=(n1:ncpus=2)") {
 		t.Errorf("the z record does not say what the victim released:\n%s", acct)
 	}

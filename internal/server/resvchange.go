@@ -121,6 +121,7 @@ func (s *Server) resvSweep() {
 				continue
 			}
 			delete(s.resvs, seq)
+			delete(s.resvParsed, seq)
 			b.DeleteResv(seq)
 			if _, ok := s.queues[r.Queue()]; ok {
 				delete(s.queues, r.Queue())

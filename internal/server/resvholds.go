@@ -4,24 +4,59 @@
 package server
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/place"
 	"github.com/gopbs/gopbs/internal/resvspec"
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
+
+// resvNodes is what a reservation holds on each node (mu held): its
+// nodes read once per change of them or of the resource table, and a
+// copy handed out, which the caller may change.
+func (s *Server) resvNodes(r *model.Resv) (map[string]map[string]float64, error) {
+	nodes, rt := r.Nodes(), s.rt()
+	c, ok := s.resvParsed[r.Seq]
+	if !ok || c.nodes != nodes || c.rt != rt {
+		held, err := resvspec.Amounts(rt, nodes)
+		c = resvParsed{nodes: nodes, rt: rt, held: held, err: err}
+		if s.resvParsed == nil {
+			s.resvParsed = map[int64]resvParsed{}
+		}
+		s.resvParsed[r.Seq] = c
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	out := make(map[string]map[string]float64, len(c.held))
+	for node, m := range c.held {
+		out[node] = maps.Clone(m)
+	}
+	return out, nil
+}
+
+// resvParsed is a reservation's nodes as resvNodes last read them.
+type resvParsed struct {
+	nodes string
+	rt    *resc.Table
+	held  map[string]map[string]float64
+	err   error
+}
 
 // resvHolds is what running reservations keep of each node now, less
 // what their own jobs use there: the amounts no other job may take, and
-// the reservation of each (mu held).
+// the reservation of each (mu held). The jobs are gone through once, for
+// all the reservations.
 func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
-	var out map[string]map[string]float64
+	var byQueue map[string]map[string]map[string]float64 // queue -> node -> held
 	for _, r := range s.resvs {
 		if !(r.Start() <= now && now < r.End()) || r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
 			continue
 		}
-		held, err := resvspec.Amounts(s.rt(), r.Nodes())
+		held, err := s.resvNodes(r)
 		if err != nil {
 			continue
 		}
@@ -30,21 +65,29 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 				held[node] = s.wholeNode(node)
 			}
 		}
-		for _, j := range s.jobList {
-			if j.Queue != r.Queue() || !j.Active() {
-				continue
-			}
-			for _, a := range j.Assigned() {
-				if m := held[a.Node]; m != nil {
-					for k, v := range a.Amounts {
-						m[k] -= v
-					}
+		if byQueue == nil {
+			byQueue = map[string]map[string]map[string]float64{}
+		}
+		byQueue[r.Queue()] = held
+	}
+	if byQueue == nil {
+		return nil
+	}
+	for _, j := range s.jobList {
+		held := byQueue[j.Queue]
+		if held == nil || !j.Active() {
+			continue
+		}
+		for _, a := range j.Assigned() {
+			if m := held[a.Node]; m != nil {
+				for k, v := range a.Amounts {
+					m[k] -= v
 				}
 			}
 		}
-		if out == nil {
-			out = map[string]map[string]float64{}
-		}
+	}
+	out := map[string]map[string]float64{}
+	for _, held := range byQueue {
 		for node, m := range held {
 			if out[node] == nil {
 				out[node] = map[string]float64{}
@@ -80,7 +123,31 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 		if !(r.Start() <= now && now < r.End()) || r.State != proto.ResvRunning && r.State != proto.ResvDegraded {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(reservation %s is %s: its jobs run only in its window)", id, r.State)
 		}
-		mine, _ := resvspec.Amounts(s.rt(), r.Nodes())
+		mine, _ := s.resvNodes(r)
+		excl := r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl")
+		// What the reservation's running jobs use on each of its nodes.
+		var used map[string]map[string]float64
+		if !excl {
+			used = map[string]map[string]float64{}
+			for _, o := range s.jobList {
+				if o.Queue != r.Queue() || !o.Active() {
+					continue
+				}
+				for _, a := range o.Assigned() {
+					if mine[a.Node] == nil {
+						continue
+					}
+					u := used[a.Node]
+					if u == nil {
+						u = map[string]float64{}
+						used[a.Node] = u
+					}
+					for k, v := range a.Amounts {
+						u[k] += v
+					}
+				}
+			}
+		}
 		for _, n := range free {
 			m, ok := mine[n.Name]
 			if !ok {
@@ -88,23 +155,11 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 				n.Idle, n.HostIdle = false, false
 				continue
 			}
-			if r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl") {
+			if excl {
 				continue
 			}
-			used := map[string]float64{}
-			for _, o := range s.jobList {
-				if o.Queue == r.Queue() && o.Active() {
-					for _, a := range o.Assigned() {
-						if a.Node == n.Name {
-							for k, v := range a.Amounts {
-								used[k] += v
-							}
-						}
-					}
-				}
-			}
 			for k := range n.Free {
-				n.Free[k] = min(n.Free[k], m[k]-used[k])
+				n.Free[k] = min(n.Free[k], m[k]-used[n.Name][k])
 			}
 		}
 		return nil

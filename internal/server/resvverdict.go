@@ -38,6 +38,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 				s.denied[id] = resvDenied{reason: req.Reason, at: s.now()}
 				mail = s.resvMail(r, resvMailAbort, "Reservation denied: "+req.Reason, false)
 				delete(s.resvs, r.Seq)
+				delete(s.resvParsed, r.Seq)
 				b.DeleteResv(r.Seq)
 				delete(s.queues, r.Queue())
 				b.DeleteQueue(r.Queue())

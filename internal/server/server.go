@@ -126,8 +126,11 @@ type Server struct {
 	nextSeq int64
 	// resvs are the reservations by sequence number (resv.go); denied
 	// keeps, in memory, why the scheduler denied the recent ones.
-	resvs  map[int64]*model.Resv
-	denied map[string]resvDenied
+	resvs map[int64]*model.Resv
+	// resvParsed caches each reservation's nodes as read (resvholds.go),
+	// keyed by the text and table it was read from.
+	resvParsed map[int64]resvParsed
+	denied     map[string]resvDenied
 	// retryAsked is, per degraded reservation, the retry time a cycle was
 	// asked for (resvTick), so that each asks once.
 	retryAsked map[int64]int64
