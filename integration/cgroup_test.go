@@ -199,7 +199,7 @@ func TestCgroupMemoryLimitKillsJob(t *testing.T) {
 		t.Errorf("resources_used.mem %s, want the cgroup's peak (at most the 64mb limit)", mem)
 	}
 	var rec string
-	for _, line := range strings.Split(c.Accounting(), "\n") {
+	for _, line := range strings.Split(c.WaitAccounting(";E;"+id+";"), "\n") {
 		if strings.Contains(line, ";E;"+id+";") {
 			rec = line
 		}

@@ -48,12 +48,7 @@ func TestDeletedJobHistoryAndPersonalities(t *testing.T) {
 		t.Fatalf("torque qstat -f lacks exit_status:\n%s", full)
 	}
 
-	acct := c.Accounting()
-	for _, rec := range []string{";Q;" + id + ";", ";D;" + id + ";requestor="} {
-		if !strings.Contains(acct, rec) {
-			t.Errorf("accounting log lacks %q:\n%s", rec, acct)
-		}
-	}
+	c.WaitAccounting(";Q;"+id+";", ";D;"+id+";requestor=")
 	if !strings.Contains(c.DailyServerLog(), id) {
 		t.Errorf("server_logs do not mention %s", id)
 	}

@@ -142,7 +142,7 @@ exit 7
 			t.Errorf("finished job lacks %s", a)
 		}
 	}
-	acct := c.Accounting()
+	acct := c.WaitAccounting(";S;"+id+";", ";E;"+id+";")
 	for _, rec := range []string{";S;" + id + ";", ";E;" + id + ";"} {
 		if strings.Count(acct, rec) != 1 {
 			t.Errorf("accounting has %d %q records", strings.Count(acct, rec), rec)

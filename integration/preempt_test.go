@@ -127,9 +127,7 @@ func TestPreemptByRequeue(t *testing.T) {
 	if rc := attr(t, c, victim, "run_count"); rc != "2" {
 		t.Errorf("victim's run_count %s, want 2 (rerun after the requeue)", rc)
 	}
-	if acct := c.Accounting(); !strings.Contains(acct, ";R;"+victim+";") {
-		t.Errorf("no R record for the requeue:\n%s", acct)
-	}
+	c.WaitAccounting(";R;" + victim + ";")
 	c.MustRun("qdel", victim)
 }
 
@@ -251,9 +249,7 @@ func TestPreemptByCheckpoint(t *testing.T) {
 	}
 	c.WaitJobState(express, "F", 30*time.Second)
 	c.WaitJobState(victim, "R", 30*time.Second)
-	if acct := c.Accounting(); !strings.Contains(acct, ";C;"+victim+";") {
-		t.Errorf("no C record:\n%s", acct)
-	}
+	c.WaitAccounting(";C;" + victim + ";")
 	// Requeued, its comment is soon the scheduler's; the server's log
 	// keeps why.
 	if log := c.DailyServerLog(); !strings.Contains(log, "job preempted: job="+victim+" method=C for="+express) {

@@ -179,7 +179,7 @@ func TestStageOutFailureSpoolAndOwnerRights(t *testing.T) {
 			t.Errorf("%s is not the owner's: %v", p, err)
 		}
 	}
-	acct := c.Accounting()
+	acct := c.WaitAccounting(";E;")
 	if !strings.Contains(acct, "stageout_spool="+spool) {
 		t.Errorf("E record lacks stageout_spool:\n%s", acct)
 	}

@@ -57,3 +57,22 @@ func (c *Cluster) DailyServerLog() string {
 func (c *Cluster) Accounting() string {
 	return ReadDaily(filepath.Join(c.Home, "server_priv", "accounting"), c.started)
 }
+
+// WaitAccounting waits until the accounting log holds every one of want
+// and returns it: the server writes a record once the change it records is
+// durable, which may be just after a status already shows the change (a
+// job's E record after qstat shows it finished).
+func (c *Cluster) WaitAccounting(want ...string) string {
+	c.T.Helper()
+	var acct string
+	WaitFor(c.T, "accounting records "+strings.Join(want, ", "), 15*time.Second, func() (bool, string) {
+		acct = c.Accounting()
+		for _, w := range want {
+			if !strings.Contains(acct, w) {
+				return false, acct
+			}
+		}
+		return true, acct
+	})
+	return acct
+}
