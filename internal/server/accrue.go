@@ -55,14 +55,13 @@ func (s *Server) eligibleTimeSwitched(b *store.Batch, on bool) {
 		if j.State == model.StateFinished {
 			continue
 		}
-		s.updateJob(j, func() {
+		s.editJob(b, j, func() {
 			if on {
 				j.Accrual = j.Accrual.Restart(j.Accrual.Eligible, now)
 			} else {
 				j.Accrual, _ = j.Accrual.Change(j.Accrual.Type, now)
 			}
 		})
-		s.save(b, j)
 	}
 }
 

@@ -94,16 +94,14 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			s.mailJob(b, top, mailer.Abort, why)
 		}
 		if opts.Purge && !top.Purge {
-			s.updateJob(top, func() { top.Purge = true })
-			s.save(b, top)
+			s.editJob(b, top, func() { top.Purge = true })
 		}
 		del := func(j *model.Job) {
 			if j.Active() {
 				// Recorded before its mom is asked: whatever the run ends
 				// with from now on, the job ends deleted (endDeleted).
 				if j.DeleteAskedBy == "" {
-					s.updateJob(j, func() { j.DeleteAskedBy = requestor })
-					s.save(b, j)
+					s.editJob(b, j, func() { j.DeleteAskedBy = requestor })
 				}
 				running = append(running, j.Key())
 				return
@@ -260,14 +258,13 @@ func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, 
 	if j.Active() {
 		// As OpenPBS: a running job keeps running; the hold is in its
 		// Hold_Types and applies if the job is requeued.
-		s.updateJob(j, func() {
+		s.editJob(b, j, func() {
 			if hold {
 				j.Holds = model.AddHolds(j.Holds, holds)
 			} else {
 				j.Holds = model.RemoveHolds(j.Holds, holds)
 			}
 		})
-		s.save(b, j)
 		return nil
 	}
 	var h model.Hooks
@@ -474,14 +471,13 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 			if !ok || !j.Active() || j.RunCount != t.run {
 				return nil
 			}
-			s.updateJob(j, func() {
+			s.editJob(b, j, func() {
 				if special == signals.Suspend {
 					j.Suspend()
 				} else {
 					j.Resume()
 				}
 			})
-			s.save(b, j)
 			return nil
 		})
 		if err != nil {
@@ -537,8 +533,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 			}
 			targets = append(targets, target{j.Key(), firstNode(j.ExecHost),
 				&proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}, j.Comment})
-			s.updateJob(j, func() { j.MarkRerun("Job requeued: rerun by " + who.user + "@" + who.host) })
-			s.save(b, j)
+			s.editJob(b, j, func() { j.MarkRerun("Job requeued: rerun by " + who.user + "@" + who.host) })
 		}
 		return nil
 	})
@@ -566,8 +561,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 func (s *Server) unmarkRerun(key model.JobKey, before string) {
 	s.commit.Do(func(b *store.Batch) error {
 		if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
-			s.updateJob(j, func() { j.UnmarkRerun(before) })
-			s.save(b, j)
+			s.editJob(b, j, func() { j.UnmarkRerun(before) })
 		}
 		delete(s.checkpointing, key)
 		return nil

@@ -236,17 +236,14 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 			s.mailJob(b, j, mailer.Abort, j.Comment)
 			return nil
 		}
-		var h model.Hooks
-		s.updateJob(j, func() {
+		s.transitJob(b, j, now, func() model.Hooks {
 			why := reason
 			if opts.retry && j.RunCount > maxStartAttempts {
 				j.Holds = model.AddHolds(j.Holds, string(model.HoldSystem))
 				why = "job held, too many failed attempts to run (" + reason + ")"
 			}
-			h = j.Requeue(why, now)
+			return j.Requeue(why, now)
 		})
-		s.save(b, j)
-		s.hooks(b, j, h, now)
 		requeued = true
 		queue := j.Queue
 		b.After(func() { s.metrics.Requeued(queue) })

@@ -705,8 +705,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 		}
 		before = j.Comment
 		req = &proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}
-		s.updateJob(j, func() { j.MarkRerun(reason) })
-		s.save(b, j)
+		s.editJob(b, j, func() { j.MarkRerun(reason) })
 		return nil
 	})
 	if req == nil {
@@ -716,8 +715,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 		s.log.Warn("cannot have a job killed on its first node after its sister failed; trying again", "job", req.JobID, "node", first, "sister", node, "error", err)
 		s.commit.Do(func(b *store.Batch) error {
 			if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
-				s.updateJob(j, func() { j.UnmarkRerun(before) })
-				s.save(b, j)
+				s.editJob(b, j, func() { j.UnmarkRerun(before) })
 			}
 			return nil
 		})

@@ -150,8 +150,7 @@ func (s *Server) preemptSuspend(id, why string) error {
 			return nil
 		}
 		record = suspendRecord(j)
-		s.updateJob(j, func() { j.Preempted("Job preempted by suspension " + why) })
-		s.save(b, j)
+		s.editJob(b, j, func() { j.Preempted("Job preempted by suspension " + why) })
 		done = j
 		return nil
 	})
@@ -239,8 +238,7 @@ func (s *Server) preemptByEnding(id, comment string, ckpt bool, allowed func(*mo
 		}
 		key, node, before = j.Key(), firstNode(j.ExecHost), j.Comment
 		req = &proto.MomSignal{JobID: j.ID, KillDelay: s.killDelay(j)}
-		s.updateJob(j, func() { j.MarkRerun(comment) })
-		s.save(b, j)
+		s.editJob(b, j, func() { j.MarkRerun(comment) })
 		if ckpt {
 			if s.checkpointing == nil {
 				s.checkpointing = map[model.JobKey]bool{}
@@ -291,11 +289,10 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 			return err
 		}
 		key, node, before, run = j.Key(), firstNode(j.ExecHost), j.Comment, j.RunCount
-		s.updateJob(j, func() {
+		s.editJob(b, j, func() {
 			j.Resume()
 			j.Comment = "Job resumed on " + s.now().Format("Mon Jan 02 at 15:04") + " after preemption"
 		})
-		s.save(b, j)
 		return nil
 	})
 	if err != nil {
@@ -305,8 +302,7 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 		// Still frozen: it holds nothing again.
 		s.commit.Do(func(b *store.Batch) error {
 			if j, ok := s.jobs[key]; ok && j.Active() && j.RunCount == run && j.Substate == model.SubRunning {
-				s.updateJob(j, func() { j.Preempted(before) })
-				s.save(b, j)
+				s.editJob(b, j, func() { j.Preempted(before) })
 			}
 			return nil
 		})

@@ -189,13 +189,12 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job %s is being resized)", j.ID)
 		}
 		key, oldHost, oldVnode = j.Key(), j.ExecHost, j.ExecVnode
-		s.updateJob(j, func() {
+		s.editJob(b, j, func() {
 			j.ExecHost, j.ExecVnode = host, vnode
 			if req.Comment != "" {
 				j.Comment = req.Comment
 			}
 		})
-		s.save(b, j)
 		after = s.momResize(j, chunks, nodefile)
 		b.After(func() { s.account(accounting.Update, j, s.updateRecord(j)) })
 		return nil
@@ -216,8 +215,7 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 		// Undone in one step: the job holds what it held.
 		s.commit.Do(func(b *store.Batch) error {
 			if j, ok := s.jobs[key]; ok && j.Active() && j.ExecVnode == after.ExecVnode {
-				s.updateJob(j, func() { j.ExecHost, j.ExecVnode = oldHost, oldVnode })
-				s.save(b, j)
+				s.editJob(b, j, func() { j.ExecHost, j.ExecVnode = oldHost, oldVnode })
 			}
 			return nil
 		})
@@ -443,8 +441,7 @@ func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeReques
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job %s is being resized)", j.ID)
 		}
 		key = j.Key()
-		s.updateJob(j, func() { j.Releasing = model.Release{Nodes: release, GiveBack: giveBack} })
-		s.save(b, j)
+		s.editJob(b, j, func() { j.Releasing = model.Release{Nodes: release, GiveBack: giveBack} })
 		target = s.momResize(j, rest.chunk, nil)
 		target.Grace, target.Immediate = req.Grace, req.Immediate
 		return nil
@@ -467,8 +464,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 	if err := s.callMomResize(target); err != nil {
 		s.commit.Do(func(b *store.Batch) error {
 			if j, ok := s.jobs[key]; ok && j.Releasing.Pending() {
-				s.updateJob(j, func() { j.Releasing = model.Release{} })
-				s.save(b, j)
+				s.editJob(b, j, func() { j.Releasing = model.Release{} })
 			}
 			return nil
 		})
@@ -515,11 +511,10 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 			}
 		}
 		host, vnode, _ := place.ExecStrings(rest.chunk, s.momNode)
-		s.updateJob(j, func() {
+		s.editJob(b, j, func() {
 			j.ExecHost, j.ExecVnode, j.Releasing = host, vnode, model.Release{}
 			j.ResourceList = rl
 		})
-		s.save(b, j)
 		b.After(func() {
 			s.account(accounting.Update, j, s.updateRecord(j))
 			// What the job gave back is free: a job waiting for it

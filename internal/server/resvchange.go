@@ -83,8 +83,7 @@ func (s *Server) resvJobs(b *store.Batch, r *model.Resv, all bool, why string) [
 		}
 		if all || j.Active() {
 			out = append(out, s.idOf(j))
-			s.updateJob(j, func() { j.Comment = why })
-			s.save(b, j)
+			s.editJob(b, j, func() { j.Comment = why })
 		}
 	}
 	return out

@@ -440,8 +440,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 	if wall != "" {
 		// The walltime the start chose, in the commit of the start (the
 		// job is live now: a subjob's record was made by recordStart).
-		s.updateJob(j, func() { j.ResourceList = j.ResourceList.Set(proto.ResWalltime, wall) })
-		s.save(b, j)
+		s.editJob(b, j, func() { j.ResourceList = j.ResourceList.Set(proto.ResWalltime, wall) })
 	}
 	delete(s.stageAsked, j.Key())
 	spec := s.momJob(j, p, nodefile)

@@ -551,7 +551,28 @@ func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	s.indexDepends(j)
 }
 
-// updateJob runs change on j keeping the counters right (mu held).
+// transitJob is the update path of a transition of a stored job (mu held,
+// inside b's commit): change runs between untrack and track and returns
+// the hooks of the transition it made; the job is saved in b and its hooks
+// run in the same commit, so that none can be dropped.
+func (s *Server) transitJob(b *store.Batch, j *model.Job, now int64, change func() model.Hooks) {
+	var h model.Hooks
+	s.updateJob(j, func() { h = change() })
+	s.save(b, j)
+	s.hooks(b, j, h, now)
+}
+
+// editJob is the update path of a change of a stored job that asks for no
+// hooks (an attribute, a rerun mark, a suspension; mu held, inside b's
+// commit): change runs between untrack and track and the job is saved in
+// b. A transition's hooks dropped inside it are caught by archtest.
+func (s *Server) editJob(b *store.Batch, j *model.Job, change func()) {
+	s.updateJob(j, change)
+	s.save(b, j)
+}
+
+// updateJob runs change on j keeping the counters right (mu held); the
+// caller saves it. transitJob and editJob are the paths that also save.
 func (s *Server) updateJob(j *model.Job, change func()) {
 	s.untrack(j)
 	change()

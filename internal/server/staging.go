@@ -166,13 +166,10 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 		}
 		key = j.Key()
 		now := s.nowUnix()
-		var h model.Hooks
-		s.updateJob(j, func() {
+		s.transitJob(b, j, now, func() model.Hooks {
 			j.StageNode, j.StagePhase = node, model.StageRunning
-			h = j.Settle(now)
+			return j.Settle(now)
 		})
-		s.save(b, j)
-		s.hooks(b, j, h, now)
 		req = s.stageRequest(j, node)
 		s.stageAsked[key] = s.now()
 		return nil
@@ -211,13 +208,10 @@ func (s *Server) stageForget(key model.JobKey, node string) {
 			return nil
 		}
 		now := s.nowUnix()
-		var h model.Hooks
-		s.updateJob(j, func() {
+		s.transitJob(b, j, now, func() model.Hooks {
 			j.ClearStage()
-			h = j.Settle(now)
+			return j.Settle(now)
 		})
-		s.save(b, j)
-		s.hooks(b, j, h, now)
 		return nil
 	})
 	if err != nil {
@@ -238,13 +232,10 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 		jobID = j.ID
 		if rep.OK {
 			ok = true
-			var h model.Hooks
-			s.updateJob(j, func() {
+			s.transitJob(b, j, now, func() model.Hooks {
 				j.StagePhase = model.StageDone
-				h = j.Settle(now)
+				return j.Settle(now)
 			})
-			s.save(b, j)
-			s.hooks(b, j, h, now)
 		} else {
 			s.stageFailed(b, j, rep.Comment, now)
 		}
@@ -267,16 +258,13 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 // stagefail_wait, saying why, and saves it (mu held, inside b's commit).
 func (s *Server) stageFailed(b *store.Batch, j *model.Job, why string, now int64) {
 	wait := s.serverLong(proto.AttrStagefailWait, defaultStagefailWait)
-	var h model.Hooks
-	s.updateJob(j, func() {
+	s.transitJob(b, j, now, func() model.Hooks {
 		j.ClearStage()
 		j.StagePhase = model.StageFailed
 		j.ExecutionTime = now + wait
 		j.Comment = fmt.Sprintf("Stage-in failed: %s; the job waits until %s (stagefail_wait), or qrls", why, time.Unix(j.ExecutionTime, 0).Format("Mon Jan 02 at 15:04"))
-		h = j.Settle(now)
+		return j.Settle(now)
 	})
-	s.save(b, j)
-	s.hooks(b, j, h, now)
 }
 
 // checkStaging takes a mom's Staging list: a job whose early stage-in on

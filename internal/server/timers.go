@@ -60,16 +60,13 @@ func (s *Server) releaseWaiting(now int64) {
 			if !ok || !(j.State == model.StateWaiting || heldUntilPassed(j, now)) {
 				continue
 			}
-			var h model.Hooks
-			s.updateJob(j, func() {
+			s.transitJob(b, j, now, func() model.Hooks {
 				if heldUntilPassed(j, now) {
 					j.Holds = model.RemoveHolds(j.Holds, string(model.HoldSystem))
 					j.HoldUntil = 0
 				}
-				h = j.Settle(now)
+				return j.Settle(now)
 			})
-			s.save(b, j)
-			s.hooks(b, j, h, now)
 		}
 		return nil
 	})
@@ -154,8 +151,7 @@ func (s *Server) retryRoutes(now int64) {
 					moved = j
 					return nil
 				}
-				s.updateJob(j, func() {})
-				s.save(b, j)
+				s.editJob(b, j, func() {})
 				return nil
 			}
 			s.untrack(j)
