@@ -15,7 +15,13 @@ import (
 // pbs_sched, cycling every second; conf adds pbs.conf lines.
 func resvCluster(t *testing.T, conf ...string) *testcluster.Cluster {
 	t.Helper()
-	c := testcluster.New(t, testcluster.Options{Conf: strings.Join(conf, "")})
+	return resvClusterWith(t, testcluster.Options{Conf: strings.Join(conf, "")})
+}
+
+// resvClusterWith is resvCluster made with opts.
+func resvClusterWith(t *testing.T, opts testcluster.Options) *testcluster.Cluster {
+	t.Helper()
+	c := testcluster.New(t, opts)
 	for _, cmd := range []string{"set server node_check_rate = 3", "set server kill_delay = 2", "set server scheduler_iteration = 1"} {
 		c.MustRun("qmgr", "-c", cmd)
 	}
@@ -349,7 +355,9 @@ func TestDegradedReservationRetryTime(t *testing.T) {
 // goes.
 func TestStandingReservationOccurrences(t *testing.T) {
 	t.Parallel()
-	c := resvCluster(t)
+	// The fault build, whose server and scheduler clock the test moves
+	// past the minute between the occurrences.
+	c := resvClusterWith(t, testcluster.Options{FaultBuild: true})
 	start := time.Now().Add(5 * time.Second).Truncate(time.Second)
 	tz := append(c.Env(), "PBS_TZID=Europe/Stockholm")
 	r := c.RunEnv(tz, "pbs_rsub", "-R", rsubTime(start), "-D", "00:00:08", "-r", "FREQ=MINUTELY;COUNT=2", "-l", "select=1:ncpus=1")
@@ -377,12 +385,14 @@ func TestStandingReservationOccurrences(t *testing.T) {
 	}
 	next := c.Submit("#!/bin/sh\nsleep 1\n", "-q", queue, "-l", "walltime=00:00:05")
 	second := start.Add(time.Minute)
-	if st := attr(t, c, next, "job_state"); st != "Q" || time.Now().After(second) {
+	if st := attr(t, c, next, "job_state"); st != "Q" || c.Now().After(second) {
 		t.Fatalf("job %s is %s between occurrences", next, st)
 	}
-	c.WaitJobState(next, "R", 70*time.Second)
-	if time.Now().Before(second) {
-		t.Errorf("job %s started before the second occurrence %s", next, second)
+	// To 3 s before the second occurrence: the job still waits for it.
+	c.AdvanceClock(second.Sub(c.Now()) - 3*time.Second)
+	c.WaitJobState(next, "R", 30*time.Second)
+	if at := startTime(t, c, next); at.Before(second) {
+		t.Errorf("job %s started at %s, before the second occurrence %s", next, at, second)
 	}
 	c.WaitJobState(next, "F", 15*time.Second)
 	testcluster.WaitFor(t, id+" gone after its last occurrence", 20*time.Second, func() (bool, string) {

@@ -332,3 +332,27 @@ func TestFormatDurationAsPrintf(t *testing.T) {
 		}
 	}
 }
+
+// place is read strictly: what it reads as is written back the same, and a
+// group names a resource.
+func TestParsePlace(t *testing.T) {
+	for _, tc := range []struct {
+		in, out, why string
+	}{
+		{"scatter:excl", "scatter:excl", ""},
+		{" group=switch:pack ", "pack:group=switch", ""},
+		{"group= :pack", "", "a resource name"},
+		{"group=", "", "a resource name"},
+		{"group=sw:tch", "", "unknown placement"},
+		{"pack:scatter", "", "two arrangements"},
+		{"", "", "empty place"},
+	} {
+		p, err := ParsePlace(tc.in)
+		switch {
+		case tc.why != "" && (err == nil || !strings.Contains(err.Error(), tc.why)):
+			t.Errorf("ParsePlace(%q): %v, want an error saying %q", tc.in, err, tc.why)
+		case tc.why == "" && (err != nil || p.String() != tc.out):
+			t.Errorf("ParsePlace(%q) = %q, %v; want %q", tc.in, p.String(), err, tc.out)
+		}
+	}
+}

@@ -532,8 +532,12 @@ func ParsePlace(s string) (Place, error) {
 			p.Sharing = Sharing(sh + 1)
 			continue
 		}
-		if strings.HasPrefix(f, "group=") && len(f) > len("group=") {
-			p.Group = f[len("group="):]
+		if g, ok := strings.CutPrefix(f, "group="); ok {
+			// A resource's name, which the place is written back with.
+			if err := ValidName(g); err != nil {
+				return p, &Error{Value: s, Reason: "group=" + strconv.Quote(g) + ": " + err.(*Error).Reason}
+			}
+			p.Group = g
 			continue
 		}
 		return p, &Error{Value: s, Reason: "unknown placement " + strconv.Quote(f) + " (want free, pack, scatter, vscatter, excl, shared, exclhost or group=resource)"}

@@ -475,7 +475,9 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.noteYear(start)
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
 	r.readLogEvents(client)
-	world, err := r.fetch(client, start, append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
+	// The world's time: the host's, or a test build's advanced clock
+	// (internal/fault); start and deadline stay on the host's.
+	world, err := r.fetch(client, fault.Now(), append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)
 		return false

@@ -16,5 +16,11 @@
 //	        the operation at that point (a write error, a lost message)
 //	stop    the process stops itself with SIGSTOP (a hang)
 //
+// A fault build's Now is also the host's clock advanced by what a test
+// wrote in the file GOPBS_FAULT_CLOCK names (clock_on.go): pbs_server and
+// pbs_sched take their time from it, so a test reaches a reservation's next
+// occurrence without waiting for it (testcluster's AdvanceClock). Outside
+// fault builds Now is time.Now.
+//
 // Every point's name is defined once, in names.go.
 package fault

@@ -48,3 +48,9 @@ var Points = []string{
 
 // EnvVar holds the faults to arm in a fault build.
 const EnvVar = "GOPBS_FAULTS"
+
+// ClockEnvVar names, in a fault build, a file holding how far the
+// daemon's clock (Now) runs ahead of the host's, as a Go duration ("45s");
+// a test advances the clocks of pbs_server and pbs_sched together by
+// rewriting it (testcluster's AdvanceClock), and they read it within 50 ms.
+const ClockEnvVar = "GOPBS_FAULT_CLOCK"

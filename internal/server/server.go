@@ -16,6 +16,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/fault"
 	"github.com/gopbs/gopbs/internal/listen"
 	"github.com/gopbs/gopbs/internal/mailer/sendmail"
 	"github.com/gopbs/gopbs/internal/metrics"
@@ -194,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = fault.Now // time.Now but in a test build (internal/fault)
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 10 * time.Minute

@@ -22,6 +22,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/fault"
 )
 
 // TB is the part of testing.TB the cluster uses; the benchmark tool
@@ -159,9 +162,43 @@ func (c *Cluster) daemonCmd(daemon string, env []string) (string, []string) {
 		}
 	}
 	if spec := c.faults[daemon]; spec != "" {
-		env = append(append([]string(nil), env...), "GOPBS_FAULTS="+spec)
+		env = append(append([]string(nil), env...), fault.EnvVar+"="+spec)
+	}
+	if c.faultBin != "" && daemon != "pbs_mom" {
+		// The server's and the schedulers' clock is the one AdvanceClock
+		// moves; the moms keep the host's (the jobs' real run times).
+		env = append(append([]string(nil), env...), fault.ClockEnvVar+"="+c.clockFile())
 	}
 	return path, env
+}
+
+// clockFile is where AdvanceClock writes the clock's offset.
+func (c *Cluster) clockFile() string { return filepath.Join(c.Home, "fault_clock") }
+
+// AdvanceClock moves the clock of the cluster's server and schedulers d
+// further ahead of the host's (a fault build only: Options.FaultBuild), so
+// that a test reaches a time without waiting for it; they see it within
+// 50 ms. The moms keep the host's clock.
+func (c *Cluster) AdvanceClock(d time.Duration) {
+	c.T.Helper()
+	if c.faultBin == "" {
+		c.T.Fatalf("AdvanceClock: the cluster was not made with Options.FaultBuild")
+	}
+	c.faultMu.Lock()
+	c.clockAhead += d
+	ahead := c.clockAhead
+	c.faultMu.Unlock()
+	if err := atomicfile.Write(c.clockFile(), []byte(ahead.String()+"\n"), 0o644); err != nil {
+		c.T.Fatalf("AdvanceClock: %v", err)
+	}
+}
+
+// Now is the time of the cluster's server and schedulers: the host's,
+// advanced by AdvanceClock.
+func (c *Cluster) Now() time.Time {
+	c.faultMu.Lock()
+	defer c.faultMu.Unlock()
+	return time.Now().Add(c.clockAhead)
 }
 
 // SetFault arms spec (a GOPBS_FAULTS value, "" to disarm) for the next
@@ -246,9 +283,11 @@ type Cluster struct {
 	serverArgs []string
 	started    time.Time // when New was called: the first day of the daily logs read
 
-	faultMu  sync.Mutex
-	faultBin string            // the fault build of the daemons, if any
-	faults   map[string]string // daemon -> GOPBS_FAULTS for its next starts
+	faultMu sync.Mutex
+	// clockAhead is how far AdvanceClock moved the daemons' clock.
+	clockAhead time.Duration
+	faultBin   string            // the fault build of the daemons, if any
+	faults     map[string]string // daemon -> GOPBS_FAULTS for its next starts
 }
 
 // Options adjust a new cluster.
