@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -248,9 +249,22 @@ func TestGroupDamagedLogRebuild(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		c.Submit("#!/bin/sh\n", "-h") // past a few snapshots
 	}
-	testcluster.WaitFor(t, "a snapshot on the leader (its log compacted)", 20*time.Second, func() (bool, string) {
+	// A snapshot far enough on that the log it compacts (keeping 8
+	// trailing entries, -ha-snapshot-every) no longer holds the first
+	// entries the rebuilt member lacks: the leader must send the snapshot.
+	testcluster.WaitFor(t, "a snapshot on the leader past index 20 (its log compacted)", 20*time.Second, func() (bool, string) {
 		snaps, _ := filepath.Glob(filepath.Join(g.Members[leader].Home, "server_priv", "raft", "snapshots", "*", "meta.json"))
-		return len(snaps) > 0, ""
+		var seen []uint64
+		for _, path := range snaps {
+			var meta struct{ Index uint64 }
+			if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &meta) == nil {
+				seen = append(seen, meta.Index)
+				if meta.Index > 20 {
+					return true, ""
+				}
+			}
+		}
+		return false, fmt.Sprintf("snapshots at %v", seen)
 	})
 	cmd := exec.Command(filepath.Join(victim.Bin, "pbs_server"), "-ha-rebuild")
 	cmd.Env = victim.Env()
