@@ -165,7 +165,11 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	cmd := exec.Command(m.exe, shepherd.Arg, dir)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The job is known here before its script can ask for a task (pbsdsh
+	// as its first line): a task request waits on mu until it is listed.
+	m.mu.Lock()
 	if err := cmd.Start(); err != nil {
+		m.mu.Unlock()
 		os.RemoveAll(dir)
 		if tookTmp {
 			os.Remove(tmpdir)
@@ -173,9 +177,11 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		return fmt.Errorf("start shepherd: %w", err)
 	}
 	started = true
-	m.metrics.Started()
 	pid := cmd.Process.Pid
 	j := &momJob{spec: *job, dir: dir, shepherdPid: pid, child: true, ownerUID: int64(usr.UID), cg: cg, gpus: gpus, tmpDir: tmpdir}
+	m.jobs[job.JobID] = j
+	m.mu.Unlock()
+	m.metrics.Started()
 	go func() {
 		// Reap it while this mom lives (init does after) and look at its
 		// result at once rather than at the next poll.
@@ -188,9 +194,6 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 		default:
 		}
 	}()
-	m.mu.Lock()
-	m.jobs[job.JobID] = j
-	m.mu.Unlock()
 	m.log.Info("job started", "job", job.JobID, "run", job.RunCount, "user", job.EUser, "shepherd", pid)
 	return fault.Hit(fault.MomAfterStart)
 }
