@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -58,12 +59,11 @@ func jobReachers(t *testing.T) []string {
 // taken (a pointer would let anything write it later) or keyed composite
 // literal of a Job setting it.
 func TestJobStateOnlyThroughTransitions(t *testing.T) {
-	fset := token.NewFileSet()
-	imp := exportImporter(t, fset)
-	for _, dir := range jobReachers(t) {
-		parsed, info, pkg := checkPackage(t, fset, imp, dir)
-		job := jobType(t, pkg)
-		for _, f := range parsed {
+	fset, checked := jobReachersChecked(t)
+	for _, c := range checked {
+		dir, info := c.dir, c.info
+		job := jobType(t, c.pkg)
+		for _, f := range c.files {
 			rel := dir + "/" + filepath.Base(fset.Position(f.Pos()).Filename)
 			if _, ok := stateWriters[rel]; ok {
 				continue
@@ -82,15 +82,60 @@ func TestJobStateOnlyThroughTransitions(t *testing.T) {
 	}
 }
 
+// checkedPackage is one package type-checked: its non-test files, what
+// the checker recorded of them, and the package.
+type checkedPackage struct {
+	dir   string
+	files []*ast.File
+	info  *types.Info
+	pkg   *types.Package
+}
+
+// reachersChecked holds the packages that can reach a job, type-checked
+// once per test binary for the guards that read them.
+var reachersChecked struct {
+	once sync.Once
+	fset *token.FileSet
+	pkgs []checkedPackage
+	err  error
+}
+
+// jobReachersChecked is every package that can reach a job (jobReachers),
+// type-checked, made on the first call.
+func jobReachersChecked(t *testing.T) (*token.FileSet, []checkedPackage) {
+	t.Helper()
+	dirs := jobReachers(t)
+	r := &reachersChecked
+	r.once.Do(func() {
+		r.fset = token.NewFileSet()
+		imp, err := exportImporter(r.fset)
+		if err != nil {
+			r.err = err
+			return
+		}
+		for _, dir := range dirs {
+			c, err := checkPackage(r.fset, imp, dir)
+			if err != nil {
+				r.err = err
+				return
+			}
+			r.pkgs = append(r.pkgs, c)
+		}
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.fset, r.pkgs
+}
+
 // exportImporter imports the module's packages and their dependencies
 // from the compiler's export data, which go list -export builds (cached).
-func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
-	t.Helper()
+func exportImporter(fset *token.FileSet) (types.Importer, error) {
 	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", "./...")
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -export: %v", err)
+		return nil, fmt.Errorf("go list -export: %w", err)
 	}
 	export := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
@@ -104,34 +149,32 @@ func exportImporter(t *testing.T, fset *token.FileSet) types.Importer {
 			return nil, fmt.Errorf("no export data for %s", path)
 		}
 		return os.Open(file)
-	})
+	}), nil
 }
 
 // checkPackage parses and type-checks the non-test files of dir.
-func checkPackage(t *testing.T, fset *token.FileSet, imp types.Importer, dir string) ([]*ast.File, *types.Info, *types.Package) {
-	t.Helper()
+func checkPackage(fset *token.FileSet, imp types.Importer, dir string) (checkedPackage, error) {
 	files, err := filepath.Glob(filepath.Join("..", "..", dir, "*.go"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("%s: no files (%v)", dir, err)
+		return checkedPackage{}, fmt.Errorf("%s: no files (%v)", dir, err)
 	}
-	var parsed []*ast.File
+	c := checkedPackage{dir: dir}
 	for _, path := range files {
 		if strings.HasSuffix(path, "_test.go") {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
-			t.Fatal(err)
+			return checkedPackage{}, err
 		}
-		parsed = append(parsed, f)
+		c.files = append(c.files, f)
 	}
-	info := &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	c.info = &types.Info{Selections: map[*ast.SelectorExpr]*types.Selection{}, Types: map[ast.Expr]types.TypeAndValue{}}
 	conf := types.Config{Importer: imp}
-	pkg, err := conf.Check(module+dir, fset, parsed, info)
-	if err != nil {
-		t.Fatalf("type-checking %s: %v", dir, err)
+	if c.pkg, err = conf.Check(module+dir, fset, c.files, c.info); err != nil {
+		return checkedPackage{}, fmt.Errorf("type-checking %s: %w", dir, err)
 	}
-	return parsed, info, pkg
+	return c, nil
 }
 
 // modelOf is internal/model as pkg sees it (pkg itself when it is
@@ -277,11 +320,10 @@ var hooksMakers = map[string]string{
 // job, a call whose result is a model.Hooks is neither a statement of its
 // own nor assigned to _.
 func TestTransitionHooksNeverDropped(t *testing.T) {
-	fset := token.NewFileSet()
-	imp := exportImporter(t, fset)
-	for _, dir := range jobReachers(t) {
-		parsed, info, pkg := checkPackage(t, fset, imp, dir)
-		hooks, ok := modelOf(pkg).Scope().Lookup("Hooks").(*types.TypeName)
+	fset, checked := jobReachersChecked(t)
+	for _, c := range checked {
+		dir, info, parsed := c.dir, c.info, c.files
+		hooks, ok := modelOf(c.pkg).Scope().Lookup("Hooks").(*types.TypeName)
 		if !ok {
 			t.Fatalf("%s: no model.Hooks", dir)
 		}

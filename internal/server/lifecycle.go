@@ -333,13 +333,13 @@ func (s *Server) undoRuns(failed []*startRequest) {
 			if !ok || !j.Active() || j.RunCount != st.spec.RunCount || s.endDeleted(b, j, now) {
 				continue
 			}
-			var h model.Hooks
-			s.updateJob(j, func() { h = j.Unstart("Not Running: PBS Error: "+st.err.Error(), now) })
-			// Eligible as it was; the scheduler's cycle is still going:
-			// no event.
-			h.Eligible = false
-			s.save(b, j)
-			s.hooks(b, j, h, now)
+			s.transitJob(b, j, now, func() model.Hooks {
+				h := j.Unstart("Not Running: PBS Error: "+st.err.Error(), now)
+				// Eligible as it was; the scheduler's cycle is still
+				// going: no event.
+				h.Eligible = false
+				return h
+			})
 		}
 		return nil
 	})

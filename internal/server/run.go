@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"strconv"
 	"strings"
@@ -636,19 +637,12 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 }
 
 // momAlloc is a placement as the moms read it: each chunk's node and the
-// amounts it takes there, as exec_vnode (place.ExecStrings) renders them
-// (ncpus 1 when the chunk names none).
+// amounts it takes there (resc.Chunk.Amounts, one cpu when it names none),
+// as exec_vnode (place.ExecStrings) renders them.
 func momAlloc(p []place.Placement) []proto.MomChunk {
 	out := make([]proto.MomChunk, len(p))
 	for i, pc := range p {
-		amounts := make(map[string]float64, len(pc.Chunk.Amounts)+1)
-		for r, v := range pc.Chunk.Amounts {
-			amounts[r] = v
-		}
-		if _, ok := amounts[proto.ResNcpus]; !ok {
-			amounts[proto.ResNcpus] = float64(pc.Chunk.Ncpus())
-		}
-		out[i] = proto.MomChunk{Node: pc.Node, Amounts: amounts}
+		out[i] = proto.MomChunk{Node: pc.Node, Amounts: maps.Clone(pc.Chunk.Amounts)}
 	}
 	return out
 }
