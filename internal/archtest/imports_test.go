@@ -27,6 +27,7 @@ var pure = []string{
 	"internal/place", "sched/fifo", "sched/fairshare", "sched/formula",
 	"sched/sim", "internal/model", "internal/qmgrparse", "internal/stage", "internal/mailer",
 	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/rrule", "internal/events", "internal/entlim", "internal/vnodedef", "internal/resvspec",
+	"internal/server/state",
 }
 
 // commands are the user commands: they speak proto to a daemon and never
@@ -40,13 +41,14 @@ var commands = []string{
 // daemonInsides are the packages only their own daemon (and its tests)
 // may import.
 var daemonInsides = map[string][]string{
-	"internal/server":    {"internal/serverd"},
-	"internal/store":     {"internal/serverd", "internal/server", "internal/ha"},
-	"internal/ha":        {"internal/serverd"},
-	"internal/mom":       {"internal/momd"},
-	"internal/shepherd":  {"internal/momd", "cmd/pbs_shepherd", "internal/mom"},
-	"internal/stagecopy": {"internal/mom", "internal/shepherd"},
-	"internal/cgroup":    {"internal/mom", "internal/shepherd"},
+	"internal/server":       {"internal/serverd"},
+	"internal/server/state": {"internal/server"},
+	"internal/store":        {"internal/serverd", "internal/server", "internal/ha"},
+	"internal/ha":           {"internal/serverd"},
+	"internal/mom":          {"internal/momd"},
+	"internal/shepherd":     {"internal/momd", "cmd/pbs_shepherd", "internal/mom"},
+	"internal/stagecopy":    {"internal/mom", "internal/shepherd"},
+	"internal/cgroup":       {"internal/mom", "internal/shepherd"},
 }
 
 // rule is one "may not import" line of ARCHITECTURE.md.

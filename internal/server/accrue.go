@@ -7,7 +7,7 @@ import (
 )
 
 // OpenPBS's eligible time (eligible_time_enable): each change of a job
-// ends in track, which gives the job the accrue_type its state calls for
+// ends in the job table's Entered call (jobWatch), which gives the job the accrue_type its state calls for
 // (model.AccrueFor) and folds the time of the type it leaves into its
 // eligible_time. No loop rewrites jobs as time passes: what a job shows
 // is worked out from when its type last changed.
@@ -17,7 +17,7 @@ import (
 func (s *Server) eligibleTimeOn() bool { return s.server.Bool(proto.AttrEligibleTimeEnable) }
 
 // accrue gives j the accrue_type its state calls for, at the server's
-// clock (mu held; from track, so within every change of a job).
+// clock (mu held; from jobWatch.Entered, so within every change of a job).
 func (s *Server) accrue(j *model.Job) {
 	if j.State != model.StateQueued {
 		// The scheduler's word holds for the queued job it judged: any
@@ -51,7 +51,7 @@ func (s *Server) accrue(j *model.Job) {
 // nothing, each job taking the type its state calls for now.
 func (s *Server) eligibleTimeSwitched(b *store.Batch, on bool) {
 	now := s.nowUnix()
-	for _, j := range s.jobs {
+	for _, j := range s.jobs.List() {
 		if j.State == model.StateFinished {
 			continue
 		}

@@ -205,7 +205,7 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 		b.PutJob(placed)
 		b.PutScript(seq, script)
 		b.SetNextSeq(s.nextSeq)
-		s.insertJob(placed)
+		s.jobs.Insert(placed)
 		b.After(func() {
 			s.account(accounting.Queued, placed, s.queuedRecord(placed))
 			s.metrics.Submitted(placed.Queue)
@@ -355,16 +355,16 @@ func (s *Server) route(j *model.Job, q *model.Object, who *caller, now int64) (p
 // and the server (mu held).
 func (s *Server) checkCounts(j *model.Job, q *model.Object) error {
 	user := j.User()
-	if max, ok := q.Long(proto.AttrMaxQueuable); ok && int64(s.counts.queued(q.Name)) >= max {
+	if max, ok := q.Long(proto.AttrMaxQueuable); ok && int64(s.jobs.Queued(q.Name)) >= max {
 		return proto.Errorf(proto.PBSE_MAXQUED, "%s", q.Name)
 	}
-	if max, ok := q.Long(proto.AttrMaxUserQueuable); ok && int64(s.counts.byQueueUser[q.Name][user]) >= max {
+	if max, ok := q.Long(proto.AttrMaxUserQueuable); ok && int64(s.jobs.QueuedBy(q.Name, user)) >= max {
 		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs for user " + user + " already in queue " + q.Name}
 	}
-	if max, ok := s.server.Long(proto.AttrMaxQueuable); ok && int64(s.counts.unfinished) >= max {
+	if max, ok := s.server.Long(proto.AttrMaxQueuable); ok && int64(s.jobs.Unfinished()) >= max {
 		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs already in complex"}
 	}
-	if max, ok := s.server.Long(proto.AttrMaxUserQueuable); ok && int64(s.counts.byUser[user]) >= max {
+	if max, ok := s.server.Long(proto.AttrMaxUserQueuable); ok && int64(s.jobs.QueuedBy("", user)) >= max {
 		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs for user " + user + " already in complex"}
 	}
 	return nil

@@ -120,7 +120,7 @@ func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, 
 	}
 	attrs, extra := subjobsShare(req.Attrs), subjobsShare(extra)
 	if len(attrs)+len(extra) > 0 {
-		for _, j := range s.liveSubjobs(top) {
+		for _, j := range s.jobs.LiveSubjobs(top) {
 			if !j.Active() {
 				if _, err := apply(j, attrs, extra); err != nil {
 					return altered{}, err

@@ -17,88 +17,25 @@ import (
 //     made from the parent when it is shown (subjobAt), and made a job of
 //     its own (ownSubjob) when it starts or is held, changed or staged on
 //     its own;
-//   - a job of its own (queued alone, running, exiting): in jobs and
-//     jobList after its parent, stored as a subjob record;
-//   - finished: what is kept of it (ended), or nothing but its index in
-//     the parent's Deleted set when it was deleted while it waited.
+//   - a job of its own (queued alone, running, exiting): in the job table
+//     (internal/server/state) after its parent, stored as a subjob record;
+//   - finished: what is kept of it (state.Jobs.Ended), or nothing but its
+//     index in the parent's Deleted set when it was deleted while it waited.
 //
-// The parent's Array counts its subjobs by state (arrayCount, called
-// around every change of a subjob's state); when the last one ends, the
-// parent ends (rollUp) with the array's exit status, and its dependants
-// are released then. The parent is B from its first subjob's start.
-
-// arrayCount keeps the counts of subjob j's array as j enters (d = 1) or
-// leaves (d = -1) its state (mu held).
-func (s *Server) arrayCount(j *model.Job, d int) {
-	if !j.IsSubjob {
-		return
-	}
-	p, ok := s.top(j.Seq)
-	if !ok || p.Array == nil {
-		return
-	}
-	a := p.Array
-	switch j.State {
-	case model.StateRunning:
-		a.Running += d
-	case model.StateExiting:
-		a.Exiting += d
-	case model.StateFinished:
-		// Counted as Expired when its end is recorded (recordEnd).
-	default:
-		if d > 0 {
-			a.Queued = a.Queued.Add(j.Index)
-		} else {
-			a.Queued = a.Queued.Remove(j.Index)
-		}
-	}
-	s.counts.touch(p) // its counts are shown, and schedulers read its queued indices
-}
-
-// loadSubjobs rebuilds the arrays' subjobs from the store (mu held or not
-// yet serving): a parent's queued indices are its indices less those
-// deleted, finished or with a record of their own.
-func (s *Server) loadSubjobs(snap *store.Snapshot) {
-	s.ended = map[int64]map[int]*model.SubjobEnd{}
-	for _, j := range snap.Jobs {
-		if a := j.Array; a != nil {
-			a.Queued = a.Indices.Clone()
-			a.Deleted.Each(func(i int) bool {
-				a.Queued = a.Queued.Remove(i)
-				a.Expired++
-				return true
-			})
-		}
-	}
-	for seq, ends := range snap.Ends {
-		p, _ := s.top(seq) // the store checked that every subjob has its parent
-		m := make(map[int]*model.SubjobEnd, len(ends))
-		for _, e := range ends {
-			m[e.Index] = e
-			p.Array.Queued = p.Array.Queued.Remove(e.Index)
-			p.Array.Expired++
-		}
-		s.ended[seq] = m
-	}
-	for _, j := range snap.Subjobs {
-		p, _ := s.top(j.Seq)
-		p.Array.Queued = p.Array.Queued.Remove(j.Index)
-		j.ShareStrings()
-		s.jobs[j.Key()] = j
-		s.jobList = append(s.jobList, j)
-		s.track(j)
-	}
-}
+// The parent's Array counts its subjobs by state (the table keeps the
+// counts around every change of a subjob's state); when the last one
+// ends, the parent ends (rollUp) with the array's exit status, and its
+// dependants are released then. The parent is B from its first subjob's start.
 
 // subjobAt is subjob index of array p as it stands: its own job (live),
 // what is kept of it once finished (shown as X), or made from p while it
 // waits in p's queued indices; ok is false when p has no such index (mu
 // held). Only a live subjob may be changed; the others are views.
 func (s *Server) subjobAt(p *model.Job, index int, now int64) (j *model.Job, live, ok bool) {
-	if j, ok := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]; ok {
+	if j, ok := s.jobs.Get(model.JobKey{Seq: p.Seq, Index: index}); ok {
 		return j, true, true
 	}
-	if e, ok := s.ended[p.Seq][index]; ok {
+	if e, ok := s.jobs.Ended(p.Seq, index); ok {
 		return p.EndedSubjob(e, s.cfg.ServerName), false, true
 	}
 	if p.Array.Deleted.Contains(index) {
@@ -116,7 +53,7 @@ func (s *Server) waiting(p *model.Job, index int) bool {
 	if !p.Array.Queued.Contains(index) {
 		return false
 	}
-	_, live := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]
+	_, live := s.jobs.Get(model.JobKey{Seq: p.Seq, Index: index})
 	return !live
 }
 
@@ -138,7 +75,7 @@ func (s *Server) nextWaiting(p *model.Job) (int, bool) {
 // or staged alone, and stores it (mu held, inside a commit). A subjob
 // that already is one is returned as it is.
 func (s *Server) ownSubjob(b *store.Batch, p *model.Job, index int, now int64) (*model.Job, error) {
-	if j, ok := s.jobs[model.JobKey{Seq: p.Seq, Index: index}]; ok {
+	if j, ok := s.jobs.Get(model.JobKey{Seq: p.Seq, Index: index}); ok {
 		return j, nil
 	}
 	id := model.FormatSubjobID(p.Seq, index, s.cfg.ServerName)
@@ -152,7 +89,7 @@ func (s *Server) ownSubjob(b *store.Batch, p *model.Job, index int, now int64) (
 		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(array %s is in route queue %s)", p.ID, p.Queue)
 	}
 	j := p.Subjob(index, s.cfg.ServerName, now)
-	s.insertJob(j)
+	s.jobs.Insert(j)
 	b.PutSubjob(j)
 	return j, nil
 }
@@ -164,13 +101,13 @@ func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
 		if s.eligibleTimeOn() && model.AccrueFor(p) != p.Accrual.Type {
 			// Its last waiting subjob started: the array accrues no more
 			// eligible time (OpenPBS's).
-			s.updateJob(p, func() {})
+			s.jobs.Update(p, func() {})
 			b.PutJob(p)
 		}
 		return
 	}
 	var h model.Hooks
-	s.updateJob(p, func() { h = p.BeginArray(now) })
+	s.jobs.Update(p, func() { h = p.BeginArray(now) })
 	b.PutJob(p)
 	s.mailJob(b, p, mailer.Begin, "")
 	s.hooks(b, p, h, now)
@@ -179,25 +116,18 @@ func (s *Server) began(b *store.Batch, p *model.Job, now int64) {
 // endSubjob replaces finished subjob j (state F) by what is kept of it
 // (mu held, inside a commit).
 func (s *Server) endSubjob(b *store.Batch, j *model.Job, now int64) {
-	s.removeJob(j)
+	s.jobs.Remove(j)
 	s.recordEnd(b, j.Seq, model.EndOf(j), now)
 }
 
 // recordEnd keeps the end of one subjob of array seq and ends the array
 // with its last subjob (mu held, inside a commit).
 func (s *Server) recordEnd(b *store.Batch, seq int64, e *model.SubjobEnd, now int64) {
-	p, ok := s.top(seq)
+	p, ok := s.jobs.Top(seq)
 	if !ok {
 		return
 	}
-	m := s.ended[seq]
-	if m == nil {
-		m = map[int]*model.SubjobEnd{}
-		s.ended[seq] = m
-	}
-	m[e.Index] = e
-	p.Array.Expired++
-	s.counts.touch(p)
+	s.jobs.EndSubjob(p, e)
 	b.EndSubjob(seq, e)
 	s.rollUp(b, p, "", now)
 }
@@ -215,7 +145,7 @@ func (s *Server) deleteWaiting(b *store.Batch, p *model.Job, indices []int, comm
 		a.Deleted = a.Deleted.Add(i)
 		a.Expired++
 	}
-	s.updateJob(p, func() {})
+	s.jobs.Update(p, func() {})
 	p.Obittime = now
 	b.PutJob(p)
 	s.rollUp(b, p, comment, now)
@@ -229,10 +159,7 @@ func (s *Server) rollUp(b *store.Batch, p *model.Job, comment string, now int64)
 	if p.Finished() || !p.Array.Done() {
 		return
 	}
-	ends := make([]*model.SubjobEnd, 0, len(s.ended[p.Seq]))
-	for _, e := range s.ended[p.Seq] {
-		ends = append(ends, e)
-	}
+	ends := s.jobs.Ends(p.Seq)
 	ran := false
 	for _, e := range ends {
 		ran = ran || e.RunCount > 0
@@ -277,7 +204,7 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 	if !ok {
 		return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
 	}
-	top, ok = s.top(ref.Seq)
+	top, ok = s.jobs.Top(ref.Seq)
 	if !ok || ref.Kind != model.IDJob && !top.IsArray() {
 		return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
 	}
@@ -299,17 +226,6 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 // names reports whether ref names subjobs (not a job or a whole array).
 func namesSubjobs(ref model.JobRef) bool {
 	return ref.Kind == model.IDSubjob || ref.Kind == model.IDRange
-}
-
-// liveSubjobs are array p's subjobs that are jobs of their own, by index
-// (mu held).
-func (s *Server) liveSubjobs(p *model.Job) []*model.Job {
-	i := s.jobAt(p)
-	var out []*model.Job
-	for i++; i < len(s.jobList) && s.jobList[i].Seq == p.Seq && s.jobList[i].IsSubjob; i++ {
-		out = append(out, s.jobList[i])
-	}
-	return out
 }
 
 // checkArray checks a new array against max_array_size, the queue's

@@ -118,7 +118,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			indices = arrayIndices(top, ref)
 		} else {
 			top.Array.Queued.Each(func(i int) bool { indices = append(indices, i); return true })
-			for _, j := range s.liveSubjobs(top) {
+			for _, j := range s.jobs.LiveSubjobs(top) {
 				if j.Active() {
 					indices = append(indices, j.Index)
 				}
@@ -131,7 +131,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 				if namesSubjobs(ref) {
 					deleted = append(deleted, top.Subjob(i, s.cfg.ServerName, now))
 				}
-			} else if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok {
+			} else if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok {
 				del(j)
 			}
 		}
@@ -166,7 +166,7 @@ func (s *Server) purgeFinished(who *caller, id string, mgr, op bool) (done bool,
 		if !ok {
 			return nil
 		}
-		top, ok := s.top(ref.Seq)
+		top, ok := s.jobs.Top(ref.Seq)
 		if !ok || !top.Finished() || ref.Kind != model.IDJob && !top.IsArray() {
 			return nil
 		}
@@ -177,7 +177,7 @@ func (s *Server) purgeFinished(who *caller, id string, mgr, op bool) (done bool,
 		if top.User() != who.user && !mgr && !op {
 			return proto.NewError(proto.PBSE_PERM)
 		}
-		s.removeJob(top)
+		s.jobs.Remove(top)
 		b.DeleteJob(top.Seq)
 		purged = top.ID
 		return nil
@@ -216,7 +216,7 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 			indices := arrayIndices(top, ref)
 			changed := 0
 			for _, i := range indices {
-				if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok && j.Active() || !top.Array.Queued.Contains(i) {
+				if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok && j.Active() || !top.Array.Queued.Contains(i) {
 					continue // running or finished: nothing to hold
 				}
 				j, err := s.ownSubjob(b, top, i, now)
@@ -236,7 +236,7 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 		if err := s.holdOne(b, top, holds, hold, now); err != nil {
 			return err
 		}
-		for _, j := range s.liveSubjobs(top) {
+		for _, j := range s.jobs.LiveSubjobs(top) {
 			if !j.Active() {
 				if err := s.holdOne(b, j, holds, hold, now); err != nil {
 					return err
@@ -269,7 +269,7 @@ func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, 
 	}
 	var h model.Hooks
 	s.unindexDepends(j)
-	s.updateJob(j, func() {
+	s.jobs.Update(j, func() {
 		if hold {
 			j.Holds = model.AddHolds(j.Holds, holds)
 		} else {
@@ -299,7 +299,7 @@ func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, 
 func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteOptions) error {
 	s.starting.wait(key, momTimeout)
 	s.mu.RLock()
-	j, ok := s.jobs[key]
+	j, ok := s.jobs.Get(key)
 	if ok && !j.Active() && !j.Finished() {
 		// Its start failed while the delete waited, and it is back in its
 		// queue: deleted there.
@@ -328,7 +328,7 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteO
 	}
 	var done *model.Job
 	cerr := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || !j.Active() || j.RunCount != run {
 			return nil
 		}
@@ -355,7 +355,7 @@ func (s *Server) deleteRequeued(who *caller, key model.JobKey, opts proto.Delete
 	var done *model.Job
 	running := false
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		switch {
 		case !ok || j.Finished():
 			return nil
@@ -397,12 +397,12 @@ func (s *Server) runningTargets(who *caller, id string, mgr, op bool) ([]*model.
 	var out []*model.Job
 	if namesSubjobs(ref) {
 		for _, i := range arrayIndices(top, ref) {
-			if j, ok := s.jobs[model.JobKey{Seq: top.Seq, Index: i}]; ok && j.Active() {
+			if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok && j.Active() {
 				out = append(out, j)
 			}
 		}
 	} else {
-		for _, j := range s.liveSubjobs(top) {
+		for _, j := range s.jobs.LiveSubjobs(top) {
 			if j.Active() {
 				out = append(out, j)
 			}
@@ -467,7 +467,7 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 			continue
 		}
 		err := s.commit.Do(func(b *store.Batch) error {
-			j, ok := s.jobs[t.key]
+			j, ok := s.jobs.Get(t.key)
 			if !ok || !j.Active() || j.RunCount != t.run {
 				return nil
 			}
@@ -560,7 +560,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 // before the mark.
 func (s *Server) unmarkRerun(key model.JobKey, before string) {
 	s.commit.Do(func(b *store.Batch) error {
-		if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
+		if j, ok := s.jobs.Get(key); ok && j.Substate == model.SubRerun {
 			s.editJob(b, j, func() { j.UnmarkRerun(before) })
 		}
 		delete(s.checkpointing, key)

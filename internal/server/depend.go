@@ -20,7 +20,7 @@ import (
 // rebuildDependants derives the index from the jobs (mu held).
 func (s *Server) rebuildDependants() {
 	s.dependants = map[int64]map[int64]bool{}
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if !j.Finished() && !j.IsSubjob {
 			s.indexDepends(j)
 		}
@@ -68,7 +68,7 @@ func (s *Server) checkDepends(j *model.Job, priv model.Privilege) (never string,
 				// qalter naming the job itself: it would wait forever.
 				return "", proto.Errorf(proto.PBSE_BADDEPEND, "(%s names the job itself)", dep.Type)
 			}
-			p, ok := s.top(dep.Jobs[k].Seq)
+			p, ok := s.jobs.Top(dep.Jobs[k].Seq)
 			if !ok {
 				return "", proto.Errorf(proto.PBSE_UNKJOBID, "%s (depend=%s)", s.jobID(dep.Jobs[k].Seq), dep.Type)
 			}
@@ -109,10 +109,10 @@ func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
 			continue
 		}
 		for _, pj := range dep.Jobs {
-			p, _ := s.top(pj.Seq)
+			p, _ := s.jobs.Top(pj.Seq)
 			s.unindexDepends(p)
 			var h model.Hooks
-			s.updateJob(p, func() {
+			s.jobs.Update(p, func() {
 				p.Register(dep.Type, j.Seq)
 				h = p.Settle(now)
 			})
@@ -153,14 +153,14 @@ func (s *Server) releaseDependants(b *store.Batch, parent *model.Job, now int64)
 	}
 	slices.Sort(waiting) // one order, so that logs and records repeat
 	for _, seq := range waiting {
-		c, ok := s.top(seq)
+		c, ok := s.jobs.Top(seq)
 		if !ok || c.Finished() {
 			continue
 		}
 		var never bool
 		var h model.Hooks
 		s.unindexDepends(c)
-		s.updateJob(c, func() {
+		s.jobs.Update(c, func() {
 			_, never = c.Resolve(parent)
 			if !never && !c.Active() {
 				h = c.Settle(now)

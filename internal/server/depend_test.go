@@ -18,13 +18,13 @@ func startJob(t *testing.T, s *Server, id string) { startJobOn(t, s, id, "") }
 func startJobOn(t *testing.T, s *Server, id, execHost string) {
 	t.Helper()
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, err := s.jobs.Lookup(id)
 		if err != nil {
 			return err
 		}
 		now := s.nowUnix()
 		var h model.Hooks
-		s.updateJob(j, func() {
+		s.jobs.Update(j, func() {
 			h = j.Start(model.SubRunning, now)
 			if execHost != "" {
 				j.ExecHost = execHost
@@ -42,7 +42,7 @@ func startJobOn(t *testing.T, s *Server, id, execHost string) {
 func endJob(t *testing.T, s *Server, id string, exit int) {
 	t.Helper()
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, err := s.jobs.Lookup(id)
 		if err != nil {
 			return err
 		}

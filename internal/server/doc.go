@@ -11,8 +11,10 @@
 // and depend.go (what arrays and dependencies add to those), nodes.go
 // (nodes and their moms' reports), staging.go (staging grants), timers.go,
 // sched.go (the scheduler link), mgr.go (qmgr), move.go (qmove).
-// A job's state changes only through its transitions
-// (internal/model/transition.go), between untrack and track (server.go);
+// The jobs themselves, with every index and count kept of them, are the
+// job table (internal/server/state); its update path (Update, Transit) is
+// the only way a job in it changes. A job's state changes only through
+// its transitions (internal/model/transition.go), run on that path;
 // internal/archtest fails on a direct write.
 //
 // Concurrency: one goroutine per connection reads a request, handles it and

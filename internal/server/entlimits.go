@@ -7,6 +7,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/entlim"
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/proto"
 )
 
@@ -25,17 +26,6 @@ var entityCountLimits = []struct {
 }{
 	{proto.AttrMaxQueued, proto.AttrMaxQueuedRes, false},
 	{proto.AttrQueuedJobsThreshold, proto.AttrQueuedJobsThresholdRes, true},
-}
-
-// entities are the entities a job counts for, by kind.
-func entities(j *model.Job) []struct {
-	kind entlim.Kind
-	name string
-} {
-	return []struct {
-		kind entlim.Kind
-		name string
-	}{{entlim.User, j.EUser}, {entlim.Group, j.EGroup}, {entlim.Project, j.Project}, {entlim.Overall, ""}}
 }
 
 // jobsIn is how many jobs j counts as: an array its subjobs not finished
@@ -57,7 +47,7 @@ func jobsIn(j *model.Job, queuedOnly bool) int {
 // checkEntityLimits refuses j in queue q when it would put one of its
 // entities over max_queued, queued_jobs_threshold or their _res forms of
 // q or of the server (mu held). The jobs are counted as they change
-// (counters.entity); only the unfinished arrays are looked at here.
+// (state.Jobs.Entity); only the unfinished arrays are looked at here.
 func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 	for _, scope := range []struct {
 		obj   *model.Object
@@ -87,62 +77,6 @@ func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 	return nil
 }
 
-// entityKey is one entity in one scope: a queue, or "" for the complex.
-type entityKey struct {
-	queue string
-	kind  entlim.Kind
-	name  string
-}
-
-// entityCount is what an entity's unfinished jobs that are not arrays
-// come to in a scope: how many, how many wait in Q, and the numbers they
-// ask for (Resource_List), in all and of those waiting.
-type entityCount struct {
-	jobs, queued           int
-	amounts, queuedAmounts map[string]float64
-}
-
-// countEntities counts j (d = 1) or takes it back (d = -1) for each of
-// its entities in its queue and the complex (bump: j unfinished, not a
-// subjob). Its request is the one cached when it was tracked.
-func (c *counters) countEntities(j *model.Job, d int) {
-	if j.IsArray() {
-		if d > 0 {
-			c.arrays[j] = true
-		} else {
-			delete(c.arrays, j)
-		}
-		return
-	}
-	req, err := j.Request()
-	waiting := j.State == model.StateQueued
-	for _, queue := range []string{j.Queue, ""} {
-		for _, e := range entities(j) {
-			k := entityKey{queue, e.kind, e.name}
-			n := c.entity[k]
-			if n == nil {
-				n = &entityCount{amounts: map[string]float64{}, queuedAmounts: map[string]float64{}}
-				c.entity[k] = n
-			}
-			n.jobs += d
-			if waiting {
-				n.queued += d
-			}
-			if err == nil {
-				for r, v := range req.Numbers {
-					n.amounts[r] += float64(d) * v
-					if waiting {
-						n.queuedAmounts[r] += float64(d) * v
-					}
-				}
-			}
-			if n.jobs == 0 {
-				delete(c.entity, k)
-			}
-		}
-	}
-}
-
 // counted is what the jobs of entity kind/name in scope queue come to
 // (mu held), without j: the jobs (or those waiting, queuedOnly), or with
 // r the amount of resource r they ask for.
@@ -153,29 +87,29 @@ func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, 
 		if r != "" {
 			req, err := o.Request()
 			if err != nil {
-				return 0 // countEntities counted no amounts of it either
+				return 0 // the state counted no amounts of it either
 			}
 			n *= req.Numbers[r]
 		}
 		return n
 	}
 	total := 0.0
-	if n := s.counts.entity[entityKey{queue, kind, name}]; n != nil {
+	if n, ok := s.jobs.Entity(queue, kind, name); ok {
 		switch {
 		case r == "" && queuedOnly:
-			total = float64(n.queued)
+			total = float64(n.Queued)
 		case r == "":
-			total = float64(n.jobs)
+			total = float64(n.Jobs)
 		case queuedOnly:
-			total = n.queuedAmounts[r]
+			total = n.QueuedAmounts[r]
 		default:
-			total = n.amounts[r]
+			total = n.Amounts[r]
 		}
 	}
-	if s.jobs[j.Key()] == j && !j.IsArray() && same(j, kind, name, queue) {
+	if s.jobs.Holds(j) && !j.IsArray() && same(j, kind, name, queue) {
 		total -= share(j) // j is counted already (a job moving between queues): not twice
 	}
-	for o := range s.counts.arrays {
+	for o := range s.jobs.UnfinishedArrays() {
 		if o != j && same(o, kind, name, queue) {
 			total += share(o)
 		}
@@ -201,14 +135,14 @@ func same(o *model.Job, kind entlim.Kind, name, queue string) bool {
 }
 
 func (s *Server) overCount(j *model.Job, l entlim.Limits, queue string, queuedOnly bool) error {
-	for _, e := range entities(j) {
-		lim, ok := l.Limit(e.kind, e.name)
+	for _, e := range state.Entities(j) {
+		lim, ok := l.Limit(e.Kind, e.Name)
 		if !ok {
 			continue
 		}
-		n := float64(jobsIn(j, false)) + s.counted(j, e.kind, e.name, queue, "", queuedOnly)
+		n := float64(jobsIn(j, false)) + s.counted(j, e.Kind, e.Name, queue, "", queuedOnly)
 		if n > lim.Value {
-			return &proto.Error{Code: proto.PBSE_ENTLIMCT, Text: countRefusal(e.kind, e.name, lim.Generic(), queue, queuedOnly)}
+			return &proto.Error{Code: proto.PBSE_ENTLIMCT, Text: countRefusal(e.Kind, e.Name, lim.Generic(), queue, queuedOnly)}
 		}
 	}
 	return nil
@@ -222,14 +156,14 @@ func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queu
 		}
 		return req.Numbers[r] * float64(jobsIn(o, false))
 	}
-	for _, e := range entities(j) {
-		lim, ok := l.Limit(e.kind, e.name)
+	for _, e := range state.Entities(j) {
+		lim, ok := l.Limit(e.Kind, e.Name)
 		if !ok {
 			continue
 		}
-		sum := want(j) + s.counted(j, e.kind, e.name, queue, r, queuedOnly)
+		sum := want(j) + s.counted(j, e.Kind, e.Name, queue, r, queuedOnly)
 		if sum > lim.Value {
-			return &proto.Error{Code: proto.PBSE_ENTLIMRESC, Text: amountRefusal(e.kind, e.name, lim.Generic(), r, queue, queuedOnly)}
+			return &proto.Error{Code: proto.PBSE_ENTLIMRESC, Text: amountRefusal(e.Kind, e.Name, lim.Generic(), r, queue, queuedOnly)}
 		}
 	}
 	return nil

@@ -18,8 +18,8 @@ import (
 // queue is numbered, written to the store in the commit of the change
 // itself (so that a subscriber resumes across a crash without a loss or a
 // repeat), and published to the hub once durable. Changes are noticed in
-// one place, between untrack and track, which every change of a job goes
-// through (server.go); the committer's seal (store.Committer.SetSeal)
+// one place, the job table's update path, which every change of a job
+// goes through (internal/server/state, which calls jobWatch); the committer's seal (store.Committer.SetSeal)
 // numbers and writes those of each commit group. Subjobs deleted while
 // they waited in their array's queued indices have no job of their own
 // and make no event (a qdel of 100,000 is one change of the array): the
@@ -50,7 +50,8 @@ type jobEvents struct {
 	hub *events.Hub
 	// seq is the last sequence number given to a change.
 	seq uint64
-	// before is the job between its untrack and track, and what it was.
+	// before is the job while it is out of the table's indices for a
+	// change, and what it was.
 	before   *model.Job
 	wasState eventState
 	// pending are the changes of the commit group under way, at most one
@@ -98,13 +99,13 @@ func (s *Server) initEvents() error {
 // themselves, as subscribeEvents does.
 func (s *Server) Events() *events.Hub { return s.ev.hub }
 
-// noteBefore records j as it is before a change (untrack; mu held).
+// noteBefore records j as it is before a change (jobWatch.Leaving; mu held).
 func (s *Server) noteBefore(j *model.Job) {
 	s.ev.before, s.ev.wasState = j, stateOf(j)
 }
 
 // noteAfter makes an event of j's change, if its state, substate or
-// queue changed or it is new (track; mu held).
+// queue changed or it is new (jobWatch.Entered; mu held).
 func (s *Server) noteAfter(j *model.Job) {
 	was, had := s.ev.wasState, s.ev.before == j
 	s.ev.before = nil

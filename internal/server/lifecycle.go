@@ -35,13 +35,13 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		s.noteNodesUsed(b, j, now)
 	}
 	var h model.Hooks
-	s.updateJob(j, func() { h = j.End(substate, exit, comment, now) })
+	s.jobs.Update(j, func() { h = j.End(substate, exit, comment, now) })
 	if j.IsSubjob {
 		s.endSubjob(b, j, now)
 		return
 	}
 	if s.retention() <= 0 || j.Purge {
-		s.removeJob(j)
+		s.jobs.Remove(j)
 		b.DeleteJob(j.Seq)
 	} else {
 		b.PutJob(j)
@@ -94,9 +94,7 @@ func (s *Server) endDeleted(b *store.Batch, j *model.Job, now int64) bool {
 func (s *Server) notePhase(j *model.Job, phase proto.JobPhase) {
 	// Nor is it an event: the stream carries committed changes only.
 	s.ev.quiet = true
-	s.untrack(j)
-	j.NotePhase(phase)
-	s.track(j)
+	s.jobs.Recount(j, func() { j.NotePhase(phase) })
 	s.ev.quiet = false
 }
 
@@ -123,7 +121,7 @@ func usageResources(j *model.Job, u proto.Usage) model.Resources {
 // end counts exactly once.
 func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	s.mu.RLock()
-	j, err := s.lookupJob(ob.JobID)
+	j, err := s.jobs.Lookup(ob.JobID)
 	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
 	var key model.JobKey
 	var why string
@@ -148,7 +146,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		// not rerunnable (OpenPBS's JOB_EXEC_RETRY), and is held once it
 		// failed to start too often.
 		s.mu.RLock()
-		j, err := s.lookupJob(ob.JobID)
+		j, err := s.jobs.Lookup(ob.JobID)
 		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
 		s.mu.RUnlock()
 		if live {
@@ -162,7 +160,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	}
 	var ended *model.Job
 	err = s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(ob.JobID)
+		j, err := s.jobs.Lookup(ob.JobID)
 		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
 			return nil
 		}
@@ -217,7 +215,7 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 	var j2 *model.Job
 	requeued, checkpointed := false, false
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || !j.Active() {
 			return nil
 		}
@@ -295,11 +293,11 @@ func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
 // waiting in array parent) runs on execHost from now (mu held, inside a
 // commit).
 func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, execHost, execVnode string, stagedIn bool, comment string, now int64) {
-	if _, live := s.jobs[j.Key()]; !live {
-		s.insertJob(j)
+	if _, live := s.jobs.Get(j.Key()); !live {
+		s.jobs.Insert(j)
 	}
 	var h model.Hooks
-	s.updateJob(j, func() {
+	s.jobs.Update(j, func() {
 		sub := model.SubRunning
 		if j.Stagein != "" && !stagedIn {
 			sub = model.SubStageGo
@@ -329,7 +327,7 @@ func (s *Server) undoRuns(failed []*startRequest) {
 	s.commit.Do(func(b *store.Batch) error {
 		now := s.nowUnix()
 		for _, st := range failed {
-			j, ok := s.jobs[st.key]
+			j, ok := s.jobs.Get(st.key)
 			if !ok || !j.Active() || j.RunCount != st.spec.RunCount || s.endDeleted(b, j, now) {
 				continue
 			}
@@ -351,7 +349,7 @@ func (s *Server) undoRuns(failed []*startRequest) {
 func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 	var jobID string
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(ob.JobID)
+		j, err := s.jobs.Lookup(ob.JobID)
 		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
 			return nil // already handled
 		}
@@ -361,7 +359,7 @@ func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 		}
 		jobID = j.ID
 		var h model.Hooks
-		s.updateJob(j, func() { h = j.Unstart("", now) })
+		s.jobs.Update(j, func() { h = j.Unstart("", now) })
 		// It waits (W) at once: back in its queue, but not eligible.
 		h.Eligible = false
 		s.hooks(b, j, h, now)

@@ -15,8 +15,7 @@ import (
 var slotStates = [8]string{"transit", "queued", "held", "waiting", "running", "exiting", "begun", "finished"}
 
 // MetricsSnapshot copies the job counts per queue and state (kept by
-// track and untrack, one array of 8 per queue: nothing here walks the
-// jobs) and each node's state, under the read lock
+// the job table, one array of 8 per queue: nothing here walks the jobs) and each node's state, under the read lock
 // (metrics.ServerSource). Every queue shows every state, zeros included,
 // so that a series does not vanish when its count drops to zero.
 func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
@@ -25,17 +24,8 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 	for name := range s.queues {
 		byQueue[name] = [8]int{}
 	}
-	for _, m := range []map[string]*[8]int{s.counts.byQueueState, s.counts.subjobsByQueueState} {
-		for q, counts := range m {
-			sum, live := byQueue[q]
-			for i, n := range counts {
-				sum[i] += n
-				live = live || n != 0
-			}
-			if live { // not a deleted queue's zeros
-				byQueue[q] = sum
-			}
-		}
+	for q, counts := range s.jobs.QueueStates() { // a deleted queue's only while it has jobs
+		byQueue[q] = counts
 	}
 	nodes := make(map[string]int, 8)
 	for _, n := range s.nodes {

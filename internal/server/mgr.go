@@ -250,7 +250,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 		if !exists {
 			return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
 		}
-		if n := s.counts.queued(name); n > 0 {
+		if n := s.jobs.Queued(name); n > 0 {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs", name, n)
 		}
 		if r := s.resvOf(name); r != nil {
@@ -281,7 +281,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 		return err
 	}
 	if t, _ := c.Get(proto.AttrQueueTypeQ); t != "Execution" {
-		if n := s.counts.queued(name); n > 0 && t != mustGet(q, proto.AttrQueueTypeQ) {
+		if n := s.jobs.Queued(name); n > 0 && t != mustGet(q, proto.AttrQueueTypeQ) {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs; its type cannot change", name, n)
 		}
 	}
@@ -349,7 +349,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 		} else if !exists {
 			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 		}
-		for _, j := range s.jobList {
+		for _, j := range s.jobs.List() {
 			if !j.Active() {
 				continue
 			}
@@ -447,7 +447,7 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 		o.Set(proto.AttrServerLeader, "", leader)
 		o.Set(proto.AttrServerTerm, "", strconv.FormatUint(term, 10))
 	}
-	counts, total := s.counts.stateCount("")
+	counts, total := s.jobs.StateCount("")
 	o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
 	o.Set(proto.AttrStateCount, "", counts)
 	o.Set(proto.AttrPbsVersion, "", Version)
@@ -459,7 +459,7 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
 	return s.statusObjects(who, req, func() map[string]*model.Object { return s.queues }, model.QueueDefs, proto.PBSE_UNKQUE,
 		func(name string, o *model.Object) {
-			counts, total := s.counts.stateCount(name)
+			counts, total := s.jobs.StateCount(name)
 			o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
 			o.Set(proto.AttrStateCount, "", counts)
 		})

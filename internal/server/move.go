@@ -42,7 +42,7 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		if namesSubjobs(ref) {
 			return proto.Errorf(proto.PBSE_NOSUP, "(a subjob moves with its array, %s)", j.ID)
 		}
-		if j.IsArray() && (j.State == model.StateBegun || len(s.liveSubjobs(j)) > 0) {
+		if j.IsArray() && (j.State == model.StateBegun || len(s.jobs.LiveSubjobs(j)) > 0) {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(array %s has subjobs that started or were changed on their own)", j.ID)
 		}
 		if j.Active() || j.Finished() {
@@ -55,9 +55,8 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		now := s.nowUnix()
 		// The job leaves its queue's counts first, so that it is not
 		// counted twice against the server's limits.
-		s.untrack(j)
-		placed, err := s.enqueue(requested(j), q, who, false, now)
-		s.track(j)
+		var placed *model.Job
+		s.jobs.Recount(j, func() { placed, err = s.enqueue(requested(j), q, who, false, now) })
 		if err != nil {
 			return err
 		}

@@ -273,9 +273,9 @@ func (s *Server) nodeState(n *model.Object) string {
 		v, _ := s.availOne(n, rt, proto.ResNcpus)
 		ncpus, _ := strconv.ParseFloat(v, 64)
 		switch {
-		case s.exclusively(n.Name):
+		case s.jobs.Exclusively(n.Name):
 			state = model.NodeJobExcl
-		case s.counts.assigned[n.Name][proto.ResNcpus] >= ncpus && ncpus > 0:
+		case s.jobs.Assigned(n.Name)[proto.ResNcpus] >= ncpus && ncpus > 0:
 			state = model.NodeJobBusy
 		case rt.loadBusy:
 			state = model.NodeBusy
@@ -294,7 +294,7 @@ func (s *Server) nodeState(n *model.Object) string {
 // jobs attribute (mu held). One pass over the jobs serves every node.
 func (s *Server) jobsByNode() map[string][]string {
 	out := map[string][]string{}
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if !j.Active() {
 			continue
 		}
@@ -350,7 +350,7 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 		out = appendAvail(out, n, rt)
 	}
 	if wants(proto.AttrResourcesAssigned) {
-		used := s.counts.assigned[n.Name]
+		used := s.jobs.Assigned(n.Name)
 		if len(used) == 0 {
 			// The common case (an idle node) without a map per node.
 			out = append(out, proto.Attr{Name: proto.AttrResourcesAssigned, Resource: proto.ResMem, Value: "0kb"},
@@ -468,7 +468,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	reported := map[string]bool{}
 	for _, mj := range st.Jobs {
 		reported[mj.JobID] = true
-		j, err := s.lookupJob(mj.JobID)
+		j, err := s.jobs.Lookup(mj.JobID)
 		if err != nil || !j.Active() || j.RunCount != mj.RunCount || firstNode(j.ExecHost) != st.Node {
 			if !mj.Exited {
 				reply.Kill = append(reply.Kill, mj.JobID)
@@ -481,7 +481,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		before, _ := j.ResourcesUsed.Get(proto.ResCput)
 		j.ResourcesUsed = usageResources(j, s.withSisterUsage(j, st.Node, mj.Used))
 		if after, _ := j.ResourcesUsed.Get(proto.ResCput); after != before {
-			s.counts.touch(j)
+			s.jobs.Touch(j)
 		}
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
@@ -495,20 +495,20 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 			// Shown, not committed: saved with the job's next durable
 			// change, and reported again by a mom after a restart.
 			j.ExecGPUs = mj.GPUs
-			s.counts.touch(j)
+			s.jobs.Touch(j)
 		}
 		s.notePhase(j, mj.Phase)
 	}
 	for _, sj := range st.Sisters {
 		// A job's part on this node for another node's mom: it goes
 		// when the job no longer runs here.
-		j, err := s.lookupJob(sj.JobID)
+		j, err := s.jobs.Lookup(sj.JobID)
 		if err != nil || !j.Active() || j.RunCount != sj.RunCount || !nodeInExecHost(j.ExecHost, st.Node) {
 			reply.Kill = append(reply.Kill, sj.JobID)
 		}
 	}
 	resetStage := s.checkStaging(st.Node, st.Staging, now)
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.Active() && firstNode(j.ExecHost) == st.Node && !reported[j.ID] && now.Sub(time.Unix(j.Stime, 0)) > lostJobGrace {
 			lost = append(lost, j.Key())
 		}
@@ -661,7 +661,7 @@ func (s *Server) checkNodes(now time.Time) {
 			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.lastSeen.Format(time.RFC3339))
 		}
 		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) && !now.Before(s.fenceUntil) {
-			for _, j := range s.jobList {
+			for _, j := range s.jobs.List() {
 				if j.Active() && nodeInExecHost(j.ExecHost, name) {
 					victims = append(victims, j.Key())
 					failedNode = append(failedNode, name)
@@ -691,7 +691,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 	var first, before string
 	marked := false
 	s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || !j.Active() || !j.Rerunable || j.State == model.StateExiting {
 			return nil
 		}
@@ -714,7 +714,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 	if err := s.callMom(first, proto.MsgMomSignalJob, req); err != nil {
 		s.log.Warn("cannot have a job killed on its first node after its sister failed; trying again", "job", req.JobID, "node", first, "sister", node, "error", err)
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[key]; ok && j.Substate == model.SubRerun {
+			if j, ok := s.jobs.Get(key); ok && j.Substate == model.SubRerun {
 				s.editJob(b, j, func() { j.UnmarkRerun(before) })
 			}
 			return nil

@@ -37,20 +37,21 @@ func (s *Server) orderJob(who *caller, id1, id2 string) error {
 				return err
 			}
 		}
-		group1, group2 := append([]*model.Job{j1}, s.liveSubjobs(j1)...), append([]*model.Job{j2}, s.liveSubjobs(j2)...)
-		for _, j := range append(group1, group2...) {
-			s.unlist(j)
-		}
+		group1, group2 := append([]*model.Job{j1}, s.jobs.LiveSubjobs(j1)...), append([]*model.Job{j2}, s.jobs.LiveSubjobs(j2)...)
 		r1, r2 := j1.QueueRank, j2.QueueRank
-		for _, g := range []struct {
+		groups := []struct {
 			jobs []*model.Job
 			rank int64
-		}{{group1, r2}, {group2, r1}} {
-			for _, j := range g.jobs {
-				s.updateJob(j, func() { j.QueueRank = g.rank })
-				s.list(j)
-				s.save(b, j)
+		}{{group1, r2}, {group2, r1}}
+		s.jobs.Reorder(func() {
+			for _, g := range groups {
+				for _, j := range g.jobs {
+					s.jobs.Update(j, func() { j.QueueRank = g.rank })
+				}
 			}
+		}, append(group1, group2...)...)
+		for _, j := range append(group1, group2...) {
+			s.save(b, j)
 		}
 		return nil
 	})
@@ -83,7 +84,7 @@ func (s *Server) orderable(who *caller, id string, mgr, op bool) (*model.Job, er
 // that neither is counted against a limit in the queue it is leaving.
 func (s *Server) swapQueues(b *store.Batch, who *caller, j1, j2 *model.Job, now int64) error {
 	for _, j := range []*model.Job{j1, j2} {
-		if j.IsArray() && len(s.liveSubjobs(j)) > 0 {
+		if j.IsArray() && len(s.jobs.LiveSubjobs(j)) > 0 {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(array %s has subjobs changed on their own, which would stay in its queue)", j.ID)
 		}
 	}
@@ -92,12 +93,14 @@ func (s *Server) swapQueues(b *store.Batch, who *caller, j1, j2 *model.Job, now 
 	if !ok1 || !ok2 {
 		return proto.NewError(proto.PBSE_UNKQUE)
 	}
-	s.untrack(j1)
-	s.untrack(j2)
-	p1, err1 := s.enqueue(requested(j1), q2, who, false, now)
-	p2, err2 := s.enqueue(requested(j2), q1, who, false, now)
-	s.track(j1)
-	s.track(j2)
+	var p1, p2 *model.Job
+	var err1, err2 error
+	s.jobs.Recount(j1, func() {
+		s.jobs.Recount(j2, func() {
+			p1, err1 = s.enqueue(requested(j1), q2, who, false, now)
+			p2, err2 = s.enqueue(requested(j2), q1, who, false, now)
+		})
+	})
 	if err1 != nil {
 		return err1
 	}

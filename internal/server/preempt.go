@@ -106,7 +106,7 @@ func (s *Server) preemptReason(forID string) string {
 	if forID == "" {
 		return "by the scheduler"
 	}
-	if j, err := s.lookupJob(forID); err == nil {
+	if j, err := s.jobs.Lookup(forID); err == nil {
 		return "to run job " + j.ID + " (queue " + j.Queue + ")"
 	}
 	return "to run job " + forID
@@ -114,7 +114,7 @@ func (s *Server) preemptReason(forID string) string {
 
 // victim is the job a preemption names, if it runs (mu held).
 func (s *Server) victim(id string) (*model.Job, error) {
-	j, err := s.lookupJob(id)
+	j, err := s.jobs.Lookup(id)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (s *Server) preemptSuspend(id, why string) error {
 	var done *model.Job
 	var record []accounting.KV
 	err = s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || j.State != model.StateRunning || j.RunCount != run || j.Suspended {
 			return nil
 		}
@@ -265,7 +265,7 @@ func (s *Server) preemptByEnding(id, comment string, ckpt bool, allowed func(*mo
 // a job.
 func (s *Server) resumePreempted(who *caller, id string) (handled bool, err error) {
 	s.mu.RLock()
-	j, lerr := s.lookupJob(id)
+	j, lerr := s.jobs.Lookup(id)
 	preempted := lerr == nil && j.Active() && j.Substate == model.SubSchedSusp
 	s.mu.RUnlock()
 	if !preempted {
@@ -278,7 +278,7 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 	var node, before string
 	var run int
 	err = s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(id)
+		j, err := s.jobs.Lookup(id)
 		if err != nil {
 			return err
 		}
@@ -301,7 +301,7 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 	if err := s.callMom(node, proto.MsgMomSignalJob, &proto.MomSignal{JobID: id, Signal: signals.Resume}); err != nil {
 		// Still frozen: it holds nothing again.
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[key]; ok && j.Active() && j.RunCount == run && j.Substate == model.SubRunning {
+			if j, ok := s.jobs.Get(key); ok && j.Active() && j.RunCount == run && j.Substate == model.SubRunning {
 				s.editJob(b, j, func() { j.Preempted(before) })
 			}
 			return nil
@@ -309,7 +309,7 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 		return true, err
 	}
 	s.mu.RLock()
-	j = s.jobs[key]
+	j, _ = s.jobs.Get(key)
 	s.mu.RUnlock()
 	if j != nil {
 		s.account(accounting.Resumed, j, nil)

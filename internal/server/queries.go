@@ -37,7 +37,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 	// at, so what changes meanwhile is sent again next time.
 	answer := newStatusAnswer(to, s.mu.RLocker())
 	reply := &answer.tail
-	reply.Version, reply.Epoch = s.counts.version, s.epoch
+	reply.Version, reply.Epoch = s.jobs.Version(), s.epoch
 	render := model.NewJobRenderer(want)
 	if !priv {
 		render.Hidden = s.rt().Invisible()
@@ -79,8 +79,8 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 		}
 	}
 	all := func(queue string) {
-		for i := 0; i < len(s.jobList) && !gone; i++ {
-			j := s.jobList[i]
+		for i := 0; i < len(s.jobs.List()) && !gone; i++ {
+			j := s.jobs.List()[i] // taken again each time: jobs come and go at each pause
 			if (queue != "" && j.Queue != queue) || (!req.History && j.Finished()) || !s.visibleTo(who, j, priv) {
 				continue
 			}
@@ -98,7 +98,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 			if answer.frames.Pauses() != pauses {
 				// Jobs came and went meanwhile: go on after j,
 				// neither repeating nor skipping one that stayed.
-				i = s.jobsAfter(j) - 1
+				i = s.jobs.After(j) - 1
 			}
 		}
 	}
@@ -112,7 +112,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 		}
 		id := strings.TrimSpace(raw)
 		if ref, isJob := model.ParseJobRef(id); isJob {
-			j, ok := s.top(ref.Seq)
+			j, ok := s.jobs.Top(ref.Seq)
 			switch {
 			case !ok || ref.Kind != model.IDJob && !j.IsArray():
 				reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
@@ -193,7 +193,7 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 		}
 		reply.IDs = append(reply.IDs, j.ID)
 	}
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.IsSubjob || (!req.History && j.Finished()) || !s.visibleTo(who, j, mgr || op) {
 			continue
 		}

@@ -214,7 +214,7 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 	if err != nil {
 		// Undone in one step: the job holds what it held.
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[key]; ok && j.Active() && j.ExecVnode == after.ExecVnode {
+			if j, ok := s.jobs.Get(key); ok && j.Active() && j.ExecVnode == after.ExecVnode {
 				s.editJob(b, j, func() { j.ExecHost, j.ExecVnode = oldHost, oldVnode })
 			}
 			return nil
@@ -270,7 +270,7 @@ func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
 				continue
 			}
 			held := resc.Amounts{}
-			for _, o := range s.jobs {
+			for _, o := range s.jobs.List() {
 				if o == j || !o.Active() || (o.Suspended && o.Substate == model.SubSchedSusp) || !lim.same(o) || (scope.queue != "" && o.Queue != scope.queue) {
 					continue
 				}
@@ -336,7 +336,7 @@ func (s *Server) markNodeOffline(name, why string) {
 // resizable finds a job that may be resized now (mu held), with what it
 // holds.
 func (s *Server) resizable(id string) (*model.Job, allocation, error) {
-	j, err := s.lookupJob(id)
+	j, err := s.jobs.Lookup(id)
 	if err != nil {
 		return nil, allocation{}, err
 	}
@@ -463,7 +463,7 @@ func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeReques
 func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 	if err := s.callMomResize(target); err != nil {
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs[key]; ok && j.Releasing.Pending() {
+			if j, ok := s.jobs.Get(key); ok && j.Releasing.Pending() {
 				s.editJob(b, j, func() { j.Releasing = model.Release{} })
 			}
 			return nil
@@ -471,7 +471,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 		return proto.Errorf(proto.PBSE_MOMREJECT, "(shrink not done: %v)", err)
 	}
 	return s.commit.Do(func(b *store.Batch) error {
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || !j.Active() || j.RunCount != target.RunCount || !j.Releasing.Pending() {
 			return nil
 		}
@@ -532,7 +532,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 // the middle of a resize), or finishes a shrink under way.
 func (s *Server) resyncJob(key model.JobKey) {
 	s.mu.Lock()
-	j, ok := s.jobs[key]
+	j, ok := s.jobs.Get(key)
 	if !ok || !j.Active() || !s.resizingNow(key, true) {
 		s.mu.Unlock()
 		return

@@ -99,9 +99,8 @@ func customFrom(req *proto.ManagerRequest, cur resc.Custom, exists bool) (resc.C
 // new types.
 func (s *Server) setResources(t *resc.Table) {
 	s.resources.Store(t)
-	for _, j := range s.jobList {
-		s.untrack(j)
-		s.track(j)
+	for _, j := range s.jobs.List() {
+		s.jobs.Recount(j, func() {})
 	}
 }
 
@@ -110,7 +109,7 @@ func (s *Server) setResources(t *resc.Table) {
 // reservation's, or a resources_* or limit attribute of the server, a
 // queue or a node; "" when none does.
 func (s *Server) resourceInUse(name string) string {
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if jobSets(j, name) {
 			return "job " + j.ID
 		}

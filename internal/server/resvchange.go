@@ -77,7 +77,7 @@ func (s *Server) resvJobs(b *store.Batch, r *model.Resv, all bool, why string) [
 	var out []string
 	q := r.Queue()
 	why += " (reservation " + r.ID(s.cfg.ServerName) + ")"
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.Queue != q || j.Finished() || j.IsSubjob && !j.Active() {
 			continue
 		}
@@ -105,7 +105,7 @@ func (s *Server) resvSweep() {
 	s.mu.RLock()
 	var done []int64
 	for seq, r := range s.resvs {
-		if r.State == proto.ResvBeingDeleted && s.counts.queued(r.Queue()) == 0 {
+		if r.State == proto.ResvBeingDeleted && s.jobs.Queued(r.Queue()) == 0 {
 			done = append(done, seq)
 		}
 	}
@@ -116,7 +116,7 @@ func (s *Server) resvSweep() {
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, seq := range done {
 			r := s.resvs[seq]
-			if r == nil || r.State != proto.ResvBeingDeleted || s.counts.queued(r.Queue()) > 0 {
+			if r == nil || r.State != proto.ResvBeingDeleted || s.jobs.Queued(r.Queue()) > 0 {
 				continue
 			}
 			delete(s.resvs, seq)

@@ -73,7 +73,7 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 	if byQueue == nil {
 		return nil
 	}
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		held := byQueue[j.Queue]
 		if held == nil || !j.Active() {
 			continue
@@ -129,7 +129,7 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 		var used map[string]map[string]float64
 		if !excl {
 			used = map[string]map[string]float64{}
-			for _, o := range s.jobList {
+			for _, o := range s.jobs.List() {
 				if o.Queue != r.Queue() || !o.Active() {
 					continue
 				}

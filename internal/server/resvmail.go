@@ -35,7 +35,7 @@ func (s *Server) resvMail(r *model.Resv, ev resvEvent, text string, occupants bo
 	out := []mailer.Message{m}
 	if occupants {
 		seen := map[string]bool{r.Owner: true}
-		for _, j := range s.jobList {
+		for _, j := range s.jobs.List() {
 			if j.Queue == r.Queue() && !j.Finished() && !seen[j.Owner] {
 				seen[j.Owner] = true
 				out = append(out, mailer.ComposeResv(from, mailer.Resv{ID: r.ID(s.cfg.ServerName), Name: r.Name, Owner: j.Owner, MailUsers: j.MailUsers}, text+"\nYour job "+s.idOf(j)+" is in this reservation."))

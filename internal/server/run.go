@@ -115,7 +115,7 @@ func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 				continue
 			}
 			if x, ok := s.rt().Number(r, v); ok {
-				nf.Free[r] = x - s.counts.assigned[name][r]
+				nf.Free[r] = x - s.jobs.Assigned(name)[r]
 			}
 		}
 		out = append(out, nf)
@@ -489,7 +489,7 @@ func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error
 	if !ok || ref.Kind == model.IDRange {
 		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
 	}
-	top, ok := s.top(ref.Seq)
+	top, ok := s.jobs.Top(ref.Seq)
 	if !ok || ref.Kind != model.IDJob && !top.IsArray() {
 		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
 	}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"os/user"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"github.com/gopbs/gopbs/internal/mailer/sendmail"
 	"github.com/gopbs/gopbs/internal/metrics"
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -114,16 +114,11 @@ type Server struct {
 	// nodeOrder caches the names of nodes in order (sortedNodes); nil
 	// once a node is created or deleted.
 	nodeOrder atomic.Pointer[[]string]
-	// jobs holds every job, array parent and subjob that is a job of its
-	// own (queued alone, running, exiting); jobList the same in
-	// listLess order (queue_rank, then key), each array's parent before
-	// its subjobs. A subjob still in
-	// its parent's queued indices is in neither (arrays.go).
-	jobs    map[model.JobKey]*model.Job
-	jobList []*model.Job
-	// ended keeps what is left of an array's finished subjobs, by
-	// parent and index.
-	ended   map[int64]map[int]*model.SubjobEnd
+	// jobs is the job table with its indices and counters (internal/
+	// server/state): every job, array parent and subjob that is a job of
+	// its own. A subjob still in its parent's queued indices is not in it
+	// (arrays.go).
+	jobs    *state.Jobs
 	nextSeq int64
 	// resvs are the reservations by sequence number (resv.go); denied
 	// keeps, in memory, why the scheduler denied the recent ones.
@@ -141,8 +136,6 @@ type Server struct {
 	// no job is requeued for its node's silence before then.
 	leaseCeiling int64
 	fenceUntil   time.Time
-	counts       counters
-	held         holdings
 
 	users userCache
 	// ev numbers and publishes the changes of jobs (events.go).
@@ -212,6 +205,7 @@ func New(cfg Config) (*Server, error) {
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
+	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
 		cfg.Store.AfterCommit = func(n int, took time.Duration, err error) {
@@ -286,7 +280,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Sendmail != "" {
 		s.mailer = sendmail.New(cfg.Sendmail, 0, 0, s.log.Named("mail"))
 	}
-	s.log.Info("server state loaded", "store", st.Path(), "jobs", len(s.jobs), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
+	s.log.Info("server state loaded", "store", st.Path(), "jobs", s.jobs.Len(), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
 	return s, nil
 }
 
@@ -335,21 +329,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	for _, n := range snap.Nodes {
 		s.nodes[n.Name] = n
 	}
-	s.jobs = make(map[model.JobKey]*model.Job, len(snap.Jobs))
-	s.jobList = make([]*model.Job, 0, len(snap.Jobs)+len(snap.Subjobs))
-	s.counts.reset()
-	s.held.reset()
-	for _, j := range snap.Jobs {
-		j.ShareStrings()
-		s.jobs[j.Key()] = j
-		s.jobList = append(s.jobList, j)
-		s.track(j)
-	}
-	s.loadSubjobs(snap)
-	for _, j := range s.jobList {
-		s.settleRank(j)
-	}
-	sort.Slice(s.jobList, func(a, b int) bool { return listLess(s.jobList[a], s.jobList[b]) })
+	s.jobs.Load(snap.Jobs, snap.Subjobs, snap.Ends)
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
 	s.resvs = make(map[int64]*model.Resv, len(snap.Resvs))
@@ -454,337 +434,35 @@ func (s *Server) idOf(j *model.Job) string {
 	return s.jobID(j.Seq)
 }
 
-// keyLess orders job keys: by sequence number, an array's parent (index
-// NoIndex) before its subjobs.
-func keyLess(a, b model.JobKey) bool {
-	if a.Seq != b.Seq {
-		return a.Seq < b.Seq
-	}
-	return a.Index < b.Index
-}
-
-// listLess orders jobList: by queue_rank, which is the sequence number
-// until qorder swaps two jobs' ranks, then by key. A subjob has its
-// parent's rank (orderJob keeps them so), so it follows its parent.
-// Listings, and so the scheduler's order, are in this order.
-func listLess(a, b *model.Job) bool {
-	if a.QueueRank != b.QueueRank {
-		return a.QueueRank < b.QueueRank
-	}
-	return keyLess(a.Key(), b.Key())
-}
-
-// settleRank gives a subjob the rank listLess needs, its parent's (mu
-// held): its record may predate a qorder of its array. A job's own rank
-// is admission's (its sequence number), or what qorder gave it; 0 is a
-// rank like any other (job 0's).
-func (s *Server) settleRank(j *model.Job) {
-	if !j.IsSubjob {
-		return
-	}
-	if p, ok := s.top(j.Seq); ok {
-		j.QueueRank = p.QueueRank
-	}
-}
-
-// jobsAfter is the index in jobList of the first job that follows j
-// (mu held).
-func (s *Server) jobsAfter(j *model.Job) int {
-	return sort.Search(len(s.jobList), func(i int) bool { return listLess(j, s.jobList[i]) })
-}
-
-// jobAt is the index in jobList where j is or would go (mu held).
-func (s *Server) jobAt(j *model.Job) int {
-	return sort.Search(len(s.jobList), func(i int) bool { return !listLess(s.jobList[i], j) })
-}
-
-// insertJob adds a new job, array or subjob (mu held).
-func (s *Server) insertJob(j *model.Job) {
-	j.ShareStrings()
-	s.settleRank(j)
-	s.jobs[j.Key()] = j
-	s.list(j)
-	s.track(j)
-}
-
-// list puts j in its place in jobList (mu held).
-func (s *Server) list(j *model.Job) {
-	n := len(s.jobList)
-	if n == 0 || listLess(s.jobList[n-1], j) {
-		s.jobList = append(s.jobList, j)
-		return
-	}
-	i := s.jobAt(j)
-	s.jobList = append(s.jobList, nil)
-	copy(s.jobList[i+1:], s.jobList[i:])
-	s.jobList[i] = j
-}
-
-// unlist takes j out of jobList (mu held).
-func (s *Server) unlist(j *model.Job) {
-	i := s.jobAt(j)
-	if i < len(s.jobList) && s.jobList[i] == j {
-		s.jobList = append(s.jobList[:i], s.jobList[i+1:]...)
-	}
-}
-
-// removeJob drops a job from memory (mu held).
-func (s *Server) removeJob(j *model.Job) {
-	s.untrack(j)
-	s.ev.before = nil // gone: its last change (its end) was its event
-	k := j.Key()
-	delete(s.jobs, k)
-	if j.IsArray() {
-		delete(s.ended, j.Seq)
-	}
-	s.unlist(j)
-}
-
 // replaceJob puts c, a changed copy of j, in j's place, keeping the
 // counters and the dependency index right (mu held).
 func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	c.Mtime = now
-	s.untrack(j)
 	s.unindexDepends(j)
-	*j = *c
-	j.ShareStrings()
-	s.track(j)
+	s.jobs.Recount(j, func() {
+		*j = *c
+		j.ShareStrings()
+	})
 	s.indexDepends(j)
 }
 
 // transitJob is the update path of a transition of a stored job (mu held,
-// inside b's commit): change runs between untrack and track and returns
+// inside b's commit): change runs inside the table's update path (state.Jobs.Transit) and returns
 // the hooks of the transition it made; the job is saved in b and its hooks
 // run in the same commit, so that none can be dropped.
 func (s *Server) transitJob(b *store.Batch, j *model.Job, now int64, change func() model.Hooks) {
-	var h model.Hooks
-	s.updateJob(j, func() { h = change() })
+	h := s.jobs.Transit(j, change)
 	s.save(b, j)
 	s.hooks(b, j, h, now)
 }
 
 // editJob is the update path of a change of a stored job that asks for no
 // hooks (an attribute, a rerun mark, a suspension; mu held, inside b's
-// commit): change runs between untrack and track and the job is saved in
+// commit): change runs inside the table's update path and the job is saved in
 // b. A transition's hooks dropped inside it are caught by archtest.
 func (s *Server) editJob(b *store.Batch, j *model.Job, change func()) {
-	s.updateJob(j, change)
+	s.jobs.Update(j, change)
 	s.save(b, j)
-}
-
-// updateJob runs change on j keeping the counters right (mu held); the
-// caller saves it. transitJob and editJob are the paths that also save.
-func (s *Server) updateJob(j *model.Job, change func()) {
-	s.untrack(j)
-	change()
-	j.Mtime = s.nowUnix()
-	s.track(j)
-}
-
-// track counts j in the server's counters and, for a subjob, in its
-// array's (mu held); untrack takes it out. Every change of a job's state
-// happens between the two.
-func (s *Server) track(j *model.Job) {
-	j.CacheRequest(s.rt()) // every change of a job ends here: its list is parsed once per change
-	s.accrue(j)
-	s.noteAfter(j)
-	s.counts.add(j)
-	s.hold(j, 1)
-	s.arrayCount(j, 1)
-}
-
-func (s *Server) untrack(j *model.Job) {
-	s.noteBefore(j)
-	s.counts.remove(j)
-	s.hold(j, -1)
-	s.arrayCount(j, -1)
-}
-
-// lookupJob resolves an id naming one job: a job, an array (its parent),
-// or a subjob that is a job of its own (mu held for reading). Other
-// subjobs are found with resolve (arrays.go).
-func (s *Server) lookupJob(id string) (*model.Job, error) {
-	ref, ok := model.ParseJobRef(id)
-	if !ok || ref.Kind == model.IDRange {
-		return nil, proto.NewError(proto.PBSE_UNKJOBID)
-	}
-	key := model.TopKey(ref.Seq)
-	if ref.Kind == model.IDSubjob {
-		key.Index = ref.Indices[0].Lo
-	}
-	j, ok := s.jobs[key]
-	if !ok || ref.Kind == model.IDArray && !j.IsArray() {
-		return nil, proto.NewError(proto.PBSE_UNKJOBID)
-	}
-	return j, nil
-}
-
-// top is job or array seq (mu held).
-func (s *Server) top(seq int64) (*model.Job, bool) {
-	j, ok := s.jobs[model.TopKey(seq)]
-	return j, ok
-}
-
-// counters keeps per-queue job counts by state and per-user counts of
-// unfinished jobs, so queue limits are checked without scanning all jobs.
-type counters struct {
-	byQueueState map[string]*[8]int
-	// subjobsByQueueState counts the subjobs that are jobs of their own.
-	subjobsByQueueState map[string]*[8]int
-	byQueueUser         map[string]map[string]int
-	byUser              map[string]int
-	unfinished          int
-	// assigned sums the consumable resources of running jobs per node,
-	// from their exec_vnode (resources_assigned, and free space for
-	// placement).
-	assigned map[string]map[string]float64
-	// running counts running jobs per queue, user and group, for the
-	// scheduler's limits.
-	running int
-	// version counts job changes; every job carries the count of its last
-	// change. It is never reset, so it only grows while the server runs.
-	version uint64
-	// entity counts, per scope and entity, the unfinished jobs that are
-	// not arrays and what they ask for, for OpenPBS's max_queued limits
-	// (entlimits.go); arrays are the unfinished array parents, counted
-	// live (their subjobs change state without their parent changing).
-	entity map[entityKey]*entityCount
-	arrays map[*model.Job]bool
-}
-
-// stateSlot orders states as state_count prints them.
-func stateSlot(st model.JobState) int {
-	switch st {
-	case model.StateTransit:
-		return 0
-	case model.StateQueued:
-		return 1
-	case model.StateHeld:
-		return 2
-	case model.StateWaiting:
-		return 3
-	case model.StateRunning:
-		return 4
-	case model.StateExiting:
-		return 5
-	case model.StateFinished:
-		return 7
-	}
-	return 6 // Begun
-}
-
-func (c *counters) reset() {
-	c.byQueueState = map[string]*[8]int{}
-	c.subjobsByQueueState = map[string]*[8]int{}
-	c.byQueueUser = map[string]map[string]int{}
-	c.byUser = map[string]int{}
-	c.unfinished = 0
-	c.assigned = map[string]map[string]float64{}
-	c.running = 0
-	c.entity = map[entityKey]*entityCount{}
-	c.arrays = map[*model.Job]bool{}
-}
-
-func (c *counters) bump(j *model.Job, d int) {
-	byState := c.byQueueState
-	if j.IsSubjob {
-		// Shown in state_count; the limits count the array once, by its
-		// parent.
-		byState = c.subjobsByQueueState
-	}
-	qs := byState[j.Queue]
-	if qs == nil {
-		qs = &[8]int{}
-		byState[j.Queue] = qs
-	}
-	qs[stateSlot(j.State)] += d
-	if j.Active() && j.ExecVnode != "" {
-		c.running += d
-	}
-	if j.Holding() {
-		for _, a := range j.Assigned() {
-			m := c.assigned[a.Node]
-			if m == nil {
-				m = map[string]float64{}
-				c.assigned[a.Node] = m
-			}
-			for r, v := range a.Amounts {
-				m[r] += float64(d) * v
-			}
-		}
-	}
-	if j.Finished() || j.IsSubjob {
-		return
-	}
-	c.unfinished += d
-	u := j.User()
-	m := c.byQueueUser[j.Queue]
-	if m == nil {
-		m = map[string]int{}
-		c.byQueueUser[j.Queue] = m
-	}
-	m[u] += d
-	if m[u] == 0 {
-		delete(m, u)
-	}
-	c.byUser[u] += d
-	if c.byUser[u] == 0 {
-		delete(c.byUser, u)
-	}
-	c.countEntities(j, d)
-}
-
-func (c *counters) add(j *model.Job) {
-	c.version++
-	j.Version = c.version
-	c.bump(j, 1)
-}
-func (c *counters) remove(j *model.Job) { c.bump(j, -1) }
-
-// touch marks j changed for incremental status fetches without any
-// count changing.
-func (c *counters) touch(j *model.Job) {
-	c.version++
-	j.Version = c.version
-}
-
-// queued returns the unfinished jobs in queue q.
-func (c *counters) queued(q string) int {
-	qs := c.byQueueState[q]
-	if qs == nil {
-		return 0
-	}
-	n := 0
-	for i, v := range qs {
-		if i != 7 {
-			n += v
-		}
-	}
-	return n
-}
-
-// stateCount renders "Transit:0 Queued:1 ..." for a queue, or for the
-// server when q is "".
-func (c *counters) stateCount(q string) (string, int) {
-	var total [8]int
-	for _, byState := range []map[string]*[8]int{c.byQueueState, c.subjobsByQueueState} {
-		for name, qs := range byState {
-			if q != "" && name != q {
-				continue
-			}
-			for i, v := range qs {
-				total[i] += v
-			}
-		}
-	}
-	names := []string{"Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Begun"}
-	out := ""
-	sum := 0
-	for i, n := range names {
-		out += n + ":" + strconv.Itoa(total[i]) + " "
-		sum += total[i]
-	}
-	return out, sum
 }
 
 var errStopped = errors.New("server stopped")

@@ -161,8 +161,8 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 		case j.StageNode == node && j.StagePhase != model.StageNone:
 			return nil // under way or done there already
 		}
-		if _, live := s.jobs[j.Key()]; !live {
-			s.insertJob(j) // a subjob staged on its own
+		if _, live := s.jobs.Get(j.Key()); !live {
+			s.jobs.Insert(j) // a subjob staged on its own
 		}
 		key = j.Key()
 		now := s.nowUnix()
@@ -203,7 +203,7 @@ func (s *Server) stageRequest(j *model.Job, node string) *proto.MomJob {
 func (s *Server) stageForget(key model.JobKey, node string) {
 	err := s.commit.Do(func(b *store.Batch) error {
 		delete(s.stageAsked, key)
-		j, ok := s.jobs[key]
+		j, ok := s.jobs.Get(key)
 		if !ok || j.StageNode != node || j.StagePhase != model.StageRunning {
 			return nil
 		}
@@ -224,7 +224,7 @@ func (s *Server) stageInDone(who *caller, rep *proto.StageInDone) error {
 	var ok bool
 	var jobID string
 	err := s.commit.Do(func(b *store.Batch) error {
-		j, err := s.lookupJob(rep.JobID)
+		j, err := s.jobs.Lookup(rep.JobID)
 		if err != nil || j.Finished() || j.Active() || j.StageNode != who.name || j.StagePhase != model.StageRunning {
 			return nil // the job ran, ended or was staged elsewhere since
 		}
@@ -277,7 +277,7 @@ func (s *Server) checkStaging(node string, listed []string, now time.Time) []mod
 		in[id] = true
 	}
 	var lost []model.JobKey
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.StagePhase != model.StageRunning || j.StageNode != node || in[j.ID] {
 			continue
 		}

@@ -89,7 +89,7 @@ func TestDeleteHeldByAStartThatFails(t *testing.T) {
 		t.Fatal("qdel did not return")
 	}
 	s.mu.RLock()
-	j := s.jobs[key]
+	j, _ := s.jobs.Get(key)
 	state, comment := j.StateLetter(), j.Comment
 	s.mu.RUnlock()
 	if state != 'F' || !strings.Contains(comment, "deleted") {

@@ -45,7 +45,7 @@ func (s *Server) timerLoop() {
 func (s *Server) releaseWaiting(now int64) {
 	s.mu.RLock()
 	var due []model.JobKey
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.State == model.StateWaiting && j.ExecutionTime <= now || heldUntilPassed(j, now) {
 			due = append(due, j.Key())
 		}
@@ -56,7 +56,7 @@ func (s *Server) releaseWaiting(now int64) {
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, key := range due {
-			j, ok := s.jobs[key]
+			j, ok := s.jobs.Get(key)
 			if !ok || !(j.State == model.StateWaiting || heldUntilPassed(j, now)) {
 				continue
 			}
@@ -82,7 +82,7 @@ func (s *Server) expireHistory(now int64) {
 	s.mu.RLock()
 	keep := int64(s.retention() / time.Second)
 	var old []int64
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.Finished() && now-j.HistoryTime >= keep {
 			old = append(old, j.Seq)
 		}
@@ -93,8 +93,8 @@ func (s *Server) expireHistory(now int64) {
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, seq := range old {
-			if j, ok := s.top(seq); ok && j.Finished() {
-				s.removeJob(j)
+			if j, ok := s.jobs.Top(seq); ok && j.Finished() {
+				s.jobs.Remove(j)
 				b.DeleteJob(seq)
 			}
 		}
@@ -112,7 +112,7 @@ func (s *Server) expireHistory(now int64) {
 func (s *Server) retryRoutes(now int64) {
 	s.mu.RLock()
 	var cands []int64
-	for _, j := range s.jobList {
+	for _, j := range s.jobs.List() {
 		if j.QueueType != "Route" || j.Finished() || j.IsSubjob {
 			continue
 		}
@@ -134,7 +134,7 @@ func (s *Server) retryRoutes(now int64) {
 	for _, seq := range cands {
 		var moved *model.Job
 		err := s.commit.Do(func(b *store.Batch) error {
-			j, ok := s.top(seq)
+			j, ok := s.jobs.Top(seq)
 			if !ok || j.QueueType != "Route" {
 				return nil
 			}
@@ -154,9 +154,7 @@ func (s *Server) retryRoutes(now int64) {
 				s.editJob(b, j, func() {})
 				return nil
 			}
-			s.untrack(j)
-			*j = *placed
-			s.track(j)
+			s.jobs.Recount(j, func() { *j = *placed })
 			s.save(b, j)
 			moved = j
 			return nil
