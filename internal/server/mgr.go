@@ -484,7 +484,7 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 		jobsOn = s.jobsByNode()
 	}
 	var resvsOn map[string][]string
-	if len(s.resvs) > 0 && (want == nil || want[proto.AttrNodeResvs]) {
+	if s.resvs.Len() > 0 && (want == nil || want[proto.AttrNodeResvs]) {
 		resvsOn = s.nodeResvs()
 	}
 	var attrs []proto.Attr

@@ -114,7 +114,7 @@ func (s *Server) resourceInUse(name string) string {
 			return "job " + j.ID
 		}
 	}
-	for _, r := range s.resvs {
+	for r := range s.resvs.All() {
 		if sel, err := s.rt().ParseSelect(r.Select); err == nil && selectSets(sel, name) {
 			return "reservation " + r.ID(s.cfg.ServerName)
 		}

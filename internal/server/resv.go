@@ -1,7 +1,6 @@
 package server
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -43,13 +42,6 @@ const (
 	resvMailConfirm resvEvent = 'c'
 )
 
-// resvDenied is a reservation the scheduler denied: gone, its reason
-// known for deniedKept.
-type resvDenied struct {
-	reason string
-	at     time.Time
-}
-
 // serverCaller is the server acting on its own (a reservation's end):
 // privileged as the scheduler is, so that a delete keeps the comment
 // saying why (resvJobs sets it).
@@ -60,7 +52,7 @@ func (s *Server) serverCaller() *caller {
 // resvOf is the reservation whose queue is queue (mu held), or nil.
 func (s *Server) resvOf(queue string) *model.Resv {
 	if kind, seq, ok := model.ParseResvID(queue); ok && !strings.Contains(queue, ".") {
-		if r := s.resvs[seq]; r != nil && r.Kind == kind {
+		if r, ok := s.resvs.Get(seq); ok && r.Kind == kind {
 			return r
 		}
 	}
@@ -71,12 +63,12 @@ func (s *Server) resvOf(queue string) *model.Resv {
 func (s *Server) lookupResv(id string) (*model.Resv, error) {
 	kind, seq, ok := model.ParseResvID(id)
 	if ok {
-		if r := s.resvs[seq]; r != nil && r.Kind == kind {
+		if r, ok := s.resvs.Get(seq); ok && r.Kind == kind {
 			return r, nil
 		}
 	}
-	if d, ok := s.denied[strings.TrimSpace(id)]; ok {
-		return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s (denied: %s)", strings.TrimSpace(id), d.reason)
+	if d, ok := s.resvs.Denial(strings.TrimSpace(id)); ok {
+		return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s (denied: %s)", strings.TrimSpace(id), d.Reason)
 	}
 	return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s", strings.TrimSpace(id))
 }
@@ -162,7 +154,7 @@ func (s *Server) submitResv(who *caller, req *proto.ResvSubmitRequest) (*proto.R
 		q := s.resvQueueObject(r)
 		s.queues[q.Name] = q
 		b.PutQueue(q)
-		s.resvs[r.Seq] = r
+		s.resvs.Insert(r)
 		b.PutResv(r)
 		out = proto.ResvSubmitReply{ID: r.ID(s.cfg.ServerName), State: r.State}
 		if r.State == proto.ResvConfirmed {
@@ -282,13 +274,8 @@ func (s *Server) statusResvs(who *caller, req *proto.StatusRequest) (*proto.Stat
 		out.Objects = append(out.Objects, st)
 	}
 	if len(req.IDs) == 0 {
-		seqs := make([]int64, 0, len(s.resvs))
-		for seq := range s.resvs {
-			seqs = append(seqs, seq)
-		}
-		sort.Slice(seqs, func(a, b int) bool { return seqs[a] < seqs[b] })
-		for _, seq := range seqs {
-			add(s.resvs[seq])
+		for r := range s.resvs.All() {
+			add(r)
 		}
 		return out, nil
 	}

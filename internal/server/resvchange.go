@@ -104,9 +104,9 @@ func (s *Server) endResvJobs(ids []string) {
 func (s *Server) resvSweep() {
 	s.mu.RLock()
 	var done []int64
-	for seq, r := range s.resvs {
+	for r := range s.resvs.All() {
 		if r.State == proto.ResvBeingDeleted && s.jobs.Queued(r.Queue()) == 0 {
-			done = append(done, seq)
+			done = append(done, r.Seq)
 		}
 	}
 	s.mu.RUnlock()
@@ -115,12 +115,11 @@ func (s *Server) resvSweep() {
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		for _, seq := range done {
-			r := s.resvs[seq]
-			if r == nil || r.State != proto.ResvBeingDeleted || s.jobs.Queued(r.Queue()) > 0 {
+			r, ok := s.resvs.Get(seq)
+			if !ok || r.State != proto.ResvBeingDeleted || s.jobs.Queued(r.Queue()) > 0 {
 				continue
 			}
-			delete(s.resvs, seq)
-			delete(s.resvParsed, seq)
+			s.resvs.Remove(seq)
 			b.DeleteResv(seq)
 			if _, ok := s.queues[r.Queue()]; ok {
 				delete(s.queues, r.Queue())

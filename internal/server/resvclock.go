@@ -5,7 +5,6 @@
 package server
 
 import (
-	"sort"
 	"strconv"
 	"time"
 
@@ -38,7 +37,7 @@ func (s *Server) resvTick(t time.Time) {
 	now := t.Unix()
 	s.mu.RLock()
 	due := false
-	for _, r := range s.resvs {
+	for r := range s.resvs.All() {
 		switch {
 		case r.State == proto.ResvBeingDeleted,
 			r.Start() <= now && (r.State == proto.ResvUnconfirmed || r.State == proto.ResvConfirmed),
@@ -46,15 +45,10 @@ func (s *Server) resvTick(t time.Time) {
 			due = true
 		}
 	}
-	for id, d := range s.denied {
-		if t.Sub(d.at) > deniedKept {
-			due = true
-			_ = id
-		}
-	}
+	due = due || s.resvs.Stale(t, deniedKept)
 	retry := false
-	for _, r := range s.resvs {
-		if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now && s.retryAsked[r.Seq] != r.Retry {
+	for r := range s.resvs.All() {
+		if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now && s.resvs.RetryAsked(r.Seq) != r.Retry {
 			retry = true
 		}
 	}
@@ -63,9 +57,9 @@ func (s *Server) resvTick(t time.Time) {
 		// A degraded reservation's time to be tried again: a cycle, once
 		// per retry time.
 		s.mu.Lock()
-		for _, r := range s.resvs {
+		for r := range s.resvs.All() {
 			if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now {
-				s.retryAsked[r.Seq] = r.Retry
+				s.resvs.AskRetry(r.Seq, r.Retry)
 			}
 		}
 		s.mu.Unlock()
@@ -84,13 +78,8 @@ func (s *Server) resvTick(t time.Time) {
 	var records []acct
 	err := s.commit.Do(func(b *store.Batch) error {
 		jobs, mail, started, records = nil, nil, false, nil
-		for id, d := range s.denied {
-			if t.Sub(d.at) > deniedKept {
-				delete(s.denied, id)
-			}
-		}
-		for _, seq := range s.resvSeqs() {
-			r := s.resvs[seq]
+		s.resvs.ForgetDenials(t, deniedKept)
+		for r := range s.resvs.All() {
 			id := r.ID(s.cfg.ServerName)
 			switch {
 			case r.State == proto.ResvBeingDeleted:
@@ -122,7 +111,7 @@ func (s *Server) resvTick(t time.Time) {
 				if len(r.Occ) > 1 {
 					continue // its next occurrence may still be confirmed
 				}
-				s.denied[id] = resvDenied{reason: "not confirmed before its start", at: t}
+				s.resvs.Deny(id, "not confirmed before its start", t)
 				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
 			case r.Start() <= now && r.State == proto.ResvConfirmed:
@@ -151,16 +140,6 @@ func (s *Server) resvTick(t time.Time) {
 	if started || len(jobs) > 0 {
 		s.schedEvent(proto.SchedNew)
 	}
-}
-
-// resvSeqs are the reservations' numbers in order (mu held).
-func (s *Server) resvSeqs() []int64 {
-	out := make([]int64, 0, len(s.resvs))
-	for seq := range s.resvs {
-		out = append(out, seq)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a] < out[b] })
-	return out
 }
 
 // setQueueStarted starts or stops r's queue (mu held, in a commit).

@@ -4,47 +4,12 @@
 package server
 
 import (
-	"maps"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/place"
-	"github.com/gopbs/gopbs/internal/resvspec"
 	"github.com/gopbs/gopbs/proto"
-	"github.com/gopbs/gopbs/resc"
 )
-
-// resvNodes is what a reservation holds on each node (mu held): its
-// nodes read once per change of them or of the resource table, and a
-// copy handed out, which the caller may change.
-func (s *Server) resvNodes(r *model.Resv) (map[string]map[string]float64, error) {
-	nodes, rt := r.Nodes(), s.rt()
-	c, ok := s.resvParsed[r.Seq]
-	if !ok || c.nodes != nodes || c.rt != rt {
-		held, err := resvspec.Amounts(rt, nodes)
-		c = resvParsed{nodes: nodes, rt: rt, held: held, err: err}
-		if s.resvParsed == nil {
-			s.resvParsed = map[int64]resvParsed{}
-		}
-		s.resvParsed[r.Seq] = c
-	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	out := make(map[string]map[string]float64, len(c.held))
-	for node, m := range c.held {
-		out[node] = maps.Clone(m)
-	}
-	return out, nil
-}
-
-// resvParsed is a reservation's nodes as resvNodes last read them.
-type resvParsed struct {
-	nodes string
-	rt    *resc.Table
-	held  map[string]map[string]float64
-	err   error
-}
 
 // resvHolds is what running reservations keep of each node now, less
 // what their own jobs use there: the amounts no other job may take, and
@@ -52,11 +17,11 @@ type resvParsed struct {
 // all the reservations.
 func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 	var byQueue map[string]map[string]map[string]float64 // queue -> node -> held
-	for _, r := range s.resvs {
+	for r := range s.resvs.All() {
 		if !(r.Start() <= now && now < r.End()) || r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
 			continue
 		}
-		held, err := s.resvNodes(r)
+		held, err := s.resvs.Held(r)
 		if err != nil {
 			continue
 		}
@@ -123,7 +88,7 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 		if !(r.Start() <= now && now < r.End()) || r.State != proto.ResvRunning && r.State != proto.ResvDegraded {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(reservation %s is %s: its jobs run only in its window)", id, r.State)
 		}
-		mine, _ := s.resvNodes(r)
+		mine, _ := s.resvs.Held(r)
 		excl := r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl")
 		// What the reservation's running jobs use on each of its nodes.
 		var used map[string]map[string]float64
@@ -180,8 +145,7 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 // not over (pbsnodes shows them as the node's resv; mu held).
 func (s *Server) nodeResvs() map[string][]string {
 	out := map[string][]string{}
-	for _, seq := range s.resvSeqs() {
-		r := s.resvs[seq]
+	for r := range s.resvs.All() {
 		if r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
 			continue
 		}

@@ -35,10 +35,9 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 			switch r.State {
 			case proto.ResvUnconfirmed:
 				verdict, gone = "denied", true
-				s.denied[id] = resvDenied{reason: req.Reason, at: s.now()}
+				s.resvs.Deny(id, req.Reason, s.now())
 				mail = s.resvMail(r, resvMailAbort, "Reservation denied: "+req.Reason, false)
-				delete(s.resvs, r.Seq)
-				delete(s.resvParsed, r.Seq)
+				s.resvs.Remove(r.Seq)
 				b.DeleteResv(r.Seq)
 				delete(s.queues, r.Queue())
 				b.DeleteQueue(r.Queue())
@@ -134,7 +133,7 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 			avail := s.nodeAvailable(node)
 			held := map[string]float64{}
 			var with []string
-			for _, o := range s.resvs {
+			for o := range s.resvs.All() {
 				if o.Seq == r.Seq || o.State == proto.ResvUnconfirmed || o.State == proto.ResvBeingDeleted {
 					continue
 				}

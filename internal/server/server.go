@@ -120,16 +120,9 @@ type Server struct {
 	// (arrays.go).
 	jobs    *state.Jobs
 	nextSeq int64
-	// resvs are the reservations by sequence number (resv.go); denied
-	// keeps, in memory, why the scheduler denied the recent ones.
-	resvs map[int64]*model.Resv
-	// resvParsed caches each reservation's nodes as read (resvholds.go),
-	// keyed by the text and table it was read from.
-	resvParsed map[int64]resvParsed
-	denied     map[string]resvDenied
-	// retryAsked is, per degraded reservation, the retry time a cycle was
-	// asked for (resvTick), so that each asks once.
-	retryAsked map[int64]int64
+	// resvs is the reservation table (internal/server/state), with why
+	// the scheduler denied the recent ones and the retries asked for.
+	resvs *state.Resvs
 	// leaseCeiling is the longest lease granted by any run of the
 	// server, in seconds (stored); fenceUntil is when every lease an
 	// earlier run (or an earlier leader) could have granted has lapsed:
@@ -206,6 +199,7 @@ func New(cfg Config) (*Server, error) {
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
+	s.resvs = state.NewResvs(s.rt)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
 		cfg.Store.AfterCommit = func(n int, took time.Duration, err error) {
@@ -332,14 +326,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.jobs.Load(snap.Jobs, snap.Subjobs, snap.Ends)
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
-	s.resvs = make(map[int64]*model.Resv, len(snap.Resvs))
-	for _, r := range snap.Resvs {
-		s.resvs[r.Seq] = r
-	}
-	if s.denied == nil {
-		s.denied = map[string]resvDenied{}
-	}
-	s.retryAsked = map[int64]int64{}
+	s.resvs.Load(snap.Resvs)
 	s.leaseCeiling = snap.LeaseCeiling
 }
 

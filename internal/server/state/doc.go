@@ -1,4 +1,4 @@
-// Package state is the server's state layer for jobs: the table of every
+// Package state is the server's state layer. Jobs is the table of every
 // job, array parent and subjob that is a job of its own, kept in listing
 // order, with the indices and counters derived from it (per-queue counts
 // by state, per-user and per-entity counts for the queue and entity
@@ -19,4 +19,9 @@
 // caller's, inside its store commit. The jobs it holds are the caller's
 // to read under that lock; the slices and maps it returns are its own and
 // valid until the next change.
+//
+// Resvs is the reservation table, on the same terms: the reservations by
+// number, what each holds of each node read once per change of its nodes
+// (every start checks what the running ones hold), and, in memory only,
+// the recent denials and the retries a cycle was asked for.
 package state
