@@ -67,13 +67,13 @@ func benchNodes(b *testing.B, s *Server, n int) {
 		o := model.NewObject(name)
 		o.Set(proto.AttrNodeMom, "", "127.0.0.1")
 		o.Set(proto.AttrNodePort, "", port)
-		s.nodes[name] = o
+		s.nodes.Put(o)
 		vn = append(vn, proto.VnodeStatus{Name: name, Ncpus: 10, Physmem: 64 << 30})
 	}
 	o := model.NewObject("simhost")
 	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
 	o.Set(proto.AttrNodePort, "", port)
-	s.nodes["simhost"] = o
+	s.nodes.Put(o)
 	s.mu.Unlock()
 	if _, err := s.momStatus(&caller{name: "simhost", role: proto.RoleMom}, &proto.MomStatus{Node: "simhost", Vnodes: vn, IdealLoad: -1, MaxLoad: -1}); err != nil {
 		b.Fatal(err)

@@ -12,7 +12,7 @@ func (s *Server) hostNodes(nodes []string) []string {
 		hosts[s.hostOf(n)] = true
 	}
 	var out []string
-	for name := range s.nodes {
+	for name := range s.nodes.All() {
 		if hosts[s.hostOf(name)] {
 			out = append(out, name)
 		}
@@ -23,8 +23,8 @@ func (s *Server) hostNodes(nodes []string) []string {
 // hostOf is the host a node is on: its resources_available.host, else
 // its name (mu held).
 func (s *Server) hostOf(node string) string {
-	if n, ok := s.nodes[node]; ok {
-		if h, ok := s.availOne(n, s.runtime[node], proto.ResHost); ok && h != "" {
+	if _, ok := s.nodes.Get(node); ok {
+		if h, ok := s.nodes.AvailOne(node, proto.ResHost); ok && h != "" {
 			return h
 		}
 	}
@@ -38,7 +38,7 @@ func (s *Server) hostOf(node string) string {
 func (s *Server) markIdle(cands []*place.Node, hosts bool) {
 	busyHost := map[string]bool{}
 	if hosts {
-		for name := range s.nodes {
+		for name := range s.nodes.All() {
 			if s.jobs.JobsOn(name) > 0 || s.jobs.Exclusively(name) {
 				busyHost[s.hostOf(name)] = true
 			}

@@ -19,7 +19,7 @@ func addMomNode(s *Server, name string, port int) {
 	o := model.NewObject(name)
 	o.Set(proto.AttrNodeMom, "", "127.0.0.1")
 	o.Set(proto.AttrNodePort, "", strconv.Itoa(port))
-	s.nodes[name] = o
+	s.nodes.Put(o)
 }
 
 // serveFakeMom listens on a free port as a mom does for the server (the

@@ -103,17 +103,17 @@ func (s *Server) momOnHost(name string, n *model.Object, host string) bool {
 	if mom, _ := n.Get(proto.AttrNodeMom); mom != "" && sameHost(host, mom) {
 		return true
 	}
-	rt := s.runtime[name]
-	if rt == nil || !rt.reported {
+	rt := s.nodes.Runtime(name)
+	if rt == nil || !rt.Reported {
 		return false
 	}
-	for _, own := range rt.status.HostNames {
+	for _, own := range rt.Status.HostNames {
 		if sameHost(host, own) {
 			return true
 		}
 	}
 	for _, a := range s.hosts.addrs(host) {
-		for _, own := range rt.status.HostAddrs {
+		for _, own := range rt.Status.HostAddrs {
 			if a == own && !net.ParseIP(a).IsLoopback() {
 				return true
 			}

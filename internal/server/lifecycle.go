@@ -55,14 +55,14 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 func (s *Server) noteNodesUsed(b *store.Batch, j *model.Job, now int64) {
 	seen := map[string]bool{}
 	for _, name := range jobNodes(j) {
-		n, ok := s.nodes[name]
+		n, ok := s.nodes.Get(name)
 		if !ok || seen[name] {
 			continue
 		}
 		seen[name] = true
 		c := n.Clone()
 		c.Set(proto.AttrNodeLastUsed, "", strconv.FormatInt(now, 10))
-		s.nodes[name] = c
+		s.nodes.Put(c)
 		b.PutNode(c)
 	}
 }

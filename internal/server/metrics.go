@@ -28,7 +28,7 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 		byQueue[q] = counts
 	}
 	nodes := make(map[string]int, 8)
-	for _, n := range s.nodes {
+	for _, n := range s.nodes.All() {
 		nodes[s.nodeState(n)]++
 	}
 	s.mu.RUnlock()

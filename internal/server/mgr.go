@@ -1,7 +1,6 @@
 package server
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -322,7 +321,7 @@ func (s *Server) checkQueue(q *model.Object) error {
 
 func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	name := req.Name
-	n, exists := s.nodes[name]
+	n, exists := s.nodes.Get(name)
 	switch req.Command {
 	case proto.MgrCreate:
 		if err := model.CheckNodeName(name); err != nil {
@@ -337,15 +336,14 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 			return err
 		}
 		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
-		s.nodes[name] = c
-		s.nodeOrder.Store(nil)
+		s.nodes.Put(c)
 		b.PutNode(c)
 		return nil
 	case proto.MgrDelete:
 		names := []string{name}
 		if name == "" {
 			// "delete node @default": every node, or none if one is busy.
-			names = slices.Sorted(maps.Keys(s.nodes))
+			names = slices.Clone(s.nodes.Names())
 		} else if !exists {
 			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 		}
@@ -361,10 +359,9 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 			}
 		}
 		for _, n := range names {
-			delete(s.nodes, n)
+			s.nodes.Delete(n)
 			b.DeleteNode(n)
 		}
-		s.nodeOrder.Store(nil)
 		return nil
 	}
 	if !exists {
@@ -378,7 +375,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	if st, _ := c.Get(proto.AttrNodeState); st != mustGet(n, proto.AttrNodeState) {
 		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
 	}
-	s.nodes[name] = c
+	s.nodes.Put(c)
 	b.PutNode(c)
 	return nil
 }
@@ -476,7 +473,7 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 	reply := &answer.tail
 	names := req.IDs
 	if len(names) == 0 {
-		names = s.sortedNodes()
+		names = s.nodes.Names()
 	}
 	withJobs := want == nil || want[proto.AttrNodeJobs]
 	var jobsOn map[string][]string
@@ -490,7 +487,7 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 	var attrs []proto.Attr
 	for _, raw := range names {
 		name := strings.TrimSpace(raw)
-		n, ok := s.nodes[name]
+		n, ok := s.nodes.Get(name)
 		if !ok {
 			// Unless named, a node is missing only when it was deleted
 			// while Add waited for the peer with the lock let go.
@@ -517,22 +514,6 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 		}
 	}
 	return answer, nil
-}
-
-// sortedNodes is every node name in order (mu held, read or write),
-// sorted once until a node is created or deleted: a scheduler lists every
-// node each cycle.
-func (s *Server) sortedNodes() []string {
-	if p := s.nodeOrder.Load(); p != nil {
-		return *p
-	}
-	names := make([]string, 0, len(s.nodes))
-	for n := range s.nodes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	s.nodeOrder.Store(&names)
-	return names
 }
 
 // statusObjects renders the named objects (all, sorted by name, when none

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
@@ -24,39 +25,6 @@ const (
 	// report that was already on its way when the job was sent.
 	lostJobGrace = 30 * time.Second
 )
-
-// nodeRuntime is what the server knows of a node's mom.
-type nodeRuntime struct {
-	reported bool // a report arrived since this server started
-	lastSeen time.Time
-	status   proto.MomStatus
-	// avail is what status makes available, canonical (set with status
-	// by setStatus; shared with readers, never modified in place).
-	avail map[string]string
-	// loadBusy: the load went above max_load and has not come back below
-	// ideal_load (overloaded).
-	loadBusy   bool
-	down       bool
-	downSince  time.Time
-	lastChange time.Time
-	// told is the report interval the mom was last told: until its next
-	// report it keeps to that one, whatever node_check_rate says now.
-	told time.Duration
-	// leaseEnd is when the lease last granted to the mom has certainly
-	// lapsed and its shepherds have killed their jobs (zero: none
-	// granted). No job on the node is requeued before then (fencing).
-	leaseEnd time.Time
-	// owner is the node whose mom reports this vnode ("" for a node its
-	// own mom reports); stale: that mom no longer reports it.
-	owner string
-	stale bool
-	// vnodes are the vnodes this node's mom reported last (their names).
-	vnodes map[string]bool
-	// fromMom are the attributes last applied from the mom's vnode
-	// definitions (applyVnodeDefs): a value an admin set since is not
-	// overwritten until the definition itself changes.
-	fromMom map[string]string
-}
 
 // Fencing (DESIGN §6.3, SECURITY.md). A mom's jobs live on a lease: each
 // answered status report grants leaseFor(...) seconds, counted by the mom
@@ -110,76 +78,31 @@ func (s *Server) raiseLeaseCeiling() error {
 // downAfter is how long a node may stay silent before it is marked down:
 // node_check_rate, or three of the intervals its mom was last told if that
 // is longer (a lowered rate reaches a mom only with its next report).
-func downAfter(rate time.Duration, rt *nodeRuntime) time.Duration {
-	return max(rate, 3*rt.told)
-}
-
-// runtimeOf returns (creating) the runtime record of node name (mu held).
-func (s *Server) runtimeOf(name string) *nodeRuntime {
-	rt := s.runtime[name]
-	if rt == nil {
-		rt = &nodeRuntime{lastSeen: s.started, lastChange: s.started}
-		s.runtime[name] = rt
-	}
-	return rt
+func downAfter(rate time.Duration, rt *state.Runtime) time.Duration {
+	return max(rate, 3*rt.Told)
 }
 
 // nodeUp reports whether a node can take jobs: its mom reports and it is
 // not offline (mu held).
 func (s *Server) nodeUp(name string) bool {
-	n, ok := s.nodes[name]
+	n, ok := s.nodes.Get(name)
 	if !ok {
 		return false
 	}
 	if st, _ := n.Get(proto.AttrNodeState); st == model.NodeOffline {
 		return false
 	}
-	rt := s.runtime[name]
-	return rt != nil && rt.reported && !rt.down
-}
-
-// nodeAvailable is resources_available of a node: what its mom reports,
-// with every value a manager set winning (mu held). The map may be shared:
-// callers only read it.
-func (s *Server) nodeAvailable(name string) map[string]string {
-	var reported map[string]string
-	if rt := s.runtime[name]; rt != nil && rt.reported {
-		reported = rt.avail
-	}
-	n := s.nodes[name]
-	if n == nil || len(n.Resources[proto.AttrResourcesAvail]) == 0 {
-		return reported // shared with the runtime: read only
-	}
-	out := make(map[string]string, len(reported)+len(n.Resources[proto.AttrResourcesAvail]))
-	for k, v := range reported {
-		out[k] = v
-	}
-	for k, v := range n.Resources[proto.AttrResourcesAvail] {
-		out[k] = v
-	}
-	return out
-}
-
-// availOne is one resource of nodeAvailable, without building the map
-// (mu held; rt is the node's runtime or nil).
-func (s *Server) availOne(n *model.Object, rt *nodeRuntime, key string) (string, bool) {
-	if v, ok := n.Resources[proto.AttrResourcesAvail][key]; ok {
-		return v, true
-	}
-	if rt != nil && rt.reported {
-		v, ok := rt.avail[key]
-		return v, ok
-	}
-	return "", false
+	rt := s.nodes.Runtime(name)
+	return rt != nil && rt.Reported && !rt.Down
 }
 
 // appendAvail appends resources_available to a status (mu held), sorted by
-// resource, as nodeAvailable would give it, without building the map.
-func appendAvail(out []proto.Attr, n *model.Object, rt *nodeRuntime) []proto.Attr {
+// resource, as Nodes.Available would give it, without building the map.
+func appendAvail(out []proto.Attr, n *model.Object, rt *state.Runtime) []proto.Attr {
 	set := n.Resources[proto.AttrResourcesAvail]
 	var reported map[string]string
-	if rt != nil && rt.reported {
-		reported = rt.avail
+	if rt != nil && rt.Reported {
+		reported = rt.Avail()
 	}
 	first := len(out)
 	for k, v := range set {
@@ -197,10 +120,10 @@ func appendAvail(out []proto.Attr, n *model.Object, rt *nodeRuntime) []proto.Att
 // loadLimits are a node's ideal and max load: set on the node (qmgr, or
 // resources_available), else as its mom's config says; -1 when unset.
 // Without an ideal load the node is free again below its max load.
-func (s *Server) loadLimits(n *model.Object, rt *nodeRuntime) (ideal, maxLoad float64) {
-	ideal, maxLoad = rt.status.IdealLoad, rt.status.MaxLoad
+func (s *Server) loadLimits(n *model.Object, rt *state.Runtime) (ideal, maxLoad float64) {
+	ideal, maxLoad = rt.Status.IdealLoad, rt.Status.MaxLoad
 	read := func(name string, into *float64) {
-		v, ok := s.availOne(n, rt, name)
+		v, ok := s.nodes.AvailOne(n.Name, name)
 		if !ok {
 			v, ok = n.Get(name)
 		}
@@ -222,62 +145,45 @@ func (s *Server) loadLimits(n *model.Object, rt *nodeRuntime) (ideal, maxLoad fl
 // §6): busy once its load is above max_load, and free again only when it
 // is below ideal_load, so that a load hovering at the limit does not flip
 // the node at every report.
-func (s *Server) overloaded(n *model.Object, rt *nodeRuntime) bool {
+func (s *Server) overloaded(n *model.Object, rt *state.Runtime) bool {
 	if n == nil {
 		return false
 	}
 	ideal, maxLoad := s.loadLimits(n, rt)
-	load := rt.status.Loadave
+	load := rt.Status.Loadave
 	switch {
 	case maxLoad < 0:
 		return false
 	case load > maxLoad:
 		return true
-	case rt.loadBusy:
+	case rt.LoadBusy:
 		return load >= ideal && !(ideal == maxLoad && load <= maxLoad)
 	}
 	return false
 }
 
-// setStatus records a mom's report for a node and what it makes
-// available. Status replies read the availability of every node, so it is
-// worked out here, once per report, not once per reader.
-func (rt *nodeRuntime) setStatus(t *resc.Table, st proto.MomStatus) {
-	rt.status = st
-	avail := make(map[string]string, len(st.Resources)+3)
-	for k, v := range st.Resources {
-		if c, err := t.Canonical(k, v); err == nil {
-			avail[k] = c
-		}
-	}
-	avail[proto.ResNcpus] = strconv.Itoa(st.Ncpus)
-	avail[proto.ResMem] = resc.FormatKB(st.Physmem)
-	avail[proto.ResArch] = st.Arch
-	rt.avail = avail
-}
-
 // nodeState is the state shown for a node (mu held).
 func (s *Server) nodeState(n *model.Object) string {
 	admin, _ := n.Get(proto.AttrNodeState)
-	rt := s.runtime[n.Name]
+	rt := s.nodes.Runtime(n.Name)
 	var state string
 	switch {
-	case rt == nil || !rt.reported:
+	case rt == nil || !rt.Reported:
 		state = model.NodeUnknown + "," + model.NodeDown
-	case rt.stale:
+	case rt.Stale:
 		state = model.NodeStale
-	case rt.down:
+	case rt.Down:
 		state = model.NodeDown
 	default:
 		state = model.NodeFree
-		v, _ := s.availOne(n, rt, proto.ResNcpus)
+		v, _ := s.nodes.AvailOne(n.Name, proto.ResNcpus)
 		ncpus, _ := strconv.ParseFloat(v, 64)
 		switch {
 		case s.jobs.Exclusively(n.Name):
 			state = model.NodeJobExcl
 		case s.jobs.Assigned(n.Name)[proto.ResNcpus] >= ncpus && ncpus > 0:
 			state = model.NodeJobBusy
-		case rt.loadBusy:
+		case rt.LoadBusy:
 			state = model.NodeBusy
 		}
 	}
@@ -330,20 +236,20 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 			out = append(out, proto.Attr{Name: name, Resource: k, Value: m[k]})
 		}
 	}
-	rt := s.runtime[n.Name]
-	reported := rt != nil && rt.reported
+	rt := s.nodes.Runtime(n.Name)
+	reported := rt != nil && rt.Reported
 	get := func(name string) string { v, _ := n.Get(name); return v }
 	plain(proto.AttrNodeMom, get(proto.AttrNodeMom))
 	plain(proto.AttrNodePort, get(proto.AttrNodePort))
 	if reported {
-		plain(proto.AttrNodeVersion, rt.status.Version)
+		plain(proto.AttrNodeVersion, rt.Status.Version)
 	}
 	plain(proto.AttrNodeNtype, get(proto.AttrNodeNtype))
 	if wants(proto.AttrNodeState) {
 		plain(proto.AttrNodeState, s.nodeState(n))
 	}
 	if reported {
-		plain(proto.AttrNodePcpus, strconv.Itoa(rt.status.Ncpus))
+		plain(proto.AttrNodePcpus, strconv.Itoa(rt.Status.Ncpus))
 	}
 	plain(proto.AttrNodeJobs, strings.Join(jobs, ", "))
 	if wants(proto.AttrResourcesAvail) {
@@ -369,12 +275,12 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 	}
 	ideal, maxLoad := get(proto.AttrNodeIdealLoad), get(proto.AttrNodeMaxLoad)
 	if reported {
-		plain(proto.AttrNodeLoadave, strconv.FormatFloat(rt.status.Loadave, 'f', 2, 64))
-		if rt.status.IdealLoad >= 0 && ideal == "" {
-			ideal = strconv.FormatFloat(rt.status.IdealLoad, 'f', -1, 64)
+		plain(proto.AttrNodeLoadave, strconv.FormatFloat(rt.Status.Loadave, 'f', 2, 64))
+		if rt.Status.IdealLoad >= 0 && ideal == "" {
+			ideal = strconv.FormatFloat(rt.Status.IdealLoad, 'f', -1, 64)
 		}
-		if rt.status.MaxLoad >= 0 && maxLoad == "" {
-			maxLoad = strconv.FormatFloat(rt.status.MaxLoad, 'f', -1, 64)
+		if rt.Status.MaxLoad >= 0 && maxLoad == "" {
+			maxLoad = strconv.FormatFloat(rt.Status.MaxLoad, 'f', -1, 64)
 		}
 	}
 	plain(proto.AttrNodeIdealLoad, ideal)
@@ -385,7 +291,7 @@ func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bo
 	plain(proto.AttrNodeResvEnable, get(proto.AttrNodeResvEnable))
 	plain(proto.AttrNodeSharing, get(proto.AttrNodeSharing))
 	if rt != nil {
-		plain(proto.AttrNodeLastState, strconv.FormatInt(rt.lastChange.Unix(), 10))
+		plain(proto.AttrNodeLastState, strconv.FormatInt(rt.LastChange.Unix(), 10))
 	} else {
 		plain(proto.AttrNodeLastState, get(proto.AttrNodeLastState))
 	}
@@ -421,38 +327,39 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	reply := &proto.MomStatusReply{}
 	var lost, resync []model.JobKey
 	s.mu.Lock()
-	if _, ok := s.nodes[st.Node]; !ok {
+	node, ok := s.nodes.Get(st.Node)
+	if !ok {
 		s.mu.Unlock()
 		return nil, proto.Errorf(proto.PBSE_UNKNODE, "%s", st.Node)
 	}
-	rt := s.runtimeOf(st.Node)
-	cameUp := !rt.reported || rt.down
+	rt := s.nodes.RuntimeOf(st.Node)
+	cameUp := !rt.Reported || rt.Down
 	if cameUp {
-		rt.lastChange = now
+		rt.LastChange = now
 		s.log.Info("node up", "node", st.Node)
 	}
-	rt.reported, rt.down, rt.lastSeen = true, false, now
-	rt.setStatus(s.rt(), *st)
-	wasBusy := rt.loadBusy
-	rt.loadBusy = s.overloaded(s.nodes[st.Node], rt)
-	unloaded := wasBusy && !rt.loadBusy
-	if wasBusy != rt.loadBusy {
-		rt.lastChange = now
-		s.log.Info("node load", "node", st.Node, "busy", rt.loadBusy, "loadave", st.Loadave)
+	rt.Down, rt.LastSeen = false, now
+	s.nodes.Report(st.Node, *st)
+	wasBusy := rt.LoadBusy
+	rt.LoadBusy = s.overloaded(node, rt)
+	unloaded := wasBusy && !rt.LoadBusy
+	if wasBusy != rt.LoadBusy {
+		rt.LastChange = now
+		s.log.Info("node load", "node", st.Node, "busy", rt.LoadBusy, "loadave", st.Loadave)
 	}
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
 	reply.Interval = int(max(1, rate/time.Second/3))
-	rt.told = time.Duration(reply.Interval) * time.Second
+	rt.Told = time.Duration(reply.Interval) * time.Second
 	// Never longer than the ceiling stored (raiseLeaseCeiling): the
 	// settings may have been raised since.
 	lease := min(leaseFor(downAfter(rate, rt), failAfter), time.Duration(s.leaseCeiling)*time.Second)
 	reply.Lease = int(lease / time.Second)
 	if lease > 0 {
-		rt.leaseEnd = now.Add(lease + fenceSlack)
+		rt.LeaseEnd = now.Add(lease + fenceSlack)
 	}
 	checked := []string{st.Node}
-	if len(st.Vnodes) > 0 || len(rt.vnodes) > 0 {
+	if len(st.Vnodes) > 0 || len(rt.Vnodes) > 0 {
 		checked = append(checked, s.vnodeStatus(st, now)...)
 	}
 	var defs []vnodeDef
@@ -461,7 +368,8 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	var healthChanges []string
 	for _, name := range checked {
-		if _, change := model.ApplyHealth(s.nodes[name], st.Health); change != model.HealthSame {
+		n, _ := s.nodes.Get(name)
+		if _, change := model.ApplyHealth(n, st.Health); change != model.HealthSame {
 			healthChanges = append(healthChanges, name)
 		}
 	}
@@ -551,7 +459,7 @@ func (s *Server) nodeHealth(names []string, health string) (online bool) {
 		changes = changes[:0]
 		now := s.now()
 		for _, name := range names {
-			n := s.nodes[name]
+			n, _ := s.nodes.Get(name)
 			if n == nil {
 				continue // deleted meanwhile
 			}
@@ -561,11 +469,11 @@ func (s *Server) nodeHealth(names []string, health string) (online bool) {
 			}
 			if what != model.HealthMessage {
 				c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(now.Unix(), 10))
-				if rt := s.runtime[name]; rt != nil {
-					rt.lastChange = now
+				if rt := s.nodes.Runtime(name); rt != nil {
+					rt.LastChange = now
 				}
 			}
-			s.nodes[name] = c
+			s.nodes.Put(c)
 			b.PutNode(c)
 			changes = append(changes, change{name, what})
 		}
@@ -603,11 +511,11 @@ func (s *Server) withSisterUsage(j *model.Job, first string, used proto.Usage) p
 			continue
 		}
 		seen[node] = true
-		rt := s.runtime[node]
+		rt := s.nodes.Runtime(node)
 		if rt == nil {
 			continue
 		}
-		for _, sj := range rt.status.Sisters {
+		for _, sj := range rt.Status.Sisters {
 			if sj.JobID == j.ID && sj.RunCount == j.RunCount {
 				used = used.Plus(sj.Used)
 			}
@@ -633,13 +541,13 @@ func (s *Server) checkNodes(now time.Time) {
 	rate := time.Duration(s.serverLong(proto.AttrNodeCheckRate, defaultNodeCheckRate)) * time.Second
 	failAfter := time.Duration(s.serverLong(proto.AttrNodeFailRequeue, defaultNodeFailRequeue)) * time.Second
 	var names []string
-	for name := range s.nodes {
-		rt := s.runtime[name]
+	for name := range s.nodes.All() {
+		rt := s.nodes.Runtime(name)
 		if rt == nil {
-			rt = &nodeRuntime{lastSeen: s.started} // as runtimeOf would make it
+			rt = &state.Runtime{LastSeen: s.started} // as Nodes.RuntimeOf would make it
 		}
-		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) ||
-			rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) && !now.Before(s.fenceUntil) {
+		if !rt.Down && now.Sub(rt.LastSeen) > downAfter(rate, rt) ||
+			rt.Down && failAfter > 0 && now.Sub(rt.DownSince) >= failAfter && !now.Before(rt.LeaseEnd) && !now.Before(s.fenceUntil) {
 			names = append(names, name)
 		}
 	}
@@ -652,15 +560,15 @@ func (s *Server) checkNodes(now time.Time) {
 	var failedNode []string
 	sort.Strings(names)
 	for _, name := range names {
-		if s.nodes[name] == nil {
+		if _, ok := s.nodes.Get(name); !ok {
 			continue // deleted meanwhile
 		}
-		rt := s.runtimeOf(name)
-		if !rt.down && now.Sub(rt.lastSeen) > downAfter(rate, rt) {
-			rt.down, rt.downSince, rt.lastChange = true, now, now
-			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.lastSeen.Format(time.RFC3339))
+		rt := s.nodes.RuntimeOf(name)
+		if !rt.Down && now.Sub(rt.LastSeen) > downAfter(rate, rt) {
+			rt.Down, rt.DownSince, rt.LastChange = true, now, now
+			s.log.Warn("node down: its mom stopped reporting", "node", name, "last_report", rt.LastSeen.Format(time.RFC3339))
 		}
-		if rt.down && failAfter > 0 && now.Sub(rt.downSince) >= failAfter && !now.Before(rt.leaseEnd) && !now.Before(s.fenceUntil) {
+		if rt.Down && failAfter > 0 && now.Sub(rt.DownSince) >= failAfter && !now.Before(rt.LeaseEnd) && !now.Before(s.fenceUntil) {
 			for _, j := range s.jobs.List() {
 				if j.Active() && nodeInExecHost(j.ExecHost, name) {
 					victims = append(victims, j.Key())
@@ -696,7 +604,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 			return nil
 		}
 		first = firstNode(j.ExecHost)
-		if rt := s.runtime[first]; first == node || rt == nil || rt.down {
+		if rt := s.nodes.Runtime(first); first == node || rt == nil || rt.Down {
 			return nil
 		}
 		marked = true

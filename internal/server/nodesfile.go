@@ -34,7 +34,7 @@ func (s *Server) importNodesFile() error {
 	created := 0
 	err = s.commit.Do(func(b *store.Batch) error {
 		for _, nl := range lines {
-			if _, exists := s.nodes[nl.Name]; exists {
+			if _, exists := s.nodes.Get(nl.Name); exists {
 				s.log.Info("nodes file: node already defined; the server's definition is kept (change it with qmgr)", "node", nl.Name, "file", path, "line", nl.Line)
 				continue
 			}

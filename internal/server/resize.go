@@ -318,7 +318,7 @@ func heldBy(o *model.Job) resc.Amounts {
 // markNodeOffline takes a node offline with why as its comment.
 func (s *Server) markNodeOffline(name, why string) {
 	s.commit.Do(func(b *store.Batch) error {
-		n := s.nodes[name]
+		n, _ := s.nodes.Get(name)
 		if n == nil {
 			return nil
 		}
@@ -326,7 +326,7 @@ func (s *Server) markNodeOffline(name, why string) {
 		c.Set(proto.AttrNodeState, "", model.NodeOffline)
 		c.Set(proto.AttrComment, "", why)
 		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.now().Unix(), 10))
-		s.nodes[name] = c
+		s.nodes.Put(c)
 		b.PutNode(c)
 		return nil
 	})

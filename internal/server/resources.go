@@ -1,7 +1,8 @@
 package server
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
@@ -102,6 +103,7 @@ func (s *Server) setResources(t *resc.Table) {
 	for _, j := range s.jobs.List() {
 		s.jobs.Recount(j, func() {})
 	}
+	s.nodes.Retype()
 }
 
 // resourceInUse names an object that sets resource name (mu held): a
@@ -122,19 +124,14 @@ func (s *Server) resourceInUse(name string) string {
 	if objectSets(s.server, name) {
 		return "server"
 	}
-	for _, kind := range []struct {
-		what string
-		objs map[string]*model.Object
-	}{{"queue", s.queues}, {"node", s.nodes}} {
-		names := make([]string, 0, len(kind.objs))
-		for n := range kind.objs {
-			names = append(names, n)
+	for _, q := range slices.Sorted(maps.Keys(s.queues)) {
+		if objectSets(s.queues[q], name) {
+			return "queue " + q
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			if objectSets(kind.objs[n], name) {
-				return kind.what + " " + n
-			}
+	}
+	for _, n := range s.nodes.Names() {
+		if o, _ := s.nodes.Get(n); objectSets(o, name) {
+			return "node " + n
 		}
 	}
 	return ""

@@ -183,8 +183,8 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 	var sel, nodes []string
 	for _, h := range hosts {
 		var names []string
-		for _, name := range s.sortedNodes() {
-			if n := s.nodes[name]; n != nil && (name == h || s.nodeHost(name) == h) {
+		for _, name := range s.nodes.Names() {
+			if _, ok := s.nodes.Get(name); ok && (name == h || s.nodeHost(name) == h) {
 				names = append(names, name)
 			}
 		}
@@ -194,7 +194,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 		total := 0.0
 		for _, name := range names {
 			ncpus := 0.0
-			if v, ok := s.nodeAvailable(name)[proto.ResNcpus]; ok {
+			if v, ok := s.nodes.Available(name)[proto.ResNcpus]; ok {
 				ncpus, _ = s.rt().Number(proto.ResNcpus, v)
 			}
 			total += ncpus
@@ -217,10 +217,10 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 // nodeHost is the host a node is on: resources_available.host, else its
 // Mom, else its name (mu held).
 func (s *Server) nodeHost(name string) string {
-	if h, ok := s.nodeAvailable(name)[proto.ResHost]; ok && h != "" {
+	if h, ok := s.nodes.Available(name)[proto.ResHost]; ok && h != "" {
 		return h
 	}
-	if n := s.nodes[name]; n != nil {
+	if n, ok := s.nodes.Get(name); ok {
 		if m, ok := n.Get(proto.AttrNodeMom); ok && m != "" {
 			return shortHost(m)
 		}

@@ -68,7 +68,7 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 // wholeNode is every consumable a node has (mu held).
 func (s *Server) wholeNode(node string) map[string]float64 {
 	out := map[string]float64{}
-	for k, v := range s.nodeAvailable(node) {
+	for k, v := range s.nodes.Available(node) {
 		if s.rt().Consumable(k) {
 			if x, ok := s.rt().Number(k, v); ok {
 				out[k] = x

@@ -127,10 +127,10 @@ func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
 		}
 		from, to := r.Occ[i].Start, r.Occ[i].Start+r.Duration
 		for node, amt := range want {
-			if _, ok := s.nodes[node]; !ok {
+			if _, ok := s.nodes.Get(node); !ok {
 				return proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
 			}
-			avail := s.nodeAvailable(node)
+			avail := s.nodes.Available(node)
 			held := map[string]float64{}
 			var with []string
 			for o := range s.resvs.All() {

@@ -31,14 +31,14 @@ func (s *Server) momAddr(node string) (string, error) {
 
 // momAddrLocked is momAddr with mu held.
 func (s *Server) momAddrLocked(node string) (string, error) {
-	n, ok := s.nodes[node]
+	n, ok := s.nodes.Get(node)
 	if !ok {
 		return "", proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
 	}
 	host, _ := n.Get(proto.AttrNodeMom)
 	port, _ := n.Get(proto.AttrNodePort)
-	if rt := s.runtime[node]; rt != nil && rt.reported && port == "" {
-		port = strconv.Itoa(rt.status.Port)
+	if rt := s.nodes.Runtime(node); rt != nil && rt.Reported && port == "" {
+		port = strconv.Itoa(rt.Status.Port)
 	}
 	if host == "" {
 		host = node
@@ -98,7 +98,7 @@ func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) erro
 func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 	var out []*place.Node
 	if names == nil {
-		for name := range s.nodes {
+		for name := range s.nodes.All() {
 			names = append(names, name)
 		}
 	}
@@ -108,15 +108,10 @@ func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 			continue
 		}
 		seen[name] = true
-		avail := s.nodeAvailable(name)
-		nf := &place.Node{Name: name, Avail: avail, Free: map[string]float64{}}
-		for r, v := range avail {
-			if !s.rt().Consumable(r) {
-				continue
-			}
-			if x, ok := s.rt().Number(r, v); ok {
-				nf.Free[r] = x - s.jobs.Assigned(name)[r]
-			}
+		amounts, used := s.nodes.Amounts(name), s.jobs.Assigned(name)
+		nf := &place.Node{Name: name, Avail: s.nodes.Available(name), Free: make(map[string]float64, len(amounts))}
+		for r, x := range amounts {
+			nf.Free[r] = x - used[r]
 		}
 		out = append(out, nf)
 	}

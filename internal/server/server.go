@@ -108,12 +108,12 @@ type Server struct {
 	// it (rt).
 	resources atomic.Pointer[resc.Table]
 	queues    map[string]*model.Object
-	nodes     map[string]*model.Object
+	// nodes is the node table (internal/server/state): each node's
+	// attributes, what its mom reports (not persisted: moms report again
+	// after a restart), and its available amounts, typed.
+	nodes *state.Nodes
 	// schedObj is the sched object's own attributes (schedobj.go).
 	schedObj *model.Object
-	// nodeOrder caches the names of nodes in order (sortedNodes); nil
-	// once a node is created or deleted.
-	nodeOrder atomic.Pointer[[]string]
 	// jobs is the job table with its indices and counters (internal/
 	// server/state): every job, array parent and subjob that is a job of
 	// its own. A subjob still in its parent's queued indices is not in it
@@ -134,9 +134,6 @@ type Server struct {
 	// ev numbers and publishes the changes of jobs (events.go).
 	ev jobEvents
 
-	// runtime holds what moms report, per node name (under mu; not
-	// persisted: moms report again after a restart).
-	runtime map[string]*nodeRuntime
 	// stageAsked is when each job's early stage-in was last sent to its
 	// mom (not durable: after a restart the server's start counts).
 	stageAsked map[model.JobKey]time.Time
@@ -193,13 +190,13 @@ func New(cfg Config) (*Server, error) {
 		localLimit:  connlimit.New("local", cfg.Local, cfg.Logger.Named("conn")),
 		remoteLimit: connlimit.New("remote", cfg.Remote, cfg.Logger.Named("conn")),
 		stop:        make(chan struct{}),
-		runtime:     map[string]*nodeRuntime{},
 		stageAsked:  map[model.JobKey]time.Time{},
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
 	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.resvs = state.NewResvs(s.rt)
+	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
 		cfg.Store.AfterCommit = func(n int, took time.Duration, err error) {
@@ -274,7 +271,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Sendmail != "" {
 		s.mailer = sendmail.New(cfg.Sendmail, 0, 0, s.log.Named("mail"))
 	}
-	s.log.Info("server state loaded", "store", st.Path(), "jobs", s.jobs.Len(), "queues", len(s.queues), "nodes", len(s.nodes), "next_job", s.nextSeq)
+	s.log.Info("server state loaded", "store", st.Path(), "jobs", s.jobs.Len(), "queues", len(s.queues), "nodes", s.nodes.Len(), "next_job", s.nextSeq)
 	return s, nil
 }
 
@@ -318,11 +315,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	for _, q := range snap.Queues {
 		s.queues[q.Name] = q
 	}
-	s.nodes = make(map[string]*model.Object, len(snap.Nodes))
-	s.nodeOrder.Store(nil)
-	for _, n := range snap.Nodes {
-		s.nodes[n.Name] = n
-	}
+	s.nodes.Load(snap.Nodes)
 	s.jobs.Load(snap.Jobs, snap.Subjobs, snap.Ends)
 	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/internal/testcluster"
 	"github.com/gopbs/gopbs/proto"
@@ -363,7 +364,7 @@ func TestLeaseFor(t *testing.T) {
 			t.Errorf("leaseFor(%v, %v) = %v leaves no margin", tc.down, tc.fail, got)
 		}
 	}
-	rt := &nodeRuntime{told: 20 * time.Second}
+	rt := &state.Runtime{Told: 20 * time.Second}
 	if got := downAfter(3*time.Second, rt); got != 60*time.Second {
 		t.Errorf("downAfter with a lowered rate = %v, want three told intervals", got)
 	}

@@ -132,8 +132,8 @@ func (s *Server) stopMom(addr string) {
 // momAddrs lists the distinct mom addresses of all nodes.
 func (s *Server) momAddrs() []string {
 	s.mu.RLock()
-	names := make([]string, 0, len(s.nodes))
-	for name := range s.nodes {
+	names := make([]string, 0, s.nodes.Len())
+	for name := range s.nodes.All() {
 		names = append(names, name)
 	}
 	s.mu.RUnlock()

@@ -38,12 +38,12 @@ func (s *Server) stageHostKnown(host string) bool {
 	if s.stageNodeOf(host) != "" {
 		return true
 	}
-	for name := range s.nodes {
-		if rt := s.runtime[name]; rt != nil && rt.reported {
-			if rt.status.RemoteCopy {
+	for name := range s.nodes.All() {
+		if rt := s.nodes.Runtime(name); rt != nil && rt.Reported {
+			if rt.Status.RemoteCopy {
 				return true
 			}
-			for _, p := range rt.status.UseCpHosts {
+			for _, p := range rt.Status.UseCpHosts {
 				if stage.HostMatches(p, host) {
 					return true
 				}
@@ -86,7 +86,7 @@ func (s *Server) stageFiles(j *model.Job, list, node, direction string) []proto.
 		s.log.Error("stored staging list does not parse", "job", j.ID, "error", err)
 		return nil
 	}
-	here := s.nodes[node]
+	here, _ := s.nodes.Get(node)
 	out := make([]proto.StageFile, 0, len(pairs))
 	for _, p := range pairs {
 		f := proto.StageFile{Local: p.Local, Host: p.Host, Remote: p.Remote}
@@ -110,11 +110,11 @@ func (s *Server) stageFiles(j *model.Job, list, node, direction string) []proto.
 // else the first node (by name) whose mom runs on host (momOnHost); ""
 // for none (mu held).
 func (s *Server) stageNodeOf(host string) string {
-	if _, ok := s.nodes[host]; ok {
+	if _, ok := s.nodes.Get(host); ok {
 		return host
 	}
 	best := ""
-	for name, n := range s.nodes {
+	for name, n := range s.nodes.All() {
 		if (best == "" || name < best) && s.momOnHost(name, n, host) {
 			best = name
 		}

@@ -33,16 +33,16 @@ func (s *Server) vnodeStatus(st *proto.MomStatus, now time.Time) []string {
 			recorded = append(recorded, v.Name)
 		}
 	}
-	owner := s.runtimeOf(st.Node)
-	for name := range owner.vnodes {
-		rt := s.runtime[name]
-		if name != st.Node && !reported[name] && rt != nil && rt.owner == st.Node && !rt.stale {
-			rt.stale, rt.down, rt.downSince, rt.lastChange = true, true, now, now
+	owner := s.nodes.RuntimeOf(st.Node)
+	for name := range owner.Vnodes {
+		rt := s.nodes.Runtime(name)
+		if name != st.Node && !reported[name] && rt != nil && rt.Owner == st.Node && !rt.Stale {
+			rt.Stale, rt.Down, rt.DownSince, rt.LastChange = true, true, now, now
 			s.log.Warn("vnode stale: its mom no longer reports it", "node", name, "mom", st.Node)
 		}
 	}
-	if len(reported) > 0 || len(owner.vnodes) > 0 {
-		owner.vnodes = reported
+	if len(reported) > 0 || len(owner.Vnodes) > 0 {
+		owner.Vnodes = reported
 	}
 	return recorded
 }
@@ -53,14 +53,14 @@ func (s *Server) recordVnode(st *proto.MomStatus, v *proto.VnodeStatus, now time
 	if !s.onMom(v.Name, st.Node) {
 		return false
 	}
-	rt := s.runtimeOf(v.Name)
-	if !rt.reported || rt.down {
-		rt.lastChange = now
+	rt := s.nodes.RuntimeOf(v.Name)
+	if !rt.Reported || rt.Down {
+		rt.LastChange = now
 	}
-	owner := s.runtime[st.Node]
-	rt.reported, rt.down, rt.stale, rt.lastSeen, rt.told, rt.leaseEnd = true, false, false, now, owner.told, owner.leaseEnd
-	rt.owner = st.Node
-	rt.setStatus(s.rt(), proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
+	owner := s.nodes.Runtime(st.Node)
+	rt.Down, rt.Stale, rt.LastSeen, rt.Told, rt.LeaseEnd = false, false, now, owner.Told, owner.LeaseEnd
+	rt.Owner = st.Node
+	s.nodes.Report(v.Name, proto.MomStatus{Node: v.Name, Version: st.Version, Port: st.Port, Arch: st.Arch, Ncpus: v.Ncpus,
 		Physmem: v.Physmem, Loadave: 0, IdealLoad: -1, MaxLoad: -1, Resources: v.Resources})
 	return true
 }
@@ -68,8 +68,8 @@ func (s *Server) recordVnode(st *proto.MomStatus, v *proto.VnodeStatus, now time
 // onMom reports whether node name is on the mom of node mom: the same Mom
 // host and Port (mu held).
 func (s *Server) onMom(name, mom string) bool {
-	n, ok := s.nodes[name]
-	owner, ok2 := s.nodes[mom]
+	n, ok := s.nodes.Get(name)
+	owner, ok2 := s.nodes.Get(mom)
 	if !ok || !ok2 {
 		return false
 	}
@@ -85,8 +85,8 @@ func (s *Server) onMom(name, mom string) bool {
 // OpenPBS's names the mom's host, so that a job's first mom, its sisters
 // and its nodefile are hosts and not vnodes.
 func (s *Server) momNode(name string) string {
-	if rt := s.runtime[name]; rt != nil && rt.owner != "" {
-		return rt.owner
+	if rt := s.nodes.Runtime(name); rt != nil && rt.Owner != "" {
+		return rt.Owner
 	}
 	return name
 }
@@ -108,7 +108,7 @@ func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
 		out = append(out, vnodeDef{name: st.Node, attrs: ch})
 	}
 	for _, v := range st.Vnodes {
-		if _, ok := s.nodes[v.Name]; !ok {
+		if _, ok := s.nodes.Get(v.Name); !ok {
 			if err := model.CheckNodeName(v.Name); err != nil {
 				s.log.Warn("vnode not created: its name is refused", "mom", st.Node, "error", err)
 				continue
@@ -131,18 +131,18 @@ func (s *Server) vnodeDefChanges(st *proto.MomStatus) []vnodeDef {
 // applied from the mom (a manager's change since stays until the
 // definition changes). mu held for writing.
 func (s *Server) attrChanges(mom, name string, want map[string]string) map[string]string {
-	n := s.nodes[name]
+	n, _ := s.nodes.Get(name)
 	if n == nil || len(want) == 0 {
 		return nil
 	}
-	rt := s.runtimeOf(name)
+	rt := s.nodes.RuntimeOf(name)
 	var out map[string]string
 	for k, v := range s.checkedAttrs(mom, name, want) {
 		cur, _ := n.Get(k)
 		switch {
 		case cur == v:
-			rt.applied(k, v)
-		case rt.fromMom[k] != v:
+			rt.Applied(k, v)
+		case rt.FromMom[k] != v:
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -150,15 +150,6 @@ func (s *Server) attrChanges(mom, name string, want map[string]string) map[strin
 		}
 	}
 	return out
-}
-
-// applied notes that attribute k has the value v its mom's definition
-// gives (mu held).
-func (rt *nodeRuntime) applied(k, v string) {
-	if rt.fromMom == nil {
-		rt.fromMom = map[string]string{}
-	}
-	rt.fromMom[k] = v
 }
 
 // checkedAttrs keeps the reported attributes whose values are acceptable
@@ -186,13 +177,13 @@ func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
 	var created []string
 	err := s.commit.Do(func(b *store.Batch) error {
 		created = created[:0]
-		owner := s.nodes[st.Node]
+		owner, _ := s.nodes.Get(st.Node)
 		if owner == nil {
 			return nil // deleted meanwhile
 		}
 		now := s.now()
 		for _, d := range defs {
-			n := s.nodes[d.name]
+			n, _ := s.nodes.Get(d.name)
 			var c *model.Object
 			switch {
 			case d.create && n == nil:
@@ -206,16 +197,15 @@ func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
 			default:
 				continue
 			}
-			rt := s.runtimeOf(d.name)
+			rt := s.nodes.RuntimeOf(d.name)
 			for k, v := range d.attrs {
 				c.Set(k, "", v)
-				rt.applied(k, v)
+				rt.Applied(k, v)
 			}
-			s.nodes[d.name] = c
+			s.nodes.Put(c)
 			b.PutNode(c)
 		}
 		if len(created) > 0 {
-			s.nodeOrder.Store(nil)
 			for i := range st.Vnodes {
 				s.recordVnode(st, &st.Vnodes[i], now)
 			}

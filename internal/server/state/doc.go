@@ -23,5 +23,10 @@
 // Resvs is the reservation table, on the same terms: the reservations by
 // number, what each holds of each node read once per change of its nodes
 // (every start checks what the running ones hold), and, in memory only,
-// the recent denials and the retries a cycle was asked for.
+// the recent denials and the retries a cycle was asked for. Nodes is the
+// node table: each node's attributes (replaced whole on a change), what
+// its mom last reported, and the amounts of consumable resources it has
+// available, typed once per change of either or of the resource table,
+// so that a start reads numbers rather than converting every node's
+// text.
 package state
