@@ -166,7 +166,7 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 				return proto.NewError(proto.PBSE_QUENODFLT)
 			}
 		}
-		q, ok := s.queues[qname]
+		q, ok := s.queues.Get(qname)
 		if !ok {
 			return proto.Errorf(proto.PBSE_UNKQUE, "%s", qname)
 		}
@@ -331,7 +331,7 @@ func (s *Server) route(j *model.Job, q *model.Object, who *caller, now int64) (p
 		if i := strings.IndexByte(d, '@'); i >= 0 {
 			d = d[:i]
 		}
-		dq, ok := s.queues[d]
+		dq, ok := s.queues.Get(d)
 		if !ok || d == q.Name {
 			continue
 		}

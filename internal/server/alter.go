@@ -214,7 +214,8 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 	}
 	if resourcesChanged && c.QueueType == "Execution" {
 		c.ResourceList = rederivable(s.rt(), c.ResourceList, attrs)
-		if err := s.applyResources(c, s.queues[c.Queue]); err != nil {
+		q, _ := s.queues.Get(c.Queue)
+		if err := s.applyResources(c, q); err != nil {
 			return nil, "", err
 		}
 	}

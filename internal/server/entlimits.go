@@ -236,7 +236,7 @@ func (s *Server) checkLimitStyles(attrs []proto.Attr) error {
 			continue
 		}
 		objs := []*model.Object{s.server}
-		for _, q := range s.queues {
+		for _, q := range s.queues.All() {
 			objs = append(objs, q)
 		}
 		for _, o := range objs {

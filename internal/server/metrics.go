@@ -20,8 +20,8 @@ var slotStates = [8]string{"transit", "queued", "held", "waiting", "running", "e
 // so that a series does not vanish when its count drops to zero.
 func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 	s.mu.RLock()
-	byQueue := make(map[string][8]int, len(s.queues))
-	for name := range s.queues {
+	byQueue := make(map[string][8]int, s.queues.Len())
+	for name := range s.queues.All() {
 		byQueue[name] = [8]int{}
 	}
 	for q, counts := range s.jobs.QueueStates() { // a deleted queue's only while it has jobs

@@ -2,12 +2,12 @@ package server
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/qsubopt"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -211,7 +211,7 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 		b.SetNextSeq(next)
 	}
 	if dq, ok := c.Get(proto.AttrDefaultQueue); ok && dq != "" {
-		if _, exists := s.queues[dq]; !exists {
+		if _, exists := s.queues.Get(dq); !exists {
 			return proto.Errorf(proto.PBSE_UNKQUE, "%s", dq)
 		}
 	}
@@ -226,7 +226,7 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 
 func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 	name := req.Name
-	q, exists := s.queues[name]
+	q, exists := s.queues.Get(name)
 	switch req.Command {
 	case proto.MgrCreate:
 		if err := model.CheckQueueName(name); err != nil {
@@ -242,7 +242,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 		if err := s.checkQueue(c); err != nil {
 			return err
 		}
-		s.queues[name] = c
+		s.queues.Put(c)
 		b.PutQueue(c)
 		return nil
 	case proto.MgrDelete:
@@ -265,7 +265,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 			s.log.Warn("the default queue was deleted: default_queue is unset", "queue", name)
 		}
 		// Finished jobs of the queue stay in history under its name.
-		delete(s.queues, name)
+		s.queues.Delete(name)
 		b.DeleteQueue(name)
 		return nil
 	}
@@ -284,7 +284,7 @@ func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
 			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs; its type cannot change", name, n)
 		}
 	}
-	s.queues[name] = c
+	s.queues.Put(c)
 	b.PutQueue(c)
 	return nil
 }
@@ -310,7 +310,7 @@ func (s *Server) checkQueue(q *model.Object) error {
 			if strings.Contains(d, "@") {
 				continue
 			}
-			if _, ok := s.queues[d]; !ok {
+			if _, ok := s.queues.Get(d); !ok {
 				return proto.Errorf(proto.PBSE_UNKQUE, "%s (in route_destinations of %s)", d, q.Name)
 			}
 		}
@@ -454,7 +454,7 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 
 // statusQueues answers qstat -Q and qmgr list queue.
 func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
-	return s.statusObjects(who, req, func() map[string]*model.Object { return s.queues }, model.QueueDefs, proto.PBSE_UNKQUE,
+	return s.statusObjects(who, req, s.queues, model.QueueDefs, proto.PBSE_UNKQUE,
 		func(name string, o *model.Object) {
 			counts, total := s.jobs.StateCount(name)
 			o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
@@ -519,23 +519,19 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 // statusObjects renders the named objects (all, sorted by name, when none
 // are named) of one kind; computed fills in the attributes the server
 // derives. Names may carry "@server", which is ignored.
-func (s *Server) statusObjects(who *caller, req *proto.StatusRequest, objects func() map[string]*model.Object, defs *model.DefTable, notFound proto.Code, computed func(name string, o *model.Object)) (*proto.StatusReply, error) {
+func (s *Server) statusObjects(who *caller, req *proto.StatusRequest, objects *state.Queues, defs *model.DefTable, notFound proto.Code, computed func(name string, o *model.Object)) (*proto.StatusReply, error) {
 	mgr, op := s.privileges(who)
 	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	all := objects()
 	reply := &proto.StatusReply{}
 	names := req.IDs
 	if len(names) == 0 {
-		for n := range all {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names = objects.Names()
 	}
 	for _, raw := range names {
 		name, _, _ := strings.Cut(strings.TrimSpace(raw), "@")
-		obj, ok := all[name]
+		obj, ok := objects.Get(name)
 		if !ok {
 			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: notFound, Text: notFound.Message()})
 			continue

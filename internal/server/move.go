@@ -48,7 +48,7 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		if j.Active() || j.Finished() {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only jobs not running are moved)", j.State)
 		}
-		q, ok := s.queues[queue]
+		q, ok := s.queues.Get(queue)
 		if !ok {
 			return proto.Errorf(proto.PBSE_UNKQUE, "%s", queue)
 		}

@@ -88,8 +88,8 @@ func (s *Server) swapQueues(b *store.Batch, who *caller, j1, j2 *model.Job, now 
 			return proto.Errorf(proto.PBSE_BADSTATE, "(array %s has subjobs changed on their own, which would stay in its queue)", j.ID)
 		}
 	}
-	q1, ok1 := s.queues[j1.Queue]
-	q2, ok2 := s.queues[j2.Queue]
+	q1, ok1 := s.queues.Get(j1.Queue)
+	q2, ok2 := s.queues.Get(j2.Queue)
 	if !ok1 || !ok2 {
 		return proto.NewError(proto.PBSE_UNKQUE)
 	}

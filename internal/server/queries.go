@@ -142,7 +142,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 			all("")
 			continue
 		}
-		if _, ok := s.queues[queue]; !ok {
+		if _, ok := s.queues.Get(queue); !ok {
 			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKQUE, Text: proto.PBSE_UNKQUE.Message()})
 			continue
 		}
@@ -169,7 +169,7 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 			continue
 		}
 		if q, _, _ := strings.Cut(c.Value, "@"); q != "" {
-			if _, ok := s.queues[q]; !ok {
+			if _, ok := s.queues.Get(q); !ok {
 				return nil, proto.Errorf(proto.PBSE_UNKQUE, "%s", q)
 			}
 		}

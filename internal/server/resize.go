@@ -246,7 +246,7 @@ func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
 	for name, v := range sel.Totals() {
 		rl = rl.Set(name, v)
 	}
-	q := s.queues[j.Queue]
+	q, _ := s.queues.Get(j.Queue)
 	if q == nil {
 		q = model.NewObject(j.Queue)
 	}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
@@ -124,8 +122,8 @@ func (s *Server) resourceInUse(name string) string {
 	if objectSets(s.server, name) {
 		return "server"
 	}
-	for _, q := range slices.Sorted(maps.Keys(s.queues)) {
-		if objectSets(s.queues[q], name) {
+	for _, q := range s.queues.Names() {
+		if o, _ := s.queues.Get(q); objectSets(o, name) {
 			return "queue " + q
 		}
 	}

@@ -146,13 +146,13 @@ func (s *Server) submitResv(who *caller, req *proto.ResvSubmitRequest) (*proto.R
 		for {
 			r.Seq = s.nextSeq
 			s.nextSeq++
-			if _, taken := s.queues[r.Queue()]; !taken {
+			if _, taken := s.queues.Get(r.Queue()); !taken {
 				break
 			}
 		}
 		b.SetNextSeq(s.nextSeq)
 		q := s.resvQueueObject(r)
-		s.queues[q.Name] = q
+		s.queues.Put(q)
 		b.PutQueue(q)
 		s.resvs.Insert(r)
 		b.PutResv(r)

@@ -60,11 +60,11 @@ func (s *Server) beginResvDelete(b *store.Batch, r *model.Resv, why string) []st
 	r.Comment = why
 	r.Mtime = s.nowUnix()
 	b.PutResv(r)
-	if q := s.queues[r.Queue()]; q != nil {
+	if q, ok := s.queues.Get(r.Queue()); ok {
 		c := q.Clone()
 		c.Set(proto.AttrEnabled, "", "False")
 		c.Set(proto.AttrStarted, "", "False")
-		s.queues[c.Name] = c
+		s.queues.Put(c)
 		b.PutQueue(c)
 	}
 	return s.resvJobs(b, r, true, why)
@@ -121,8 +121,8 @@ func (s *Server) resvSweep() {
 			}
 			s.resvs.Remove(seq)
 			b.DeleteResv(seq)
-			if _, ok := s.queues[r.Queue()]; ok {
-				delete(s.queues, r.Queue())
+			if _, ok := s.queues.Get(r.Queue()); ok {
+				s.queues.Delete(r.Queue())
 				b.DeleteQueue(r.Queue())
 			}
 		}
@@ -196,10 +196,10 @@ func (s *Server) alterResv(who *caller, req *proto.ResvAlterRequest) (*proto.Res
 		c.Mtime = now
 		*r = c
 		b.PutResv(r)
-		if q := s.queues[r.Queue()]; q != nil {
+		if q, ok := s.queues.Get(r.Queue()); ok {
 			q2 := q.Clone()
 			s.setResvACL(q2, r)
-			s.queues[q2.Name] = q2
+			s.queues.Put(q2)
 			b.PutQueue(q2)
 		}
 		out = proto.ResvSubmitReply{ID: r.ID(s.cfg.ServerName), State: r.State}

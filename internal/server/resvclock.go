@@ -144,12 +144,12 @@ func (s *Server) resvTick(t time.Time) {
 
 // setQueueStarted starts or stops r's queue (mu held, in a commit).
 func (s *Server) setQueueStarted(b *store.Batch, r *model.Resv, on bool) {
-	q := s.queues[r.Queue()]
+	q, _ := s.queues.Get(r.Queue())
 	if q == nil || q.Bool(proto.AttrStarted) == on {
 		return
 	}
 	c := q.Clone()
 	c.Set(proto.AttrStarted, "", resc.FormatBool(on))
-	s.queues[c.Name] = c
+	s.queues.Put(c)
 	b.PutQueue(c)
 }

@@ -39,7 +39,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 				mail = s.resvMail(r, resvMailAbort, "Reservation denied: "+req.Reason, false)
 				s.resvs.Remove(r.Seq)
 				b.DeleteResv(r.Seq)
-				delete(s.queues, r.Queue())
+				s.queues.Delete(r.Queue())
 				b.DeleteQueue(r.Queue())
 			case proto.ResvBeingAltered:
 				verdict = "alteration denied"

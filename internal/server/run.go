@@ -684,7 +684,7 @@ func (s *Server) killDelay(j *model.Job) int64 {
 	if j.HasKillDelay {
 		return j.KillDelay
 	}
-	if q, ok := s.queues[j.Queue]; ok {
+	if q, ok := s.queues.Get(j.Queue); ok {
 		if v, ok := q.Long(proto.AttrKillDelay); ok {
 			return v
 		}

@@ -107,7 +107,8 @@ type Server struct {
 	// changes; read without mu by what parses a request before taking
 	// it (rt).
 	resources atomic.Pointer[resc.Table]
-	queues    map[string]*model.Object
+	// queues is the queue table (internal/server/state).
+	queues *state.Queues
 	// nodes is the node table (internal/server/state): each node's
 	// attributes, what its mom reports (not persisted: moms report again
 	// after a restart), and its available amounts, typed.
@@ -196,6 +197,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.resvs = state.NewResvs(s.rt)
+	s.queues = state.NewQueues()
 	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
@@ -271,7 +273,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Sendmail != "" {
 		s.mailer = sendmail.New(cfg.Sendmail, 0, 0, s.log.Named("mail"))
 	}
-	s.log.Info("server state loaded", "store", st.Path(), "jobs", s.jobs.Len(), "queues", len(s.queues), "nodes", s.nodes.Len(), "next_job", s.nextSeq)
+	s.log.Info("server state loaded", "store", st.Path(), "jobs", s.jobs.Len(), "queues", s.queues.Len(), "nodes", s.nodes.Len(), "next_job", s.nextSeq)
 	return s, nil
 }
 
@@ -311,10 +313,7 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	if s.schedObj == nil {
 		s.schedObj = model.NewObject(proto.DefaultSched)
 	}
-	s.queues = make(map[string]*model.Object, len(snap.Queues))
-	for _, q := range snap.Queues {
-		s.queues[q.Name] = q
-	}
+	s.queues.Load(snap.Queues)
 	s.nodes.Load(snap.Nodes)
 	s.jobs.Load(snap.Jobs, snap.Subjobs, snap.Ends)
 	s.rebuildDependants()

@@ -82,7 +82,7 @@ func (s *Server) revertFilters(c filter.Chain, file string, n int, id, why strin
 // for reading): the queue's filters first, then the server's.
 func (s *Server) submissionFilters(queue string) filter.Chain {
 	var c filter.Chain
-	if q, ok := s.queues[queue]; ok {
+	if q, ok := s.queues.Get(queue); ok {
 		v, _ := q.Get(proto.AttrSubmissionFilters)
 		c.Programs = append(c.Programs, model.SplitList(v)...)
 	}
@@ -103,7 +103,7 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 	if queue == "" {
 		queue, _ = s.server.Get(proto.AttrDefaultQueue)
 	}
-	q, known := s.queues[queue]
+	q, known := s.queues.Get(queue)
 	chain := s.submissionFilters(queue)
 	var view model.Resources
 	var verr error

@@ -116,7 +116,7 @@ func (s *Server) retryRoutes(now int64) {
 		if j.QueueType != "Route" || j.Finished() || j.IsSubjob {
 			continue
 		}
-		q, ok := s.queues[j.Queue]
+		q, ok := s.queues.Get(j.Queue)
 		if !ok || !q.Bool(proto.AttrStarted) {
 			continue
 		}
@@ -138,7 +138,7 @@ func (s *Server) retryRoutes(now int64) {
 			if !ok || j.QueueType != "Route" {
 				return nil
 			}
-			q := s.queues[j.Queue]
+			q, _ := s.queues.Get(j.Queue)
 			if q == nil || !s.routable(j, q, now) {
 				return nil
 			}

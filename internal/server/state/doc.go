@@ -28,5 +28,5 @@
 // its mom last reported, and the amounts of consumable resources it has
 // available, typed once per change of either or of the resource table,
 // so that a start reads numbers rather than converting every node's
-// text.
+// text. Queues is the queue table, each queue replaced whole on a change.
 package state
