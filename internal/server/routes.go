@@ -95,7 +95,7 @@ var routes = proto.Routes[request]{
 		return r.s.statusResvs(r.who, req)
 	}),
 	proto.MsgStatusResource: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
-		return r.s.statusResources(req), nil
+		return r.s.resdefs.Status(req), nil
 	}),
 	proto.MsgDeleteResv: proto.Decoded(func(r request, req *proto.ResvRequest) (any, error) {
 		return nil, r.s.deleteResv(r.who, req.ID)

@@ -20,6 +20,7 @@ import (
 	"github.com/gopbs/gopbs/internal/mailer/sendmail"
 	"github.com/gopbs/gopbs/internal/metrics"
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
@@ -109,6 +110,9 @@ type Server struct {
 	resources atomic.Pointer[resc.Table]
 	// queues is the queue table (internal/server/state).
 	queues *state.Queues
+	// resdefs handles the custom resource definitions (internal/server/
+	// management).
+	resdefs *management.Resources
 	// nodes is the node table (internal/server/state): each node's
 	// attributes, what its mom reports (not persisted: moms report again
 	// after a restart), and its available amounts, typed.
@@ -198,6 +202,7 @@ func New(cfg Config) (*Server, error) {
 	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.resvs = state.NewResvs(s.rt)
 	s.queues = state.NewQueues()
+	s.resdefs = management.NewResources(resdefStore{s})
 	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
