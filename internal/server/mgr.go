@@ -7,10 +7,9 @@ import (
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/qsubopt"
-	"github.com/gopbs/gopbs/internal/server/state"
+	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
-	"github.com/gopbs/gopbs/resc"
 )
 
 // manager performs a qmgr create, delete, set or unset.
@@ -79,7 +78,7 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 		case proto.ObjServer:
 			return s.mgrServer(b, req)
 		case proto.ObjQueue:
-			return s.mgrQueue(b, req)
+			return s.queueMgmt.Manage(b, req)
 		case proto.ObjSched:
 			return s.mgrSched(b, req)
 		}
@@ -158,18 +157,6 @@ func attrsText(attrs []proto.Attr) string {
 	return strings.Join(parts, ",")
 }
 
-// applyAll applies attrs to a copy of o and returns it; o is unchanged on
-// error.
-func applyAll(rt *resc.Table, t *model.DefTable, o *model.Object, attrs []proto.Attr) (*model.Object, error) {
-	c := o.Clone()
-	for _, a := range attrs {
-		if err := t.ApplyIn(rt, c, a); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
-}
-
 func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 	if req.Command != proto.MgrSet && req.Command != proto.MgrUnset {
 		return proto.NewError(proto.PBSE_IVALREQ)
@@ -196,7 +183,7 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 		}
 		next = n
 	}
-	c, err := applyAll(s.rt(), model.ServerDefs, s.server, attrs)
+	c, err := management.ApplyAll(s.rt(), model.ServerDefs, s.server, attrs)
 	if err != nil {
 		return err
 	}
@@ -224,99 +211,9 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 	return nil
 }
 
-func (s *Server) mgrQueue(b *store.Batch, req *proto.ManagerRequest) error {
-	name := req.Name
-	q, exists := s.queues.Get(name)
-	switch req.Command {
-	case proto.MgrCreate:
-		if err := model.CheckQueueName(name); err != nil {
-			return err
-		}
-		if exists {
-			return proto.NewError(proto.PBSE_QUEEXIST)
-		}
-		c, err := applyAll(s.rt(), model.QueueDefs, model.NewObject(name), req.Attrs)
-		if err != nil {
-			return err
-		}
-		if err := s.checkQueue(c); err != nil {
-			return err
-		}
-		s.queues.Put(c)
-		b.PutQueue(c)
-		return nil
-	case proto.MgrDelete:
-		if !exists {
-			return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
-		}
-		if n := s.jobs.Queued(name); n > 0 {
-			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs", name, n)
-		}
-		if r := s.resvOf(name); r != nil {
-			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s is reservation %s's: delete it with pbs_rdel", name, r.ID(s.cfg.ServerName))
-		}
-		if dq, _ := s.server.Get(proto.AttrDefaultQueue); dq == name {
-			// As OpenPBS allows it; the server then has no default
-			// queue (qsub without -q says so) until one is set.
-			c := s.server.Clone()
-			c.Unset(proto.AttrDefaultQueue, "")
-			s.server = c
-			b.PutServer(c)
-			s.log.Warn("the default queue was deleted: default_queue is unset", "queue", name)
-		}
-		// Finished jobs of the queue stay in history under its name.
-		s.queues.Delete(name)
-		b.DeleteQueue(name)
-		return nil
-	}
-	if !exists {
-		return proto.Errorf(proto.PBSE_UNKQUE, "%s", name)
-	}
-	c, err := applyAll(s.rt(), model.QueueDefs, q, req.Attrs)
-	if err != nil {
-		return err
-	}
-	if err := s.checkQueue(c); err != nil {
-		return err
-	}
-	if t, _ := c.Get(proto.AttrQueueTypeQ); t != "Execution" {
-		if n := s.jobs.Queued(name); n > 0 && t != mustGet(q, proto.AttrQueueTypeQ) {
-			return proto.Errorf(proto.PBSE_OBJBUSY, "queue %s has %d jobs; its type cannot change", name, n)
-		}
-	}
-	s.queues.Put(c)
-	b.PutQueue(c)
-	return nil
-}
-
 func mustGet(o *model.Object, name string) string {
 	v, _ := o.Get(name)
 	return v
-}
-
-// checkQueue verifies a queue's definition is complete enough for its
-// flags: enabling or starting needs a queue_type, and route destinations
-// must name other queues of this server.
-func (s *Server) checkQueue(q *model.Object) error {
-	qtype, hasType := q.Get(proto.AttrQueueTypeQ)
-	if !hasType && (q.Bool(proto.AttrEnabled) || q.Bool(proto.AttrStarted)) {
-		return proto.Errorf(proto.PBSE_QUENOEN, "queue %s: set queue_type first", q.Name)
-	}
-	if dests, ok := q.Get(proto.AttrRouteDestinations); ok {
-		for _, d := range model.SplitList(dests) {
-			if d == q.Name {
-				return proto.Errorf(proto.PBSE_BADATVAL, "queue %s cannot route to itself", q.Name)
-			}
-			if strings.Contains(d, "@") {
-				continue
-			}
-			if _, ok := s.queues.Get(d); !ok {
-				return proto.Errorf(proto.PBSE_UNKQUE, "%s (in route_destinations of %s)", d, q.Name)
-			}
-		}
-	}
-	_ = qtype
-	return nil
 }
 
 func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
@@ -331,7 +228,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 			return proto.NewError(proto.PBSE_NODEEXIST)
 		}
 		o := newNode(name, name, strconv.Itoa(s.cfg.MomPort), name)
-		c, err := applyAll(s.rt(), model.NodeDefs, o, req.Attrs)
+		c, err := management.ApplyAll(s.rt(), model.NodeDefs, o, req.Attrs)
 		if err != nil {
 			return err
 		}
@@ -367,7 +264,7 @@ func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
 	if !exists {
 		return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
 	}
-	c, err := applyAll(s.rt(), model.NodeDefs, n, req.Attrs)
+	c, err := management.ApplyAll(s.rt(), model.NodeDefs, n, req.Attrs)
 	if err != nil {
 		return err
 	}
@@ -454,12 +351,8 @@ func (s *Server) statusServer(who *caller, req *proto.StatusRequest) *proto.Stat
 
 // statusQueues answers qstat -Q and qmgr list queue.
 func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.StatusReply, error) {
-	return s.statusObjects(who, req, s.queues, model.QueueDefs, proto.PBSE_UNKQUE,
-		func(name string, o *model.Object) {
-			counts, total := s.jobs.StateCount(name)
-			o.Set(proto.AttrTotalJobs, "", strconv.Itoa(total))
-			o.Set(proto.AttrStateCount, "", counts)
-		})
+	mgr, op := s.privileges(who)
+	return s.queueMgmt.Status(req, mgr || op), nil
 }
 
 // statusNodes answers pbsnodes, qmgr list node and schedulers. Nodes are
@@ -514,31 +407,4 @@ func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo)
 		}
 	}
 	return answer, nil
-}
-
-// statusObjects renders the named objects (all, sorted by name, when none
-// are named) of one kind; computed fills in the attributes the server
-// derives. Names may carry "@server", which is ignored.
-func (s *Server) statusObjects(who *caller, req *proto.StatusRequest, objects *state.Queues, defs *model.DefTable, notFound proto.Code, computed func(name string, o *model.Object)) (*proto.StatusReply, error) {
-	mgr, op := s.privileges(who)
-	want := model.WantSet(req.Attrs)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	reply := &proto.StatusReply{}
-	names := req.IDs
-	if len(names) == 0 {
-		names = objects.Names()
-	}
-	for _, raw := range names {
-		name, _, _ := strings.Cut(strings.TrimSpace(raw), "@")
-		obj, ok := objects.Get(name)
-		if !ok {
-			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: notFound, Text: notFound.Message()})
-			continue
-		}
-		o := obj.Clone()
-		computed(name, o)
-		reply.Objects = append(reply.Objects, proto.Status{Name: name, Attrs: defs.Status(o, mgr || op, want)})
-	}
-	return reply, nil
 }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"github.com/gopbs/gopbs/internal/server/management"
-	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -32,18 +30,3 @@ func (s *Server) setResources(t *resc.Table) {
 	}
 	s.nodes.Retype()
 }
-
-// resdefStore is the server as the resource definitions' handler sees it
-// (management.Store).
-type resdefStore struct{ s *Server }
-
-func (r resdefStore) Commit(change func(b *store.Batch) error) error { return r.s.commit.Do(change) }
-
-func (r resdefStore) Tables() management.Tables {
-	s := r.s
-	return management.Tables{Jobs: s.jobs, Resvs: s.resvs, Queues: s.queues, Nodes: s.nodes, Server: s.server, ServerName: s.cfg.ServerName}
-}
-
-func (r resdefStore) Resources() *resc.Table { return r.s.rt() }
-
-func (r resdefStore) SetResources(t *resc.Table) { r.s.setResources(t) }

@@ -51,12 +51,8 @@ func (s *Server) serverCaller() *caller {
 
 // resvOf is the reservation whose queue is queue (mu held), or nil.
 func (s *Server) resvOf(queue string) *model.Resv {
-	if kind, seq, ok := model.ParseResvID(queue); ok && !strings.Contains(queue, ".") {
-		if r, ok := s.resvs.Get(seq); ok && r.Kind == kind {
-			return r
-		}
-	}
-	return nil
+	r, _ := s.resvs.OfQueue(queue)
+	return r
 }
 
 // lookupResv finds the reservation id names (mu held).

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -56,11 +57,11 @@ func (s *Server) mgrSched(b *store.Batch, req *proto.ManagerRequest) error {
 	}
 	// The server's table checks the shared ones: the same kind and checks
 	// as "set server" (model.SchedDefs copies those definitions).
-	srv, err := applyAll(s.rt(), model.ServerDefs, s.server, onServer)
+	srv, err := management.ApplyAll(s.rt(), model.ServerDefs, s.server, onServer)
 	if err != nil {
 		return err
 	}
-	sch, err := applyAll(s.rt(), model.SchedDefs, s.schedObj, own)
+	sch, err := management.ApplyAll(s.rt(), model.SchedDefs, s.schedObj, own)
 	if err != nil {
 		return err
 	}

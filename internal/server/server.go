@@ -110,9 +110,10 @@ type Server struct {
 	resources atomic.Pointer[resc.Table]
 	// queues is the queue table (internal/server/state).
 	queues *state.Queues
-	// resdefs handles the custom resource definitions (internal/server/
-	// management).
-	resdefs *management.Resources
+	// resdefs and queueMgmt are qmgr's handlers of custom resources and
+	// of queues (internal/server/management; handlers.go).
+	resdefs   *management.Resources
+	queueMgmt *management.Queues
 	// nodes is the node table (internal/server/state): each node's
 	// attributes, what its mom reports (not persisted: moms report again
 	// after a restart), and its available amounts, typed.
@@ -202,7 +203,8 @@ func New(cfg Config) (*Server, error) {
 	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.resvs = state.NewResvs(s.rt)
 	s.queues = state.NewQueues()
-	s.resdefs = management.NewResources(resdefStore{s})
+	s.resdefs = management.NewResources(mgmtStore{s})
+	s.queueMgmt = management.NewQueues(mgmtStore{s}, cfg.Logger.Named("qmgr"))
 	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {

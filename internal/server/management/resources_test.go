@@ -44,6 +44,12 @@ func (tb *tables) Commit(change func(b *store.Batch) error) error { return tb.co
 func (tb *tables) Tables() Tables                                 { return tb.t }
 func (tb *tables) Resources() *resc.Table                         { return tb.rt }
 func (tb *tables) SetResources(t *resc.Table)                     { tb.rt = t }
+func (tb *tables) PutServer(c *model.Object)                      { tb.t.Server = c }
+func (tb *tables) View(read func()) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	read()
+}
 
 func mgrReq(cmd proto.ManagerCommand, name string, attrs ...proto.Attr) *proto.ManagerRequest {
 	return &proto.ManagerRequest{Command: cmd, Object: proto.ObjResource, Name: name, Attrs: attrs}

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gopbs/gopbs/internal/model"
@@ -90,6 +91,17 @@ func (t *Resvs) All() iter.Seq[*model.Resv] {
 			}
 		}
 	}
+}
+
+// OfQueue is the reservation whose queue is queue ("R12", not a
+// destination with a server).
+func (t *Resvs) OfQueue(queue string) (*model.Resv, bool) {
+	if kind, seq, ok := model.ParseResvID(queue); ok && !strings.Contains(queue, ".") {
+		if r, ok := t.bySeq[seq]; ok && r.Kind == kind {
+			return r, true
+		}
+	}
+	return nil, false
 }
 
 // Held is what reservation r holds on each node, by resource: a copy,

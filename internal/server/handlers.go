@@ -1,0 +1,38 @@
+package server
+
+import (
+	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/management"
+	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/resc"
+)
+
+// mgmtStore is the server as qmgr's handlers see it (management.Store
+// and management.QueueStore): nothing of the server but its commit, its
+// lock, its state tables and its resource table.
+type mgmtStore struct{ s *Server }
+
+// Commit runs change in the next commit group (the store's Committer
+// holds mu for writing across it).
+func (m mgmtStore) Commit(change func(b *store.Batch) error) error { return m.s.commit.Do(change) }
+
+// View runs read under the read lock.
+func (m mgmtStore) View(read func()) {
+	m.s.mu.RLock()
+	defer m.s.mu.RUnlock()
+	read()
+}
+
+// Tables are the state tables (mu held).
+func (m mgmtStore) Tables() management.Tables {
+	s := m.s
+	return management.Tables{Jobs: s.jobs, Resvs: s.resvs, Queues: s.queues, Nodes: s.nodes, Server: s.server, ServerName: s.cfg.ServerName}
+}
+
+func (m mgmtStore) Resources() *resc.Table { return m.s.rt() }
+
+// SetResources makes t the resource table (mu held for writing).
+func (m mgmtStore) SetResources(t *resc.Table) { m.s.setResources(t) }
+
+// PutServer makes c the server's attributes (mu held for writing).
+func (m mgmtStore) PutServer(c *model.Object) { m.s.server = c }
