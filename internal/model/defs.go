@@ -820,6 +820,20 @@ const (
 	NodeTimeShared = "time-shared"
 )
 
+// NewNode is a node as created, before any attribute asked for: of mom
+// host mom and port, its resources_available.host host, sharing by
+// default (qmgr's create node, and a vnode its mom's definitions make).
+func NewNode(name, mom, port, host string) *Object {
+	o := NewObject(name)
+	o.Set(proto.AttrNodeMom, "", mom)
+	o.Set(proto.AttrNodePort, "", port)
+	o.Set(proto.AttrNodeNtype, "", NodePBS)
+	o.Set(proto.AttrNodeSharing, "", "default_shared")
+	o.Set(proto.AttrResourcesAvail, proto.ResHost, host)
+	o.Set(proto.AttrResourcesAvail, "vnode", name)
+	return o
+}
+
 func ntypeCheck(v string) (string, error) {
 	switch v {
 	case NodePBS, NodeCluster, NodeTimeShared:

@@ -196,6 +196,25 @@ func (j *Job) Assigned() []place.Assigned {
 	return place.ParseAssigned(j.parsed.tab, j.ExecVnode)
 }
 
+// ChunkNodes are the nodes of a running job's chunks, in order (a node
+// once per chunk): its exec_vnode's, which name vnodes where exec_host
+// names their moms' nodes; exec_host's for a job started without
+// exec_vnode.
+func (j *Job) ChunkNodes() []string {
+	var out []string
+	if j.ExecVnode != "" {
+		for _, a := range j.Assigned() {
+			out = append(out, a.Node)
+		}
+		return out
+	}
+	for _, part := range strings.Split(j.ExecHost, "+") {
+		h, _, _ := strings.Cut(part, "/")
+		out = append(out, h)
+	}
+	return out
+}
+
 // CacheRequest parses ResourceList into the job's typed request, and
 // ExecVnode into its assignment, with the resources of rt, when they or
 // rt changed since the last call. The server calls it under its write

@@ -54,7 +54,7 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 // commit).
 func (s *Server) noteNodesUsed(b *store.Batch, j *model.Job, now int64) {
 	seen := map[string]bool{}
-	for _, name := range jobNodes(j) {
+	for _, name := range j.ChunkNodes() {
 		n, ok := s.nodes.Get(name)
 		if !ok || seen[name] {
 			continue

@@ -82,7 +82,7 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 		case proto.ObjSched:
 			return s.mgrSched(b, req)
 		}
-		return s.mgrNode(b, req)
+		return s.nodeMgmt.Manage(b, req, s.nowUnix())
 	})
 	if err == nil && req.Object == proto.ObjSched && slices.ContainsFunc(req.Attrs, func(a proto.Attr) bool { return a.Name == proto.AttrLogEvents }) {
 		// The scheduler reads its log_events at a CONFIGURE and at each
@@ -209,104 +209,6 @@ func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
 		s.eligibleTimeSwitched(b, on)
 	}
 	return nil
-}
-
-func mustGet(o *model.Object, name string) string {
-	v, _ := o.Get(name)
-	return v
-}
-
-func (s *Server) mgrNode(b *store.Batch, req *proto.ManagerRequest) error {
-	name := req.Name
-	n, exists := s.nodes.Get(name)
-	switch req.Command {
-	case proto.MgrCreate:
-		if err := model.CheckNodeName(name); err != nil {
-			return err
-		}
-		if exists {
-			return proto.NewError(proto.PBSE_NODEEXIST)
-		}
-		o := newNode(name, name, strconv.Itoa(s.cfg.MomPort), name)
-		c, err := management.ApplyAll(s.rt(), model.NodeDefs, o, req.Attrs)
-		if err != nil {
-			return err
-		}
-		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
-		s.nodes.Put(c)
-		b.PutNode(c)
-		return nil
-	case proto.MgrDelete:
-		names := []string{name}
-		if name == "" {
-			// "delete node @default": every node, or none if one is busy.
-			names = slices.Clone(s.nodes.Names())
-		} else if !exists {
-			return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
-		}
-		for _, j := range s.jobs.List() {
-			if !j.Active() {
-				continue
-			}
-			on := jobNodes(j)
-			for _, n := range names {
-				if slices.Contains(on, n) {
-					return proto.Errorf(proto.PBSE_OBJBUSY, "node %s runs job %s", n, j.ID)
-				}
-			}
-		}
-		for _, n := range names {
-			s.nodes.Delete(n)
-			b.DeleteNode(n)
-		}
-		return nil
-	}
-	if !exists {
-		return proto.Errorf(proto.PBSE_UNKNODE, "%s", name)
-	}
-	c, err := management.ApplyAll(s.rt(), model.NodeDefs, n, req.Attrs)
-	if err != nil {
-		return err
-	}
-	model.ClearHealthMark(c, req.Attrs)
-	if st, _ := c.Get(proto.AttrNodeState); st != mustGet(n, proto.AttrNodeState) {
-		c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(s.nowUnix(), 10))
-	}
-	s.nodes.Put(c)
-	b.PutNode(c)
-	return nil
-}
-
-// newNode is a node as created, before any attribute asked for: of mom
-// host mom and port, its resources_available.host host, sharing by
-// default (qmgr's create node, and a vnode its mom's definitions make).
-func newNode(name, mom, port, host string) *model.Object {
-	o := model.NewObject(name)
-	o.Set(proto.AttrNodeMom, "", mom)
-	o.Set(proto.AttrNodePort, "", port)
-	o.Set(proto.AttrNodeNtype, "", model.NodePBS)
-	o.Set(proto.AttrNodeSharing, "", "default_shared")
-	o.Set(proto.AttrResourcesAvail, proto.ResHost, host)
-	o.Set(proto.AttrResourcesAvail, "vnode", name)
-	return o
-}
-
-// jobNodes are the nodes of a running job's chunks, in order (a node once
-// per chunk): its exec_vnode's, which name vnodes where exec_host names
-// their moms' nodes; exec_host's for a job started without exec_vnode.
-func jobNodes(j *model.Job) []string {
-	var out []string
-	if j.ExecVnode != "" {
-		for _, a := range j.Assigned() {
-			out = append(out, a.Node)
-		}
-		return out
-	}
-	for _, part := range strings.Split(j.ExecHost, "+") {
-		h, _, _ := strings.Cut(part, "/")
-		out = append(out, h)
-	}
-	return out
 }
 
 // nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.

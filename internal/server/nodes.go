@@ -205,7 +205,7 @@ func (s *Server) jobsByNode() map[string][]string {
 			continue
 		}
 		slot := map[string]int{}
-		for _, node := range jobNodes(j) {
+		for _, node := range j.ChunkNodes() {
 			out[node] = append(out[node], j.ID+"/"+strconv.Itoa(slot[node]))
 			slot[node]++
 		}

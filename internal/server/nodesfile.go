@@ -39,7 +39,7 @@ func (s *Server) importNodesFile() error {
 				continue
 			}
 			req := &proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjNode, Name: nl.Name, Attrs: nl.Attrs}
-			if err := s.mgrNode(b, req); err != nil {
+			if err := s.nodeMgmt.Manage(b, req, s.nowUnix()); err != nil {
 				return fmt.Errorf("%s:%d: %s: %w", path, nl.Line, nl.Name, err)
 			}
 			created++

@@ -110,10 +110,12 @@ type Server struct {
 	resources atomic.Pointer[resc.Table]
 	// queues is the queue table (internal/server/state).
 	queues *state.Queues
-	// resdefs and queueMgmt are qmgr's handlers of custom resources and
-	// of queues (internal/server/management; handlers.go).
+	// resdefs, queueMgmt and nodeMgmt are qmgr's handlers of custom
+	// resources, queues and nodes (internal/server/management;
+	// handlers.go).
 	resdefs   *management.Resources
 	queueMgmt *management.Queues
+	nodeMgmt  *management.Nodes
 	// nodes is the node table (internal/server/state): each node's
 	// attributes, what its mom reports (not persisted: moms report again
 	// after a restart), and its available amounts, typed.
@@ -205,6 +207,7 @@ func New(cfg Config) (*Server, error) {
 	s.queues = state.NewQueues()
 	s.resdefs = management.NewResources(mgmtStore{s})
 	s.queueMgmt = management.NewQueues(mgmtStore{s}, cfg.Logger.Named("qmgr"))
+	s.nodeMgmt = management.NewNodes(mgmtStore{s}, cfg.MomPort)
 	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {

@@ -189,7 +189,7 @@ func (s *Server) applyVnodeDefs(st *proto.MomStatus, defs []vnodeDef) bool {
 			case d.create && n == nil:
 				mom, _ := owner.Get(proto.AttrNodeMom)
 				port, _ := owner.Get(proto.AttrNodePort)
-				c = newNode(d.name, mom, port, s.hostOf(st.Node))
+				c = model.NewNode(d.name, mom, port, s.hostOf(st.Node))
 				c.Set(proto.AttrNodeLastState, "", strconv.FormatInt(now.Unix(), 10))
 				created = append(created, d.name)
 			case !d.create && n != nil:
