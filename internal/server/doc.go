@@ -9,11 +9,15 @@
 // and the mom calls), lifecycle.go (a running job's phases, its end,
 // requeue, a start taken back: every end goes through finish), arrays.go
 // and depend.go (what arrays and dependencies add to those), nodes.go
-// (nodes and their moms' reports), staging.go (staging grants), timers.go,
+// (their moms' reports), staging.go (staging grants), timers.go,
 // sched.go (the scheduler link), mgr.go (qmgr), move.go (qmove).
-// The jobs themselves, with every index and count kept of them, are the
-// job table (internal/server/state); its update path (Update, Transit) is
-// the only way a job in it changes. A job's state changes only through
+// The state is the tables of internal/server/state: jobs, with every
+// index and count kept of them, reservations, nodes and queues; the job
+// table's update path (Update, Transit) is the only way a job in it
+// changes. Handler packages by noun take part of the requests, each
+// through a narrow interface or view of the state the server gives it
+// (handlers.go): internal/server/management (qmgr's resources, queues and
+// nodes) and internal/server/nodes (what is shown of nodes). A job's state changes only through
 // its transitions (internal/model/transition.go), run on that path;
 // internal/archtest fails on a direct write.
 //

@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/server/management"
+	"github.com/gopbs/gopbs/internal/server/nodes"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -36,3 +37,9 @@ func (m mgmtStore) SetResources(t *resc.Table) { m.s.setResources(t) }
 
 // PutServer makes c the server's attributes (mu held for writing).
 func (m mgmtStore) PutServer(c *model.Object) { m.s.server = c }
+
+// nodeView is the state as the node handler reads it (mu held for
+// reading at least).
+func (s *Server) nodeView() nodes.View {
+	return nodes.View{Nodes: s.nodes, Jobs: s.jobs, Resvs: s.resvs, Table: s.rt(), ServerName: s.cfg.ServerName}
+}

@@ -27,9 +27,9 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 	for q, counts := range s.jobs.QueueStates() { // a deleted queue's only while it has jobs
 		byQueue[q] = counts
 	}
-	nodes := make(map[string]int, 8)
+	byState, view := make(map[string]int, 8), s.nodeView()
 	for _, n := range s.nodes.All() {
-		nodes[s.nodeState(n)]++
+		byState[view.State(n)]++
 	}
 	s.mu.RUnlock()
 	jobs := make([]metrics.JobCount, 0, 8*len(byQueue))
@@ -38,7 +38,7 @@ func (s *Server) MetricsSnapshot() metrics.ServerSnapshot {
 			jobs = append(jobs, metrics.JobCount{Queue: q, State: slotStates[i], Jobs: n})
 		}
 	}
-	return metrics.ServerSnapshot{Jobs: jobs, Nodes: nodes}
+	return metrics.ServerSnapshot{Jobs: jobs, Nodes: byState}
 }
 
 // endResult is the result label of j's end (finish's arguments): a job

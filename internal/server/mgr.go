@@ -261,52 +261,9 @@ func (s *Server) statusQueues(who *caller, req *proto.StatusRequest) (*proto.Sta
 // rendered straight into attributes (not through a copy of the object as
 // other objects are): a scheduler asks for every node each cycle.
 func (s *Server) statusNodes(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
-	want := model.WantSet(req.Attrs)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	answer := newStatusAnswer(to, s.mu.RLocker())
-	reply := &answer.tail
-	names := req.IDs
-	if len(names) == 0 {
-		names = s.nodes.Names()
-	}
-	withJobs := want == nil || want[proto.AttrNodeJobs]
-	var jobsOn map[string][]string
-	if withJobs {
-		jobsOn = s.jobsByNode()
-	}
-	var resvsOn map[string][]string
-	if s.resvs.Len() > 0 && (want == nil || want[proto.AttrNodeResvs]) {
-		resvsOn = s.nodeResvs()
-	}
-	var attrs []proto.Attr
-	for _, raw := range names {
-		name := strings.TrimSpace(raw)
-		n, ok := s.nodes.Get(name)
-		if !ok {
-			// Unless named, a node is missing only when it was deleted
-			// while Add waited for the peer with the lock let go.
-			if len(req.IDs) > 0 {
-				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKNODE, Text: proto.PBSE_UNKNODE.Message() + name})
-			}
-			continue
-		}
-		attrs = s.nodeAttrs(attrs[:0], n, want, jobsOn[name])
-		if rs := resvsOn[name]; len(rs) > 0 {
-			attrs = append(attrs, proto.Attr{Name: proto.AttrNodeResvs, Value: strings.Join(rs, ", ")})
-		}
-		pauses := answer.frames.Pauses()
-		if !answer.frames.Add(name, attrs) {
-			break // the peer is gone: handle says why
-		}
-		if answer.frames.Pauses() != pauses {
-			if withJobs {
-				jobsOn = s.jobsByNode() // jobs started and ended meanwhile
-			}
-			if resvsOn != nil {
-				resvsOn = s.nodeResvs()
-			}
-		}
-	}
+	s.nodeView().Status(req, answer.frames, &answer.tail.Errors)
 	return answer, nil
 }

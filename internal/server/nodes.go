@@ -1,18 +1,17 @@
 package server
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/nodes"
 	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
-	"github.com/gopbs/gopbs/resc"
 )
 
 // Defaults of the node liveness attributes.
@@ -96,209 +95,6 @@ func (s *Server) nodeUp(name string) bool {
 	return rt != nil && rt.Reported && !rt.Down
 }
 
-// appendAvail appends resources_available to a status (mu held), sorted by
-// resource, as Nodes.Available would give it, without building the map.
-func appendAvail(out []proto.Attr, n *model.Object, rt *state.Runtime) []proto.Attr {
-	set := n.Resources[proto.AttrResourcesAvail]
-	var reported map[string]string
-	if rt != nil && rt.Reported {
-		reported = rt.Avail()
-	}
-	first := len(out)
-	for k, v := range set {
-		out = append(out, proto.Attr{Name: proto.AttrResourcesAvail, Resource: k, Value: v})
-	}
-	for k, v := range reported {
-		if _, ok := set[k]; !ok {
-			out = append(out, proto.Attr{Name: proto.AttrResourcesAvail, Resource: k, Value: v})
-		}
-	}
-	slices.SortFunc(out[first:], func(a, b proto.Attr) int { return strings.Compare(a.Resource, b.Resource) })
-	return out
-}
-
-// loadLimits are a node's ideal and max load: set on the node (qmgr, or
-// resources_available), else as its mom's config says; -1 when unset.
-// Without an ideal load the node is free again below its max load.
-func (s *Server) loadLimits(n *model.Object, rt *state.Runtime) (ideal, maxLoad float64) {
-	ideal, maxLoad = rt.Status.IdealLoad, rt.Status.MaxLoad
-	read := func(name string, into *float64) {
-		v, ok := s.nodes.AvailOne(n.Name, name)
-		if !ok {
-			v, ok = n.Get(name)
-		}
-		if ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				*into = f
-			}
-		}
-	}
-	read(proto.AttrNodeMaxLoad, &maxLoad)
-	read(proto.AttrNodeIdealLoad, &ideal)
-	if ideal < 0 || ideal > maxLoad {
-		ideal = maxLoad
-	}
-	return ideal, maxLoad
-}
-
-// overloaded decides whether a node is busy by load, as moms do (reference
-// §6): busy once its load is above max_load, and free again only when it
-// is below ideal_load, so that a load hovering at the limit does not flip
-// the node at every report.
-func (s *Server) overloaded(n *model.Object, rt *state.Runtime) bool {
-	if n == nil {
-		return false
-	}
-	ideal, maxLoad := s.loadLimits(n, rt)
-	load := rt.Status.Loadave
-	switch {
-	case maxLoad < 0:
-		return false
-	case load > maxLoad:
-		return true
-	case rt.LoadBusy:
-		return load >= ideal && !(ideal == maxLoad && load <= maxLoad)
-	}
-	return false
-}
-
-// nodeState is the state shown for a node (mu held).
-func (s *Server) nodeState(n *model.Object) string {
-	admin, _ := n.Get(proto.AttrNodeState)
-	rt := s.nodes.Runtime(n.Name)
-	var state string
-	switch {
-	case rt == nil || !rt.Reported:
-		state = model.NodeUnknown + "," + model.NodeDown
-	case rt.Stale:
-		state = model.NodeStale
-	case rt.Down:
-		state = model.NodeDown
-	default:
-		state = model.NodeFree
-		v, _ := s.nodes.AvailOne(n.Name, proto.ResNcpus)
-		ncpus, _ := strconv.ParseFloat(v, 64)
-		switch {
-		case s.jobs.Exclusively(n.Name):
-			state = model.NodeJobExcl
-		case s.jobs.Assigned(n.Name)[proto.ResNcpus] >= ncpus && ncpus > 0:
-			state = model.NodeJobBusy
-		case rt.LoadBusy:
-			state = model.NodeBusy
-		}
-	}
-	if admin == model.NodeOffline {
-		if state == model.NodeFree {
-			return model.NodeOffline
-		}
-		return model.NodeOffline + "," + state
-	}
-	return state
-}
-
-// jobsByNode lists, per node, the running jobs' slots ("1.srv/0") for the
-// jobs attribute (mu held). One pass over the jobs serves every node.
-func (s *Server) jobsByNode() map[string][]string {
-	out := map[string][]string{}
-	for _, j := range s.jobs.List() {
-		if !j.Active() {
-			continue
-		}
-		slot := map[string]int{}
-		for _, node := range j.ChunkNodes() {
-			out[node] = append(out[node], j.ID+"/"+strconv.Itoa(slot[node]))
-			slot[node]++
-		}
-	}
-	return out
-}
-
-// nodeAttrs renders a node's attributes in NodeDefs order, the stored
-// ones and those derived from its mom's reports and the running jobs
-// (mu held). want limits the attributes (nil for all).
-func (s *Server) nodeAttrs(out []proto.Attr, n *model.Object, want map[string]bool, jobs []string) []proto.Attr {
-	wants := func(name string) bool { return want == nil || want[name] }
-	plain := func(name, value string) {
-		if value != "" && wants(name) {
-			out = append(out, proto.Attr{Name: name, Value: value})
-		}
-	}
-	resources := func(name string, m map[string]string) {
-		if !wants(name) || len(m) == 0 {
-			return
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, proto.Attr{Name: name, Resource: k, Value: m[k]})
-		}
-	}
-	rt := s.nodes.Runtime(n.Name)
-	reported := rt != nil && rt.Reported
-	get := func(name string) string { v, _ := n.Get(name); return v }
-	plain(proto.AttrNodeMom, get(proto.AttrNodeMom))
-	plain(proto.AttrNodePort, get(proto.AttrNodePort))
-	if reported {
-		plain(proto.AttrNodeVersion, rt.Status.Version)
-	}
-	plain(proto.AttrNodeNtype, get(proto.AttrNodeNtype))
-	if wants(proto.AttrNodeState) {
-		plain(proto.AttrNodeState, s.nodeState(n))
-	}
-	if reported {
-		plain(proto.AttrNodePcpus, strconv.Itoa(rt.Status.Ncpus))
-	}
-	plain(proto.AttrNodeJobs, strings.Join(jobs, ", "))
-	if wants(proto.AttrResourcesAvail) {
-		out = appendAvail(out, n, rt)
-	}
-	if wants(proto.AttrResourcesAssigned) {
-		used := s.jobs.Assigned(n.Name)
-		if len(used) == 0 {
-			// The common case (an idle node) without a map per node.
-			out = append(out, proto.Attr{Name: proto.AttrResourcesAssigned, Resource: proto.ResMem, Value: "0kb"},
-				proto.Attr{Name: proto.AttrResourcesAssigned, Resource: proto.ResNcpus, Value: "0"})
-		} else {
-			assigned := map[string]string{proto.ResNcpus: "0", proto.ResMem: "0kb"}
-			for r, v := range used {
-				if s.rt().Lookup(r).Type == resc.TypeSize {
-					assigned[r] = resc.FormatKB(int64(v))
-				} else {
-					assigned[r] = strconv.FormatInt(int64(v), 10)
-				}
-			}
-			resources(proto.AttrResourcesAssigned, assigned)
-		}
-	}
-	ideal, maxLoad := get(proto.AttrNodeIdealLoad), get(proto.AttrNodeMaxLoad)
-	if reported {
-		plain(proto.AttrNodeLoadave, strconv.FormatFloat(rt.Status.Loadave, 'f', 2, 64))
-		if rt.Status.IdealLoad >= 0 && ideal == "" {
-			ideal = strconv.FormatFloat(rt.Status.IdealLoad, 'f', -1, 64)
-		}
-		if rt.Status.MaxLoad >= 0 && maxLoad == "" {
-			maxLoad = strconv.FormatFloat(rt.Status.MaxLoad, 'f', -1, 64)
-		}
-	}
-	plain(proto.AttrNodeIdealLoad, ideal)
-	plain(proto.AttrNodeMaxLoad, maxLoad)
-	plain(proto.AttrNodeProperties, get(proto.AttrNodeProperties))
-	plain(proto.AttrComment, get(proto.AttrComment))
-	plain(proto.AttrNodeOfflineByCheck, get(proto.AttrNodeOfflineByCheck))
-	plain(proto.AttrNodeResvEnable, get(proto.AttrNodeResvEnable))
-	plain(proto.AttrNodeSharing, get(proto.AttrNodeSharing))
-	if rt != nil {
-		plain(proto.AttrNodeLastState, strconv.FormatInt(rt.LastChange.Unix(), 10))
-	} else {
-		plain(proto.AttrNodeLastState, get(proto.AttrNodeLastState))
-	}
-	plain(proto.AttrNodeLastUsed, get(proto.AttrNodeLastUsed))
-	return out
-}
-
 // serverLong reads an integer server attribute with a default (mu held).
 func (s *Server) serverLong(name string, def int64) int64 {
 	if v, ok := s.server.Long(name); ok {
@@ -341,7 +137,7 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	rt.Down, rt.LastSeen = false, now
 	s.nodes.Report(st.Node, *st)
 	wasBusy := rt.LoadBusy
-	rt.LoadBusy = s.overloaded(node, rt)
+	rt.LoadBusy = nodes.Overloaded(s.nodes, node, rt)
 	unloaded := wasBusy && !rt.LoadBusy
 	if wasBusy != rt.LoadBusy {
 		rt.LastChange = now

@@ -140,18 +140,3 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 	}
 	return nil
 }
-
-// nodeResvs lists the reservations that hold each node, confirmed and
-// not over (pbsnodes shows them as the node's resv; mu held).
-func (s *Server) nodeResvs() map[string][]string {
-	out := map[string][]string{}
-	for r := range s.resvs.All() {
-		if r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
-			continue
-		}
-		for _, n := range model.NodeNames(r.Nodes()) {
-			out[n] = append(out[n], r.ID(s.cfg.ServerName))
-		}
-	}
-	return out
-}
