@@ -37,6 +37,8 @@ type waiter struct {
 	done    map[string]bool // the ids whose end was printed
 	code    int             // the first non-zero exit status printed, as the shell's
 	last    uint64          // the last change seen on the stream
+	// deadline is when -t's time is up (w.opts.limited).
+	deadline time.Time
 }
 
 // member is one job or subjob waited for.
@@ -60,7 +62,7 @@ func (w *waiter) run() int {
 			w.reader.Close()
 		}
 	}()
-	deadline := w.now().Add(w.opts.timeout)
+	w.deadline = w.now().Add(w.opts.timeout)
 	once := w.opts.limited && w.opts.timeout == 0
 	var stream *proto.EventStream
 	if !once {
@@ -87,7 +89,7 @@ func (w *waiter) run() int {
 	}
 	var timeout <-chan time.Time
 	if w.opts.limited {
-		t := time.NewTimer(deadline.Sub(w.now()))
+		t := time.NewTimer(w.deadline.Sub(w.now()))
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -151,9 +153,7 @@ func (w *waiter) subscribe(resume bool) (*proto.EventStream, error) {
 // the changes since, from now with the jobs' state read again. It returns
 // the new stream, or nil and qwait's exit status.
 func (w *waiter) reconnect(why error, timeout <-chan time.Time) (*proto.EventStream, int) {
-	switch proto.CodeOf(why) {
-	case proto.PBSE_TOOSLOW, proto.PBSE_SVRDOWN, proto.PBSE_PROTOCOL, proto.PBSE_NOSERVER, proto.PBSE_SYSTEM:
-	default:
+	if !lostServer(why) && proto.CodeOf(why) != proto.PBSE_TOOSLOW {
 		return nil, w.env.Fail(why)
 	}
 	w.env.Errorf("lost the server's event stream (%v); reconnecting", why)
@@ -190,14 +190,49 @@ func (w *waiter) reconnect(why error, timeout <-chan time.Time) (*proto.EventStr
 	}
 }
 
+// lostServer reports whether err says the server went away (its
+// connection broke, it is shutting down or not there): what qwait waits
+// out, reconnecting, rather than fails on.
+func lostServer(err error) bool {
+	switch proto.CodeOf(err) {
+	case proto.PBSE_SVRDOWN, proto.PBSE_PROTOCOL, proto.PBSE_NOSERVER, proto.PBSE_SYSTEM:
+		return true
+	}
+	return false
+}
+
 // statusAttrs are what qwait reads of a job.
 var statusAttrs = []string{proto.AttrJobState, proto.AttrExitStatus}
 
 // jobs reads what id names (an array: its subjobs after it), with the
 // history when history is set, on the reader connection, opened when
-// needed.
+// needed. A server that went away (a crash, a restart, even in the middle
+// of the read) is waited for and read again, until -t's time is up: the
+// stream is followed across the same.
 func (w *waiter) jobs(id string, history bool) ([]proto.Status, []proto.ObjectError, error) {
 	req := &proto.StatusRequest{IDs: []string{id}, Attrs: statusAttrs, History: history, Subjobs: true}
+	delay, told := firstRetry, false
+	for {
+		objs, errs, err := w.readOnce(req)
+		if err == nil || !lostServer(err) || w.opts.limited && !w.now().Before(w.deadline) {
+			return objs, errs, err
+		}
+		if !told {
+			w.env.Errorf("lost the server while reading %s (%v); reconnecting", id, err)
+			told = true
+		}
+		wait := delay
+		if w.opts.limited {
+			wait = min(wait, max(w.deadline.Sub(w.now()), 0))
+		}
+		time.Sleep(wait)
+		delay = min(2*delay, maxRetry)
+	}
+}
+
+// readOnce is one status read on the reader connection, opened when
+// needed and dropped when the read fails.
+func (w *waiter) readOnce(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
 	if w.reader == nil {
 		c, err := w.connect()
 		if err != nil {

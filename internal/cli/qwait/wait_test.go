@@ -20,10 +20,13 @@ import (
 type fakeServer struct {
 	status func(id string) []proto.Status
 	reads  atomic.Int32 // status requests answered
-	subs   []func(c *proto.Conn, seq uint64, req *proto.SubscribeRequest)
-	mu     sync.Mutex
-	n      int
-	asked  []proto.SubscribeRequest
+	// drops is how many status requests to come are answered by
+	// dropping the connection, as a server that crashed in the middle.
+	drops atomic.Int32
+	subs  []func(c *proto.Conn, seq uint64, req *proto.SubscribeRequest)
+	mu    sync.Mutex
+	n     int
+	asked []proto.SubscribeRequest
 }
 
 func (f *fakeServer) start(t *testing.T) string {
@@ -59,6 +62,9 @@ func (f *fakeServer) serve(nc net.Conn) {
 		}
 		switch h.Type {
 		case proto.MsgStatusJob:
+			if f.drops.Add(-1) >= 0 {
+				return
+			}
 			var req proto.StatusRequest
 			proto.DecodeBody(body, &req)
 			c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq}, &proto.StatusReply{Objects: f.status(req.IDs[0])})
@@ -163,6 +169,32 @@ func TestResumeRefusedReadsAgain(t *testing.T) {
 	}
 	if len(f.asked) < 3 || !f.asked[1].Resume || f.asked[1].After != 11 || f.asked[2].Resume {
 		t.Fatalf("subscriptions asked: %+v (want a resume after 11, then one from now)", f.asked)
+	}
+}
+
+// The server goes away in the middle of qwait's first read of the job:
+// qwait reads it again once the server is back (as it follows the stream
+// across the same), rather than failing on the broken read.
+func TestReadAcrossLostServer(t *testing.T) {
+	exit := 4
+	var f *fakeServer
+	f = &fakeServer{
+		status: func(string) []proto.Status { return []proto.Status{job("1.srv", "R", "")} },
+		subs: []func(*proto.Conn, uint64, *proto.SubscribeRequest){
+			func(c *proto.Conn, seq uint64, _ *proto.SubscribeRequest) {
+				opened(c, seq, 10)
+				if ok, _ := testcluster.Poll(20*time.Second, func() (bool, string) { return f.reads.Load() > 0, "" }); !ok {
+					t.Errorf("qwait did not read the job again within 20s")
+				}
+				send(c, seq, []proto.JobEvent{{Seq: 11, JobID: "1.srv", State: "F", ExitStatus: &exit}})
+				hold(c)
+			},
+		},
+	}
+	f.drops.Store(1)
+	code, out, errs := runWaiter(t, f.start(t), "1")
+	if code != 4 || out != "1.srv 4 F\n" || !strings.Contains(errs, "lost the server while reading 1") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 
