@@ -55,13 +55,16 @@ func zombiesOf(pid int) []int {
 }
 
 // escapedRunning waits until every process escapingJob started with tag
-// runs.
+// runs, one of each: a shell's child between its fork and its exec (the
+// sleep each starts) still shows the shell's marked command line, and a
+// suspension landing in that moment would freeze it so, a second marked
+// process for good.
 func escapedRunning(t *testing.T, tag string) {
 	t.Helper()
 	testcluster.WaitFor(t, "the escaped processes of "+tag, 20*time.Second, func() (bool, string) {
 		for _, m := range []string{"loop", "fork", "nohup"} {
-			if len(processesWith(tag+m)) == 0 {
-				return false, tag + m + " not running"
+			if n := len(processesWith(tag + m)); n != 1 {
+				return false, fmt.Sprintf("%s%s: %d processes", tag, m, n)
 			}
 		}
 		return true, ""
