@@ -293,6 +293,11 @@ type ObjectError struct {
 	Text     string
 }
 
+// ObjectErrorOf is the refusal err of object name, with err's code.
+func ObjectErrorOf(name string, err error) ObjectError {
+	return ObjectError{Name: name, Code: CodeOf(err), Text: err.Error()}
+}
+
 // JobRequest is the body of DeleteJob, HoldJob, ReleaseJob, RunJob and
 // SignalJob. Extra holds the request's argument: hold types for hold and
 // release, the node list for run, the signal for signal, and for delete

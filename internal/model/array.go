@@ -374,6 +374,23 @@ type JobRef struct {
 	Indices IndexSet
 }
 
+// NamesSubjobs reports whether r names subjobs (not a job or a whole
+// array).
+func (r JobRef) NamesSubjobs() bool { return r.Kind == IDSubjob || r.Kind == IDRange }
+
+// IndicesOf are the indices of r that array p has, in order; none when r
+// names the whole array.
+func (r JobRef) IndicesOf(p *Job) []int {
+	var out []int
+	r.Indices.Each(func(i int) bool {
+		if p.Array.Indices.Contains(i) {
+			out = append(out, i)
+		}
+		return true
+	})
+	return out
+}
+
 // ParseJobRef reads any accepted job id form: "123", "123.server",
 // "123[]", "123[4].server", "123[1-10:2].server", with surrounding blanks.
 func ParseJobRef(id string) (JobRef, bool) {

@@ -98,12 +98,12 @@ func (s *Server) alterOne(b *store.Batch, who *caller, req *proto.AlterRequest, 
 	if !top.IsArray() {
 		return apply(top, req.Attrs, extra)
 	}
-	if namesSubjobs(ref) {
+	if ref.NamesSubjobs() {
 		if setsAttr(req.Attrs, proto.AttrDepend) {
 			return altered{}, proto.Errorf(proto.PBSE_NOSUP, "(dependencies are set on the array, %s)", top.ID)
 		}
 		var last altered
-		for _, i := range arrayIndices(top, ref) {
+		for _, i := range ref.IndicesOf(top) {
 			j, err := s.ownSubjob(b, top, i, now)
 			if err != nil {
 				return altered{}, err

@@ -14,7 +14,7 @@ import (
 // model.Array) and three kinds of subjob:
 //
 //   - waiting in the parent's queued indices with nothing of its own: it is
-//     made from the parent when it is shown (subjobAt), and made a job of
+//     made from the parent when it is shown (state.Jobs.SubjobAt), and made a job of
 //     its own (ownSubjob) when it starts or is held, changed or staged on
 //     its own;
 //   - a job of its own (queued alone, running, exiting): in the job table
@@ -26,26 +26,6 @@ import (
 // counts around every change of a subjob's state); when the last one
 // ends, the parent ends (rollUp) with the array's exit status, and its
 // dependants are released then. The parent is B from its first subjob's start.
-
-// subjobAt is subjob index of array p as it stands: its own job (live),
-// what is kept of it once finished (shown as X), or made from p while it
-// waits in p's queued indices; ok is false when p has no such index (mu
-// held). Only a live subjob may be changed; the others are views.
-func (s *Server) subjobAt(p *model.Job, index int, now int64) (j *model.Job, live, ok bool) {
-	if j, ok := s.jobs.Get(model.JobKey{Seq: p.Seq, Index: index}); ok {
-		return j, true, true
-	}
-	if e, ok := s.jobs.Ended(p.Seq, index); ok {
-		return p.EndedSubjob(e, s.cfg.ServerName), false, true
-	}
-	if p.Array.Deleted.Contains(index) {
-		return p.EndedSubjob(model.DeletedEnd(index, p.Obittime), s.cfg.ServerName), false, true
-	}
-	if p.Array.Queued.Contains(index) {
-		return p.Subjob(index, s.cfg.ServerName, now), false, true
-	}
-	return nil, false, false
-}
 
 // waiting reports whether subjob index of p waits in p's queued indices
 // with nothing of its own (mu held).
@@ -182,19 +162,6 @@ func (s *Server) rollUp(b *store.Batch, p *model.Job, comment string, now int64)
 	}
 }
 
-// arrayIndices are the indices of ref that array p has, in order; none
-// when ref names the whole array.
-func arrayIndices(p *model.Job, ref model.JobRef) []int {
-	var out []int
-	ref.Indices.Each(func(i int) bool {
-		if p.Array.Indices.Contains(i) {
-			out = append(out, i)
-		}
-		return true
-	})
-	return out
-}
-
 // resolve finds what id names for a request that changes jobs: the job
 // or array (top) and, for subjob ids, the indices named that the array
 // has. The caller must own the job or be an operator or manager (mu held;
@@ -212,7 +179,7 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 		return nil, ref, priv, proto.NewError(proto.PBSE_HISTJOBID)
 	}
 	if ref.Kind == model.IDSubjob || ref.Kind == model.IDRange {
-		if len(arrayIndices(top, ref)) == 0 {
+		if len(ref.IndicesOf(top)) == 0 {
 			return nil, ref, priv, proto.NewError(proto.PBSE_UNKJOBID)
 		}
 	}
@@ -221,11 +188,6 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 		return nil, ref, priv, proto.NewError(proto.PBSE_PERM)
 	}
 	return top, ref, priv, nil
-}
-
-// names reports whether ref names subjobs (not a job or a whole array).
-func namesSubjobs(ref model.JobRef) bool {
-	return ref.Kind == model.IDSubjob || ref.Kind == model.IDRange
 }
 
 // checkArray checks a new array against max_array_size, the queue's

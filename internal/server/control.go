@@ -79,7 +79,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 		if err != nil {
 			return err
 		}
-		if opts.Purge && namesSubjobs(ref) {
+		if opts.Purge && ref.NamesSubjobs() {
 			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
 		}
 		now := s.nowUnix()
@@ -114,8 +114,8 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			return nil
 		}
 		var indices []int
-		if namesSubjobs(ref) {
-			indices = arrayIndices(top, ref)
+		if ref.NamesSubjobs() {
+			indices = ref.IndicesOf(top)
 		} else {
 			top.Array.Queued.Each(func(i int) bool { indices = append(indices, i); return true })
 			for _, j := range s.jobs.LiveSubjobs(top) {
@@ -128,7 +128,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 		for _, i := range indices {
 			if s.waiting(top, i) {
 				waiting = append(waiting, i)
-				if namesSubjobs(ref) {
+				if ref.NamesSubjobs() {
 					deleted = append(deleted, top.Subjob(i, s.cfg.ServerName, now))
 				}
 			} else if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok {
@@ -136,7 +136,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			}
 		}
 		s.deleteWaiting(b, top, waiting, commentFor(top), now)
-		if !namesSubjobs(ref) {
+		if !ref.NamesSubjobs() {
 			deleted = append(deleted, top)
 		}
 		return nil
@@ -171,7 +171,7 @@ func (s *Server) purgeFinished(who *caller, id string, mgr, op bool) (done bool,
 			return nil
 		}
 		done = true
-		if namesSubjobs(ref) {
+		if ref.NamesSubjobs() {
 			return proto.Errorf(proto.PBSE_NOSUP, "(qdel -x of subjobs: the history of an array goes with the whole array, %s)", top.ID)
 		}
 		if top.User() != who.user && !mgr && !op {
@@ -212,8 +212,8 @@ func (s *Server) holdJob(who *caller, id, types string, hold bool) error {
 		if !top.IsArray() {
 			return s.holdOne(b, top, holds, hold, now)
 		}
-		if namesSubjobs(ref) {
-			indices := arrayIndices(top, ref)
+		if ref.NamesSubjobs() {
+			indices := ref.IndicesOf(top)
 			changed := 0
 			for _, i := range indices {
 				if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok && j.Active() || !top.Array.Queued.Contains(i) {
@@ -395,8 +395,8 @@ func (s *Server) runningTargets(who *caller, id string, mgr, op bool) ([]*model.
 		return []*model.Job{top}, nil
 	}
 	var out []*model.Job
-	if namesSubjobs(ref) {
-		for _, i := range arrayIndices(top, ref) {
+	if ref.NamesSubjobs() {
+		for _, i := range ref.IndicesOf(top) {
 			if j, ok := s.jobs.Get(model.JobKey{Seq: top.Seq, Index: i}); ok && j.Active() {
 				out = append(out, j)
 			}

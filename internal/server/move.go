@@ -39,7 +39,7 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		if err != nil {
 			return err
 		}
-		if namesSubjobs(ref) {
+		if ref.NamesSubjobs() {
 			return proto.Errorf(proto.PBSE_NOSUP, "(a subjob moves with its array, %s)", j.ID)
 		}
 		if j.IsArray() && (j.State == model.StateBegun || len(s.jobs.LiveSubjobs(j)) > 0) {

@@ -70,7 +70,7 @@ func (s *Server) orderable(who *caller, id string, mgr, op bool) (*model.Job, er
 	if err != nil {
 		return nil, err
 	}
-	if namesSubjobs(ref) {
+	if ref.NamesSubjobs() {
 		return nil, proto.Errorf(proto.PBSE_IVALREQ, "(a subjob keeps its array's place, %s)", id)
 	}
 	if j.Active() || j.State == model.StateBegun {

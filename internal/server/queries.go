@@ -63,7 +63,7 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 	// so going on through it after a pause is safe.
 	subjobs := func(p *model.Job, indices []int) {
 		show := func(i int) bool {
-			if j, _, ok := s.subjobAt(p, i, now); ok {
+			if j, _, ok := s.jobs.SubjobAt(p, i, s.cfg.ServerName, now); ok {
 				add(j)
 			}
 			return !gone
@@ -115,17 +115,17 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 			j, ok := s.jobs.Top(ref.Seq)
 			switch {
 			case !ok || ref.Kind != model.IDJob && !j.IsArray():
-				reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
+				reply.Errors = append(reply.Errors, proto.ObjectErrorOf(raw, proto.NewError(proto.PBSE_UNKJOBID)))
 			case !s.visibleTo(who, j, priv):
 				// Before the history check: "Job has finished" would
 				// tell who may not see the job that it ended.
 				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_PERM, Text: proto.PBSE_PERM.Message()})
 			case j.Finished() && !req.History:
 				reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_HISTJOBID, Text: proto.PBSE_HISTJOBID.Message()})
-			case namesSubjobs(ref):
-				indices := arrayIndices(j, ref)
+			case ref.NamesSubjobs():
+				indices := ref.IndicesOf(j)
 				if len(indices) == 0 {
-					reply.Errors = append(reply.Errors, objErr(raw, proto.NewError(proto.PBSE_UNKJOBID)))
+					reply.Errors = append(reply.Errors, proto.ObjectErrorOf(raw, proto.NewError(proto.PBSE_UNKJOBID)))
 					continue
 				}
 				subjobs(j, indices)
@@ -149,11 +149,6 @@ func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) 
 		all(queue)
 	}
 	return answer, nil
-}
-
-func objErr(name string, err error) proto.ObjectError {
-	code := proto.CodeOf(err)
-	return proto.ObjectError{Name: name, Code: code, Text: err.Error()}
 }
 
 // selectJobs answers qselect: ids of visible jobs matching every
@@ -199,7 +194,7 @@ func (s *Server) selectJobs(who *caller, req *proto.SelectRequest) (*proto.Selec
 		}
 		if j.IsArray() && req.Subjobs {
 			j.Array.Indices.Each(func(i int) bool {
-				if sub, _, ok := s.subjobAt(j, i, now); ok {
+				if sub, _, ok := s.jobs.SubjobAt(j, i, s.cfg.ServerName, now); ok {
 					consider(sub)
 				}
 				return failed == nil

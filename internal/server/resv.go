@@ -278,7 +278,7 @@ func (s *Server) statusResvs(who *caller, req *proto.StatusRequest) (*proto.Stat
 	for _, id := range req.IDs {
 		r, err := s.lookupResv(id)
 		if err != nil {
-			out.Errors = append(out.Errors, objErr(id, err))
+			out.Errors = append(out.Errors, proto.ObjectErrorOf(id, err))
 			continue
 		}
 		add(r)

@@ -500,7 +500,7 @@ func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error
 	} else if index, ok = s.nextWaiting(top); !ok {
 		return nil, nil, proto.Errorf(proto.PBSE_BADSTATE, "(array %s has no queued subjob left)", top.ID)
 	}
-	j, _, ok = s.subjobAt(top, index, now)
+	j, _, ok = s.jobs.SubjobAt(top, index, s.cfg.ServerName, now)
 	if !ok {
 		return nil, nil, proto.NewError(proto.PBSE_UNKJOBID)
 	}

@@ -58,3 +58,24 @@ func (t *Jobs) EndSubjob(p *model.Job, e *model.SubjobEnd) {
 	p.Array.Expired++
 	t.counts.touch(p)
 }
+
+// SubjobAt is subjob index of array p as it stands: its own job (live),
+// what is kept of it once finished (shown as X), or made from p while it
+// waits in p's queued indices, with ids of server; ok is false when p has
+// no such index. Only a live subjob may be changed; the others are
+// views.
+func (t *Jobs) SubjobAt(p *model.Job, index int, server string, now int64) (j *model.Job, live, ok bool) {
+	if j, ok := t.Get(model.JobKey{Seq: p.Seq, Index: index}); ok {
+		return j, true, true
+	}
+	if e, ok := t.Ended(p.Seq, index); ok {
+		return p.EndedSubjob(e, server), false, true
+	}
+	if p.Array.Deleted.Contains(index) {
+		return p.EndedSubjob(model.DeletedEnd(index, p.Obittime), server), false, true
+	}
+	if p.Array.Queued.Contains(index) {
+		return p.Subjob(index, server, now), false, true
+	}
+	return nil, false, false
+}
