@@ -17,7 +17,8 @@
 // changes. Handler packages by noun take part of the requests, each
 // through a narrow interface or view of the state the server gives it
 // (handlers.go): internal/server/management (qmgr's resources, queues and
-// nodes) and internal/server/nodes (what is shown of nodes). A job's state changes only through
+// nodes), internal/server/jobs (the queries on jobs) and
+// internal/server/nodes (what is shown of nodes). A job's state changes only through
 // its transitions (internal/model/transition.go), run on that path;
 // internal/archtest fails on a direct write.
 //

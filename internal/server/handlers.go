@@ -2,9 +2,11 @@ package server
 
 import (
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/jobs"
 	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/server/nodes"
 	"github.com/gopbs/gopbs/internal/store"
+	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
 
@@ -42,4 +44,18 @@ func (m mgmtStore) PutServer(c *model.Object) { m.s.server = c }
 // reading at least).
 func (s *Server) nodeView() nodes.View {
 	return nodes.View{Nodes: s.nodes, Jobs: s.jobs, Resvs: s.resvs, Table: s.rt(), ServerName: s.cfg.ServerName}
+}
+
+// jobView is the state as the job queries read it (mu held for reading
+// at least).
+func (s *Server) jobView() jobs.View {
+	return jobs.View{Jobs: s.jobs, Queues: s.queues, Table: s.rt(), ServerName: s.cfg.ServerName, Epoch: s.epoch,
+		QueryOthers: s.server.Bool(proto.AttrQueryOtherJobs), EligibleTime: s.eligibleTimeOn()}
+}
+
+// jobCaller is who as the job queries see it (before mu: privileges
+// reads the ACLs under it).
+func (s *Server) jobCaller(who *caller) jobs.Caller {
+	mgr, op := s.privileges(who)
+	return jobs.Caller{User: who.user, Privileged: mgr || op}
 }
