@@ -17,8 +17,9 @@
 // changes. Handler packages by noun take part of the requests, each
 // through a narrow interface or view of the state the server gives it
 // (handlers.go): internal/server/management (qmgr's resources, queues and
-// nodes), internal/server/jobs (the queries on jobs) and
-// internal/server/nodes (what is shown of nodes). A job's state changes only through
+// nodes), internal/server/jobs (the queries on jobs),
+// internal/server/nodes (what is shown of nodes) and internal/server/resvs
+// (what reservations hold and show). A job's state changes only through
 // its transitions (internal/model/transition.go), run on that path;
 // internal/archtest fails on a direct write.
 //

@@ -5,6 +5,7 @@ import (
 	"github.com/gopbs/gopbs/internal/server/jobs"
 	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/server/nodes"
+	"github.com/gopbs/gopbs/internal/server/resvs"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -58,4 +59,10 @@ func (s *Server) jobView() jobs.View {
 func (s *Server) jobCaller(who *caller) jobs.Caller {
 	mgr, op := s.privileges(who)
 	return jobs.Caller{User: who.user, Privileged: mgr || op}
+}
+
+// resvView is the state as the reservation handler reads it (mu held for
+// reading at least).
+func (s *Server) resvView() resvs.View {
+	return resvs.View{Resvs: s.resvs, Nodes: s.nodes, Jobs: s.jobs, Table: s.rt(), ServerName: s.cfg.ServerName}
 }

@@ -55,20 +55,6 @@ func (s *Server) resvOf(queue string) *model.Resv {
 	return r
 }
 
-// lookupResv finds the reservation id names (mu held).
-func (s *Server) lookupResv(id string) (*model.Resv, error) {
-	kind, seq, ok := model.ParseResvID(id)
-	if ok {
-		if r, ok := s.resvs.Get(seq); ok && r.Kind == kind {
-			return r, nil
-		}
-	}
-	if d, ok := s.resvs.Denial(strings.TrimSpace(id)); ok {
-		return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s (denied: %s)", strings.TrimSpace(id), d.Reason)
-	}
-	return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s", strings.TrimSpace(id))
-}
-
 // mayReserve enforces resv_enable and acl_resv_users (mu held).
 func (s *Server) mayReserve(who *caller, mgr bool) error {
 	if v, ok := s.server.Get(proto.AttrResvEnable); ok && v != "True" && !mgr {
@@ -261,42 +247,5 @@ func (s *Server) statusResvs(who *caller, req *proto.StatusRequest) (*proto.Stat
 	mgr, op := s.privileges(who)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := &proto.StatusReply{}
-	add := func(r *model.Resv) {
-		st := r.Status(s.cfg.ServerName, mgr || op)
-		if len(req.Attrs) > 0 {
-			st.Attrs = filterAttrs(st.Attrs, req.Attrs)
-		}
-		out.Objects = append(out.Objects, st)
-	}
-	if len(req.IDs) == 0 {
-		for r := range s.resvs.All() {
-			add(r)
-		}
-		return out, nil
-	}
-	for _, id := range req.IDs {
-		r, err := s.lookupResv(id)
-		if err != nil {
-			out.Errors = append(out.Errors, proto.ObjectErrorOf(id, err))
-			continue
-		}
-		add(r)
-	}
-	return out, nil
-}
-
-// filterAttrs keeps the attributes named in want ("name" or
-// "name.resource").
-func filterAttrs(attrs []proto.Attr, want []string) []proto.Attr {
-	var out []proto.Attr
-	for _, a := range attrs {
-		for _, w := range want {
-			if w == a.Name || w == a.FullName() {
-				out = append(out, a)
-				break
-			}
-		}
-	}
-	return out
+	return s.resvView().Status(req, mgr || op), nil
 }

@@ -29,7 +29,7 @@ func (s *Server) deleteResv(who *caller, id string) error {
 	mgr, op := s.privileges(who)
 	err := s.commit.Do(func(b *store.Batch) error {
 		var err error
-		if r, err = s.lookupResv(id); err != nil {
+		if r, err = s.resvs.Lookup(id); err != nil {
 			return err
 		}
 		if err := s.mayChangeResv(who, mgr || op, r); err != nil {
@@ -142,7 +142,7 @@ func (s *Server) alterResv(who *caller, req *proto.ResvAlterRequest) (*proto.Res
 	mgr, op := s.privileges(who)
 	err := s.commit.Do(func(b *store.Batch) error {
 		var err error
-		if r, err = s.lookupResv(req.ID); err != nil {
+		if r, err = s.resvs.Lookup(req.ID); err != nil {
 			return err
 		}
 		if err := s.mayChangeResv(who, mgr || op, r); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
-	"github.com/gopbs/gopbs/internal/resvspec"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 )
@@ -26,7 +25,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 	err := s.commit.Do(func(b *store.Batch) error {
 		mail, verdict, gone = nil, "", false
 		var err error
-		if r, err = s.lookupResv(req.ID); err != nil {
+		if r, err = s.resvs.Lookup(req.ID); err != nil {
 			return err
 		}
 		now := s.nowUnix()
@@ -69,7 +68,7 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 		if len(req.Nodes) != len(r.Occ) {
 			return proto.Errorf(proto.PBSE_BADATVAL, "(%d placements for %d occurrences)", len(req.Nodes), len(r.Occ))
 		}
-		if err := s.checkResvNodes(r, req.Nodes); err != nil {
+		if err := s.resvView().CheckNodes(r, req.Nodes); err != nil {
 			return err
 		}
 		was := r.State
@@ -111,54 +110,6 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 	s.sendMail(mail)
 	if !gone {
 		s.resvTick(s.now())
-	}
-	return nil
-}
-
-// checkResvNodes verifies a confirmation's placements: known nodes, each
-// occurrence's amounts within what the node has, with the other
-// reservations that hold it at the same time (mu held). The scheduler
-// chose them; the server only refuses what cannot be.
-func (s *Server) checkResvNodes(r *model.Resv, nodes []string) error {
-	for i, spec := range nodes {
-		want, err := resvspec.Amounts(s.rt(), spec)
-		if err != nil {
-			return proto.Errorf(proto.PBSE_BADATVAL, "(%q: %v)", spec, err)
-		}
-		from, to := r.Occ[i].Start, r.Occ[i].Start+r.Duration
-		for node, amt := range want {
-			if _, ok := s.nodes.Get(node); !ok {
-				return proto.Errorf(proto.PBSE_UNKNODE, "%s", node)
-			}
-			avail := s.nodes.Available(node)
-			held := map[string]float64{}
-			var with []string
-			for o := range s.resvs.All() {
-				if o.Seq == r.Seq || o.State == proto.ResvUnconfirmed || o.State == proto.ResvBeingDeleted {
-					continue
-				}
-				for _, oc := range o.Occ {
-					if oc.Start < to && from < oc.Start+o.Duration {
-						other, _ := resvspec.Amounts(s.rt(), oc.Nodes)
-						if m, ok := other[node]; ok {
-							with = append(with, o.ID(s.cfg.ServerName))
-							for k, v := range m {
-								held[k] += v
-							}
-						}
-					}
-				}
-			}
-			for k, v := range amt {
-				have, ok := s.rt().Number(k, avail[k])
-				if !ok {
-					continue
-				}
-				if held[k]+v > have {
-					return proto.Errorf(proto.PBSE_resvFail, "(node %s has %s of %s: it overlaps %s)", node, s.rt().Format(k, have), k, strings.Join(with, ", "))
-				}
-			}
-		}
 	}
 	return nil
 }

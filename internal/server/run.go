@@ -414,7 +414,7 @@ func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startReq
 		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, sel)
 	}
 	free := s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost)
-	if err := s.resvAllows(j, free, now); err != nil {
+	if err := s.resvView().Allows(j, free, now); err != nil {
 		return nil, err
 	}
 	p, err := place.Chunks(counting(s.rt(), sel, r.Counted), req.Place, free, hosts)

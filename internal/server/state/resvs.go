@@ -9,6 +9,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/resvspec"
+	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
 
@@ -91,6 +92,21 @@ func (t *Resvs) All() iter.Seq[*model.Resv] {
 			}
 		}
 	}
+}
+
+// Lookup finds the reservation id names; a reservation denied lately
+// is PBSE_UNKRESVID with its reason, any other PBSE_UNKRESVID.
+func (t *Resvs) Lookup(id string) (*model.Resv, error) {
+	id = strings.TrimSpace(id)
+	if kind, seq, ok := model.ParseResvID(id); ok {
+		if r, ok := t.bySeq[seq]; ok && r.Kind == kind {
+			return r, nil
+		}
+	}
+	if d, ok := t.denied[id]; ok {
+		return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s (denied: %s)", id, d.Reason)
+	}
+	return nil, proto.Errorf(proto.PBSE_UNKRESVID, "%s", id)
 }
 
 // OfQueue is the reservation whose queue is queue ("R12", not a

@@ -1,33 +1,44 @@
-// What reservations hold on every start: the nodes and amounts of the
-// confirmed ones in their windows, which a job outside them may not take.
-
-package server
+package resvs
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/place"
+	"github.com/gopbs/gopbs/internal/server/state"
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
-// resvHolds is what running reservations keep of each node now, less
-// what their own jobs use there: the amounts no other job may take, and
-// the reservation of each (mu held). The jobs are gone through once, for
-// all the reservations.
-func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
+// View is the server's state as the reservation handler reads it, under
+// the server's lock.
+type View struct {
+	Resvs *state.Resvs
+	Nodes *state.Nodes
+	Jobs  *state.Jobs
+	// Table is the resource table the reservations' nodes are read with.
+	Table *resc.Table
+	// ServerName completes reservation ids.
+	ServerName string
+}
+
+// Holds is what running reservations keep of each node at now, less
+// what their own jobs use there: the amounts no other job may take. The
+// jobs are gone through once, for all the reservations.
+func (v View) Holds(now int64) map[string]map[string]float64 {
 	var byQueue map[string]map[string]map[string]float64 // queue -> node -> held
-	for r := range s.resvs.All() {
+	for r := range v.Resvs.All() {
 		if !(r.Start() <= now && now < r.End()) || r.State == proto.ResvUnconfirmed || r.State == proto.ResvBeingDeleted {
 			continue
 		}
-		held, err := s.resvs.Held(r)
+		held, err := v.Resvs.Held(r)
 		if err != nil {
 			continue
 		}
 		if r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl") {
 			for node := range held {
-				held[node] = s.wholeNode(node)
+				held[node] = maps.Clone(v.Nodes.Amounts(node)) // the whole node
 			}
 		}
 		if byQueue == nil {
@@ -38,15 +49,15 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 	if byQueue == nil {
 		return nil
 	}
-	for _, j := range s.jobs.List() {
+	for _, j := range v.Jobs.List() {
 		held := byQueue[j.Queue]
 		if held == nil || !j.Active() {
 			continue
 		}
 		for _, a := range j.Assigned() {
 			if m := held[a.Node]; m != nil {
-				for k, v := range a.Amounts {
-					m[k] -= v
+				for k, x := range a.Amounts {
+					m[k] -= x
 				}
 			}
 		}
@@ -57,44 +68,31 @@ func (s *Server) resvHolds(now int64) map[string]map[string]float64 {
 			if out[node] == nil {
 				out[node] = map[string]float64{}
 			}
-			for k, v := range m {
-				out[node][k] += max(v, 0)
+			for k, x := range m {
+				out[node][k] += max(x, 0)
 			}
 		}
 	}
 	return out
 }
 
-// wholeNode is every consumable a node has (mu held).
-func (s *Server) wholeNode(node string) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range s.nodes.Available(node) {
-		if s.rt().Consumable(k) {
-			if x, ok := s.rt().Number(k, v); ok {
-				out[k] = x
-			}
-		}
-	}
-	return out
-}
-
-// resvAllows applies reservations to a start (mu held): a job of a
-// reservation's queue runs only while it runs and only on its nodes, in
-// what it reserved there; any other job only in what running
-// reservations leave of a node.
-func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
-	if r := s.resvOf(j.Queue); r != nil {
-		id := r.ID(s.cfg.ServerName)
+// Allows applies reservations to the start of j at now on the
+// candidates free, which it narrows: a job of a reservation's queue runs
+// only while it runs and only on its nodes, in what it reserved there;
+// any other job only in what running reservations leave of a node.
+func (v View) Allows(j *model.Job, free []*place.Node, now int64) error {
+	if r, ok := v.Resvs.OfQueue(j.Queue); ok {
+		id := r.ID(v.ServerName)
 		if !(r.Start() <= now && now < r.End()) || r.State != proto.ResvRunning && r.State != proto.ResvDegraded {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(reservation %s is %s: its jobs run only in its window)", id, r.State)
 		}
-		mine, _ := s.resvs.Held(r)
+		mine, _ := v.Resvs.Held(r)
 		excl := r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl")
 		// What the reservation's running jobs use on each of its nodes.
 		var used map[string]map[string]float64
 		if !excl {
 			used = map[string]map[string]float64{}
-			for _, o := range s.jobs.List() {
+			for _, o := range v.Jobs.List() {
 				if o.Queue != r.Queue() || !o.Active() {
 					continue
 				}
@@ -107,8 +105,8 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 						u = map[string]float64{}
 						used[a.Node] = u
 					}
-					for k, v := range a.Amounts {
-						u[k] += v
+					for k, x := range a.Amounts {
+						u[k] += x
 					}
 				}
 			}
@@ -129,11 +127,11 @@ func (s *Server) resvAllows(j *model.Job, free []*place.Node, now int64) error {
 		}
 		return nil
 	}
-	holds := s.resvHolds(now)
+	holds := v.Holds(now)
 	for _, n := range free {
 		if h := holds[n.Name]; h != nil {
-			for k, v := range h {
-				n.Free[k] -= v
+			for k, x := range h {
+				n.Free[k] -= x
 			}
 			n.Idle, n.HostIdle = false, false
 		}
