@@ -3,6 +3,7 @@ package resc
 import "testing"
 
 func TestNewCustom(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, typ, flags string
 		ok               bool
@@ -82,6 +83,7 @@ func TestNewCustom(t *testing.T) {
 }
 
 func TestCustomCanonical(t *testing.T) {
+	t.Parallel()
 	def := func(name, typ string) Custom {
 		ty, err := ParseTypeName(typ)
 		if err != nil {

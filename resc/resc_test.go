@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in    string
 		bytes int64
@@ -45,6 +46,7 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestFormatSize(t *testing.T) {
+	t.Parallel()
 	for bytes, want := range map[int64]string{
 		0: "0b", 1000: "1000b", 1024: "1kb", 600 << 20: "600mb", 614401 << 10: "614401kb", 1536 << 10: "1536kb", 3 << 40: "3tb",
 	} {
@@ -55,6 +57,7 @@ func TestFormatSize(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		secs int64
@@ -86,6 +89,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestCanonical(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 		err            bool
@@ -119,6 +123,7 @@ func TestCanonical(t *testing.T) {
 }
 
 func TestSelectTotals(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec string
 		want map[string]string
@@ -145,6 +150,7 @@ func TestSelectTotals(t *testing.T) {
 // minimum at least 1 and not above the maximum; the totals count the
 // minimum; an allocation fixes the count.
 func TestSelectRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec, want   string
 		min, max     int
@@ -201,6 +207,7 @@ func TestSelectRange(t *testing.T) {
 }
 
 func TestParseNodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		spec, want string
 		err        bool
@@ -229,6 +236,7 @@ func TestParseNodes(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, a, b string
 		cmp        int
@@ -302,6 +310,7 @@ func FuzzSelect(f *testing.F) {
 // Resource names reach accounting records and listings as keys: only
 // OpenPBS's name syntax passes, and no value may hold a line break.
 func TestNamesAndControlCharacters(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, value string
 		ok          bool
@@ -325,6 +334,7 @@ func TestNamesAndControlCharacters(t *testing.T) {
 // FormatDuration writes what "%02d:%02d:%02d" writes, hours beyond 99
 // and negative durations (as 0) included.
 func TestFormatDurationAsPrintf(t *testing.T) {
+	t.Parallel()
 	for _, secs := range []int64{-5, 0, 1, 59, 60, 61, 3599, 3600, 36000, 359999, 360000, 1<<40 + 7} {
 		want := fmt.Sprintf("%02d:%02d:%02d", max(secs, 0)/3600, max(secs, 0)/60%60, max(secs, 0)%60)
 		if got := FormatDuration(secs); got != want {
@@ -336,6 +346,7 @@ func TestFormatDurationAsPrintf(t *testing.T) {
 // place is read strictly: what it reads as is written back the same, and a
 // group names a resource.
 func TestParsePlace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, out, why string
 	}{

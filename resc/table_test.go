@@ -36,6 +36,7 @@ func siteTable(t *testing.T) *Table {
 // a value that is not of its type is refused naming the resource, and a
 // resource that is not host-level cannot be in a select.
 func TestTableSelect(t *testing.T) {
+	t.Parallel()
 	tab := siteTable(t)
 	sel, err := tab.ParseSelect("2:ncpus=1:scratch=10GB:Qlist=b:bigmem=false:speed=2.50")
 	if err != nil {
@@ -80,6 +81,7 @@ func TestTableSelect(t *testing.T) {
 
 // TestPropMatches: OpenPBS's matching of non-consumable values.
 func TestPropMatches(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		typ  Type
 		want string
@@ -111,6 +113,7 @@ func TestPropMatches(t *testing.T) {
 
 // TestTableCompare: values compared as their type.
 func TestTableCompare(t *testing.T) {
+	t.Parallel()
 	tab := siteTable(t)
 	for _, c := range []struct {
 		name, a, b string

@@ -13,6 +13,7 @@ const longVars = "PBS_O_HOME=/home/alice,PBS_O_LOGNAME=alice,PBS_O_PATH=/usr/bin
 	"PBS_O_SHELL=/bin/bash,PBS_O_WORKDIR=/home/alice/w,PBS_O_SYSTEM=Linux,PBS_O_QUEUE=workq,PBS_O_HOST=submithost"
 
 func TestFullJobs(t *testing.T) {
+	t.Parallel()
 	j := finishedJob()
 	j.Attrs = append(j.Attrs, attr("Variable_List", longVars), attr("exec_port", "15003"))
 	tests := []struct {
@@ -73,6 +74,7 @@ func TestFullJobs(t *testing.T) {
 }
 
 func TestFullJobsBlocksAndZone(t *testing.T) {
+	t.Parallel()
 	o := pro()
 	o.Loc = time.FixedZone("X", 3600)
 	got := render(t, func(b *bytes.Buffer) error { return FullJobs(b, threeJobs(), o) })
@@ -97,6 +99,7 @@ func TestFullJobsBlocksAndZone(t *testing.T) {
 }
 
 func TestAttrLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, attr, value string
 		limit             int
@@ -124,6 +127,7 @@ func TestAttrLine(t *testing.T) {
 }
 
 func TestFullQueuesAndServers(t *testing.T) {
+	t.Parallel()
 	q := job("workq", "queue_type", "Execution", "total_jobs", "3", "enabled", "True", "started", "True",
 		"resources_max.walltime", "24:00:00")
 	got := render(t, func(b *bytes.Buffer) error { return FullQueues(b, []proto.Status{q}, pro()) })
@@ -147,6 +151,7 @@ func TestFullQueuesAndServers(t *testing.T) {
 }
 
 func TestDSV(t *testing.T) {
+	t.Parallel()
 	j := job("1.srv", "Job_Name", "a|b", "comment", "x\\y\nz", "ctime", jan1)
 	got := render(t, func(b *bytes.Buffer) error { return DSV(b, "Job Id: ", []proto.Status{j}, true, pro()) })
 	want := `Job Id: 1.srv|Job_Name=a\|b|comment=x\\y\nz|ctime=Mon Jan  1 00:00:00 2024` + "\n"

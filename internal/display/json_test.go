@@ -10,6 +10,7 @@ import (
 )
 
 func TestJobsJSON(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return JobsJSON(b, []proto.Status{runningJob(), finishedJob()}, pro()) })
 	want := lines(
 		`{`,
@@ -61,6 +62,7 @@ func TestJobsJSON(t *testing.T) {
 }
 
 func TestJobsJSONEmpty(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return JobsJSON(b, nil, pro()) })
 	check(t, got, lines(
 		`{`,
@@ -83,6 +85,7 @@ func TestJobsJSONEmpty(t *testing.T) {
 // quotes, backslashes, newlines, control characters and invalid UTF-8
 // must come out as valid JSON and decode to what was sent.
 func TestJobsJSONHostileValues(t *testing.T) {
+	t.Parallel()
 	nasty := "say \"hi\"\\ now\nnext\tline\x00\x01\x1f\x7f \u2028 end"
 	j := job("7.srv",
 		"Job_Name", `we"ird\name`,
@@ -131,6 +134,7 @@ func TestJobsJSONHostileValues(t *testing.T) {
 }
 
 func TestJSONValue(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"0": "0", "42": "42", "-1": "-1", "271": "271", "0.5": "0.5", "1e5": "1e5",
 		"0123": `"0123"`, "1.": `"1."`, ".5": `".5"`, "inf": `"inf"`, "NaN": `"NaN"`, "0x1f": `"0x1f"`,
@@ -144,6 +148,7 @@ func TestJSONValue(t *testing.T) {
 }
 
 func TestQueuesAndServersJSON(t *testing.T) {
+	t.Parallel()
 	q := job("workq", "queue_type", "Execution", "total_jobs", "3", "resources_max.walltime", "24:00:00", "enabled", "True")
 	got := render(t, func(b *bytes.Buffer) error { return QueuesJSON(b, []proto.Status{q}, pro()) })
 	check(t, got, lines(

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseNodeJobs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in    string
 		slots []NodeJob
@@ -30,6 +31,7 @@ func TestParseNodeJobs(t *testing.T) {
 }
 
 func TestPlainInt(t *testing.T) {
+	t.Parallel()
 	for v, want := range map[string]bool{
 		"0": true, "15002": true, "-3": true, "9223372036854775807": true,
 		"": false, "-": false, "007": false, "1.5": false, "0.22": false, "1e3": false, "2gb": false,

@@ -21,6 +21,7 @@ func queues() []proto.Status {
 }
 
 func TestQueueTable(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return QueueTable(b, queues(), pro()) })
 	check(t, got, lines(
 		"Queue              Max   Tot Ena Str   Que   Run   Hld   Wat   Trn   Ext Type",
@@ -41,6 +42,7 @@ func TestQueueTable(t *testing.T) {
 }
 
 func TestServerTable(t *testing.T) {
+	t.Parallel()
 	s := []proto.Status{job("srv", "server_state", "Active", "total_jobs", "3", "state_count", counts1)}
 	got := render(t, func(b *bytes.Buffer) error { return ServerTable(b, s, pro()) })
 	check(t, got, lines(
@@ -57,6 +59,7 @@ func TestServerTable(t *testing.T) {
 }
 
 func TestAltQueueTable(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return AltQueueTable(b, queues(), pro()) })
 	check(t, got, lines(
 		"",
@@ -83,12 +86,14 @@ func TestAltQueueTable(t *testing.T) {
 }
 
 func TestAltQueueTableEmpty(t *testing.T) {
+	t.Parallel()
 	if got := render(t, func(b *bytes.Buffer) error { return AltQueueTable(b, nil, torque()) }); got != "" {
 		t.Errorf("no queues printed %q", got)
 	}
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	if Version(config.PBSPro) != "pbs_version = 23.06.06" || Version(config.Torque) != "Version: 6.1.3" {
 		t.Errorf("versions: %q %q", Version(config.PBSPro), Version(config.Torque))
 	}

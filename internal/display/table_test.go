@@ -11,6 +11,7 @@ import (
 )
 
 func TestJobTable(t *testing.T) {
+	t.Parallel()
 	longID := job("123456789012.a-very-long-server.example.com",
 		"Job_Name", "exactly16chars__", "Job_Owner", "averyveryverylonguser@h",
 		"resources_used.cput", "1234:00:00", "job_state", "R", "queue", "averyveryverylongqueue@srv")
@@ -80,6 +81,7 @@ func TestJobTable(t *testing.T) {
 // TestJobTableColumns checks what clients rely on rather than exact text:
 // column 1 is the canonical id, column 5 the state, and no field is empty.
 func TestJobTableColumns(t *testing.T) {
+	t.Parallel()
 	for _, o := range []Options{pro(), torque()} {
 		got := render(t, func(b *bytes.Buffer) error { return JobTable(b, threeJobs(), o) })
 		rows := strings.Split(strings.TrimSuffix(got, "\n"), "\n")[2:]
@@ -100,6 +102,7 @@ func TestJobTableColumns(t *testing.T) {
 }
 
 func TestJobTableDoesNotModifyInput(t *testing.T) {
+	t.Parallel()
 	jobs := threeJobs()
 	if err := JobTable(&bytes.Buffer{}, jobs, torque()); err != nil {
 		t.Fatal(err)
@@ -113,6 +116,7 @@ func TestJobTableDoesNotModifyInput(t *testing.T) {
 }
 
 func TestAltJobTable(t *testing.T) {
+	t.Parallel()
 	withNodes := runningJob()
 	withNodes.Attrs = append(withNodes.Attrs, attr("comment", "Job run at Mon Jan 01 at 00:01 on (node01:ncpus=2)"))
 	tests := []struct {
@@ -207,6 +211,7 @@ func TestAltJobTable(t *testing.T) {
 }
 
 func TestNodeLines(t *testing.T) {
+	t.Parallel()
 	var hosts []string
 	for i := 1; i <= 12; i++ {
 		hosts = append(hosts, "node"+string(rune('0'+i/10))+string(rune('0'+i%10))+".example.com/0")
@@ -237,6 +242,7 @@ func TestNodeLines(t *testing.T) {
 }
 
 func TestSizes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		unit SizeUnit
@@ -263,6 +269,7 @@ func TestSizes(t *testing.T) {
 }
 
 func TestNodesTasks(t *testing.T) {
+	t.Parallel()
 	for spec, want := range map[string]int{
 		"2:ppn=4+1:ppn=2": 10, "node01:ppn=2": 2, "3": 3, "1:gpu:ppn=8": 8, "": 0,
 		"99999999999:ppn=99999999999": 1, "1073741823:ppn=2": 0,
@@ -274,6 +281,7 @@ func TestNodesTasks(t *testing.T) {
 }
 
 func TestStateLetter(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"F": "C", "X": "C", "M": "C", "B": "R", "T": "Q", "U": "S", "Q": "Q", "H": "H", "W": "W", "R": "R", "E": "E", "S": "S"} {
 		if got := StateLetter("torque", in); got != want {
 			t.Errorf("torque %s -> %s, want %s", in, got, want)
@@ -287,6 +295,7 @@ func TestStateLetter(t *testing.T) {
 // Torque lists a job's slots per host as ranges; OpenPBS's host/index*cpus
 // becomes that, anything else stays as it is.
 func TestTorqueExecHost(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"n1/0":                      "n1/0",
 		"n1/0*2":                    "n1/0-1",
@@ -318,6 +327,7 @@ func TestTorqueExecHost(t *testing.T) {
 // estimate only for jobs that may still start (Q, S, B), rows ordered
 // started jobs first, then by estimate, then the rest in server order.
 func TestAltJobTableEstimatedStart(t *testing.T) {
+	t.Parallel()
 	o := pro()
 	o.EstStart = true
 	at := func(d time.Duration) string { return strconv.FormatInt(o.Now.Add(d).Unix(), 10) }
@@ -359,6 +369,7 @@ func TestAltJobTableEstimatedStart(t *testing.T) {
 
 // The Est Start cell's forms, relative to Monday 2024-01-01 00:01:40 UTC.
 func TestEstStart(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1704067300, 0).UTC()
 	unix := func(y int, m time.Month, d, h, min int) string {
 		return strconv.FormatInt(time.Date(y, m, d, h, min, 0, 0, time.UTC).Unix(), 10)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestJobsXML(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return JobsXML(b, []proto.Status{finishedJob()}, torque()) })
 	want := `<?xml version="1.0"?>` + "\n" +
 		`<Data><Job><Job_Id>3.srv</Job_Id><Job_Name>sleep</Job_Name><Job_Owner>carol@h</Job_Owner>` +
@@ -20,6 +21,7 @@ func TestJobsXML(t *testing.T) {
 }
 
 func TestJobsXMLEmpty(t *testing.T) {
+	t.Parallel()
 	got := render(t, func(b *bytes.Buffer) error { return JobsXML(b, nil, torque()) })
 	check(t, got, `<?xml version="1.0"?>`+"\n<Data></Data>\n")
 }
@@ -42,6 +44,7 @@ func decodeXML(t *testing.T, doc string) xmlNode {
 }
 
 func TestJobsXMLParsesAndRoundTrips(t *testing.T) {
+	t.Parallel()
 	nasty := "a<b>&c\"d'e\nf\tg\rh"
 	j := job("8.srv",
 		"Job_Name", "x&y",
@@ -97,6 +100,7 @@ func TestJobsXMLParsesAndRoundTrips(t *testing.T) {
 }
 
 func TestXMLName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"ncpus": "ncpus", "Job_Id": "Job_Id", "a.b-c": "a.b-c", "": "_", "1x": "_1x", "a b": "a_b",
 		"é": "__", "-x": "_-x", "x:y": "x_y",

@@ -18,6 +18,7 @@ func count(v string) (float64, string, error) {
 // TestParse: OpenPBS's entity-limit values, written back canonically;
 // what is not one is refused, saying why.
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in, want, err string
 	}{
@@ -53,6 +54,7 @@ func TestParse(t *testing.T) {
 
 // TestLimit: a named entry wins over its kind's generic one; o has one.
 func TestLimit(t *testing.T) {
+	t.Parallel()
 	l, err := Parse("[u:PBS_GENERIC=10],[u:alice=20],[g:grp=3],[o:PBS_ALL=100]", count)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Short: "a:hN:l:rz", Long: []string{"version"}}
 	tests := []struct {
 		name     string
@@ -49,6 +50,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestPermute(t *testing.T) {
+	t.Parallel()
 	spec := Spec{Short: "fx", Permute: true}
 	opts, ops, err := spec.Parse([]string{"-f", "12", "-x"})
 	if err != nil || len(opts) != 2 || !reflect.DeepEqual(ops, []string{"12"}) {

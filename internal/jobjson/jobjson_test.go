@@ -28,6 +28,7 @@ func sample() proto.Status {
 // An untouched file decodes to the attributes it was written from, and
 // Diff finds nothing.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	data, err := Encode(sample(), "srv", time.Unix(1700000100, 0), zone)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	a := &Job{ID: "1", Attrs: map[Key]string{{Name: "Job_Name"}: "x", {"Resource_List", "ncpus"}: "1", {Name: "queue"}: "workq"}}
 	b := &Job{ID: "1", Attrs: map[Key]string{{Name: "Job_Name"}: "x", {"Resource_List", "ncpus"}: "1", {"Resource_List", "walltime"}: "00:10:00"}}
 	got := Diff(a, b)
@@ -63,6 +65,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{`not json`, "not a JSON object"},
 		{`{"Jobs":{}}`, "holds 0 jobs"},
@@ -89,6 +92,7 @@ func TestDecodeRefuses(t *testing.T) {
 // A number or boolean a filter writes reads as its text; a time may be
 // written as Unix seconds.
 func TestDecodeValues(t *testing.T) {
+	t.Parallel()
 	j, err := Decode([]byte(`{"Jobs":{"1.s":{"Rerunable":false,"Priority":-5,"Execution_Time":1700000000,"Resource_List":{"mem":"1gb"}}}}`), time.UTC)
 	if err != nil {
 		t.Fatal(err)

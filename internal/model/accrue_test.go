@@ -9,6 +9,7 @@ import (
 // TestAccrual: time counts toward eligible_time only while the type is
 // eligible; a change folds it in, and a restart sets it.
 func TestAccrual(t *testing.T) {
+	t.Parallel()
 	const t0 = 1_000_000
 	steps := []struct {
 		name     string
@@ -58,6 +59,7 @@ func TestAccrual(t *testing.T) {
 // TestAccrueFor: the type a job's state calls for, as OpenPBS's server
 // decides it.
 func TestAccrueFor(t *testing.T) {
+	t.Parallel()
 	withArray := func(queued IndexSet) *Array { return &Array{Queued: queued} }
 	cases := []struct {
 		name string
@@ -93,6 +95,7 @@ func TestAccrueFor(t *testing.T) {
 // scheduler alone; the scheduler's word is whether a limit holds the
 // job back, the type the server's.
 func TestAccrualAttrsWho(t *testing.T) {
+	t.Parallel()
 	owner := Privilege{Owner: true}
 	oper := Privilege{Owner: true, Operator: true}
 	mgr := Privilege{Operator: true, Manager: true}

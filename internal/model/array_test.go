@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseArraySpec(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in      string
 		want    string // canonical indices; "" for an error
@@ -76,6 +77,7 @@ func members(s IndexSet) []int {
 // checks each step against a plain sorted slice, and that the set stays
 // well formed (increasing spans, each range's Hi on its step).
 func TestIndexSetAgainstSlice(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(1))
 	for round := 0; round < 300; round++ {
 		lo, step := rng.Intn(5), 1+rng.Intn(3)
@@ -116,6 +118,7 @@ func TestIndexSetAgainstSlice(t *testing.T) {
 }
 
 func TestIndexSetStaysCompact(t *testing.T) {
+	t.Parallel()
 	set := IndexSet{normal(1, 100000, 1)}
 	for i := 1; i <= 50000; i++ {
 		set = set.Remove(i)
@@ -130,6 +133,7 @@ func TestIndexSetStaysCompact(t *testing.T) {
 }
 
 func TestParseJobRef(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		ok   bool
@@ -182,6 +186,7 @@ func sampleArray() *Job {
 }
 
 func TestSubjobFromParent(t *testing.T) {
+	t.Parallel()
 	p := sampleArray()
 	s := p.Subjob(4, "srv", 100)
 	if s.ID != "7[4].srv" || !s.IsSubjob || s.Index != 4 || s.Array != nil || s.Key() != (JobKey{7, 4}) {
@@ -221,6 +226,7 @@ func TestSubjobFromParent(t *testing.T) {
 }
 
 func TestArrayRecordRoundTrip(t *testing.T) {
+	t.Parallel()
 	p := sampleArray()
 	rec, err := msgpack.Marshal(p)
 	if err != nil {
@@ -252,6 +258,7 @@ func TestArrayRecordRoundTrip(t *testing.T) {
 }
 
 func TestArrayExit(t *testing.T) {
+	t.Parallel()
 	ok := &SubjobEnd{HasExit: true, RunCount: 1}
 	failed := &SubjobEnd{HasExit: true, Exit: 3, RunCount: 1}
 	killed := &SubjobEnd{HasExit: true, Exit: 271, RunCount: 1}

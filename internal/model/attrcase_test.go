@@ -10,6 +10,7 @@ import (
 // spelling for its object type; an unknown name is left as written (the
 // server then refuses it, naming it).
 func TestCanonicalAttrNames(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		what       string
 		fold       func([]proto.Attr)
@@ -36,6 +37,7 @@ func TestCanonicalAttrNames(t *testing.T) {
 // TestEligibleTimeEnable: eligible_time_enable is a boolean, True
 // taken now that the server accrues eligible time.
 func TestEligibleTimeEnable(t *testing.T) {
+	t.Parallel()
 	d, _ := ServerDefs.Lookup(proto.AttrEligibleTimeEnable)
 	for in, want := range map[string]string{"true": "True", "false": "False", "1": "True"} {
 		if v, err := d.Canonical("", in); err != nil || v != want {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseDepend(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want Depends
@@ -83,6 +84,7 @@ func FuzzParseDepend(f *testing.F) {
 }
 
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	queued := &Job{State: StateQueued}
 	running := &Job{State: StateRunning, Stime: 5}
 	ok := &Job{State: StateFinished, Stime: 5, HasExit: true, ExitStatus: 0}
@@ -105,6 +107,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestDependsHoldAndRegister(t *testing.T) {
+	t.Parallel()
 	j := &Job{Seq: 10, State: StateTransit}
 	j.Depends, _ = ParseDepend("on:1")
 	j.Settle(100)
@@ -137,6 +140,7 @@ func TestDependsHoldAndRegister(t *testing.T) {
 }
 
 func TestTransitions(t *testing.T) {
+	t.Parallel()
 	j := &Job{State: StateTransit}
 	if h := j.Settle(10); !h.Eligible || j.State != StateQueued || j.Etime != 10 {
 		t.Fatalf("submit: %c %+v etime %d", j.State, h, j.Etime)
@@ -160,6 +164,7 @@ func TestTransitions(t *testing.T) {
 }
 
 func TestDependsCodec(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"afterok:1:2,on:3,beforeany:7", "afterok:1:2[],afterany:5[],after:6"} {
 		j := &Job{Seq: 3, ID: "3.srv"}
 		j.Depends, _ = ParseDepend(v)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestNormalizeHolds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool
@@ -31,6 +32,7 @@ func TestNormalizeHolds(t *testing.T) {
 }
 
 func TestHoldAllowed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		holds                    string
 		owner, operator, manager bool
@@ -53,6 +55,7 @@ func TestHoldAllowed(t *testing.T) {
 }
 
 func TestEvalState(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		job  Job
@@ -77,6 +80,7 @@ func TestEvalState(t *testing.T) {
 }
 
 func TestSetJobAttr(t *testing.T) {
+	t.Parallel()
 	user := Privilege{Owner: true}
 	oper := Privilege{Operator: true}
 	tests := []struct {
@@ -176,6 +180,7 @@ func TestSetJobAttr(t *testing.T) {
 }
 
 func TestJobStatusOrder(t *testing.T) {
+	t.Parallel()
 	j := &Job{ID: "1.srv", Name: "n", Owner: "u@h", State: StateQueued, Queue: "workq", Ctime: 5}
 	j.ResourceList = j.ResourceList.Set("ncpus", "1").Set("mem", "1gb")
 	var names []string
@@ -194,6 +199,7 @@ func TestJobStatusOrder(t *testing.T) {
 }
 
 func TestDefTableApply(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		table *DefTable
@@ -247,6 +253,7 @@ func TestDefTableApply(t *testing.T) {
 }
 
 func TestValidName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{"workq": true, "q1.a-b_c": true, "1q": false, "": false, "a b": false, "a/b": false, strings.Repeat("a", 65): false} {
 		if ValidName(name) != want {
 			t.Errorf("ValidName(%q) = %v", name, !want)
@@ -255,6 +262,7 @@ func TestValidName(t *testing.T) {
 }
 
 func TestJobCodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	j := &Job{Seq: 42, ID: "42.srv", Name: "n", Owner: "u@h", UID: 1000, State: StateRunning, Substate: SubRunning,
 		Suspended: true, Queue: "workq", Priority: -5, Rerunable: true, HasExit: true, ExitStatus: -29, Ctime: 1700000000,
 		VariableList: "A=1,B=x\\,y", ResourceList: Resources{}.Set("ncpus", "2").Set("mem", "1gb"), Extra: Resources{}.Set("tolerate_node_failures", "none"), Umask: "077", JobArgs: "x y", RemoveFiles: "o", Block: true}
@@ -291,6 +299,7 @@ func TestJobCodecRoundTrip(t *testing.T) {
 // Every field of Job must be stored: a field added to the struct and not
 // to jobFields would silently be lost at restart.
 func TestJobCodecCoversEveryField(t *testing.T) {
+	t.Parallel()
 	// The one field of what is derived from the others (parsed) is not stored.
 	if n := reflect.TypeOf(Job{}).NumField() - 1; n+retiredJobFields != len(jobFields) {
 		t.Fatalf("Job has %d fields (+%d retired), jobFields stores %d", n, retiredJobFields, len(jobFields))
@@ -302,6 +311,7 @@ func TestJobCodecCoversEveryField(t *testing.T) {
 // into the fields the mom and qsub act on (a bad value is dropped), and
 // leaves what stays stored only.
 func TestMigrateExtra(t *testing.T) {
+	t.Parallel()
 	j := &Job{Seq: 1, ID: "1.srv", Extra: Resources{}.Set("umask", "22").Set("job_arguments", "a b").
 		Set("Remove_Files", "x").Set("block", "True").Set("x", "NACCESSPOLICY:SINGLEJOB")}
 	got := codecRoundTrip(t, j)
@@ -330,6 +340,7 @@ func codecRoundTrip(t *testing.T, j *Job) Job {
 // Keep_Files o and e keep those streams on the execution host, under the
 // job's default file names; with d they go straight to their paths.
 func TestKeptStreams(t *testing.T) {
+	t.Parallel()
 	for keep, want := range map[string][2]bool{"": {}, "n": {}, "o": {true, false}, "e": {false, true}, "eo": {true, true}, "od": {}, "d": {}} {
 		if out, err := KeptStreams(keep); out != want[0] || err != want[1] {
 			t.Errorf("Keep_Files %q: kept %v %v, want %v", keep, out, err, want)
@@ -353,6 +364,7 @@ func TestKeptStreams(t *testing.T) {
 // once by CacheRequest, and never stale when the list or exec_vnode
 // changes after it (even in place, as Resources.Set does).
 func TestRequestFollowsItsText(t *testing.T) {
+	t.Parallel()
 	j := &Job{ResourceList: Resources{}.Set("select", "2:ncpus=4").Set("place", "scatter:excl").Set("walltime", "01:00:00")}
 	j.ExecVnode = "(n1:ncpus=4)+(n2:ncpus=4:mem=1gb)"
 	j.CacheRequest(nil)
@@ -382,6 +394,7 @@ func TestRequestFollowsItsText(t *testing.T) {
 // it cannot be set as an attribute, and the job cannot be made
 // rerunnable.
 func TestInteractiveHidden(t *testing.T) {
+	t.Parallel()
 	cookie := []byte("0123456789abcdef0123456789abcdef")
 	j := &Job{Seq: 1, ID: "1.srv", Interactive: &proto.InteractiveSession{Port: 40000, Cookie: cookie}}
 	got := codecRoundTrip(t, j)
@@ -413,6 +426,7 @@ func TestInteractiveHidden(t *testing.T) {
 // operators only, and one with flag i is left out of what others see;
 // a resource's value is checked as its type.
 func TestCustomResourceFlagsOnJobs(t *testing.T) {
+	t.Parallel()
 	var cs []resc.Custom
 	for _, d := range []struct {
 		name  string
@@ -458,6 +472,7 @@ func TestCustomResourceFlagsOnJobs(t *testing.T) {
 // A job's Releasing is stored typed (storage version 7); a record of an
 // older store holds its text form, which reads as the same release.
 func TestReleasingStoredTyped(t *testing.T) {
+	t.Parallel()
 	for _, r := range []Release{{}, {Nodes: []string{"n2"}}, {Nodes: []string{"n2", "n3"}, GiveBack: true}} {
 		j := &Job{Seq: 1, ID: "1.srv", Releasing: r}
 		if got := codecRoundTrip(t, j); !reflect.DeepEqual(got.Releasing, r) {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestApplyHealth(t *testing.T) {
+	t.Parallel()
 	const bad, worse = "ERROR: /scratch is full", "ERROR: no infiniband"
 	node := func(state, comment, mark string) *Object {
 		o := NewObject("n1")
@@ -61,6 +62,7 @@ func TestApplyHealth(t *testing.T) {
 // A manager's change of the state makes the offline theirs; other
 // changes (a comment) leave it the check's.
 func TestClearHealthMark(t *testing.T) {
+	t.Parallel()
 	o := NewObject("n1")
 	o.Set(proto.AttrNodeOfflineByCheck, "", "ERROR x")
 	ClearHealthMark(o, []proto.Attr{{Name: proto.AttrComment, Value: "hm"}})

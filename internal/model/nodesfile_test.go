@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseNodesFile(t *testing.T) {
+	t.Parallel()
 	got, err := ParseNodesFile(strings.NewReader(`# the cluster
 n1 np=4 bigmem fast
 ts1:ts np=2   # a login node for load balancing
@@ -31,6 +32,7 @@ n3
 }
 
 func TestParseNodesFileErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ text, want string }{
 		{"1node\n", `nodes:1: node name "1node"`},
 		{"n1:xx\n", `nodes:1: n1: unknown suffix ":xx"`},

@@ -16,6 +16,7 @@ func sharedJob(seq int64) *Job {
 // Equal strings of two jobs become one; the values stay equal; resource
 // lists keep their contents at their length.
 func TestShareStrings(t *testing.T) {
+	t.Parallel()
 	a, b := sharedJob(1), sharedJob(2)
 	before := *b
 	a.ShareStrings()

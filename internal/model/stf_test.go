@@ -6,6 +6,7 @@ import "testing"
 // walltime its start chose, so that its next start chooses again; other
 // jobs keep theirs.
 func TestRequeueForgetsChosenWalltime(t *testing.T) {
+	t.Parallel()
 	for _, back := range []struct {
 		name string
 		do   func(j *Job)

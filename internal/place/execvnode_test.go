@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitExecVnode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []ExecPart
@@ -26,6 +27,7 @@ func TestSplitExecVnode(t *testing.T) {
 }
 
 func TestParseExecVnodeStrict(t *testing.T) {
+	t.Parallel()
 	got, err := ParseExecVnode(nil, "(n1:ncpus=2:arch=linux)+(n1:mem=1kb)")
 	want := []Assigned{{"n1", resc.Amounts{"ncpus": 2}}, {"n1", resc.Amounts{"mem": 1024}}}
 	if err != nil || !reflect.DeepEqual(got, want) {

@@ -23,6 +23,7 @@ func hostIdle(n *Node) *Node { n.HostIdle = true; return n }
 func hostBusy(n *Node) *Node { n.HostIdle = false; return n }
 
 func TestPlaceChunks(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		sel    string
@@ -99,6 +100,7 @@ func TestPlaceChunks(t *testing.T) {
 // Vnodes of one host: exec_host and the nodefile name the host, each
 // chunk numbered on it; exec_vnode names the vnodes.
 func TestExecStringsVnodes(t *testing.T) {
+	t.Parallel()
 	sel, _ := resc.ParseSelect("3:ncpus=2:mpiprocs=1")
 	var p []Placement
 	for _, n := range []string{"h[0]", "h[1]", "g"} {
@@ -111,6 +113,7 @@ func TestExecStringsVnodes(t *testing.T) {
 }
 
 func TestExecStrings(t *testing.T) {
+	t.Parallel()
 	sel, _ := resc.ParseSelect("1:ncpus=2:mem=1gb+2:ncpus=1:mpiprocs=2")
 	var p []Placement
 	for i, n := range []string{"a", "a", "b"} {
@@ -146,6 +149,7 @@ func TestExecStrings(t *testing.T) {
 // wrapping around, with the chunk's amounts free and its properties, and
 // free of other jobs for an exclusive placement.
 func TestFirstMatchesFits(t *testing.T) {
+	t.Parallel()
 	nodes := []*Node{idle(node("a", 1, 8)), busy(node("b", 4, 2, "arch", "linux")), hostIdle(node("c", 4, 16, "arch", "Linux")),
 		idle(hostIdle(node("d", 8, 1))), node("e", 2, 32, "arch", "aix")}
 	for _, sel := range []string{"1:ncpus=1", "1:ncpus=4", "1:ncpus=2:mem=4gb", "1:ncpus=1:arch=linux", "1:mem=16gb", "1:ncpus=16", "1:ncpus=2:arch=aix:mem=1gb"} {
@@ -184,6 +188,7 @@ func TestFirstMatchesFits(t *testing.T) {
 // of 3 chunks asking lic=1 the first node needs a licence, the others
 // none, and exec_vnode names it once; the job's total is one.
 func TestConsumedOnFirstNode(t *testing.T) {
+	t.Parallel()
 	lic, err := resc.NewCustom("lic", resc.TypeLong, resc.FlagHost|resc.FlagConsumeFirst)
 	if err != nil {
 		t.Fatal(err)

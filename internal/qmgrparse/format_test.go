@@ -16,6 +16,7 @@ func attr(full, value string) proto.Attr {
 }
 
 func TestFormatList(t *testing.T) {
+	t.Parallel()
 	var users []string
 	for i := 1; i <= 5; i++ {
 		users = append(users, fmt.Sprintf("user%02d@somehost.example.com", i))
@@ -133,6 +134,7 @@ func printFixture() (server proto.Status, queues, nodes []proto.Status) {
 }
 
 func TestFormatPrintServer(t *testing.T) {
+	t.Parallel()
 	server, queues, nodes := printFixture()
 	got := FormatPrintServer(server, nil, queues, nodes)
 	want := `#
@@ -190,6 +192,7 @@ set node n2 resv_enable = True
 }
 
 func TestFormatPrintSections(t *testing.T) {
+	t.Parallel()
 	server, queues, _ := printFixture()
 	if got := FormatPrint(proto.ObjQueue, nil); got != "" {
 		t.Errorf("FormatPrint of no queues = %q, want nothing", got)
@@ -282,6 +285,7 @@ func replay(t *testing.T, text string) map[string]*object {
 }
 
 func TestPrintRoundTrip(t *testing.T) {
+	t.Parallel()
 	server, queues, nodes := printFixture()
 	nasty := []string{
 		"plain", "two words", "a,b", "semi;colon", "#hash", "mid#hash", `dq"`, `sq'`,
@@ -348,6 +352,7 @@ func TestPrintRoundTrip(t *testing.T) {
 }
 
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		obj  proto.ObjectType
 		name string
@@ -403,6 +408,7 @@ func schedFixture() proto.Status {
 
 // list sched shows a "Sched <name>" header, as OpenPBS's qmgr does.
 func TestFormatListSched(t *testing.T) {
+	t.Parallel()
 	got := FormatList(proto.ObjSched, []proto.Status{schedFixture()}, time.UTC)
 	want := `Sched default
     sched_host = pbs1
@@ -428,6 +434,7 @@ func TestFormatListSched(t *testing.T) {
 // exists: a replay would be refused), and none for the attributes a
 // manager cannot set; the lines replay to the settable attributes.
 func TestFormatPrintSched(t *testing.T) {
+	t.Parallel()
 	got := FormatPrint(proto.ObjSched, []proto.Status{schedFixture()})
 	want := `#
 # Set scheduler attributes.

@@ -9,6 +9,7 @@ import (
 )
 
 func TestVerbPrefixes(t *testing.T) {
+	t.Parallel()
 	// Single letters resolve in PBS's order (create, delete, set, unset,
 	// list, print, active, help, quit, exit); two letters or more are
 	// unambiguous.
@@ -38,6 +39,7 @@ func TestVerbPrefixes(t *testing.T) {
 }
 
 func TestObjectPrefixes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		word        string
 		obj         proto.ObjectType
@@ -210,6 +212,7 @@ func parseCases() []parseCase {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tt := range parseCases() {
 		t.Run(tt.text, func(t *testing.T) {
 			got, err := Parse(tt.text)
@@ -226,6 +229,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseBlank(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "  ", "\t\n"} {
 		cmd, err := Parse(s)
 		if cmd != nil || err != nil {
@@ -235,6 +239,7 @@ func TestParseBlank(t *testing.T) {
 }
 
 func TestNameOrAttribute(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text  string
 		names []ObjName
@@ -283,6 +288,7 @@ func parseNames(t *testing.T, text string, want []ObjName) *Command {
 }
 
 func TestSyntaxErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text string
 		want string
@@ -349,6 +355,7 @@ func TestSyntaxErrors(t *testing.T) {
 }
 
 func TestCommandStringRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, tt := range parseCases() {
 		cmd, err := Parse(tt.text)
 		if err != nil {
@@ -368,6 +375,7 @@ func TestCommandStringRoundTrip(t *testing.T) {
 }
 
 func TestCommandString(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"s s scheduling=true":                   "set server scheduling = true",
 		"s q a,b@s started=1 ,comment= 'x y'":   `set queue a,b@s started = 1, comment = "x y"`,
@@ -388,6 +396,7 @@ func TestCommandString(t *testing.T) {
 }
 
 func TestQuote(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"abc", "abc"},
 		{"01:00:00", "01:00:00"},
@@ -425,6 +434,7 @@ func TestQuote(t *testing.T) {
 }
 
 func TestVerbManagerCommand(t *testing.T) {
+	t.Parallel()
 	want := map[Verb]proto.ManagerCommand{
 		VerbCreate: proto.MgrCreate, VerbDelete: proto.MgrDelete, VerbSet: proto.MgrSet, VerbUnset: proto.MgrUnset,
 	}

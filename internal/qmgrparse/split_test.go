@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		text     string
@@ -47,6 +48,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestInput(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		line string
 		cmds []string

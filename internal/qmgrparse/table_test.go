@@ -61,6 +61,7 @@ func tableCases(obj proto.ObjectType, name string, d model.Def) []tableCase {
 // of names of its own that lacked it; issue 19: "set server managers =
 // root@vm,alice@vm" was one too).
 func TestEveryTableAttributeParses(t *testing.T) {
+	t.Parallel()
 	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode, proto.ObjSched} {
 		name := "x1"
 		if obj == proto.ObjSched {
@@ -88,6 +89,7 @@ func TestEveryTableAttributeParses(t *testing.T) {
 // A comma ends a list value where the command cannot go on with one
 // more element.
 func TestListValueEnds(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ text, want string }{
 		{"set server managers = a@h,", "qmgr: Syntax error - cannot locate attribute\nset server managers = a@h,\n                          ^"},
 		{"set server managers = a@h,,b@h", "qmgr: Syntax error - cannot locate attribute\nset server managers = a@h,,b@h\n                          ^"},
@@ -103,6 +105,7 @@ func TestListValueEnds(t *testing.T) {
 // The names qmgr takes for OpenPBS's attributes that this system lacks
 // are not attributes of the server's tables: those are known there only.
 func TestOtherPBSAttrsAreNotOurs(t *testing.T) {
+	t.Parallel()
 	for _, obj := range []proto.ObjectType{proto.ObjServer, proto.ObjQueue, proto.ObjNode, proto.ObjSched} {
 		for _, n := range otherPBSAttrs(obj) {
 			if _, ok := model.Defs(obj).LookupFold(n); ok {

@@ -20,6 +20,7 @@ func code(err error) proto.Code {
 }
 
 func TestParseAttrs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		attrs []proto.Attr
@@ -68,6 +69,7 @@ func TestParseAttrs(t *testing.T) {
 }
 
 func TestSettle(t *testing.T) {
+	t.Parallel()
 	const now = 1000
 	for _, tc := range []struct {
 		name                 string
@@ -99,6 +101,7 @@ func TestSettle(t *testing.T) {
 }
 
 func TestOccurrences(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC).Unix()
 	now := start - 3600
 	for _, tc := range []struct {
@@ -128,6 +131,7 @@ func TestOccurrences(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	rt := resc.NewTable(nil)
 	for _, tc := range []struct {
 		name   string
@@ -155,6 +159,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestAmounts(t *testing.T) {
+	t.Parallel()
 	rt := resc.NewTable(nil)
 	got, err := Amounts(rt, "(n1:ncpus=2)+(n2:ncpus=1:mem=1gb)+(n1:ncpus=1)")
 	if err != nil || got["n1"]["ncpus"] != 3 || got["n2"]["ncpus"] != 1 || len(got) != 2 {

@@ -17,6 +17,7 @@ func mustLoc(t *testing.T, name string) *time.Location {
 }
 
 func TestWeeklyByDayCount(t *testing.T) {
+	t.Parallel()
 	loc := mustLoc(t, "Europe/Stockholm")
 	r, err := Parse("FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10")
 	if err != nil {
@@ -47,6 +48,7 @@ func TestWeeklyByDayCount(t *testing.T) {
 }
 
 func TestStartCountsAndUntil(t *testing.T) {
+	t.Parallel()
 	r, err := Parse("FREQ=DAILY;UNTIL=20260105")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestStartCountsAndUntil(t *testing.T) {
 }
 
 func TestRefused(t *testing.T) {
+	t.Parallel()
 	for rule, want := range map[string]error{
 		"FREQ=WEEKLY;BYDAY=MO":                           ErrNoEnd,
 		"FREQ=WEEKLY;COUNT=2;UNTIL=20300101":             ErrNoEnd,

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseList(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []Pair
@@ -33,6 +34,7 @@ func TestParseList(t *testing.T) {
 }
 
 func TestParseListRefusals(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, why string }{
 		{"", "empty list"},
 		{"  ", "empty list"},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseCpRule(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want CpRule
@@ -35,6 +36,7 @@ func TestParseCpRule(t *testing.T) {
 }
 
 func TestTranslateCp(t *testing.T) {
+	t.Parallel()
 	rules := []CpRule{
 		{"head", "/home", "/nfs/home"},
 		{"*.example.org", "/data", "/mnt/data"},

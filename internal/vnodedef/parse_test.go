@@ -6,6 +6,7 @@ import (
 )
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in string
 		want     []Line
@@ -60,6 +61,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestMergeLaterFileWins(t *testing.T) {
+	t.Parallel()
 	a, err := Parse("a", []byte("$configversion 2\nh[0]: resources_available.ncpus = 2\nh[1]: resources_available.ncpus = 1\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +83,7 @@ func TestMergeLaterFileWins(t *testing.T) {
 }
 
 func TestCheckFileName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		ok   bool

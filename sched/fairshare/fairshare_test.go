@@ -22,6 +22,7 @@ func world(now time.Time, jobs []*core.Job, ended ...*core.Job) *core.World {
 }
 
 func TestLedgerCountsEachSecondOnce(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_000_000, 0)
 	l := NewLedger(nil)
 	steps := []struct {
@@ -54,6 +55,7 @@ func TestLedgerCountsEachSecondOnce(t *testing.T) {
 // A restarted scheduler starts from the saved state and counts on from
 // where the saved one stopped.
 func TestLedgerAcrossRestart(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_000_000, 0)
 	l := NewLedger(nil)
 	l.Observe(world(t0, []*core.Job{job("1.s", "alice", core.JobRunning, 100*time.Second)}))
@@ -80,6 +82,7 @@ func TestLedgerAcrossRestart(t *testing.T) {
 }
 
 func TestLedgerDecay(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_000_000, 0)
 	day := 24 * time.Hour
 	l := NewLedger(&schedpriv.UsageState{Entities: schedpriv.Usage{"alice": 800}})
@@ -122,6 +125,7 @@ func fixtureTree(t *testing.T, unknown int) *schedpriv.Tree {
 // The reference's worked example (§2.7): the sample tree with
 // unknown_shares 10, and no usage: every factor is 1.
 func TestStandingPercentages(t *testing.T) {
+	t.Parallel()
 	s := NewStanding(fixtureTree(t, 10), nil)
 	for name, want := range map[string]float64{"unknown": 0.18182, "grp1": 0.18182, "usr1": 0.09091, "usr2": 0.04545, "usr6": 0.12121, "usr7": 0.18182} {
 		g := s.Group(name)
@@ -140,6 +144,7 @@ func ids(js []*core.Job) string {
 }
 
 func TestStandingOrder(t *testing.T) {
+	t.Parallel()
 	flat := func(users ...string) *schedpriv.Tree {
 		var b strings.Builder
 		for i, u := range users {
@@ -204,6 +209,7 @@ func TestStandingOrder(t *testing.T) {
 // large so that the one unit every node starts with does not show at the
 // tolerance used.
 func TestStandingFormulaTerms(t *testing.T) {
+	t.Parallel()
 	parse := func(text string, unknown int) *schedpriv.Tree {
 		tree, err := schedpriv.ParseResourceGroup(strings.NewReader(text), "rg", unknown)
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 // holds over time, allocation by allocation: an elastic job that grows is
 // charged more from the growth on; with cput, the cpu time it used.
 func TestLedgerChargesHeldAllocations(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(1_000_000, 0)
 	chunk := func(node string, cpus int) core.Chunk {
 		return core.Chunk{Node: node, Chunk: resc.NewChunk(1, []resc.Pair{{Name: "ncpus", Value: strconv.Itoa(cpus)}})}

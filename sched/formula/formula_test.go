@@ -9,6 +9,7 @@ import (
 )
 
 func TestEval(t *testing.T) {
+	t.Parallel()
 	job := map[string]float64{"eligible_time": 7200, "fairshare_factor": 0.25, "fairshare_perc": 0.1,
 		"fairshare_tree_usage": 0.2, "ncpus": 8, "walltime": 3600, "mem": 2048, "queue_priority": 50, "job_priority": -3}
 	tests := []struct {
@@ -87,6 +88,7 @@ func termName(t Term) string {
 }
 
 func TestVars(t *testing.T) {
+	t.Parallel()
 	e, err := Parse("ncpus * eligible_time + fairshare_perc + ncpus + fair_share_perc + mem")
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +106,7 @@ func TestVars(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		formula string
 		col     int
@@ -156,6 +159,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestNames(t *testing.T) {
+	t.Parallel()
 	names := Names()
 	for _, want := range []string{"eligible_time", "fairshare_factor", "fair_share_perc", "ncpus", "mem", "walltime", "pow", "pi"} {
 		found := false
