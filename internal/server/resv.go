@@ -166,7 +166,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 	for _, h := range hosts {
 		var names []string
 		for _, name := range s.nodes.Names() {
-			if _, ok := s.nodes.Get(name); ok && (name == h || s.nodeHost(name) == h) {
+			if name == h || s.nodeHost(name) == h {
 				names = append(names, name)
 			}
 		}
@@ -175,10 +175,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 		}
 		total := 0.0
 		for _, name := range names {
-			ncpus := 0.0
-			if v, ok := s.nodes.Available(name)[proto.ResNcpus]; ok {
-				ncpus, _ = s.rt().Number(proto.ResNcpus, v)
-			}
+			ncpus := s.nodes.Amounts(name)[proto.ResNcpus]
 			total += ncpus
 			nodes = append(nodes, "("+name+":ncpus="+strconv.FormatFloat(ncpus, 'f', -1, 64)+")")
 		}
@@ -199,7 +196,7 @@ func (s *Server) maintenanceNodes(r *model.Resv, hosts []string) error {
 // nodeHost is the host a node is on: resources_available.host, else its
 // Mom, else its name (mu held).
 func (s *Server) nodeHost(name string) string {
-	if h, ok := s.nodes.Available(name)[proto.ResHost]; ok && h != "" {
+	if h, ok := s.nodes.AvailOne(name, proto.ResHost); ok && h != "" {
 		return h
 	}
 	if n, ok := s.nodes.Get(name); ok {

@@ -98,9 +98,7 @@ func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) erro
 func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
 	var out []*place.Node
 	if names == nil {
-		for name := range s.nodes.All() {
-			names = append(names, name)
-		}
+		names = s.nodes.Names()
 	}
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {

@@ -30,9 +30,9 @@ type counters struct {
 	arrays map[*model.Job]bool
 }
 
-// StateSlots names the slots of a queue's counts by state, in
+// stateSlots names the slots of a queue's counts by state, in
 // state_count's order.
-var StateSlots = [8]string{"Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Begun", "Finished"}
+var stateSlots = [8]string{"Transit", "Queued", "Held", "Waiting", "Running", "Exiting", "Begun", "Finished"}
 
 // stateSlot orders states as state_count prints them.
 func stateSlot(st model.JobState) int {
@@ -158,7 +158,7 @@ func (t *Jobs) Unfinished() int { return t.counts.unfinished }
 func (t *Jobs) Assigned(node string) map[string]float64 { return t.counts.assigned[node] }
 
 // QueueStates sums each queue's jobs and subjobs by state slot
-// (StateSlots), for the metrics; a queue whose counts are all zero is left
+// (stateSlots), for the metrics; a queue whose counts are all zero is left
 // out.
 func (t *Jobs) QueueStates() map[string][8]int {
 	out := map[string][8]int{}
@@ -193,7 +193,7 @@ func (t *Jobs) StateCount(q string) (string, int) {
 	}
 	out := ""
 	sum := 0
-	for i, n := range StateSlots[:7] {
+	for i, n := range stateSlots[:7] {
 		out += n + ":" + strconv.Itoa(total[i]) + " "
 		sum += total[i]
 	}

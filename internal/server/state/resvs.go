@@ -145,12 +145,6 @@ func (t *Resvs) Deny(id, reason string, at time.Time) {
 	t.denied[id] = Denied{Reason: reason, At: at}
 }
 
-// Denial is why reservation id was denied, if it was lately.
-func (t *Resvs) Denial(id string) (Denied, bool) {
-	d, ok := t.denied[id]
-	return d, ok
-}
-
 // Stale reports whether a denial kept longer than keep at now is due to
 // be forgotten (ForgetDenials).
 func (t *Resvs) Stale(now time.Time, keep time.Duration) bool {

@@ -2,6 +2,7 @@ package state
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,8 +51,8 @@ func TestResvs(t *testing.T) {
 	tab.Deny("R7.srv", "no room", at)
 	tab.AskRetry(3, 50)
 	tab.Load([]*model.Resv{r1})
-	if d, ok := tab.Denial("R7.srv"); !ok || d.Reason != "no room" {
-		t.Errorf("the denial went with the reload: %+v %v", d, ok)
+	if _, err := tab.Lookup("R7.srv"); proto.CodeOf(err) != proto.PBSE_UNKRESVID || !strings.Contains(err.Error(), "R7.srv (denied: no room)") {
+		t.Errorf("the denial went with the reload: %v", err)
 	}
 	if tab.RetryAsked(3) != 0 {
 		t.Errorf("a retry asked before the reload is still remembered")
@@ -63,8 +64,8 @@ func TestResvs(t *testing.T) {
 		t.Errorf("a denial two hours old is not stale")
 	}
 	tab.ForgetDenials(at.Add(2*time.Hour), time.Hour)
-	if _, ok := tab.Denial("R7.srv"); ok {
-		t.Errorf("ForgetDenials kept it")
+	if _, err := tab.Lookup("R7.srv"); proto.CodeOf(err) != proto.PBSE_UNKRESVID || strings.Contains(err.Error(), "denied") {
+		t.Errorf("ForgetDenials kept it: %v", err)
 	}
 	tab.Remove(3)
 	if _, ok := tab.Get(3); ok || tab.Len() != 0 {
