@@ -110,6 +110,23 @@ func processesWith(marker string) []int {
 	return out
 }
 
+// processCPU is the user and system time process pid has used, from
+// /proc/PID/stat (in clock ticks of 1/100 s, as on every Linux we run on).
+func processCPU(pid int) time.Duration {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(st)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 // escapingJob is a job script that leaves processes the ways jobs escape
 // their session (a busy loop under setsid, a double fork, nohup), each
 // marked with tag, then runs main.
@@ -138,11 +155,23 @@ func killTagged(t *testing.T, tag string) {
 func runEscapingJob(t *testing.T, c *testcluster.Cluster, tree *cgroup.Tree, tag string) {
 	t.Helper()
 	killTagged(t, tag)
-	id := c.Submit(escapingJob(tag, "sleep 3"))
+	// The job ends once the test has seen the busy loop burn more than a
+	// second: on a loaded host a fixed few seconds may give it less.
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777)
+	done := filepath.Join(dir, "done")
+	id := c.Submit(escapingJob(tag, "while [ ! -e "+done+" ]; do sleep 0.2; done"))
 	c.MustRun("qrun", id)
 	waitFor(t, "the job's escaped processes", 20*time.Second, func() bool { return len(processesWith(tag+"loop")) > 0 })
 	if ids := cgroupIDs(t, tree); len(ids) != 1 || ids[0] != id {
 		t.Errorf("cgroups while the job runs: %v", ids)
+	}
+	waitFor(t, "the busy loop to burn 1.5 s of cpu", 60*time.Second, func() bool {
+		pids := processesWith(tag + "loop")
+		return len(pids) > 0 && processCPU(pids[0]) >= 1500*time.Millisecond
+	})
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	c.WaitJobState(id, "F", 60*time.Second)
 	escapedGone(t, tag)

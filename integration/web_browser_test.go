@@ -114,6 +114,11 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	running := c.Submit("#!/bin/sh\n#PBS -N longrun\nsleep 300\n", "-l", "walltime=00:20:00", "-l", "select=1:ncpus=1")
 	c.WaitJobState(running, "R", 20*time.Second)
+	// The blocker keeps the big job waiting (and so with an estimated
+	// start) after the running job is deleted below: without it the big
+	// job could start, and end, before its full record is opened.
+	blocker := c.Submit("#!/bin/sh\n#PBS -N blocker\nsleep 300\n", "-l", "walltime=00:25:00", "-l", "select=1:ncpus=1")
+	c.WaitJobState(blocker, "R", 20*time.Second)
 	waiting := c.Submit("#!/bin/sh\n#PBS -N bigone\n", "-l", "walltime=00:30:00", "-l", "select=1:ncpus=2")
 	testcluster.WaitFor(t, "the big job's reservation", 30*time.Second, func() (bool, string) {
 		v, _ := c.JobAttr(waiting, "estimated.start_time")

@@ -38,6 +38,7 @@ func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
 }
 
 func TestDialSendsFirstRequestBehindHello(t *testing.T) {
+	t.Parallel()
 	got := make(chan []MsgType, 1)
 	path := serveOnce(t, func(nc net.Conn) {
 		// Both frames are read before anything is answered: a client that
@@ -71,6 +72,7 @@ func TestDialSendsFirstRequestBehindHello(t *testing.T) {
 }
 
 func TestDialRefusalComesWithFirstRequest(t *testing.T) {
+	t.Parallel()
 	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
 	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
 	if err != nil {
@@ -93,6 +95,7 @@ func TestDialRefusalComesWithFirstRequest(t *testing.T) {
 // Hello gives the server's refusal to a caller that needs the server's
 // name before any request, and is bounded by the client's timeout.
 func TestHelloBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
 	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
 	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
 	if err != nil {

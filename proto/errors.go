@@ -82,6 +82,7 @@ const (
 	PBSE_BAD_RRULE_SYNTAX   Code = 15133
 	PBSE_BAD_RRULE_SYNTAX2  Code = 15134
 	PBSE_BAD_ICAL_TZ        Code = 15135
+	PBSE_HOOKERROR          Code = 15136
 	PBSE_RESV_NOT_EMPTY     Code = 15178
 	PBSE_NOSCHEDULER        Code = 15099
 	PBSE_MaxArraySize       Code = 15107
@@ -204,6 +205,7 @@ var messages = map[Code]string{
 	PBSE_BAD_RRULE_SYNTAX:   "Undefined iCalendar syntax",
 	PBSE_BAD_RRULE_SYNTAX2:  "Undefined iCalendar syntax. A valid COUNT or UNTIL is required",
 	PBSE_BAD_ICAL_TZ:        "Unrecognized reservation timezone",
+	PBSE_HOOKERROR:          "error encountered related to hooks",
 	PBSE_RESV_NOT_EMPTY:     "Reservation not empty",
 	PBSE_NOSCHEDULER:        "Could not contact Scheduler",
 	PBSE_INVALSELECTRESC:    "Resource invalid in \"select\" specification",

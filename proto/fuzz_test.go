@@ -275,7 +275,34 @@ type statusNext struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	Name     string
 	Attrs    []attrNext
+	Alloc    []heldNext
 	Version  uint64
+}
+
+// heldNext is a chunk of an allocation as a newer peer may write it: a
+// field more, and resource values with one more each.
+type heldNext struct {
+	_msgpack  struct{} `msgpack:",as_array"`
+	Vnode     string
+	Host      string
+	Ncpus     int64
+	Resources []resourceNext
+	Socket    int
+}
+
+type resourceNext struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Value    string
+	Unit     string
+}
+
+// statusAllocPlain is Status as reflection writes it with its third field.
+type statusAllocPlain struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Attrs    []attrPlain
+	Alloc    []Held
 }
 
 func marshal(t *testing.T, v any, compact bool) []byte {
@@ -360,12 +387,51 @@ func FuzzAttrStatusCodec(f *testing.F) {
 				}
 			}
 		}
+
+		// With an allocation: the third field, as reflection and a newer
+		// peer write and read it.
+		alloc := Status{Name: obj, Attrs: st.Attrs}
+		withPlain := statusAllocPlain{Name: obj, Attrs: plain.Attrs}
+		withNext := statusNext{Name: obj, Attrs: next.Attrs, Version: 1}
+		for i := range int(count%4) + 1 {
+			h := Held{Vnode: name, Host: resource, Ncpus: int64(count) - int64(i)*100, Resources: []ResourceValue{{Name: resource, Value: value}}}
+			alloc.Alloc = append(alloc.Alloc, h)
+			withNext.Alloc = append(withNext.Alloc, heldNext{Vnode: h.Vnode, Host: h.Host, Ncpus: h.Ncpus,
+				Resources: []resourceNext{{Name: resource, Value: value, Unit: "kb"}}, Socket: i})
+		}
+		withPlain.Alloc = alloc.Alloc
+		for _, compact := range []bool{false, true} {
+			var back Status
+			unmarshal(t, marshal(t, &alloc, compact), &back, "hand-written with an allocation")
+			if !reflect.DeepEqual(back, alloc) {
+				t.Fatalf("Status with an allocation round trip:\nwant %+v\ngot  %+v", alloc, back)
+			}
+			var asPlain statusAllocPlain
+			unmarshal(t, marshal(t, &alloc, compact), &asPlain, "hand-written with an allocation read by reflection")
+			if len(asPlain.Attrs) == 0 {
+				asPlain.Attrs = withPlain.Attrs
+			}
+			if !reflect.DeepEqual(asPlain.Alloc, alloc.Alloc) {
+				t.Fatalf("reflection reads the allocation as %+v, want %+v", asPlain.Alloc, alloc.Alloc)
+			}
+			for what, v := range map[string]any{"reflection": &withPlain, "newer peer": &withNext} {
+				var got Status
+				unmarshal(t, marshal(t, v, compact), &got, what+" with an allocation")
+				if len(got.Attrs) == 0 {
+					got.Attrs = alloc.Attrs
+				}
+				if !reflect.DeepEqual(got.Alloc, alloc.Alloc) || got.Name != alloc.Name {
+					t.Fatalf("Status with an allocation written by a %s peer reads as %+v, want %+v", what, got, alloc)
+				}
+			}
+		}
 	})
 }
 
 // Fewer fields than the codecs need is an error, not a zero value. (A
 // msgpack nil reads as the zero value before a custom decoder runs.)
 func TestAttrStatusTooFewFields(t *testing.T) {
+	t.Parallel()
 	for _, short := range [][]byte{{0x93, 0xa0, 0xa0, 0xa0}, {0x91, 0xa0}, {0x90}} {
 		var a Attr
 		var s Status

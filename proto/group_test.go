@@ -47,6 +47,7 @@ func groupMember(t *testing.T, key []byte, leader func() string) string {
 // while no member knows a leader, the caller hears "no quorum" once its
 // timeout has passed.
 func TestDialGroupFollowsTheLeader(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, 32)
 	// The members read the leader's address on their own goroutines.
 	var leaderAddr atomic.Value

@@ -46,13 +46,16 @@ func init() {
 
 // MomStatus is a mom's periodic report.
 type MomStatus struct {
-	Node    string
-	Version string
-	Port    int    // the mom's service port, so the server can reach it
-	Arch    string // "linux"
-	Ncpus   int
-	Physmem int64   // bytes
-	Loadave float64 // one-minute load average
+	// HooksVersion is the version of the site hooks this mom holds (see
+	// MomStatusReply).
+	HooksVersion uint64
+	Node         string
+	Version      string
+	Port         int    // the mom's service port, so the server can reach it
+	Arch         string // "linux"
+	Ncpus        int
+	Physmem      int64   // bytes
+	Loadave      float64 // one-minute load average
 	// IdealLoad and MaxLoad come from $ideal_load / $max_load in
 	// mom_priv/config; negative when not configured.
 	IdealLoad float64
@@ -170,6 +173,12 @@ type MomStatusReply struct {
 	// shepherds kill them when it lapses. 0: no lease (jobs are never
 	// requeued elsewhere, so they need no fencing).
 	Lease int
+	// HooksVersion is the version of the site hooks of the execution
+	// hosts' events (0: none). When it differs from the mom's, Hooks are
+	// all of them and HooksSent is set; the mom replaces its own.
+	HooksVersion uint64
+	HooksSent    bool
+	Hooks        []MomHook
 }
 
 // JobObit tells the server a job ended. The server answers only after the

@@ -192,11 +192,35 @@ func SplitAttrName(full string) (name, resource string) {
 }
 
 // Status is one object of a status reply: a job id, queue, node or server
-// name and its attributes in display order.
+// name and its attributes in display order. Alloc is a started job's
+// allocation, typed, when the request asked for it (StatusRequest.Alloc):
+// what its exec_vnode and exec_host attributes say, for a scheduler to
+// read without parsing them. It is written only when there is one, so a
+// status without it is the two fields an older peer reads.
 type Status struct {
 	_msgpack struct{} `msgpack:",as_array"`
 	Name     string
 	Attrs    []Attr
+	Alloc    []Held
+}
+
+// Held is one chunk of a started job's allocation (resc.Alloc on the
+// wire): the vnode it is on, the node whose mom runs it, the cpus
+// exec_host counts for it, and what it takes there, in exec_vnode's order
+// with canonical values.
+type Held struct {
+	_msgpack  struct{} `msgpack:",as_array"`
+	Vnode     string
+	Host      string
+	Ncpus     int64
+	Resources []ResourceValue
+}
+
+// ResourceValue is one resource and its value.
+type ResourceValue struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Name     string
+	Value    string
 }
 
 // Get returns the value of the attribute full name ("job_state",
@@ -270,6 +294,10 @@ type StatusRequest struct {
 	// above Since are sent, and Live lists every job that would have been.
 	Since uint64
 	Epoch string
+	// Alloc asks for each started job's allocation typed (Status.Alloc)
+	// beside its attributes: a scheduler's fetch. A server that does not
+	// know it sends the attributes alone.
+	Alloc bool
 }
 
 // StatusReply is one frame of a status answer; Header.More says more follow.
@@ -425,6 +453,8 @@ func (o ObjectType) String() string {
 		return "resource"
 	case ObjSched:
 		return "sched"
+	case ObjHook:
+		return "hook"
 	}
 	return "object(" + strconv.Itoa(int(o)) + ")"
 }

@@ -34,6 +34,7 @@ func pipe(t *testing.T) (*Conn, *Conn) {
 }
 
 func TestSendRecvRoundTrip(t *testing.T) {
+	t.Parallel()
 	a, b := pipe(t)
 	req := &SubmitRequest{Queue: "workq", Attrs: []Attr{{Name: AttrResourceList, Resource: "ncpus", Value: "2"}}, Script: []byte("#!/bin/sh\n")}
 	h := Header{Type: MsgSubmit, Seq: 42, As: &Identity{User: "alice", UID: 1000, Host: "n1"}}
@@ -55,6 +56,7 @@ func TestSendRecvRoundTrip(t *testing.T) {
 }
 
 func TestReadFrameLimits(t *testing.T) {
+	t.Parallel()
 	var hdr [4]byte
 	binary.BigEndian.PutUint32(hdr[:], 100)
 	tests := []struct {
@@ -80,6 +82,7 @@ func TestReadFrameLimits(t *testing.T) {
 
 // A huge announced length must not allocate before the bytes arrive.
 func TestReadFrameDoesNotPreallocate(t *testing.T) {
+	// Not parallel: it measures the process's allocations.
 	var hdr [4]byte
 	binary.BigEndian.PutUint32(hdr[:], DefaultMaxFrame)
 	r := io.MultiReader(bytes.NewReader(hdr[:]), bytes.NewReader([]byte("x")))
@@ -93,6 +96,7 @@ func TestReadFrameDoesNotPreallocate(t *testing.T) {
 }
 
 func TestAuthenticatedHandshake(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, KeySize)
 	tests := []struct {
 		name      string
@@ -133,6 +137,7 @@ func TestAuthenticatedHandshake(t *testing.T) {
 // refused at its length, never read into memory; after the handshake
 // frames up to the limit pass.
 func TestHelloFrameBounded(t *testing.T) {
+	t.Parallel()
 	a, b := pipe(t)
 	go func() {
 		var hdr [frameHeaderLen]byte
@@ -149,6 +154,7 @@ func TestHelloFrameBounded(t *testing.T) {
 
 // A frame replayed, reordered, altered or sent without a tag is refused.
 func TestAuthenticationRejectsTampering(t *testing.T) {
+	t.Parallel()
 	key := bytes.Repeat([]byte{7}, KeySize)
 	mk := func() (*Conn, *Conn) {
 		a, b := pipe(t)
@@ -203,6 +209,7 @@ func TestAuthenticationRejectsTampering(t *testing.T) {
 }
 
 func TestVersionMismatch(t *testing.T) {
+	t.Parallel()
 	a, b := pipe(t)
 	go ServerHandshake(b, "srv", func(Role) ([]byte, error) { return nil, nil })
 	a.Send(Header{Type: MsgHello}, &Hello{Version: 99})
@@ -216,6 +223,7 @@ func TestVersionMismatch(t *testing.T) {
 }
 
 func TestExitStatus(t *testing.T) {
+	t.Parallel()
 	for code, want := range map[Code]int{PBSE_UNKJOBID: 153, PBSE_HISTJOBID: 35, PBSE_PERM: 159, PBSE_BADSTATE: 168, PBSE_NOSERVER: 186} {
 		if got := code.ExitStatus(); got != want {
 			t.Errorf("%d.ExitStatus() = %d, want %d", code, got, want)

@@ -7,9 +7,9 @@ import (
 )
 
 // MaxDepth bounds how deeply msgpack containers may nest in one frame. The
-// deepest message this protocol defines nests 6 levels (envelope, status
-// reply, objects, object, attributes, attribute); the margin leaves room
-// for fields appended later.
+// deepest message this protocol defines nests 8 levels (envelope, status
+// reply, objects, object, allocation, chunk, resources, resource); the
+// margin leaves room for fields appended later.
 const MaxDepth = 32
 
 // ErrShape is wrapped by every error of CheckShape.

@@ -9,6 +9,7 @@ import (
 )
 
 func TestCheckShape(t *testing.T) {
+	t.Parallel()
 	enc := func(v any) []byte {
 		b, err := msgpack.Marshal(v)
 		if err != nil {
@@ -56,6 +57,7 @@ func TestCheckShape(t *testing.T) {
 // one-byte arrays in one frame used to overflow the reader's stack in the
 // msgpack decoder. The envelope decoder must refuse it with an error.
 func TestDeepFrameRefused(t *testing.T) {
+	t.Parallel()
 	payload := append([]byte{0x97, 0x01, 0x00, 0x00, 0xa0, 0xc2, 0xc0}, bytes.Repeat([]byte{0x91}, 10<<20)...)
 	payload = append(payload, 0xc0)
 	c := NewConn(nopConn{&bytes.Buffer{}}, 0)

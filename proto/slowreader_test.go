@@ -26,6 +26,7 @@ var bigObject = []Attr{{Name: "Variable_List", Value: "PAD=" + strings.Repeat("x
 // frame being filled) of it; the renderer waits for it without its lock,
 // stops once the write timeout cuts the peer off, and Send says so.
 func TestStatusFramesCutOffSlowReader(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe() // b never reads
 	defer b.Close()
 	ca := NewConn(a, 0)
@@ -79,6 +80,7 @@ func TestStatusFramesCutOffSlowReader(t *testing.T) {
 // A reader who lags behind the renderer gets the whole listing, in order:
 // the renderer waits for it, lock let go, and goes on.
 func TestStatusFramesWaitForLaggingReader(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	defer b.Close()
 	ca := NewConn(a, 0)
@@ -134,6 +136,7 @@ func TestStatusFramesWaitForLaggingReader(t *testing.T) {
 // A Send the peer does not take within the write timeout fails as a slow
 // reader; a large frame's encoding buffer is not kept afterwards.
 func TestSendWriteTimeout(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	defer b.Close()
 	ca := NewConn(a, 0)

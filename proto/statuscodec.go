@@ -111,13 +111,34 @@ func appendReplyRest(b []byte, r *StatusReply) []byte {
 	return b
 }
 
-// AppendStatus appends what Status.EncodeMsgpack writes.
+// AppendStatus appends what Status.EncodeMsgpack writes: [Name, Attrs],
+// and Alloc after them when there is one.
 func AppendStatus(b []byte, s *Status) []byte {
-	b = append(b, 0x92)
+	if len(s.Alloc) == 0 {
+		b = append(b, 0x92)
+	} else {
+		b = append(b, 0x93)
+	}
 	b = msgp.AppendString(b, s.Name)
 	b = msgp.AppendArrayLen(b, len(s.Attrs))
 	for i := range s.Attrs {
 		b = AppendAttr(b, &s.Attrs[i])
+	}
+	if len(s.Alloc) == 0 {
+		return b
+	}
+	b = msgp.AppendArrayLen(b, len(s.Alloc))
+	for _, h := range s.Alloc {
+		b = append(b, 0x94)
+		b = msgp.AppendString(b, h.Vnode)
+		b = msgp.AppendString(b, h.Host)
+		b = msgp.AppendInt(b, h.Ncpus)
+		b = msgp.AppendArrayLen(b, len(h.Resources))
+		for _, r := range h.Resources {
+			b = append(b, 0x92)
+			b = msgp.AppendString(b, r.Name)
+			b = msgp.AppendString(b, r.Value)
+		}
 	}
 	return b
 }
@@ -408,6 +429,49 @@ func (d *byteReader) status(s *Status) error {
 				return err
 			}
 		}
+	}
+	s.Alloc = nil
+	if n < 3 {
+		return nil
+	}
+	if err := readArray(d, &s.Alloc, d.held); err != nil {
+		return fmt.Errorf("allocation of %s: %w", s.Name, err)
+	}
+	return d.skipN(n - 3)
+}
+
+func (d *byteReader) held(h *Held) error {
+	n, err := d.fields("allocated chunk", 4)
+	if err != nil {
+		return err
+	}
+	if h.Vnode, err = d.str(); err != nil {
+		return err
+	}
+	if h.Host, err = d.str(); err != nil {
+		return err
+	}
+	ncpus, err := d.uint()
+	if err != nil {
+		return err
+	}
+	h.Ncpus = int64(ncpus)
+	if err := readArray(d, &h.Resources, d.resourceValue); err != nil {
+		return err
+	}
+	return d.skipN(n - 4)
+}
+
+func (d *byteReader) resourceValue(r *ResourceValue) error {
+	n, err := d.fields("resource value", 2)
+	if err != nil {
+		return err
+	}
+	if r.Name, err = d.name(); err != nil {
+		return err
+	}
+	if r.Value, err = d.str(); err != nil {
+		return err
 	}
 	return d.skipN(n - 2)
 }

@@ -156,6 +156,7 @@ func FuzzStatusReplyCodec(f *testing.F) {
 // objects is: every frame but the last with Objects only and More set,
 // the last with the tail's fields, one empty frame for no objects.
 func TestStatusFrames(t *testing.T) {
+	t.Parallel()
 	tail := StatusReply{Errors: []ObjectError{{Name: "9", Code: PBSE_UNKJOBID, Text: "Unknown Job Id"}}, Version: 77, Epoch: "e1", Live: []string{"1.s", "2.s"}}
 	for _, n := range []int{0, 1, 3, 4, 7, 10} {
 		for _, stream := range []bool{false, true} {
@@ -210,6 +211,7 @@ func TestStatusFrames(t *testing.T) {
 // An aborted stream stops after the frames already full; the connection
 // is then free for another answer (an error).
 func TestStatusFramesAbort(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	go func() {
 		ca := NewConn(a, 0)
@@ -245,6 +247,7 @@ func TestStatusFramesAbort(t *testing.T) {
 // Collect gives back, in order, every object added to an answer that
 // was not streamed, with the tail's other fields.
 func TestStatusFramesCollect(t *testing.T) {
+	t.Parallel()
 	tail := StatusReply{Errors: []ObjectError{{Name: "9", Code: PBSE_UNKJOBID, Text: "Unknown Job Id"}}, Version: 3, Epoch: "e"}
 	for _, n := range []int{0, 1, 3, 7} {
 		f := NewStatusFrames(3)

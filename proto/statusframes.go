@@ -84,6 +84,11 @@ func (f *StatusFrames) Stream(c *Conn, seq uint64, held sync.Locker) {
 // returns false once the stream failed (the peer went away, or was cut
 // off as a slow reader): the renderer should stop, and Send says why.
 func (f *StatusFrames) Add(name string, attrs []Attr) bool {
+	return f.AddStatus(&Status{Name: name, Attrs: attrs})
+}
+
+// AddStatus is Add of a whole object (a job's with its allocation).
+func (f *StatusFrames) AddStatus(s *Status) bool {
 	if f.cur.count == f.chunk || len(f.cur.objs) >= statusFrameBytes {
 		next := encodedFrame{objs: make([]byte, 0, len(f.cur.objs)+len(f.cur.objs)/8)} // much the same size
 		if !f.push(f.cur) {
@@ -91,7 +96,7 @@ func (f *StatusFrames) Add(name string, attrs []Attr) bool {
 		}
 		f.cur = next
 	}
-	f.cur.objs = AppendStatus(f.cur.objs, &Status{Name: name, Attrs: attrs})
+	f.cur.objs = AppendStatus(f.cur.objs, s)
 	f.cur.count++
 	return true
 }

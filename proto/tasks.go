@@ -77,6 +77,10 @@ type EndJob struct {
 	// Grace is how long the sister lets the job's tasks there end by
 	// themselves before it kills them (a graceful shrink), in seconds.
 	Grace int
+	// Aborted is set when the job's start was given up (a sister refused
+	// to join, or the first node could not start it): the sister runs
+	// its execjob_abort hooks rather than its execjob_end ones.
+	Aborted bool
 }
 
 // SisterUsage is what a job used on a sister (its tasks' cpu time, its

@@ -569,6 +569,24 @@ func (p Place) String() string {
 	return strings.Join(parts, ":")
 }
 
+// MarshalText writes the placement as place= text (String), the form a
+// stored record keeps it in.
+func (p Place) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads place= text; empty is no placement given.
+func (p *Place) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*p = Place{}
+		return nil
+	}
+	v, err := ParsePlace(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
 // Table is the resource table the select was parsed with (nil: the
 // built-ins alone), to read more of the same job's chunks alike.
 func (s Select) Table() *Table {

@@ -129,6 +129,21 @@ func (t *Table) Lookup(name string) Def {
 	return Def{Name: name, Type: TypeString}
 }
 
+// Names lists every resource t defines: the built-ins in their order,
+// then the custom resources by name.
+func (t *Table) Names() []string {
+	out := make([]string, 0, len(builtin)+len(t.Customs()))
+	for _, d := range builtin {
+		out = append(out, d.Name)
+	}
+	for _, c := range t.Customs() {
+		if !Known(c.Name) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
 // Defined reports whether name is a built-in or a custom resource of t.
 func (t *Table) Defined(name string) bool {
 	_, ok := t.Custom(name)

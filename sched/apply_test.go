@@ -15,6 +15,7 @@ import (
 // server's refusals by the reason's standard text (the text the server
 // sends names the job and is not a label).
 func TestApplyCountsBackfillAndRefusals(t *testing.T) {
+	t.Parallel()
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()

@@ -42,6 +42,7 @@ func privDir(t *testing.T, year int, files map[string]string) string {
 
 // pbs_sched -t: exit status and messages, each problem as file:line.
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 6, 3, 12, 0, 0, 0, time.Local)
 	fixtures := filepath.Join("..", "..", "shared", "fixtures", "sched_priv")
 	tests := []struct {
@@ -127,6 +128,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckMainUsage(t *testing.T) {
+	t.Parallel()
 	if got := checkMain("pbs_sched", nil, []string{"a", "b"}, &fifo.Policy{}); got != CheckBadUsage {
 		t.Errorf("two directories: status %d", got)
 	}

@@ -54,6 +54,7 @@ func writeConfig(t *testing.T, dir, text string) {
 // log_filter applies as soon as a sched_config with it loads, to the
 // runner's and the policy's loggers; a refused file leaves it as it was.
 func TestConfigureAppliesLogFilter(t *testing.T) {
+	t.Parallel()
 	dir := privDir(t, time.Now().Year(), nil)
 	r, out := testRunner(dir)
 	policyLog := r.log.Named("policy")
@@ -120,6 +121,7 @@ func TestConfigureAppliesLogFilter(t *testing.T) {
 // Warnings reach sched_logs with file and line: an obsolete option, a
 // missing file, a holidays file for another year (once, not every cycle).
 func TestConfigureLogsWarnings(t *testing.T) {
+	t.Parallel()
 	year := time.Now().Year()
 	dir := privDir(t, year-1, map[string]string{"sched_config": "by_queue: true\ndebug_level: 3\n", "dedicated_time": ""})
 	r, out := testRunner(dir)
@@ -163,6 +165,7 @@ func TestConfigureLogsWarnings(t *testing.T) {
 // A refused edit is the server comment, naming file and line, until a good
 // file loads; the policy in force stays the previous one.
 func TestConfigureRefusedStatus(t *testing.T) {
+	t.Parallel()
 	dir := privDir(t, time.Now().Year(), nil)
 	r, _ := testRunner(dir)
 	if err := r.configure(); err != nil {

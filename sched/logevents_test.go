@@ -10,6 +10,7 @@ import (
 // sched object's log_events: a class is logged when log_events has its
 // bit and log_filter has not; errors always are.
 func TestNotLogged(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		filter, events, want uint32
 	}{

@@ -269,6 +269,9 @@ func Run(ctx context.Context, policy Policy, o Options) error {
 		}
 	}()
 	r.log.Info("scheduler ready", "port", o.Config.Port, "sched_priv", r.dir, "pid", os.Getpid(), logclass.Key, logclass.System)
+	if err := daemon.Notify("READY=1"); err != nil {
+		r.log.Warn("cannot tell systemd the scheduler is ready", "error", err)
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	// Connections are served concurrently, so that peers that connect and
@@ -475,19 +478,53 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.noteYear(start)
 	client := proto.NewClient(conn, hello.Name, r.o.CycleLimit)
 	r.readLogEvents(client)
+	// A start a site's runjob hook refuses (PBSE_HOOKERROR) frees what
+	// the plan gave it: as OpenPBS's scheduler goes on with the next job
+	// when it learns of the refusal, the cycle plans again without the
+	// jobs the hooks refused, until a pass has no such refusal (at most
+	// hookPasses passes).
+	var hookRefused map[string]bool
+	for pass := 1; ; pass++ {
+		refused := r.cyclePass(client, hello.Name, cmd, start, deadline, hookRefused)
+		if len(refused) == 0 || pass == hookPasses {
+			break
+		}
+		if hookRefused == nil {
+			hookRefused = map[string]bool{}
+		}
+		for _, id := range refused {
+			hookRefused[id] = true
+		}
+		r.log.Info("runjob hooks refused starts; planning the cycle again without them", "refused", len(refused), "pass", pass)
+	}
+	r.saveUsage(false)
+	return false
+}
+
+// hookPasses bounds the passes of one cycle (see serve).
+const hookPasses = 4
+
+// cyclePass fetches the world, decides and applies the decisions, and
+// returns the starts a runjob hook refused (nil when the world could not
+// be read). Jobs in skip are left out of the world: a hook refused them
+// earlier in the cycle.
+func (r *runner) cyclePass(client *proto.Client, serverName string, cmd proto.SchedCommand, start, deadline time.Time, skip map[string]bool) []string {
 	// The world's time: the host's, or a test build's advanced clock
 	// (internal/fault); start and deadline stay on the host's.
 	world, err := r.fetch(client, fault.Now(), append(append([]string(nil), BaseJobAttrs...), r.o.JobAttrs...))
 	if err != nil {
 		r.log.Error("cannot read the server's state", "error", err)
-		return false
+		return nil
+	}
+	if len(skip) > 0 {
+		world.Jobs = slices.DeleteFunc(world.Jobs, func(j *core.Job) bool { return skip[j.ID] })
 	}
 	r.addEnded(client, world)
 	fetched := time.Now()
 	r.metrics.Phase(metrics.PhaseFetch, fetched.Sub(start))
 	r.mu.Lock()
 	if ca, ok := r.policy.(CycleAware); ok {
-		ca.BeginCycle(cycleReader{c: client, name: hello.Name}, deadline, r.log.Named("filters"))
+		ca.BeginCycle(cycleReader{c: client, name: serverName}, deadline, r.log.Named("filters"))
 	}
 	plan := r.policy.Schedule(world, eventOf(cmd.Cmd), r.log.Named("policy"))
 	if ur, ok := r.policy.(UsageReporter); ok {
@@ -510,8 +547,7 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 	r.log.Info("scheduling cycle ends", "event", cmd.Cmd.String(), "jobs", len(world.Jobs), "nodes", len(world.Nodes),
 		"started", stats.started, "refused", stats.refused, "comments", stats.comments,
 		"fetch", fetched.Sub(start).String(), "decide", decided.Sub(fetched).String(), "apply", time.Since(decided).String())
-	r.saveUsage(false)
-	return false
+	return stats.hookRefused
 }
 
 // eventOf maps the server's command to the core's event.
@@ -610,7 +646,7 @@ func (r *runner) resources(c *proto.Client) (*resc.Table, error) {
 // fetch returns every unfinished job, asking only for those changed since
 // the last call when the server is the same run.
 func (jc *jobCache) fetch(c *proto.Client, attrs []string, now time.Time) ([]*core.Job, error) {
-	req := &proto.StatusRequest{Attrs: attrs, LiveSubjobs: true}
+	req := &proto.StatusRequest{Attrs: attrs, LiveSubjobs: true, Alloc: true}
 	if jc.epoch != "" {
 		req.Since, req.Epoch = jc.version, jc.epoch
 	}
@@ -667,6 +703,7 @@ type applyStats struct {
 	backfilled                 int            // of started, those whose decision backfilled
 	refusedBy                  map[string]int // refused and lost runs by reason (the metrics' label)
 	notStarted                 []string       // runs refused or lost
+	hookRefused                []string       // runs a runjob hook refused (PBSE_HOOKERROR)
 }
 
 // refusalLost is the reason of runs lost with their request (no answer
@@ -732,6 +769,9 @@ func apply(c *proto.Client, ds []core.Decision, counted []string, log hclog.Logg
 			st.refused++
 			st.refusal(refusalReason(r.Code), 1)
 			st.notStarted = append(st.notStarted, runs[i].JobID)
+			if r.Code == proto.PBSE_HOOKERROR {
+				st.hookRefused = append(st.hookRefused, runs[i].JobID)
+			}
 			log.Info("the server refused to start a job", "job", runs[i].JobID, "reason", r.Text)
 			alters = append(alters, comment(shared(runJobs[i]), "Not Running: PBS Error: "+r.Text))
 		}

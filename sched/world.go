@@ -324,8 +324,10 @@ func newCoreJob(rt *resc.Table, st proto.Status) *core.Job {
 	if v, ok := resc.Number("mem", used["mem"]); ok {
 		j.UsedMem = int64(v)
 	}
-	if v := plain[proto.AttrExecVnode]; v != "" {
-		j.Where = chunksOf(rt, v)
+	if len(st.Alloc) > 0 {
+		j.Where = chunksHeld(rt, st.Alloc)
+	} else if v := plain[proto.AttrExecVnode]; v != "" {
+		j.Where = chunksOf(rt, v) // a server that sends no typed allocation
 	}
 	if j.Select.Elastic() >= 0 {
 		// Resource_List's totals are the range's maximum (what the
@@ -350,7 +352,7 @@ func unixOf(v string) time.Time {
 // chunksOf reads an exec_vnode "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)".
 func chunksOf(rt *resc.Table, execVnode string) []core.Chunk {
 	var out []core.Chunk
-	for _, p := range place.SplitExecVnode(execVnode) {
+	for _, p := range resc.SplitExecVnode(execVnode) {
 		node, spec := p.Node, p.Spec
 		if node == "" {
 			continue
@@ -362,6 +364,20 @@ func chunksOf(rt *resc.Table, execVnode string) []core.Chunk {
 			}
 		}
 		out = append(out, core.Chunk{Node: node, Chunk: c})
+	}
+	return out
+}
+
+// chunksHeld reads a job's typed allocation (proto.Status.Alloc): each
+// chunk's node and what it takes there, typed by rt.
+func chunksHeld(rt *resc.Table, alloc []proto.Held) []core.Chunk {
+	out := make([]core.Chunk, 0, len(alloc))
+	for _, h := range alloc {
+		pairs := make([]resc.Pair, len(h.Resources))
+		for i, r := range h.Resources {
+			pairs[i] = resc.Pair{Name: r.Name, Value: r.Value}
+		}
+		out = append(out, core.Chunk{Node: h.Vnode, Chunk: rt.NewChunk(1, pairs)})
 	}
 	return out
 }

@@ -26,6 +26,7 @@ func freeNode(name string, ncpus, assigned float64) *core.Node {
 // as the free cpus hold plus one, within max_run_subjobs, skipping those
 // that are jobs of their own; a held array gives none.
 func TestExpandArrays(t *testing.T) {
+	t.Parallel()
 	array := func(id, state, holds, remaining, maxRun string) proto.Status {
 		a := []string{"job_state", state, "Hold_Types", holds, "array", "True", "array_indices_remaining", remaining,
 			"Resource_List.select", "1:ncpus=2", "Resource_List.ncpus", "2"}
@@ -81,6 +82,7 @@ func TestExpandArrays(t *testing.T) {
 // A shrink-to-fit job's bounds reach the typed job: queued, its walltime
 // is to be chosen; running, it has the one its start chose.
 func TestCoreJobShrinkToFit(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		st       proto.Status

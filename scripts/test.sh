@@ -12,6 +12,21 @@ if [ "$(id -u)" = 0 ] && ! command -v ip >/dev/null 2>&1 && command -v apt-get >
 		echo "test.sh: could not install iproute2; the multi-host test will skip" >&2
 fi
 
+# Site hooks (internal/hookrun, integration/hooks_test.go) run in Debian's
+# python3; as root on a Debian machine without it, install it.
+if [ "$(id -u)" = 0 ] && [ ! -x /usr/bin/python3 ] && command -v apt-get >/dev/null 2>&1; then
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3) >/dev/null 2>&1 ||
+		echo "test.sh: could not install python3; the hook tests will skip" >&2
+fi
+
+# The service units' test (integration/systemd_test.go) runs Debian's
+# systemd-analyze verify on packaging/systemd; as root on a Debian machine
+# without it, install it.
+if [ "$(id -u)" = 0 ] && ! command -v systemd-analyze >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd) >/dev/null 2>&1 ||
+		echo "test.sh: could not install systemd; the service units' test will skip" >&2
+fi
+
 # The web page's browser test (integration/web_browser_test.go) drives
 # Debian's headless Chromium; as root on a Debian machine without it,
 # install it.

@@ -310,9 +310,9 @@ func TestStateWritesFound(t *testing.T) {
 // to store, with the caller telling the scheduler of it as of any new or
 // moved job: the transition's hooks stay theirs.
 var hooksMakers = map[string]string{
-	"internal/model/array.go:Subjob":           "a subjob made from its parent; the server tells the scheduler of new subjobs",
-	"internal/server/admission.go:enqueue":     "the copy a submission, qmove, qorder or the router stores; they tell the scheduler",
-	"internal/server/admission.go:routeOrHold": "the copy a submission stores in a route queue",
+	"internal/model/array.go:Subjob":               "a subjob made from its parent; the server tells the scheduler of new subjobs",
+	"internal/server/admit/enqueue.go:Enqueue":     "the copy a submission, qmove, qorder or the router stores; they tell the scheduler",
+	"internal/server/admit/enqueue.go:routeOrHold": "the copy a submission stores in a route queue",
 }
 
 // What a transition returns (model.Hooks: dependants to release, the

@@ -32,6 +32,9 @@ const (
 	// KeySendmail is the mailer pbs_server runs for job mail (sendmail -f
 	// <mail_from> <recipients>, the message on its standard input).
 	KeySendmail = "PBS_SENDMAIL"
+	// KeyPython is the interpreter site hooks run with (pbs_server and
+	// pbs_mom): an absolute path, Debian's /usr/bin/python3 when unset.
+	KeyPython = "PBS_PYTHON"
 	// KeyServerMetrics, KeySchedMetrics and KeyMomMetrics are the
 	// host:port on which pbs_server, pbs_sched and pbs_mom serve
 	// Prometheus metrics at /metrics; unset, a daemon serves none.
@@ -108,6 +111,8 @@ type Config struct {
 	Personality Personality
 	// Sendmail is the mailer for job mail (PBS_SENDMAIL).
 	Sendmail string
+	// Python is the hooks' interpreter (PBS_PYTHON); "" for the default.
+	Python string
 	// ServerMetrics, SchedMetrics and MomMetrics are the metrics
 	// listeners' host:port ("" for none; an empty host is every address).
 	ServerMetrics, SchedMetrics, MomMetrics string
@@ -155,7 +160,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyPython, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -190,6 +195,10 @@ func Parse(r io.Reader) (map[string]string, error) {
 	return vals, sc.Err()
 }
 
+// FromValues is the configuration pbs.conf's KEY=VALUE pairs vals make
+// (Parse's result), checked as Load checks a file.
+func FromValues(vals map[string]string) (*Config, error) { return resolve("", vals) }
+
 func resolve(path string, vals map[string]string) (*Config, error) {
 	c := &Config{
 		ConfFile:    path,
@@ -200,6 +209,10 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 		MomNodeName: vals[KeyMomNodeName],
 		Personality: Personality(strings.ToLower(vals[KeyPersonality])),
 		Sendmail:    vals[KeySendmail],
+		Python:      vals[KeyPython],
+	}
+	if c.Python != "" && !filepath.IsAbs(c.Python) {
+		return nil, fmt.Errorf("%s=%q: want an absolute path", KeyPython, c.Python)
 	}
 	if c.Sendmail == "" {
 		c.Sendmail = DefaultSendmail
@@ -542,3 +555,38 @@ func (c *Config) MomSocket() string { return filepath.Join(c.Home, "pbs_mom.sock
 
 // ServerAddr is host:port of the server's TCP listener for daemons.
 func (c *Config) ServerAddr() string { return fmt.Sprintf("%s:%d", c.Server, c.BatchPort) }
+
+// Update is a pbs.conf (old, possibly empty) with the keys of set given
+// their values: a key's line is rewritten in place (its first; later
+// ones of the same key are dropped, as Parse keeps only the last), new
+// keys are appended in the order of keys, and every other line (comments,
+// other keys) is kept as it is. Keys missing from set are left alone.
+func Update(old []byte, set map[string]string, keys []string) []byte {
+	var out []string
+	done := map[string]bool{}
+	lines := strings.Split(strings.TrimRight(string(old), "\n"), "\n")
+	if len(old) == 0 {
+		lines = nil
+	}
+	for _, line := range lines {
+		text := strings.TrimSpace(line)
+		if k, _, ok := strings.Cut(text, "="); ok && text != "" && text[0] != '#' {
+			k = strings.TrimSpace(k)
+			if v, mine := set[k]; mine {
+				if !done[k] {
+					out = append(out, k+"="+v)
+					done[k] = true
+				}
+				continue
+			}
+		}
+		out = append(out, line)
+	}
+	for _, k := range keys {
+		if v, ok := set[k]; ok && !done[k] {
+			out = append(out, k+"="+v)
+			done[k] = true
+		}
+	}
+	return []byte(strings.Join(out, "\n") + "\n")
+}

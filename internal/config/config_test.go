@@ -77,6 +77,10 @@ func TestLoadEnvOverridesFile(t *testing.T) {
 	if c, err = LoadEnv(func(k string) string { return env[k] }); err != nil || c.Sendmail != "/opt/mail/sendmail" {
 		t.Fatalf("PBS_SENDMAIL from the file: %+v, %v", c, err)
 	}
+	os.WriteFile(conf, []byte("PBS_PYTHON=/opt/python/bin/python3\n"), 0o644)
+	if c, err = LoadEnv(func(k string) string { return env[k] }); err != nil || c.Python != "/opt/python/bin/python3" {
+		t.Fatalf("PBS_PYTHON from the file: %+v, %v", c, err)
+	}
 }
 
 func TestLoadEnvErrors(t *testing.T) {
@@ -91,6 +95,7 @@ func TestLoadEnvErrors(t *testing.T) {
 		{"port out of range", map[string]string{KeyBatchPort: "70000"}, KeyBatchPort},
 		{"bad personality", map[string]string{KeyPersonality: "slurm"}, KeyPersonality},
 		{"relative mailer", map[string]string{KeySendmail: "sendmail"}, KeySendmail},
+		{"relative python", map[string]string{KeyPython: "python3"}, KeyPython},
 		{"metrics without a port", map[string]string{KeyServerMetrics: "localhost"}, KeyServerMetrics},
 		{"metrics port zero", map[string]string{KeySchedMetrics: "localhost:0"}, KeySchedMetrics},
 		{"metrics port not a number", map[string]string{KeyMomMetrics: ":http"}, KeyMomMetrics},
@@ -191,4 +196,30 @@ func FuzzParseHostList(f *testing.F) {
 			t.Fatalf("%q gave %q, which gives %q %v", s, got, again, err)
 		}
 	})
+}
+
+func TestUpdate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		old  string
+		set  map[string]string
+		keys []string
+		want string
+	}{
+		{"", map[string]string{KeyHome: "/h", KeyServer: "s"}, []string{KeyHome, KeyServer}, "PBS_HOME=/h\nPBS_SERVER=s\n"},
+		{"# site\nPBS_WEB=:8080\nPBS_SERVER=old\n", map[string]string{KeyServer: "new", KeyHome: "/h"}, []string{KeyHome, KeyServer},
+			"# site\nPBS_WEB=:8080\nPBS_SERVER=new\nPBS_HOME=/h\n"},
+		{"PBS_SERVER=a\nPBS_SERVER = b\n", map[string]string{KeyServer: "c"}, []string{KeyServer}, "PBS_SERVER=c\n"},
+		{"PBS_HOME=/h\n", map[string]string{}, nil, "PBS_HOME=/h\n"},
+	}
+	for _, tt := range tests {
+		got := string(Update([]byte(tt.old), tt.set, tt.keys))
+		if got != tt.want {
+			t.Errorf("Update(%q, %v) =\n%q\nwant\n%q", tt.old, tt.set, got, tt.want)
+		}
+		// Updating again with the same keys changes nothing.
+		if again := string(Update([]byte(got), tt.set, tt.keys)); again != got {
+			t.Errorf("Update is not idempotent: %q then %q", got, again)
+		}
+	}
 }

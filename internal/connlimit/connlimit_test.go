@@ -20,6 +20,7 @@ func conn(t *testing.T) *pipeConn {
 }
 
 func TestPendingEvictsOldestOfPeer(t *testing.T) {
+	t.Parallel()
 	l := New("test", Budget{Max: 100, PerPeer: 50, Pending: 10, PerPeerPending: 2}, nil)
 	c1, c2, c3 := conn(t), conn(t), conn(t)
 	s1 := l.Admit("a", c1)
@@ -43,6 +44,7 @@ func TestPendingEvictsOldestOfPeer(t *testing.T) {
 }
 
 func TestEstablishedAreNeverEvicted(t *testing.T) {
+	t.Parallel()
 	l := New("test", Budget{Max: 3, PerPeer: 3, Pending: 3, PerPeerPending: 3}, nil)
 	var cs []*pipeConn
 	for i := 0; i < 3; i++ {
@@ -62,6 +64,7 @@ func TestEstablishedAreNeverEvicted(t *testing.T) {
 }
 
 func TestClassPendingEvictsAcrossPeers(t *testing.T) {
+	t.Parallel()
 	l := New("test", Budget{Max: 100, PerPeer: 100, Pending: 3, PerPeerPending: 3}, nil)
 	old := conn(t)
 	l.Admit("x", old)
@@ -81,6 +84,7 @@ func TestClassPendingEvictsAcrossPeers(t *testing.T) {
 }
 
 func TestPerPeerTotal(t *testing.T) {
+	t.Parallel()
 	l := New("test", Budget{Max: 100, PerPeer: 2, Pending: 10, PerPeerPending: 10}, nil)
 	l.Admit("a", conn(t)).Established()
 	l.Admit("a", conn(t)).Established()
@@ -96,6 +100,7 @@ func TestPerPeerTotal(t *testing.T) {
 // Stats counts refusals and evictions over the Limiter's life: the log
 // line's count is reset at each line, the metrics' never.
 func TestStatsCountRefusalsAndEvictions(t *testing.T) {
+	t.Parallel()
 	l := New("metrics", Budget{Max: 2, PerPeer: 2, Pending: 1, PerPeerPending: 1}, nil)
 	s1 := l.Admit("a", conn(t))
 	s1.Established()
@@ -119,6 +124,7 @@ func TestStatsCountRefusalsAndEvictions(t *testing.T) {
 // A trusted peer (the web listener's proxy) is bounded by the class
 // alone.
 func TestTrustPeer(t *testing.T) {
+	t.Parallel()
 	l := New("test", Budget{Max: 6, PerPeer: 2, Pending: 6, PerPeerPending: 2}, nil)
 	l.TrustPeer("proxy")
 	for i := 0; i < 5; i++ {

@@ -15,6 +15,7 @@ import (
 // keeps its place, a newcomer beyond the budget is told the refusal and
 // closed, and a closed connection gives its slot back.
 func TestListenerAdmitsAndRefuses(t *testing.T) {
+	t.Parallel()
 	nl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestListenerAdmitsAndRefuses(t *testing.T) {
 // many loopback addresses holds one peer's share, not one per address
 // (before, five 127.x addresses took five shares, the whole budget).
 func TestListenerCountsThisHostAsOnePeer(t *testing.T) {
+	t.Parallel()
 	nl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestListenerCountsThisHostAsOnePeer(t *testing.T) {
 }
 
 func TestAddrKey(t *testing.T) {
+	t.Parallel()
 	own := func(a netip.Addr) bool { return a == netip.MustParseAddr("192.0.2.2") }
 	for _, tt := range []struct{ addr, want string }{
 		{"127.0.0.1", HostPeer},

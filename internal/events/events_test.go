@@ -53,6 +53,7 @@ func ev(id, owner, queue, state string) Event {
 }
 
 func TestPublishAssignsSequence(t *testing.T) {
+	t.Parallel()
 	h := NewHub(10)
 	if h.Last() != 0 {
 		t.Fatalf("new hub last %d", h.Last())
@@ -68,6 +69,7 @@ func TestPublishAssignsSequence(t *testing.T) {
 }
 
 func TestFilters(t *testing.T) {
+	t.Parallel()
 	stream := []Event{
 		ev("1.s", "alice", "workq", "Q"),
 		ev("2[].s", "bob", "workq", "Q"),
@@ -113,6 +115,7 @@ func TestFilters(t *testing.T) {
 }
 
 func TestSubscribeFromNow(t *testing.T) {
+	t.Parallel()
 	h := NewHub(10)
 	h.Publish(ev("1.s", "a", "q", "Q"))
 	s, err := h.Subscribe(Filter{}, 0, 10)
@@ -132,6 +135,7 @@ func TestSubscribeFromNow(t *testing.T) {
 }
 
 func TestResume(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name      string
 		retain    int
@@ -185,6 +189,7 @@ func TestResume(t *testing.T) {
 // than its buffer behind; Publish never waits for it, and the others go
 // on receiving.
 func TestSlowSubscriberCutOff(t *testing.T) {
+	t.Parallel()
 	h := NewHub(1000)
 	slow, err := h.Subscribe(Filter{}, 0, 5)
 	if err != nil {
@@ -237,6 +242,7 @@ func TestSlowSubscriberCutOff(t *testing.T) {
 // Events a subscriber does not select never count against its buffer,
 // even when the ring turns over many times.
 func TestUnselectedEventsDoNotCount(t *testing.T) {
+	t.Parallel()
 	h := NewHub(8)
 	s, err := h.Subscribe(Filter{JobIDs: []string{"7.s"}}, 0, 1)
 	if err != nil {
@@ -253,6 +259,7 @@ func TestUnselectedEventsDoNotCount(t *testing.T) {
 }
 
 func TestRestore(t *testing.T) {
+	t.Parallel()
 	old := []Event{{Seq: 7, JobID: "1.s"}, {Seq: 8, JobID: "2.s"}, {Seq: 9, JobID: "1.s"}}
 	h := NewHub(2)
 	if err := h.Restore(old); err != nil {
@@ -289,6 +296,7 @@ func TestRestore(t *testing.T) {
 }
 
 func TestClose(t *testing.T) {
+	t.Parallel()
 	h := NewHub(4)
 	a, _ := h.Subscribe(Filter{}, 0, 4)
 	b, _ := h.Subscribe(Filter{}, 0, 4)
@@ -312,6 +320,7 @@ func TestClose(t *testing.T) {
 // Many subscribers and concurrent publishers: each subscriber sees every
 // event once, in sequence order (run with -race).
 func TestConcurrentFanOut(t *testing.T) {
+	t.Parallel()
 	h := NewHub(100000)
 	const subs, pubs, each = 20, 4, 500
 	var wg sync.WaitGroup
@@ -359,6 +368,7 @@ func TestConcurrentFanOut(t *testing.T) {
 }
 
 func TestArrayOf(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"12[3].srv": "12[].srv",
 		"12[].srv":  "",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Job arrays (qsub -J, qsub -t). An array is one parent job holding the
@@ -450,7 +451,9 @@ func FormatSubjobID(seq int64, index int, server string) string {
 const ArrayIndexTag = "^array_index^"
 
 // SubjobEnd is what is kept of a finished subjob; the rest is its
-// parent's.
+// parent's. Its allocation is kept as the exec_host and exec_vnode it
+// showed (history, read back with resc.ParseAlloc when shown): the
+// record's fixed array form has no room for a typed one.
 type SubjobEnd struct {
 	_msgpack  struct{} `msgpack:",as_array"`
 	Index     int
@@ -470,7 +473,7 @@ type SubjobEnd struct {
 func EndOf(j *Job) *SubjobEnd {
 	return &SubjobEnd{
 		Index: j.Index, Substate: j.Substate, HasExit: j.HasExit, Exit: j.ExitStatus, RunCount: j.RunCount,
-		Stime: j.Stime, End: j.Obittime, ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, Comment: j.Comment,
+		Stime: j.Stime, End: j.Obittime, ExecHost: j.ExecHost(), ExecVnode: j.ExecVnode(), Comment: j.Comment,
 		Used: j.ResourcesUsed,
 	}
 }
@@ -493,7 +496,7 @@ func (j *Job) Subjob(index int, server string, now int64) *Job {
 	}
 	c.State, c.Substate = StateTransit, SubTransit
 	c.Suspended = false
-	c.ExecHost, c.ExecVnode, c.Stime, c.RunCount = "", "", 0, 0
+	c.Alloc, c.Stime, c.RunCount = nil, 0, 0
 	c.HasExit, c.ExitStatus, c.SessionID = false, 0, 0
 	c.Comment = ""
 	c.ResourcesUsed, c.Estimated = nil, nil
@@ -508,7 +511,7 @@ func (j *Job) EndedSubjob(e *SubjobEnd, server string) *Job {
 	c.State, c.Substate = StateExpired, e.Substate
 	c.HasExit, c.ExitStatus, c.RunCount = e.HasExit, e.Exit, e.RunCount
 	c.Stime, c.Obittime, c.HistoryTime = e.Stime, e.End, e.End
-	c.ExecHost, c.ExecVnode, c.Comment = e.ExecHost, e.ExecVnode, e.Comment
+	c.Alloc, c.Comment = resc.ParseAlloc(e.ExecHost, e.ExecVnode), e.Comment
 	c.ResourcesUsed = e.Used
 	c.Holds = j.Holds
 	return c

@@ -176,7 +176,7 @@ func TestParseJobRef(t *testing.T) {
 
 func sampleArray() *Job {
 	j := sampleJob()
-	j.State, j.Substate, j.ExecHost, j.ExecVnode, j.RunCount, j.HasExit = StateQueued, SubQueued, "", "", 0, false
+	j.State, j.Substate, j.Alloc, j.RunCount, j.HasExit = StateQueued, SubQueued, nil, 0, false
 	j.ID = FormatArrayID(7, "srv")
 	j.Holds, j.HoldUntil = "", 0
 	j.OutputPath = "h:/w/out." + ArrayIndexTag

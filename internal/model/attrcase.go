@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gopbs/gopbs/proto"
@@ -92,3 +93,17 @@ var resvFold = newFoldIndex(proto.AttrResvStart, proto.AttrResvEnd, proto.AttrRe
 // CanonicalResvAttrs brings the names of a reservation request's
 // attributes (pbs_rsub, pbs_ralter) to their canonical spelling.
 func CanonicalResvAttrs(attrs []proto.Attr) { resvFold.canonicalAll(attrs) }
+
+// CanonicalResvAttr is name's canonical spelling, as a reservation's.
+func CanonicalResvAttr(name string) string { return resvFold.canonical(name) }
+
+// ResvSettable are the attributes a reservation request may name: what
+// a resvsub or modifyresv hook may set.
+func ResvSettable() []string {
+	out := make([]string, 0, len(resvFold))
+	for _, n := range resvFold {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}

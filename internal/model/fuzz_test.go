@@ -21,8 +21,8 @@ func sampleJob() *Job {
 	return &Job{
 		Seq: 7, ID: "7.srv", Name: "my job", Owner: "alice@n1", EUser: "alice", EGroup: "users",
 		UID: 1000, GID: 100, State: StateRunning, Substate: 42, Queue: "workq", QueueType: "Execution",
-		QueueRank: 12, Holds: "uo", JoinPath: "oe", KeepFiles: "n", ExecHost: "n1/0*2",
-		ExecVnode: "(n1:ncpus=2)", Priority: -5, Rerunable: true, VariableList: "PBS_O_HOST=n1,A=b\\,c",
+		QueueRank: 12, Holds: "uo", JoinPath: "oe", KeepFiles: "n", Alloc: resc.ParseAlloc("n1/0*2", "(n1:ncpus=2)"),
+		Priority: -5, Rerunable: true, VariableList: "PBS_O_HOST=n1,A=b\\,c",
 		Comment: "Job run at Mon", RunCount: 2, HasExit: true, ExitStatus: -11, SessionID: 4242,
 		Ctime: 1700000000, Qtime: 1700000001, Stime: 1700000005, ExecutionTime: -1, HoldUntil: 1 << 40,
 		ResourceList:  Resources{{Name: "ncpus", Value: "2"}, {Name: "walltime", Value: "01:00:00"}},

@@ -45,9 +45,13 @@ type Job struct {
 	OutputPath string
 	JoinPath   string
 	KeepFiles  string
-	ExecHost   string
-	ExecVnode  string
-	ExecGPUs   string // the GPUs its mom gave it (exec_gpus)
+	// Alloc is what the job holds while it runs (nil when it does not):
+	// its chunks, each on its vnode with its mom's node, the first one's
+	// the mother superior. exec_host and exec_vnode are rendered from
+	// it. It is replaced whole, never changed in place, so clones share
+	// it.
+	Alloc    resc.Alloc
+	ExecGPUs string // the GPUs its mom gave it (exec_gpus)
 	// ResizeSignal is the signal an elastic job gets when its allocation
 	// changes (-W resize_signal: a name without SIG, or a number; ""
 	// for none). Releasing is a shrink under way (none when empty): the
@@ -159,16 +163,31 @@ type Job struct {
 }
 
 // derived holds ResourceList parsed (Request), as of the list reqOf (a
-// copy), and ExecVnode parsed (Assigned), as of the text execOf; see
-// Request, Assigned and CacheRequest.
+// copy), and Alloc's amounts typed (Assigned) and its exec_host and
+// exec_vnode rendered, as of the allocation execOf; see Request,
+// Assigned, ExecHost and CacheRequest.
 type derived struct {
 	req    resc.Request
 	reqErr error
 	reqOf  Resources
 	exec   []place.Assigned
-	execOf string
+	execOf resc.Alloc
+	// execHost and execVnode are execOf rendered: every save of a
+	// running job writes them, every status shows them.
+	execHost, execVnode string
 	// tab is the resource table the request was parsed with.
 	tab *resc.Table
+	// legacyHost and legacyVnode are exec_host and exec_vnode as a
+	// record of a store before version 8 held them, read into Alloc
+	// when the record is decoded (jobcodec.go), empty otherwise.
+	legacyHost, legacyVnode string
+}
+
+// sameAlloc reports whether two allocations are the one slice (Alloc is
+// replaced whole, never changed in place, so the same first element and
+// length is the same allocation).
+func sameAlloc(a, b resc.Alloc) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // Request is the job's resource request, typed: parsed from ResourceList
@@ -187,46 +206,49 @@ func (j *Job) Request() (resc.Request, error) {
 func (j *Job) Resources() *resc.Table { return j.parsed.tab }
 
 // Assigned is what the job holds on each node, chunk by chunk, from its
-// exec_vnode: parsed once (CacheRequest), afresh only when it changed
+// allocation: typed once (CacheRequest), afresh only when it changed
 // since (then not kept, as Request).
 func (j *Job) Assigned() []place.Assigned {
-	if d := &j.parsed; d.execOf == j.ExecVnode {
+	if d := &j.parsed; sameAlloc(d.execOf, j.Alloc) {
 		return d.exec
 	}
-	return place.ParseAssigned(j.parsed.tab, j.ExecVnode)
+	return place.AssignedOf(j.parsed.tab, j.Alloc)
 }
 
-// ChunkNodes are the nodes of a running job's chunks, in order (a node
-// once per chunk): its exec_vnode's, which name vnodes where exec_host
-// names their moms' nodes; exec_host's for a job started without
-// exec_vnode.
-func (j *Job) ChunkNodes() []string {
-	var out []string
-	if j.ExecVnode != "" {
-		for _, a := range j.Assigned() {
-			out = append(out, a.Node)
-		}
-		return out
+// ChunkNodes are the vnodes of a running job's chunks, in order (a vnode
+// once per chunk), where exec_host names their moms' nodes.
+func (j *Job) ChunkNodes() []string { return j.Alloc.Vnodes() }
+
+// ExecHost is exec_host, rendered from the allocation once per change of
+// it (CacheRequest), afresh when it changed since (then not kept).
+func (j *Job) ExecHost() string {
+	if d := &j.parsed; d.exec != nil && sameAlloc(d.execOf, j.Alloc) {
+		return d.execHost
 	}
-	for _, part := range strings.Split(j.ExecHost, "+") {
-		h, _, _ := strings.Cut(part, "/")
-		out = append(out, h)
+	return j.Alloc.ExecHost()
+}
+
+// ExecVnode is exec_vnode, rendered as ExecHost is.
+func (j *Job) ExecVnode() string {
+	if d := &j.parsed; d.exec != nil && sameAlloc(d.execOf, j.Alloc) {
+		return d.execVnode
 	}
-	return out
+	return j.Alloc.ExecVnode()
 }
 
 // CacheRequest parses ResourceList into the job's typed request, and
-// ExecVnode into its assignment, with the resources of rt, when they or
+// types the amounts of its allocation, with the resources of rt, when they or
 // rt changed since the last call. The server calls it under its write
 // lock at every change of a job, at load, and for every job when its
 // site's resources change, so each is parsed once per change.
 func (j *Job) CacheRequest(rt *resc.Table) {
 	d := &j.parsed
 	if d.tab != rt {
-		d.tab, d.reqOf, d.exec, d.execOf = rt, nil, nil, ""
+		d.tab, d.reqOf, d.exec, d.execOf = rt, nil, nil, nil
 	}
-	if d.execOf != j.ExecVnode || (d.exec == nil && j.ExecVnode != "") {
-		d.exec, d.execOf = place.ParseAssigned(rt, j.ExecVnode), j.ExecVnode
+	if !sameAlloc(d.execOf, j.Alloc) || (d.exec == nil && len(j.Alloc) > 0) {
+		d.exec, d.execOf = place.AssignedOf(rt, j.Alloc), j.Alloc
+		d.execHost, d.execVnode = j.Alloc.ExecHost(), j.Alloc.ExecVnode()
 	}
 	if d.reqOf != nil && slices.Equal(d.reqOf, j.ResourceList) {
 		return
@@ -384,7 +406,7 @@ func (j *Job) Active() bool { return j.State == StateRunning || j.State == State
 // suspended job on its way to be requeued (qrerun): it is frozen, then
 // killed.
 func (j *Job) Holding() bool {
-	return j.Active() && j.ExecVnode != "" && (!j.Suspended || j.Substate == SubSuspended)
+	return j.Active() && len(j.Alloc) > 0 && (!j.Suspended || j.Substate == SubSuspended)
 }
 
 // EvalState recomputes the state of a job that is neither running nor
@@ -518,6 +540,23 @@ func strAttr(f func(j *Job) *string, check func(string) (string, error)) (func(*
 
 func mk(name string, access jobAccess, get func(*Job) (string, bool), set func(*Job, string, string) error) jobAttr {
 	return jobAttr{name: name, access: access, get: get, set: set}
+}
+
+// allocAttr shows exec_host or exec_vnode, rendered from the allocation
+// (unset while the job holds none).
+func allocAttr(render func(*Job) string) func(*Job) (string, bool) {
+	return func(j *Job) (string, bool) {
+		if len(j.Alloc) == 0 {
+			return "", false
+		}
+		return render(j), true
+	}
+}
+
+// refuseAlloc: only a start or a resize gives a job its allocation, never
+// an attribute's text.
+func refuseAlloc(*Job, string, string) error {
+	return proto.Errorf(proto.PBSE_ATTRRO, "exec_host and exec_vnode are set by the job's start")
 }
 
 func mkStr(name string, access jobAccess, f func(j *Job) *string, check func(string) (string, error)) jobAttr {
@@ -785,8 +824,8 @@ var jobAttrs = []jobAttr{
 		return nil
 	}),
 	mkStr(proto.AttrErrorPath, jaUser, func(j *Job) *string { return &j.ErrorPath }, checkPath),
-	mkStr(proto.AttrExecHost, jaReadOnly, func(j *Job) *string { return &j.ExecHost }, nil),
-	mkStr(proto.AttrExecVnode, jaReadOnly, func(j *Job) *string { return &j.ExecVnode }, nil),
+	mk(proto.AttrExecHost, jaReadOnly, allocAttr((*Job).ExecHost), refuseAlloc),
+	mk(proto.AttrExecVnode, jaReadOnly, allocAttr((*Job).ExecVnode), refuseAlloc),
 	mkStr(proto.AttrExecGPUs, jaReadOnly, func(j *Job) *string { return &j.ExecGPUs }, nil),
 	mkTime(proto.AttrExecutionTime, jaUser, func(j *Job) *int64 { return &j.ExecutionTime }),
 	mk(proto.AttrHoldTypes, jaUser, func(j *Job) (string, bool) {
@@ -1151,7 +1190,7 @@ func (j *Job) lowerMax(v string) error {
 // select with a chunk count range) the chunks it holds now, else the
 // stored value (the select's minimum).
 func (j *Job) nodect(stored string) string {
-	if j.ExecVnode == "" {
+	if len(j.Alloc) == 0 {
 		return stored
 	}
 	if req, err := j.Request(); err != nil || req.Select.Elastic() < 0 {
@@ -1171,6 +1210,23 @@ func JobAttrValue(j *Job, name, resource string) (string, bool) {
 		return (*a.resources(j)).Get(resource)
 	}
 	return a.get(j)
+}
+
+// HookSettable lists the job attributes a queuejob or modifyjob hook may
+// set: those a user, an operator or a manager may write, as OpenPBS's
+// hooks may (whoever the requestor is), with the passed-through ones.
+func HookSettable() []string {
+	var out []string
+	for _, a := range jobAttrs {
+		if a.access&jaReadOnly == 0 && a.access&(jaUser|jaOper) != 0 {
+			out = append(out, a.name)
+		}
+	}
+	for name := range passThrough {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Phase distinguishes submission from later alteration.

@@ -10,6 +10,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5/msgpcode"
 
 	"github.com/gopbs/gopbs/internal/msgp"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // Jobs are stored and compared by the hundred thousand, so Job has a
@@ -108,7 +109,7 @@ func fRes(f func(*Job) *Resources) jobField {
 
 // retiredJobFields counts slots of jobFields that no Job field uses any
 // more (kept so that later fields keep their places).
-const retiredJobFields = 1
+const retiredJobFields = 3
 
 // jobFields is the stored order of Job's fields. Append only.
 var jobFields = []jobField{
@@ -145,8 +146,13 @@ var jobFields = []jobField{
 	fStr(func(j *Job) *string { return &j.OutputPath }),
 	fStr(func(j *Job) *string { return &j.JoinPath }),
 	fStr(func(j *Job) *string { return &j.KeepFiles }),
-	fStr(func(j *Job) *string { return &j.ExecHost }),
-	fStr(func(j *Job) *string { return &j.ExecVnode }),
+	// exec_host and exec_vnode as text: no longer read at version 8
+	// (Alloc is the truth), read into Alloc from an older record, and
+	// still written, rendered from Alloc, so that an older member of a
+	// replicated group, which applies the log's records whatever their
+	// version, still sees where its jobs run during a rolling upgrade.
+	fLegacy(func(j *Job) *string { return &j.parsed.legacyHost }, (*Job).ExecHost),
+	fLegacy(func(j *Job) *string { return &j.parsed.legacyVnode }, (*Job).ExecVnode),
 	fStr(func(j *Job) *string { return &j.Holds }),
 	fStr(func(j *Job) *string { return &j.MailPoints }),
 	fStr(func(j *Job) *string { return &j.MailUsers }),
@@ -247,6 +253,81 @@ var jobFields = []jobField{
 	},
 	fAccrual,
 	fBool(func(j *Job) *bool { return &j.LimitBlocked }),
+	fAlloc,
+}
+
+// fLegacy is a text field of older versions: written as render makes it,
+// read where an older record has it.
+func fLegacy(f func(*Job) *string, render func(*Job) string) jobField {
+	return jobField{
+		func(b []byte, j *Job) []byte { return msgp.AppendString(b, render(j)) },
+		func(d *msgpack.Decoder, j *Job) (err error) { *f(j), err = d.DecodeString(); return },
+	}
+}
+
+// fAlloc is the allocation (storage version 8): an array of chunks, each
+// [vnode, host, ncpus, [name, value, name, value...]].
+var fAlloc = jobField{
+	func(b []byte, j *Job) []byte {
+		b = msgp.AppendArrayLen(b, len(j.Alloc))
+		for _, h := range j.Alloc {
+			b = msgp.AppendArrayLen(b, 4)
+			b = msgp.AppendString(b, h.Vnode)
+			b = msgp.AppendString(b, h.Host)
+			b = msgp.AppendInt(b, h.Ncpus)
+			b = msgp.AppendArrayLen(b, 2*len(h.Resources))
+			for _, p := range h.Resources {
+				b = msgp.AppendString(b, p.Name)
+				b = msgp.AppendString(b, p.Value)
+			}
+		}
+		return b
+	},
+	func(d *msgpack.Decoder, j *Job) error {
+		n, err := d.DecodeArrayLen()
+		if err != nil || n <= 0 {
+			return err
+		}
+		a := make(resc.Alloc, 0, min(n, 1<<10))
+		for range n {
+			fields, err := d.DecodeArrayLen()
+			if err != nil || fields < 4 {
+				return fmt.Errorf("Alloc: want [vnode, host, ncpus, resources], got %d items (%v)", fields, err)
+			}
+			var h resc.Held
+			if h.Vnode, err = d.DecodeString(); err != nil {
+				return err
+			}
+			if h.Host, err = d.DecodeString(); err != nil {
+				return err
+			}
+			if h.Ncpus, err = d.DecodeInt64(); err != nil {
+				return err
+			}
+			m, err := d.DecodeArrayLen()
+			if err != nil || m%2 != 0 {
+				return fmt.Errorf("Alloc: resources of %s: want name, value pairs, got %d items (%v)", h.Vnode, m, err)
+			}
+			for i := 0; i < m; i += 2 {
+				var p resc.Pair
+				if p.Name, err = d.DecodeString(); err != nil {
+					return err
+				}
+				if p.Value, err = d.DecodeString(); err != nil {
+					return err
+				}
+				h.Resources = append(h.Resources, p)
+			}
+			for range fields - 4 { // a newer version's
+				if err := d.Skip(); err != nil {
+					return err
+				}
+			}
+			a = append(a, h)
+		}
+		j.Alloc = a
+		return nil
+	},
 }
 
 // fAccrual stores Accrual as [type, eligible, since].
@@ -511,6 +592,12 @@ func (j *Job) DecodeMsgpack(d *msgpack.Decoder) error {
 		}
 	}
 	migrateExtra(j)
+	if d := &j.parsed; d.legacyHost != "" || d.legacyVnode != "" {
+		if j.Alloc == nil {
+			j.Alloc = resc.ParseAlloc(d.legacyHost, d.legacyVnode)
+		}
+		d.legacyHost, d.legacyVnode = "", ""
+	}
 	return nil
 }
 

@@ -366,7 +366,7 @@ func TestKeptStreams(t *testing.T) {
 func TestRequestFollowsItsText(t *testing.T) {
 	t.Parallel()
 	j := &Job{ResourceList: Resources{}.Set("select", "2:ncpus=4").Set("place", "scatter:excl").Set("walltime", "01:00:00")}
-	j.ExecVnode = "(n1:ncpus=4)+(n2:ncpus=4:mem=1gb)"
+	j.Alloc = resc.ParseAlloc("", "(n1:ncpus=4)+(n2:ncpus=4:mem=1gb)")
 	j.CacheRequest(nil)
 	req, err := j.Request()
 	if err != nil || req.Select.NodeCount() != 2 || req.Totals["ncpus"] != 8 || req.Place.Sharing != resc.SharingExcl || req.Walltime() != 3600 {
@@ -375,13 +375,19 @@ func TestRequestFollowsItsText(t *testing.T) {
 	if a := j.Assigned(); len(a) != 2 || a[1].Node != "n2" || a[1].Amounts["mem"] != 1<<30 {
 		t.Fatalf("assigned %+v", a)
 	}
+	if got := j.ExecVnode(); got != "(n1:ncpus=4)+(n2:ncpus=4:mem=1gb)" || j.ExecHost() != "n1/0*4+n2/0*4" {
+		t.Fatalf("exec_vnode %q exec_host %q", got, j.ExecHost())
+	}
 	j.ResourceList = j.ResourceList.Set("select", "3:ncpus=1") // in place: same backing array
-	j.ExecVnode = "(n3:ncpus=1)"
+	j.Alloc = resc.ParseAlloc("", "(n3:ncpus=1)")
 	if req, _ := j.Request(); req.Totals["ncpus"] != 3 {
 		t.Errorf("request after the select changed: totals %v", req.Totals)
 	}
 	if a := j.Assigned(); len(a) != 1 || a[0].Node != "n3" {
 		t.Errorf("assigned after exec_vnode changed: %+v", a)
+	}
+	if got := j.ExecVnode(); got != "(n3:ncpus=1)" || j.ExecHost() != "n3/0" {
+		t.Errorf("exec_vnode %q exec_host %q rendered after the allocation changed", got, j.ExecHost())
 	}
 	j.ResourceList = j.ResourceList.Set("select", "bad:")
 	if _, err := j.Request(); err == nil {

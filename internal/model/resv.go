@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gopbs/gopbs/internal/place"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -36,10 +35,12 @@ type Resv struct {
 	Count int
 	Rrule string
 	TZ    string
-	// Select and Place are its request (canonical text); Resources the
-	// rest of its Resource_List (ncpus, nodect, walltime ...).
+	// Select is its chunks (canonical text: typed with the site's
+	// resources where it is read), Place its placement, typed (stored as
+	// its text, as stores before it held it); Resources the rest of its
+	// Resource_List (ncpus, nodect, walltime ...).
 	Select    string
-	Place     string
+	Place     resc.Place
 	Resources map[string]string
 	// AuthUsers, AuthGroups and AuthHosts say who may submit to its
 	// queue, and from where (Authorized_Users, Authorized_Groups,
@@ -146,7 +147,7 @@ func (r *Resv) User() string { u, _, _ := strings.Cut(r.Owner, "@"); return u }
 func NodeNames(nodes string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range place.SplitExecVnode(nodes) {
+	for _, p := range resc.SplitExecVnode(nodes) {
 		if name := p.Node; name != "" && !seen[name] {
 			seen[name] = true
 			out = append(out, name)
@@ -213,7 +214,7 @@ func (r *Resv) Status(server string, full bool) proto.Status {
 		a = append(a, proto.Attr{Name: proto.AttrResourceList, Resource: k, Value: r.Resources[k]})
 	}
 	a = append(a, proto.Attr{Name: proto.AttrResourceList, Resource: proto.ResSelect, Value: r.Select})
-	a = append(a, proto.Attr{Name: proto.AttrResourceList, Resource: proto.ResPlace, Value: r.Place})
+	a = append(a, proto.Attr{Name: proto.AttrResourceList, Resource: proto.ResPlace, Value: r.Place.String()})
 	a = append(a, proto.Attr{Name: proto.AttrResourceList, Resource: proto.ResWalltime, Value: resc.FormatDuration(r.Duration)})
 	add(proto.AttrResvNodes, r.Nodes())
 	add(proto.AttrAuthUsers, r.AuthUsers)

@@ -44,7 +44,7 @@ func (j *Job) Settle(now int64) Hooks {
 func (j *Job) Requeue(comment string, now int64) Hooks {
 	j.State = StateTransit
 	j.Suspended = false
-	j.ExecHost, j.ExecVnode, j.ExecGPUs = "", "", ""
+	j.Alloc, j.ExecGPUs = nil, ""
 	if comment != "" {
 		j.Comment = comment
 	}
@@ -102,7 +102,7 @@ func (j *Job) Enqueue(queue, qtype string, now int64) Hooks {
 func (j *Job) Unstart(comment string, now int64) Hooks {
 	j.State = StateTransit
 	j.Suspended = false
-	j.ExecHost, j.ExecVnode, j.ExecGPUs = "", "", ""
+	j.Alloc, j.ExecGPUs = nil, ""
 	j.Stime = 0
 	j.forgetChosenWalltime()
 	if comment != "" {

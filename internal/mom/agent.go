@@ -25,6 +25,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/cgroup"
 	"github.com/gopbs/gopbs/internal/connlimit"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/metrics"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/internal/stagecopy"
@@ -54,6 +55,12 @@ type Config struct {
 	// MetricsAddr is where Prometheus metrics are served at /metrics
 	// (PBS_MOM_METRICS, host:port); "" serves none.
 	MetricsAddr string
+	// Python is the interpreter site hooks run with (PBS_PYTHON; Debian's
+	// python3 when empty).
+	Python string
+	// Ready, when set, is called once the mom listens (pbs_mom tells
+	// systemd).
+	Ready func()
 }
 
 // Mom is a running pbs_mom.
@@ -109,6 +116,9 @@ type Mom struct {
 	// budgets are the listeners' (local: the Unix socket).
 	metrics                 *metrics.Mom
 	localLimit, remoteLimit *connlimit.Limiter
+
+	// hk are the site hooks the server gave this mom (hooks.go).
+	hk momHooks
 
 	kick      chan struct{} // wakes the server link (a job ended)
 	ended     chan string   // a shepherd this mom started has exited
@@ -168,6 +178,9 @@ type momJob struct {
 	// what they used: its end is reported only then.
 	woundDown, windingDown bool
 	extraUsed              proto.Usage
+	// epilogue is set while the execjob_epilogue hooks run over the
+	// ended job (hooks.go): its end is reported after them.
+	epilogue bool
 	// resizeMu serialises the resizes of the job (resize.go);
 	// releasedUsed is what its parts on nodes it gave back used.
 	resizeMu     sync.Mutex
@@ -202,6 +215,10 @@ func (m *Mom) setResult(j *momJob, res *shepherd.Result) {
 		m.conf.alloc.Release(j.spec.JobID)
 	}
 	m.releaseGPUs(j.spec.JobID)
+	if res != nil && !j.sister && !j.epilogue && m.hasHooks(hook.ExecjobEpilogue) {
+		j.epilogue = true
+		go m.epilogueHooks(j, res)
+	}
 	if len(j.tasks) == 0 && len(sisterMoms(&j.spec)) == 0 {
 		j.woundDown = true
 	} else if !j.windingDown {
@@ -239,11 +256,15 @@ func New(cfg Config) (*Mom, error) {
 		ended:    make(chan string, 64),
 		stop:     make(chan struct{}),
 	}
+	m.initHooks()
 	m.localLimit = connlimit.New("local", localBudget, m.log.Named("conn"))
 	m.remoteLimit = connlimit.New("remote", remoteBudget, m.log.Named("conn"))
 	m.metrics = metrics.NewMom(m, m.log.Named("metrics"), m.localLimit, m.remoteLimit)
 	if err := os.MkdirAll(m.jobsDir, 0o751); err != nil {
 		return nil, fmt.Errorf("mom_priv: %w", err)
+	}
+	if err := checkLayout(filepath.Join(cfg.Home, "mom_priv")); err != nil {
+		return nil, err
 	}
 	dirs, err := newJobDirPool(filepath.Join(cfg.Home, "mom_priv", "spare"), dirPoolMax)
 	if err != nil {
@@ -415,11 +436,15 @@ func (m *Mom) Run(ctx context.Context) error {
 		m.wg.Add(1)
 		go m.nodeChecks()
 	}
-	m.wg.Add(3)
+	m.wg.Add(4)
 	go m.acceptLoop(l, m.remoteLimit, m.serveServer)
 	go m.serverLink()
 	go m.watch()
+	go m.hookLoop()
 	m.log.Info("mom ready", "node", m.cfg.NodeName, "port", m.cfg.Port, "server", m.cfg.ServerAddr, "jobs", len(m.jobs))
+	if m.cfg.Ready != nil {
+		m.cfg.Ready()
+	}
 	select {
 	case <-ctx.Done():
 	case <-m.stop:

@@ -38,6 +38,7 @@ func newTestMom(t *testing.T) *Mom {
 // once lets the race detector check that every access holds mu (issue 7,
 // defect 8: session, result and used were read and written without it).
 func TestAgentConcurrentAccess(t *testing.T) {
+	t.Parallel()
 	m := newTestMom(t)
 	sleeper := exec.Command("sleep", "30")
 	sleeper.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -120,6 +121,7 @@ func TestAgentConcurrentAccess(t *testing.T) {
 // status the server requeues; a shepherd that starts late then finds the
 // result and does not run the job.
 func TestNeverStartedJobGivenUp(t *testing.T) {
+	t.Parallel()
 	m := newTestMom(t)
 	dir := filepath.Join(m.jobsDir, "2.srv")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -152,6 +154,7 @@ func TestNeverStartedJobGivenUp(t *testing.T) {
 // A signal that comes just before the shepherd writes the session file
 // waits for it rather than failing (the job may already be running).
 func TestWaitSession(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	go func() {
 		time.Sleep(100 * time.Millisecond) // the shepherd writes it late: the case under test
@@ -170,6 +173,7 @@ func TestWaitSession(t *testing.T) {
 // run of the same job took its directory) leaves the new run's directory
 // and TMPDIR alone.
 func TestForgetTwiceLeavesTheNextRunAlone(t *testing.T) {
+	t.Parallel()
 	m := newTestMom(t)
 	mc := *m.mc()
 	mc.TmpDir = t.TempDir() // $tmpdir: no TMPDIR of the host's /tmp

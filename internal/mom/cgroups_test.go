@@ -8,6 +8,7 @@ import (
 
 // A job's share of this node is the sum of its chunks here.
 func TestJobShare(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		vnode           string
 		ncpus           int
@@ -27,6 +28,7 @@ func TestJobShare(t *testing.T) {
 // The typed allocation a server sends is what the share is read from:
 // exec_vnode is read only when a server before it sent none.
 func TestJobShareFromAlloc(t *testing.T) {
+	t.Parallel()
 	own := map[string]bool{"n1": true, "n1[1]": true}
 	job := &proto.MomJob{
 		ExecVnode: "(n1:ncpus=64:mem=64gb)", // not read: Alloc is given

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseAction(t *testing.T) {
+	t.Parallel()
 	a, ok, err := parseAction("checkpoint_abort 60 !/usr/local/sbin/ckpt %jobid %sid")
 	if err != nil || !ok || a.Path != "/usr/local/sbin/ckpt" || a.Timeout != time.Minute || strings.Join(a.Args, " ") != "%jobid %sid" {
 		t.Fatalf("%+v %v %v", a, ok, err)

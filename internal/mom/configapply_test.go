@@ -13,6 +13,7 @@ import (
 // TestMomConfigDirectives: the OpenPBS and Torque directives this mom
 // acts on, the ones it refuses, and the ones it ignores saying why.
 func TestMomConfigDirectives(t *testing.T) {
+	t.Parallel()
 	c, err := ParseMomConfig(strings.NewReader("$usecp head:/home /nfs/home\n$usecp *.example.org:/data /mnt/data\n$tmpdir /scratch/\n$cputmult 1.5\n$wallmult 2\n$pbsserver head\n$clienthost head\n$prologalarm 5\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +47,7 @@ func TestMomConfigDirectives(t *testing.T) {
 }
 
 func TestCheckMomConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		c    MomConfig
@@ -68,6 +70,7 @@ func TestCheckMomConfig(t *testing.T) {
 // TestApplyUseCp: staged files and output paths that $usecp names become
 // local ones; others stay as the server resolved them.
 func TestApplyUseCp(t *testing.T) {
+	t.Parallel()
 	rules := []stage.CpRule{{Host: "head", From: "/home", To: "/nfs/home"}}
 	job := &proto.MomJob{
 		OutputPath: "head:/home/u/j.o1", ErrorPath: "other:/home/u/j.e1",

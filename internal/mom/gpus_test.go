@@ -16,6 +16,7 @@ import (
 // nvidia-smi -L: a GPU line each (index, name, UUID); MIG lines and
 // anything else skipped; a GPU line without an index is an error.
 func TestParseNvidiaSmiList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, in string
 		want     []smiGPU
@@ -66,6 +67,7 @@ func FuzzParseNvidiaSmiList(f *testing.F) {
 
 // $gpus: none, a count, or device paths; anything else stops the mom.
 func TestParseGPUSetting(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want GPUSetting
@@ -99,6 +101,7 @@ func TestParseGPUSetting(t *testing.T) {
 // its ngpus here, refuses a job when too few are free, and frees them at
 // the job's end.
 func TestGPUAssignment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var paths []string
 	for _, n := range []string{"g0", "g1", "g2"} {
@@ -161,6 +164,7 @@ func TestGPUAssignment(t *testing.T) {
 // The devices cgroup denies the node's GPUs that are not the job's, by
 // device number.
 func TestDeniedGPUs(t *testing.T) {
+	t.Parallel()
 	m := &Mom{gpus: []gpuDev{{Index: 0, Dev: "c 195:0"}, {Index: 1, Dev: "c 195:1"}, {Index: 2}}}
 	if got := m.deniedGPUs([]int{1}); !reflect.DeepEqual(got, []string{"c 195:0"}) {
 		t.Errorf("denied %v", got)

@@ -168,6 +168,17 @@ func (p *dirPool) put(dir string, key uint32) bool {
 	return true
 }
 
+// unlockClose lets go of the flock a mom holds on f, then closes f. The
+// unlock is what frees it at once: a child forked meanwhile (a shepherd
+// of another job, between its fork and its exec) shares f's open file
+// description, and a close alone would leave the lock held by it until
+// it execs, long enough for the next shepherd of the same directory (a
+// recycled one) to find it taken and fail.
+func unlockClose(f *os.File) {
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
 // emptyJobDir removes from dir, a finished job's directory, all but the
 // files a recycled one keeps and renames those written atomically to
 // their temporary names. It reports false when dir must not be reused.
@@ -178,10 +189,11 @@ func emptyJobDir(dir string) bool {
 	if err != nil {
 		return false
 	}
-	defer lock.Close()
 	if syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		lock.Close()
 		return false
 	}
+	defer unlockClose(lock)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return false

@@ -2,6 +2,7 @@ package mom
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -53,6 +54,7 @@ func names(t *testing.T, dir string) []string {
 }
 
 func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
+	t.Parallel()
 	priv := t.TempDir()
 	p, err := newJobDirPool(filepath.Join(priv, "spare"), 4)
 	if err != nil {
@@ -101,6 +103,7 @@ func TestDirPoolRecyclesOnlyItsOwnFiles(t *testing.T) {
 }
 
 func TestDirPoolKeepsNoDirectoryInDoubt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		prepare func(t *testing.T, dir string) (undo func())
@@ -147,6 +150,7 @@ func TestDirPoolKeepsNoDirectoryInDoubt(t *testing.T) {
 }
 
 func TestDirPoolStartsEmpty(t *testing.T) {
+	t.Parallel()
 	priv := t.TempDir()
 	root := filepath.Join(priv, "spare")
 	if err := os.MkdirAll(filepath.Join(root, "7"), 0o700); err != nil {
@@ -168,6 +172,7 @@ func TestDirPoolStartsEmpty(t *testing.T) {
 // renamed into the pool (a delete marker written late) never reaches the
 // next job: the spare is looked at again under its new name.
 func TestDirPoolLooksAgainAfterTheRename(t *testing.T) {
+	t.Parallel()
 	priv := t.TempDir()
 	p, err := newJobDirPool(filepath.Join(priv, "spare"), 4)
 	if err != nil {
@@ -199,6 +204,7 @@ func TestDirPoolLooksAgainAfterTheRename(t *testing.T) {
 // Moms sharing a host's /tmp keep their spares apart: a mom starting
 // removes only its own node's.
 func TestSpareTmpDirsAreEachNodes(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "pbs.1.srv")
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -224,6 +230,7 @@ func TestSpareTmpDirsAreEachNodes(t *testing.T) {
 // The pool gives a spare TMPDIR only to a job of the owner whose job
 // left it.
 func TestTmpDirPoolKeepsEachOwnersSpares(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	first := filepath.Join(base, "pbs.1.srv")
 	if err := os.Mkdir(first, 0o700); err != nil { // as a shepherd leaves it
@@ -242,5 +249,35 @@ func TestTmpDirPoolKeepsEachOwnersSpares(t *testing.T) {
 	}
 	if _, err := os.Stat(second); err != nil {
 		t.Errorf("the spare is not at the job's TMPDIR: %v", err)
+	}
+}
+
+// A lock the mom lets go of is free at once, though a child process
+// still shares its open file description (as one forked meanwhile does
+// until it execs): the next shepherd of the directory takes it.
+func TestUnlockCloseFreesALockAChildShares(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), shepherd.FileLock)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "30")
+	child.ExtraFiles = []*os.File{f} // shares f's open file description
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	unlockClose(f)
+	g, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := syscall.Flock(int(g.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatalf("the lock let go of is still held through the child's copy: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseMomConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		in        string
@@ -59,6 +60,7 @@ func parseWant(t *testing.T, in, wantErr string) *MomConfig {
 }
 
 func TestParseMemAndLoad(t *testing.T) {
+	t.Parallel()
 	mem, err := parseMemTotal(strings.NewReader("MemTotal:       24519904 kB\nMemFree: 1 kB\n"))
 	if err != nil || mem != 24519904*1024 {
 		t.Fatalf("mem %d %v", mem, err)

@@ -3,13 +3,14 @@ package mom
 import (
 	"bufio"
 	"fmt"
-	"github.com/gopbs/gopbs/internal/vnodedef"
 	"io"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gopbs/gopbs/internal/vnodedef"
 
 	"github.com/gopbs/gopbs/internal/stage"
 )

@@ -372,8 +372,8 @@ func (m *Mom) checkEnds() {
 // jobend check at once, else once the server has answered a report that
 // carried the verdict of a check run after the end (mu held).
 func (m *Mom) endReportable(j *momJob, checksEnds bool) bool {
-	if !j.woundDown {
-		return false // its tasks and sisters are being ended (windDown)
+	if !j.woundDown || j.epilogue {
+		return false // its tasks and sisters are being ended (windDown), its epilogue hooks run
 	}
 	return !checksEnds || j.endCheck != 0 && j.endCheck <= m.reportedSeq
 }

@@ -14,6 +14,7 @@ import (
 )
 
 func TestNodeCheckConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -52,6 +53,7 @@ func TestNodeCheckConfig(t *testing.T) {
 }
 
 func TestVerdict(t *testing.T) {
+	t.Parallel()
 	long := "ERROR " + strings.Repeat("é", healthMax)
 	tests := []struct {
 		name string
@@ -95,6 +97,7 @@ func checkScript(t *testing.T, dir, name, body string) string {
 // on standard output (not standard error), a program writable by others
 // refused, and a run past its limit killed with what it started.
 func TestRunNodeCheck(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if h, _ := runNodeCheck(checkScript(t, dir, "ok", "echo fine\necho ERROR on stderr >&2\nexit 0\n"), dir, time.Minute); h != "" {
 		t.Errorf("passing check: %q", h)

@@ -14,6 +14,7 @@ import (
 // a broken one naming the line (keeping what is in force), and keeps the
 // settings only a start applies, saying which.
 func TestReload(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	key := filepath.Join(home, "cluster.key")
 	if _, err := proto.LoadOrCreateKey(key); err != nil {

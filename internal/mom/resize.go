@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/proto"
@@ -75,6 +76,7 @@ func (m *Mom) resizeJob(req *proto.MomResize) error {
 	if grew {
 		m.signalResize(j)
 	}
+	m.laterJobHooks(hook.ExecjobResize, next, nil, "the job's new allocation stands")
 	return nil
 }
 

@@ -123,6 +123,11 @@ var serverRoutes = proto.Routes[serverRequest]{
 	proto.MsgMomSignalJob: proto.Decoded(func(r serverRequest, sig *proto.MomSignal) (any, error) {
 		return nil, r.m.signalJob(sig)
 	}),
+	proto.MsgMomPreterm: proto.Decoded(func(r serverRequest, sig *proto.MomSignal) (any, error) {
+		// The hooks may take up to their alarms.
+		r.nc.SetDeadline(time.Now().Add(pretermWait))
+		return nil, r.m.pretermHooks(sig.JobID)
+	}),
 	proto.MsgMomCheckpoint: proto.Decoded(func(r serverRequest, sig *proto.MomSignal) (any, error) {
 		// The action may take longer than a request's deadline.
 		r.nc.SetDeadline(time.Now().Add(maxCheckpointTimeout + time.Minute))

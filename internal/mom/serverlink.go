@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/proto"
 )
@@ -118,6 +119,7 @@ func (m *Mom) reportStatus(c *proto.Client) error {
 	for _, id := range reply.Kill {
 		m.killOrphan(id)
 	}
+	m.takeHooks(&reply)
 	return nil
 }
 
@@ -131,15 +133,20 @@ func (m *Mom) status() (st *proto.MomStatus, seq uint64) {
 	st = &proto.MomStatus{
 		Node: m.cfg.NodeName, Version: Version, Port: m.cfg.Port, Arch: "linux",
 		Ncpus: facts.Ncpus, Physmem: m.reportedMem(facts.Physmem), Loadave: facts.Loadave,
-		IdealLoad: m.mc().IdealLoad, MaxLoad: m.mc().MaxLoad, Resources: m.live.Load().resources,
-		RemoteCopy: m.mc().Rcp != "",
-		UseCpHosts: useCpHosts(m.mc().UseCp),
-		HostNames:  m.host.names, HostAddrs: m.host.addrs,
+		IdealLoad: m.mc().IdealLoad, MaxLoad: m.mc().MaxLoad, Resources: m.withHookResources(m.live.Load().resources),
+		HooksVersion: m.hooksVersion(),
+		RemoteCopy:   m.mc().Rcp != "",
+		UseCpHosts:   useCpHosts(m.mc().UseCp),
+		HostNames:    m.host.names, HostAddrs: m.host.addrs,
 	}
 	applyVnodes(st, m.mc().Vnodes)
+	hookHealth := m.hookHealth()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st.Health, seq = m.health, m.healthSeq
+	if st.Health == "" {
+		st.Health = hookHealth // a hook's fail_action (hooks.go)
+	}
 	ids := make([]string, 0, len(m.jobs))
 	for id := range m.jobs {
 		ids = append(ids, id)
@@ -218,6 +225,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		}
 		m.log.Info("job end reported", "job", j.spec.JobID, "exit_status", r.ExitStatus)
 		m.forget(j)
+		m.laterJobHooks(hook.ExecjobEnd, j.spec, nil, "the job has ended: nothing more is done")
 	}
 	return m.sendStageReports(c)
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/proto"
@@ -57,6 +58,13 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	}
 	if err := m.learnSession(j, &v); err != nil {
 		return err
+	}
+	if special == signals.Resume {
+		// The site's execjob_preresume hooks may keep the job suspended
+		// (hooks.go).
+		if err := m.execjobHooks(hook.ExecjobPreresume, &j.spec, nil, map[string]any{proto.AttrJobState: "S"}); err != nil {
+			return err
+		}
 	}
 	frozen, err := m.freezeJob(j, special)
 	if err != nil {
@@ -115,6 +123,9 @@ func (m *Mom) signalJob(req *proto.MomSignal) error {
 	}
 	m.forwardSignal(j, req)
 	m.log.Info("job signalled", "job", req.JobID, "signal", req.Signal)
+	if special == signals.Suspend {
+		m.laterJobHooks(hook.ExecjobPostsuspend, j.spec, map[string]any{proto.AttrJobState: "S"}, "the job is suspended all the same")
+	}
 	return nil
 }
 

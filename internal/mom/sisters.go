@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/proto"
@@ -111,7 +112,7 @@ func (m *Mom) joinSisters(job *proto.MomJob) error {
 		}
 	}
 	if failed != nil {
-		m.endSisters(job, joined)
+		m.abortSisters(job, joined)
 		return failed
 	}
 	return nil
@@ -136,6 +137,18 @@ func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage
 // endSistersGrace is endSisters letting the tasks on the sisters end by
 // themselves for grace seconds first (a graceful shrink).
 func (m *Mom) endSistersGrace(job *proto.MomJob, sisters []proto.NodeMom, grace int) proto.Usage {
+	return m.endSistersAs(job, sisters, grace, false)
+}
+
+// abortSisters ends the job's part on sisters that joined a start given
+// up: they run their execjob_abort hooks.
+func (m *Mom) abortSisters(job *proto.MomJob, sisters []proto.NodeMom) {
+	m.endSistersAs(job, sisters, 0, true)
+}
+
+// endSistersAs is endSistersGrace, the sisters told whether the start was
+// given up (aborted).
+func (m *Mom) endSistersAs(job *proto.MomJob, sisters []proto.NodeMom, grace int, aborted bool) proto.Usage {
 	used := make([]proto.Usage, len(sisters))
 	var wg sync.WaitGroup
 	for i, s := range sisters {
@@ -145,7 +158,7 @@ func (m *Mom) endSistersGrace(job *proto.MomJob, sisters []proto.NodeMom, grace 
 			var reply proto.SisterUsage
 			// The sister waits for its tasks to end (kill_delay).
 			wait := time.Duration(job.KillDelay+int64(grace))*time.Second + taskEndWait + momHandshake
-			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount, Grace: grace}, &reply, wait)
+			err := m.callMom(s.Addr, proto.MsgMomEndJob, &proto.EndJob{JobID: job.JobID, RunCount: job.RunCount, Grace: grace, Aborted: aborted}, &reply, wait)
 			var pe *proto.Error
 			switch {
 			case err == nil:
@@ -213,6 +226,11 @@ func (m *Mom) joinJob(from string, jj *proto.JoinJob) error {
 	}
 	usr, err := m.jobOwner(job)
 	if err != nil {
+		return err
+	}
+	// The site's execjob_begin hooks judge the job's part here too
+	// (hooks.go): a rejection refuses the join, and so the start.
+	if err := m.execjobHooks(hook.ExecjobBegin, job, usr, nil); err != nil {
 		return err
 	}
 	gpus, err := m.takeGPUs(job)
@@ -305,6 +323,11 @@ func (m *Mom) endJob(from string, req *proto.EndJob) (*proto.SisterUsage, error)
 		why = "task killed: its job gave this node back"
 	}
 	used := m.endSisterJob(j, why)
+	if req.Aborted {
+		m.laterJobHooks(hook.ExecjobAbort, j.spec, nil, "the job's start was given up all the same")
+	} else if req.Grace == 0 {
+		m.laterJobHooks(hook.ExecjobEnd, j.spec, nil, "the job has ended: nothing more is done")
+	}
 	return &proto.SisterUsage{Used: m.scaleUsage(used)}, nil
 }
 

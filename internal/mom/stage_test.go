@@ -64,6 +64,7 @@ func fetch(t *testing.T, m *Mom, path string, token []byte) (string, *proto.Erro
 // key is refused before the file is opened. A granted file streams in
 // chunks of at most stagecopy.ChunkSize bytes.
 func TestServeFileNeedsTheServersToken(t *testing.T) {
+	t.Parallel()
 	m := newTestMom(t)
 	me, _ := user.Current()
 	dir := t.TempDir()
@@ -91,6 +92,7 @@ func TestServeFileNeedsTheServersToken(t *testing.T) {
 }
 
 func TestParseStageConfig(t *testing.T) {
+	t.Parallel()
 	c, err := ParseMomConfig(strings.NewReader("$rcpcmd /usr/bin/scp -r\n$stage_timeout 30\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +111,7 @@ func TestParseStageConfig(t *testing.T) {
 // it is not a regular file: the serving mom never waits in its open (it
 // used to, forever, holding a connection and a slot of its budget).
 func TestServeFileRefusesAFifo(t *testing.T) {
+	t.Parallel()
 	m := newTestMom(t)
 	me, _ := user.Current()
 	dir := t.TempDir()

@@ -18,6 +18,7 @@ import (
 	"github.com/gopbs/gopbs/internal/asuser"
 	"github.com/gopbs/gopbs/internal/cgroup"
 	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/shepherd"
 	"github.com/gopbs/gopbs/proto"
 )
@@ -78,6 +79,17 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	if err != nil {
 		return err
 	}
+	// The site's execjob_begin, then execjob_prologue hooks judge the
+	// job before anything of it exists here (hooks.go).
+	if err := m.execjobHooks(hook.ExecjobBegin, job, usr, nil); err != nil {
+		return err
+	}
+	if err := m.execjobHooks(hook.ExecjobPrologue, job, usr, nil); err != nil {
+		return err
+	}
+	if err := m.launchHooks(job, usr); err != nil {
+		return err
+	}
 	applyUseCp(job, m.mc().UseCp)
 	gpus, err := m.takeGPUs(job)
 	if err != nil {
@@ -115,7 +127,7 @@ func (m *Mom) runJob(job *proto.MomJob) error {
 	}
 	defer func() {
 		if !started {
-			m.endSisters(job, sisterMoms(job))
+			m.abortSisters(job, sisterMoms(job))
 		}
 	}()
 	dir := filepath.Join(m.jobsDir, job.JobID)

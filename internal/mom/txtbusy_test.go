@@ -18,6 +18,7 @@ import (
 // writing, or its exec fails with "text file busy". Several goroutines
 // write and run scripts at once, as a start request's jobs do.
 func TestScriptsNeverTextFileBusy(t *testing.T) {
+	t.Parallel()
 	usr, err := asuser.Current()
 	if err != nil {
 		t.Fatal(err)

@@ -201,7 +201,7 @@ func (m *Mom) claimShepherdLock(j *momJob) (release func(), ok bool) {
 		f.Close()
 		return noop, false
 	}
-	return func() { f.Close() }, true
+	return func() { unlockClose(f) }, true
 }
 
 // isShepherdOf reports whether pid is a live "pbs_shepherd --shepherd dir"

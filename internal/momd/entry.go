@@ -117,6 +117,12 @@ func run() int {
 		SocketPath:  cfg.MomSocket(),
 		Logger:      log,
 		MetricsAddr: cfg.MomMetrics,
+		Python:      cfg.Python,
+		Ready: func() {
+			if err := daemon.Notify("READY=1"); err != nil {
+				log.Warn("cannot tell systemd the mom is ready", "error", err)
+			}
+		},
 	})
 	if err != nil {
 		log.Error("cannot start", "error", err)

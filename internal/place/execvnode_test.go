@@ -8,24 +8,6 @@ import (
 	"github.com/gopbs/gopbs/resc"
 )
 
-func TestSplitExecVnode(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   string
-		want []ExecPart
-	}{
-		{"", nil},
-		{"n1+n2", []ExecPart{{"n1", ""}, {"n2", ""}}},
-		{"(n1:ncpus=2:mem=1gb)+ (h[0]:ncpus=1) +", []ExecPart{{"n1", "ncpus=2:mem=1gb"}, {"h[0]", "ncpus=1"}}},
-		{"(:ncpus=1)", []ExecPart{{"", "ncpus=1"}}},
-		{" + + ", nil},
-	} {
-		if got := SplitExecVnode(tc.in); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("SplitExecVnode(%q) = %+v, want %+v", tc.in, got, tc.want)
-		}
-	}
-}
-
 func TestParseExecVnodeStrict(t *testing.T) {
 	t.Parallel()
 	got, err := ParseExecVnode(nil, "(n1:ncpus=2:arch=linux)+(n1:mem=1kb)")
@@ -65,7 +47,7 @@ func FuzzParseExecVnode(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(strict, lenient) {
 			t.Fatalf("strict %+v, lenient %+v", strict, lenient)
 		}
-		if len(SplitExecVnode(s)) < len(lenient) {
+		if len(resc.SplitExecVnode(s)) < len(lenient) {
 			t.Fatalf("more chunks than parts")
 		}
 	})

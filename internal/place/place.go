@@ -8,7 +8,6 @@ package place
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/gopbs/gopbs/resc"
@@ -364,43 +363,36 @@ func ChunkText(c resc.Chunk) string {
 	return strings.TrimPrefix(s, "1:")
 }
 
-// ExecStrings renders a placement as exec_host ("n1/0*2+n2/0"),
-// exec_vnode ("(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)") and the PBS_NODEFILE
-// lines (each chunk's host once per MPI process). host names the node
-// whose mom runs a vnode's part (nil: every node is its own): exec_host
-// and the nodefile name those, exec_vnode the vnodes, as in OpenPBS.
-func ExecStrings(p []Placement, host func(node string) string) (execHost, execVnode string, nodefile []string) {
+// AllocOf is a placement as the job holds it (resc.Alloc, which renders
+// exec_host and exec_vnode), and its PBS_NODEFILE lines (each chunk's
+// host once per MPI process). host names the node whose mom runs a
+// vnode's part (nil: every node is its own): exec_host and the nodefile
+// name those, exec_vnode the vnodes, as in OpenPBS. Each chunk names what
+// it takes from its node, as its table read it, with one cpu when it
+// names none.
+func AllocOf(p []Placement, host func(node string) string) (resc.Alloc, []string) {
 	if host == nil {
 		host = func(n string) string { return n }
 	}
-	index := map[string]int{}
-	var hosts, vnodes []string
+	alloc := make(resc.Alloc, 0, len(p))
+	var nodefile []string
 	for _, pc := range p {
 		hn := host(pc.Node)
-		k := index[hn]
-		index[hn] = k + 1
-		ncpus := pc.Chunk.Ncpus()
-		h := hn + "/" + strconv.Itoa(k)
-		if ncpus != 1 {
-			h += "*" + strconv.FormatInt(ncpus, 10)
-		}
-		hosts = append(hosts, h)
-		parts := []string{pc.Node}
+		h := resc.Held{Vnode: pc.Node, Host: hn, Ncpus: pc.Chunk.Ncpus()}
 		if _, ok := pc.Chunk.Get("ncpus"); !ok {
-			parts = append(parts, "ncpus=1")
+			h.Resources = append(h.Resources, resc.Pair{Name: "ncpus", Value: "1"})
 		}
 		for _, r := range pc.Chunk.Resources {
-			// What the chunk takes from its node, as its table read it.
 			if _, amount := pc.Chunk.Amounts[r.Name]; amount {
-				parts = append(parts, r.Name+"="+r.Value)
+				h.Resources = append(h.Resources, r)
 			}
 		}
-		vnodes = append(vnodes, "("+strings.Join(parts, ":")+")")
+		alloc = append(alloc, h)
 		for i, procs := int64(0), pc.Chunk.MPIProcs(); i < procs; i++ {
 			nodefile = append(nodefile, hn)
 		}
 	}
-	return strings.Join(hosts, "+"), strings.Join(vnodes, "+"), nodefile
+	return alloc, nodefile
 }
 
 // Assigned is one chunk of a running job on its node: what it takes there.
@@ -409,83 +401,58 @@ type Assigned struct {
 	Amounts resc.Amounts // its consumable numeric amounts
 }
 
-// ExecPart is one part of exec_vnode as written: "(node:spec)", or a bare
-// "node" as qrun -H names one.
-type ExecPart struct {
-	Node string
-	Spec string // "ncpus=2:mem=1gb"; "" when the part names only its node
-}
-
-// SplitExecVnode is the one reading of exec_vnode's syntax (and of a run
-// request's node list): its parts in order, blank ones left out. Callers
-// read the specs as they need them: ParseExecVnode and ParseAssigned as
-// amounts, the scheduler as chunks.
-func SplitExecVnode(s string) []ExecPart {
-	var out []ExecPart
-	for rest := s; rest != ""; {
-		var part string
-		part, rest, _ = strings.Cut(rest, "+")
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		part = strings.TrimSuffix(strings.TrimPrefix(part, "("), ")")
-		node, spec, _ := strings.Cut(part, ":")
-		out = append(out, ExecPart{Node: node, Spec: spec})
+// AssignedOf is what each chunk of an allocation takes from its vnode,
+// typed by rt.
+func AssignedOf(rt *resc.Table, a resc.Alloc) []Assigned {
+	if len(a) == 0 {
+		return nil
+	}
+	amounts := a.Amounts(rt)
+	out := make([]Assigned, len(a))
+	for i, h := range a {
+		out[i] = Assigned{Node: h.Vnode, Amounts: amounts[i]}
 	}
 	return out
 }
 
-// ParseExecVnode reads exec_vnode into its chunks, in order, with their
-// consumable numeric amounts read as their types in rt; a part naming no
-// node, a field that is not name=value and a consumable that is no amount
-// are errors (a reservation's nodes, which the scheduler wrote).
+// ParseExecVnode reads exec_vnode text the server did not write (a
+// reservation's nodes, as the scheduler wrote them) into its chunks, in
+// order, with their consumable numeric amounts read as their types in rt:
+// a part naming no node, a field that is not name=value and a consumable
+// that is no amount are errors.
 func ParseExecVnode(rt *resc.Table, s string) ([]Assigned, error) {
-	return parseAssigned(rt, s, true)
-}
-
-// ParseAssigned is ParseExecVnode for text the server wrote itself (a
-// job's exec_vnode): what does not read is left out rather than refused.
-func ParseAssigned(rt *resc.Table, s string) []Assigned {
-	out, _ := parseAssigned(rt, s, false)
-	return out
-}
-
-func parseAssigned(rt *resc.Table, s string, strict bool) ([]Assigned, error) {
 	var out []Assigned
-	for _, p := range SplitExecVnode(s) {
+	for _, p := range resc.SplitExecVnode(s) {
 		if p.Node == "" {
-			if strict {
-				return nil, fmt.Errorf("a part names no node")
-			}
-			continue
+			return nil, fmt.Errorf("a part names no node")
 		}
-		a := Assigned{Node: p.Node, Amounts: resc.Amounts{}}
 		for fields := p.Spec; fields != ""; {
 			var f string
 			f, fields, _ = strings.Cut(fields, ":")
-			name, val, ok := strings.Cut(f, "=")
-			if !ok {
-				if strict {
-					return nil, fmt.Errorf("%q is not name=value", f)
-				}
-				continue
+			if _, _, ok := strings.Cut(f, "="); !ok {
+				return nil, fmt.Errorf("%q is not name=value", f)
 			}
-			if !rt.Consumable(name) {
-				continue
-			}
-			v, numeric := rt.Number(name, val)
-			if !numeric {
-				if strict {
-					return nil, fmt.Errorf("%s=%s is not an amount", name, val)
-				}
-				continue
-			}
-			a.Amounts[name] += v
 		}
-		out = append(out, a)
+		pairs := resc.SpecPairs(p.Spec)
+		for _, pr := range pairs {
+			if !rt.Consumable(pr.Name) {
+				continue
+			}
+			if _, numeric := rt.Number(pr.Name, pr.Value); !numeric {
+				return nil, fmt.Errorf("%s=%s is not an amount", pr.Name, pr.Value)
+			}
+		}
+		a := resc.Alloc{{Vnode: p.Node, Host: p.Node, Resources: pairs}}
+		out = append(out, AssignedOf(rt, a)...)
 	}
 	return out, nil
+}
+
+// ParseAssigned is ParseExecVnode for exec_vnode text the server wrote
+// itself and sent before the typed allocation (a mom's reading of an
+// older server's start): what does not read is left out.
+func ParseAssigned(rt *resc.Table, s string) []Assigned {
+	return AssignedOf(rt, resc.ParseAlloc("", s))
 }
 
 // SortByName orders candidate nodes by name, for a deterministic placement.

@@ -99,20 +99,21 @@ func TestPlaceChunks(t *testing.T) {
 
 // Vnodes of one host: exec_host and the nodefile name the host, each
 // chunk numbered on it; exec_vnode names the vnodes.
-func TestExecStringsVnodes(t *testing.T) {
+func TestAllocOfVnodes(t *testing.T) {
 	t.Parallel()
 	sel, _ := resc.ParseSelect("3:ncpus=2:mpiprocs=1")
 	var p []Placement
 	for _, n := range []string{"h[0]", "h[1]", "g"} {
 		p = append(p, Placement{Node: n, Chunk: sel[0].One()})
 	}
-	host, vnode, nodefile := ExecStrings(p, func(n string) string { return strings.Split(n, "[")[0] })
+	alloc, nodefile := AllocOf(p, func(n string) string { return strings.Split(n, "[")[0] })
+	host, vnode := alloc.ExecHost(), alloc.ExecVnode()
 	if host != "h/0*2+h/1*2+g/0*2" || vnode != "(h[0]:ncpus=2)+(h[1]:ncpus=2)+(g:ncpus=2)" || strings.Join(nodefile, ",") != "h,h,g" {
 		t.Errorf("exec_host %q exec_vnode %q nodefile %v", host, vnode, nodefile)
 	}
 }
 
-func TestExecStrings(t *testing.T) {
+func TestAllocOf(t *testing.T) {
 	t.Parallel()
 	sel, _ := resc.ParseSelect("1:ncpus=2:mem=1gb+2:ncpus=1:mpiprocs=2")
 	var p []Placement
@@ -124,7 +125,8 @@ func TestExecStrings(t *testing.T) {
 	for i := range p {
 		p[i].Chunk = chunks[i]
 	}
-	host, vnode, nodefile := ExecStrings(p, nil)
+	alloc, nodefile := AllocOf(p, nil)
+	host, vnode := alloc.ExecHost(), alloc.ExecVnode()
 	if host != "a/0*2+a/1+b/0" {
 		t.Errorf("exec_host %q", host)
 	}
@@ -208,7 +210,8 @@ func TestConsumedOnFirstNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, vnode, _ := ExecStrings(p, nil)
+	alloc, _ := AllocOf(p, nil)
+	vnode := alloc.ExecVnode()
 	if vnode != "(a:ncpus=1:lic=1)+(b:ncpus=1)+(c:ncpus=1)" {
 		t.Errorf("exec_vnode %s", vnode)
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/proto"
 )
@@ -32,6 +33,9 @@ func attrDef(obj proto.ObjectType, name string) (model.Def, bool) {
 // resources_available.* stay printable because the server cannot say
 // which of them a manager set.
 func ReadOnly(obj proto.ObjectType, name string) bool {
+	if obj == proto.ObjHook {
+		return !slices.Contains(hook.AttrNames(), name)
+	}
 	if obj == proto.ObjServer && name == proto.AttrNextJobNumber {
 		// Settable (forward only), but the store's sequence, not
 		// configuration: print leaves it out, so that a site replaying
@@ -47,6 +51,9 @@ func ReadOnly(obj proto.ObjectType, name string) bool {
 // "= first" then "+= next" per element. Other values containing commas
 // are quoted.
 func isListAttr(obj proto.ObjectType, name string) bool {
+	if obj == proto.ObjHook {
+		return hook.ListAttr(strings.ToLower(name))
+	}
 	d, ok := attrDef(obj, name)
 	return ok && d.Kind == model.KindList
 }
@@ -64,6 +71,9 @@ func IsTimeAttr(obj proto.ObjectType, name string) bool {
 // listing too many names: the server still validates every attribute.
 // Matching ignores case, because a mistyped case is still not a name.
 func isKnownAttr(obj proto.ObjectType, name string) bool {
+	if obj == proto.ObjHook {
+		return slices.Contains(hook.AttrNames(), strings.ToLower(name))
+	}
 	if _, ok := attrDef(obj, name); ok {
 		return true
 	}

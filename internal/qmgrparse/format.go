@@ -1,11 +1,13 @@
 package qmgrparse
 
 import (
+	"encoding/base64"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/proto"
 )
 
@@ -27,6 +29,8 @@ func header(obj proto.ObjectType) string {
 		return "Resource"
 	case proto.ObjSched:
 		return "Sched"
+	case proto.ObjHook:
+		return "Hook"
 	}
 	return obj.String()
 }
@@ -99,6 +103,8 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 		// server refuses on replay (the scheduler exists): the set lines
 		// alone recreate it.
 		b.WriteString("#\n# Set scheduler attributes.\n#\n")
+	case proto.ObjHook:
+		b.WriteString("#\n# Create hooks and set their properties.\n#\n")
 	}
 	for _, o := range objs {
 		prefix := "set " + obj.String() + " "
@@ -120,10 +126,57 @@ func FormatPrint(obj proto.ObjectType, objs []proto.Status) string {
 			if o.Name != proto.DefaultSched {
 				prefix += o.Name + " "
 			}
+		case proto.ObjHook:
+			b.WriteString("#\n# Create and define hook " + o.Name + "\n#\n")
+			b.WriteString("create hook " + o.Name + "\n")
+			prefix += o.Name + " "
 		}
 		for _, a := range o.Attrs {
 			writeSet(&b, obj, prefix, a)
 		}
+		if obj == proto.ObjHook {
+			writeHookImports(&b, o)
+		}
+	}
+	return b.String()
+}
+
+// writeHookImports writes what recreates a hook's script and
+// configuration file, as OpenPBS's print does: an import reading base64
+// from the lines after it, up to a blank line (qmgr's reading of "-" from
+// its command input). The status must carry the content
+// (proto.AttrHookContent); a file never imported is left out.
+func writeHookImports(b *strings.Builder, o proto.Status) {
+	for _, f := range []struct{ attr, ctype string }{
+		{proto.AttrHookContent, hook.ContentPython},
+		{proto.AttrHookConfig, hook.ContentConfig},
+	} {
+		v, ok := o.Get(f.attr)
+		if !ok || v == "" {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(data) == 0 {
+			continue
+		}
+		b.WriteString("import hook " + o.Name + " " + f.ctype + " " + hook.EncBase64 + " -\n")
+		b.WriteString(Base64Lines(data))
+		b.WriteByte('\n')
+	}
+}
+
+// base64Line is how many characters of base64 one line holds (MIME's).
+const base64Line = 76
+
+// Base64Lines is data in base64, in lines of base64Line characters, each
+// ended by a newline: how print and export write a hook's file.
+func Base64Lines(data []byte) string {
+	enc := base64.StdEncoding.EncodeToString(data)
+	var b strings.Builder
+	for len(enc) > 0 {
+		n := min(len(enc), base64Line)
+		b.WriteString(enc[:n] + "\n")
+		enc = enc[n:]
 	}
 	return b.String()
 }

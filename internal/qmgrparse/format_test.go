@@ -1,6 +1,7 @@
 package qmgrparse
 
 import (
+	"encoding/base64"
 	"fmt"
 	"reflect"
 	"strings"
@@ -458,5 +459,42 @@ set sched log_events = 2047
 	}
 	if got := FormatPrint(proto.ObjSched, nil); got != "" {
 		t.Errorf("FormatPrint of no sched = %q, want nothing", got)
+	}
+}
+
+// A hook prints as OpenPBS prints it: create, one set per attribute with
+// the events as "=" then "+=", and its files as imports of base64 lines
+// up to a blank line (a configuration file only when one was imported).
+func TestFormatPrintHook(t *testing.T) {
+	t.Parallel()
+	script := strings.Repeat("import pbs\n", 8)
+	b64 := base64.StdEncoding.EncodeToString([]byte(script))
+	hooks := []proto.Status{{Name: "h1", Attrs: []proto.Attr{
+		attr("type", "site"), attr("enabled", "true"), attr("event", "queuejob,modifyjob"),
+		attr("user", "pbsadmin"), attr("alarm", "30"), attr("order", "1"), attr("debug", "false"),
+		attr("fail_action", "none"),
+		attr(proto.AttrHookContent, b64), attr(proto.AttrHookConfig, ""), attr(proto.AttrHookConfigSuffix, ""),
+	}}}
+	want := "#\n# Create hooks and set their properties.\n#\n" +
+		"#\n# Create and define hook h1\n#\n" +
+		"create hook h1\n" +
+		"set hook h1 type = site\n" +
+		"set hook h1 enabled = true\n" +
+		"set hook h1 event = queuejob\n" +
+		"set hook h1 event += modifyjob\n" +
+		"set hook h1 user = pbsadmin\n" +
+		"set hook h1 alarm = 30\n" +
+		"set hook h1 order = 1\n" +
+		"set hook h1 debug = false\n" +
+		"set hook h1 fail_action = none\n" +
+		"import hook h1 application/x-python base64 -\n" +
+		b64[:76] + "\n" + b64[76:] + "\n" +
+		"\n"
+	if got := FormatPrint(proto.ObjHook, hooks); got != want {
+		t.Errorf("print hook:\n%s\nwant\n%s", got, want)
+	}
+	list := FormatList(proto.ObjHook, []proto.Status{{Name: "h1", Attrs: hooks[0].Attrs[:3]}}, time.UTC)
+	if want := "Hook h1\n    type = site\n    enabled = true\n    event = queuejob,modifyjob\n\n"; list != want {
+		t.Errorf("list hook:\n%s\nwant\n%s", list, want)
 	}
 }

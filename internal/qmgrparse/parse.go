@@ -22,6 +22,11 @@ const (
 	VerbHelp
 	VerbQuit
 	VerbExit
+	// VerbImport and VerbExport are OpenPBS's "import hook NAME
+	// content-type content-encoding FILE" and "export hook NAME
+	// content-type content-encoding [FILE]".
+	VerbImport
+	VerbExport
 )
 
 func (v Verb) String() string {
@@ -46,6 +51,10 @@ func (v Verb) String() string {
 		return "quit"
 	case VerbExit:
 		return "exit"
+	case VerbImport:
+		return "import"
+	case VerbExport:
+		return "export"
 	}
 	return fmt.Sprintf("verb(%d)", uint8(v))
 }
@@ -94,7 +103,17 @@ type Command struct {
 	// selecting what list and print show.
 	Attrs []proto.Attr
 	Topic string // the rest of a help command
-	Text  string // the command as parsed, trimmed
+	// Content is what an import or export names.
+	Content *Content
+	Text    string // the command as parsed, trimmed
+}
+
+// Content is the rest of an import or export command: the content type
+// (application/x-python for the script, application/x-config for its
+// configuration file), the encoding of the file (default or base64) and
+// the file ("-" or, for export, "" for the standard streams).
+type Content struct {
+	Type, Encoding, File string
 }
 
 // String renders the command in canonical form: full words, names joined
@@ -113,6 +132,16 @@ func (c *Command) String() string {
 		return b.String()
 	}
 	b.WriteString(" " + c.Object.String())
+	if c.Content != nil {
+		for _, n := range c.Names {
+			b.WriteString(" " + n.String())
+		}
+		b.WriteString(" " + Quote(c.Content.Type) + " " + Quote(c.Content.Encoding))
+		if c.Content.File != "" {
+			b.WriteString(" " + Quote(c.Content.File))
+		}
+		return b.String()
+	}
 	for i, n := range c.Names {
 		if i == 0 {
 			b.WriteByte(' ')
@@ -163,6 +192,12 @@ const (
 	msgNoValue         = "qmgr: Syntax error - cannot locate value"
 	msgUnmatchedQuote  = "qmgr: Syntax error - unmatched quote"
 	msgExpectComma     = "qmgr: Syntax error - expected ',' before next attribute"
+	msgHooksOnly       = "qmgr: Syntax error - %s is for hooks only"
+	msgOneHook         = "qmgr: Syntax error - %s takes one hook"
+	msgNoContentType   = "qmgr: Syntax error - %s requires <content-type>"
+	msgNoEncoding      = "qmgr: Syntax error - %s requires <content-encoding>"
+	msgNoInputFile     = "qmgr: Syntax error - import requires <input-file>"
+	msgTrailing        = "qmgr: Syntax error - unexpected text after the file"
 )
 
 // SyntaxError is a command qmgr cannot parse. Its Error text is what qmgr
@@ -249,6 +284,7 @@ func matchVerb(w string) Verb {
 		{"create", VerbCreate}, {"delete", VerbDelete}, {"set", VerbSet}, {"unset", VerbUnset},
 		{"list", VerbList}, {"print", VerbPrint}, {"active", VerbActive}, {"help", VerbHelp},
 		{"?", VerbHelp}, {"quit", VerbQuit}, {"exit", VerbExit},
+		{"import", VerbImport}, {"export", VerbExport},
 	} {
 		if strings.HasPrefix(c.word, w) {
 			return c.verb
@@ -265,7 +301,7 @@ func matchObject(w string) (proto.ObjectType, string) {
 		obj  proto.ObjectType
 	}{
 		{"server", proto.ObjServer}, {"queues", proto.ObjQueue}, {"nodes", proto.ObjNode},
-		{"resource", proto.ObjResource}, {"sched", proto.ObjSched}, {"hook", 0}, {"pbshook", 0},
+		{"resource", proto.ObjResource}, {"sched", proto.ObjSched}, {"hook", proto.ObjHook}, {"pbshook", 0},
 	} {
 		if strings.HasPrefix(c.word, w) {
 			if c.obj == 0 {
@@ -319,6 +355,12 @@ func Parse(text string) (*Command, error) {
 		return nil, p.fail(objPos, fmt.Sprintf(msgIllegalObject, objWord))
 	}
 	cmd.Object = obj
+	if verb == VerbImport || verb == VerbExport {
+		if obj != proto.ObjHook {
+			return nil, p.fail(objPos, fmt.Sprintf(msgHooksOnly, verb))
+		}
+		return p.content(cmd)
+	}
 
 	p.skipWhite()
 	attrStart := p.pos
@@ -362,6 +404,56 @@ func Parse(text string) (*Command, error) {
 	return cmd, nil
 }
 
+// content parses the rest of an import or export: one hook's name, the
+// content type, the encoding and the file (optional for export).
+func (p *parser) content(cmd *Command) (*Command, error) {
+	verb := cmd.Verb.String()
+	p.skipWhite()
+	if p.eol() {
+		return nil, p.fail(p.pos, msgNameRequired)
+	}
+	namePos := p.pos
+	names, err := p.names(p.word(false), namePos, cmd.Object)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) != 1 || names[0].Name == "" {
+		return nil, p.fail(namePos, fmt.Sprintf(msgOneHook, verb))
+	}
+	cmd.Names = names
+	var words []string
+	for {
+		p.skipWhite()
+		if p.eol() {
+			break
+		}
+		if len(words) == 3 {
+			return nil, p.fail(p.pos, msgTrailing)
+		}
+		w, err := p.value(false)
+		if err != nil {
+			return nil, err
+		}
+		if w == "" { // a comma, which no word here holds unquoted
+			return nil, p.fail(p.pos, msgTrailing)
+		}
+		words = append(words, w)
+	}
+	switch {
+	case len(words) < 1:
+		return nil, p.fail(p.pos, fmt.Sprintf(msgNoContentType, verb))
+	case len(words) < 2:
+		return nil, p.fail(p.pos, fmt.Sprintf(msgNoEncoding, verb))
+	case len(words) < 3 && cmd.Verb == VerbImport:
+		return nil, p.fail(p.pos, msgNoInputFile)
+	}
+	cmd.Content = &Content{Type: words[0], Encoding: words[1]}
+	if len(words) == 3 {
+		cmd.Content.File = words[2]
+	}
+	return cmd, nil
+}
+
 // names parses a name list w found at byte base, with PBS's rules: no empty
 // element, at most one '@' with a server after it, and a name starting with
 // a letter (for nodes, a letter or digit) unless it is empty ("@server").
@@ -390,7 +482,7 @@ func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func nameStart(c byte, obj proto.ObjectType) bool {
-	return isAlpha(c) || obj == proto.ObjNode && isDigit(c)
+	return isAlpha(c) || obj == proto.ObjNode && isDigit(c) || obj == proto.ObjHook && c == '_'
 }
 
 func attrNameByte(c byte) bool { return isAlpha(c) || isDigit(c) || c == '_' }

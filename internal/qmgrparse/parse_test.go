@@ -23,15 +23,19 @@ func TestVerbPrefixes(t *testing.T) {
 		}
 	}
 	for _, want := range []Verb{VerbCreate, VerbDelete, VerbSet, VerbUnset, VerbList, VerbPrint,
-		VerbActive, VerbHelp, VerbQuit, VerbExit} {
+		VerbActive, VerbHelp, VerbQuit, VerbExit, VerbImport, VerbExport} {
 		word := want.String()
-		for n := 2; n <= len(word); n++ {
+		from := 2
+		if want == VerbExport {
+			from = 3 // "ex" is exit, tried first as OpenPBS does
+		}
+		for n := from; n <= len(word); n++ {
 			if got := matchVerb(word[:n]); got != want {
 				t.Errorf("matchVerb(%q) = %v, want %v", word[:n], got, want)
 			}
 		}
 	}
-	for _, w := range []string{"x", "sets", "Set", "LIST", "creates", "import", "??"} {
+	for _, w := range []string{"x", "sets", "Set", "LIST", "creates", "imports", "??"} {
 		if got := matchVerb(w); got != 0 {
 			t.Errorf("matchVerb(%q) = %v, want no verb", w, got)
 		}
@@ -53,7 +57,7 @@ func TestObjectPrefixes(t *testing.T) {
 		{"nodes", proto.ObjNode, ""},
 		{"r", proto.ObjResource, ""}, {"resource", proto.ObjResource, ""},
 		{"sc", proto.ObjSched, ""}, {"sch", proto.ObjSched, ""}, {"sched", proto.ObjSched, ""},
-		{"h", 0, "hook"}, {"hook", 0, "hook"},
+		{"h", proto.ObjHook, ""}, {"hook", proto.ObjHook, ""},
 		{"p", 0, "pbshook"}, {"pbshook", 0, "pbshook"},
 		{"x", 0, ""}, {"queuex", 0, ""}, {"Server", 0, ""}, {"servers", 0, ""},
 	}
@@ -208,6 +212,20 @@ func parseCases() []parseCase {
 		{"? active", Command{Verb: VerbHelp, Topic: "active"}},
 		{"q", Command{Verb: VerbQuit}},
 		{"exit now", Command{Verb: VerbExit}},
+		{"create hook h1", Command{Verb: VerbCreate, Object: proto.ObjHook, Names: []ObjName{{Name: "h1"}}}},
+		{"set hook h1 event = queuejob,modifyjob, alarm = 10", Command{Verb: VerbSet, Object: proto.ObjHook, Names: []ObjName{{Name: "h1"}},
+			Attrs: []proto.Attr{set("event", "", "queuejob,modifyjob"), set("alarm", "", "10")}}},
+		{"s h _x event += periodic", Command{Verb: VerbSet, Object: proto.ObjHook, Names: []ObjName{{Name: "_x"}},
+			Attrs: []proto.Attr{{Name: "event", Value: "periodic", Op: proto.OpIncr}}}},
+		{"l h", Command{Verb: VerbList, Object: proto.ObjHook}},
+		{"import hook h1 application/x-python default /tmp/h1.py", Command{Verb: VerbImport, Object: proto.ObjHook,
+			Names: []ObjName{{Name: "h1"}}, Content: &Content{Type: "application/x-python", Encoding: "default", File: "/tmp/h1.py"}}},
+		{`i h h1 application/x-config base64 "/tmp/my conf.json"`, Command{Verb: VerbImport, Object: proto.ObjHook,
+			Names: []ObjName{{Name: "h1"}}, Content: &Content{Type: "application/x-config", Encoding: "base64", File: "/tmp/my conf.json"}}},
+		{"export hook h1 application/x-python default", Command{Verb: VerbExport, Object: proto.ObjHook,
+			Names: []ObjName{{Name: "h1"}}, Content: &Content{Type: "application/x-python", Encoding: "default"}}},
+		{"exp h h1 application/x-config base64 -", Command{Verb: VerbExport, Object: proto.ObjHook,
+			Names: []ObjName{{Name: "h1"}}, Content: &Content{Type: "application/x-config", Encoding: "base64", File: "-"}}},
 	}
 }
 
@@ -303,8 +321,14 @@ func TestSyntaxErrors(t *testing.T) {
 		{"set sched", "qmgr: Syntax error - attribute required for operation\nset sched\n         ^"},
 		{"create sched", "qmgr: Syntax error - object name required for operation\ncreate sched\n            ^"},
 		{"delete sched", "qmgr: Syntax error - object name required for operation\ndelete sched\n            ^"},
-		{"l h", "qmgr: Object type not supported: hook.\nl h\n  ^"},
-		{"p ho", "qmgr: Object type not supported: hook.\np ho\n  ^"},
+		{"l pbsh", "qmgr: Object type not supported: pbshook.\nl pbsh\n  ^"},
+		{"import queue q application/x-python default f", "qmgr: Syntax error - import is for hooks only\nimport queue q application/x-python default f\n       ^"},
+		{"import hook", "qmgr: Syntax error - object name required for operation\nimport hook\n           ^"},
+		{"import hook a,b t e f", "qmgr: Syntax error - import takes one hook\nimport hook a,b t e f\n            ^"},
+		{"import hook h1", "qmgr: Syntax error - import requires <content-type>\nimport hook h1\n              ^"},
+		{"import hook h1 application/x-python", "qmgr: Syntax error - import requires <content-encoding>\nimport hook h1 application/x-python\n                                   ^"},
+		{"import hook h1 application/x-python default", "qmgr: Syntax error - import requires <input-file>\nimport hook h1 application/x-python default\n                                           ^"},
+		{"import hook h1 a b c d", "qmgr: Syntax error - unexpected text after the file\nimport hook h1 a b c d\n                     ^"},
 		{"set server", "qmgr: Syntax error - attribute required for operation\nset server\n          ^"},
 		{"unset queue workq", "qmgr: Syntax error - attribute required for operation\nunset queue workq\n                 ^"},
 		{"set\tserver", "qmgr: Syntax error - attribute required for operation\nset\tserver\n   \t      ^"},

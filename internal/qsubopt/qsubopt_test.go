@@ -57,6 +57,7 @@ func submit(t *testing.T, args []string, files map[string]string, stdin string) 
 const plainScript = "#!/bin/sh\necho hi\n"
 
 func TestSubmitOptions(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"job.sh": plainScript}
 	tests := []struct {
 		name string
@@ -130,6 +131,7 @@ func TestSubmitOptions(t *testing.T) {
 }
 
 func TestSubmitAttrsUnique(t *testing.T) {
+	t.Parallel()
 	s, _ := submit(t, []string{"-l", "ncpus=1", "-l", "ncpus=2", "-N", "a", "-N", "b", "-W", "Job_Name=c", "job.sh"},
 		map[string]string{"job.sh": "#PBS -N d\n#PBS -l ncpus=3\n"}, "")
 	seen := map[string]bool{}
@@ -146,6 +148,7 @@ func TestSubmitAttrsUnique(t *testing.T) {
 }
 
 func TestSubmitFlags(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"job.sh": plainScript}
 	s, _ := submit(t, []string{"-hz", "job.sh"}, files, "")
 	if !s.Quiet {
@@ -205,6 +208,7 @@ func TestSubmitFlags(t *testing.T) {
 }
 
 func TestSubmitArguments(t *testing.T) {
+	t.Parallel()
 	args := []string{"-A", "a b", "-lwalltime=1:00:00", "job.sh"}
 	_, m := submit(t, args, map[string]string{"job.sh": plainScript}, "")
 	if m["Submit_arguments"] != "-A a b -lwalltime=1:00:00 job.sh" {
@@ -213,6 +217,7 @@ func TestSubmitArguments(t *testing.T) {
 }
 
 func TestQueue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -245,6 +250,7 @@ func TestQueue(t *testing.T) {
 }
 
 func TestScriptSource(t *testing.T) {
+	t.Parallel()
 	script := "#!/bin/bash\n#PBS -l ncpus=2\nhostname\n"
 	s, m := submit(t, nil, nil, script)
 	if string(s.Request.Script) != script || m["Job_Name"] != "STDIN" || m["Resource_List.ncpus"] != "2" {
@@ -262,6 +268,7 @@ func TestScriptSource(t *testing.T) {
 }
 
 func TestExecMode(t *testing.T) {
+	t.Parallel()
 	s, m := submit(t, []string{"-N", "e", "-l", "ncpus=1", "--", "/bin/echo", "it's", "a b", "$HOME", ""}, nil, "")
 	want := "#!/bin/sh\nexec /bin/echo 'it'\\''s' 'a b' '$HOME' ''\n"
 	if string(s.Request.Script) != want {
@@ -294,6 +301,7 @@ func TestExecMode(t *testing.T) {
 }
 
 func TestSubmitErrors(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"job.sh": plainScript}
 	tests := []struct {
 		name  string
@@ -388,6 +396,7 @@ func TestSubmitErrors(t *testing.T) {
 // qsub -I -X takes the user's DISPLAY; a DISPLAY that does not parse
 // is refused naming it.
 func TestX11(t *testing.T) {
+	t.Parallel()
 	c := testContext(nil, "")
 	c.Environ = append(c.Environ, "DISPLAY=localhost:10.0")
 	s, err := ParseSubmit([]string{"-I", "-X"}, c)
@@ -405,6 +414,7 @@ func TestX11(t *testing.T) {
 }
 
 func TestOutputPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 	}{
@@ -442,6 +452,7 @@ func varMap(vs []Var) map[string]string {
 }
 
 func TestVariableList(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"job.sh": plainScript}
 	_, m := submit(t, []string{"job.sh"}, files, "")
 	got := vars(t, m)
@@ -507,6 +518,7 @@ func TestVariableList(t *testing.T) {
 }
 
 func TestVariableListRoundTrip(t *testing.T) {
+	t.Parallel()
 	in := []Var{{Name: "A", Value: ""}, {Name: "B", Value: `\`}, {Name: "C", Value: ",,"}, {Name: "D", Value: `a\,b=c`}, {Name: "E", Value: "x\ny"}}
 	enc := EncodeVariableList(in)
 	if enc != `A=,B=\\,C=\,\,,D=a\\\,b=c,E=x`+"\n"+`y` {
@@ -518,6 +530,7 @@ func TestVariableListRoundTrip(t *testing.T) {
 }
 
 func TestDirectivePrecedence(t *testing.T) {
+	t.Parallel()
 	script := "#!/bin/bash\n" +
 		"#PBS -N first\n" +
 		"#PBS -l walltime=01:00:00,mem=1gb\n" +
@@ -562,6 +575,7 @@ func TestDirectivePrecedence(t *testing.T) {
 }
 
 func TestDirectivePrefix(t *testing.T) {
+	t.Parallel()
 	script := "#!/bin/sh\n#PBS -N pbs\n#XX -N xx\n"
 	files := map[string]string{"job.sh": script}
 	tests := []struct {
@@ -596,6 +610,7 @@ func TestDirectivePrefix(t *testing.T) {
 }
 
 func TestDirectiveScripts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		script string
@@ -665,6 +680,7 @@ func TestDirectiveScripts(t *testing.T) {
 }
 
 func TestScanDirectives(t *testing.T) {
+	t.Parallel()
 	script := "#!/bin/sh\n\n#PBS -N a\n  #PBS   -l x=1 \\\n -j oe\n#PBS\n# c\n:\n#PBS -q b\nrun\n#PBS -N late\n"
 	got := ScanDirectives([]byte(script), "#PBS")
 	want := []Directive{{3, " -N a"}, {4, "   -l x=1  -j oe"}, {6, ""}, {9, " -q b"}}
@@ -681,6 +697,7 @@ func TestScanDirectives(t *testing.T) {
 }
 
 func TestSplitWords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -717,6 +734,7 @@ func TestSplitWords(t *testing.T) {
 }
 
 func TestParseDateTime(t *testing.T) {
+	t.Parallel()
 	loc := testNow.Location() // now is 2024-03-15 12:30:00
 	d := func(y int, m time.Month, day, h, min, s int) time.Time {
 		return time.Date(y, m, day, h, min, s, 0, loc)
@@ -781,6 +799,7 @@ func TestParseDateTime(t *testing.T) {
 }
 
 func TestShellQuote(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"plain": "plain", "/bin/echo": "/bin/echo", "": "''", "a b": "'a b'", "it's": `'it'\''s'`,
 		"$x": "'$x'", "a*": "'a*'", "k=v,w": "k=v,w", "~": "'~'", "new\nline": "'new\nline'",
@@ -792,6 +811,7 @@ func TestShellQuote(t *testing.T) {
 }
 
 func TestParseAlter(t *testing.T) {
+	t.Parallel()
 	c := testContext(nil, "")
 	tests := []struct {
 		name string
@@ -854,6 +874,7 @@ func TestParseAlter(t *testing.T) {
 }
 
 func TestCwdRequired(t *testing.T) {
+	t.Parallel()
 	c := testContext(map[string]string{"job.sh": plainScript}, "")
 	c.Cwd = ""
 	if _, err := ParseSubmit([]string{"job.sh"}, c); err == nil {
@@ -872,6 +893,7 @@ func TestCwdRequired(t *testing.T) {
 // directives; the job is named STDIN without one, and -W block=true
 // means nothing beside it.
 func TestSubmitInteractive(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"inter.sh": "#PBS -I\n#PBS -N shell\necho not run\n"}
 	stdin := strings.NewReader("echo hi; exit 0\n")
 	c := testContext(files, "")
@@ -901,6 +923,7 @@ func TestSubmitInteractive(t *testing.T) {
 // TestParseTimeAttr: -W hold_until and Execution_Time take PBS's
 // datetime or Unix seconds (issue 30: 202612011846.13 was refused).
 func TestParseTimeAttr(t *testing.T) {
+	t.Parallel()
 	loc := testNow.Location() // now is 2024-03-15 12:30:00
 	unix := func(y int, m time.Month, day, h, min, s int) string {
 		return strconv.FormatInt(time.Date(y, m, day, h, min, s, 0, loc).Unix(), 10)
@@ -932,6 +955,7 @@ func TestParseTimeAttr(t *testing.T) {
 // OpenPBS's qsub refuses it (issue 30); a program run directly (qsub --
 // prog) is not a script, and ScanDirectives still reads CR LF lines.
 func TestDOSScriptRefused(t *testing.T) {
+	t.Parallel()
 	for _, script := range []string{"#!/bin/sh\r\n#PBS -N dos\r\necho\r\n", "#!/bin/sh\necho one\r\n"} {
 		c := testContext(map[string]string{"job.sh": script}, "")
 		if _, err := ParseSubmit([]string{"job.sh"}, c); !errors.Is(err, ErrDOSScript) {
@@ -946,6 +970,7 @@ func TestDOSScriptRefused(t *testing.T) {
 // TestDefaults: default_qsub_arguments become attributes a job gets when
 // it names none of them; options that make no attribute are refused.
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	c := testContext(nil, "")
 	attrs, err := ParseDefaults("-r n -l walltime=00:10:00,mem=1gb -A acct", c)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/admit"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -38,6 +39,11 @@ func (s *Server) submit(who *caller, req *proto.SubmitRequest) (string, error) {
 	queueReq := strings.TrimSpace(req.Queue)
 	if i := strings.IndexByte(queueReq, '@'); i >= 0 {
 		queueReq = queueReq[:i]
+	}
+	// Hooks first, then filters: a filter judges the job as the hooks
+	// left it (README, "Site hooks").
+	if base, queueReq, err = s.queuejobHooks(who, base, queueReq); err != nil {
+		return "", err
 	}
 	filtered, err := s.filterSubmission(who, base, queueReq)
 	if err != nil {
@@ -91,7 +97,7 @@ func parseSubmission(rt *resc.Table, who *caller, priv model.Privilege, req *pro
 	if err := interactiveSession(base, req); err != nil {
 		return nil, err
 	}
-	if err := checkShrinkToFit(rt, base.ResourceList, base.IsArray(), false); err != nil {
+	if err := admit.CheckShrinkToFit(rt, base.ResourceList, base.IsArray(), false); err != nil {
 		return nil, err
 	}
 	if base.IsArray() && !base.Rerunable {
@@ -152,7 +158,7 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 	err := s.commit.Do(func(b *store.Batch) error {
 		if base.UID == 0 || base.EUser == "root" {
 			roots, _ := s.server.Get(proto.AttrAclRoots)
-			if !matchesUserList(roots, "root", base.SubmitHost) {
+			if !model.MatchesUserList(roots, "root", base.SubmitHost) {
 				return proto.Errorf(proto.PBSE_BADUSER, "(root jobs run only when the server's acl_roots lists root@%s)", base.SubmitHost)
 			}
 		}
@@ -192,7 +198,7 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 		if err != nil {
 			return err
 		}
-		placed, err := s.enqueue(j, q, who, false, now)
+		placed, err := s.admitView().Enqueue(j, q, admitCaller(who), false, now)
 		if err != nil {
 			return err
 		}
@@ -210,7 +216,6 @@ func (s *Server) admitJob(who *caller, priv model.Privilege, base *model.Job, qu
 			s.account(accounting.Queued, placed, s.queuedRecord(placed))
 			s.metrics.Submitted(placed.Queue)
 		})
-		s.indexDepends(placed)
 		s.registerBefore(b, placed, now)
 		if never != "" {
 			// Its parent ended the wrong way already: the job is
@@ -248,287 +253,4 @@ func (s *Server) stdPath(j *model.Job, given string, kind byte, who *caller) str
 		p += def
 	}
 	return host + ":" + p
-}
-
-// enqueue admits j into queue q: a route queue forwards it to the first
-// destination that accepts it; an execution queue checks its limits and
-// ACLs, applies defaults and derives the job's select. It returns the job
-// as placed (a modified copy); j itself is not changed. mu is held.
-func (s *Server) enqueue(j *model.Job, q *model.Object, who *caller, routed bool, now int64) (*model.Job, error) {
-	if !q.Bool(proto.AttrEnabled) {
-		return nil, proto.Errorf(proto.PBSE_QUNOENB, "%s", q.Name)
-	}
-	if !routed && q.Bool(proto.AttrFromRouteOnly) {
-		return nil, proto.Errorf(proto.PBSE_QACESS, "%s accepts jobs only from route queues", q.Name)
-	}
-	if err := s.checkCounts(j, q); err != nil {
-		return nil, err
-	}
-	if err := s.checkArray(j, q); err != nil {
-		return nil, err
-	}
-	if err := checkACLs(j, q, who); err != nil {
-		return nil, err
-	}
-	qtype, _ := q.Get(proto.AttrQueueTypeQ)
-	if qtype == "Route" {
-		return s.routeOrHold(j, q, who, now)
-	}
-	if qtype != "Execution" {
-		return nil, proto.Errorf(proto.PBSE_QUENOEN, "queue %s has no queue_type", q.Name)
-	}
-	c := j.Clone()
-	if err := s.applyResources(c, q); err != nil {
-		return nil, err
-	}
-	// After the defaults: the limits on resources judge the request as
-	// it will be stored.
-	if err := s.checkEntityLimits(c, q); err != nil {
-		return nil, err
-	}
-	c.Enqueue(q.Name, "Execution", now) // the caller tells the scheduler (eligible)
-	return c, nil
-}
-
-// routeOrHold tries each destination of route queue q in order. If one
-// accepts, the job goes there. If every refusal is permanent (resource
-// limits, access), the submission fails; otherwise the job waits in the
-// route queue and the router retries it.
-func (s *Server) routeOrHold(j *model.Job, q *model.Object, who *caller, now int64) (*model.Job, error) {
-	if q.Bool(proto.AttrStarted) && s.routable(j, q, now) {
-		placed, permanent, err := s.route(j, q, who, now)
-		if err == nil {
-			return placed, nil
-		}
-		if permanent {
-			return nil, err
-		}
-	}
-	c := j.Clone()
-	c.Enqueue(q.Name, "Route", now)
-	return c, nil
-}
-
-// routable says whether the router may move j now: held and waiting jobs
-// only when the route queue allows it.
-func (s *Server) routable(j *model.Job, q *model.Object, now int64) bool {
-	if j.Holds != "" && !q.Bool(proto.AttrRouteHeldJobs) {
-		return false
-	}
-	if j.ExecutionTime > now && !q.Bool(proto.AttrRouteWaitingJobs) {
-		return false
-	}
-	return true
-}
-
-// route offers j to the destinations of q. permanent is true when every
-// destination refused for a reason waiting will not fix.
-func (s *Server) route(j *model.Job, q *model.Object, who *caller, now int64) (placed *model.Job, permanent bool, err error) {
-	dests, _ := q.Get(proto.AttrRouteDestinations)
-	permanent = true
-	var last error
-	for _, d := range model.SplitList(dests) {
-		if i := strings.IndexByte(d, '@'); i >= 0 {
-			d = d[:i]
-		}
-		dq, ok := s.queues.Get(d)
-		if !ok || d == q.Name {
-			continue
-		}
-		placed, err := s.enqueue(j, dq, who, true, now)
-		if err == nil {
-			return placed, false, nil
-		}
-		last = err
-		switch proto.CodeOf(err) {
-		case proto.PBSE_MAXQUED, proto.PBSE_QUNOENB, proto.PBSE_QUENOEN:
-			permanent = false
-		}
-	}
-	if last == nil {
-		return nil, false, proto.Errorf(proto.PBSE_ROUTEREJ, "route queue %s has no usable destination", q.Name)
-	}
-	return nil, permanent, proto.Errorf(proto.PBSE_ROUTEREJ, "(%v)", last)
-}
-
-// checkCounts enforces max_queuable and max_user_queuable of the queue
-// and the server (mu held).
-func (s *Server) checkCounts(j *model.Job, q *model.Object) error {
-	user := j.User()
-	if max, ok := q.Long(proto.AttrMaxQueuable); ok && int64(s.jobs.Queued(q.Name)) >= max {
-		return proto.Errorf(proto.PBSE_MAXQUED, "%s", q.Name)
-	}
-	if max, ok := q.Long(proto.AttrMaxUserQueuable); ok && int64(s.jobs.QueuedBy(q.Name, user)) >= max {
-		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs for user " + user + " already in queue " + q.Name}
-	}
-	if max, ok := s.server.Long(proto.AttrMaxQueuable); ok && int64(s.jobs.Unfinished()) >= max {
-		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs already in complex"}
-	}
-	if max, ok := s.server.Long(proto.AttrMaxUserQueuable); ok && int64(s.jobs.QueuedBy("", user)) >= max {
-		return &proto.Error{Code: proto.PBSE_MAXQUED, Text: "Maximum number of jobs for user " + user + " already in complex"}
-	}
-	return nil
-}
-
-// checkACLs enforces the queue's host, user and group access lists.
-func checkACLs(j *model.Job, q *model.Object, who *caller) error {
-	if q.Bool(proto.AttrAclHostEnable) {
-		hosts, _ := q.Get(proto.AttrAclHosts)
-		if !matchesHostList(hosts, j.SubmitHost) {
-			return proto.Errorf(proto.PBSE_BADHOST, "%s", j.SubmitHost)
-		}
-	}
-	if q.Bool(proto.AttrAclUserEnable) {
-		users, _ := q.Get(proto.AttrAclUsers)
-		if !matchesUserList(users, j.User(), j.SubmitHost) {
-			return proto.Errorf(proto.PBSE_PERM, "user %s is not in acl_users of queue %s", j.User(), q.Name)
-		}
-	}
-	if q.Bool(proto.AttrAclGroupEnable) {
-		groups, _ := q.Get(proto.AttrAclGroups)
-		allowed := false
-		for _, g := range model.SplitList(groups) {
-			if g == j.EGroup || g == j.GroupList {
-				allowed = true
-			}
-			for _, mine := range who.groups {
-				if g == mine {
-					allowed = true
-				}
-			}
-		}
-		if !allowed {
-			return proto.Errorf(proto.PBSE_PERM, "group %s is not in acl_groups of queue %s", j.EGroup, q.Name)
-		}
-	}
-	return nil
-}
-
-func matchesHostList(list, host string) bool {
-	return matchesUserList(strings.ReplaceAll(","+list, ",", ",*@"), "x", host)
-}
-
-// applyResources applies resources_default (queue, then server), derives
-// the select and its totals, applies default_chunk, and checks the queue's
-// resources_min/max and the server's resources_max (reference §4.4).
-func (s *Server) applyResources(j *model.Job, q *model.Object) error {
-	rl, err := s.normalResources(j.ResourceList, q)
-	if err != nil {
-		return err
-	}
-	if err := s.checkResourceLimits(rl, q); err != nil {
-		return err
-	}
-	j.ResourceList = rl
-	return nil
-}
-
-// normalResources is a job's resource list as an execution queue q would
-// store it (mu held): defaults applied (q's when q is not nil, then the
-// server's), `nodes` turned into a select, default_chunk in every chunk,
-// the select's totals (ncpus, mem, nodect, ...) derived, and a place.
-// rl itself is not changed.
-func (s *Server) normalResources(rl model.Resources, q *model.Object) (model.Resources, error) {
-	rl = rl.Clone()
-	sources := []*model.Object{s.server}
-	if q != nil {
-		sources = []*model.Object{q, s.server}
-	}
-	_, hasSelect := rl.Get(proto.ResSelect)
-	nodes, hasNodes := rl.Get(proto.ResNodes)
-	if hasSelect {
-		for _, p := range rl {
-			if d := s.rt().Lookup(p.Name); d.Chunk && p.Name != proto.ResSelect {
-				return nil, proto.Errorf(proto.PBSE_INVALJOBRESC, "%s", p.Name)
-			}
-		}
-	}
-	stf := rl.ShrinkToFit()
-	for _, src := range sources {
-		for name, v := range src.Resources[proto.AttrResourcesDefault] {
-			if _, ok := rl.Get(name); ok {
-				continue
-			}
-			if stf && name == proto.ResWalltime {
-				continue // its start chooses it
-			}
-			if (hasSelect || hasNodes) && s.rt().Lookup(name).Chunk {
-				continue // the select decides host-level amounts
-			}
-			rl = rl.Set(name, v)
-		}
-	}
-	var sel resc.Select
-	var err error
-	switch {
-	case hasSelect:
-		v, _ := rl.Get(proto.ResSelect)
-		sel, err = s.rt().ParseSelect(v)
-	case hasNodes:
-		sel, err = resc.ParseNodes(nodes)
-		if _, ok := rl.Get(proto.ResPlace); !ok && err == nil {
-			rl = rl.Set(proto.ResPlace, "scatter")
-		}
-	default:
-		var pairs []resc.Pair
-		for _, p := range rl {
-			if d := s.rt().Lookup(p.Name); d.Chunk {
-				pairs = append(pairs, p)
-			}
-		}
-		sel = resc.Select{s.rt().NewChunk(1, pairs)}
-		if _, ok := rl.Get(proto.ResPlace); !ok {
-			rl = rl.Set(proto.ResPlace, "pack")
-		}
-	}
-	if err != nil {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
-	}
-	for _, src := range sources {
-		for name, v := range src.Resources[proto.AttrDefaultChunk] {
-			for i := range sel {
-				sel[i] = sel[i].With(name, v)
-			}
-		}
-	}
-	rl = rl.Set(proto.ResSelect, sel.String())
-	for name, v := range sel.Totals() {
-		rl = rl.Set(name, v)
-	}
-	if _, ok := rl.Get(proto.ResPlace); !ok {
-		rl = rl.Set(proto.ResPlace, "free")
-	}
-	return rl, nil
-}
-
-// checkResourceLimits checks a normalised resource list against queue q's
-// resources_min/max and the server's resources_max (mu held).
-func (s *Server) checkResourceLimits(rl model.Resources, q *model.Object) error {
-	for _, lim := range []struct {
-		obj  *model.Object
-		attr string
-		max  bool
-	}{{q, proto.AttrResourcesMax, true}, {q, proto.AttrResourcesMin, false}, {s.server, proto.AttrResourcesMax, true}} {
-		for name, limit := range lim.obj.Resources[lim.attr] {
-			v, ok := rl.Get(name)
-			if sv, stf := stfLimit(rl, name, lim.max); stf {
-				v, ok = sv, sv != ""
-			}
-			if !ok {
-				continue
-			}
-			cmp, ordered := s.rt().Compare(name, v, limit)
-			if !ordered {
-				continue
-			}
-			if (lim.max && cmp > 0) || (!lim.max && cmp < 0) {
-				which := "max"
-				if !lim.max {
-					which = "min"
-				}
-				return proto.Errorf(proto.PBSE_EXCQRESC, "(%s.%s = %s, job requests %s)", "resources_"+which, name, limit, v)
-			}
-		}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/admit"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -27,8 +28,9 @@ func (s *Server) alterJob(who *caller, req *proto.AlterRequest) error {
 
 // alterJobs applies several alterations in one commit; each succeeds or
 // fails on its own.
-// The submission filters judge each alteration of a job that has not
-// started first (filterAlteration), with no lock held.
+// The modifyjob hooks judge each alteration first, then the submission
+// filters one of a job that has not started (filterAlteration), with no
+// lock held.
 func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.AlterJobsReply, error) {
 	mgr, op := s.privileges(who)
 	reply := &proto.AlterJobsReply{Results: make([]proto.ObjectError, len(reqs))}
@@ -39,7 +41,13 @@ func (s *Server) alterJobs(who *caller, reqs []proto.AlterRequest) (*proto.Alter
 				s.resolveStageHosts(a.Value) // before the lock: lookups may wait
 			}
 		}
-		judged[i] = s.filterAlteration(who, &reqs[i], mgr, op)
+		asked, hooked, err := s.modifyjobHooks(who, reqs[i].JobID, reqs[i].Attrs)
+		if err != nil {
+			judged[i].err = err
+			continue
+		}
+		reqs[i].Attrs = asked
+		judged[i] = s.filterAlteration(who, &reqs[i], hooked, mgr, op)
 		if judged[i].run != nil {
 			defer judged[i].run.rm()
 		}
@@ -192,7 +200,7 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 		}
 	}
 	if resourcesChanged {
-		if err := checkShrinkToFit(s.rt(), c.ResourceList, c.IsArray(), j.Active()); err != nil {
+		if err := admit.CheckShrinkToFit(s.rt(), c.ResourceList, c.IsArray(), j.Active()); err != nil {
 			return nil, "", err
 		}
 	}
@@ -215,7 +223,7 @@ func (s *Server) alteredCopy(j *model.Job, priv model.Privilege, attrs []proto.A
 	if resourcesChanged && c.QueueType == "Execution" {
 		c.ResourceList = rederivable(s.rt(), c.ResourceList, attrs)
 		q, _ := s.queues.Get(c.Queue)
-		if err := s.applyResources(c, q); err != nil {
+		if err := s.admitView().ApplyResources(c, q); err != nil {
 			return nil, "", err
 		}
 	}

@@ -27,30 +27,6 @@ import (
 // ends, the parent ends (rollUp) with the array's exit status, and its
 // dependants are released then. The parent is B from its first subjob's start.
 
-// waiting reports whether subjob index of p waits in p's queued indices
-// with nothing of its own (mu held).
-func (s *Server) waiting(p *model.Job, index int) bool {
-	if !p.Array.Queued.Contains(index) {
-		return false
-	}
-	_, live := s.jobs.Get(model.JobKey{Seq: p.Seq, Index: index})
-	return !live
-}
-
-// nextWaiting is the first subjob of p waiting with nothing of its own (mu
-// held).
-func (s *Server) nextWaiting(p *model.Job) (int, bool) {
-	found, index := false, 0
-	p.Array.Queued.Each(func(i int) bool {
-		if s.waiting(p, i) {
-			found, index = true, i
-			return false
-		}
-		return true
-	})
-	return index, found
-}
-
 // ownSubjob makes subjob index of p a job of its own, to be held, changed
 // or staged alone, and stores it (mu held, inside a commit). A subjob
 // that already is one is returned as it is.
@@ -188,25 +164,4 @@ func (s *Server) resolve(who *caller, id string, mgr, op bool) (top *model.Job, 
 		return nil, ref, priv, proto.NewError(proto.PBSE_PERM)
 	}
 	return top, ref, priv, nil
-}
-
-// checkArray checks a new array against max_array_size, the queue's
-// then the server's (mu held).
-func (s *Server) checkArray(j *model.Job, q *model.Object) error {
-	if j.Array == nil {
-		return nil
-	}
-	if j.Array.Indices.Empty() {
-		return proto.Errorf(proto.PBSE_BADATVAL, "(max_run_subjobs is for job arrays: give -J too)")
-	}
-	n := j.Array.Indices.Count()
-	for _, o := range []*model.Object{q, s.server} {
-		if limit, ok := o.Long(proto.AttrMaxArraySize); ok && int64(n) > limit {
-			return proto.Errorf(proto.PBSE_MaxArraySize, "(%d subjobs; max_array_size of %s is %d)", n, o.Name, limit)
-		}
-	}
-	if _, ok := s.server.Long(proto.AttrMaxArraySize); !ok && n > model.DefaultMaxArraySize {
-		return proto.Errorf(proto.PBSE_MaxArraySize, "(%d subjobs; max_array_size is %d unless the server sets it)", n, model.DefaultMaxArraySize)
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func arrayAttr(v string) proto.Attr { return proto.Attr{Name: proto.AttrArrayIndices, Value: v} }
@@ -24,7 +25,7 @@ func runSub(t *testing.T, s *Server, id string) string {
 		if err != nil {
 			return err
 		}
-		s.recordStart(b, j, parent, "host/0", "(host:ncpus=1)", false, "", now)
+		s.recordStart(b, j, parent, resc.ParseAlloc("host/0", "(host:ncpus=1)"), false, "", now)
 		started = j.ID
 		return nil
 	})
@@ -64,6 +65,7 @@ func wantStates(t *testing.T, got map[string]string, want map[string]string) {
 // subjob, deletion of a range and of the rest, across a server restart,
 // checking what qstat shows at each step and the array's exit status.
 func TestArrayLifecycle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	mustSubmit(t, c) // job 0: the array is 1
@@ -154,6 +156,7 @@ func TestArrayLifecycle(t *testing.T) {
 // Exit_status 1; afterok on it deletes the dependant, afternotok releases
 // its own, and a job depending on an array waits for the whole array.
 func TestArrayExitAndDependants(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	mustSubmit(t, c)
 	mustSubmit(t, c) // jobs 0 and 1: the array is 2
@@ -192,6 +195,7 @@ func TestArrayExitAndDependants(t *testing.T) {
 // non-rerunnable array, max_run_subjobs on a job that is not an array, a
 // malformed range, and qalter of the indices are refused.
 func TestArraySubmissionRules(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	if _, err := submit(c, arrayAttr("1-10001")); proto.CodeOf(err) != proto.PBSE_MaxArraySize {
 		t.Errorf("10,001 subjobs with the default max_array_size: %v", err)
@@ -293,6 +297,7 @@ func TestArrayCostsOneJob(t *testing.T) {
 // TestArraySelect: qselect lists an array once; -J only arrays; -T the
 // subjobs instead, each matched on its own state.
 func TestArraySelect(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	plain := mustSubmit(t, c)
 	id := mustSubmit(t, c, arrayAttr("1-3"))
@@ -323,6 +328,7 @@ func TestArraySelect(t *testing.T) {
 // job leaves none, an array goes with its subjobs, and a subjob alone is
 // refused.
 func TestDeletePurge(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	purge := proto.DeleteOptions{Purge: true, KillDelay: proto.NoKillDelay}
 	done := mustSubmit(t, c)

@@ -7,9 +7,7 @@ import (
 	"net"
 	"os"
 	"os/user"
-	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -91,9 +89,10 @@ func (s *Server) Serve() error {
 		}
 		s.metricsListener = ml
 	}
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.timerLoop()
 	go s.schedLoop()
+	go s.hookLoop()
 	s.log.Info("server ready", "name", s.cfg.ServerName, "socket", s.cfg.SocketPath, "tcp", s.cfg.TCPAddr, "pid", os.Getpid())
 	return nil
 }
@@ -336,6 +335,15 @@ func newStatusAnswer(to answerTo, held sync.Locker) *statusAnswer {
 	return a
 }
 
+// collected is a status answer made in process (answerTo{}: the web
+// page, hooks' lookups) as one reply, or the error that made it.
+func collected(a *statusAnswer, err error) (*proto.StatusReply, error) {
+	if err != nil {
+		return nil, err
+	}
+	return a.frames.Collect(&a.tail)
+}
+
 // sendStatus splits a status answer into frames of statusChunk objects.
 func sendStatus(c *proto.Conn, seq uint64, st *proto.StatusReply) error {
 	objs := st.Objects
@@ -369,10 +377,10 @@ func (s *Server) serverACL(who *caller) error {
 	usersOn := s.server.Bool(proto.AttrAclUserEnable)
 	users, _ := s.server.Get(proto.AttrAclUsers)
 	s.mu.RUnlock()
-	if hostsOn && who.host != s.cfg.Host && !matchesHostList(hosts, who.host) {
+	if hostsOn && who.host != s.cfg.Host && !model.MatchesHostList(hosts, who.host) {
 		return proto.Errorf(proto.PBSE_BADHOST, "%s (not in the server's acl_hosts)", who.host)
 	}
-	if usersOn && !matchesUserList(users, who.user, who.host) {
+	if usersOn && !model.MatchesUserList(users, who.user, who.host) {
 		if mgr, op := s.privileges(who); !mgr && !op {
 			return proto.Errorf(proto.PBSE_PERM, "user %s is not in the server's acl_users", who.user)
 		}
@@ -398,37 +406,9 @@ func (s *Server) privileges(who *caller) (manager, operator bool) {
 	managers, _ := s.server.Get(proto.AttrManagers)
 	operators, _ := s.server.Get(proto.AttrOperators)
 	s.mu.RUnlock()
-	manager = matchesUserList(managers, who.user, who.host)
-	operator = manager || matchesUserList(operators, who.user, who.host)
+	manager = model.MatchesUserList(managers, who.user, who.host)
+	operator = manager || model.MatchesUserList(operators, who.user, who.host)
 	return manager, operator
-}
-
-// matchesUserList matches user@host against a comma list of user@host
-// patterns; a pattern without @host matches any host.
-func matchesUserList(list, user, host string) bool {
-	for _, entry := range model.SplitList(list) {
-		pu, ph, hasHost := strings.Cut(entry, "@")
-		if ok, _ := path.Match(pu, user); !ok {
-			continue
-		}
-		if !hasHost || ph == "*" {
-			return true
-		}
-		if ok, _ := path.Match(ph, host); ok {
-			return true
-		}
-		if ok, _ := path.Match(ph, shortHost(host)); ok {
-			return true
-		}
-	}
-	return false
-}
-
-func shortHost(h string) string {
-	if i := strings.IndexByte(h, '.'); i > 0 {
-		return h[:i]
-	}
-	return h
 }
 
 // userCache resolves uids to names, groups and homes, caching for a

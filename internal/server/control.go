@@ -70,6 +70,13 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 			return err
 		}
 	}
+	if !opts.Force {
+		// The site's execjob_preterm hooks may keep a running job from
+		// being deleted (hooks.go); qdel -W force does not ask them.
+		if err := s.pretermHooks(who, id, mgr, op); err != nil {
+			return err
+		}
+	}
 	var deleted []*model.Job
 	var running []model.JobKey
 	requestor := who.user + "@" + who.host
@@ -126,7 +133,7 @@ func (s *Server) deleteJob(who *caller, id string, opts proto.DeleteOptions) err
 		}
 		var waiting []int
 		for _, i := range indices {
-			if s.waiting(top, i) {
+			if s.jobs.Waiting(top, i) {
 				waiting = append(waiting, i)
 				if ref.NamesSubjobs() {
 					deleted = append(deleted, top.Subjob(i, s.cfg.ServerName, now))
@@ -268,7 +275,6 @@ func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, 
 		return nil
 	}
 	var h model.Hooks
-	s.unindexDepends(j)
 	s.jobs.Update(j, func() {
 		if hold {
 			j.Holds = model.AddHolds(j.Holds, holds)
@@ -287,7 +293,6 @@ func (s *Server) holdOne(b *store.Batch, j *model.Job, holds string, hold bool, 
 		}
 		h = j.Settle(now)
 	})
-	s.indexDepends(j)
 	s.save(b, j)
 	s.hooks(b, j, h, now)
 	return nil
@@ -310,7 +315,7 @@ func (s *Server) deleteRunning(who *caller, key model.JobKey, opts proto.DeleteO
 		s.mu.RUnlock()
 		return nil
 	}
-	node := firstNode(j.ExecHost)
+	node := j.Alloc.Mother()
 	delay := opts.KillDelay
 	if delay < 0 {
 		delay = s.killDelay(j)
@@ -451,7 +456,7 @@ func (s *Server) signalJob(who *caller, id, sig string) error {
 			}
 			continue
 		}
-		targets = append(targets, target{j.Key(), firstNode(j.ExecHost), j.RunCount, j.ID})
+		targets = append(targets, target{j.Key(), j.Alloc.Mother(), j.RunCount, j.ID})
 	}
 	s.mu.RUnlock()
 	if err != nil {
@@ -531,7 +536,7 @@ func (s *Server) rerunJob(who *caller, id string, force bool) error {
 			if j.State == model.StateExiting {
 				continue
 			}
-			targets = append(targets, target{j.Key(), firstNode(j.ExecHost),
+			targets = append(targets, target{j.Key(), j.Alloc.Mother(),
 				&proto.MomSignal{JobID: j.ID, Signal: signals.Delete, KillDelay: s.killDelay(j)}, j.Comment})
 			s.editJob(b, j, func() { j.MarkRerun("Job requeued: rerun by " + who.user + "@" + who.host) })
 		}

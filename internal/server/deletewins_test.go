@@ -17,6 +17,7 @@ import (
 // 271, and is never queued again, also when the server restarted in
 // between (issue 19 item 4: the job went to W, then ran).
 func TestDeleteWinsOverTheEndOfItsRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	port := serveFakeMom(t, s.key, func(h proto.Header, _ msgpack.RawMessage) (proto.Header, any) {

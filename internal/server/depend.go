@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/mailer"
@@ -12,42 +11,10 @@ import (
 )
 
 // Job dependencies (qsub -W depend). A job's dependencies live on the job
-// (model.Depends, stored with it); the server keeps an index of who waits
-// for whom, rebuilt from the jobs at load. When a job starts or ends, its
+// (model.Depends, stored with it); the job table keeps the index of who
+// waits for whom (state.Jobs.Dependants), exact at every change. When a job starts or ends, its
 // dependants are updated in the same commit: met, or deleted when their
 // condition can never hold.
-
-// rebuildDependants derives the index from the jobs (mu held).
-func (s *Server) rebuildDependants() {
-	s.dependants = map[int64]map[int64]bool{}
-	for _, j := range s.jobs.List() {
-		if !j.Finished() && !j.IsSubjob {
-			s.indexDepends(j)
-		}
-	}
-}
-
-// indexDepends records the jobs j waits for (mu held).
-func (s *Server) indexDepends(j *model.Job) {
-	for _, p := range j.Parents() {
-		m := s.dependants[p]
-		if m == nil {
-			m = map[int64]bool{}
-			s.dependants[p] = m
-		}
-		m[j.Seq] = true
-	}
-}
-
-// unindexDepends forgets what j waits for (mu held).
-func (s *Server) unindexDepends(j *model.Job) {
-	for _, p := range j.Parents() {
-		delete(s.dependants[p], j.Seq)
-		if len(s.dependants[p]) == 0 {
-			delete(s.dependants, p)
-		}
-	}
-}
 
 // checkDepends checks a new job's dependencies against the jobs of the
 // moment (mu held): every job named exists; a before form names a job
@@ -110,13 +77,11 @@ func (s *Server) registerBefore(b *store.Batch, j *model.Job, now int64) {
 		}
 		for _, pj := range dep.Jobs {
 			p, _ := s.jobs.Top(pj.Seq)
-			s.unindexDepends(p)
 			var h model.Hooks
 			s.jobs.Update(p, func() {
 				p.Register(dep.Type, j.Seq)
 				h = p.Settle(now)
 			})
-			s.indexDepends(p)
 			s.save(b, p)
 			s.hooks(b, p, h, now)
 		}
@@ -133,9 +98,6 @@ func (s *Server) hooks(b *store.Batch, j *model.Job, h model.Hooks, now int64) {
 	if h.Began || h.Ended {
 		s.releaseDependants(b, j, now)
 	}
-	if h.Ended {
-		s.unindexDepends(j)
-	}
 	if h.Eligible && j.QueueType == "Execution" {
 		b.After(func() { s.schedEvent(proto.SchedNew) })
 	}
@@ -147,26 +109,20 @@ func (s *Server) hooks(b *store.Batch, j *model.Job, h model.Hooks, now int64) {
 // with a comment and an accounting record, which in turn releases its own
 // dependants (mu held, inside the commit of parent's change).
 func (s *Server) releaseDependants(b *store.Batch, parent *model.Job, now int64) {
-	waiting := make([]int64, 0, len(s.dependants[parent.Seq]))
-	for seq := range s.dependants[parent.Seq] {
-		waiting = append(waiting, seq)
-	}
-	slices.Sort(waiting) // one order, so that logs and records repeat
-	for _, seq := range waiting {
+	// In order of their numbers, so that logs and records repeat.
+	for _, seq := range s.jobs.Dependants(parent.Seq) {
 		c, ok := s.jobs.Top(seq)
 		if !ok || c.Finished() {
 			continue
 		}
 		var never bool
 		var h model.Hooks
-		s.unindexDepends(c)
 		s.jobs.Update(c, func() {
 			_, never = c.Resolve(parent)
 			if !never && !c.Active() {
 				h = c.Settle(now)
 			}
 		})
-		s.indexDepends(c)
 		if never {
 			var t model.DepType
 			for _, d := range c.Depends {

@@ -8,6 +8,7 @@ import (
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 // startJob and endJob move a job as a mom's start and obit would, through
@@ -27,7 +28,7 @@ func startJobOn(t *testing.T, s *Server, id, execHost string) {
 		s.jobs.Update(j, func() {
 			h = j.Start(model.SubRunning, now)
 			if execHost != "" {
-				j.ExecHost = execHost
+				j.Alloc = resc.ParseAlloc(execHost, "")
 			}
 		})
 		b.PutJob(j)
@@ -85,6 +86,7 @@ func mustSubmit(t *testing.T, c *proto.Client, attrs ...proto.Attr) string {
 // Each after form, against a parent that ends well and one that fails:
 // met releases the job (Q), never deletes it with a comment.
 func TestDependAfterForms(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	for _, tc := range []struct {
 		typ       string
@@ -152,6 +154,7 @@ func TestDependAfterForms(t *testing.T) {
 // A dependency on a job that already ended counts by how it ended; an
 // unknown id is refused at submission.
 func TestDependOnFinishedAndUnknown(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	good := mustSubmit(t, c)
 	ran(t, s, good, 0)
@@ -187,6 +190,7 @@ func TestDependOnFinishedAndUnknown(t *testing.T) {
 // Deleting a parent releases afternotok and afterany dependants and
 // deletes afterok ones, down the chain.
 func TestDependParentDeleted(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	parent := mustSubmit(t, c)
 	ok := mustSubmit(t, c, depend("afterok:"+parent))
@@ -206,6 +210,7 @@ func TestDependParentDeleted(t *testing.T) {
 // before forms hold the named job until this one ends; on:N waits for N
 // of them.
 func TestDependBeforeAndOn(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	last := mustSubmit(t, c, depend("on:2"))
 	if st := jobAttr(t, c, last, "job_state"); st != "H" {
@@ -245,6 +250,7 @@ func TestDependBeforeAndOn(t *testing.T) {
 // qalter -W depend replaces the dependencies; a manager's qrls -h s lifts
 // the wait; an unrelated system hold stays when a dependency is met.
 func TestDependAlterAndRelease(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	parent := mustSubmit(t, c)
 	child := mustSubmit(t, c)
@@ -299,6 +305,7 @@ func TestDependAlterAndRelease(t *testing.T) {
 
 // Dependencies and the index of dependants survive a restart.
 func TestDependSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	dir, err := os.MkdirTemp("", "srvt")
 	if err != nil {
 		t.Fatal(err)

@@ -68,6 +68,7 @@ func testDir(t *testing.T) string {
 // order, numbered without gaps; a hold, its release, a start, an end with
 // its exit status, and a delete of a queued job.
 func TestEventStreamCarriesChanges(t *testing.T) {
+	t.Parallel()
 	dir := testDir(t)
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	st := subscribe(t, dir, &proto.SubscribeRequest{})
@@ -100,6 +101,7 @@ func TestEventStreamCarriesChanges(t *testing.T) {
 // it saw: the changes it missed come from the store, none twice, and the
 // numbering goes on.
 func TestEventStreamResumesAcrossRestart(t *testing.T) {
+	t.Parallel()
 	dir := testDir(t)
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	st := subscribe(t, dir, &proto.SubscribeRequest{})
@@ -140,6 +142,7 @@ func TestEventStreamResumesAcrossRestart(t *testing.T) {
 
 // A change whose commit fails is no event, and its number is not lost.
 func TestEventStreamSkipsFailedCommits(t *testing.T) {
+	t.Parallel()
 	dir := testDir(t)
 	var failing atomic.Bool
 	_, c := newTestServerAt(t, dir, func(cfg *Config) {
@@ -166,6 +169,7 @@ func TestEventStreamSkipsFailedCommits(t *testing.T) {
 
 // What a user who is no manager or operator may subscribe to, and see.
 func TestEventRights(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	alice := &caller{user: "alice", uid: 1000, host: "host", role: proto.RoleClient}
 	root := &caller{user: "root", uid: 0, host: "host", role: proto.RoleClient}
@@ -241,6 +245,7 @@ func TestEventRights(t *testing.T) {
 // its buffer behind, and submissions meanwhile stay quick: the commit
 // path never waits for it.
 func TestSlowSubscriberCutOff(t *testing.T) {
+	t.Parallel()
 	dir := testDir(t)
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	slow := subscribe(t, dir, &proto.SubscribeRequest{Buffer: 10})

@@ -15,6 +15,7 @@ import (
 // requeues no job for its node's silence until that lease has lapsed,
 // though the settings were lowered meanwhile.
 func TestLeaseCeilingFencesTheNextServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	var mu sync.Mutex

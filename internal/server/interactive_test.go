@@ -14,6 +14,7 @@ import (
 // or the secret; an array, an explicit -r y, the attribute sent as such
 // and a malformed session are refused.
 func TestInteractiveSubmission(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	cookie := bytes.Repeat([]byte{0xab}, proto.InteractiveCookieLen)
 	session := func() *proto.InteractiveSession { return &proto.InteractiveSession{Port: 40123, Cookie: cookie} }
@@ -53,6 +54,7 @@ func TestInteractiveSubmission(t *testing.T) {
 // refused at submission, with a message that says so; the first
 // unprivileged port is taken.
 func TestInteractivePrivilegedPortRefused(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	cookie := bytes.Repeat([]byte{0xcd}, proto.InteractiveCookieLen)
 	for _, tt := range []struct {

@@ -31,7 +31,7 @@ func (s *Server) finish(b *store.Batch, j *model.Job, substate, exit int, commen
 		queue, result := j.Queue, endResult(j, substate, exit)
 		b.After(func() { s.metrics.Ended(queue, result) })
 	}
-	if j.Active() && j.ExecHost != "" {
+	if j.Active() && len(j.Alloc) > 0 {
 		s.noteNodesUsed(b, j, now)
 	}
 	var h model.Hooks
@@ -122,7 +122,7 @@ func usageResources(j *model.Job, u proto.Usage) model.Resources {
 func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	s.mu.RLock()
 	j, err := s.jobs.Lookup(ob.JobID)
-	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
+	rerun := err == nil && j.Active() && j.Substate == model.SubRerun && j.RunCount == ob.RunCount && j.Alloc.Mother() == who.name
 	var key model.JobKey
 	var why string
 	if rerun {
@@ -147,7 +147,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		// failed to start too often.
 		s.mu.RLock()
 		j, err := s.jobs.Lookup(ob.JobID)
-		live := err == nil && j.Active() && j.RunCount == ob.RunCount && firstNode(j.ExecHost) == who.name
+		live := err == nil && j.Active() && j.RunCount == ob.RunCount && j.Alloc.Mother() == who.name
 		s.mu.RUnlock()
 		if live {
 			if ob.Fenced {
@@ -161,7 +161,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 	var ended *model.Job
 	err = s.commit.Do(func(b *store.Batch) error {
 		j, err := s.jobs.Lookup(ob.JobID)
-		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
+		if err != nil || !j.Active() || j.RunCount != ob.RunCount || j.Alloc.Mother() != who.name {
 			return nil
 		}
 		now := s.nowUnix()
@@ -200,6 +200,7 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 		}
 		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
 		s.schedEvent(proto.SchedTerm)
+		s.jobobitHooks(ended)
 	}
 	return fault.Hit(fault.ServerObit)
 }
@@ -268,8 +269,8 @@ func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
 	kvs := s.queuedRecord(j)
 	kvs = append(kvs,
 		accounting.KV{Key: "start", Value: strconv.FormatInt(j.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: j.ExecHost},
-		accounting.KV{Key: "exec_vnode", Value: j.ExecVnode},
+		accounting.KV{Key: "exec_host", Value: j.ExecHost()},
+		accounting.KV{Key: "exec_vnode", Value: j.ExecVnode()},
 		accounting.KV{Key: "session", Value: strconv.Itoa(j.SessionID)},
 		accounting.KV{Key: "end", Value: strconv.FormatInt(ob.End, 10)},
 		accounting.KV{Key: "Exit_status", Value: strconv.Itoa(j.ExitStatus)},
@@ -292,7 +293,7 @@ func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
 // recordStart records that j (made a job of its own if it is a subjob
 // waiting in array parent) runs on execHost from now (mu held, inside a
 // commit).
-func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, execHost, execVnode string, stagedIn bool, comment string, now int64) {
+func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, alloc resc.Alloc, stagedIn bool, comment string, now int64) {
 	if _, live := s.jobs.Get(j.Key()); !live {
 		s.jobs.Insert(j)
 	}
@@ -304,14 +305,14 @@ func (s *Server) recordStart(b *store.Batch, j, parent *model.Job, execHost, exe
 		}
 		h = j.Start(sub, now)
 		j.ClearStage()
-		j.ExecHost, j.ExecVnode, j.ExecGPUs = execHost, execVnode, ""
+		j.Alloc, j.ExecGPUs = alloc, ""
 		j.ResourcesUsed = nil
 		j.Estimated = nil
 		j.HoldUntil = 0 // a wait that is over once the job runs (qrun may start it early)
 		if comment != "" {
 			j.Comment = comment
 		} else {
-			j.Comment = fmt.Sprintf("Job run at %s on (%s)", time.Unix(now, 0).Format("Mon Jan 02 at 15:04"), strings.Trim(execVnode, "()"))
+			j.Comment = fmt.Sprintf("Job run at %s on (%s)", time.Unix(now, 0).Format("Mon Jan 02 at 15:04"), strings.Trim(alloc.ExecVnode(), "()"))
 		}
 	})
 	s.save(b, j)
@@ -350,7 +351,7 @@ func (s *Server) stageInFailedRun(who *caller, ob *proto.JobObit) error {
 	var jobID string
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, err := s.jobs.Lookup(ob.JobID)
-		if err != nil || !j.Active() || j.RunCount != ob.RunCount || firstNode(j.ExecHost) != who.name {
+		if err != nil || !j.Active() || j.RunCount != ob.RunCount || j.Alloc.Mother() != who.name {
 			return nil // already handled
 		}
 		now := s.nowUnix()

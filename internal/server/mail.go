@@ -44,7 +44,7 @@ func (s *Server) composeMail(j *model.Job, ev mailer.Event, text string) mailer.
 	if from == "" {
 		from = mailer.DefaultFrom
 	}
-	mj := mailer.Job{ID: j.ID, Name: j.Name, Owner: j.Owner, MailUsers: j.MailUsers, ExecHost: j.ExecHost, ExitStatus: j.ExitStatus}
+	mj := mailer.Job{ID: j.ID, Name: j.Name, Owner: j.Owner, MailUsers: j.MailUsers, ExecHost: j.ExecHost(), ExitStatus: j.ExitStatus}
 	for _, p := range j.ResourcesUsed {
 		mj.Used = append(mj.Used, [2]string{p.Name, p.Value})
 	}

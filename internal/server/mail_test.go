@@ -10,6 +10,7 @@ import (
 // TestEndMail: a job that ran mails its end; one the system killed or
 // that could not start mails an abort instead, saying why.
 func TestEndMail(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		exit    int
 		comment string

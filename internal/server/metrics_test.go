@@ -15,6 +15,7 @@ import (
 // queue and state from the counters, submissions and ends counted once
 // committed, request and commit histograms, nodes by state, connections.
 func TestMetricsServerWorkload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, c := newTestServerAt(t, dir, func(cfg *Config) { cfg.MetricsAddr = "127.0.0.1:0" })
 	url := "http://" + s.MetricsAddr() + metrics.Path

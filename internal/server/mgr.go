@@ -6,17 +6,29 @@ import (
 	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
-	"github.com/gopbs/gopbs/internal/qsubopt"
-	"github.com/gopbs/gopbs/internal/server/management"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 )
 
-// manager performs a qmgr create, delete, set or unset.
+// manager performs a qmgr create, delete, set, unset or import, then
+// has the management hooks see it (hookloop.go).
 func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
+	t := s.now()
+	err := s.manage(who, req)
+	if req.Object != proto.ObjHook {
+		s.managementHooks(who, req, t, err)
+	}
+	return err
+}
+
+// manage performs a qmgr request (manager).
+func (s *Server) manage(who *caller, req *proto.ManagerRequest) error {
 	mgr, op := s.privileges(who)
 	if !mgr && !op {
 		return proto.Errorf(proto.PBSE_PERM, "qmgr requests need operator or manager privilege")
+	}
+	if req.Object == proto.ObjHook {
+		return s.mgrHook(who, mgr, req)
 	}
 	switch req.Command {
 	case proto.MgrCreate, proto.MgrDelete:
@@ -70,17 +82,17 @@ func (s *Server) manager(who *caller, req *proto.ManagerRequest) error {
 	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		if req.Command != proto.MgrUnset && (req.Object == proto.ObjServer || req.Object == proto.ObjQueue) {
-			if err := s.checkLimitStyles(req.Attrs); err != nil {
+			if err := s.admitView().CheckLimitStyles(req.Attrs); err != nil {
 				return err
 			}
 		}
 		switch req.Object {
 		case proto.ObjServer:
-			return s.mgrServer(b, req)
+			return s.objMgmt.ManageServer(b, req, s.now())
 		case proto.ObjQueue:
 			return s.queueMgmt.Manage(b, req)
 		case proto.ObjSched:
-			return s.mgrSched(b, req)
+			return s.objMgmt.ManageSched(b, req)
 		}
 		return s.nodeMgmt.Manage(b, req, s.nowUnix())
 	})
@@ -142,6 +154,8 @@ func mgrVerb(c proto.ManagerCommand) string {
 		return "delete"
 	case proto.MgrSet:
 		return "set"
+	case proto.MgrImport:
+		return "import"
 	}
 	return "unset"
 }
@@ -155,71 +169,6 @@ func attrsText(attrs []proto.Attr) string {
 		}
 	}
 	return strings.Join(parts, ",")
-}
-
-func (s *Server) mgrServer(b *store.Batch, req *proto.ManagerRequest) error {
-	if req.Command != proto.MgrSet && req.Command != proto.MgrUnset {
-		return proto.NewError(proto.PBSE_IVALREQ)
-	}
-	// next_job_number is the store's sequence, not a server attribute:
-	// a manager may move it forward (never back: ids are never reused);
-	// unset leaves it where it is, the next free id being its default.
-	attrs := make([]proto.Attr, 0, len(req.Attrs))
-	next := s.nextSeq
-	for _, a := range req.Attrs {
-		if a.Name != proto.AttrNextJobNumber {
-			attrs = append(attrs, a)
-			continue
-		}
-		if a.Op == proto.OpUnset {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(a.Value), 10, 64)
-		if err != nil || a.Op != proto.OpSet || n < 0 {
-			return proto.Errorf(proto.PBSE_BADATVAL, "next_job_number = %q (want a job number)", a.Value)
-		}
-		if n < s.nextSeq {
-			return proto.Errorf(proto.PBSE_BADATVAL, "next_job_number %d is below the next free id %d: job ids are never reused", n, s.nextSeq)
-		}
-		next = n
-	}
-	c, err := management.ApplyAll(s.rt(), model.ServerDefs, s.server, attrs)
-	if err != nil {
-		return err
-	}
-	if v, ok := c.Get(proto.AttrDefaultQsubArguments); ok {
-		// What qsub will take from it, read as qsub reads it.
-		if _, err := qsubopt.ParseDefaults(v, qsubopt.Context{Cwd: "/", Host: s.cfg.Host, Now: s.now()}); err != nil {
-			return proto.Errorf(proto.PBSE_BADATVAL, "(%v)", err)
-		}
-	}
-	if next != s.nextSeq {
-		s.nextSeq = next
-		b.SetNextSeq(next)
-	}
-	if dq, ok := c.Get(proto.AttrDefaultQueue); ok && dq != "" {
-		if _, exists := s.queues.Get(dq); !exists {
-			return proto.Errorf(proto.PBSE_UNKQUE, "%s", dq)
-		}
-	}
-	was := s.eligibleTimeOn()
-	s.server = c
-	b.PutServer(c)
-	if on := s.eligibleTimeOn(); on != was {
-		s.eligibleTimeSwitched(b, on)
-	}
-	return nil
-}
-
-// nodeInExecHost reports whether exec_host ("a/0*2+b/0") uses node.
-func nodeInExecHost(execHost, node string) bool {
-	for _, part := range strings.Split(execHost, "+") {
-		h, _, _ := strings.Cut(part, "/")
-		if h == node {
-			return true
-		}
-	}
-	return false
 }
 
 // statusServer answers qstat -B and qmgr list server.

@@ -11,6 +11,7 @@ import (
 // The typed allocation a mom reads says what the exec_vnode the server
 // renders from the same placement says, chunk by chunk.
 func TestMomAllocMatchesExecVnode(t *testing.T) {
+	t.Parallel()
 	rt := resc.NewTable(nil)
 	for _, spec := range []string{"1:ncpus=2:mem=1gb+2:ngpus=1:mem=512mb", "3:mem=2gb", "1:ncpus=4:vmem=8gb:mpiprocs=4"} {
 		sel, err := rt.ParseSelect(spec)
@@ -24,8 +25,12 @@ func TestMomAllocMatchesExecVnode(t *testing.T) {
 				p = append(p, place.Placement{Node: nodes[len(p)%len(nodes)], Chunk: c.One()})
 			}
 		}
-		_, vnode, _ := place.ExecStrings(p, nil)
+		typed, _ := place.AllocOf(p, nil)
+		vnode := typed.ExecVnode()
 		parsed := place.ParseAssigned(rt, vnode)
+		if direct := place.AssignedOf(rt, typed); !reflect.DeepEqual(direct, parsed) {
+			t.Errorf("%s: the allocation's amounts %+v, its exec_vnode %q reads %+v", spec, direct, vnode, parsed)
+		}
 		alloc := momAlloc(p)
 		if len(alloc) != len(parsed) {
 			t.Fatalf("%s: %d chunks typed, %d in %q", spec, len(alloc), len(parsed), vnode)

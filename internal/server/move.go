@@ -32,9 +32,13 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		}
 		return proto.Errorf(proto.PBSE_NOSUP, "(moving a job to another server, %s)", server)
 	}
+	queue, err := s.movejobHooks(who, id, queue)
+	if err != nil {
+		return err
+	}
 	mgr, op := s.privileges(who)
 	var moved *model.Job
-	err := s.commit.Do(func(b *store.Batch) error {
+	err = s.commit.Do(func(b *store.Batch) error {
 		j, ref, _, err := s.resolve(who, id, mgr, op)
 		if err != nil {
 			return err
@@ -56,7 +60,7 @@ func (s *Server) moveJob(who *caller, id, dest string) error {
 		// The job leaves its queue's counts first, so that it is not
 		// counted twice against the server's limits.
 		var placed *model.Job
-		s.jobs.Recount(j, func() { placed, err = s.enqueue(requested(j), q, who, false, now) })
+		s.jobs.Recount(j, func() { placed, err = s.admitView().Enqueue(requested(j), q, admitCaller(who), false, now) })
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 // back and clears the comment. An offline of an operator is not undone
 // by a passing check, nor overwritten by a failing one.
 func TestNodeHealthOfflinesAndRestores(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, c := newTestServerAt(t, dir, func(*Config) {})
 	for _, n := range []string{"n1", "n2"} {

@@ -81,20 +81,6 @@ func downAfter(rate time.Duration, rt *state.Runtime) time.Duration {
 	return max(rate, 3*rt.Told)
 }
 
-// nodeUp reports whether a node can take jobs: its mom reports and it is
-// not offline (mu held).
-func (s *Server) nodeUp(name string) bool {
-	n, ok := s.nodes.Get(name)
-	if !ok {
-		return false
-	}
-	if st, _ := n.Get(proto.AttrNodeState); st == model.NodeOffline {
-		return false
-	}
-	rt := s.nodes.Runtime(name)
-	return rt != nil && rt.Reported && !rt.Down
-}
-
 // serverLong reads an integer server attribute with a default (mu held).
 func (s *Server) serverLong(name string, def int64) int64 {
 	if v, ok := s.server.Long(name); ok {
@@ -121,7 +107,6 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	now := s.now()
 	reply := &proto.MomStatusReply{}
-	var lost, resync []model.JobKey
 	s.mu.Lock()
 	node, ok := s.nodes.Get(st.Node)
 	if !ok {
@@ -156,11 +141,19 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 	}
 	checked := []string{st.Node}
 	if len(st.Vnodes) > 0 || len(rt.Vnodes) > 0 {
-		checked = append(checked, s.vnodeStatus(st, now)...)
+		recorded, stale := s.nodes.ReportVnodes(st, now)
+		checked = append(checked, recorded...)
+		for _, name := range stale {
+			s.log.Warn("vnode stale: its mom no longer reports it", "node", name, "mom", st.Node)
+		}
 	}
-	var defs []vnodeDef
+	var defs []nodes.VnodeDef
 	if len(st.Vnodes) > 0 || len(st.NodeAttrs) > 0 {
-		defs = s.vnodeDefChanges(st)
+		var refused []error
+		defs, refused = s.nodeView().DefChanges(st)
+		for _, err := range refused {
+			s.log.Warn("vnode definition refused", "mom", st.Node, "error", err)
+		}
 	}
 	var healthChanges []string
 	for _, name := range checked {
@@ -169,19 +162,13 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 			healthChanges = append(healthChanges, name)
 		}
 	}
-	reported := map[string]bool{}
-	for _, mj := range st.Jobs {
-		reported[mj.JobID] = true
-		j, err := s.jobs.Lookup(mj.JobID)
-		if err != nil || !j.Active() || j.RunCount != mj.RunCount || firstNode(j.ExecHost) != st.Node {
-			if !mj.Exited {
-				reply.Kill = append(reply.Kill, mj.JobID)
-			}
-			continue
-		}
+	seen := s.nodeView().Reconcile(st, now, lostJobGrace, func(k model.JobKey) bool { return s.resizing[k] })
+	reply.Kill = seen.Kill
+	for _, r := range seen.Running {
 		// Usage is advisory and not worth a commit; it is saved with the
 		// job's next durable change (its end at the latest). A change of
 		// cpu time is a change schedulers fetch (fair share counts it).
+		j, mj := r.Job, r.Report
 		before, _ := j.ResourcesUsed.Get(proto.ResCput)
 		j.ResourcesUsed = usageResources(j, s.withSisterUsage(j, st.Node, mj.Used))
 		if after, _ := j.ResourcesUsed.Get(proto.ResCput); after != before {
@@ -189,11 +176,6 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		}
 		if mj.SessionID != 0 {
 			j.SessionID = mj.SessionID
-		}
-		if mj.ExecVnode != "" && !mj.Exited && (mj.ExecVnode != j.ExecVnode || j.Releasing.Pending()) && !s.resizing[j.Key()] {
-			// A resize the mom did not see through (a restart in the
-			// middle): the store's allocation wins.
-			resync = append(resync, j.Key())
 		}
 		if mj.GPUs != "" && mj.GPUs != j.ExecGPUs {
 			// Shown, not committed: saved with the job's next durable
@@ -203,20 +185,11 @@ func (s *Server) momStatus(who *caller, st *proto.MomStatus) (*proto.MomStatusRe
 		}
 		s.notePhase(j, mj.Phase)
 	}
-	for _, sj := range st.Sisters {
-		// A job's part on this node for another node's mom: it goes
-		// when the job no longer runs here.
-		j, err := s.jobs.Lookup(sj.JobID)
-		if err != nil || !j.Active() || j.RunCount != sj.RunCount || !nodeInExecHost(j.ExecHost, st.Node) {
-			reply.Kill = append(reply.Kill, sj.JobID)
-		}
+	if version, hooks := s.momHooks(); version != st.HooksVersion {
+		reply.HooksVersion, reply.HooksSent, reply.Hooks = version, true, hooks
 	}
 	resetStage := s.checkStaging(st.Node, st.Staging, now)
-	for _, j := range s.jobs.List() {
-		if j.Active() && firstNode(j.ExecHost) == st.Node && !reported[j.ID] && now.Sub(time.Unix(j.Stime, 0)) > lostJobGrace {
-			lost = append(lost, j.Key())
-		}
-	}
+	lost, resync := seen.Lost, seen.Resync
 	s.mu.Unlock()
 	if len(defs) > 0 && s.applyVnodeDefs(st, defs) {
 		cameUp = true
@@ -297,16 +270,10 @@ func (s *Server) nodeHealth(names []string, health string) (online bool) {
 // its sisters last reported for it (mu held): resources_used sums every
 // node of the job, as its end's record does.
 func (s *Server) withSisterUsage(j *model.Job, first string, used proto.Usage) proto.Usage {
-	if !strings.Contains(j.ExecHost, "+") {
-		return used
-	}
-	seen := map[string]bool{first: true}
-	for _, part := range strings.Split(j.ExecHost, "+") {
-		node, _, _ := strings.Cut(part, "/")
-		if seen[node] {
+	for _, node := range j.Alloc.Hosts() {
+		if node == first {
 			continue
 		}
-		seen[node] = true
 		rt := s.nodes.Runtime(node)
 		if rt == nil {
 			continue
@@ -318,12 +285,6 @@ func (s *Server) withSisterUsage(j *model.Job, first string, used proto.Usage) p
 		}
 	}
 	return used
-}
-
-// firstNode is the mother superior of an exec_host.
-func firstNode(execHost string) string {
-	h, _, _ := strings.Cut(execHost, "/")
-	return h
 }
 
 // checkNodes marks nodes down when their moms stop reporting and, after
@@ -366,7 +327,7 @@ func (s *Server) checkNodes(now time.Time) {
 		}
 		if rt.Down && failAfter > 0 && now.Sub(rt.DownSince) >= failAfter && !now.Before(rt.LeaseEnd) && !now.Before(s.fenceUntil) {
 			for _, j := range s.jobs.List() {
-				if j.Active() && nodeInExecHost(j.ExecHost, name) {
+				if j.Active() && j.Alloc.OnHost(name) {
 					victims = append(victims, j.Key())
 					failedNode = append(failedNode, name)
 				}
@@ -399,7 +360,7 @@ func (s *Server) rerunAfterSisterFailed(key model.JobKey, node, reason string) b
 		if !ok || !j.Active() || !j.Rerunable || j.State == model.StateExiting {
 			return nil
 		}
-		first = firstNode(j.ExecHost)
+		first = j.Alloc.Mother()
 		if rt := s.nodes.Runtime(first); first == node || rt == nil || rt.Down {
 			return nil
 		}

@@ -13,6 +13,7 @@ import (
 // file stops the server naming the line; a node already defined keeps
 // the store's definition.
 func TestNodesFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv := filepath.Join(dir, "server_priv")
 	os.MkdirAll(priv, 0o750)
@@ -48,6 +49,7 @@ func TestNodesFile(t *testing.T) {
 }
 
 func TestNodesFileRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	priv := filepath.Join(dir, "server_priv")
 	os.MkdirAll(priv, 0o750)

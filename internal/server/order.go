@@ -97,8 +97,8 @@ func (s *Server) swapQueues(b *store.Batch, who *caller, j1, j2 *model.Job, now 
 	var err1, err2 error
 	s.jobs.Recount(j1, func() {
 		s.jobs.Recount(j2, func() {
-			p1, err1 = s.enqueue(requested(j1), q2, who, false, now)
-			p2, err2 = s.enqueue(requested(j2), q1, who, false, now)
+			p1, err1 = s.admitView().Enqueue(requested(j1), q2, admitCaller(who), false, now)
+			p2, err2 = s.admitView().Enqueue(requested(j2), q1, admitCaller(who), false, now)
 		})
 	})
 	if err1 != nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/gopbs/gopbs/internal/signals"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
-	"github.com/gopbs/gopbs/resc"
 )
 
 // Preemption, as OpenPBS's server does it for its scheduler
@@ -133,7 +131,7 @@ func (s *Server) preemptSuspend(id, why string) error {
 	var node string
 	var run int
 	if err == nil {
-		key, node, run = j.Key(), firstNode(j.ExecHost), j.RunCount
+		key, node, run = j.Key(), j.Alloc.Mother(), j.RunCount
 	}
 	s.mu.RUnlock()
 	if err != nil {
@@ -171,7 +169,7 @@ func suspendRecord(j *model.Job) []accounting.KV {
 	for _, p := range j.ResourcesUsed {
 		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
 	}
-	return append(kvs, accounting.KV{Key: "resources_released", Value: j.ExecVnode})
+	return append(kvs, accounting.KV{Key: "resources_released", Value: j.ExecVnode()})
 }
 
 // preemptRequeue kills a rerunnable job and puts it back in its queue, as
@@ -236,7 +234,7 @@ func (s *Server) preemptByEnding(id, comment string, ckpt bool, allowed func(*mo
 		if err := allowed(j); err != nil {
 			return err
 		}
-		key, node, before = j.Key(), firstNode(j.ExecHost), j.Comment
+		key, node, before = j.Key(), j.Alloc.Mother(), j.Comment
 		req = &proto.MomSignal{JobID: j.ID, KillDelay: s.killDelay(j)}
 		s.editJob(b, j, func() { j.MarkRerun(comment) })
 		if ckpt {
@@ -285,10 +283,10 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 		if !j.Active() || j.Substate != model.SubSchedSusp {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c, substate %d)", j.StateLetter(), j.Substate)
 		}
-		if err := s.roomFor(j); err != nil {
+		if err := s.startView().Resumable(j); err != nil {
 			return err
 		}
-		key, node, before, run = j.Key(), firstNode(j.ExecHost), j.Comment, j.RunCount
+		key, node, before, run = j.Key(), j.Alloc.Mother(), j.Comment, j.RunCount
 		s.editJob(b, j, func() {
 			j.Resume()
 			j.Comment = "Job resumed on " + s.now().Format("Mon Jan 02 at 15:04") + " after preemption"
@@ -317,46 +315,3 @@ func (s *Server) resumePreempted(who *caller, id string) (handled bool, err erro
 	s.log.Info("job resumed after preemption", "job", id, "by", who.user+"@"+who.host)
 	return true, nil
 }
-
-// roomFor verifies that every chunk of j's exec_vnode fits on its node
-// now, beside what the other jobs hold (placed exclusively: alone on it,
-// or on its host) (mu held).
-func (s *Server) roomFor(j *model.Job) error {
-	excl, host := false, false
-	if req, err := j.Request(); err == nil {
-		excl, host = req.Place.Exclusive(), req.Place.Sharing == resc.SharingExclHost
-	}
-	need := map[string]resc.Amounts{}
-	var order []string
-	for _, a := range j.Assigned() {
-		if need[a.Node] == nil {
-			need[a.Node] = resc.Amounts{}
-			order = append(order, a.Node)
-		}
-		need[a.Node].AddTimes(a.Amounts, 1)
-	}
-	free := map[string]int{}
-	cands := s.freeNodes(order, host)
-	for i, nf := range cands {
-		free[nf.Name] = i
-	}
-	for _, node := range order {
-		i, ok := free[node]
-		if !ok {
-			return proto.Errorf(proto.PBSE_RESCUNAV, "(node %s is not up)", node)
-		}
-		nf := cands[i]
-		if excl && !nf.Idle || host && !nf.HostIdle {
-			return proto.Errorf(proto.PBSE_RESCUNAV, "(node %s is not free of other jobs)", node)
-		}
-		for r, v := range need[node] {
-			if nf.Free[r] < v {
-				return proto.Errorf(proto.PBSE_RESCUNAV, "(node %s has %s of %s free; the job needs %s)", node, fmtAmount(nf.Free[r]), r, fmtAmount(v))
-			}
-		}
-	}
-	return nil
-}
-
-// fmtAmount writes an amount without a needless fraction.
-func fmtAmount(v float64) string { return fmt.Sprintf("%g", v) }

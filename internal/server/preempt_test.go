@@ -106,6 +106,7 @@ var twoCPUs = proto.Attr{Name: proto.AttrResourceList, Resource: "select", Value
 // z and r records are written; only the scheduler may preempt, and only
 // the scheduler resumes it, once its cpus are free again.
 func TestPreemptSuspendFreesAndResumes(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	mom := &preemptMom{}
 	mom.serve(t, s)
@@ -164,6 +165,7 @@ func TestPreemptSuspendFreesAndResumes(t *testing.T) {
 // refuses falls back to the next method; a checkpoint done is requeued
 // with a C record, a requeue with an R record.
 func TestPreemptRequeueAndCheckpoint(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	mom := &preemptMom{noCheckpoint: true}
 	mom.serve(t, s)

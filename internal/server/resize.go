@@ -13,7 +13,6 @@ package server
 
 import (
 	"errors"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,8 +136,8 @@ func (s *Server) resizeJob(who *caller, req *proto.ResizeRequest) error {
 // req.Add names: committed first, then carried out by the first mom.
 func (s *Server) growJob(req *proto.ResizeRequest) error {
 	var key model.JobKey
-	var after *proto.MomResize
-	var oldHost, oldVnode string
+	var after *resizeCall
+	var old resc.Alloc
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, a, err := s.resizable(req.JobID)
 		if err != nil {
@@ -166,12 +165,12 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 			}
 		}
 		grown, _ := r.Select.WithNodeCount(len(a.chunk) + len(req.Add))
-		if err := s.checkGrowth(j, grown); err != nil {
+		if err := s.admitView().CheckGrowth(j, grown); err != nil {
 			return err
 		}
 		add := r.Select[ei]
 		add.Count, add.Max = len(req.Add), 0
-		p, err := place.Chunks(resc.Select{add}, r.Place, s.freeNodes(req.Add, r.Place.Sharing == resc.SharingExclHost), req.Add)
+		p, err := place.Chunks(resc.Select{add}, r.Place, s.startView().Free(req.Add, r.Place.Sharing == resc.SharingExclHost), req.Add)
 		if err != nil {
 			return proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
 		}
@@ -184,13 +183,13 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 			}
 		}
 		chunks := slices.Concat(a.chunk[:last], p, a.chunk[last:])
-		host, vnode, nodefile := place.ExecStrings(chunks, s.momNode)
+		alloc, nodefile := place.AllocOf(chunks, s.nodes.MomOf)
 		if !s.resizingNow(j.Key(), true) {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job %s is being resized)", j.ID)
 		}
-		key, oldHost, oldVnode = j.Key(), j.ExecHost, j.ExecVnode
+		key, old = j.Key(), j.Alloc
 		s.editJob(b, j, func() {
-			j.ExecHost, j.ExecVnode = host, vnode
+			j.Alloc = alloc
 			if req.Comment != "" {
 				j.Comment = req.Comment
 			}
@@ -214,8 +213,8 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 	if err != nil {
 		// Undone in one step: the job holds what it held.
 		s.commit.Do(func(b *store.Batch) error {
-			if j, ok := s.jobs.Get(key); ok && j.Active() && j.ExecVnode == after.ExecVnode {
-				s.editJob(b, j, func() { j.ExecHost, j.ExecVnode = oldHost, oldVnode })
+			if j, ok := s.jobs.Get(key); ok && j.Active() && j.Alloc.Equal(after.alloc) {
+				s.editJob(b, j, func() { j.Alloc = old })
 			}
 			return nil
 		})
@@ -233,86 +232,6 @@ func (s *Server) growJob(req *proto.ResizeRequest) error {
 	s.log.Info("job grown", "job", req.JobID, "nodes", strings.Join(req.Add, "+"), "exec_vnode", after.ExecVnode)
 	s.schedEvent(proto.SchedNew)
 	return nil
-}
-
-// checkGrowth re-checks a growth of j to sel (its select at the count it
-// would hold) against the limits as they are now (mu held): resources_max
-// of j's queue and of the server, and the per-user and per-group
-// resource limits of both (max_user_res, max_group_res), counting what
-// the owner's and the group's other running jobs hold. A growth is a plan
-// of the scheduler's like a start: the server does not take it on trust.
-func (s *Server) checkGrowth(j *model.Job, sel resc.Select) error {
-	rl := j.ResourceList
-	for name, v := range sel.Totals() {
-		rl = rl.Set(name, v)
-	}
-	q, _ := s.queues.Get(j.Queue)
-	if q == nil {
-		q = model.NewObject(j.Queue)
-	}
-	if err := s.checkResourceLimits(rl, q); err != nil {
-		return err
-	}
-	grown := holding(sel)
-	for _, scope := range []struct {
-		obj   *model.Object
-		queue string
-	}{{s.server, ""}, {q, j.Queue}} {
-		for _, lim := range []struct {
-			attr, kind, name string
-			same             func(o *model.Job) bool
-		}{
-			{proto.AttrMaxUserRes, "user", j.EUser, func(o *model.Job) bool { return o.EUser == j.EUser }},
-			{proto.AttrMaxGroupRes, "group", j.EGroup, func(o *model.Job) bool { return o.EGroup == j.EGroup }},
-		} {
-			limits := scope.obj.Resources[lim.attr]
-			if len(limits) == 0 {
-				continue
-			}
-			held := resc.Amounts{}
-			for _, o := range s.jobs.List() {
-				if o == j || !o.Active() || (o.Suspended && o.Substate == model.SubSchedSusp) || !lim.same(o) || (scope.queue != "" && o.Queue != scope.queue) {
-					continue
-				}
-				held.AddTimes(heldBy(o), 1)
-			}
-			for _, r := range slices.Sorted(maps.Keys(limits)) {
-				limit, ok := s.rt().Number(r, limits[r])
-				if !ok {
-					continue
-				}
-				if held[r]+grown[r] > limit {
-					where := "server"
-					if scope.queue != "" {
-						where = "queue " + scope.queue
-					}
-					return proto.Errorf(proto.PBSE_EXCQRESC, "(growth of job %s: %s %s would hold %s of %s, over the %s's %s.%s = %s)",
-						j.ID, lim.kind, lim.name, s.rt().Format(r, held[r]+grown[r]), r, where, lim.attr, r, limits[r])
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// holding is what an allocation of sel holds: its chunks' amounts and
-// its node count.
-func holding(sel resc.Select) resc.Amounts {
-	a := sel.Sums()
-	a["nodect"] = float64(sel.NodeCount())
-	return a
-}
-
-// heldBy is what running job o holds: an elastic job its allocation, any
-// other its request.
-func heldBy(o *model.Job) resc.Amounts {
-	if a, err := allocationOf(o); err == nil {
-		return holding(a.sel)
-	}
-	if r, err := o.Request(); err == nil {
-		return holding(r.Select)
-	}
-	return resc.Amounts{}
 }
 
 // markNodeOffline takes a node offline with why as its comment.
@@ -350,21 +269,31 @@ func (s *Server) resizable(id string) (*model.Job, allocation, error) {
 	return j, a, err
 }
 
+// resizeCall is a resize for a job's first mom: the request, and the
+// allocation it brings the job to.
+type resizeCall struct {
+	*proto.MomResize
+	alloc resc.Alloc
+}
+
 // momResize is the request that brings j's first mom to the allocation
 // chunks (mu held); nodefile nil: made from the chunks.
-func (s *Server) momResize(j *model.Job, chunks []place.Placement, nodefile []string) *proto.MomResize {
-	host, vnode, nf := place.ExecStrings(chunks, s.momNode)
+func (s *Server) momResize(j *model.Job, chunks []place.Placement, nodefile []string) *resizeCall {
+	alloc, nf := place.AllocOf(chunks, s.nodes.MomOf)
 	if nodefile == nil {
 		nodefile = nf
 	}
-	return &proto.MomResize{JobID: j.ID, RunCount: j.RunCount, ExecHost: host, ExecVnode: vnode, NodeFile: nodefile, Moms: s.jobMoms(chunks), Alloc: momAlloc(chunks)}
+	return &resizeCall{alloc: alloc, MomResize: &proto.MomResize{JobID: j.ID, RunCount: j.RunCount,
+		ExecHost: alloc.ExecHost(), ExecVnode: alloc.ExecVnode(), NodeFile: nodefile, Moms: s.jobMoms(chunks), Alloc: momAlloc(chunks)}}
 }
 
-// callMomResize sends a resize to the job's first mom on a connection of
-// its own, waiting as long as the mom may take: the new moms' joins, or a
-// graceful shrink's grace and the kill delay after it.
-func (s *Server) callMomResize(req *proto.MomResize) error {
-	addr, err := s.momAddr(firstNode(req.ExecHost))
+// callMomResize sends a resize to the job's first mom (its allocation's
+// mother superior, which no resize changes) on a connection of its own,
+// waiting as long as the mom may take: the new moms' joins, or a graceful
+// shrink's grace and the kill delay after it.
+func (s *Server) callMomResize(call *resizeCall) error {
+	req := call.MomResize
+	addr, err := s.momAddr(call.alloc.Mother())
 	if err != nil {
 		return err
 	}
@@ -385,7 +314,7 @@ func (s *Server) callMomResize(req *proto.MomResize) error {
 // what the job used so far.
 func (s *Server) updateRecord(j *model.Job) []accounting.KV {
 	kvs := s.queuedRecord(j)
-	kvs = append(kvs, accounting.KV{Key: "exec_host", Value: j.ExecHost}, accounting.KV{Key: "exec_vnode", Value: j.ExecVnode})
+	kvs = append(kvs, accounting.KV{Key: "exec_host", Value: j.ExecHost()}, accounting.KV{Key: "exec_vnode", Value: j.ExecVnode()})
 	for _, p := range j.ResourcesUsed {
 		kvs = append(kvs, accounting.KV{Key: "resources_used." + p.Name, Value: p.Value})
 	}
@@ -397,7 +326,7 @@ func (s *Server) updateRecord(j *model.Job) []accounting.KV {
 func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeRequest) error {
 	giveBack := !privileged || req.GiveBack
 	var key model.JobKey
-	var target *proto.MomResize
+	var target *resizeCall
 	err := s.commit.Do(func(b *store.Batch) error {
 		j, a, err := s.resizable(req.JobID)
 		if err != nil {
@@ -460,7 +389,7 @@ func (s *Server) shrinkJob(who *caller, privileged bool, req *proto.ResizeReques
 // finishShrink has the first mom end the job's parts the shrink gives
 // back, then commits the smaller allocation; a mom that cannot leaves the
 // job as it was (its mark taken back).
-func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
+func (s *Server) finishShrink(key model.JobKey, target *resizeCall) error {
 	if err := s.callMomResize(target); err != nil {
 		s.commit.Do(func(b *store.Batch) error {
 			if j, ok := s.jobs.Get(key); ok && j.Releasing.Pending() {
@@ -510,9 +439,9 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 				rl = rl.Set(name, v)
 			}
 		}
-		host, vnode, _ := place.ExecStrings(rest.chunk, s.momNode)
+		alloc, _ := place.AllocOf(rest.chunk, s.nodes.MomOf)
 		s.editJob(b, j, func() {
-			j.ExecHost, j.ExecVnode, j.Releasing = host, vnode, model.Release{}
+			j.Alloc, j.Releasing = alloc, model.Release{}
 			j.ResourceList = rl
 		})
 		b.After(func() {
@@ -522,7 +451,7 @@ func (s *Server) finishShrink(key model.JobKey, target *proto.MomResize) error {
 			// the next periodic cycle.
 			s.schedEvent(proto.SchedTerm)
 		})
-		s.log.Info("job shrunk", "job", j.ID, "released", strings.Join(release, "+"), "exec_vnode", vnode)
+		s.log.Info("job shrunk", "job", j.ID, "released", strings.Join(release, "+"), "exec_vnode", alloc.ExecVnode())
 		return nil
 	})
 }
@@ -538,7 +467,7 @@ func (s *Server) resyncJob(key model.JobKey) {
 		return
 	}
 	a, err := allocationOf(j)
-	var target *proto.MomResize
+	var target *resizeCall
 	if err == nil {
 		if j.Releasing.Pending() {
 			target = s.momResize(j, a.without(j.Releasing.Nodes).chunk, nil)

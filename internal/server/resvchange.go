@@ -4,21 +4,13 @@
 package server
 
 import (
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
-	"github.com/gopbs/gopbs/internal/resvspec"
+	"github.com/gopbs/gopbs/internal/server/resvs"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 )
-
-// mayChangeResv says whether who, a manager or operator by privileged,
-// may delete or alter r: its owner, a manager or an operator (mu held).
-func (s *Server) mayChangeResv(who *caller, privileged bool, r *model.Resv) error {
-	if privileged || who.role == proto.RoleClient && !who.anonymous && who.user == r.EUser {
-		return nil
-	}
-	return proto.Errorf(proto.PBSE_PERM, "(only the owner of %s, an operator or a manager may change it)", r.ID(s.cfg.ServerName))
-}
 
 // deleteResv is pbs_rdel: the reservation's jobs are deleted (running
 // ones killed, as OpenPBS does), then it and its queue go.
@@ -32,7 +24,7 @@ func (s *Server) deleteResv(who *caller, id string) error {
 		if r, err = s.resvs.Lookup(id); err != nil {
 			return err
 		}
-		if err := s.mayChangeResv(who, mgr || op, r); err != nil {
+		if err := s.resvView().MayChange(resvCaller(who), mgr || op, r); err != nil {
 			return err
 		}
 		why := "Job deleted: the reservation was deleted by " + who.user + "@" + who.host
@@ -140,65 +132,54 @@ func (s *Server) alterResv(who *caller, req *proto.ResvAlterRequest) (*proto.Res
 	var out proto.ResvSubmitReply
 	var r *model.Resv
 	mgr, op := s.privileges(who)
+	if s.hasHooks(hook.ModifyResv) {
+		s.mu.RLock()
+		var cur map[string]any
+		var id string
+		if r, err := s.resvs.Lookup(req.ID); err == nil {
+			st := r.Status(s.cfg.ServerName, true)
+			id, cur = st.Name, map[string]any{"id": st.Name, "attrs": hookAttrs(st.Attrs)}
+		}
+		s.mu.RUnlock()
+		if cur != nil { // else the alteration's own lookup says why
+			attrs, err := s.resvHooks(hook.ModifyResv, who, id, req.Attrs, cur, func(attrs []proto.Attr) []proto.Attr {
+				s.mu.RLock()
+				defer s.mu.RUnlock()
+				r, err := s.resvs.Lookup(req.ID)
+				if err != nil {
+					return attrs
+				}
+				c, err := s.resvView().Altered(r, attrs, s.nowUnix())
+				if err != nil {
+					return attrs
+				}
+				return c.Status(s.cfg.ServerName, true).Attrs
+			})
+			if err != nil {
+				return nil, err
+			}
+			alt := *req
+			alt.Attrs = attrs
+			req = &alt
+		}
+	}
 	err := s.commit.Do(func(b *store.Batch) error {
 		var err error
 		if r, err = s.resvs.Lookup(req.ID); err != nil {
 			return err
 		}
-		if err := s.mayChangeResv(who, mgr || op, r); err != nil {
+		if err := s.resvView().MayChange(resvCaller(who), mgr || op, r); err != nil {
 			return err
 		}
-		switch r.State {
-		case proto.ResvBeingDeleted, proto.ResvBeingAltered:
-			return proto.Errorf(proto.PBSE_BADSTATE, "(%s is %s)", r.ID(s.cfg.ServerName), r.State)
-		}
-		c := *r
-		now := s.nowUnix()
-		p := &resvspec.Request{Start: r.Start(), End: r.End()}
-		if err := resvspec.ParseAttrs(req.Attrs, &c, p); err != nil {
+		c, err := s.resvView().Altered(r, req.Attrs, s.nowUnix())
+		if err != nil {
 			return err
 		}
-		if len(p.Resources) > 0 || c.Rrule != r.Rrule || c.TZ != r.TZ {
-			return proto.Errorf(proto.PBSE_NOSUP, "(pbs_ralter changes the start, end, users, name and mail of a reservation)")
-		}
-		timed := p.StartSet || p.EndSet || p.Duration > 0
-		if timed {
-			running := r.State == proto.ResvRunning || r.Start() <= now
-			if running && p.StartSet && p.Start != r.Start() {
-				return proto.Errorf(proto.PBSE_BADTSPEC, "(%s has started: only its end may change)", r.ID(s.cfg.ServerName))
-			}
-			if !p.StartSet {
-				p.Start, p.StartSet = r.Start(), true
-			}
-			if !p.EndSet && p.Duration <= 0 {
-				p.Duration = r.Duration
-			}
-			floor := now
-			if running {
-				floor = p.Start
-			}
-			if err := p.Settle(floor); err != nil {
-				return err
-			}
-			if running && p.End <= now {
-				return proto.Errorf(proto.PBSE_BADTSPEC, "(the new end is in the past)")
-			}
-			if len(c.Occ) > 1 && p.End > c.Occ[1].Start {
-				return proto.Errorf(proto.PBSE_BADTSPEC, "(the occurrence would run into the next one)")
-			}
-			c.Occ = append([]model.ResvOcc(nil), r.Occ...)
-			c.Occ[0].Start, c.Duration = p.Start, p.End-p.Start
-			if r.State != proto.ResvUnconfirmed && c.Kind != model.ResvMaintenance {
-				c.Before = &model.ResvBefore{Start: r.Start(), Duration: r.Duration, State: r.State}
-				c.SetState(proto.ResvBeingAltered)
-			}
-		}
-		c.Mtime = now
-		*r = c
+		*r = *c
 		b.PutResv(r)
 		if q, ok := s.queues.Get(r.Queue()); ok {
 			q2 := q.Clone()
-			s.setResvACL(q2, r)
+			resvs.SetACL(q2, r)
 			s.queues.Put(q2)
 			b.PutQueue(q2)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
+	"github.com/gopbs/gopbs/internal/server/resvs"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -36,21 +37,10 @@ func (s *Server) resvRetryTime() int64 {
 func (s *Server) resvTick(t time.Time) {
 	now := t.Unix()
 	s.mu.RLock()
-	due := false
+	due, retry := s.resvs.Stale(t, deniedKept), false
 	for r := range s.resvs.All() {
-		switch {
-		case r.State == proto.ResvBeingDeleted,
-			r.Start() <= now && (r.State == proto.ResvUnconfirmed || r.State == proto.ResvConfirmed),
-			r.End() <= now:
-			due = true
-		}
-	}
-	due = due || s.resvs.Stale(t, deniedKept)
-	retry := false
-	for r := range s.resvs.All() {
-		if r.State == proto.ResvDegraded && r.Retry != 0 && r.Retry <= now && s.resvs.RetryAsked(r.Seq) != r.Retry {
-			retry = true
-		}
+		due = due || resvs.Due(r, now)
+		retry = retry || resvs.RetryDue(r, now, s.resvs.RetryAsked(r.Seq))
 	}
 	s.mu.RUnlock()
 	if retry {
@@ -81,42 +71,26 @@ func (s *Server) resvTick(t time.Time) {
 		s.resvs.ForgetDenials(t, deniedKept)
 		for r := range s.resvs.All() {
 			id := r.ID(s.cfg.ServerName)
-			switch {
-			case r.State == proto.ResvBeingDeleted:
-			case r.End() <= now:
-				// The occurrence is over: its running jobs end with it.
-				if len(r.Occ) > 1 {
-					jobs = append(jobs, s.resvJobs(b, r, false, "Job killed: the reservation's occurrence ended")...)
-					r.Occ = r.Occ[1:]
-					for len(r.Occ) > 1 && r.End() <= now {
-						r.Occ = r.Occ[1:] // missed while the server was down
-					}
-					r.SetState(proto.ResvConfirmed)
-					if r.Nodes() == "" {
-						r.SetState(proto.ResvUnconfirmed)
-					}
-					r.Comment, r.Mtime = "", now
-					b.PutResv(r)
-					s.setQueueStarted(b, r, false)
-					s.log.Info("reservation occurrence ended", "resv", id, "next", r.Start(), "index", r.Index())
-					continue
-				}
+			switch resvs.Advance(r, now) {
+			case resvs.StepNextOccurrence:
+				// Its running jobs end with the occurrence (Advance made
+				// the next current: they are found by queue).
+				jobs = append(jobs, s.resvJobs(b, r, false, "Job killed: the reservation's occurrence ended")...)
+				b.PutResv(r)
+				s.setQueueStarted(b, r, false)
+				s.log.Info("reservation occurrence ended", "resv", id, "next", r.Start(), "index", r.Index())
+			case resvs.StepEnd:
 				if r.State != proto.ResvUnconfirmed {
 					mail = append(mail, s.resvMail(r, resvMailEnd, "Reservation period ended", false)...)
 					records = append(records, acct{'F', *r})
 				}
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation ended")...)
 				s.log.Info("reservation ended", "resv", id)
-			case r.Start() <= now && r.State == proto.ResvUnconfirmed:
-				if len(r.Occ) > 1 {
-					continue // its next occurrence may still be confirmed
-				}
+			case resvs.StepNotConfirmed:
 				s.resvs.Deny(id, "not confirmed before its start", t)
 				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
-			case r.Start() <= now && r.State == proto.ResvConfirmed:
-				r.SetState(proto.ResvRunning)
-				r.Mtime = now
+			case resvs.StepBegin:
 				b.PutResv(r)
 				s.setQueueStarted(b, r, true)
 				started = true

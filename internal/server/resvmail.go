@@ -70,4 +70,5 @@ func (s *Server) resvAccount(kind byte, r *model.Resv, who *caller) {
 	if err := s.acct.Write(s.now(), kind, r.ID(s.cfg.ServerName), kvs); err != nil {
 		s.log.Error("accounting write failed", "resv", r.ID(s.cfg.ServerName), "error", err)
 	}
+	s.resvEventHooks(kind, r)
 }

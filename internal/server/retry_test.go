@@ -13,6 +13,7 @@ import (
 // is not rerunnable, since it never ran (OpenPBS's JOB_EXEC_RETRY); after
 // more than 20 such runs it is held, as OpenPBS holds it.
 func TestRetryRequeuesThenHolds(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	id := mustSubmit(t, c, proto.Attr{Name: proto.AttrRerunable, Value: "False"})
 	mom := &caller{role: proto.RoleMom, name: "n1"}

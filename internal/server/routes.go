@@ -97,6 +97,10 @@ var routes = proto.Routes[request]{
 	proto.MsgStatusResource: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
 		return r.s.resdefs.Status(req), nil
 	}),
+	proto.MsgStatusHook: proto.Decoded(func(r request, req *proto.StatusRequest) (any, error) {
+		mgr, _ := r.s.privileges(r.who)
+		return r.s.hookMgmt.Status(req, mgr)
+	}),
 	proto.MsgDeleteResv: proto.Decoded(func(r request, req *proto.ResvRequest) (any, error) {
 		return nil, r.s.deleteResv(r.who, req.ID)
 	}),

@@ -92,32 +92,6 @@ func (s *Server) callMomAddr(addr string, t proto.MsgType, body, reply any) erro
 	}
 }
 
-// freeNodes describes the nodes that can take work now: the named ones,
-// or all when none are named (mu held); hosts asks whether their hosts
-// are free of jobs too (place=exclhost).
-func (s *Server) freeNodes(names []string, hosts bool) []*place.Node {
-	var out []*place.Node
-	if names == nil {
-		names = s.nodes.Names()
-	}
-	seen := make(map[string]bool, len(names))
-	for _, name := range names {
-		if seen[name] || !s.nodeUp(name) {
-			continue
-		}
-		seen[name] = true
-		amounts, used := s.nodes.Amounts(name), s.jobs.Assigned(name)
-		nf := &place.Node{Name: name, Avail: s.nodes.Available(name), Free: make(map[string]float64, len(amounts))}
-		for r, x := range amounts {
-			nf.Free[r] = x - used[r]
-		}
-		out = append(out, nf)
-	}
-	s.markIdle(out, hosts)
-	place.SortByName(out)
-	return out
-}
-
 // runJob starts one queued or held job (qrun), on the nodes given
 // ("n1+n2", one per chunk, or one for all) or where it fits.
 func (s *Server) runJob(who *caller, id, nodes string) error {
@@ -140,6 +114,7 @@ type startRequest struct {
 	index int
 	key   model.JobKey // the job's; its script is under key.Seq
 	spec  *proto.MomJob
+	alloc resc.Alloc // the job's, as started (its first chunk's host is the mom asked)
 	job   *model.Job
 	err   error
 }
@@ -163,6 +138,7 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 	for i, r := range runs {
 		reply.Results[i].Name = r.JobID
 	}
+	verdicts := s.runjobHooks(who, runs) // before any lock
 	var starts []*startRequest
 	parts := make(chan []*startRequest, 1)
 	sent := make(chan time.Duration)
@@ -183,7 +159,18 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 			part = part[:0]
 			now := s.nowUnix()
 			for i := off; i < min(off+runPart, len(runs)); i++ {
-				st, err := s.placeJob(b, runs[i], now)
+				var hooked []proto.Attr
+				if verdicts != nil {
+					v := verdicts[i]
+					if v.err != nil {
+						s.keepRefusedRun(b, runs[i].JobID, v.attrs)
+						pe := toPBSE(v.err)
+						reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
+						continue
+					}
+					hooked = v.attrs
+				}
+				st, err := s.placeJob(b, runs[i], hooked, now)
 				if err != nil {
 					pe := toPBSE(err)
 					reply.Results[i].Code, reply.Results[i].Text = pe.Code, pe.Error()
@@ -234,11 +221,11 @@ func (s *Server) runJobs(who *caller, runs []proto.RunSpec) (*proto.RunJobsReply
 			// it after lostJobGrace; a node that stays silent fails as
 			// any other, after its lease). Putting it back in the queue
 			// now could start it twice.
-			s.log.Warn("job start not confirmed by its mom; it stays running there until the mom reports", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
+			s.log.Warn("job start not confirmed by its mom; it stays running there until the mom reports", "job", st.spec.JobID, "node", st.alloc.Mother(), "error", st.err)
 			st.err = nil
 		}
 		if st.err != nil {
-			s.log.Warn("job start failed", "job", st.spec.JobID, "node", firstNode(st.spec.ExecHost), "error", st.err)
+			s.log.Warn("job start failed", "job", st.spec.JobID, "node", st.alloc.Mother(), "error", st.err)
 			pe := toPBSE(st.err)
 			reply.Results[st.index].Code, reply.Results[st.index].Text = pe.Code, pe.Error()
 			failed = append(failed, st)
@@ -279,7 +266,7 @@ func (s *Server) sendStarts(starts []*startRequest) {
 	byAddr := map[string][]*startRequest{}
 	var order []string
 	for _, st := range starts {
-		addr, err := s.momAddr(firstNode(st.spec.ExecHost))
+		addr, err := s.momAddr(st.alloc.Mother())
 		if err != nil {
 			st.err = err
 			continue
@@ -363,115 +350,46 @@ func (s *Server) startBatch(addr string, sts []*startRequest) {
 }
 
 // placeJob checks one start and records the job as running (mu held,
-// inside a commit). A subjob waiting in its array's queued indices is
+// inside a commit), with what its runjob hooks changed (hooked). A subjob waiting in its array's queued indices is
 // made a job of its own once its placement holds; naming an array starts
 // its first waiting subjob.
-func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, now int64) (*startRequest, error) {
+func (s *Server) placeJob(b *store.Batch, r proto.RunSpec, hooked []proto.Attr, now int64) (*startRequest, error) {
 	j, parent, err := s.runnable(r.JobID, now)
 	if err != nil {
 		return nil, err
 	}
-	switch j.State {
-	case model.StateFinished, model.StateExpired:
-		return nil, proto.NewError(proto.PBSE_HISTJOBID)
-	case model.StateRunning, model.StateExiting, model.StateTransit:
-		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is %c)", j.State)
-	}
-	if j.QueueType != "Execution" {
-		return nil, proto.Errorf(proto.PBSE_BADSTATE, "(job is in route queue %s)", j.Queue)
-	}
-	req, err := j.Request()
-	if err != nil {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "Resource_List: %v", err)
-	}
-	if req.Select == nil {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(the job has no select)")
-	}
-	// An elastic job starts with any number of chunks in its range: as
-	// many as the placement names (one node per chunk), else its minimum.
-	sel := req.Select
-	if sel.Elastic() >= 0 {
-		n := len(r.Where)
-		if n == 0 {
-			n = placementParts(r.Nodes)
+	orig := j
+	if len(hooked) > 0 {
+		// The runjob hooks' changes must all hold before the start is
+		// recorded (tried on a copy, which is planned), and are the
+		// job's as it starts.
+		c := j.Clone()
+		for _, a := range hooked {
+			if err := model.SetJobAttr(s.rt(), c, a, filterPriv, model.AtAlter); err != nil {
+				return nil, err
+			}
 		}
-		if n <= 1 {
-			n = sel.NodeCount()
-		}
-		var ok bool
-		if sel, ok = req.Select.WithNodeCount(n); !ok {
-			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for select %s: %d to %d chunks)", n, req.Select, req.Select.NodeCount(), req.Select.MaxNodeCount())
-		}
+		j = c
 	}
-	hosts := r.Where
-	if len(hosts) == 0 {
-		if hosts, err = placementHosts(r.Nodes, sel); err != nil {
-			return nil, err
-		}
-	} else if n := sel.NodeCount(); len(hosts) != n {
-		return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement names %d nodes for the %d chunks of select %s)", len(hosts), n, sel)
-	}
-	free := s.freeNodes(hosts, req.Place.Sharing == resc.SharingExclHost)
-	if err := s.resvView().Allows(j, free, now); err != nil {
-		return nil, err
-	}
-	p, err := place.Chunks(counting(s.rt(), sel, r.Counted), req.Place, free, hosts)
-	if err != nil {
-		return nil, proto.Errorf(proto.PBSE_RESCUNAV, "(%v)", err)
-	}
-	if len(r.Counted) > 0 {
-		assignWhole(p, sel)
-	}
-	wall, err := chosenWalltime(j, r.Walltime)
+	plan, err := s.startView().Plan(j, r, s.resvView().Allows, now)
 	if err != nil {
 		return nil, err
 	}
-	execHost, execVnode, nodefile := place.ExecStrings(p, s.momNode)
-	// An early stage-in to this very node spares the copy; anywhere else
-	// the mom copies again.
-	stagedIn := j.StagePhase == model.StageDone && j.StageNode == s.momNode(p[0].Node)
-	s.recordStart(b, j, parent, execHost, execVnode, stagedIn, r.Comment, now)
+	if _, live := s.jobs.Get(orig.Key()); live && j != orig {
+		s.replaceJob(orig, j, now)
+		j = orig
+	}
+	alloc, stagedIn, wall := plan.Alloc, plan.StagedIn, plan.Walltime
+	s.recordStart(b, j, parent, alloc, stagedIn, r.Comment, now)
 	if wall != "" {
 		// The walltime the start chose, in the commit of the start (the
 		// job is live now: a subjob's record was made by recordStart).
 		s.editJob(b, j, func() { j.ResourceList = j.ResourceList.Set(proto.ResWalltime, wall) })
 	}
 	delete(s.stageAsked, j.Key())
-	spec := s.momJob(j, p, nodefile)
+	spec := s.momJob(j, plan.Chunks, plan.Nodefile)
 	spec.StagedIn = stagedIn
-	return &startRequest{key: j.Key(), job: j, spec: spec}, nil
-}
-
-// counting is sel as a scheduler that counts only the resources named
-// read it (RunSpec.Counted), for checking its placement; sel itself when
-// it counts all.
-func counting(rt *resc.Table, sel resc.Select, counted []string) resc.Select {
-	if len(counted) == 0 {
-		return sel
-	}
-	cs, err := rt.Counting(counted).ParseSelect(sel.String())
-	if err != nil {
-		return sel
-	}
-	return cs
-}
-
-// assignWhole gives each chunk of a placement checked with counting
-// chunks the job's whole chunk: the job is assigned everything it asked
-// for, counted or not, as OpenPBS's server assigns it.
-func assignWhole(p []place.Placement, sel resc.Select) {
-	whole := make(map[string]resc.Chunk, len(sel))
-	for _, c := range sel {
-		whole[place.ChunkText(c)] = c.One()
-	}
-	for i := range p {
-		if c, ok := whole[place.ChunkText(p[i].Chunk)]; ok {
-			if i > 0 {
-				c = c.Rest() // first-node-only amounts on the first node
-			}
-			p[i].Chunk = c
-		}
-	}
+	return &startRequest{key: j.Key(), job: j, spec: spec, alloc: alloc}, nil
 }
 
 // runnable finds the job a run request names (mu held): a job, a subjob
@@ -495,7 +413,7 @@ func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error
 	index := 0
 	if ref.Kind == model.IDSubjob {
 		index = ref.Indices[0].Lo
-	} else if index, ok = s.nextWaiting(top); !ok {
+	} else if index, ok = s.jobs.NextWaiting(top); !ok {
 		return nil, nil, proto.Errorf(proto.PBSE_BADSTATE, "(array %s has no queued subjob left)", top.ID)
 	}
 	j, _, ok = s.jobs.SubjobAt(top, index, s.cfg.ServerName, now)
@@ -505,67 +423,13 @@ func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error
 	return j, top, nil
 }
 
-// placementHosts reads the nodes of a run request: "n1+n2" (qrun -H: a
-// node per chunk, or one for all), or a scheduler's exact placement
-// "(n1:ncpus=2:mem=1gb)+(n2:ncpus=1)", one chunk per part, whose amounts
-// must be those of the job's chunks in order: the server verifies a
-// placement, it does not make another one.
-func placementHosts(spec string, sel resc.Select) ([]string, error) {
-	var chunks []resc.Chunk
-	for _, c := range sel {
-		for i := 0; i < c.Count; i++ {
-			chunks = append(chunks, c)
-		}
-	}
-	var hosts []string
-	for k, part := range place.SplitExecVnode(spec) {
-		host, amounts := part.Node, part.Spec
-		hosts = append(hosts, host)
-		if amounts == "" {
-			continue
-		}
-		if k >= len(chunks) {
-			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement has more chunks than the job's select %s)", sel)
-		}
-		if amounts == place.ChunkText(chunks[k]) {
-			continue // the chunk as the job asked for it, written the same way
-		}
-		given, err := sel.Table().ParseSelect("1:" + amounts)
-		if err != nil {
-			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d: %v)", k+1, err)
-		}
-		if !sameAmounts(given[0], chunks[k]) {
-			return nil, proto.Errorf(proto.PBSE_BADATVAL, "(placement chunk %d (%s:%s) does not match the job's chunk %s)", k+1, host, amounts, place.ChunkText(chunks[k]))
-		}
-	}
-	return hosts, nil
-}
-
-// placementParts counts the chunks of a run request's node list.
-func placementParts(spec string) int { return len(place.SplitExecVnode(spec)) }
-
-// sameAmounts compares two chunks' consumable amounts (a chunk naming no
-// ncpus takes one).
-func sameAmounts(a, b resc.Chunk) bool {
-	x, y := a.Amounts, b.Amounts
-	if len(x) != len(y) {
-		return false
-	}
-	for r, v := range x {
-		if y[r] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // startRecord is the body of an S accounting record.
 func (s *Server) startRecord(st *startRequest) []accounting.KV {
 	s.mu.RLock()
 	rec := s.queuedRecord(st.job)
 	s.mu.RUnlock()
 	return append(rec, accounting.KV{Key: "start", Value: strconv.FormatInt(st.job.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: st.spec.ExecHost}, accounting.KV{Key: "exec_vnode", Value: st.spec.ExecVnode})
+		accounting.KV{Key: "exec_host", Value: st.alloc.ExecHost()}, accounting.KV{Key: "exec_vnode", Value: st.alloc.ExecVnode()})
 }
 
 func toPBSE(err error) *proto.Error {
@@ -593,9 +457,9 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 	allowRoot := false
 	if j.EUser == "root" {
 		roots, _ := s.server.Get(proto.AttrAclRoots)
-		allowRoot = matchesUserList(roots, "root", j.SubmitHost)
+		allowRoot = model.MatchesUserList(roots, "root", j.SubmitHost)
 	}
-	first := s.momNode(p[0].Node)
+	first := s.nodes.MomOf(p[0].Node)
 	arrayID := ""
 	if j.IsSubjob {
 		arrayID = model.FormatArrayID(j.Seq, s.cfg.ServerName)
@@ -619,7 +483,7 @@ func (s *Server) momJob(j *model.Job, p []place.Placement, nodefile []string) *p
 		JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, OutputPath: j.OutputPath, ErrorPath: j.ErrorPath,
 		JoinPath: j.JoinPath, KeepFiles: j.KeepFiles, ShellPath: j.ShellPathList, WorkDir: j.InitWorkDir,
-		ExecHost: j.ExecHost, ExecVnode: j.ExecVnode, NodeFile: nodefile, Ncpus: int(p[0].Chunk.Ncpus()),
+		ExecHost: j.ExecHost(), ExecVnode: j.ExecVnode(), NodeFile: nodefile, Ncpus: int(p[0].Chunk.Ncpus()),
 		OMPThreads: ompthreads, Walltime: walltime, KillDelay: s.killDelay(j), Resources: res, AllowRoot: allowRoot,
 		StageIn:     s.stageFiles(j, j.Stagein, first, proto.StageGet),
 		StageOut:    s.stageFiles(j, j.Stageout, first, proto.StagePut),
@@ -649,7 +513,7 @@ func (s *Server) jobMoms(p []place.Placement) []proto.NodeMom {
 	seen := map[string]bool{}
 	addrs := map[string]bool{}
 	for _, pl := range p {
-		node := s.momNode(pl.Node)
+		node := s.nodes.MomOf(pl.Node)
 		if seen[node] {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 // the job's group when the user is in it and is refused otherwise, also
 // by qalter.
 func TestRunAs(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	attr := func(name, v string) proto.Attr { return proto.Attr{Name: name, Value: v} }
 	if _, err := submit(c, attr(proto.AttrUserList, "nobody")); proto.CodeOf(err) != proto.PBSE_BADUSER {

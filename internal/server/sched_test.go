@@ -84,6 +84,7 @@ func (f *fakeScheduler) none(t *testing.T, d time.Duration) {
 // follows however many jobs were submitted meanwhile; nothing starts while
 // scheduling is False, and setting it True (even again) starts a cycle.
 func TestSchedulerEventsCoalesced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	key, err := proto.LoadOrCreateKey(filepath.Join(dir, "key"))
 	if err != nil {

@@ -2,79 +2,17 @@ package server
 
 import (
 	"net"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/server/management"
-	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
 
-// The sched object is OpenPBS's scheduler object (qmgr list/set sched):
-// since OpenPBS 19 the scheduler's settings live there, and admins'
-// scripts and OpenPBS's tests set them so. This system has one scheduler,
-// named default. Its attributes are model.SchedDefs: scheduling,
-// scheduler_iteration and sched_cycle_length are the server's own
-// (model.SchedOnServer: one stored value, whichever object sets it),
-// log_events and opt_backfill_fuzzy its own (stored beside the server's
-// record), and the rest the server's view of its scheduler, computed
-// when shown.
-
-// schedNamed reports whether name names the sched object: no name (the
-// default one) or default, any "@server" aside.
-func schedNamed(name string) bool {
-	n, _, _ := strings.Cut(strings.TrimSpace(name), "@")
-	return n == "" || n == proto.DefaultSched
-}
-
-// mgrSched performs a manager request on the sched object.
-func (s *Server) mgrSched(b *store.Batch, req *proto.ManagerRequest) error {
-	switch req.Command {
-	case proto.MgrCreate:
-		if schedNamed(req.Name) {
-			return proto.Errorf(proto.PBSE_SCHEDEXIST, "%s", proto.DefaultSched)
-		}
-		return proto.Errorf(proto.PBSE_NOSUP, "(create sched %s: this system has one scheduler, %s; OpenPBS's multiple schedulers are not supported)", req.Name, proto.DefaultSched)
-	case proto.MgrDelete:
-		if schedNamed(req.Name) {
-			return proto.Errorf(proto.PBSE_SCHED_NO_DEL, "%s", proto.DefaultSched)
-		}
-		return proto.Errorf(proto.PBSE_UNKSCHED, "%s", req.Name)
-	}
-	if !schedNamed(req.Name) {
-		return proto.Errorf(proto.PBSE_UNKSCHED, "%s", req.Name)
-	}
-	var onServer, own []proto.Attr
-	for _, a := range req.Attrs {
-		if slices.Contains(model.SchedOnServer, a.Name) {
-			onServer = append(onServer, a)
-		} else {
-			own = append(own, a)
-		}
-	}
-	// The server's table checks the shared ones: the same kind and checks
-	// as "set server" (model.SchedDefs copies those definitions).
-	srv, err := management.ApplyAll(s.rt(), model.ServerDefs, s.server, onServer)
-	if err != nil {
-		return err
-	}
-	sch, err := management.ApplyAll(s.rt(), model.SchedDefs, s.schedObj, own)
-	if err != nil {
-		return err
-	}
-	if len(onServer) > 0 {
-		s.server = srv
-		b.PutServer(srv)
-	}
-	if len(own) > 0 {
-		s.schedObj = sch
-		b.PutSched(sch)
-	}
-	return nil
-}
+// The sched object as shown: OpenPBS's scheduler object (qmgr list
+// sched), its own attributes and the server's view of its scheduler.
+// Setting it is management.Objects.ManageSched's.
 
 // statusSched answers qmgr list sched and the scheduler's own question
 // (its log_events). A name other than default is unknown, as OpenPBS
@@ -83,7 +21,7 @@ func (s *Server) statusSched(who *caller, req *proto.StatusRequest) *proto.Statu
 	mgr, op := s.privileges(who)
 	reply := &proto.StatusReply{}
 	for _, raw := range req.IDs {
-		if !schedNamed(raw) {
+		if !management.SchedNamed(raw) {
 			reply.Errors = append(reply.Errors, proto.ObjectError{Name: raw, Code: proto.PBSE_UNKSCHED, Text: proto.PBSE_UNKSCHED.Message()})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/connlimit"
 	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/hookrun"
 	"github.com/gopbs/gopbs/internal/listen"
 	"github.com/gopbs/gopbs/internal/mailer/sendmail"
 	"github.com/gopbs/gopbs/internal/metrics"
@@ -61,6 +63,9 @@ type Config struct {
 	// of the TCP port (zero fields: connlimit.DefaultBudget). Each class
 	// has its own, so remote junk cannot lock out local commands.
 	Local, Remote connlimit.Budget
+	// Python is the interpreter site hooks run with (PBS_PYTHON;
+	// hookrun.DefaultPython, Debian's python3, when empty).
+	Python string
 	// Now overrides the clock in tests.
 	Now func() time.Time
 	// Sendmail is the mailer for job mail (PBS_SENDMAIL); "" sends none.
@@ -115,7 +120,21 @@ type Server struct {
 	// handlers.go).
 	resdefs   *management.Resources
 	queueMgmt *management.Queues
+	objMgmt   *management.Objects
 	nodeMgmt  *management.Nodes
+	// hooks are the site hooks (state.Hooks), hookMgmt qmgr's handler
+	// of them, hookRun what runs them (hooks.go); hookFiles says the
+	// scripts and configuration files in server_priv/hooks must be
+	// written again before the next run.
+	siteHooks *state.Hooks
+	hookMgmt  *management.Hooks
+	hookRun   *hookrun.Runner
+	hookFiles atomic.Bool
+	// hookAfter queues the runs of hooks whose outcome changes nothing
+	// (jobobit) for hookLoop (hookloop.go), which runs them in order.
+	hookAfter chan func()
+	// momHookCache is what the moms are given of the hooks (hooks.go).
+	momHookCache momHooksCache
 	// nodes is the node table (internal/server/state): each node's
 	// attributes, what its mom reports (not persisted: moms report again
 	// after a restart), and its available amounts, typed.
@@ -152,11 +171,7 @@ type Server struct {
 	// mom reports their end and they are requeued (preempt.go; not
 	// durable: after a restart their requeue is an R record, not a C).
 	checkpointing map[model.JobKey]bool
-	// dependants maps a job to the jobs that wait for it (an after form
-	// not yet met naming it). Derived from the jobs, never stored:
-	// rebuilt at load (depend.go).
-	dependants map[int64]map[int64]bool
-	started    time.Time
+	started       time.Time
 	// epoch names this run of the server, so that a scheduler's cached
 	// job versions are not used across a restart.
 	epoch string
@@ -202,12 +217,17 @@ func New(cfg Config) (*Server, error) {
 		started:     cfg.Now(),
 		epoch:       strconv.FormatInt(time.Now().UnixNano(), 36),
 	}
-	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: s.hostNodes, Now: s.nowUnix, Watch: jobWatch{s}})
+	s.jobs = state.New(state.Config{Table: s.rt, HostNodes: func(n []string) []string { return s.nodes.HostNodes(n) }, Now: s.nowUnix, Watch: jobWatch{s}})
 	s.resvs = state.NewResvs(s.rt)
 	s.queues = state.NewQueues()
 	s.resdefs = management.NewResources(mgmtStore{s})
 	s.queueMgmt = management.NewQueues(mgmtStore{s}, cfg.Logger.Named("qmgr"))
+	s.objMgmt = management.NewObjects(mgmtStore{s}, cfg.Host)
 	s.nodeMgmt = management.NewNodes(mgmtStore{s}, cfg.MomPort)
+	s.siteHooks = state.NewHooks()
+	s.hookAfter = make(chan func(), hookAfterQueue)
+	s.hookMgmt = management.NewHooks(mgmtStore{s}, raisedEvents)
+	s.hookRun = hookrun.New(hookrun.Config{Python: cfg.Python, Dir: filepath.Join(cfg.StorePath, "hooks"), Logger: cfg.Logger.Named("hook")})
 	s.nodes = state.NewNodes(s.rt, s.started)
 	s.metrics = metrics.NewServer(s, cfg.Logger.Named("metrics"), s.localLimit, s.remoteLimit)
 	if after := cfg.Store.AfterCommit; after != nil {
@@ -326,10 +346,11 @@ func (s *Server) loadSnapshot(snap *store.Snapshot) {
 	s.queues.Load(snap.Queues)
 	s.nodes.Load(snap.Nodes)
 	s.jobs.Load(snap.Jobs, snap.Subjobs, snap.Ends)
-	s.rebuildDependants()
 	s.nextSeq = snap.NextSeq
 	s.resvs.Load(snap.Resvs)
 	s.leaseCeiling = snap.LeaseCeiling
+	s.siteHooks.Load(snap.Hooks)
+	s.hookFiles.Store(true)
 }
 
 // rollback restores memory from the store after a failed commit. It runs
@@ -390,6 +411,7 @@ func (s *Server) stopServing(keep bool) {
 // release lets go of what the stopped server holds.
 func (s *Server) release() error {
 	s.ev.hub.Close()
+	s.hookRun.Close()
 	s.stopDaemons()
 	s.momPool.closeAll()
 	s.commit.Close()
@@ -427,12 +449,10 @@ func (s *Server) idOf(j *model.Job) string {
 // counters and the dependency index right (mu held).
 func (s *Server) replaceJob(j, c *model.Job, now int64) {
 	c.Mtime = now
-	s.unindexDepends(j)
 	s.jobs.Recount(j, func() {
 		*j = *c
 		j.ShareStrings()
 	})
-	s.indexDepends(j)
 }
 
 // transitJob is the update path of a transition of a stored job (mu held,

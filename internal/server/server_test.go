@@ -75,6 +75,7 @@ func submit(c *proto.Client, attrs ...proto.Attr) (string, error) {
 // A failing store acknowledges nothing, tells the client, and leaves the
 // server consistent and usable once the disk recovers.
 func TestRootJobsNeedAclRoots(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("submits as root")
 	}
@@ -88,6 +89,7 @@ func TestRootJobsNeedAclRoots(t *testing.T) {
 }
 
 func TestStorageErrorAcknowledgesNothing(t *testing.T) {
+	t.Parallel()
 	var failing atomic.Bool
 	_, c := newTestServer(t, store.Options{BeforeCommit: func() error {
 		if failing.Load() {
@@ -126,6 +128,7 @@ func TestStorageErrorAcknowledgesNothing(t *testing.T) {
 }
 
 func TestQueueEnforcementAtSubmit(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	mgr := func(cmd proto.ManagerCommand, obj proto.ObjectType, name string, attrs ...proto.Attr) {
 		t.Helper()
@@ -186,6 +189,7 @@ func TestQueueEnforcementAtSubmit(t *testing.T) {
 }
 
 func TestHoldReleaseAndWait(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	id, err := submit(c, proto.Attr{Name: "Hold_Types", Value: "u"})
 	if err != nil {
@@ -248,6 +252,7 @@ func TestHoldReleaseAndWait(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	a, _ := submit(c, proto.Attr{Name: "Job_Name", Value: "alpha"}, proto.Attr{Name: "Resource_List", Resource: "ncpus", Value: "4"})
 	b, _ := submit(c, proto.Attr{Name: "Job_Name", Value: "beta"}, proto.Attr{Name: "Hold_Types", Value: "u"})
@@ -280,6 +285,7 @@ func TestSelect(t *testing.T) {
 // Node status lists attributes in NodeDefs order, manager settings
 // included, so qmgr list and pbsnodes print them in a stable order.
 func TestNodeStatusOrder(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	err := c.Manager(&proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjNode, Name: "n1", Attrs: []proto.Attr{
 		{Name: "Mom", Value: "h1"}, {Name: "comment", Value: "note"}, {Name: "max_load", Value: "4"},
@@ -318,6 +324,7 @@ func TestNodeStatusOrder(t *testing.T) {
 
 // A system hold with hold_until is lifted when that time passes.
 func TestHoldUntil(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	id, err := submit(c)
 	if err != nil {
@@ -347,6 +354,7 @@ func TestHoldUntil(t *testing.T) {
 // jobs (node down after downAfter, requeue failAfter later), by a margin
 // that covers the shepherds' once-a-second look.
 func TestLeaseFor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		down, fail, want time.Duration
 	}{
@@ -373,6 +381,7 @@ func TestLeaseFor(t *testing.T) {
 // hold_until alone holds a queued job until then, with a comment saying
 // so; the server lifts it then.
 func TestHoldUntilAlone(t *testing.T) {
+	t.Parallel()
 	_, c := newTestServer(t, store.Options{})
 	id, err := submit(c)
 	if err != nil {

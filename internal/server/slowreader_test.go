@@ -15,6 +15,7 @@ import (
 // then goes on where it was, with nothing repeated and nothing skipped
 // that stayed, even when a record was inserted before that point.
 func TestListingWaitsForReaderWithoutLock(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	_, c := newTestServerAt(t, dir, func(*Config) {})
 	array := mustSubmit(t, c, arrayAttr("0-9"))

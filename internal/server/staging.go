@@ -156,7 +156,7 @@ func (s *Server) stageInJob(who *caller, id, node string) error {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job is %c; only queued jobs are staged in early)", j.StateLetter())
 		case j.Stagein == "":
 			return proto.Errorf(proto.PBSE_BADSTATE, "(job has no stagein files)")
-		case !s.nodeUp(node):
+		case !s.nodes.Up(node):
 			return proto.Errorf(proto.PBSE_UNKNODE, "%s (not up)", node)
 		case j.StageNode == node && j.StagePhase != model.StageNone:
 			return nil // under way or done there already
@@ -191,7 +191,7 @@ func (s *Server) stageRequest(j *model.Job, node string) *proto.MomJob {
 	allowRoot := false
 	if j.EUser == "root" {
 		roots, _ := s.server.Get(proto.AttrAclRoots)
-		allowRoot = matchesUserList(roots, "root", j.SubmitHost)
+		allowRoot = model.MatchesUserList(roots, "root", j.SubmitHost)
 	}
 	return &proto.MomJob{JobID: j.ID, RunCount: j.RunCount, Name: j.Name, Owner: j.Owner, EUser: j.EUser, EGroup: j.EGroup,
 		Queue: j.Queue, VariableList: j.VariableList, WorkDir: j.InitWorkDir, AllowRoot: allowRoot,

@@ -41,6 +41,7 @@ func refusingMom(t *testing.T, key []byte, arrived chan<- struct{}, release <-ch
 // the qdel deletes it there (it used to do nothing, or fail with the
 // mom's "not running here", and the job stayed queued).
 func TestDeleteHeldByAStartThatFails(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServer(t, store.Options{})
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	port := refusingMom(t, s.key, arrived, release)

@@ -11,6 +11,7 @@ import (
 // job without a start in flight is not waited for; a start that is never
 // answered holds a signal only until the limit.
 func TestStartGate(t *testing.T) {
+	t.Parallel()
 	var g startGate
 	g.init()
 	a, b := model.JobKey{Seq: 1}, model.JobKey{Seq: 2, Index: 3}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -118,7 +119,7 @@ func (s *Server) filterSubmission(who *caller, base *model.Job, queueReq string)
 		} else if qt, _ := q.Get(proto.AttrQueueTypeQ); qt != "Execution" {
 			q = nil
 		}
-		view, verr = s.normalResources(base.ResourceList, q)
+		view, verr = s.admitView().NormalResources(base.ResourceList, q)
 	}
 	s.mu.RUnlock()
 	// A job for no queue is refused before any filter sees it: filters
@@ -323,14 +324,17 @@ type alterVerdict struct {
 	chain filter.Chain
 	run   *chainRun
 	err   error
+	// hooked are what the modifyjob hooks set (hooks.go).
+	hooked []proto.Attr
 }
 
-// extra are the changes the filters' rewrites add to the request.
+// extra are the changes the hooks and the filters' rewrites add to the
+// request, applied with the filters' (a manager's) rights.
 func (v alterVerdict) extra() []proto.Attr {
 	if v.run == nil {
-		return nil
+		return v.hooked
 	}
-	return v.run.changed
+	return append(slices.Clip(v.hooked), v.run.changed...)
 }
 
 // filterAlteration runs the submission filters of the job's queue and the
@@ -339,24 +343,27 @@ func (v alterVerdict) extra() []proto.Attr {
 // at qsub must hold after qalter too). Errors resolving or altering the
 // job are left to the commit, which finds them again under its lock; no
 // lock is held while the filters run.
-func (s *Server) filterAlteration(who *caller, req *proto.AlterRequest, mgr, op bool) alterVerdict {
+func (s *Server) filterAlteration(who *caller, req *proto.AlterRequest, hooked []proto.Attr, mgr, op bool) alterVerdict {
 	s.mu.RLock()
 	top, _, priv, err := s.resolve(who, req.JobID, mgr, op)
 	if err != nil || top.Active() {
 		s.mu.RUnlock()
-		return alterVerdict{}
+		return alterVerdict{hooked: hooked}
 	}
 	chain := s.submissionFilters(top.Queue)
 	var c *model.Job
 	if len(chain.Programs) > 0 {
 		c, _, err = s.alteredCopy(top, priv, req.Attrs)
+		if err == nil && len(hooked) > 0 {
+			c, _, err = s.alteredCopy(c, filterPriv, hooked)
+		}
 	}
 	s.mu.RUnlock()
 	if c == nil || err != nil {
-		return alterVerdict{}
+		return alterVerdict{hooked: hooked}
 	}
 	chain.Env = filter.Env(filter.EnvKind, "submission", filter.EnvJobID, c.ID, envOperation, "qalter",
 		envUser, who.user, envGroup, who.group, envHost, who.host, envQueue, c.Queue)
 	run, err := s.runSubmissionChain(chain, c, false, s.nowUnix())
-	return alterVerdict{chain: chain, run: run, err: err}
+	return alterVerdict{chain: chain, run: run, err: err, hooked: hooked}
 }

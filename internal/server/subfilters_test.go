@@ -95,6 +95,7 @@ func sed(expr string) string { return "sed -i '" + expr + "' \"$1\"\n" }
 // file; exit 1 accepts the rewrite, which the next filter sees and qstat
 // shows. The chain runs in order, with the job's context.
 func TestSubmissionFilterAcceptAndRewrite(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	ignored := b.filter("a", sed(`s/"Job_Name":"[^"]*"/"Job_Name":"ignored"/`)+"exit 0\n")
 	walltime := b.filter("b", sed(`s/"Resource_List":{/"Resource_List":{"walltime":"00:42:00",/`)+"exit 1\n")
@@ -122,6 +123,7 @@ exit 0
 
 // A filter may move the job to another queue.
 func TestSubmissionFilterChangesQueue(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	if err := b.c.Manager(&proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjQueue, Name: "big", Attrs: []proto.Attr{
 		{Name: "queue_type", Value: "e"}, {Name: "enabled", Value: "t"}, {Name: "started", Value: "t"}}}); err != nil {
@@ -141,6 +143,7 @@ func TestSubmissionFilterChangesQueue(t *testing.T) {
 // runs (filters run as root and take an id each): the filter is never
 // called, no id is used, and the error names the queue.
 func TestSubmissionFilterNotRunForUnknownQueue(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	b.serverFilters(b.filter("f", "exit 0\n"))
 	first, err := submit(b.c)
@@ -174,6 +177,7 @@ func seqOf(id string) int {
 // the filters that accepted before it are called again, last first, with
 // --revert.
 func TestSubmissionFilterRefusals(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	first := b.filter("first", "exit 0\n")
 	second := b.filter("second", sed(`s/"Resource_List":{/"Resource_List":{"walltime":"00:01:00",/`)+"exit 1\n")
@@ -227,6 +231,7 @@ func TestSubmissionFilterRefusals(t *testing.T) {
 // A queue's filters run before the server's; a job refused by admission
 // after every filter accepted it is reverted with all of them.
 func TestSubmissionFilterQueueFirstAndAdmissionRevert(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	b.set(proto.ObjQueue, "workq", proto.Attr{Name: proto.AttrSubmissionFilters, Value: b.filter("queue1", "exit 0\n") + "," + b.filter("queue2", "exit 0\n")})
 	b.serverFilters(b.filter("server1", "exit 0\n"))
@@ -247,6 +252,7 @@ func TestSubmissionFilterQueueFirstAndAdmissionRevert(t *testing.T) {
 
 // Filter paths must be absolute, and the timeout within bounds.
 func TestSubmissionFilterSettings(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	for _, a := range []proto.Attr{
 		{Name: proto.AttrSubmissionFilters, Value: "relative/f"},
@@ -263,6 +269,7 @@ func TestSubmissionFilterSettings(t *testing.T) {
 // A filter that sleeps does not hold up other clients: their qsub, qstat
 // and qmgr answer while it runs.
 func TestSlowSubmissionFilterDoesNotStallOthers(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	b.serverFilters(b.filter("slow", `grep -q '"Job_Name":"slow"' "$1" && sleep 10
 exit 0
@@ -326,6 +333,7 @@ func readFile(p string) string {
 // refuses the alteration (the job keeps its request) and reverts the
 // filters before it.
 func TestSubmissionFiltersJudgeQalter(t *testing.T) {
+	t.Parallel()
 	b := newFilterBed(t)
 	first := b.filter("first", `[ "$PBS_FILTER_OPERATION" = qalter ] || exit 0
 grep -q '"ncpus":\(12\|99\),' "$1" || exit 5

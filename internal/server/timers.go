@@ -126,7 +126,7 @@ func (s *Server) retryRoutes(now int64) {
 		}
 		// A job not yet tried since it arrived goes at once; a refused one
 		// waits route_retry_time after the last try.
-		if s.routable(j, q, now) && (j.Mtime == j.Qtime || now-j.Mtime >= retry) {
+		if s.admitView().Routable(j, q, now) && (j.Mtime == j.Qtime || now-j.Mtime >= retry) {
 			cands = append(cands, j.Seq)
 		}
 	}
@@ -139,11 +139,11 @@ func (s *Server) retryRoutes(now int64) {
 				return nil
 			}
 			q, _ := s.queues.Get(j.Queue)
-			if q == nil || !s.routable(j, q, now) {
+			if q == nil || !s.admitView().Routable(j, q, now) {
 				return nil
 			}
 			who := &caller{user: j.User(), host: j.SubmitHost, group: j.EGroup}
-			placed, permanent, err := s.route(j, q, who, now)
+			placed, permanent, err := s.admitView().Route(j, q, admitCaller(who), now)
 			if err != nil {
 				if permanent {
 					s.finish(b, j, model.SubFailed, -1, "Job rejected by all possible destinations", now)

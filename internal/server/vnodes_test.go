@@ -12,6 +12,7 @@ import (
 // since stays until the definition changes; a vnode no longer reported
 // goes Stale and comes back when reported again.
 func TestVnodeDefinitionsFromReports(t *testing.T) {
+	t.Parallel()
 	s, c := newTestServerAt(t, t.TempDir(), func(*Config) {})
 	for _, n := range []struct{ name, port string }{{"h1", "15003"}, {"other", "15010"}} {
 		if err := c.Manager(&proto.ManagerRequest{Command: proto.MgrCreate, Object: proto.ObjNode, Name: n.name,

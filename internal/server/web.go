@@ -52,11 +52,7 @@ func (w webSource) Rights(v web.Viewer) web.Rights {
 }
 
 func (w webSource) Jobs(v web.Viewer, ids []string, history bool) ([]proto.Status, []proto.ObjectError, error) {
-	a, err := w.s.statusJobs(w.caller(v), &proto.StatusRequest{IDs: ids, History: history}, answerTo{})
-	if err != nil {
-		return nil, nil, err
-	}
-	reply, err := a.frames.Collect(&a.tail)
+	reply, err := collected(w.s.statusJobs(w.caller(v), &proto.StatusRequest{IDs: ids, History: history}, answerTo{}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,11 +60,7 @@ func (w webSource) Jobs(v web.Viewer, ids []string, history bool) ([]proto.Statu
 }
 
 func (w webSource) Nodes(v web.Viewer) ([]proto.Status, error) {
-	a, err := w.s.statusNodes(w.caller(v), &proto.StatusRequest{}, answerTo{})
-	if err != nil {
-		return nil, err
-	}
-	reply, err := a.frames.Collect(&a.tail)
+	reply, err := collected(w.s.statusNodes(w.caller(v), &proto.StatusRequest{}, answerTo{}))
 	if err != nil {
 		return nil, err
 	}

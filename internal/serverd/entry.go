@@ -65,6 +65,7 @@ func run() int {
 		StorePath:     cfg.ServerPriv(),
 		AccountingDir: cfg.Accounting(),
 		Sendmail:      cfg.Sendmail,
+		Python:        cfg.Python,
 		MetricsAddr:   cfg.ServerMetrics,
 		Store:         store.Options{SyncDelay: *syncDelay},
 		Logger:        log,
@@ -142,6 +143,12 @@ func checkWeb(cfg *config.Config) error {
 // waitStop returns on SIGTERM or SIGINT, or once shutdown is closed
 // (qterm); SIGHUP asks the scheduler to re-read its configuration.
 func waitStop(log hclog.Logger, sigs <-chan os.Signal, shutdown <-chan struct{}, reconfigure func()) {
+	// Serving now: a systemd unit of Type=notify starts what is ordered
+	// after it (pbs_sched) from here.
+	if err := daemon.Notify("READY=1"); err != nil {
+		log.Warn("cannot tell systemd the server is ready", "error", err)
+	}
+	defer daemon.Notify("STOPPING=1")
 	for {
 		select {
 		case sig := <-sigs:

@@ -12,6 +12,7 @@ import (
 // the first store's state, and applying it (or an older one) again after
 // a later entry changes nothing.
 func TestApplyEntryReplaysOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, _, err := Open(dir, Options{})
 	if err != nil {
@@ -80,6 +81,7 @@ func TestApplyEntryReplaysOnce(t *testing.T) {
 // would stop every member of a group on its first reservation), and
 // CheckEntry refuses a kind past the last with ErrMalformedEntry.
 func TestEntryCarriesEveryWrite(t *testing.T) {
+	t.Parallel()
 	b := &Batch{}
 	b.PutQueue(&model.Object{Name: "q1"})
 	b.SetNextSeq(9)

@@ -19,7 +19,19 @@ package store
 // older versions hold its text ("give:n1+n2"); model's job codec reads both,
 // so a version 6 store is upgraded in place by its version alone, and an
 // older pbs_server refuses a version 7 store rather than misread it.
-const StorageVersion = 7
+// Version 8 stores a started job's allocation typed (resc.Alloc: each
+// chunk's vnode, host, cpus and resources), in a field of its own, where
+// older versions hold exec_host and exec_vnode text; model's job codec
+// reads the text of an older record into the allocation, so a version 7
+// store is upgraded in place by its version alone (testdata/v7 is one).
+// Version 8 still writes the text, rendered from the allocation and never
+// read back: an older member of a replicated group applies the log's job
+// records whatever their version and must still see where its jobs run
+// during a rolling upgrade. An older pbs_server opening a version 8 store
+// file refuses it by its version. Version 9 added bucketHooks; an older
+// store gets it (empty) when opened, and an older pbs_server refuses a
+// version 9 store rather than run its jobs without the site's hooks.
+const StorageVersion = 9
 
 // FileName is the store's file name inside server_priv.
 const FileName = "serverdb"
@@ -60,6 +72,9 @@ var (
 	// resc.Custom (its type and flags, as "qmgr -c 'create resource'"
 	// defined it).
 	bucketResources = []byte("resources")
+	// bucketHooks maps a site hook's name -> msgpack hook.Hook (its
+	// attributes, script and configuration file).
+	bucketHooks = []byte("hooks")
 )
 
 // Kinds of record in bucketJobs.
@@ -71,11 +86,11 @@ const (
 )
 
 // allBuckets is checked on open and created on init.
-var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents, bucketResvs, bucketResources}
+var allBuckets = [][]byte{bucketMeta, bucketServer, bucketQueues, bucketNodes, bucketJobs, bucketEvents, bucketResvs, bucketResources, bucketHooks}
 
 // addedBuckets are the buckets of later versions that upgrade makes in an
 // older store.
-var addedBuckets = [][]byte{bucketEvents, bucketResvs, bucketResources}
+var addedBuckets = [][]byte{bucketEvents, bucketResvs, bucketResources, bucketHooks}
 
 // Keys in bucketMeta and bucketServer.
 var (

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/atomicfile"
 	"github.com/gopbs/gopbs/internal/fault"
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
@@ -70,6 +71,8 @@ type Snapshot struct {
 	Resvs []*model.Resv
 	// Resources are the site's custom resources, by name.
 	Resources []resc.Custom
+	// Hooks are the site hooks, by name.
+	Hooks []*hook.Hook
 }
 
 // Open opens the store in dir, creating a fresh one when none exists
@@ -257,7 +260,10 @@ func (s *Store) check() error {
 				return fmt.Errorf("store %s has no %q bucket: damaged or not a gopbs store (left untouched)", s.path, b)
 			}
 		}
-		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" && string(v) != "5" && string(v) != "6" {
+		if n, err := strconv.Atoi(string(v)); err == nil && n > StorageVersion {
+			return fmt.Errorf("store %s was made by a newer pbs_server (storage version %d; this one reads versions 1 to %d): run that version again (the store is left untouched)", s.path, n, StorageVersion)
+		}
+		if string(v) != strconv.Itoa(StorageVersion) && string(v) != "1" && string(v) != "2" && string(v) != "3" && string(v) != "4" && string(v) != "5" && string(v) != "6" && string(v) != "7" && string(v) != "8" {
 			return fmt.Errorf("store %s has storage version %q; this pbs_server reads version %d", s.path, v, StorageVersion)
 		}
 		if n := tx.Bucket(bucketMeta).Get(keyNextSeq); len(n) != 8 {
@@ -267,7 +273,7 @@ func (s *Store) check() error {
 	})
 }
 
-// upgrade marks a version 1 to 6 store as the current version, with
+// upgrade marks a version 1 to 8 store as the current version, with
 // the buckets it lacks made empty: nothing else differs (see
 // StorageVersion), and an older pbs_server then refuses it by its version
 // instead of failing on a record it does not know.
@@ -361,6 +367,20 @@ func (s *Store) Load() (*Snapshot, error) {
 					return fmt.Errorf("store %s: resource record %q holds %+v: damaged", s.path, k, c)
 				}
 				snap.Resources = append(snap.Resources, d)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			err = tx.Bucket(bucketHooks).ForEach(func(k, v []byte) error {
+				var h hook.Hook
+				if err := decodeRecord(v, &h); err != nil {
+					return fmt.Errorf("store %s: hook record %q: %w", s.path, k, err)
+				}
+				if h.Name != string(k) {
+					return fmt.Errorf("store %s: hook record %q holds hook %q: damaged", s.path, k, h.Name)
+				}
+				snap.Hooks = append(snap.Hooks, &h)
 				return nil
 			})
 			if err != nil {
@@ -524,6 +544,8 @@ const (
 	opDelResv
 	opPutResource
 	opDelResource
+	opPutHook
+	opDelHook
 	// opCount is the number of kinds: a log entry naming a kind at or
 	// past it is malformed (decodeEntry).
 	opCount
@@ -684,6 +706,12 @@ func (b *Batch) PutResource(c resc.Custom) { b.add(opPutResource, []byte(c.Name)
 // DeleteResource removes a custom resource's definition.
 func (b *Batch) DeleteResource(name string) { b.add(opDelResource, []byte(name), nil) }
 
+// PutHook stores a site hook, its script and configuration file.
+func (b *Batch) PutHook(h *hook.Hook) { b.add(opPutHook, []byte(h.Name), h) }
+
+// DeleteHook removes a site hook.
+func (b *Batch) DeleteHook(name string) { b.add(opDelHook, []byte(name), nil) }
+
 func encodeEvent(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 
 // Events reads the last n changes kept (PutEvent), in sequence order.
@@ -823,6 +851,10 @@ func apply(tx *bolt.Tx, o op) error {
 		return tx.Bucket(bucketResources).Put(o.key, o.value)
 	case opDelResource:
 		return tx.Bucket(bucketResources).Delete(o.key)
+	case opPutHook:
+		return tx.Bucket(bucketHooks).Put(o.key, o.value)
+	case opDelHook:
+		return tx.Bucket(bucketHooks).Delete(o.key)
 	}
 	return fmt.Errorf("unknown store operation %d", o.kind)
 }

@@ -13,6 +13,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/msgp"
 	"github.com/gopbs/gopbs/proto"
@@ -20,6 +21,7 @@ import (
 )
 
 func TestOpenFreshAndReload(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, fresh, err := Open(dir, Options{})
 	if err != nil || !fresh {
@@ -56,6 +58,7 @@ func TestOpenFreshAndReload(t *testing.T) {
 }
 
 func TestOpenRefusesDamage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		content []byte
@@ -82,6 +85,7 @@ func TestOpenRefusesDamage(t *testing.T) {
 }
 
 func TestCommitterGroupsAndFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fail := false
 	st, _, err := Open(dir, Options{BeforeCommit: func() error {
@@ -149,6 +153,7 @@ func TestCommitterGroupsAndFails(t *testing.T) {
 // A record nesting millions of arrays (a damaged or forged store) is an
 // error naming the record, not a fatal stack overflow.
 func TestDeepRecordRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -170,6 +175,7 @@ func TestDeepRecordRefused(t *testing.T) {
 // reloads them, and deletes the array with all its records; a version 1
 // store opens as version 2.
 func TestSubjobRecords(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -247,6 +253,7 @@ func TestSubjobRecords(t *testing.T) {
 // n in order, forgets deleted ones, and upgrades a version 3 store (no
 // events bucket) in place.
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -289,6 +296,7 @@ func TestEvents(t *testing.T) {
 // one at or above the next sequence number, and upgrades a version 4
 // store (no reservations bucket) in place.
 func TestResvs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -338,6 +346,7 @@ func TestResvs(t *testing.T) {
 // read back, removed; a record that is not a definition qmgr could have
 // made is damage; a version 5 store is upgraded with no resources.
 func TestResources(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -381,10 +390,63 @@ func TestResources(t *testing.T) {
 	}
 }
 
+// TestHooks: a site hook is stored with its script and configuration
+// file, read back, removed; a record under another name is damage; a
+// version 8 store is upgraded with no hooks.
+func TestHooks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, _ := hook.New("defaults")
+	h1.Events = hook.Events(hook.QueueJob) | hook.Events(hook.ModifyJob)
+	h1.Order, h1.Alarm = 7, 5
+	h1.Script, h1.Config, h1.ConfigSuffix = []byte("import pbs\npbs.event().accept()\n"), []byte(`{"max": 4}`), ".json"
+	h2, _ := hook.New("gone")
+	b := &Batch{}
+	b.PutServer(model.DefaultServer("srv", "root@*"))
+	b.PutHook(h1)
+	b.PutHook(h2)
+	b.DeleteHook("gone")
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Load()
+	if err != nil || len(snap.Hooks) != 1 || !reflect.DeepEqual(snap.Hooks[0], h1) {
+		t.Fatalf("hooks read back: %+v, %v", snap.Hooks, err)
+	}
+	st.db.Update(func(tx *bolt.Tx) error {
+		raw, _ := encodeRecord(h1)
+		return tx.Bucket(bucketHooks).Put([]byte("other"), raw)
+	})
+	if _, err := st.Load(); err == nil || !strings.Contains(err.Error(), `hook record "other"`) {
+		t.Fatalf("a hook under another name: %v", err)
+	}
+	st.db.Update(func(tx *bolt.Tx) error {
+		tx.DeleteBucket(bucketHooks)
+		return tx.Bucket(bucketMeta).Put(keyVersion, []byte("8"))
+	})
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatalf("a version 8 store: %v", err)
+	}
+	defer st.Close()
+	if snap, err := st.Load(); err != nil || len(snap.Hooks) != 0 {
+		t.Fatalf("an upgraded store: %+v, %v", snap.Hooks, err)
+	}
+}
+
 // TestReleasingUpgrade: a version 6 store holds a shrink under way as
 // text; opened by this server it is a version 7 store whose job reads the
 // same release, typed, and writes it typed from then on.
 func TestReleasingUpgrade(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	st, _, err := Open(dir, Options{})
 	if err != nil {
@@ -420,7 +482,7 @@ func TestReleasingUpgrade(t *testing.T) {
 	}
 	defer st.Close()
 	st.db.View(func(tx *bolt.Tx) error {
-		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != strconv.Itoa(StorageVersion) || StorageVersion != 7 {
+		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != strconv.Itoa(StorageVersion) {
 			t.Errorf("upgraded store's version %q (StorageVersion %d)", v, StorageVersion)
 		}
 		return nil
@@ -432,5 +494,100 @@ func TestReleasingUpgrade(t *testing.T) {
 	want := model.Release{Nodes: []string{"n2", "n3", "n4"}, GiveBack: true}
 	if got := snap.Jobs[0].Releasing; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Releasing after the upgrade: %+v, want %+v", got, want)
+	}
+}
+
+// TestAllocUpgrade: a version 7 store (testdata/v7, written by the
+// pbs_server before the typed allocation) holds a running job's exec_host
+// and exec_vnode as text; opened by this server it is a store of this
+// version (with the buckets of later versions, empty)
+// whose job holds the same allocation, typed, shows the same text, and
+// keeps it across a write and a reopen in the new form (beside the text
+// an older server reads).
+func TestAllocUpgrade(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old, err := os.ReadFile(filepath.Join("testdata", "v7", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("a version 7 store: %v", err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		if v := string(tx.Bucket(bucketMeta).Get(keyVersion)); v != strconv.Itoa(StorageVersion) || tx.Bucket(bucketHooks) == nil {
+			t.Errorf("upgraded store's version %q (StorageVersion %d)", v, StorageVersion)
+		}
+		return nil
+	})
+	want := resc.Alloc{
+		{Vnode: "h[0]", Host: "h", Ncpus: 2, Resources: []resc.Pair{{Name: "ncpus", Value: "2"}, {Name: "mem", Value: "1gb"}}},
+		{Vnode: "h[1]", Host: "h", Ncpus: 1, Resources: []resc.Pair{{Name: "ncpus", Value: "1"}}},
+		{Vnode: "g", Host: "g", Ncpus: 4, Resources: []resc.Pair{{Name: "ncpus", Value: "4"}, {Name: "ngpus", Value: "1"}}},
+	}
+	check := func(when string) *model.Job {
+		snap, err := st.Load()
+		if err != nil || len(snap.Jobs) != 2 {
+			t.Fatalf("%s: jobs %+v, %v", when, snap, err)
+		}
+		run, queued := snap.Jobs[0], snap.Jobs[1]
+		if run.ID != "5.srv" || !run.Alloc.Equal(want) {
+			t.Fatalf("%s: job %s holds %+v, want %+v", when, run.ID, run.Alloc, want)
+		}
+		if run.ExecHost() != "h/0*2+h/1+g/0*4" || run.ExecVnode() != "(h[0]:ncpus=2:mem=1gb)+(h[1]:ncpus=1)+(g:ncpus=4:ngpus=1)" || run.Alloc.Mother() != "h" {
+			t.Errorf("%s: exec_host %q exec_vnode %q mother %q", when, run.ExecHost(), run.ExecVnode(), run.Alloc.Mother())
+		}
+		if queued.Alloc != nil {
+			t.Errorf("%s: queued job holds %+v", when, queued.Alloc)
+		}
+		return run
+	}
+	run := check("after the upgrade")
+	b := &Batch{}
+	b.PutJob(run)
+	if err := st.Commit([]*Batch{b}); err != nil {
+		t.Fatal(err)
+	}
+	st.db.View(func(tx *bolt.Tx) error {
+		// The text too, rendered from the allocation, for an older
+		// member of a replicated group during a rolling upgrade.
+		if rec := tx.Bucket(bucketJobs).Get(jobKey(5, kindJob)); !bytes.Contains(rec, []byte("h/0*2+h/1+g/0*4")) {
+			t.Error("the rewritten record holds no exec_host an older server can read")
+		}
+		return nil
+	})
+	st.Close()
+	if st, _, err = Open(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	check("rewritten and reopened")
+}
+
+// A store a newer pbs_server made is refused, saying so, and left as it
+// was (a package downgraded over a newer one).
+func TestNewerStoreRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, _, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := []byte(strconv.Itoa(StorageVersion + 1))
+	if err := st.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyVersion, newer) }); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	before, _ := os.ReadFile(filepath.Join(dir, FileName))
+	_, _, err = Open(dir, Options{})
+	if err == nil || !strings.Contains(err.Error(), "was made by a newer pbs_server (storage version "+string(newer)) {
+		t.Errorf("opening a newer store: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, FileName)); !bytes.Equal(before, after) {
+		t.Error("the refused store was changed")
 	}
 }

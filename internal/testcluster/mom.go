@@ -152,7 +152,14 @@ func (c *Cluster) WaitNodeState(name, want string, timeout time.Duration) {
 		return st == want, st
 	})
 	if !ok {
-		c.T.Fatalf("node %s is %q, want %q after %v\n%s", name, st, want, timeout, c.ServerLog())
+		c.mu.Lock()
+		m := c.moms[name]
+		c.mu.Unlock()
+		momLog := "(no mom of that name started by the test)"
+		if m != nil {
+			momLog = m.Log()
+		}
+		c.T.Fatalf("node %s is %q, want %q after %v\n%s\nits mom:\n%s", name, st, want, timeout, c.ServerLog(), momLog)
 	}
 }
 

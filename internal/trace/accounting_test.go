@@ -22,6 +22,7 @@ func (l *acctLog) rec(kind byte, id string, kvs ...string) *acctLog {
 }
 
 func TestReadAccounting(t *testing.T) {
+	t.Parallel()
 	q := []string{"user", "alice smith", "group", `g"1\`, "queue", "workq", "jobname", "my job",
 		"ctime", "1000", "qtime", "1005", "etime", "1005",
 		"Resource_List.ncpus", "4", "Resource_List.walltime", "01:00:00", "Resource_List.mem", "2gb",
@@ -85,6 +86,7 @@ func TestReadAccounting(t *testing.T) {
 // TestEachKV: values bare, double-quoted with escapes (what
 // accounting.Format writes) and single-quoted (what OpenPBS writes).
 func TestEachKV(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string // key, value, key, value...
@@ -124,6 +126,7 @@ func TestEachKV(t *testing.T) {
 // TestReadAccountingRoundTrip: whatever value pbs_server writes reads
 // back as written (line breaks become blanks, as Format does).
 func TestReadAccountingRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"plain", "two words", `q"uote`, `back\slash`, `\"`, `"`, `\`, "tab\there", " lead", "trail ", "", "a=b", "'single'", "'", "'a b'", "x\ny"} {
 		var l acctLog
 		l.rec('Q', "1.s", "user", v, "group", v, "queue", v, "ctime", "5")
@@ -140,6 +143,7 @@ func TestReadAccountingRoundTrip(t *testing.T) {
 }
 
 func TestReadAccountingErrors(t *testing.T) {
+	t.Parallel()
 	q := "12/21/2024 17:58:09;Q;1.s;user=a ctime=5"
 	tests := []struct{ name, in, want string }{
 		{"not a record", q + "\nhello\n", "line 2: not an accounting record"},

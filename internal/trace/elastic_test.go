@@ -13,6 +13,7 @@ const elasticLine = "7 120 -1 600 8 -1 -1 8 900 -1 1 3 1 -1 -1 -1 -1 -1"
 // rigid job; anything else is an error naming the line; Normalize caps
 // the maximum at the machine and drops a job whose minimum is above it.
 func TestReadSWFElastic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, fields string
 		min, max     int

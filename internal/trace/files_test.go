@@ -11,6 +11,7 @@ import (
 // TestTraceFiles reads the real traces of ../shared/traces (skipping
 // those missing) and checks what the README says about them.
 func TestTraceFiles(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		file                    string
 		read, jobs, procs, drop int
@@ -52,6 +53,7 @@ func TestTraceFiles(t *testing.T) {
 }
 
 func TestWagap(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(traceDir, "wagap-2013.swf")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("trace not available: %v", err)
@@ -83,6 +85,7 @@ func TestWagap(t *testing.T) {
 }
 
 func TestOpenPBSLog(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join(traceDir, "OpenPBS.log"))
 	if err != nil {
 		t.Skipf("log not available: %v", err)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
 	// j builds a job: id, submit, run, allocated procs, requested procs,
 	// requested time.
 	j := func(id, submit, run int64, procs, req int, reqTime int64) Job {
@@ -58,6 +59,7 @@ func TestNormalize(t *testing.T) {
 // TestNormalizeStable: ties in submit time keep file order, also when the
 // file is not sorted.
 func TestNormalizeStable(t *testing.T) {
+	t.Parallel()
 	var jobs []Job
 	for i := range 1000 {
 		jobs = append(jobs, Job{ID: int64(i), Submit: int64(i*7919) % 10, Run: 1, Procs: 1})

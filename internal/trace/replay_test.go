@@ -182,6 +182,7 @@ func loadNormalized(t testing.TB, name string) *Workload {
 // TestReferenceReplay checks the README's table, each figure to the
 // precision printed there.
 func TestReferenceReplay(t *testing.T) {
+	t.Parallel()
 	type figures struct{ fcfsWait, fcfsBSLD, easyWait, easyBSLD, util string }
 	cases := []struct {
 		file        string
@@ -240,6 +241,7 @@ func TestReferenceReplay(t *testing.T) {
 // submits at one instant, a job of run time 0 ending in a second round at
 // its start instant, EASY's shadow time and extra processors.
 func TestReplaySemantics(t *testing.T) {
+	t.Parallel()
 	jobs := []Job{
 		{Submit: 0, Run: 10, ReqTime: 10, Procs: 4},  // 0..10
 		{Submit: 0, Run: 0, ReqTime: 0, Procs: 4},    // 10..10 (job 0 released first)

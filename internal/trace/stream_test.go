@@ -64,6 +64,7 @@ func sameAsWhole(t *testing.T, in string, procs int, s *Stream, jobs []Job) {
 // TestStreamTraceFiles: streaming the real traces gives, job for job,
 // what Load and Normalize give.
 func TestStreamTraceFiles(t *testing.T) {
+	t.Parallel()
 	for _, file := range []string{"KTH-SP2-1996-2.1-cln.swf.gz", "HPC2N-2002-2.1-cln.swf.gz", "NASA-iPSC-1993-3.1-cln.swf.gz", "wagap-2013.swf"} {
 		t.Run(file, func(t *testing.T) {
 			path := filepath.Join(traceDir, file)
@@ -112,6 +113,7 @@ func swfLine(id, submit, run, procs int64) string {
 // Normalize sorts it; beyond the window, or against the time base already
 // used, it is ErrNotStreamable.
 func TestStreamOrder(t *testing.T) {
+	t.Parallel()
 	var near strings.Builder // each job at most 2 places late
 	near.WriteString("; MaxProcs: 4\n")
 	for i, sub := range []int64{5, 3, 4, 1, 9, 9, 7, 8, 8, 20, 20} {
@@ -190,6 +192,7 @@ func FuzzStream(f *testing.F) {
 }
 
 func TestMemoryStream(t *testing.T) {
+	t.Parallel()
 	in := "; MaxProcs: 4\n" + swfLine(1, 5, 1, 1) + swfLine(2, 3, 1, 1) + swfLine(3, 4, 1, 9)
 	w, err := ReadSWF(strings.NewReader(in))
 	if err != nil {

@@ -23,6 +23,7 @@ const swfSample = `; Version: 2.2
 `
 
 func TestReadSWF(t *testing.T) {
+	t.Parallel()
 	w, err := ReadSWF(strings.NewReader(swfSample))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +55,7 @@ func TestReadSWF(t *testing.T) {
 }
 
 func TestReadSWFInputs(t *testing.T) {
+	t.Parallel()
 	job := "1 0 5 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1"
 	tests := []struct {
 		name, in string
@@ -89,6 +91,7 @@ func TestReadSWFInputs(t *testing.T) {
 }
 
 func TestReadSWFGzip(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	z := gzip.NewWriter(&b)
 	z.Write([]byte(swfSample))
@@ -106,6 +109,7 @@ func TestReadSWFGzip(t *testing.T) {
 }
 
 func TestReadAleaSWF(t *testing.T) {
+	t.Parallel()
 	in := "0 1356996147 0 56011 64 1 1024 64 86400 68719476736 1 62 1 1 -1 1 1 1 {1241,1241} q_1d 1:ppn=64:x86_64:cl_zewura#excl\n" +
 		"1 1356996695 71 1164297 12 1 1024 12 1209600 91268055040 1 101 1 1 -1 1 1 1 {} q_2w 1:ppn=1+3:ppn=2\n"
 	w, err := ReadSWF(strings.NewReader(in))
@@ -126,6 +130,7 @@ func TestReadAleaSWF(t *testing.T) {
 // TestReadSWFErrors: a bad line is an error naming its line number and
 // what is wrong with it.
 func TestReadSWFErrors(t *testing.T) {
+	t.Parallel()
 	good := "1 0 5 10 2 -1 -1 2 20 -1 1 1 1 -1 -1 -1 -1 -1"
 	field := func(i int, v string) string {
 		f := strings.Fields(good)
@@ -161,6 +166,7 @@ func TestReadSWFErrors(t *testing.T) {
 }
 
 func TestReadMachines(t *testing.T) {
+	t.Parallel()
 	ms, err := ReadMachines(strings.NewReader("0\tzewura\t20\t80\t1\t529426432\n\n# comment\n1 zegox 48 12 1\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ func nodesOf(where []Chunk) []string {
 }
 
 func TestCalendarEarliest(t *testing.T) {
+	t.Parallel()
 	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	// Two nodes of 2 cpus. A holds n1 until 100 s from now.
 	world := func(extra ...*Job) *World {
@@ -118,6 +119,7 @@ func TestCalendarEarliest(t *testing.T) {
 // moment. Assigned resources no running job accounts for are held
 // forever.
 func TestCalendarRunningJobs(t *testing.T) {
+	t.Parallel()
 	q := &Queue{Name: "workq", Execution: true, MaxWalltime: 2 * time.Hour}
 	pastWall := running(job("P", "1:ncpus=1", 10*time.Second), t0.Add(-time.Minute), cpus("n1", "1"))
 	noWall := running(job("W", "1:ncpus=1", 0), t0.Add(-time.Hour), cpus("n2", "1"))
@@ -154,6 +156,7 @@ func placed(j *Job, p string) *Job {
 // (excl) or its hosts' (exclhost), running or reserved, and needs nodes
 // nothing else holds over its whole run.
 func TestCalendarExclusive(t *testing.T) {
+	t.Parallel()
 	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	vnode := func(name, host string) *Node {
 		n := node(name, 4)
@@ -245,6 +248,7 @@ func heldWorld(held bool) *World {
 // does: what fits now, the earliest start of jobs of every size, after
 // starts and a reservation, and the moments jobs end.
 func TestCalendarHeldByRunning(t *testing.T) {
+	t.Parallel()
 	ask := func(held bool) []answer { return askCalendar(t, NewCalendar(heldWorld(held))) }
 	built, held := ask(false), ask(true)
 	if fmt.Sprint(built) != fmt.Sprint(held) {
@@ -327,6 +331,7 @@ func askCalendar(t *testing.T, c *Calendar) []answer {
 // it held and was asked before: more nodes, exclusive jobs, a dedicated
 // window, reservations.
 func TestCalendarReset(t *testing.T) {
+	t.Parallel()
 	// other is a world of 12 nodes on 3 hosts, some busy.
 	other := func() *World {
 		var nodes []*Node
@@ -375,6 +380,7 @@ func TestCalendarResetAllocates(t *testing.T) {
 // moment where a span starts or ends and beside it, with reservations
 // ahead and with a world's running jobs deferred (HeldByRunning) or not.
 func TestCalendarUsageAt(t *testing.T) {
+	t.Parallel()
 	for _, held := range []bool{false, true} {
 		n := node("n1", 64)
 		var jobs []*Job
@@ -419,6 +425,7 @@ func TestCalendarUsageAt(t *testing.T) {
 // that an answer kept from the window before is tried), before and after
 // a reservation is added.
 func TestCalendarFreeOver(t *testing.T) {
+	t.Parallel()
 	n := node("n1", 64)
 	var jobs []*Job
 	for i := range 8 {

@@ -12,6 +12,7 @@ import (
 // a world whose Assigned is what its running jobs hold (a simulator's),
 // whose spans are added only when first needed.
 func TestCalendarReleaseRestore(t *testing.T) {
+	t.Parallel()
 	for _, held := range []bool{false, true} {
 		a := running(job("A", "1:ncpus=2", 100*time.Second), t0, cpus("n1", "2"))
 		b := running(job("B", "1:ncpus=2", 200*time.Second), t0, cpus("n2", "2"))
@@ -51,6 +52,7 @@ func TestCalendarReleaseRestore(t *testing.T) {
 
 // A job placed exclusively releases its whole node.
 func TestCalendarReleaseExclusive(t *testing.T) {
+	t.Parallel()
 	a := running(job("A", "1:ncpus=1", 100*time.Second), t0, cpus("n1", "1"))
 	a.Place = resc.Place{Sharing: resc.SharingExcl}
 	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{node("n1", 4)}, []*Job{a})
@@ -68,6 +70,7 @@ func TestCalendarReleaseExclusive(t *testing.T) {
 // A job suspended by preemption resumes only where it was, for the
 // walltime it has left, and not into a reservation.
 func TestCalendarResumable(t *testing.T) {
+	t.Parallel()
 	s := running(job("S", "1:ncpus=2", 100*time.Second), t0.Add(-40*time.Second), cpus("n1", "2"))
 	s.State, s.Released, s.UsedWall = JobSuspended, true, 40*time.Second
 	w := NewWorld(t0, &Server{Limits: NoLimits}, []*Queue{{Name: "workq", Execution: true}}, []*Node{node("n1", 2), node("n2", 2)}, []*Job{s})

@@ -31,6 +31,7 @@ var clockCalls = []string{"time.Now(", "time.Since(", "time.Until(", "time.Sleep
 // builds on, imports something that could reach outside its inputs, or
 // calls the clock.
 func TestPurity(t *testing.T) {
+	t.Parallel()
 	for _, pkg := range purePackages {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .Imports \" \"}}", pkg).Output()
 		if err != nil {

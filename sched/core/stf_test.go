@@ -9,6 +9,7 @@ import (
 // ChooseWalltime: the longest walltime in [lo, hi] that fits, for fits
 // that hold up to a limit, changing just past the cuts.
 func TestChooseWalltime(t *testing.T) {
+	t.Parallel()
 	m := time.Minute
 	upTo := func(limit time.Duration) func(time.Duration) bool {
 		return func(d time.Duration) bool { return d <= limit }
@@ -50,6 +51,7 @@ func TestChooseWalltime(t *testing.T) {
 // FitWalltime on a calendar: a shrink-to-fit job placed now ends where
 // the next hold on its nodes begins.
 func TestCalendarFitWalltime(t *testing.T) {
+	t.Parallel()
 	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	stf := func(id, sel string, lo, hi time.Duration) *Job {
 		j := job(id, sel, 0)
@@ -133,6 +135,7 @@ func TestCalendarFitWalltime(t *testing.T) {
 // Bounds: max_walltime, else resources_max.walltime, else 5 years; never
 // past until.
 func TestCalendarBounds(t *testing.T) {
+	t.Parallel()
 	w := NewWorld(t0, &Server{Limits: NoLimits, MaxWalltime: 10 * time.Hour}, []*Queue{{Name: "workq", Execution: true}, {Name: "short", Execution: true, MaxWalltime: time.Hour}}, []*Node{node("n1", 2)}, nil)
 	c := NewCalendar(w)
 	j := job("S", "1:ncpus=1", 0)

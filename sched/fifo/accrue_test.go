@@ -14,6 +14,7 @@ import (
 // eligible again; an overall limit, or waiting for nodes, leaves it
 // eligible; with eligible_time_enable off nothing is told.
 func TestAccrueDecisions(t *testing.T) {
+	t.Parallel()
 	base := func(enabled bool, limit string) *world {
 		w := newWorld().node("n1", 4, "free", r("resources_assigned", "ncpus", "2")).
 			job(1, "R", "workq", "u", "1:ncpus=2", ago(100), onNode("n1", 2), a("project", "proj1"), a("accrue_type", "3"))
@@ -56,6 +57,7 @@ func TestAccrueDecisions(t *testing.T) {
 // time the job accrued while the server keeps it (OpenPBS's), else the
 // time since its etime.
 func TestFormulaEligibleTime(t *testing.T) {
+	t.Parallel()
 	f, err := formula.Parse("eligible_time")
 	if err != nil {
 		t.Fatal(err)

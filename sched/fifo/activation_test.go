@@ -33,6 +33,7 @@ func (f *fakeActivation) Activate(cx *Context, c Candidate) core.Status {
 var holdUntil = now.Add(15 * time.Minute)
 
 func TestActivationOutcomes(t *testing.T) {
+	t.Parallel()
 	block := core.Status{Code: core.Block, Reason: "blocked by f"}
 	keep := core.Status{Code: core.Keep, Reason: "kept by f"}
 	notNow := core.Status{Code: core.NotNow, Reason: "not now by f"}

@@ -32,6 +32,7 @@ func shippedPolicy(t *testing.T) (*schedpriv.Files, *Policy) {
 // (jobs without one after, in submission order); a job queued over 24
 // hours goes before everything and, once started, blocks nothing.
 func TestShippedPolicy(t *testing.T) {
+	t.Parallel()
 	files, p := shippedPolicy(t)
 	mem := func(v string) []any { return []any{r("Resource_List", "mem", v)} }
 	build := func(at time.Time, starving bool) *world {
@@ -90,6 +91,7 @@ func toAttrs(v []any) []proto.Attr {
 // of prime time at every moment without one, however often the policy
 // schedules: 2026-11-23 is a Monday, 10:00 prime time, 20:00 not.
 func TestSettingsFollowTheClock(t *testing.T) {
+	t.Parallel()
 	cfg, err := schedpriv.ParseConfig(strings.NewReader("strict_fifo: true prime\nstrict_fifo: false non_prime\nbackfill: false all\n"), "sched_config")
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +129,7 @@ func TestSettingsFollowTheClock(t *testing.T) {
 // saved: UsageState still reports the change afterwards, so the runner's
 // next save writes it. With fair share off there is none.
 func TestUsageForDisplayLeavesSaveMark(t *testing.T) {
+	t.Parallel()
 	files, p := shippedPolicy(t)
 	if u := p.Usage(); u != nil {
 		t.Fatalf("usage %v with fair share off", u)

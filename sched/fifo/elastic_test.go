@@ -17,6 +17,7 @@ import (
 // queued jobs come last (World.Ordered: the list stops at the first) or
 // not (every job is looked at).
 func TestElasticRunningOrdered(t *testing.T) {
+	t.Parallel()
 	sel := func(s string) resc.Select {
 		v, err := resc.ParseSelect(s)
 		if err != nil {
@@ -53,6 +54,7 @@ func TestElasticRunningOrdered(t *testing.T) {
 // server's resources_max let it (issue 29: "1-3:ncpus=40" once started
 // wide and grew to 120 cpus past limits that refuse "3:ncpus=40").
 func TestElasticWithinLimits(t *testing.T) {
+	t.Parallel()
 	three := func() *world {
 		return newWorld().node("n1", 40, "free").node("n2", 40, "free").node("n3", 40, "free")
 	}

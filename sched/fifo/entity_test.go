@@ -12,6 +12,7 @@ import (
 // generic, and overall, on the server or a queue; their soft forms rank
 // jobs for preemption as the older soft limits do.
 func TestEntityLimits(t *testing.T) {
+	t.Parallel()
 	// u runs job 1 (2 cpus of n1, project proj1); n2 is free.
 	base := func(attrs ...proto.Attr) *world {
 		w := newWorld().node("n1", 4, "free", r("resources_assigned", "ncpus", "2")).node("n2", 4, "free").

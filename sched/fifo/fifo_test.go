@@ -189,6 +189,7 @@ func decideCases() []decideCase {
 }
 
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	for _, tt := range decideCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			got := outcome(tt.w.run(tt.in))
@@ -200,6 +201,7 @@ func TestDecide(t *testing.T) {
 }
 
 func TestStartedCommentAndStarvingReleased(t *testing.T) {
+	t.Parallel()
 	w := newWorld().node("n1", 4, "free").
 		job(1, "Q", "workq", "u", "1:ncpus=1", a("qtime", "5")).job(2, "Q", "workq", "u", "1:ncpus=1")
 	c := w.run(Inputs{Settings: Settings{HelpStarving: true, MaxStarve: time.Hour}})
@@ -229,6 +231,7 @@ func easyWorld() *world {
 // job would delay the reservation and waits; a job without a walltime is
 // never backfilled.
 func TestEASYBackfill(t *testing.T) {
+	t.Parallel()
 	w := easyWorld()
 	easy := Settings{Backfill: true, BackfillDepth: 1000}
 	got := outcome(w.run(Inputs{Settings: easy}))
@@ -281,6 +284,7 @@ func TestEASYBackfill(t *testing.T) {
 // decisions but for the comments, and none of those: in strict fifo the
 // cycle stops at the first blocked job.
 func TestNoComments(t *testing.T) {
+	t.Parallel()
 	cases := append(decideCases(),
 		decideCase{name: "EASY", w: easyWorld(), in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}},
 		decideCase{name: "strict fifo by queue", w: newWorld().queue("b", "Execution", true).node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
@@ -308,6 +312,7 @@ func TestNoComments(t *testing.T) {
 // without one gets, with one scratch lent to every case in turn, twice:
 // each reset after worlds of other nodes, jobs and reservations.
 func TestScratchSameDecisions(t *testing.T) {
+	t.Parallel()
 	cases := append(decideCases(),
 		decideCase{name: "EASY", w: easyWorld(), in: Inputs{Settings: Settings{Backfill: true, BackfillDepth: 1000, StrictFIFO: true}}})
 	scratch := &core.Scratch{}
@@ -332,6 +337,7 @@ func TestScratchSameDecisions(t *testing.T) {
 // is no backfilling (strict fifo: the queue stops at job 2); a queue's
 // own depth counts its jobs over the server's.
 func TestBackfillDepthAttribute(t *testing.T) {
+	t.Parallel()
 	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
 	mk := func(server, queue string) *world {
 		w := newWorld()
@@ -374,6 +380,7 @@ func TestBackfillDepthAttribute(t *testing.T) {
 // its jobs so and wants no comments (a simulator's) learns the job the
 // cycle stopped at; with backfill or another order, none.
 func TestStopAt(t *testing.T) {
+	t.Parallel()
 	mk := func() *core.World {
 		w := newWorld().node("n1", 2, "free", r("resources_assigned", "ncpus", "1")).
 			job(1, "R", "workq", "u", "1:ncpus=1", a("stime", strconv.FormatInt(now.Unix(), 10)), a("exec_vnode", "(n1:ncpus=1)")).

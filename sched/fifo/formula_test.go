@@ -16,6 +16,7 @@ import (
 // job_sort_formula, worked by hand. One node of one cpu: the first job in
 // the cycle's order runs, the others say why not, in order.
 func TestJobSortFormula(t *testing.T) {
+	t.Parallel()
 	parse := func(text string) *formula.Expr {
 		f, err := formula.Parse(text)
 		if err != nil {
@@ -131,6 +132,7 @@ func TestJobSortFormula(t *testing.T) {
 // has waited longest and is first, so it reserves; light's 1-cpu job
 // starts only in a gap that cannot delay it.
 func TestJobSortFormulaBackfill(t *testing.T) {
+	t.Parallel()
 	f, err := formula.Parse("eligible_time + 3600 * fairshare_factor")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ func (w *world) tsNode(name string, ncpus int, load, ideal, maxLoad string) *wor
 }
 
 func TestLoadBalancing(t *testing.T) {
+	t.Parallel()
 	lb := Inputs{Settings: Settings{LoadBalancing: true}}
 	rr := Inputs{Settings: Settings{LoadBalancingRR: true}}
 	three := func() *world {

@@ -54,6 +54,7 @@ func fullWorld(extra ...proto.Attr) *world {
 }
 
 func TestPreemption(t *testing.T) {
+	t.Parallel()
 	express := func(w *world, seq int, sel string) *world { return w.job(seq, "Q", "express", "x", sel) }
 	for _, tt := range []struct {
 		name string
@@ -120,6 +121,7 @@ func TestPreemption(t *testing.T) {
 // preempt_prio lists it so, else as a normal job; a queued job ranks as
 // it would once started.
 func TestPreemptionSoftLimits(t *testing.T) {
+	t.Parallel()
 	queueSoft := func(name, v string) *world {
 		w := fullWorld()
 		w.queues[0].Attrs = append(w.queues[0].Attrs, a(name, v))
@@ -170,6 +172,7 @@ func TestPreemptionSoftLimits(t *testing.T) {
 // running jobs of a lower rank that count toward the limit it is at, the
 // fewest needed, and never one of equal rank.
 func TestPreemptionForRunLimits(t *testing.T) {
+	t.Parallel()
 	server := func(w *world, attrs ...proto.Attr) *world {
 		w.server.Attrs = append(w.server.Attrs, attrs...)
 		return w
@@ -231,6 +234,7 @@ func TestPreemptionForRunLimits(t *testing.T) {
 // A job being requeued (substate 60) frees its node soon: the express job
 // waits for it instead of preempting another.
 func TestPreemptionWaitsForLeaving(t *testing.T) {
+	t.Parallel()
 	w := fullWorld()
 	w.jobs[0].Attrs = append(w.jobs[0].Attrs, a("substate", "60"))
 	w.job(3, "Q", "express", "x", "1:ncpus=2")
@@ -245,6 +249,7 @@ func TestPreemptionWaitsForLeaving(t *testing.T) {
 // and otherwise stays suspended without a new comment; so even with
 // preemption turned off since.
 func TestResumePreempted(t *testing.T) {
+	t.Parallel()
 	suspended := func(w *world) *world {
 		return w.job(1, "S", "workq", "u", "1:ncpus=2", a("substate", "45"), ago(100), onNode("n1", 2),
 			r("Resource_List", "walltime", "01:00:00"), a("comment", "Job preempted by suspension"))
@@ -274,6 +279,7 @@ func TestResumePreempted(t *testing.T) {
 // the scheduler, leaving, rerunnable (an interactive job is not),
 // checkpointable.
 func TestPreemptWorldFields(t *testing.T) {
+	t.Parallel()
 	w := newWorld().node("n1", 4, "free").
 		job(1, "S", "workq", "u", "1:ncpus=1", a("substate", "45"), onNode("n1", 1)).
 		job(2, "S", "workq", "u", "1:ncpus=1", a("substate", "43"), onNode("n1", 1)).
@@ -306,6 +312,7 @@ func withHog(in Inputs) Inputs {
 
 // preemptive_sched turns the sched_config settings into the cycle's.
 func TestPreemptInputs(t *testing.T) {
+	t.Parallel()
 	cfg, err := schedpriv.ParseConfig(strings.NewReader("preemptive_sched: true prime\npreempt_queue_prio: 120\npreempt_order: \"S 50 R\"\n"), "t")
 	if err != nil {
 		t.Fatal(err)
@@ -327,6 +334,7 @@ func TestPreemptInputs(t *testing.T) {
 // soft forms rank the jobs over them at server_softlimits /
 // queue_softlimits.
 func TestResourceLimits(t *testing.T) {
+	t.Parallel()
 	// u runs job 1 (2 cpus of n1); n2 is free.
 	base := func(attrs ...proto.Attr) *world {
 		w := newWorld().queue("express", "Execution", true, a("Priority", "200")).

@@ -13,6 +13,7 @@ import (
 // The classic scheduler's quirks (reference, "How to read the quirks"),
 // each behaving the intended way.
 func TestQuirks(t *testing.T) {
+	t.Parallel()
 	tree := func(text string) *schedpriv.Tree {
 		tr, err := schedpriv.ParseResourceGroup(strings.NewReader(text), "rg", 1)
 		if err != nil {

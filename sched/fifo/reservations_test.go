@@ -54,6 +54,7 @@ func testResv(id string, state core.ResvState, sel string, from, dur time.Durati
 // confirmed there, one that overlaps it on the only node left is denied
 // naming it; an open reservation's job runs on its node only.
 func TestReservationsOnTheCalendar(t *testing.T) {
+	t.Parallel()
 	w := newWorld().node("n1", 2, "free").node("n2", 2, "free").queue("R7", "Execution", true).
 		job(1, "Q", "workq", "u", "1:ncpus=2", r("Resource_List", "walltime", "00:30:00")).
 		job(2, "Q", "workq", "u", "1:ncpus=2", r("Resource_List", "walltime", "00:05:00")).
@@ -81,6 +82,7 @@ func TestReservationsOnTheCalendar(t *testing.T) {
 // retry time (the server's reserve_retry_time after it was degraded) has
 // come: before, it keeps what it holds and gets no verdict.
 func TestDegradedReservationRetry(t *testing.T) {
+	t.Parallel()
 	w := newWorld().node("n1", 2, "down").node("n2", 2, "free")
 	for _, c := range []struct {
 		name  string

@@ -14,6 +14,7 @@ import (
 // resources and waits for it; a job whose files are in place runs where
 // they are.
 func TestEarlyStageIn(t *testing.T) {
+	t.Parallel()
 	wall := func(w string) proto.Attr { return r("Resource_List", "walltime", w) }
 	stagein := a("stagein", "in.dat@n9:/data/in.dat")
 	running := func(w *world) *world {

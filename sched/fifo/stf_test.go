@@ -34,6 +34,7 @@ func stfOutcome(p *core.Plan) []string {
 // waiting when even their min_walltime would not; a job of fixed
 // walltime that would run into the hold waits.
 func TestShrinkToFit(t *testing.T) {
+	t.Parallel()
 	stf := func(lo, hi string) []proto.Attr {
 		out := []proto.Attr{r("Resource_List", "min_walltime", lo)}
 		if hi != "" {

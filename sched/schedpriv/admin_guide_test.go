@@ -16,6 +16,7 @@ import (
 // every one of them to something else and checks that the guide's value
 // comes back, and that the options still in the file keep theirs.
 func TestConfigAdminGuideDefaults(t *testing.T) {
+	t.Parallel()
 	// Every braced option set away from its default, one line each.
 	lines := map[string]string{
 		"round_robin":      "round_robin: true all",
@@ -103,6 +104,7 @@ func readAdminGuide(t *testing.T, name string) string {
 // the guide's default says, rather than being refused (half_life 0), which
 // kept a site copying it on its old policy.
 func TestConfigAdminGuideExample(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig(strings.NewReader(readAdminGuide(t, "sched_config")), ConfigFile)
 	if err != nil {
 		t.Fatalf("the admin guide's example is refused: %v", err)
@@ -132,6 +134,7 @@ func TestConfigAdminGuideExample(t *testing.T) {
 // refused like an unknown option name, naming the sort meant; with the
 // spelling fixed the example loads.
 func TestConfigAdminGuideKeyTypo(t *testing.T) {
+	t.Parallel()
 	text := readAdminGuide(t, "sched_config_keys")
 	_, err := ParseConfig(strings.NewReader(text), "sched_config_keys")
 	wantProblems(t, err, `sched_config_keys:2: key: unknown sort "sortest_job_first"; did you mean shortest_job_first?`)
@@ -152,6 +155,7 @@ func TestConfigAdminGuideKeyTypo(t *testing.T) {
 // With ded the default, dedicated_prefix: "" is how a file says it has no
 // dedicated-time queues, and Format writes it so.
 func TestConfigNoDedicatedPrefix(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, `dedicated_prefix: ""`)
 	if c.DedicatedPrefix != "" || c.IsDedicatedQueue("dedtime") {
 		t.Fatalf("dedicated_prefix %q", c.DedicatedPrefix)
@@ -169,6 +173,7 @@ func TestConfigNoDedicatedPrefix(t *testing.T) {
 // A file that decays usage with OpenPBS's fairshare_decay_time and has no
 // half_life line decays as it says: the default half_life does not win.
 func TestConfigDecayTimeWithoutHalfLife(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "fair_share: true\nfairshare_decay_time: 6:00:00\nfairshare_decay_factor: 0.7")
 	if iv, f := c.Decay(); iv != 6*time.Hour || f != 0.7 {
 		t.Errorf("decay every %v by %v, want 6h by 0.7", iv, f)

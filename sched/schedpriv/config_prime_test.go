@@ -70,6 +70,7 @@ var suffixes = []struct {
 // Every option with a prime suffix, with every suffix: the line sets the
 // sides the suffix names and leaves the other as it was without the line.
 func TestConfigPrimeSuffixes(t *testing.T) {
+	t.Parallel()
 	for _, o := range sidedOptions() {
 		if base := parseConfigString(t, o.prefix); o.isSet(&base.Prime) || o.isSet(&base.NonPrime) {
 			t.Fatalf("%s %s: already set without the line; the table cannot tell", o.name, o.value)
@@ -102,6 +103,7 @@ func TestConfigPrimeSuffixes(t *testing.T) {
 // line, none checks it and applies nothing, and prime / non_prime /
 // non-prime are refused naming the option and line.
 func TestConfigNoSuffixOptions(t *testing.T) {
+	t.Parallel()
 	opts := []struct {
 		name, value string
 		isSet       func(c *Config) bool
@@ -145,6 +147,7 @@ func TestConfigNoSuffixOptions(t *testing.T) {
 
 // The tables above cover every option of reference §2.2.
 func TestConfigSection22Covered(t *testing.T) {
+	t.Parallel()
 	section22 := []string{
 		"round_robin", "by_queue", "strict_fifo", "fair_share", "load_balancing",
 		"load_balancing_rr", "help_starving_jobs", "sort_queues", "sort_by", "key",
@@ -181,6 +184,7 @@ func TestConfigSection22Covered(t *testing.T) {
 // The admin guide's other spellings read as the option they stand for, and
 // Format writes the canonical name.
 func TestConfigSpellings(t *testing.T) {
+	t.Parallel()
 	a := parseConfigString(t, "starve_max: 12:00:00\nhelp_starving_jobs: true non-prime\nsort_by: cmp_job_walltime_asc prime\nstrict_ordering: true")
 	b := parseConfigString(t, "max_starve: 12:00:00\nhelp_starving_jobs: true non_prime\nsort_by: short_walltime_first prime\nstrict_fifo: true")
 	var fa, fb strings.Builder
@@ -203,6 +207,7 @@ func TestConfigSpellings(t *testing.T) {
 // An unknown name is refused with its line and, when one is close, the
 // name the admin probably meant.
 func TestConfigUnknownSuggests(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ text, want string }{
 		{"round_robbin: true", `sched_config:1: unknown option "round_robbin"; did you mean round_robin?`},
 		{"By_Queue: true", `sched_config:1: unknown option "By_Queue"; did you mean by_queue?`},
@@ -239,6 +244,7 @@ func TestConfigUnknownSuggests(t *testing.T) {
 
 // Options of the old scheduler load with a warning naming them.
 func TestConfigObsoleteOptions(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "by_queue: true\ndebug_level: 5\n")
 	if len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0].String(),
 		"sched_config:2: debug_level is an option of the old scheduler that means nothing now") {
@@ -264,6 +270,7 @@ func TestConfigObsoleteOptions(t *testing.T) {
 }
 
 func TestEditDistance(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		a, b string
 		d    int

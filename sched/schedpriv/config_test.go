@@ -19,6 +19,7 @@ func parseConfigString(t *testing.T, text string) *Config {
 }
 
 func TestConfigFixture(t *testing.T) {
+	t.Parallel()
 	c, err := ParseConfig(openFixture(t, "sched_config"), "sched_config")
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +66,7 @@ func TestConfigFixture(t *testing.T) {
 }
 
 func TestConfigEmptyIsDefaults(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "# nothing\n\n* still nothing\n")
 	want := NewConfig()
 	if !reflect.DeepEqual(c, want) {
@@ -76,6 +78,7 @@ func TestConfigEmptyIsDefaults(t *testing.T) {
 }
 
 func TestConfigOptions(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		text  string
@@ -222,6 +225,7 @@ func TestConfigOptions(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -318,6 +322,7 @@ func TestConfigErrors(t *testing.T) {
 
 // Every problem is reported, each with its own line, not just the first.
 func TestConfigAllErrorsReported(t *testing.T) {
+	t.Parallel()
 	text := "by_queue: yes\nlog_filter: 1\nnonsense: 1\nsort_by: fastest\nmax_starve: soon\n"
 	_, err := ParseConfig(strings.NewReader(text), "/pbs/sched_priv/sched_config")
 	wantProblems(t, err,
@@ -332,6 +337,7 @@ func TestConfigAllErrorsReported(t *testing.T) {
 }
 
 func TestConfigWarnings(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "sort_by: fair_share\n\nkey: shortest_job_first\nprovision_policy: \"avoid_provision\"\nhalf_life: 1:00:00\nfairshare_decay_time: 2:00:00\n")
 	var got []string
 	for _, w := range c.Warnings {
@@ -364,6 +370,7 @@ func TestConfigWarnings(t *testing.T) {
 }
 
 func TestActiveIsACopy(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "sort_by: multi_sort\nkey: fair_share\njob_sort_key: \"ncpus HIGH\"\nnode_sort_key: \"mem LOW\"")
 	s := c.Active(true)
 	s.Keys[0] = NoSort
@@ -381,6 +388,7 @@ func TestActiveIsACopy(t *testing.T) {
 }
 
 func TestSortKeySpec(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		key      SortKey
 		source   SortSource
@@ -421,6 +429,7 @@ func TestSortKeySpec(t *testing.T) {
 }
 
 func TestConfigFormatRoundTrip(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"",
 		"by_queue: true prime\nround_robin: true non_prime\nsort_by: multi_sort\nkey: fair_share prime\nkey: shortest_job_first\nkey: low_priority_first non_prime\nfair_share: true\nhalf_life: 1:02:03",
@@ -475,6 +484,7 @@ func checkConfigRoundTrip(t *testing.T, c *Config) {
 }
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{
 		"0": 0, "59": 59 * time.Second, "1:00": time.Minute, "1:00:00": time.Hour,
 		"24:00:00": 24 * time.Hour, "0:0:1": time.Second, "120": 2 * time.Minute,
@@ -495,6 +505,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestOverlongLine(t *testing.T) {
+	t.Parallel()
 	text := "by_queue: true\n# " + strings.Repeat("x", maxLine) + "\n"
 	_, err := ParseConfig(strings.NewReader(text), "sched_config")
 	wantProblems(t, err, "sched_config:2: line longer than 65536 bytes")

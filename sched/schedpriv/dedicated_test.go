@@ -17,6 +17,7 @@ func parseDedicatedString(t *testing.T, text string, loc *time.Location) *Dedica
 }
 
 func TestDedicatedFixture(t *testing.T) {
+	t.Parallel()
 	loc := time.FixedZone("site", -5*3600)
 	d, err := ParseDedicated(openFixture(t, "dedicated_time"), "dedicated_time", loc)
 	if err != nil {
@@ -42,6 +43,7 @@ func TestDedicatedFixture(t *testing.T) {
 }
 
 func TestDedicatedYears(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		line     string
 		from, to time.Time
@@ -75,6 +77,7 @@ func TestDedicatedYears(t *testing.T) {
 }
 
 func TestDedicatedErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string
@@ -112,6 +115,7 @@ func TestDedicatedErrors(t *testing.T) {
 }
 
 func TestDedicatedQueries(t *testing.T) {
+	t.Parallel()
 	d := parseDedicatedString(t, `
 06/01/2030 10:00 06/01/2030 12:00
 # out of order on purpose: windows are sorted
@@ -173,6 +177,7 @@ func TestDedicatedQueries(t *testing.T) {
 }
 
 func TestDedicatedFormatRoundTrip(t *testing.T) {
+	t.Parallel()
 	loc := time.FixedZone("site", 2*3600)
 	d := parseDedicatedString(t, "04/15/98 12:00 04/15/98 15:30\n1/2/2031 0:05 1/3/2031 23:59\n", loc)
 	var buf bytes.Buffer

@@ -14,6 +14,7 @@ import (
 // queue, help for jobs starving over 24 hours, backfilling on; prime time
 // 04:00-17:30 on weekdays, weekends and the year's holidays non-prime.
 func TestDefaultsParse(t *testing.T) {
+	t.Parallel()
 	f, err := Defaults(2030, time.UTC)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +126,7 @@ func equalSettings(a, b Settings) bool {
 }
 
 func TestDefault(t *testing.T) {
+	t.Parallel()
 	for _, name := range DefaultFiles() {
 		a, err := Default(name, 2030)
 		if err != nil || len(a) == 0 {

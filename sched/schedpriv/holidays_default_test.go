@@ -12,6 +12,7 @@ import (
 // The federal holidays as the US Office of Personnel Management lists
 // them for years with every kind of weekend shift.
 func TestUSHolidays(t *testing.T) {
+	t.Parallel()
 	tests := map[int]string{
 		// Juneteenth, Independence Day and Christmas on weekends; the New
 		// Year's Day of 2022 (a Saturday) observed on December 31.
@@ -38,6 +39,7 @@ func TestUSHolidays(t *testing.T) {
 // (May 29) was a Saturday in 1999 (the holiday was Monday May 31), and
 // the New Year's Day of 2000, a Saturday, was observed on December 31.
 func TestDefaultHolidaysAgainstTheSample(t *testing.T) {
+	t.Parallel()
 	data, err := DefaultHolidays(1999)
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,7 @@ func TestDefaultHolidaysAgainstTheSample(t *testing.T) {
 // prime time 04:00-17:30 on weekdays, and holidays on weekdays only (a
 // weekend is non-prime anyway), each with its date and name.
 func TestDefaultHolidaysEveryYear(t *testing.T) {
+	t.Parallel()
 	for year := 1950; year <= 2150; year++ {
 		data, err := DefaultHolidays(year)
 		if err != nil {

@@ -23,6 +23,7 @@ func at(y int, m time.Month, d, hh, mm, ss int) time.Time {
 }
 
 func TestHolidaysFixture(t *testing.T) {
+	t.Parallel()
 	h, err := ParseHolidays(openFixture(t, "holidays"), "holidays")
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +110,7 @@ func TestHolidaysFixture(t *testing.T) {
 }
 
 func TestIsPrimeRules(t *testing.T) {
+	t.Parallel()
 	tue := func(hh, mm int) time.Time { return at(2030, 1, 1, hh, mm, 0) } // a Tuesday
 	sat := func(hh, mm int) time.Time { return at(2030, 1, 5, hh, mm, 0) }
 	mon := func(hh, mm int) time.Time { return at(2030, 1, 7, hh, mm, 0) }
@@ -179,6 +181,7 @@ func TestIsPrimeRules(t *testing.T) {
 }
 
 func TestHolidaysWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want string
@@ -205,6 +208,7 @@ func TestHolidaysWarnings(t *testing.T) {
 }
 
 func TestHolidaysErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string
@@ -241,6 +245,7 @@ func TestHolidaysErrors(t *testing.T) {
 }
 
 func TestNextChange(t *testing.T) {
+	t.Parallel()
 	h, err := ParseHolidays(openFixture(t, "holidays"), "holidays")
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +284,7 @@ func TestNextChange(t *testing.T) {
 }
 
 func TestHolidaysFormatRoundTrip(t *testing.T) {
+	t.Parallel()
 	inputs := []string{
 		"",
 		"weekday 0600 1730",

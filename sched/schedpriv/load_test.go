@@ -10,6 +10,7 @@ import (
 )
 
 func TestLoadMissingOptional(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{ConfigFile: {Data: []byte("unknown_shares: 3\n")}}
 	f, err := LoadFS(fsys, time.UTC)
 	if err != nil {
@@ -35,6 +36,7 @@ func TestLoadMissingOptional(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	// No sched_config: an error, not a silent default.
 	_, err := LoadFS(fstest.MapFS{}, time.UTC)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "sched_config") {

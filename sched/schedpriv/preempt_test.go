@@ -6,6 +6,7 @@ import (
 )
 
 func TestParsePreemptPrio(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    string // String() of the result; "" when refused
@@ -41,6 +42,7 @@ func TestParsePreemptPrio(t *testing.T) {
 // then the first listed; a job of no listed level is normal; a normal
 // job when normal_jobs is not listed is below every level.
 func TestPreemptPrioLevel(t *testing.T) {
+	t.Parallel()
 	p, err := ParsePreemptPrio("express_queue, starving_jobs+fairshare, starving_jobs, normal_jobs, fairshare")
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +72,7 @@ func TestPreemptPrioLevel(t *testing.T) {
 }
 
 func TestParsePreemptOrder(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    string
@@ -111,6 +114,7 @@ func TestParsePreemptOrder(t *testing.T) {
 // The PBS Pro lines load, and preemption stays off until preemptive_sched
 // turns it on.
 func TestPreemptConfig(t *testing.T) {
+	t.Parallel()
 	c := parseConfigString(t, "preempt_queue_prio: 150\npreempt_prio: \"express_queue, normal_jobs\"\npreempt_order: \"SCR\"\npreempt_sort: min_time_since_start\n")
 	if c.PreemptQueuePrio != 150 || c.PreemptPrio.String() != "express_queue, normal_jobs" || c.PreemptOrder.String() != "SCR" || c.PreemptSort != PreemptSortMinTimeSinceStart {
 		t.Errorf("parsed %d %q %q %q", c.PreemptQueuePrio, c.PreemptPrio, c.PreemptOrder, c.PreemptSort)

@@ -10,6 +10,7 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) < 5e-6 }
 
 func TestResourceGroupFixture(t *testing.T) {
+	t.Parallel()
 	tree, err := ParseResourceGroup(openFixture(t, "resource_group"), "resource_group", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestResourceGroupFixture(t *testing.T) {
 }
 
 func TestAddUnknown(t *testing.T) {
+	t.Parallel()
 	tree, err := ParseResourceGroup(openFixture(t, "resource_group"), "resource_group", 10)
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +100,7 @@ func TestAddUnknown(t *testing.T) {
 }
 
 func TestResourceGroupEdgeCases(t *testing.T) {
+	t.Parallel()
 	// No shares for unknown and no entries: unknown users get nothing
 	// rather than a division by zero.
 	tree, err := ParseResourceGroup(strings.NewReader(""), "resource_group", 0)
@@ -125,6 +128,7 @@ func TestResourceGroupEdgeCases(t *testing.T) {
 }
 
 func TestResourceGroupErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want []string
@@ -155,6 +159,7 @@ func TestResourceGroupErrors(t *testing.T) {
 }
 
 func TestResourceGroupFormatRoundTrip(t *testing.T) {
+	t.Parallel()
 	tree, err := ParseResourceGroup(openFixture(t, "resource_group"), "resource_group", 10)
 	if err != nil {
 		t.Fatal(err)

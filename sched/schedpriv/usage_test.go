@@ -15,6 +15,7 @@ func usageEqual(a, b *UsageState) bool {
 }
 
 func TestUsageRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := NewUsageState()
 	s.LastDecay = 1700000000
 	s.Entities = Usage{
@@ -74,6 +75,7 @@ func TestUsageRoundTrip(t *testing.T) {
 
 // Version 1 files (entities only), written by earlier releases, still read.
 func TestUsageVersion1(t *testing.T) {
+	t.Parallel()
 	s, err := Decode(strings.NewReader("gopbs-usage 1\nalice\t10\nb%09ob\t0.5\n"), "usage")
 	if err != nil || !maps.Equal(s.Entities, Usage{"alice": 10, "b\tob": 0.5}) || len(s.Jobs) != 0 {
 		t.Fatalf("v1: %v, %v", s, err)
@@ -84,6 +86,7 @@ func TestUsageVersion1(t *testing.T) {
 }
 
 func TestUsageEncodeRejects(t *testing.T) {
+	t.Parallel()
 	for _, u := range []Usage{{"": 1}, {"a": -1}, {"a": math.NaN()}, {"a": math.Inf(1)}} {
 		if err := Encode(&bytes.Buffer{}, &UsageState{Entities: u}); err == nil {
 			t.Errorf("Encode(%v) should fail", u)
@@ -100,6 +103,7 @@ func sum(lines string) string {
 }
 
 func TestUsageDecodeErrors(t *testing.T) {
+	t.Parallel()
 	good := func() string {
 		var b bytes.Buffer
 		Encode(&b, &UsageState{Entities: Usage{"alice": 10, "bob": 20}, Jobs: map[string]float64{"1.s": 5}})

@@ -323,6 +323,7 @@ func setStart(s []int64, i int, at int64) []int64 {
 // TestReplayStartsUnchanged this pins every scheduling decision a change
 // to the simulator's speed must keep.
 func TestReplayMatchesBareLoop(t *testing.T) {
+	t.Parallel()
 	limit := 0
 	if testing.Short() {
 		limit = 5000

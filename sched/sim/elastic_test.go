@@ -89,6 +89,7 @@ func events(t *testing.T, pol core.Policy, nodes []*core.Node, jobs []Job) ([]st
 // 1) grows to 3 at 60 (110 left: 37 s) and to 4 at 80 (50 left: 13 s):
 // it ends at 93 too.
 func TestElasticHandWorked(t *testing.T) {
+	t.Parallel()
 	jobs, procs := readJobs(t, "elastic.swf")
 	if procs != 4 || len(jobs) != 5 || jobs[1].MinProcs != 1 || jobs[1].MaxProcs != 4 {
 		t.Fatalf("trace read as %d processors, %+v", procs, jobs)
@@ -201,6 +202,7 @@ func on(j *core.Job, nodes ...string) []core.Chunk {
 // E is elastic 1-2, 200 processor-seconds; jobs submitted at the script's
 // instants (never started) make the passes.
 func TestElasticResizes(t *testing.T) {
+	t.Parallel()
 	type script = map[int64]func(p *core.Plan, job func(string) *core.Job)
 	run := func(nodes ...string) func(p *core.Plan, job func(string) *core.Job) {
 		return func(p *core.Plan, job func(string) *core.Job) { p.Run(job("E"), on(job("E"), nodes...), "") }
@@ -267,6 +269,7 @@ func TestElasticResizes(t *testing.T) {
 // up to the second; its walltime is rescaled alike. Its outcome is
 // measured from its end.
 func TestElasticWorkConserved(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		nodes, procs, min, max int
 		run, end               int64
@@ -309,6 +312,7 @@ func TestElasticWorkConserved(t *testing.T) {
 }
 
 func TestCeilDiv(t *testing.T) {
+	t.Parallel()
 	for _, tc := range [][3]int64{{0, 4, 0}, {1, 4, 1}, {4, 4, 1}, {5, 4, 2}, {200, 3, 67}, {-5, 2, -2}, {-4, 2, -2}} {
 		if got := ceilDiv(tc[0], tc[1]); got != tc[2] {
 			t.Errorf("ceilDiv(%d, %d) = %d, want %d", tc[0], tc[1], got, tc[2])

@@ -44,6 +44,7 @@ func (s *synthetic) Read(p []byte) (int, error) {
 // alone, before the simulator's copy and the outcomes). What grows with
 // the trace is the Stats' 4 bytes per wait, 2 MB here.
 func TestMemoryFollowsQueue(t *testing.T) {
+	// Not parallel: it measures the process's allocations.
 	if testing.Short() {
 		t.Skip("-short")
 	}

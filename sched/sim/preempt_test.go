@@ -39,6 +39,7 @@ func preemptReplay(t *testing.T, order string, on bool, jobs []Job) map[string]O
 // starts at once and job 1 resumes at 30, ending at 120 (its 90 s left);
 // by requeue job 1 runs again from the start at 30, ending at 130.
 func TestReplayPreemption(t *testing.T) {
+	t.Parallel()
 	jobs := []Job{
 		{ID: "1", Submit: 0, Run: 100, Procs: 2, Walltime: 200},
 		{ID: "2", Submit: 10, Run: 20, Procs: 2, Walltime: 50, Queue: "express"},

@@ -17,6 +17,7 @@ func simNodes() []*core.Node {
 }
 
 func TestParseReservations(t *testing.T) {
+	t.Parallel()
 	origin := time.Unix(1_000_000, 0)
 	rs, err := ParseReservations(strings.NewReader("# maintenance\nm 3600 4:00:00 all FREQ=WEEKLY;COUNT=3\nx 10 60 n2\n"), simNodes(), origin)
 	if err != nil {
@@ -43,6 +44,7 @@ func TestParseReservations(t *testing.T) {
 // into it (the long job waits for its end), while a job that ends before
 // it starts at once; without the window both start at once.
 func TestReplayDrainsForReservation(t *testing.T) {
+	t.Parallel()
 	nodes := simNodes()
 	origin := time.Unix(1_000_000, 0)
 	jobs := []Job{

@@ -46,6 +46,7 @@ func starts(t *testing.T, pol core.Policy, jobs []Job) []int64 {
 // delay the reservation and does not; job 5 has no walltime and is never
 // backfilled.
 func TestHandWorkedTrace(t *testing.T) {
+	t.Parallel()
 	jobs := []Job{
 		{ID: "1", Submit: 0, Run: 60, Procs: 2, Walltime: 100},
 		{ID: "2", Submit: 0, Run: 50, Procs: 4, Walltime: 100},
@@ -71,6 +72,7 @@ func TestHandWorkedTrace(t *testing.T) {
 // EASY's second case: a job that fits beside the reservation (using only
 // the extra processors) starts although it ends after the shadow time.
 func TestEASYExtraProcessors(t *testing.T) {
+	t.Parallel()
 	jobs := []Job{
 		{ID: "1", Submit: 0, Run: 100, Procs: 3, Walltime: 100},
 		{ID: "2", Submit: 0, Run: 10, Procs: 3, Walltime: 10},   // head: waits for job 1
@@ -84,6 +86,7 @@ func TestEASYExtraProcessors(t *testing.T) {
 }
 
 func TestMeasure(t *testing.T) {
+	t.Parallel()
 	jobs := []Job{{ID: "1", Submit: 0, Run: 5, Procs: 2, User: "a"}, {ID: "2", Submit: 0, Run: 100, Procs: 2, User: "b"}}
 	outs := []Outcome{{Job: &jobs[0], Start: 10, End: 15}, {Job: &jobs[1], Start: 0, End: 100}}
 	m := Measure(outs, 4)
@@ -105,6 +108,7 @@ func TestMeasure(t *testing.T) {
 // TestRunningOrder: running jobs stay in Seq order, jobs of one Seq in
 // start order, and the one that ends is the one removed.
 func TestRunningOrder(t *testing.T) {
+	t.Parallel()
 	a, b, c, d := &core.Job{Seq: 5}, &core.Job{Seq: 2}, &core.Job{Seq: 5}, &core.Job{Seq: 9}
 	var r []*core.Job
 	for _, j := range []*core.Job{a, b, c, d} {
@@ -133,6 +137,7 @@ func TestRunningOrder(t *testing.T) {
 // same, through the numbers a replay shares between jobs, for jobs asking
 // for as much as an earlier one, and past as many requests as it keeps.
 func TestCoreJobNumbers(t *testing.T) {
+	t.Parallel()
 	chunks := map[shape]selected{}
 	cases := []struct {
 		j       Job

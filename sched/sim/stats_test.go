@@ -11,6 +11,7 @@ import (
 // TestExactSum: the sum is the exact sum rounded once, whatever the
 // order of the values.
 func TestExactSum(t *testing.T) {
+	t.Parallel()
 	var s exactSum
 	for range 10 {
 		s.add(0.1)
@@ -69,6 +70,7 @@ func stepExact(ch [][2]int64, first, last int64, n int) []float64 {
 // bins at a width of one second, within a few percent of a bin's
 // neighbourhood after the bins have been merged.
 func TestStepSeries(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, span := range []int64{300, 5000, 8000, 10_000_000, 3_000_000_000} {
 		var ch [][2]int64
@@ -113,6 +115,7 @@ func TestStepSeries(t *testing.T) {
 // TestStatsOrder: the metrics and plots do not depend on the order the
 // outcomes come in.
 func TestStatsOrder(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	var jobs []Job
 	var outs []Outcome

@@ -34,6 +34,7 @@ type commandsOpts struct {
 	b2Loops     int
 	bigCpus     int
 	cgroups     string // mom_priv/cgroups to give the mom ("" : none)
+	hook        string // a queuejob hook's script to import ("" : none)
 	b5Jobs      int
 	bigJobs     int
 	bigRuns     int
@@ -209,7 +210,15 @@ func ourCommandsRun(o commandsOpts) []figure {
 // commandsCluster is a fresh cluster with pbs_sched and one mom, and a
 // work directory holding the job script the loops submit.
 func commandsCluster(tb *benchTB, o commandsOpts) (*testcluster.Cluster, string, string) {
-	return benchCluster(tb, testcluster.Options{ServerArgs: []string{"-log-level", "warn"}}, o.cgroups)
+	cl, node, work := benchCluster(tb, testcluster.Options{ServerArgs: []string{"-log-level", "warn"}}, o.cgroups)
+	if o.hook != "" {
+		// Every submission then goes through a site hook (its process
+		// forked from the server's python3 zygote).
+		cl.MustRun("qmgr", "-c", "create hook bench")
+		cl.MustRun("qmgr", "-c", "set hook bench event = queuejob")
+		cl.MustRun("qmgr", "-c", "import hook bench application/x-python default "+o.hook)
+	}
+	return cl, node, work
 }
 
 // benchCluster is commandsCluster with the cluster's options given and,

@@ -88,6 +88,7 @@ func main() {
 	flag.StringVar(&co.peerResults, "peer-results", "", "commands experiment: file of the peer's RESULT lines, read as well")
 	flag.IntVar(&co.b1Secs, "b1-secs", 10, "commands experiment: B1 seconds")
 	flag.IntVar(&co.b1Loops, "b1-loops", 16, "commands experiment: B1 loops")
+	flag.StringVar(&co.hook, "hook", "", "commands experiment: a queuejob hook script (a file) every submission goes through")
 	flag.IntVar(&co.b2N, "b2-n", 1000, "commands experiment: B2 jobs (and array size)")
 	flag.IntVar(&co.b2Loops, "b2-loops", 8, "commands experiment: B2 loops")
 	flag.IntVar(&co.bigCpus, "big-cpus", 64, "commands experiment: the node's ncpus for the last array")

@@ -27,6 +27,7 @@ var (
 func note(v string) proto.Attr { return proto.Attr{Name: "comment", Value: v} }
 
 func TestChanges(t *testing.T) {
+	t.Parallel()
 	pro, tq := config.PBSPro, config.Torque
 	tests := []struct {
 		p    config.Personality
@@ -71,6 +72,7 @@ func TestChanges(t *testing.T) {
 }
 
 func TestChangeErrors(t *testing.T) {
+	t.Parallel()
 	perm := &proto.Error{Code: proto.PBSE_PERM, Text: "Unauthorized Request "}
 	tests := []struct {
 		p      config.Personality
@@ -106,6 +108,7 @@ func TestChangeErrors(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"-Z"}, {"--help"}, {"-o"}, {"-c"}, {"-r"}, {"-N", "x"}, {"-C"}, {"-N"},
 		{"-a", "-l"}, {"-l", "-o", "n1"}, {"-o", "-c", "n1"}, {"-a", "-o", "n1"},
@@ -124,6 +127,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestServerFailures(t *testing.T) {
+	t.Parallel()
 	// No connection.
 	for p, rc := range map[config.Personality]int{config.PBSPro: 186, config.Torque: 1} {
 		r := runPbsnodes(t, p, nil, "-a")

@@ -105,6 +105,7 @@ const (
 )
 
 func TestListing(t *testing.T) {
+	t.Parallel()
 	pro, tq := config.PBSPro, config.Torque
 	tests := []struct {
 		p    config.Personality
@@ -142,6 +143,7 @@ func TestListing(t *testing.T) {
 }
 
 func TestUnknownNodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p        config.Personality
 		args     []string
@@ -231,6 +233,7 @@ const jsonN2 = `{
 `
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
 		for _, args := range [][]string{{"-F", "json", "n2"}, {"-a", "-Fjson", "n2"}, {"-av", "-F", "JSON", "n2"}} {
 			r := runPbsnodes(t, p, cluster(), args...)
@@ -270,6 +273,7 @@ func TestJSON(t *testing.T) {
 // JSON must parse whatever the server's values hold, and keep distinct
 // keys when the reply repeats an attribute.
 func TestJSONHostileValues(t *testing.T) {
+	t.Parallel()
 	odd := []string{"\x00\x1f\x7f", "\xff\xfe bad utf8", "\u2028\u2029", `"}]{[`, "-0", "007", "1e3", "9223372036854775808", ""}
 	var attrs []proto.Attr
 	for i, v := range odd {
@@ -370,6 +374,7 @@ n3              offline              0     0      0      0kb/0kb     0/0     0/0
 )
 
 func TestSummaries(t *testing.T) {
+	t.Parallel()
 	long := strings.Replace(jobSummaryTable, "n3              offline              0",
 		"n3              offline,state-unknown,down      0", 1)
 	tests := []struct {
@@ -417,6 +422,7 @@ func TestSummaries(t *testing.T) {
 // Summary cells are cut to their columns (and -L keeps them whole);
 // memory that cannot be read is shown as sent rather than as 0.
 func TestSummaryCells(t *testing.T) {
+	t.Parallel()
 	f := &fakeServer{nodes: []proto.Status{{Name: "a-very-long-node-name.example.org", Attrs: []proto.Attr{
 		attr("state", "", "free"), attr("queue", "", "workq"),
 		attr("resources_available", "OS", "linux-gnu-long"), attr("resources_available", "hardware", "x86_64"),
@@ -437,6 +443,7 @@ func TestSummaryCells(t *testing.T) {
 }
 
 func TestFullDSV(t *testing.T) {
+	t.Parallel()
 	f := &fakeServer{nodes: []proto.Status{n2(), {Name: "n4", Attrs: []proto.Attr{attr("comment", "", "a;b|c")}}}}
 	r := runPbsnodes(t, config.PBSPro, f, "-a", "-F", "dsv", "-D", ";")
 	want := "Name=n2;Mom=n2.example.org;Port=15002;pbs_version=23.06.06;ntype=PBS;state=job-busy;pcpus=4;" +
@@ -451,6 +458,7 @@ func TestFullDSV(t *testing.T) {
 }
 
 func TestTorqueXML(t *testing.T) {
+	t.Parallel()
 	r := runPbsnodes(t, config.Torque, cluster(), "-x", "n1", "n3")
 	want := "<Data><Node><name>n1</name><state>free</state><power_state>Running</power_state><np>2</np>" +
 		"<ntype>cluster</ntype><status>opsys=linux,physmem=24684096kb,ncpus=2,loadave=0.22</status>" +
@@ -475,6 +483,7 @@ func TestTorqueXML(t *testing.T) {
 }
 
 func TestMarked(t *testing.T) {
+	t.Parallel()
 	pro, tq := config.PBSPro, config.Torque
 	noted := cluster()
 	noted.nodes[1].Attrs = append(noted.nodes[1].Attrs, attr("comment", "", "draining"))
@@ -519,6 +528,7 @@ func TestMarked(t *testing.T) {
 }
 
 func TestNoNodes(t *testing.T) {
+	t.Parallel()
 	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
 		for _, args := range [][]string{nil, {"-a"}, {"-l"}, {"-aS"}, {"-x"}} {
 			r := runPbsnodes(t, p, &fakeServer{}, args...)
@@ -541,6 +551,7 @@ func TestNoNodes(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[config.Personality]string{config.PBSPro: "pbs_version = 23.06.06\n", config.Torque: "Version: 6.1.3\n"} {
 		for _, args := range [][]string{{"--version"}, {"-a", "--version"}} {
 			r := runPbsnodes(t, p, nil, args...)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestStates(t *testing.T) {
+	t.Parallel()
 	if got := torqueState("offline,job-busy"); got != "offline,job-exclusive" {
 		t.Errorf("torqueState = %q", got)
 	}
@@ -50,6 +51,7 @@ func TestStates(t *testing.T) {
 }
 
 func TestSizes(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[int64]string{
 		0: "0kb", 999: "999kb", 1000: "1mb", 1536: "2mb", 24684096: "24gb", 8388608: "8gb",
 		1 << 50: "1024pb", 3 << 40: "3pb",

@@ -33,6 +33,7 @@ type server interface {
 	StatusNodes(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	StatusResources(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	StatusSched(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
+	StatusHooks(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error)
 	Close() error
 }
 
@@ -147,11 +148,16 @@ func runWith(env *cmdutil.Env, args []string, stdin io.Reader, d deps) int {
 	}
 
 	if opts.hasCommand {
+		// "import hook ... -" reads the file from the standard input.
+		s.stdinFile = func() ([]byte, error) { return io.ReadAll(stdin) }
 		s.runAll(qmgrparse.Split(opts.command, false))
 		return s.status
 	}
 
 	r := bufio.NewReader(stdin)
+	// Commands come from the standard input: "import hook ... -" reads
+	// the lines after it up to a blank line, as print writes them.
+	s.stdinFile = func() ([]byte, error) { return readToBlankLine(r) }
 	var in qmgrparse.Input
 	more := false
 	for {
@@ -184,4 +190,26 @@ func runWith(env *cmdutil.Env, args []string, stdin io.Reader, d deps) int {
 		fmt.Fprintln(s.out)
 	}
 	return s.status
+}
+
+// readToBlankLine reads lines from r up to a blank one (or the end),
+// which it consumes: the file an "import ... -" in qmgr's input holds.
+func readToBlankLine(r *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		line, err := r.ReadString('\n')
+		if strings.TrimSpace(line) == "" && (err == nil || line == "") {
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return out, nil
+		}
+		out = append(out, line...)
+		if err != nil {
+			if err == io.EOF {
+				return out, nil
+			}
+			return nil, err
+		}
+	}
 }

@@ -26,6 +26,7 @@ type fake struct {
 	statuses  []string
 	closed    bool
 	scheds    []proto.Status
+	hooks     []proto.Status
 }
 
 func newFake() *fake {
@@ -93,6 +94,16 @@ func (f *fake) StatusResources(req *proto.StatusRequest) ([]proto.Status, []prot
 
 func (f *fake) StatusSched(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
 	return f.status("sched", f.scheds, req, proto.PBSE_UNKSCHED)
+}
+
+// StatusHooks is as the server's: the content alone asks for every
+// attribute and the content.
+func (f *fake) StatusHooks(req *proto.StatusRequest) ([]proto.Status, []proto.ObjectError, error) {
+	r := *req
+	if len(r.Attrs) == 1 && r.Attrs[0] == proto.AttrHookContent {
+		r.Attrs = nil
+	}
+	return f.status("hook", f.hooks, &r, proto.PBSE_IVAL_OBJ_NAME)
 }
 
 func (f *fake) status(kind string, all []proto.Status, req *proto.StatusRequest, unknown proto.Code) ([]proto.Status, []proto.ObjectError, error) {
@@ -169,6 +180,7 @@ func run1(t *testing.T, f *fake, args ...string) result {
 }
 
 func TestSetServer(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "s s scheduling=false, managers += x@y")
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
@@ -184,6 +196,7 @@ func TestSetServer(t *testing.T) {
 }
 
 func TestOneRequestPerName(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "create queue a,b queue_type=e; unset node n1 comment; delete queue a")
 	if r.code != 0 {
@@ -201,6 +214,7 @@ func TestOneRequestPerName(t *testing.T) {
 }
 
 func TestServerError(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	f.fail["foo"] = proto.NewError(proto.PBSE_UNKQUE)
 	r := run1(t, f, "-c", "set queue foo enabled=true")
@@ -230,6 +244,7 @@ func TestServerError(t *testing.T) {
 }
 
 func TestAbortAndExitStatus(t *testing.T) {
+	t.Parallel()
 	input := "set queue foo enabled=true\nset queue workq enabled=true\n"
 	f := newFake()
 	f.fail["foo"] = proto.NewError(proto.PBSE_UNKQUE)
@@ -261,6 +276,7 @@ func TestAbortAndExitStatus(t *testing.T) {
 }
 
 func TestSyntaxErrorOutput(t *testing.T) {
+	t.Parallel()
 	r := run1(t, newFake(), "-c", "set foo bar")
 	want := "qmgr: Illegal object type: foo.\nset foo bar\n    ^\n"
 	if r.code != exitParse || r.stderr != want {
@@ -269,6 +285,7 @@ func TestSyntaxErrorOutput(t *testing.T) {
 }
 
 func TestNoExecute(t *testing.T) {
+	t.Parallel()
 	// f is nil: connecting fails the test.
 	r := run1(t, nil, "-n", "-c", "set server scheduling=true; active queue q1; list queue")
 	if r.code != 0 || r.stderr != "" {
@@ -281,6 +298,7 @@ func TestNoExecute(t *testing.T) {
 }
 
 func TestQuietAndEcho(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	f.fail["foo"] = proto.NewError(proto.PBSE_UNKQUE)
 	r := runFake(t, f, config.PBSPro, "set queue foo enabled=true;bogus\n", false, "-z", "-e")
@@ -293,6 +311,7 @@ func TestQuietAndEcho(t *testing.T) {
 }
 
 func TestConnectError(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	env := &cmdutil.Env{Name: "qmgr", Config: &config.Config{Server: "svrhost"}, Stdout: &out, Stderr: &errb}
 	code := runWith(env, []string{"-c", "list server"}, strings.NewReader(""), deps{
@@ -304,6 +323,7 @@ func TestConnectError(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	r := run1(t, nil, "-x")
 	if r.code != 1 || !strings.Contains(r.stderr, "Usage: qmgr [-a] [-c command] [-e] [-n] [-z] [server]") {
 		t.Errorf("got %+v", r)
@@ -315,6 +335,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "list queue workq")
 	want := "Queue workq\n    queue_type = Execution\n    total_jobs = 0\n    max_running = 10\n    enabled = True\n\n"
@@ -346,6 +367,7 @@ func TestList(t *testing.T) {
 }
 
 func TestPrint(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "print server")
 	want := qmgrparse.FormatPrintServer(f.server, f.resources, f.queues, f.nodes)
@@ -378,6 +400,7 @@ func TestPrint(t *testing.T) {
 }
 
 func TestPrintOutputFeedsBack(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	printed := run1(t, f, "-c", "print server").stdout
 	g := newFake()
@@ -417,6 +440,7 @@ func namesOf(name string) []qmgrparse.ObjName {
 }
 
 func TestActive(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := runFake(t, f, config.PBSPro, "active queue workq,batch\nset queue enabled=false\nactive queue\nactive server\n", false)
 	if r.code != 0 {
@@ -445,6 +469,7 @@ func TestActive(t *testing.T) {
 }
 
 func TestNothingActive(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "set queue enabled=false")
 	if r.code != exitExec || r.stderr != "No Active Queues, nothing done.\n" || len(f.requests) != 0 {
@@ -462,6 +487,7 @@ func TestNothingActive(t *testing.T) {
 }
 
 func TestStdinInput(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	input := "# a comment\n" +
 		"set server \\\n" +
@@ -485,6 +511,7 @@ func TestStdinInput(t *testing.T) {
 }
 
 func TestPrompts(t *testing.T) {
+	t.Parallel()
 	r := runFake(t, newFake(), config.PBSPro, "set server \\\nscheduling=true\nhelp quit\n", true)
 	want := "Qmgr: Qmgr< Qmgr: " + helpText("quit") + "Qmgr: \n"
 	if r.stdout != want {
@@ -497,6 +524,7 @@ func TestPrompts(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	r := run1(t, newFake(), "-c", "help")
 	if r.code != 0 || !strings.Contains(r.stdout, "Commands") {
 		t.Errorf("got %+v", r)
@@ -512,6 +540,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestBrokenConnection(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	f.fail["workq"] = &proto.Error{Code: proto.PBSE_PROTOCOL, Text: "read reply to Manager: EOF"}
 	r := runFake(t, f, config.PBSPro, "set queue workq enabled=false\nset queue batch enabled=false\n", false)
@@ -522,6 +551,7 @@ func TestBrokenConnection(t *testing.T) {
 }
 
 func TestStatusObjectErrors(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	f.fail["status server"] = proto.NewError(proto.PBSE_PERM)
 	r := run1(t, f, "-c", "print server")
@@ -535,6 +565,7 @@ func TestStatusObjectErrors(t *testing.T) {
 // it under "Sched", and print writes set lines without a name for the
 // attributes a manager sets.
 func TestSched(t *testing.T) {
+	t.Parallel()
 	f := newFake()
 	r := run1(t, f, "-c", "set sched scheduler_iteration = 300; set sched default log_events=2047; create sched other")
 	if r.code != 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +26,10 @@ type session struct {
 	activeQueues  []qmgrparse.ObjName
 	activeNodes   []qmgrparse.ObjName
 	activeScheds  []qmgrparse.ObjName
+
+	// stdinFile reads the file of an "import hook ... -" from the
+	// standard input.
+	stdinFile func() ([]byte, error)
 
 	status int  // exit status: that of the last command that failed
 	dead   bool // the connection broke; later commands cannot run
@@ -70,6 +75,10 @@ func (s *session) do(text string) (stop bool) {
 		code = s.list(cmd)
 	case cmd.Verb == qmgrparse.VerbPrint:
 		code = s.print(cmd)
+	case cmd.Verb == qmgrparse.VerbImport:
+		code = s.importHook(cmd)
+	case cmd.Verb == qmgrparse.VerbExport:
+		code = s.exportHook(cmd)
 	default:
 		code = s.manage(cmd)
 	}
@@ -147,6 +156,11 @@ func (s *session) targets(cmd *qmgrparse.Command) ([]qmgrparse.ObjName, bool) {
 			return []qmgrparse.ObjName{{}}, true
 		}
 		fmt.Fprintln(s.errw, "qmgr: Syntax error - object name required for operation")
+	case proto.ObjHook:
+		if all {
+			return []qmgrparse.ObjName{{}}, true
+		}
+		fmt.Fprintln(s.errw, "qmgr: Syntax error - object name required for operation")
 	case proto.ObjSched:
 		// No name is the default scheduler, as in OpenPBS's qmgr.
 		if s.activeScheds != nil {
@@ -180,6 +194,8 @@ func (s *session) report(obj, svr string, code proto.Code, text string) {
 	case code == proto.PBSE_PROTOCOL:
 		fmt.Fprintln(s.errw, "qmgr: Protocol error, server disconnected")
 		s.dead = true
+	case code == proto.PBSE_HOOKERROR:
+		fmt.Fprintln(s.errw, "qmgr: hook error returned from server")
 	case !s.torque && code != proto.PBSE_NONE:
 		fmt.Fprintf(s.errw, "qmgr: Error (%d) returned from server\n", int(code))
 	}
@@ -248,6 +264,8 @@ func (s *session) stat(obj proto.ObjectType, t qmgrparse.ObjName, attrs []string
 		call, unknown = s.srv.StatusResources, proto.PBSE_UNKRESC
 	case proto.ObjSched:
 		call, unknown = s.srv.StatusSched, proto.PBSE_UNKSCHED
+	case proto.ObjHook:
+		call, unknown = s.srv.StatusHooks, proto.PBSE_IVAL_OBJ_NAME
 	}
 	objs, oerrs, err := call(req)
 	if err != nil {
@@ -303,7 +321,12 @@ func (s *session) print(cmd *qmgrparse.Command) int {
 	if cmd.Object != proto.ObjServer {
 		var all []proto.Status
 		for _, t := range targets {
-			objs, c := s.stat(cmd.Object, t, attrs)
+			want := attrs
+			if cmd.Object == proto.ObjHook {
+				// The hooks' files too, which print writes as imports.
+				want = append(slices.Clip(attrs), proto.AttrHookContent)
+			}
+			objs, c := s.stat(cmd.Object, t, want)
 			all = append(all, objs...)
 			note(c)
 			if c != 0 && (s.opts.abort || s.dead) {

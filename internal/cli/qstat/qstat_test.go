@@ -160,6 +160,7 @@ func runQstat(t *testing.T, p config.Personality, f *fakeServer, args ...string)
 }
 
 func TestDefaultTableAndUnknownIds(t *testing.T) {
+	t.Parallel()
 	f := newServer()
 	r := runQstat(t, config.PBSPro, f, "1", "99", "2.other\n")
 	if r.rc != 153 {
@@ -187,6 +188,7 @@ func TestDefaultTableAndUnknownIds(t *testing.T) {
 }
 
 func TestTorqueUnknownAndCompleted(t *testing.T) {
+	t.Parallel()
 	f := newServer()
 	r := runQstat(t, config.Torque, f, "3", "42.srv")
 	if r.rc != 153 || r.stderr != "qstat: Unknown Job Id Error 42.srv\n" {
@@ -201,6 +203,7 @@ func TestTorqueUnknownAndCompleted(t *testing.T) {
 }
 
 func TestFinishedWithoutX(t *testing.T) {
+	t.Parallel()
 	f := newServer()
 	r := runQstat(t, config.PBSPro, f, "-f", "3")
 	if r.rc != 35 {
@@ -220,6 +223,7 @@ func TestFinishedWithoutX(t *testing.T) {
 }
 
 func TestNoJobs(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{nil, {"-f"}, {"-a"}, {"-u", "nobody"}, {"-f", "-1"}} {
 		for _, p := range []config.Personality{config.PBSPro, config.Torque} {
 			f := &fakeServer{}
@@ -232,6 +236,7 @@ func TestNoJobs(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[config.Personality]string{config.PBSPro: "pbs_version = 23.06.06\n", config.Torque: "Version: 6.1.3\n"} {
 		r := runQstat(t, p, &fakeServer{failAll: errors.New("must not connect")}, "--version")
 		if r.rc != 0 || r.stdout != want {
@@ -241,6 +246,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-f", "-F", "json", "1", "77"}, {"-xf", "-Fjson", "1", "77"}, {"-Efx", "-Fjson", "1", "77"}} {
 		r := runQstat(t, config.PBSPro, newServer(), args...)
 		if r.rc != 153 || r.stderr != "qstat: Unknown Job Id 77.srv\n" {
@@ -267,6 +273,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestTorqueXML(t *testing.T) {
+	t.Parallel()
 	r := runQstat(t, config.Torque, newServer(), "-x", "1", "3")
 	ls := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.rc != 0 || len(ls) != 4 {
@@ -304,6 +311,7 @@ func TestTorqueXML(t *testing.T) {
 }
 
 func TestAlternateFormats(t *testing.T) {
+	t.Parallel()
 	r := runQstat(t, config.PBSPro, newServer(), "-u", "alice,carol", "-x")
 	if r.rc != 0 || !strings.HasPrefix(r.stdout, "\nsrv: \n") {
 		t.Fatalf("-u must use the -a format:\n%s", r.stdout)
@@ -330,6 +338,7 @@ func f3only(s string) bool {
 }
 
 func TestOptionsAfterOperandsAndAccepted(t *testing.T) {
+	t.Parallel()
 	f := newServer()
 	r := runQstat(t, config.PBSPro, f, "-f", "3", "-x")
 	if r.rc != 0 || !strings.HasPrefix(r.stdout, "Job Id: 3.srv\n") || !f.reqs[0].History {
@@ -348,6 +357,7 @@ func TestOptionsAfterOperandsAndAccepted(t *testing.T) {
 }
 
 func TestFullNoWrap(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("v", 120)
 	f := newServer()
 	f.jobs[1].Attrs = append(f.jobs[1].Attrs, proto.Attr{Name: "comment", Value: long})
@@ -364,6 +374,7 @@ func TestFullNoWrap(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		p    config.Personality
 		args []string
@@ -390,6 +401,7 @@ func TestUsageErrors(t *testing.T) {
 // Each personality's usage lists only options its qstat accepts, and a
 // usage error prints that usage.
 func TestUsagePerPersonality(t *testing.T) {
+	t.Parallel()
 	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
 		text := usage(p)
 		for _, m := range regexp.MustCompile(`\[-([A-Za-z0-9])\b`).FindAllStringSubmatch(text, -1) {
@@ -408,6 +420,7 @@ func TestUsagePerPersonality(t *testing.T) {
 }
 
 func TestConnectFailure(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	env := &cmdutil.Env{Name: "qstat", Config: &config.Config{Personality: config.PBSPro}, Stdout: &out, Stderr: &errb}
 	rc := runWith(env, nil, deps{
@@ -422,6 +435,7 @@ func TestConnectFailure(t *testing.T) {
 }
 
 func TestWholeRequestUnknown(t *testing.T) {
+	t.Parallel()
 	f := newServer()
 	f.failAll = &proto.Error{Code: proto.PBSE_UNKJOBID, Text: "Unknown Job Id"}
 	r := runQstat(t, config.PBSPro, f, "5")
@@ -431,6 +445,7 @@ func TestWholeRequestUnknown(t *testing.T) {
 }
 
 func TestQueuesAndServer(t *testing.T) {
+	t.Parallel()
 	r := runQstat(t, config.PBSPro, newServer(), "-Q")
 	want := "Queue              Max   Tot Ena Str   Que   Run   Hld   Wat   Trn   Ext Type\n" +
 		"---------------- ----- ----- --- --- ----- ----- ----- ----- ----- ----- ----\n" +
@@ -461,6 +476,7 @@ func TestQueuesAndServer(t *testing.T) {
 // The default table asks only for the attributes it shows and filters
 // on; every listing prints the same as from an answer with all of them.
 func TestAskedAttributesSuffice(t *testing.T) {
+	t.Parallel()
 	sets := [][]string{nil, {"-x"}, {"-w"}, {"-u", "alice"}, {"-J"}, {"-t"}, {"-J", "-t"}, {"-c"}, {"-a"}, {"-s"}, {"-n"}, {"-f"}, {"-T"}, {"-F", "json"}, {"1", "3"}}
 	for _, p := range []config.Personality{config.PBSPro, config.Torque} {
 		for _, args := range sets {
@@ -494,6 +510,7 @@ func TestAskedAttributesSuffice(t *testing.T) {
 // (qstat.c's alt_opt and f_opt rules) are refused with its words and
 // usage, exit 2, before connecting; the neighbouring ones it accepts run.
 func TestOpenPBSConflicts(t *testing.T) {
+	t.Parallel()
 	refused := [][]string{
 		{"-a", "-F", "json"}, {"-a", "-F", "dsv"}, {"-F", "json"}, {"-Q", "-F", "json"}, {"-B", "-F", "dsv"},
 		{"-f", "-n", "-F", "json"}, {"-f", "-s", "-F", "dsv"},
@@ -526,6 +543,7 @@ func TestOpenPBSConflicts(t *testing.T) {
 // qstat -p shows "% done" in place of Time Use (OpenPBS's percent_cal),
 // and asks the server for the requests it divides by.
 func TestPercentDone(t *testing.T) {
+	t.Parallel()
 	f := &fakeServer{jobs: []proto.Status{
 		{Name: "1.srv", Attrs: attrs("Job_Name", "cpu", "Job_Owner", "alice@h", "job_state", "R", "queue", "workq",
 			"resources_used.cput", "00:15:00", "Resource_List.cput", "01:00:00",

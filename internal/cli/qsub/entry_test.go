@@ -141,6 +141,7 @@ func testRun(t *testing.T, pers config.Personality, args []string, files map[str
 }
 
 func TestSuccess(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{id: "123.srv"}
 	rc, out, errs := testRun(t, config.PBSPro, []string{"-N", "x", "job.sh"}, map[string]string{"job.sh": "#!/bin/sh\ntrue\n"}, "", srv)
 	if rc != 0 || out != "123.srv\n" || errs != "" {
@@ -152,6 +153,7 @@ func TestSuccess(t *testing.T) {
 }
 
 func TestStdinAndQuiet(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{id: "7.srv"}
 	rc, out, errs := testRun(t, config.Torque, []string{"-z"}, nil, "#PBS -l ncpus=2\nhostname\n", srv)
 	if rc != 0 || out != "" || errs != "" {
@@ -174,6 +176,7 @@ func TestStdinAndQuiet(t *testing.T) {
 // The script is spooled: a file removed right after qsub read it (dask)
 // is still submitted. This uses the real file system.
 func TestScriptSpooled(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "job.sh")
 	if err := os.WriteFile(p, []byte("#!/bin/sh\necho spooled\n"), 0o600); err != nil {
@@ -198,6 +201,7 @@ func TestScriptSpooled(t *testing.T) {
 }
 
 func TestServerError(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{err: proto.Errorf(proto.PBSE_UNKQUE, "nosuch")}
 	rc, out, errs := testRun(t, config.PBSPro, []string{"-q", "nosuch", "job.sh"}, map[string]string{"job.sh": "true\n"}, "", srv)
 	if rc != int(proto.PBSE_UNKQUE)%256 || out != "" || errs != "qsub: Unknown queue nosuch\n" {
@@ -211,6 +215,7 @@ func TestServerError(t *testing.T) {
 }
 
 func TestConnectFailure(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{dialErr: &proto.Error{Code: proto.PBSE_NOSERVER, Text: "cannot connect to server at /x/pbs_server.sock: connection refused"}}
 	rc, out, errs := testRun(t, config.PBSPro, []string{"job.sh"}, map[string]string{"job.sh": "true\n"}, "", srv)
 	if rc != 162 || out != "" || errs != "qsub: cannot connect to server at /x/pbs_server.sock: connection refused\n" {
@@ -230,6 +235,7 @@ func TestConnectFailure(t *testing.T) {
 // to that many seconds, and no longer; without it, it tries once. Other
 // failures are not retried.
 func TestConnectWait(t *testing.T) {
+	t.Parallel()
 	down := &proto.Error{Code: proto.PBSE_NOSERVER, Text: "cannot connect to server: connection refused"}
 	files := map[string]string{"job.sh": "true\n"}
 	srv := &fakeServer{id: "1.s", dialErr: down, dialFails: 3}
@@ -251,6 +257,7 @@ func TestConnectWait(t *testing.T) {
 }
 
 func TestUsageAndLocalErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		rc   int
@@ -276,6 +283,7 @@ func TestUsageAndLocalErrors(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for pers, want := range map[config.Personality]string{config.PBSPro: "pbs_version = 23.06.06\n", config.Torque: "Version: 6.1.3\n"} {
 		srv := &fakeServer{}
 		rc, out, errs := testRun(t, pers, []string{"--version"}, nil, "", srv)
@@ -288,6 +296,7 @@ func TestVersion(t *testing.T) {
 // TestBlock: -W block=true makes qsub wait for the job's end and exit with
 // its exit status, reconnecting when the server goes away for a while.
 func TestBlock(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"job.sh": "#!/bin/sh\nexit 3\n"}
 	lost := &proto.Error{Code: proto.PBSE_PROTOCOL, Text: "connection reset"}
 	tests := []struct {

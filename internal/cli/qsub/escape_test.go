@@ -6,6 +6,7 @@ import (
 )
 
 func TestEscapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		reads []string
 		sent  string

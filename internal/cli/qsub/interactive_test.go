@@ -37,6 +37,7 @@ func fakeShepherd(t *testing.T, req *proto.SubmitRequest, id string, cookie []by
 // proven shepherd's output and its own standard input (not a terminal:
 // sent as commands, then its end), and exits with the job's status.
 func TestInteractiveRelay(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{id: "7.srv", polls: []poll{{state: "Q"}}}
 	done := make(chan string, 2)
 	srv.submitted = func(req *proto.SubmitRequest) {
@@ -45,8 +46,7 @@ func TestInteractiveRelay(t *testing.T) {
 			return
 		}
 		wrong := make([]byte, proto.InteractiveCookieLen)
-		fakeShepherd(t, req, "7.srv", wrong, func(*interactive.Conn, interactive.Frame) string { return "a stranger got in" }, done)
-		fakeShepherd(t, req, "7.srv", req.Interactive.Cookie, func(fc *interactive.Conn, setup interactive.Frame) string {
+		proven := func(fc *interactive.Conn, setup interactive.Frame) string {
 			if setup.Tty {
 				return "setup says a terminal"
 			}
@@ -66,7 +66,15 @@ func TestInteractiveRelay(t *testing.T) {
 			}
 			fc.Send(&interactive.Frame{Kind: interactive.KindExit, Status: 3})
 			return got.String()
-		}, done)
+		}
+		// The stranger first, refused before the proven shepherd dials:
+		// once the job ends qsub no longer listens.
+		stranger := make(chan string, 1)
+		fakeShepherd(t, req, "7.srv", wrong, func(*interactive.Conn, interactive.Frame) string { return "a stranger got in" }, stranger)
+		go func() {
+			done <- <-stranger
+			fakeShepherd(t, req, "7.srv", req.Interactive.Cookie, proven, done)
+		}()
 	}
 	rc, out, errs := testRun(t, config.PBSPro, []string{"-I"}, nil, "echo hi; exit 3\n", srv)
 	if rc != 3 {
@@ -93,6 +101,7 @@ func TestInteractiveRelay(t *testing.T) {
 // A job that ends without its shepherd connecting (deleted, or failed to
 // start) ends qsub's wait with OpenPBS's words and status 1.
 func TestInteractiveJobGone(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{id: "8.srv", polls: []poll{{state: "Q"}, {state: "F", exit: "-1"}}}
 	rc, out, errs := testRun(t, config.PBSPro, []string{"-I"}, nil, "", srv)
 	if rc != 1 || !strings.Contains(out, "waiting for job 8.srv to start") || !strings.Contains(errs, "job 8.srv apparently deleted") {

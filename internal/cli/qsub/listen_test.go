@@ -16,6 +16,7 @@ import (
 )
 
 func TestListenAddrs(t *testing.T) {
+	t.Parallel()
 	ip := net.ParseIP
 	for _, tt := range []struct {
 		in   []net.IP
@@ -38,6 +39,7 @@ func TestListenAddrs(t *testing.T) {
 }
 
 func TestAcceptBackoff(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ after, want time.Duration }{
 		{0, 5 * time.Millisecond},
 		{5 * time.Millisecond, 10 * time.Millisecond},
@@ -67,6 +69,7 @@ func reachable(ip string, port int) bool {
 // address that is not the host's is skipped, and a name with none is an
 // error.
 func TestListenOnTheNamesAddresses(t *testing.T) {
+	t.Parallel()
 	ip := net.ParseIP
 	for _, tt := range []struct {
 		name string
@@ -118,6 +121,7 @@ func TestListenOnTheNamesAddresses(t *testing.T) {
 // there only: the shepherd reaches it on that name's address, a
 // connection to another address of the host is refused.
 func TestInteractiveListensOnSubmitHost(t *testing.T) {
+	t.Parallel()
 	srv := &fakeServer{id: "5.srv", polls: []poll{{state: "Q"}}}
 	done := make(chan string, 1)
 	stray := make(chan bool, 1)
@@ -169,6 +173,7 @@ func testListener(t *testing.T) net.Listener {
 // (a newcomer closes the oldest at once, long before its handshake
 // time is up), and the shepherd, coming after them, is accepted.
 func TestAcceptShepherdFlood(t *testing.T) {
+	t.Parallel()
 	ln := testListener(t)
 	cookie := make([]byte, proto.InteractiveCookieLen)
 	proven := make(chan *interactiveSession, 1)
@@ -223,6 +228,7 @@ func (l *acceptFailing) Accept() (net.Conn, error) {
 // Accepts that fail (EMFILE) are tried again: the shepherd still gets
 // in; the loop ends when the listener is closed.
 func TestAcceptShepherdAfterErrors(t *testing.T) {
+	t.Parallel()
 	ln := &acceptFailing{Listener: testListener(t), fails: 3}
 	cookie := make([]byte, proto.InteractiveCookieLen)
 	proven := make(chan *interactiveSession, 1)

@@ -73,7 +73,11 @@ func (v View) Status(req *proto.StatusRequest, who Caller, now int64, frames *pr
 			}
 		}
 		attrs = render.AppendTo(attrs[:0], j)
-		gone = gone || !frames.Add(j.ID, attrs)
+		st := proto.Status{Name: j.ID, Attrs: attrs}
+		if req.Alloc && (want == nil || want[proto.AttrExecVnode]) {
+			st.Alloc = HeldOf(j.Alloc)
+		}
+		gone = gone || !frames.AddStatus(&st)
 	}
 	// subjobs lists array p's subjobs of indices (all when nil) as they
 	// stand (qstat -t). An array's index set is never changed in place,
@@ -299,4 +303,21 @@ func matchCriterion(j *model.Job, c proto.Attr) (bool, error) {
 		return cmp < 0, nil
 	}
 	return false, proto.Errorf(proto.PBSE_IVALREQ, "operator %d", c.Op)
+}
+
+// HeldOf is an allocation on the wire (proto.Held, chunk by chunk), nil
+// for none.
+func HeldOf(a resc.Alloc) []proto.Held {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make([]proto.Held, len(a))
+	for i, h := range a {
+		rs := make([]proto.ResourceValue, len(h.Resources))
+		for k, p := range h.Resources {
+			rs[k] = proto.ResourceValue{Name: p.Name, Value: p.Value}
+		}
+		out[i] = proto.Held{Vnode: h.Vnode, Host: h.Host, Ncpus: h.Ncpus, Resources: rs}
+	}
+	return out
 }

@@ -2,11 +2,12 @@ package jobs
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/gopbs/gopbs/internal/model"
-	"github.com/gopbs/gopbs/internal/server/state"
+	"github.com/gopbs/gopbs/internal/server/state/statetest"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -16,12 +17,8 @@ import (
 // 2 running, and alice's finished job 4.
 func view(t *testing.T) View {
 	t.Helper()
-	rt := resc.NewTable(nil)
-	table := func() *resc.Table { return rt }
-	v := View{
-		Jobs:   state.New(state.Config{Table: table, HostNodes: func(n []string) []string { return n }, Now: func() int64 { return 1 }}),
-		Queues: state.NewQueues(), Table: rt, ServerName: "srv", Epoch: "e1",
-	}
+	tb := statetest.New(1)
+	v := View{Jobs: tb.Jobs, Queues: tb.Queues, Table: tb.Table, ServerName: "srv", Epoch: "e1"}
 	v.Queues.Put(model.NewObject("workq"))
 	v.Queues.Put(model.NewObject("long"))
 	mk := func(seq int64, user, queue string, st model.JobState) *model.Job {
@@ -153,6 +150,47 @@ func TestSelect(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(reply.IDs, c.want) {
 			t.Errorf("%s: %v %v, want %v", c.name, reply, err, c.want)
+		}
+	}
+}
+
+// A scheduler's fetch gets each started job's allocation typed beside its
+// attributes; other answers, and those without exec_vnode, do not.
+func TestStatusAlloc(t *testing.T) {
+	t.Parallel()
+	v := view(t)
+	j := &model.Job{Seq: 5, ID: "5.srv", Owner: "bob@h", EUser: "bob", Queue: "long", State: model.StateRunning, QueueRank: 5,
+		Alloc: resc.ParseAlloc("h/0*2+g/0", "(h[0]:ncpus=2:mem=1gb)+(g:ncpus=1)")}
+	v.Jobs.Insert(j)
+	want := []proto.Held{
+		{Vnode: "h[0]", Host: "h", Ncpus: 2, Resources: []proto.ResourceValue{{Name: "ncpus", Value: "2"}, {Name: "mem", Value: "1gb"}}},
+		{Vnode: "g", Host: "g", Ncpus: 1, Resources: []proto.ResourceValue{{Name: "ncpus", Value: "1"}}},
+	}
+	op := Caller{User: "root", Privileged: true}
+	for _, tc := range []struct {
+		name string
+		req  proto.StatusRequest
+		want []proto.Held
+	}{
+		{"asked", proto.StatusRequest{IDs: []string{"5.srv", "1.srv"}, Alloc: true}, want},
+		{"asked with exec_vnode", proto.StatusRequest{IDs: []string{"5.srv"}, Attrs: []string{proto.AttrExecVnode}, Alloc: true}, want},
+		{"asked without exec_vnode", proto.StatusRequest{IDs: []string{"5.srv"}, Attrs: []string{proto.AttrJobState}, Alloc: true}, nil},
+		{"not asked", proto.StatusRequest{IDs: []string{"5.srv"}}, nil},
+	} {
+		frames := proto.NewStatusFrames(4)
+		var tail proto.StatusReply
+		v.Status(&tc.req, op, 100, frames, &tail)
+		reply, err := frames.Collect(&tail)
+		if err != nil || len(reply.Objects) == 0 {
+			t.Fatalf("%s: %+v, %v", tc.name, reply, err)
+		}
+		if got := reply.Objects[0].Alloc; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: allocation %+v, want %+v", tc.name, got, tc.want)
+		}
+		for _, o := range reply.Objects[1:] {
+			if o.Alloc != nil {
+				t.Errorf("%s: queued job %s holds %+v", tc.name, o.Name, o.Alloc)
+			}
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/store"
 	"github.com/gopbs/gopbs/proto"
+	"github.com/gopbs/gopbs/resc"
 )
 
 func TestManageNodes(t *testing.T) {
@@ -63,7 +64,7 @@ func TestManageNodes(t *testing.T) {
 	}
 
 	// A node a running job uses is kept, whether named or with every node.
-	j := &model.Job{Seq: 1, ID: "1.srv", Owner: "u@h", Queue: "workq", State: model.StateRunning, ExecHost: "n2/0", ExecVnode: "(n2:ncpus=1)"}
+	j := &model.Job{Seq: 1, ID: "1.srv", Owner: "u@h", Queue: "workq", State: model.StateRunning, Alloc: resc.ParseAlloc("n2/0", "(n2:ncpus=1)")}
 	tb.t.Jobs.Insert(j)
 	for _, name := range []string{"n2", ""} {
 		if err := manage(req(proto.MgrDelete, name)); code(err) != proto.PBSE_OBJBUSY {

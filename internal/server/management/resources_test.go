@@ -23,6 +23,11 @@ type tables struct {
 	commit *store.Committer
 	rt     *resc.Table
 	t      Tables
+	// The sched object, the next job number and the server changes told
+	// (ServerStore).
+	sched   *model.Object
+	nextSeq int64
+	changes int
 }
 
 func newTables(t *testing.T) *tables {
@@ -31,7 +36,7 @@ func newTables(t *testing.T) *tables {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tb := &tables{st: st}
+	tb := &tables{st: st, sched: model.NewObject(proto.DefaultSched), nextSeq: 10}
 	table := func() *resc.Table { return tb.rt }
 	tb.t = Tables{Jobs: state.New(state.Config{Table: table, HostNodes: func(n []string) []string { return n }, Now: func() int64 { return 1 }}),
 		Resvs: state.NewResvs(table), Queues: state.NewQueues(), Nodes: state.NewNodes(table, time.Unix(1, 0)), Server: model.NewObject("srv"), ServerName: "srv"}
@@ -45,6 +50,15 @@ func (tb *tables) Tables() Tables                                 { return tb.t 
 func (tb *tables) Resources() *resc.Table                         { return tb.rt }
 func (tb *tables) SetResources(t *resc.Table)                     { tb.rt = t }
 func (tb *tables) PutServer(c *model.Object)                      { tb.t.Server = c }
+func (tb *tables) Sched() *model.Object                           { return tb.sched }
+func (tb *tables) PutSched(c *model.Object)                       { tb.sched = c }
+func (tb *tables) NextSeq() int64                                 { return tb.nextSeq }
+func (tb *tables) SetNextSeq(n int64)                             { tb.nextSeq = n }
+func (tb *tables) ServerChanged(_ *store.Batch, was, now *model.Object) {
+	if was.Bool(proto.AttrEligibleTimeEnable) != now.Bool(proto.AttrEligibleTimeEnable) {
+		tb.changes++
+	}
+}
 func (tb *tables) View(read func()) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()

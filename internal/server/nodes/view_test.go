@@ -4,10 +4,10 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/server/state"
+	"github.com/gopbs/gopbs/internal/server/state/statetest"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -16,13 +16,8 @@ import (
 // reported by its mom with 4 cpus.
 func view(t *testing.T) View {
 	t.Helper()
-	rt := resc.NewTable(nil)
-	table := func() *resc.Table { return rt }
-	v := View{
-		Nodes: state.NewNodes(table, time.Unix(100, 0)),
-		Jobs:  state.New(state.Config{Table: table, HostNodes: func(n []string) []string { return n }, Now: func() int64 { return 1 }}),
-		Resvs: state.NewResvs(table), Table: rt, ServerName: "srv",
-	}
+	tb := statetest.New(100)
+	v := View{Nodes: tb.Nodes, Jobs: tb.Jobs, Resvs: tb.Resvs, Table: tb.Table, ServerName: "srv"}
 	for _, name := range []string{"n1", "n2", "n3"} {
 		v.Nodes.Put(model.NewNode(name, name, "15002", name))
 		v.Nodes.Report(name, proto.MomStatus{Node: name, Ncpus: 4, Arch: "linux", IdealLoad: -1, MaxLoad: -1})
@@ -31,7 +26,7 @@ func view(t *testing.T) View {
 }
 
 func running(seq int64, ev, place string) *model.Job {
-	j := &model.Job{Seq: seq, ID: strconv.FormatInt(seq, 10) + ".srv", Owner: "u@h", Queue: "workq", State: model.StateRunning, ExecVnode: ev}
+	j := &model.Job{Seq: seq, ID: strconv.FormatInt(seq, 10) + ".srv", Owner: "u@h", Queue: "workq", State: model.StateRunning, Alloc: resc.ParseAlloc("", ev)}
 	j.ResourceList = j.ResourceList.Set(proto.ResPlace, place)
 	return j
 }

@@ -2,7 +2,6 @@ package resvs
 
 import (
 	"maps"
-	"strings"
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/place"
@@ -17,6 +16,8 @@ type View struct {
 	Resvs *state.Resvs
 	Nodes *state.Nodes
 	Jobs  *state.Jobs
+	// Server is the server's attributes (resv_enable, acl_resv_users).
+	Server *model.Object
 	// Table is the resource table the reservations' nodes are read with.
 	Table *resc.Table
 	// ServerName completes reservation ids.
@@ -36,7 +37,7 @@ func (v View) Holds(now int64) map[string]map[string]float64 {
 		if err != nil {
 			continue
 		}
-		if r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl") {
+		if r.Place.Exclusive() {
 			for node := range held {
 				held[node] = maps.Clone(v.Nodes.Amounts(node)) // the whole node
 			}
@@ -87,7 +88,7 @@ func (v View) Allows(j *model.Job, free []*place.Node, now int64) error {
 			return proto.Errorf(proto.PBSE_BADSTATE, "(reservation %s is %s: its jobs run only in its window)", id, r.State)
 		}
 		mine, _ := v.Resvs.Held(r)
-		excl := r.Place == "exclhost" || strings.HasPrefix(r.Place, "excl")
+		excl := r.Place.Exclusive()
 		// What the reservation's running jobs use on each of its nodes.
 		var used map[string]map[string]float64
 		if !excl {

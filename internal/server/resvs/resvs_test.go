@@ -7,7 +7,7 @@ import (
 
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/place"
-	"github.com/gopbs/gopbs/internal/server/state"
+	"github.com/gopbs/gopbs/internal/server/state/statetest"
 	"github.com/gopbs/gopbs/proto"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -16,13 +16,8 @@ import (
 // each, and reservation R1 running on 4 cpus of n1 from 100 to 200.
 func view(t *testing.T) (View, *model.Resv) {
 	t.Helper()
-	rt := resc.NewTable(nil)
-	table := func() *resc.Table { return rt }
-	v := View{
-		Resvs: state.NewResvs(table), Nodes: state.NewNodes(table, time.Unix(1, 0)),
-		Jobs:  state.New(state.Config{Table: table, HostNodes: func(n []string) []string { return n }, Now: func() int64 { return 1 }}),
-		Table: rt, ServerName: "srv",
-	}
+	tb := statetest.New(1)
+	v := View{Resvs: tb.Resvs, Nodes: tb.Nodes, Jobs: tb.Jobs, Table: tb.Table, ServerName: "srv"}
 	for _, n := range []string{"n1", "n2"} {
 		v.Nodes.Put(model.NewNode(n, n, "15002", n))
 		v.Nodes.Report(n, proto.MomStatus{Node: n, Ncpus: 8, IdealLoad: -1, MaxLoad: -1})
@@ -42,7 +37,7 @@ func free() []*place.Node {
 }
 
 func job(seq int64, queue string, st model.JobState, ev string) *model.Job {
-	return &model.Job{Seq: seq, ID: "j", Owner: "u@h", Queue: queue, State: st, ExecVnode: ev}
+	return &model.Job{Seq: seq, ID: "j", Owner: "u@h", Queue: queue, State: st, Alloc: resc.ParseAlloc("", ev)}
 }
 
 func TestHolds(t *testing.T) {
@@ -62,7 +57,7 @@ func TestHolds(t *testing.T) {
 		t.Errorf("with 3 cpus used by its job R1 holds %v, want 1", got)
 	}
 	// Placed exclusively, it holds the whole node.
-	r.Place = "excl"
+	r.Place = resc.Place{Arrangement: resc.ArrangeScatter, Sharing: resc.SharingExcl} // not only at the front of its text
 	if got := v.Holds(150)["n1"][proto.ResNcpus]; got != 5 {
 		t.Errorf("exclusive: %v cpus held (8 less its job's 3), want 5", got)
 	}

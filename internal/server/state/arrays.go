@@ -79,3 +79,26 @@ func (t *Jobs) SubjobAt(p *model.Job, index int, server string, now int64) (j *m
 	}
 	return nil, false, false
 }
+
+// Waiting reports whether subjob index of array p waits in its queued
+// indices with nothing of its own (no record: it is made when it starts).
+func (t *Jobs) Waiting(p *model.Job, index int) bool {
+	if !p.Array.Queued.Contains(index) {
+		return false
+	}
+	_, live := t.Get(model.JobKey{Seq: p.Seq, Index: index})
+	return !live
+}
+
+// NextWaiting is the first subjob of p that is Waiting.
+func (t *Jobs) NextWaiting(p *model.Job) (int, bool) {
+	found, index := false, 0
+	p.Array.Queued.Each(func(i int) bool {
+		if t.Waiting(p, i) {
+			found, index = true, i
+			return false
+		}
+		return true
+	})
+	return index, found
+}

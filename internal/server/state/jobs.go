@@ -47,6 +47,7 @@ type Jobs struct {
 	ended  map[int64]map[int]*model.SubjobEnd
 	counts counters
 	held   holdings
+	deps   dependants
 }
 
 // New makes an empty table.
@@ -76,6 +77,7 @@ func (t *Jobs) Load(jobs, subjobs []*model.Job, ends map[int64][]*model.SubjobEn
 	t.ended = map[int64]map[int]*model.SubjobEnd{}
 	t.counts.reset()
 	t.held.reset()
+	t.deps = dependants{}
 	for _, j := range jobs {
 		t.load(j)
 	}
@@ -248,6 +250,7 @@ func (t *Jobs) track(j *model.Job) {
 	t.counts.add(j)
 	t.hold(j, 1)
 	t.arrayCount(j, 1)
+	t.deps.depend(j, true)
 }
 
 func (t *Jobs) untrack(j *model.Job) {
@@ -255,4 +258,5 @@ func (t *Jobs) untrack(j *model.Job) {
 	t.counts.remove(j)
 	t.hold(j, -1)
 	t.arrayCount(j, -1)
+	t.deps.depend(j, false)
 }

@@ -53,7 +53,7 @@ func job(seq int64, u, q string, st model.JobState) *model.Job {
 // running is job seq running on exec_vnode ev with place pl.
 func running(seq int64, ev, pl string) *model.Job {
 	j := job(seq, "alice", "workq", model.StateRunning)
-	j.ExecVnode = ev
+	j.Alloc = resc.ParseAlloc("", ev)
 	j.ResourceList = j.ResourceList.Set(proto.ResNcpus, "1").Set(proto.ResPlace, pl)
 	return j
 }

@@ -240,3 +240,52 @@ func (t *Nodes) retype(name string) {
 	}
 	t.amounts[name] = m
 }
+
+// Up reports whether a node can take work: known, not offline, and
+// reported by its mom, which is not down.
+func (t *Nodes) Up(name string) bool {
+	n, ok := t.byName[name]
+	if !ok {
+		return false
+	}
+	if st, _ := n.Get(proto.AttrNodeState); st == model.NodeOffline {
+		return false
+	}
+	rt := t.runtime[name]
+	return rt != nil && rt.Reported && !rt.Down
+}
+
+// Host is the host a node is on for exclusive placement (exclhost): its
+// resources_available.host, else its name.
+func (t *Nodes) Host(node string) string {
+	if _, ok := t.byName[node]; ok {
+		if h, ok := t.AvailOne(node, proto.ResHost); ok && h != "" {
+			return h
+		}
+	}
+	return node
+}
+
+// HostNodes lists every node on the hosts of nodes (Host), in no order.
+func (t *Nodes) HostNodes(nodes []string) []string {
+	hosts := map[string]bool{}
+	for _, n := range nodes {
+		hosts[t.Host(n)] = true
+	}
+	var out []string
+	for name := range t.byName {
+		if hosts[t.Host(name)] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// MomOf is the node whose mom runs a node's jobs: the mom that reports a
+// vnode, or the node itself. exec_host names it.
+func (t *Nodes) MomOf(name string) string {
+	if rt := t.runtime[name]; rt != nil && rt.Owner != "" {
+		return rt.Owner
+	}
+	return name
+}

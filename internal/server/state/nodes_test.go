@@ -106,3 +106,66 @@ func TestNodes(t *testing.T) {
 		t.Errorf("foo on n3 %v after the table changed, want 5", got)
 	}
 }
+
+// Whether a node takes work, its host for exclhost and the mom that runs
+// its jobs, from its attributes and its mom's reports.
+func TestNodeUpHostMom(t *testing.T) {
+	t.Parallel()
+	rt := resc.NewTable(nil)
+	tab := NewNodes(func() *resc.Table { return rt }, time.Unix(500, 0))
+	a, v := model.NewObject("a"), model.NewObject("a[0]")
+	v.Set(proto.AttrResourcesAvail, proto.ResHost, "a")
+	off := model.NewObject("off")
+	off.Set(proto.AttrNodeState, "", model.NodeOffline)
+	tab.Load([]*model.Object{a, v, off, model.NewObject("silent")})
+	tab.Report("a", proto.MomStatus{Node: "a", Ncpus: 2})
+	tab.Report("off", proto.MomStatus{Node: "off", Ncpus: 2})
+	tab.RuntimeOf("a[0]").Owner = "a"
+	tab.RuntimeOf("a[0]").Reported = true
+	for name, want := range map[string]bool{"a": true, "a[0]": true, "off": false, "silent": false, "unknown": false} {
+		if got := tab.Up(name); got != want {
+			t.Errorf("Up(%s) = %v, want %v", name, got, want)
+		}
+	}
+	if tab.Host("a[0]") != "a" || tab.Host("a") != "a" || tab.Host("unknown") != "unknown" {
+		t.Errorf("hosts: a[0] %q, a %q", tab.Host("a[0]"), tab.Host("a"))
+	}
+	if got := tab.HostNodes([]string{"a[0]"}); !slices.Equal(slices.Sorted(slices.Values(got)), []string{"a", "a[0]"}) {
+		t.Errorf("nodes on a[0]'s host: %v", got)
+	}
+	if tab.MomOf("a[0]") != "a" || tab.MomOf("silent") != "silent" {
+		t.Errorf("moms: a[0] %q, silent %q", tab.MomOf("a[0]"), tab.MomOf("silent"))
+	}
+}
+
+// A mom's report of its vnodes: those on its mom recorded with its
+// lease, one on another mom ignored, and one it no longer reports stale.
+func TestReportVnodes(t *testing.T) {
+	t.Parallel()
+	rt := resc.NewTable(nil)
+	tab := NewNodes(func() *resc.Table { return rt }, time.Unix(500, 0))
+	tab.Load([]*model.Object{model.NewNode("m", "m", "15002", "m"), model.NewNode("m[0]", "m", "15002", "m"),
+		model.NewNode("m[1]", "m", "15002", "m"), model.NewNode("x", "x", "15002", "x")})
+	now := time.Unix(600, 0)
+	tab.Report("m", proto.MomStatus{Node: "m", Ncpus: 2})
+	tab.RuntimeOf("m").LeaseEnd = now.Add(time.Minute)
+	st := &proto.MomStatus{Node: "m", Vnodes: []proto.VnodeStatus{{Name: "m[0]", Ncpus: 4}, {Name: "m[1]", Ncpus: 4}, {Name: "x", Ncpus: 1}}}
+	recorded, stale := tab.ReportVnodes(st, now)
+	if !slices.Equal(recorded, []string{"m[0]", "m[1]"}) || len(stale) != 0 {
+		t.Fatalf("recorded %v, stale %v", recorded, stale)
+	}
+	if r := tab.Runtime("m[0]"); r == nil || r.Owner != "m" || !r.LeaseEnd.Equal(now.Add(time.Minute)) || tab.Amounts("m[0]")[proto.ResNcpus] != 4 || tab.MomOf("m[0]") != "m" {
+		t.Errorf("m[0] after its mom's report: %+v, amounts %v", r, tab.Amounts("m[0]"))
+	}
+	if tab.Runtime("x") != nil && tab.Runtime("x").Owner != "" {
+		t.Error("m spoke for x, a node on another mom")
+	}
+	later := now.Add(time.Minute)
+	_, stale = tab.ReportVnodes(&proto.MomStatus{Node: "m", Vnodes: []proto.VnodeStatus{{Name: "m[0]", Ncpus: 4}}}, later)
+	if !slices.Equal(stale, []string{"m[1]"}) || !tab.Runtime("m[1]").Stale || tab.Up("m[1]") {
+		t.Errorf("m[1] no longer reported: stale %v, %+v", stale, tab.Runtime("m[1]"))
+	}
+	if _, stale = tab.ReportVnodes(&proto.MomStatus{Node: "m", Vnodes: []proto.VnodeStatus{{Name: "m[0]", Ncpus: 4}}}, later); len(stale) != 0 {
+		t.Errorf("stale again: %v", stale)
+	}
+}

@@ -1,4 +1,4 @@
-package server
+package admit
 
 import (
 	"fmt"
@@ -48,27 +48,27 @@ func jobsIn(j *model.Job, queuedOnly bool) int {
 // entities over max_queued, queued_jobs_threshold or their _res forms of
 // q or of the server (mu held). The jobs are counted as they change
 // (state.Jobs.Entity); only the unfinished arrays are looked at here.
-func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
+func (v View) checkEntityLimits(j *model.Job, q *model.Object) error {
 	for _, scope := range []struct {
 		obj   *model.Object
 		queue string
-	}{{q, q.Name}, {s.server, ""}} {
+	}{{q, q.Name}, {v.Server, ""}} {
 		for _, lim := range entityCountLimits {
-			if v, ok := scope.obj.Get(lim.attr); ok {
-				l, err := entlim.Parse(v, model.EntityCount)
+			if text, ok := scope.obj.Get(lim.attr); ok {
+				l, err := entlim.Parse(text, model.EntityCount)
 				if err != nil {
 					continue // stored canonical: cannot happen
 				}
-				if err := s.overCount(j, l, scope.queue, lim.queuedOnly); err != nil {
+				if err := v.overCount(j, l, scope.queue, lim.queuedOnly); err != nil {
 					return err
 				}
 			}
 			for _, r := range slices.Sorted(maps.Keys(scope.obj.Resources[lim.resAttr])) {
-				l, err := entlim.Parse(scope.obj.Resources[lim.resAttr][r], model.EntityAmount(s.rt(), r))
+				l, err := entlim.Parse(scope.obj.Resources[lim.resAttr][r], model.EntityAmount(v.Table, r))
 				if err != nil {
 					continue
 				}
-				if err := s.overAmount(j, l, r, scope.queue, lim.queuedOnly); err != nil {
+				if err := v.overAmount(j, l, r, scope.queue, lim.queuedOnly); err != nil {
 					return err
 				}
 			}
@@ -80,7 +80,7 @@ func (s *Server) checkEntityLimits(j *model.Job, q *model.Object) error {
 // counted is what the jobs of entity kind/name in scope queue come to
 // (mu held), without j: the jobs (or those waiting, queuedOnly), or with
 // r the amount of resource r they ask for.
-func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, queuedOnly bool) float64 {
+func (v View) counted(j *model.Job, kind entlim.Kind, name, queue, r string, queuedOnly bool) float64 {
 	// share is what one job comes to (an array as its subjobs).
 	share := func(o *model.Job) float64 {
 		n := float64(jobsIn(o, queuedOnly))
@@ -94,7 +94,7 @@ func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, 
 		return n
 	}
 	total := 0.0
-	if n, ok := s.jobs.Entity(queue, kind, name); ok {
+	if n, ok := v.Jobs.Entity(queue, kind, name); ok {
 		switch {
 		case r == "" && queuedOnly:
 			total = float64(n.Queued)
@@ -106,10 +106,10 @@ func (s *Server) counted(j *model.Job, kind entlim.Kind, name, queue, r string, 
 			total = n.Amounts[r]
 		}
 	}
-	if s.jobs.Holds(j) && !j.IsArray() && same(j, kind, name, queue) {
+	if v.Jobs.Holds(j) && !j.IsArray() && same(j, kind, name, queue) {
 		total -= share(j) // j is counted already (a job moving between queues): not twice
 	}
-	for o := range s.jobs.UnfinishedArrays() {
+	for o := range v.Jobs.UnfinishedArrays() {
 		if o != j && same(o, kind, name, queue) {
 			total += share(o)
 		}
@@ -134,13 +134,13 @@ func same(o *model.Job, kind entlim.Kind, name, queue string) bool {
 	return true
 }
 
-func (s *Server) overCount(j *model.Job, l entlim.Limits, queue string, queuedOnly bool) error {
+func (v View) overCount(j *model.Job, l entlim.Limits, queue string, queuedOnly bool) error {
 	for _, e := range state.Entities(j) {
 		lim, ok := l.Limit(e.Kind, e.Name)
 		if !ok {
 			continue
 		}
-		n := float64(jobsIn(j, false)) + s.counted(j, e.Kind, e.Name, queue, "", queuedOnly)
+		n := float64(jobsIn(j, false)) + v.counted(j, e.Kind, e.Name, queue, "", queuedOnly)
 		if n > lim.Value {
 			return &proto.Error{Code: proto.PBSE_ENTLIMCT, Text: countRefusal(e.Kind, e.Name, lim.Generic(), queue, queuedOnly)}
 		}
@@ -148,7 +148,7 @@ func (s *Server) overCount(j *model.Job, l entlim.Limits, queue string, queuedOn
 	return nil
 }
 
-func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queuedOnly bool) error {
+func (v View) overAmount(j *model.Job, l entlim.Limits, r, queue string, queuedOnly bool) error {
 	want := func(o *model.Job) float64 {
 		req, err := o.Request()
 		if err != nil {
@@ -161,7 +161,7 @@ func (s *Server) overAmount(j *model.Job, l entlim.Limits, r, queue string, queu
 		if !ok {
 			continue
 		}
-		sum := want(j) + s.counted(j, e.Kind, e.Name, queue, r, queuedOnly)
+		sum := want(j) + v.counted(j, e.Kind, e.Name, queue, r, queuedOnly)
 		if sum > lim.Value {
 			return &proto.Error{Code: proto.PBSE_ENTLIMRESC, Text: amountRefusal(e.Kind, e.Name, lim.Generic(), r, queue, queuedOnly)}
 		}
@@ -222,9 +222,9 @@ var (
 		proto.AttrMaxQueued, proto.AttrMaxQueuedRes, proto.AttrQueuedJobsThreshold, proto.AttrQueuedJobsThresholdRes}
 )
 
-// checkLimitStyles refuses setting a limit of one style while one of the
+// CheckLimitStyles refuses setting a limit of one style while one of the
 // other is set anywhere (mu held).
-func (s *Server) checkLimitStyles(attrs []proto.Attr) error {
+func (v View) CheckLimitStyles(attrs []proto.Attr) error {
 	for _, a := range attrs {
 		var other []string
 		switch {
@@ -235,8 +235,8 @@ func (s *Server) checkLimitStyles(attrs []proto.Attr) error {
 		default:
 			continue
 		}
-		objs := []*model.Object{s.server}
-		for _, q := range s.queues.All() {
+		objs := []*model.Object{v.Server}
+		for _, q := range v.Queues.All() {
 			objs = append(objs, q)
 		}
 		for _, o := range objs {
@@ -244,7 +244,7 @@ func (s *Server) checkLimitStyles(attrs []proto.Attr) error {
 				_, plain := o.Attrs[name]
 				if plain || len(o.Resources[name]) > 0 {
 					where := "the server"
-					if o != s.server {
+					if o != v.Server {
 						where = "queue " + o.Name
 					}
 					return proto.Errorf(proto.PBSE_MIXENTLIMS, "(%s cannot be set while %s has %s: old-style limits (max_running, max_user_run, max_user_res...) and entity limits (max_run, max_queued...) cannot be mixed)", a.FullName(), where, name)

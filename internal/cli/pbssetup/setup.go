@@ -1,0 +1,297 @@
+package pbssetup
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gopbs/gopbs/internal/atomicfile"
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
+)
+
+const usage = `usage: pbs_setup server|execution [--server HOST] [--peers HOST:PORT,...]
+                 [--home DIR] [--exec DIR] [--key FILE] [--node NAME] [--conf FILE]
+`
+
+// Roles.
+const (
+	roleServer    = "server"
+	roleExecution = "execution"
+	roleClient    = "client"
+	roleLogin     = "login"
+)
+
+// options are pbs_setup's arguments.
+type options struct {
+	role   string
+	server string
+	peers  []string
+	home   string
+	exec   string
+	key    string
+	node   string
+	conf   string
+}
+
+// host is what pbs_setup learns of the machine it runs on (tests give
+// their own).
+type host struct {
+	name   string // the short host name
+	exe    string // pbs_setup's own executable
+	getenv func(string) string
+}
+
+// Main is pbs_setup's whole main (cmd/pbs_setup calls only it).
+func Main() {
+	name, _ := os.Hostname()
+	exe, _ := os.Executable()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, host{name: config.ShortName(name), exe: exe, getenv: os.Getenv}))
+}
+
+func run(args []string, stdout, stderr io.Writer, h host) int {
+	if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	o, err := parse(args, h)
+	if err != nil {
+		fmt.Fprintf(stderr, "pbs_setup: %v\n%s", err, usage)
+		return 2
+	}
+	if err := setup(o, h, stdout); err != nil {
+		fmt.Fprintf(stderr, "pbs_setup: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parse reads the role and the flags, and checks them (every value is
+// read here, once).
+func parse(args []string, h host) (options, error) {
+	var o options
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return o, errors.New("no role: give server or execution first")
+	}
+	o.role = args[0]
+	switch o.role {
+	case roleServer, roleExecution:
+	case roleClient, roleLogin:
+		// Commands reach the server through the local pbs_server's or
+		// pbs_mom's socket: a host running neither has no way in yet.
+		return o, fmt.Errorf("role %s is not available yet: commands reach the server through this host's pbs_server or pbs_mom, and there is no login agent for a host that runs neither; set the host up as execution (its pbs_mom then carries the commands)", o.role)
+	default:
+		return o, fmt.Errorf("unknown role %q (want server or execution)", o.role)
+	}
+	fs := flag.NewFlagSet("pbs_setup", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var peers string
+	fs.StringVar(&o.server, "server", "", "")
+	fs.StringVar(&peers, "peers", "", "")
+	fs.StringVar(&o.home, "home", config.DefaultHome, "")
+	fs.StringVar(&o.exec, "exec", execOf(h.exe), "")
+	fs.StringVar(&o.key, "key", "", "")
+	fs.StringVar(&o.node, "node", "", "")
+	fs.StringVar(&o.conf, "conf", "", "")
+	if err := fs.Parse(args[1:]); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+			return o, fmt.Errorf("unknown option --%s", strings.TrimLeft(name, "-"))
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
+			return o, fmt.Errorf("option --%s needs a value", strings.TrimLeft(name, "-"))
+		}
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.conf == "" {
+		if o.conf = h.getenv(config.KeyConfFile); o.conf == "" {
+			o.conf = config.DefaultConfFile
+		}
+	}
+	for name, dir := range map[string]string{"--home": o.home, "--exec": o.exec, "--conf": o.conf} {
+		if !filepath.IsAbs(dir) {
+			return o, fmt.Errorf("%s %q: want an absolute path", name, dir)
+		}
+	}
+	if peers != "" {
+		for _, p := range strings.Split(peers, ",") {
+			host, port, err := net.SplitHostPort(strings.TrimSpace(p))
+			if n, perr := strconv.Atoi(port); err != nil || host == "" || perr != nil || n <= 0 || n > 65535 {
+				return o, fmt.Errorf("--peers %q: want host:port,host:port,... (a server group's batch addresses)", peers)
+			}
+			o.peers = append(o.peers, strings.TrimSpace(p))
+		}
+	}
+	switch {
+	case o.server == "" && len(o.peers) == 0 && o.role == roleServer:
+		o.server = h.name
+	case o.server == "" && len(o.peers) == 0:
+		return o, fmt.Errorf("role %s needs --server HOST (or --peers for a server group)", o.role)
+	}
+	if strings.ContainsAny(o.server, " \t/:") {
+		return o, fmt.Errorf("--server %q: want a host name", o.server)
+	}
+	if o.node != "" && o.role != roleExecution {
+		return o, errors.New("--node is for role execution")
+	}
+	if o.node == "" {
+		o.node = h.name
+	}
+	return o, nil
+}
+
+// execOf is PBS_EXEC for pbs_setup's own executable exe: the directory
+// holding its bin and sbin (/opt/gopbs for /opt/gopbs/sbin/pbs_setup, as
+// the packages install it), else exe's directory.
+func execOf(exe string) string {
+	dir := filepath.Dir(exe)
+	if b := filepath.Base(dir); b == "bin" || b == "sbin" {
+		return filepath.Dir(dir)
+	}
+	return dir
+}
+
+// dir is one directory of PBS_HOME a role needs, with its mode.
+type dir struct {
+	path string
+	mode os.FileMode
+}
+
+// dirs are PBS_HOME's directories for o's role (root owns them: the
+// daemons run as root).
+func dirs(o options) []dir {
+	ds := []dir{{o.home, 0o755}, {filepath.Join(o.home, "auth"), 0o700}}
+	switch o.role {
+	case roleServer:
+		ds = append(ds, dir{filepath.Join(o.home, "server_priv"), 0o750}, dir{filepath.Join(o.home, "server_logs"), 0o755},
+			dir{filepath.Join(o.home, "sched_priv"), 0o750}, dir{filepath.Join(o.home, "sched_logs"), 0o755})
+	case roleExecution:
+		ds = append(ds, dir{filepath.Join(o.home, "mom_priv"), 0o751}, dir{filepath.Join(o.home, "mom_logs"), 0o755})
+	}
+	return ds
+}
+
+// setup makes the host what o says, and prints what the admin does next.
+// Run twice with the same options, it ends with the same files.
+func setup(o options, h host, out io.Writer) error {
+	for _, d := range dirs(o) {
+		if err := os.MkdirAll(d.path, d.mode); err != nil {
+			return err
+		}
+		if err := os.Chmod(d.path, d.mode); err != nil {
+			return err
+		}
+	}
+	keyPath := filepath.Join(o.home, "auth", "cluster.key")
+	created, err := installKey(o, keyPath)
+	if err != nil {
+		return err
+	}
+	if err := writeConf(o); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s: %s host set up: %s written, PBS_HOME %s\n", h.name, o.role, o.conf, o.home)
+	switch o.role {
+	case roleServer:
+		if created {
+			fmt.Fprintf(out, "A new cluster key is in %s.\n", keyPath)
+		}
+		fmt.Fprintf(out, "Copy %s to every other host of the cluster (root's only, mode 0600), then set each up with it:\n", keyPath)
+		fmt.Fprintf(out, "  scp %s HOST:/root/cluster.key\n", keyPath)
+		fmt.Fprintf(out, "  ssh HOST pbs_setup execution --server %s --key /root/cluster.key\n", serverOf(o))
+		fmt.Fprintf(out, "Then start pbs_server and pbs_sched here.\n")
+	case roleExecution:
+		fmt.Fprintf(out, "Create the node on the server, then start pbs_mom here:\n")
+		fmt.Fprintf(out, "  qmgr -c \"create node %s\"\n", o.node)
+	}
+	return nil
+}
+
+// serverOf names the server for the instructions.
+func serverOf(o options) string {
+	if o.server != "" {
+		return o.server
+	}
+	return strings.Join(o.peers, ",")
+}
+
+// installKey puts the cluster key in place: the one --key names (the
+// same one again is fine; a different one where one is installed is
+// refused, never overwritten), or, on a server without --key, the one
+// there or a new one. It reports whether it made a new key.
+func installKey(o options, path string) (bool, error) {
+	if o.key == "" {
+		if o.role != roleServer {
+			if _, err := proto.LoadKey(path); err != nil {
+				return false, fmt.Errorf("role %s needs the cluster key: --key FILE, a copy of the server's PBS_HOME/auth/cluster.key (%v)", o.role, err)
+			}
+			return false, nil
+		}
+		_, statErr := os.Stat(path)
+		if _, err := proto.LoadOrCreateKey(path); err != nil {
+			return false, err
+		}
+		return os.IsNotExist(statErr), nil
+	}
+	given, err := os.ReadFile(o.key)
+	if err != nil {
+		return false, fmt.Errorf("--key: %w", err)
+	}
+	if len(given) != proto.KeySize {
+		return false, fmt.Errorf("--key %s: %d bytes, a cluster key has %d", o.key, len(given), proto.KeySize)
+	}
+	if cur, err := os.ReadFile(path); err == nil {
+		if !bytes.Equal(cur, given) {
+			return false, fmt.Errorf("%s holds another cluster key than %s: remove it first if it is to be replaced (every host must then get the new one)", path, o.key)
+		}
+		return false, os.Chmod(path, 0o600)
+	}
+	return false, atomicfile.Write(path, given, 0o600)
+}
+
+// confKeys are the pbs.conf keys pbs_setup writes, in the order a new
+// file lists them.
+var confKeys = []string{config.KeyHome, config.KeyExec, config.KeyServer, config.KeyServerPeers, config.KeyMomNodeName}
+
+// writeConf writes o into pbs.conf, keeping its other lines, and checks
+// that the result loads.
+func writeConf(o options) error {
+	old, err := os.ReadFile(o.conf)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	set := map[string]string{config.KeyHome: o.home, config.KeyExec: o.exec}
+	if o.server != "" {
+		set[config.KeyServer] = o.server
+	}
+	if len(o.peers) > 0 {
+		set[config.KeyServerPeers] = strings.Join(o.peers, ",")
+	}
+	if o.role == roleExecution && o.node != "" {
+		set[config.KeyMomNodeName] = o.node
+	}
+	next := config.Update(old, set, confKeys)
+	vals, err := config.Parse(bytes.NewReader(next))
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.conf, err)
+	}
+	if _, err := config.FromValues(vals); err != nil {
+		return fmt.Errorf("%s would not load: %w", o.conf, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.conf), 0o755); err != nil {
+		return err
+	}
+	if bytes.Equal(old, next) {
+		return nil
+	}
+	return atomicfile.Write(o.conf, next, 0o644)
+}

@@ -1,0 +1,190 @@
+package pbssetup
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gopbs/gopbs/internal/config"
+	"github.com/gopbs/gopbs/proto"
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runIn(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb, host{name: "h1", exe: "/opt/gopbs/sbin/pbs_setup", getenv: func(string) string { return "" }})
+	return result{code, out.String(), errb.String()}
+}
+
+// snapshot is every file under dir with its mode and content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := fi.Mode().String()
+		if !fi.IsDir() {
+			b, _ := os.ReadFile(p)
+			v += " " + string(b)
+		}
+		out[strings.TrimPrefix(p, dir)] = v
+		return nil
+	})
+	return out
+}
+
+// A server, then an execution host with the server's key: pbs.conf
+// written with the other lines kept, PBS_HOME's directories with their
+// modes, the key made once, the next steps printed; each set up twice
+// ends the same.
+func TestSetupServerThenExecution(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, conf := filepath.Join(root, "spool"), filepath.Join(root, "etc", "pbs.conf")
+	os.MkdirAll(filepath.Dir(conf), 0o755)
+	os.WriteFile(conf, []byte("# the site's\nPBS_WEB=:8080\n"), 0o644)
+
+	r := runIn(t, "server", "--home", home, "--conf", conf)
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("server: %+v", r)
+	}
+	for _, want := range []string{"h1: server host set up: " + conf, "A new cluster key is in " + home + "/auth/cluster.key",
+		"ssh HOST pbs_setup execution --server h1 --key /root/cluster.key"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("server's output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	b, _ := os.ReadFile(conf)
+	if want := "# the site's\nPBS_WEB=:8080\nPBS_HOME=" + home + "\nPBS_EXEC=/opt/gopbs\nPBS_SERVER=h1\n"; string(b) != want {
+		t.Errorf("pbs.conf:\n%s\nwant\n%s", b, want)
+	}
+	for d, mode := range map[string]os.FileMode{"auth": 0o700, "server_priv": 0o750, "sched_priv": 0o750, "server_logs": 0o755, "sched_logs": 0o755} {
+		fi, err := os.Stat(filepath.Join(home, d))
+		if err != nil || fi.Mode().Perm() != mode {
+			t.Errorf("%s: %v, mode %v, want %v", d, err, fi.Mode().Perm(), mode)
+		}
+	}
+	key, err := proto.LoadKey(filepath.Join(home, "auth", "cluster.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, root)
+	if r := runIn(t, "server", "--home", home, "--conf", conf); r.code != 0 || strings.Contains(r.stdout, "A new cluster key") {
+		t.Errorf("server again: %+v", r)
+	}
+	if after := snapshot(t, root); !equalMaps(before, after) {
+		t.Errorf("a second setup changed the host:\n%v\n%v", before, after)
+	}
+	if _, err := config.FromValues(parseConf(t, conf)); err != nil {
+		t.Errorf("the pbs.conf written does not load: %v", err)
+	}
+
+	// An execution host: without the key it stops, naming what it needs.
+	exec := filepath.Join(root, "exec")
+	econf := filepath.Join(exec, "pbs.conf")
+	r = runIn(t, "execution", "--server", "h1", "--home", filepath.Join(exec, "spool"), "--conf", econf)
+	if r.code != 1 || !strings.Contains(r.stderr, "role execution needs the cluster key: --key FILE") {
+		t.Errorf("execution without the key: %+v", r)
+	}
+	keyCopy := filepath.Join(root, "key.copy")
+	os.WriteFile(keyCopy, key, 0o600)
+	args := []string{"execution", "--server", "h1", "--home", filepath.Join(exec, "spool"), "--conf", econf, "--key", keyCopy, "--node", "n7"}
+	r = runIn(t, args...)
+	if r.code != 0 || !strings.Contains(r.stdout, `qmgr -c "create node n7"`) {
+		t.Fatalf("execution: %+v", r)
+	}
+	if got, err := proto.LoadKey(filepath.Join(exec, "spool", "auth", "cluster.key")); err != nil || !bytes.Equal(got, key) {
+		t.Errorf("the execution host's key: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(exec, "spool", "mom_priv")); err != nil || fi.Mode().Perm() != 0o751 {
+		t.Errorf("mom_priv: %v", err)
+	}
+	if vals := parseConf(t, econf); vals[config.KeyMomNodeName] != "n7" || vals[config.KeyServer] != "h1" {
+		t.Errorf("the execution host's pbs.conf: %v", vals)
+	}
+	before = snapshot(t, exec)
+	if r := runIn(t, args...); r.code != 0 {
+		t.Errorf("execution again: %+v", r)
+	}
+	if after := snapshot(t, exec); !equalMaps(before, after) {
+		t.Errorf("a second setup changed the execution host")
+	}
+	// Another key where one is installed is refused.
+	other := filepath.Join(root, "other.key")
+	os.WriteFile(other, bytes.Repeat([]byte{1}, proto.KeySize), 0o600)
+	args[len(args)-3] = other
+	if r := runIn(t, args...); r.code != 1 || !strings.Contains(r.stderr, "holds another cluster key") {
+		t.Errorf("a different key: %+v", r)
+	}
+}
+
+// Bad input stops pbs_setup with a message naming what is wrong.
+func TestSetupRefusals(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "no role: give server or execution first"},
+		{[]string{"--server", "x"}, 2, "no role"},
+		{[]string{"compute"}, 2, `unknown role "compute"`},
+		{[]string{"login"}, 2, "role login is not available yet"},
+		{[]string{"client", "--server", "h"}, 2, "role client is not available yet"},
+		{[]string{"server", "--frobnicate"}, 2, "unknown option --frobnicate"},
+		{[]string{"server", "--home"}, 2, "option --home needs a value"},
+		{[]string{"server", "--home", "relative/dir"}, 2, `--home "relative/dir": want an absolute path`},
+		{[]string{"execution", "--home", home}, 2, "role execution needs --server HOST"},
+		{[]string{"execution", "--peers", "a:1,b", "--home", home}, 2, `--peers "a:1,b": want host:port`},
+		{[]string{"server", "--server", "a/b", "--home", home}, 2, `--server "a/b": want a host name`},
+		{[]string{"server", "--node", "n1", "--home", home}, 2, "--node is for role execution"},
+		{[]string{"server", "stray", "--home", home}, 2, `unexpected argument "stray"`},
+		{[]string{"server", "--home", home, "--key", filepath.Join(home, "none")}, 1, "--key: open"},
+	}
+	for _, tt := range tests {
+		args := tt.args
+		if tt.code == 1 {
+			args = append(args, "--conf", filepath.Join(home, "pbs.conf"))
+		}
+		r := runIn(t, args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, "pbs_setup: "+tt.want) {
+			t.Errorf("pbs_setup %v: %+v, want exit %d naming %q", tt.args, r, tt.code, tt.want)
+		}
+	}
+}
+
+func parseConf(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	vals, err := config.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vals
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
