@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/config"
 	"github.com/gopbs/gopbs/internal/testcluster"
+	"github.com/gopbs/gopbs/proto"
 )
 
 // unitFile reads a systemd unit's KEY=VALUE lines (the last of a key).
@@ -39,7 +41,8 @@ func unitFile(t *testing.T, path string) map[string]string {
 // their ExecStart lines, run as systemd runs a Type=notify unit, start
 // daemons that say READY=1 once they serve (and STOPPING=1 when they
 // stop); the mom's unit stops the mom alone (KillMode=process), so that
-// its jobs' shepherds live on.
+// its jobs' shepherds live on. pbs_login's unit, with a login key in
+// place, says READY=1 too.
 func TestSystemdUnits(t *testing.T) {
 	t.Parallel()
 	analyze, err := exec.LookPath("systemd-analyze")
@@ -52,7 +55,7 @@ func TestSystemdUnits(t *testing.T) {
 	}
 	bin := testcluster.Build(t)
 	units := filepath.Join(root, "packaging", "systemd")
-	names := []string{"pbs_server.service", "pbs_sched.service", "pbs_mom.service"}
+	names := []string{"pbs_server.service", "pbs_sched.service", "pbs_mom.service", "pbs_login.service"}
 
 	fake := t.TempDir()
 	for _, d := range []string{"opt/gopbs/sbin", "etc/systemd/system", "usr/lib/systemd"} {
@@ -127,6 +130,14 @@ func TestSystemdUnits(t *testing.T) {
 		}
 	}()
 	for _, n := range names {
+		if n == "pbs_login.service" {
+			// A login host's key, as pbs_setup login-key makes it.
+			cluster, err := proto.LoadKey(filepath.Join(home, "auth", "cluster.key"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(home, "auth", "login.key"), proto.LoginKey(cluster, config.ShortHostname()), 0o600)
+		}
 		cmd := exec.Command(strings.Replace(execs[n], "/opt/gopbs/sbin", bin, 1))
 		cmd.Env = env
 		logf, _ := os.Create(filepath.Join(home, n+".log"))
@@ -182,7 +193,7 @@ func TestPackages(t *testing.T) {
 		t.Fatalf("package.sh made %v", debs)
 	}
 	want := map[string][]string{
-		"gopbs-client":    {"./opt/gopbs/bin/qsub", "./opt/gopbs/bin/qstat", "./opt/gopbs/bin/qmgr", "./opt/gopbs/sbin/pbs_setup", "./etc/profile.d/gopbs.sh"},
+		"gopbs-client":    {"./opt/gopbs/bin/qsub", "./opt/gopbs/bin/qstat", "./opt/gopbs/bin/qmgr", "./opt/gopbs/sbin/pbs_setup", "./opt/gopbs/sbin/pbs_login", "./lib/systemd/system/pbs_login.service", "./etc/profile.d/gopbs.sh"},
 		"gopbs-server":    {"./opt/gopbs/sbin/pbs_server", "./opt/gopbs/sbin/pbs_sched", "./lib/systemd/system/pbs_server.service", "./lib/systemd/system/pbs_sched.service"},
 		"gopbs-execution": {"./opt/gopbs/sbin/pbs_mom", "./opt/gopbs/sbin/pbs_shepherd", "./lib/systemd/system/pbs_mom.service"},
 	}

@@ -79,7 +79,12 @@ func handshakeError(address string, err error) *Error {
 	if errors.As(err, &pe) {
 		return pe
 	}
-	return &Error{Code: PBSE_PROTOCOL, Text: fmt.Sprintf("handshake with %s: %v", address, err)}
+	code := PBSE_PROTOCOL
+	if errors.Is(err, ErrBadMAC) {
+		// The keys differ: a credential refused, not a protocol fault.
+		code = PBSE_BADCRED
+	}
+	return &Error{Code: code, Text: fmt.Sprintf("handshake with %s: %v", address, err)}
 }
 
 // finishHello reads the server's answer to the Hello sent by Dial, when it

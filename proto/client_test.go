@@ -32,7 +32,7 @@ func serveOnce(t *testing.T, serve func(nc net.Conn)) string {
 
 // refusingServer serves one connection on a Unix socket, whose handshake
 // keyFor refuses.
-func refusingServer(t *testing.T, keyFor func(Role) ([]byte, error)) string {
+func refusingServer(t *testing.T, keyFor func(Hello) ([]byte, error)) string {
 	t.Helper()
 	return serveOnce(t, func(nc net.Conn) { ServerHandshake(NewConn(nc, 0), "srv", keyFor) })
 }
@@ -73,7 +73,7 @@ func TestDialSendsFirstRequestBehindHello(t *testing.T) {
 
 func TestDialRefusalComesWithFirstRequest(t *testing.T) {
 	t.Parallel()
-	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
+	path := refusingServer(t, func(Hello) ([]byte, error) { return nil, errors.New("only daemons here") })
 	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
 	if err != nil {
 		t.Fatalf("Dial: %v (the Hello's answer is read with the first request)", err)
@@ -96,7 +96,7 @@ func TestDialRefusalComesWithFirstRequest(t *testing.T) {
 // name before any request, and is bounded by the client's timeout.
 func TestHelloBeforeAnyRequest(t *testing.T) {
 	t.Parallel()
-	path := refusingServer(t, func(Role) ([]byte, error) { return nil, errors.New("only daemons here") })
+	path := refusingServer(t, func(Hello) ([]byte, error) { return nil, errors.New("only daemons here") })
 	c, err := Dial(DialOptions{Network: "unix", Address: path, Role: RoleClient})
 	if err != nil {
 		t.Fatal(err)

@@ -323,7 +323,7 @@ func readHelloReply(c *Conn, role Role, key, cNonce []byte) (HelloReply, error) 
 // cluster key required for the peer's role, or nil when the role needs none
 // on this listener; it returns an error to refuse the role outright. On
 // success frames are authenticated from here on when a key applied.
-func ServerHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error)) (Hello, error) {
+func ServerHandshake(c *Conn, serverName string, keyFor func(Hello) ([]byte, error)) (Hello, error) {
 	return serverHandshake(c, serverName, keyFor, nil)
 }
 
@@ -332,7 +332,7 @@ func ServerHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, erro
 // would (so that a daemon's key checks the answer), then the reply carries
 // PBSE_NOTLEADER and leader, the leader's batch address ("" while there is
 // none). The connection is of no further use.
-func ServerRedirect(c *Conn, serverName string, keyFor func(Role) ([]byte, error), leader string) (Hello, error) {
+func ServerRedirect(c *Conn, serverName string, keyFor func(Hello) ([]byte, error), leader string) (Hello, error) {
 	return serverHandshake(c, serverName, keyFor, &Error{Code: PBSE_NOTLEADER, Text: leader})
 }
 
@@ -351,7 +351,7 @@ func LeaderOf(err error) (string, bool) {
 // 16 MB frame must not be read into memory (TestHostileFramesEveryPort).
 const maxHelloFrame = 64 << 10
 
-func serverHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, error), answer *Error) (Hello, error) {
+func serverHandshake(c *Conn, serverName string, keyFor func(Hello) ([]byte, error), answer *Error) (Hello, error) {
 	var hello Hello
 	limit := c.maxFrame
 	c.maxFrame = min(limit, maxHelloFrame)
@@ -373,7 +373,7 @@ func serverHandshake(c *Conn, serverName string, keyFor func(Role) ([]byte, erro
 	if hello.Version != ProtocolVersion {
 		return refuse(PBSE_PROTOCOL, fmt.Sprintf("protocol version %d not supported (this side speaks %d)", hello.Version, ProtocolVersion))
 	}
-	key, err := keyFor(hello.Role)
+	key, err := keyFor(hello)
 	if err != nil {
 		return refuse(PBSE_PERM, err.Error())
 	}

@@ -27,7 +27,7 @@ func groupMember(t *testing.T, key []byte, leader func() string) string {
 			go func() {
 				defer nc.Close()
 				c := NewConn(nc, 0)
-				keyFor := func(Role) ([]byte, error) { return key, nil }
+				keyFor := func(Hello) ([]byte, error) { return key, nil }
 				if to := leader(); to != self {
 					ServerRedirect(c, "srv", keyFor, to)
 					return

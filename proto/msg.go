@@ -82,7 +82,8 @@ func (t MsgType) String() string {
 }
 
 // Role is what a connecting peer claims to be in its Hello. Only RoleClient
-// is accepted without the cluster key.
+// is accepted without the cluster key (RoleLogin proves a key derived from
+// it: LoginKey).
 type Role uint8
 
 // Roles.
@@ -91,6 +92,9 @@ const (
 	RoleMom    Role = 1
 	RoleSched  Role = 2
 	RoleServer Role = 3
+	// RoleLogin is a login host's agent (pbs_login): it may only vouch
+	// for its host's users (Header.As), never act as a daemon.
+	RoleLogin Role = 4
 )
 
 func (r Role) String() string {
@@ -103,6 +107,8 @@ func (r Role) String() string {
 		return "sched"
 	case RoleServer:
 		return "server"
+	case RoleLogin:
+		return "login"
 	}
 	return "role(" + strconv.Itoa(int(r)) + ")"
 }

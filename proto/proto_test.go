@@ -111,7 +111,7 @@ func TestAuthenticatedHandshake(t *testing.T) {
 			a, b := pipe(t)
 			srvErr := make(chan error, 1)
 			go func() {
-				_, err := ServerHandshake(b, "srv", func(Role) ([]byte, error) { return key, nil })
+				_, err := ServerHandshake(b, "srv", func(Hello) ([]byte, error) { return key, nil })
 				srvErr <- err
 			}()
 			_, err := ClientHandshake(a, RoleMom, "n1", tt.clientKey)
@@ -143,7 +143,7 @@ func TestHelloFrameBounded(t *testing.T) {
 		var hdr [frameHeaderLen]byte
 		a.NetConn().Write(AppendFrameHeader(hdr[:0], maxHelloFrame+1))
 	}()
-	_, err := ServerHandshake(b, "srv", func(Role) ([]byte, error) { return nil, nil })
+	_, err := ServerHandshake(b, "srv", func(Hello) ([]byte, error) { return nil, nil })
 	if !errors.Is(err, ErrFrameTooLarge) {
 		t.Fatalf("a first frame of %d bytes: %v, want ErrFrameTooLarge", maxHelloFrame+1, err)
 	}
@@ -160,7 +160,7 @@ func TestAuthenticationRejectsTampering(t *testing.T) {
 		a, b := pipe(t)
 		done := make(chan struct{})
 		go func() {
-			ServerHandshake(b, "srv", func(Role) ([]byte, error) { return key, nil })
+			ServerHandshake(b, "srv", func(Hello) ([]byte, error) { return key, nil })
 			close(done)
 		}()
 		if _, err := ClientHandshake(a, RoleSched, "s", key); err != nil {
@@ -211,7 +211,7 @@ func TestAuthenticationRejectsTampering(t *testing.T) {
 func TestVersionMismatch(t *testing.T) {
 	t.Parallel()
 	a, b := pipe(t)
-	go ServerHandshake(b, "srv", func(Role) ([]byte, error) { return nil, nil })
+	go ServerHandshake(b, "srv", func(Hello) ([]byte, error) { return nil, nil })
 	a.Send(Header{Type: MsgHello}, &Hello{Version: 99})
 	h, _, err := a.Recv()
 	if err != nil {

@@ -430,8 +430,8 @@ func (r *runner) serve(ctx context.Context, nc net.Conn, slot *connlimit.Slot) (
 		}
 	}()
 	conn := proto.NewConn(nc, 0)
-	hello, err := proto.ServerHandshake(conn, "scheduler", func(role proto.Role) ([]byte, error) {
-		if role != proto.RoleServer {
+	hello, err := proto.ServerHandshake(conn, "scheduler", func(hi proto.Hello) ([]byte, error) {
+		if hi.Role != proto.RoleServer {
 			return nil, errors.New("only the server may connect to the scheduler")
 		}
 		return r.key, nil

@@ -2,8 +2,9 @@
 # Builds the Debian packages of this tree into DIR (default ./dist) with
 # Go and Debian's dpkg-deb alone:
 #
-#   gopbs-client     every command in /opt/gopbs/bin, pbs_setup in
-#                    /opt/gopbs/sbin, /etc/profile.d/gopbs.sh (PATH)
+#   gopbs-client     every command in /opt/gopbs/bin, pbs_setup and the
+#                    login host's agent pbs_login in /opt/gopbs/sbin with
+#                    its unit, /etc/profile.d/gopbs.sh (PATH)
 #   gopbs-server     pbs_server and pbs_sched in /opt/gopbs/sbin, their
 #                    systemd units
 #   gopbs-execution  pbs_mom and pbs_shepherd in /opt/gopbs/sbin, its unit
@@ -47,7 +48,7 @@ else
 fi
 
 daemons=(pbs_server pbs_sched pbs_mom pbs_shepherd)
-admin=(pbs_setup)
+admin=(pbs_setup pbs_login)
 not_shipped=(pbsbench swfsynth swf_sched site_ranking) # tools and examples
 
 # pkg NAME DESCRIPTION DEPENDS: a package tree in $work/NAME.
@@ -116,6 +117,7 @@ cat >"$work/gopbs-client/etc/profile.d/gopbs.sh" <<'EOF'
 # gopbs's commands (package gopbs-client).
 case ":$PATH:" in *:/opt/gopbs/bin:*) ;; *) PATH=$PATH:/opt/gopbs/bin ;; esac
 EOF
+units gopbs-client pbs_login.service
 
 # The server host: the server and the scheduler.
 pkg gopbs-server "gopbs batch system: pbs_server and pbs_sched" "gopbs-client (= $version), python3"

@@ -59,6 +59,9 @@ var daemonInsides = map[string][]string{
 	"internal/shepherd":               {"internal/momd", "cmd/pbs_shepherd", "internal/mom"},
 	"internal/stagecopy":              {"internal/mom", "internal/shepherd"},
 	"internal/cgroup":                 {"internal/mom", "internal/shepherd"},
+	"internal/login":                  {"internal/logind"},
+	// The one relay of a host's commands: pbs_mom's and pbs_login's.
+	"internal/relay": {"internal/mom", "internal/login"},
 }
 
 // rule is one "may not import" line of ARCHITECTURE.md.
@@ -76,6 +79,7 @@ var rules = []rule{
 	{[]string{"internal/server"}, []string{"internal/mom", "internal/shepherd", "sched"}, "the server never decides what runs and reaches moms over proto"},
 	{[]string{"internal/mom", "internal/shepherd"}, []string{"internal/server", "internal/store", "sched"}, "a node agent knows the server only over proto"},
 	{[]string{"internal/shepherd"}, []string{"internal/mom"}, "the shepherd outlives its mom: it links none of it"},
+	{[]string{"internal/login", "internal/logind", "internal/relay"}, []string{"internal/server", "internal/store", "internal/mom", "internal/shepherd", "sched"}, "a login host's agent relays over proto and links no daemon"},
 }
 
 // imports lists every package of the module (by path without "github.com/gopbs/gopbs/")

@@ -68,13 +68,16 @@ func (f flushFirst) Write(p []byte) (int, error) {
 }
 
 // Connect dials the server's Unix socket when it exists on this host, and
-// otherwise the local mom's, which forwards the request and vouches for the
-// caller.
+// otherwise the local mom's or, on a login host, pbs_login's: either
+// forwards the request and vouches for the caller.
 func (e *Env) Connect() (*proto.Client, error) {
 	path := e.Config.ServerSocket()
 	if _, err := os.Stat(path); err != nil {
-		if mom := e.Config.MomSocket(); fileExists(mom) {
-			path = mom
+		for _, relay := range []string{e.Config.MomSocket(), e.Config.LoginSocket()} {
+			if fileExists(relay) {
+				path = relay
+				break
+			}
 		}
 	}
 	o := proto.DialOptions{Network: "unix", Address: path}

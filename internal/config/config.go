@@ -69,6 +69,10 @@ const (
 	// KeyServerHostName is the host name by which this host is named in
 	// PBS_SERVER_PEERS (OpenPBS's key); the short host name by default.
 	KeyServerHostName = "PBS_SERVER_HOST_NAME"
+	// KeyLoginHostName is the name a login host's agent (pbs_login)
+	// gives the server, the one its login key was made for (pbs_setup
+	// login-key); the short host name by default.
+	KeyLoginHostName = "PBS_LOGIN_HOST_NAME"
 )
 
 // WebSocketName is the name in PBS_HOME of the web listener's socket for
@@ -108,7 +112,9 @@ type Config struct {
 	MomPort     int
 	SchedPort   int
 	MomNodeName string
-	Personality Personality
+	// LoginHostName is what pbs_login calls this host (PBS_LOGIN_HOST_NAME).
+	LoginHostName string
+	Personality   Personality
 	// Sendmail is the mailer for job mail (PBS_SENDMAIL).
 	Sendmail string
 	// Python is the hooks' interpreter (PBS_PYTHON); "" for the default.
@@ -160,7 +166,7 @@ func LoadEnv(getenv func(string) string) (*Config, error) {
 	default:
 		return nil, fmt.Errorf("pbs.conf: %w", err)
 	}
-	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyPython, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName} {
+	for _, k := range []string{KeyHome, KeyExec, KeyServer, KeyBatchPort, KeyMomPort, KeySchedPort, KeySchedHost, KeyMomNodeName, KeyPersonality, KeySendmail, KeyPython, KeyServerMetrics, KeySchedMetrics, KeyMomMetrics, KeyWeb, KeyWebProxyHeader, KeyWebProxyAddr, KeyWebProxyUID, KeyWebHosts, KeyServerPeers, KeyServerHostName, KeyLoginHostName} {
 		if v := getenv(k); v != "" {
 			vals[k] = v
 		}
@@ -201,15 +207,16 @@ func FromValues(vals map[string]string) (*Config, error) { return resolve("", va
 
 func resolve(path string, vals map[string]string) (*Config, error) {
 	c := &Config{
-		ConfFile:    path,
-		Home:        vals[KeyHome],
-		Exec:        vals[KeyExec],
-		Server:      vals[KeyServer],
-		SchedHost:   vals[KeySchedHost],
-		MomNodeName: vals[KeyMomNodeName],
-		Personality: Personality(strings.ToLower(vals[KeyPersonality])),
-		Sendmail:    vals[KeySendmail],
-		Python:      vals[KeyPython],
+		ConfFile:      path,
+		Home:          vals[KeyHome],
+		Exec:          vals[KeyExec],
+		Server:        vals[KeyServer],
+		SchedHost:     vals[KeySchedHost],
+		MomNodeName:   vals[KeyMomNodeName],
+		LoginHostName: vals[KeyLoginHostName],
+		Personality:   Personality(strings.ToLower(vals[KeyPersonality])),
+		Sendmail:      vals[KeySendmail],
+		Python:        vals[KeyPython],
 	}
 	if c.Python != "" && !filepath.IsAbs(c.Python) {
 		return nil, fmt.Errorf("%s=%q: want an absolute path", KeyPython, c.Python)
@@ -240,6 +247,9 @@ func resolve(path string, vals map[string]string) (*Config, error) {
 	}
 	if c.MomNodeName == "" {
 		c.MomNodeName = host
+	}
+	if c.LoginHostName == "" {
+		c.LoginHostName = host
 	}
 	switch c.Personality {
 	case "":
@@ -552,6 +562,18 @@ func (c *Config) ServerSocket() string { return filepath.Join(c.Home, "pbs_serve
 // MomSocket is the Unix socket local commands use to reach the mom of this
 // host, which forwards to the server.
 func (c *Config) MomSocket() string { return filepath.Join(c.Home, "pbs_mom.sock") }
+
+// LoginSocket is the Unix socket of this host's login agent (pbs_login),
+// through which the commands of a host that runs neither a server nor a
+// mom reach the server.
+func (c *Config) LoginSocket() string { return filepath.Join(c.Home, "pbs_login.sock") }
+
+// LoginKeyFile is this login host's key, PBS_HOME/auth/login.key
+// (proto.LoginKey; pbs_setup login-key makes it on a server host).
+func (c *Config) LoginKeyFile() string { return filepath.Join(c.Home, "auth", "login.key") }
+
+// LoginLogs is PBS_HOME/login_logs, pbs_login's log.
+func (c *Config) LoginLogs() string { return filepath.Join(c.Home, "login_logs") }
 
 // ServerAddr is host:port of the server's TCP listener for daemons.
 func (c *Config) ServerAddr() string { return fmt.Sprintf("%s:%d", c.Server, c.BatchPort) }

@@ -29,3 +29,11 @@ func Notify(state string) error {
 	}
 	return nil
 }
+
+// Ready tells systemd the daemon serves (Notify "READY=1"); a failure is
+// logged, never a stop.
+func (s *Started) Ready() {
+	if err := Notify("READY=1"); err != nil {
+		s.Log.Warn("cannot tell systemd the daemon is ready", "error", err)
+	}
+}

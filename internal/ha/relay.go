@@ -112,16 +112,9 @@ func (n *Node) takeFollower() *follower {
 	return f
 }
 
-// keyFor is the batch port's rule: daemons with the cluster key only.
-func (n *Node) keyFor(role proto.Role) ([]byte, error) {
-	if role == proto.RoleClient {
-		return nil, fmt.Errorf("commands must use the server's local socket, or the local mom on other hosts")
-	}
-	if n.cfg.Key == nil {
-		return nil, fmt.Errorf("no cluster key configured")
-	}
-	return n.cfg.Key, nil
-}
+// keyFor is the batch port's rule (proto.BatchPortKey): daemons with the
+// cluster key, login agents with their host's login key.
+func (n *Node) keyFor(hi proto.Hello) ([]byte, error) { return proto.BatchPortKey(n.cfg.Key, hi) }
 
 // redirect answers a daemon's Hello with the leader's address.
 func (n *Node) redirect(nc net.Conn, _ listen.Peer) {
@@ -133,8 +126,8 @@ func (n *Node) redirect(nc net.Conn, _ listen.Peer) {
 // does), so that commands typed on any member's host work.
 func (n *Node) relay(nc net.Conn, peer listen.Peer) {
 	down := proto.NewConn(nc, 0)
-	if _, err := proto.ServerHandshake(down, n.cfg.ServerName, func(r proto.Role) ([]byte, error) {
-		if r != proto.RoleClient {
+	if _, err := proto.ServerHandshake(down, n.cfg.ServerName, func(hi proto.Hello) ([]byte, error) {
+		if hi.Role != proto.RoleClient {
 			return nil, fmt.Errorf("daemons must connect over TCP with the cluster key")
 		}
 		return nil, nil

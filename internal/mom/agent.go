@@ -419,7 +419,7 @@ func (m *Mom) Run(ctx context.Context) error {
 		os.Chmod(m.cfg.SocketPath, 0o666)
 		m.listeners = append(m.listeners, ul)
 		m.wg.Add(1)
-		go m.acceptLoop(ul, m.localLimit, m.relay)
+		go m.acceptLoop(ul, m.localLimit, m.newRelay().Serve)
 	}
 	if m.cfg.MetricsAddr != "" {
 		ml, err := m.metrics.Listen(m.cfg.MetricsAddr, m.log.Named("metrics"))

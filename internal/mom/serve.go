@@ -49,8 +49,8 @@ func (m *Mom) acceptLoop(l net.Listener, limit *connlimit.Limiter, serve func(ne
 // serveServer answers the server's requests on the mom port.
 func (m *Mom) serveServer(nc net.Conn, _ listen.Peer, slot *connlimit.Slot) {
 	c := proto.NewConn(nc, 0)
-	hello, err := proto.ServerHandshake(c, m.cfg.NodeName, func(r proto.Role) ([]byte, error) {
-		if r != proto.RoleServer && r != proto.RoleMom {
+	hello, err := proto.ServerHandshake(c, m.cfg.NodeName, func(hi proto.Hello) ([]byte, error) {
+		if hi.Role != proto.RoleServer && hi.Role != proto.RoleMom {
 			return nil, fmt.Errorf("only the server and other moms may connect to a mom's port")
 		}
 		return m.key, nil

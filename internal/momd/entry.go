@@ -118,11 +118,7 @@ func run() int {
 		Logger:      log,
 		MetricsAddr: cfg.MomMetrics,
 		Python:      cfg.Python,
-		Ready: func() {
-			if err := daemon.Notify("READY=1"); err != nil {
-				log.Warn("cannot tell systemd the mom is ready", "error", err)
-			}
-		},
+		Ready:       d.Ready,
 	})
 	if err != nil {
 		log.Error("cannot start", "error", err)

@@ -133,20 +133,14 @@ func (s *Server) serveConn(nc net.Conn, peer peerCreds, slot *connlimit.Slot) {
 	// The accept loop closes the connection when the server stops (so a
 	// blocked read ends) and has set the handshake's deadline.
 	c := proto.NewConn(nc, 0)
-	hello, err := proto.ServerHandshake(c, s.cfg.ServerName, func(role proto.Role) ([]byte, error) {
+	hello, err := proto.ServerHandshake(c, s.cfg.ServerName, func(hi proto.Hello) ([]byte, error) {
 		if local {
-			if role != proto.RoleClient {
+			if hi.Role != proto.RoleClient {
 				return nil, fmt.Errorf("daemons must connect over TCP with the cluster key")
 			}
 			return nil, nil
 		}
-		if role == proto.RoleClient {
-			return nil, fmt.Errorf("commands must use the server's local socket, or the local mom on other hosts")
-		}
-		if s.key == nil {
-			return nil, fmt.Errorf("no cluster key configured")
-		}
-		return s.key, nil
+		return proto.BatchPortKey(s.key, hi)
 	})
 	if err != nil {
 		s.log.Debug("handshake failed", "remote", remoteName(nc), "error", err)
@@ -256,14 +250,24 @@ func (s *Server) handle(c *proto.Conn, conn *caller, h proto.Header, body msgpac
 	start := time.Now()
 	defer func() { s.metrics.Request(h.Type, time.Since(start)) }()
 	who := conn
+	if conn.role == proto.RoleLogin && h.As == nil {
+		// A login agent speaks for its host's users, never as itself.
+		return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "a login agent (pbs_login) only relays its users' commands"}, nil)
+	}
 	if h.As != nil {
-		// A mom relays its host's commands; so does a member of a
-		// replicated group that does not lead (internal/ha).
-		if conn.role != proto.RoleMom && conn.role != proto.RoleServer {
-			return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "only a mom may vouch for another user"}, nil)
+		// A mom relays its host's commands, a login agent its host's
+		// (pbs_login); so does a member of a replicated group that does
+		// not lead (internal/ha).
+		if conn.role != proto.RoleMom && conn.role != proto.RoleServer && conn.role != proto.RoleLogin {
+			return c.Send(proto.Header{Type: proto.MsgReply, Seq: h.Seq, Code: proto.PBSE_PERM, Text: "only a mom or a login agent may vouch for another user"}, nil)
 		}
 		v := s.users.identifyName(h.As.User, h.As.UID, h.As.GID)
 		v.host = h.As.Host
+		if conn.role == proto.RoleLogin {
+			// Its key is its host's alone (proto.LoginKey): the host it
+			// proved is the host its users are at, whatever it says.
+			v.host = conn.name
+		}
 		v.role = proto.RoleClient
 		who = &v
 	}

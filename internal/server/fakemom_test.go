@@ -41,7 +41,7 @@ func serveFakeMom(tb testing.TB, key []byte, answer func(h proto.Header, body ms
 			go func() {
 				defer nc.Close()
 				c := proto.NewConn(nc, 0)
-				if _, err := proto.ServerHandshake(c, "n1", func(proto.Role) ([]byte, error) { return key, nil }); err != nil {
+				if _, err := proto.ServerHandshake(c, "n1", func(proto.Hello) ([]byte, error) { return key, nil }); err != nil {
 					return
 				}
 				for {

@@ -34,7 +34,7 @@ func startFakeScheduler(t *testing.T, key []byte) *fakeScheduler {
 				return
 			}
 			c := proto.NewConn(nc, 0)
-			_, err = proto.ServerHandshake(c, "sched", func(proto.Role) ([]byte, error) { return key, nil })
+			_, err = proto.ServerHandshake(c, "sched", func(proto.Hello) ([]byte, error) { return key, nil })
 			if err != nil {
 				nc.Close()
 				continue

@@ -93,7 +93,7 @@ func (sim *simulator) serve() {
 		go func() {
 			defer nc.Close()
 			c := proto.NewConn(nc, 0)
-			if _, err := proto.ServerHandshake(c, "simhost", func(proto.Role) ([]byte, error) { return sim.key, nil }); err != nil {
+			if _, err := proto.ServerHandshake(c, "simhost", func(proto.Hello) ([]byte, error) { return sim.key, nil }); err != nil {
 				return
 			}
 			for {

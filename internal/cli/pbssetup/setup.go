@@ -17,8 +17,9 @@ import (
 	"github.com/gopbs/gopbs/proto"
 )
 
-const usage = `usage: pbs_setup server|execution [--server HOST] [--peers HOST:PORT,...]
+const usage = `usage: pbs_setup server|execution|client|login [--server HOST] [--peers HOST:PORT,...]
                  [--home DIR] [--exec DIR] [--key FILE] [--node NAME] [--conf FILE]
+       pbs_setup login-key HOST [--home DIR] [--out FILE]
 `
 
 // Roles.
@@ -27,6 +28,9 @@ const (
 	roleExecution = "execution"
 	roleClient    = "client"
 	roleLogin     = "login"
+	// loginKey is not a role: on a server host it makes a login host's
+	// key (proto.LoginKey) from the cluster key.
+	loginKey = "login-key"
 )
 
 // options are pbs_setup's arguments.
@@ -61,6 +65,13 @@ func run(args []string, stdout, stderr io.Writer, h host) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
+	if len(args) > 0 && args[0] == loginKey {
+		if err := makeLoginKey(args[1:], stdout); err != nil {
+			fmt.Fprintf(stderr, "pbs_setup: %v\n%s", err, usage)
+			return 2
+		}
+		return 0
+	}
 	o, err := parse(args, h)
 	if err != nil {
 		fmt.Fprintf(stderr, "pbs_setup: %v\n%s", err, usage)
@@ -78,17 +89,13 @@ func run(args []string, stdout, stderr io.Writer, h host) int {
 func parse(args []string, h host) (options, error) {
 	var o options
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return o, errors.New("no role: give server or execution first")
+		return o, errors.New("no role: give server, execution, client or login first")
 	}
 	o.role = args[0]
 	switch o.role {
-	case roleServer, roleExecution:
-	case roleClient, roleLogin:
-		// Commands reach the server through the local pbs_server's or
-		// pbs_mom's socket: a host running neither has no way in yet.
-		return o, fmt.Errorf("role %s is not available yet: commands reach the server through this host's pbs_server or pbs_mom, and there is no login agent for a host that runs neither; set the host up as execution (its pbs_mom then carries the commands)", o.role)
+	case roleServer, roleExecution, roleClient, roleLogin:
 	default:
-		return o, fmt.Errorf("unknown role %q (want server or execution)", o.role)
+		return o, fmt.Errorf("unknown role %q (want server, execution, client or login)", o.role)
 	}
 	fs := flag.NewFlagSet("pbs_setup", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -101,13 +108,7 @@ func parse(args []string, h host) (options, error) {
 	fs.StringVar(&o.node, "node", "", "")
 	fs.StringVar(&o.conf, "conf", "", "")
 	if err := fs.Parse(args[1:]); err != nil {
-		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
-			return o, fmt.Errorf("unknown option --%s", strings.TrimLeft(name, "-"))
-		}
-		if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
-			return o, fmt.Errorf("option --%s needs a value", strings.TrimLeft(name, "-"))
-		}
-		return o, err
+		return o, flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -140,8 +141,11 @@ func parse(args []string, h host) (options, error) {
 	if strings.ContainsAny(o.server, " \t/:") {
 		return o, fmt.Errorf("--server %q: want a host name", o.server)
 	}
-	if o.node != "" && o.role != roleExecution {
-		return o, errors.New("--node is for role execution")
+	if o.node != "" && o.role != roleExecution && o.role != roleLogin {
+		return o, errors.New("--node is for roles execution and login")
+	}
+	if o.key != "" && o.role == roleClient {
+		return o, errors.New("--key is not for role client: its commands need no key (a login host's do: role login)")
 	}
 	if o.node == "" {
 		o.node = h.name
@@ -176,6 +180,10 @@ func dirs(o options) []dir {
 			dir{filepath.Join(o.home, "sched_priv"), 0o750}, dir{filepath.Join(o.home, "sched_logs"), 0o755})
 	case roleExecution:
 		ds = append(ds, dir{filepath.Join(o.home, "mom_priv"), 0o751}, dir{filepath.Join(o.home, "mom_logs"), 0o755})
+	case roleLogin:
+		ds = append(ds, dir{filepath.Join(o.home, "login_logs"), 0o755})
+	case roleClient:
+		ds = ds[:1] // the commands keep nothing secret
 	}
 	return ds
 }
@@ -192,9 +200,15 @@ func setup(o options, h host, out io.Writer) error {
 		}
 	}
 	keyPath := filepath.Join(o.home, "auth", "cluster.key")
-	created, err := installKey(o, keyPath)
-	if err != nil {
-		return err
+	if o.role == roleLogin {
+		keyPath = filepath.Join(o.home, "auth", "login.key")
+	}
+	created := false
+	if o.role != roleClient {
+		var err error
+		if created, err = installKey(o, keyPath); err != nil {
+			return err
+		}
 	}
 	if err := writeConf(o); err != nil {
 		return err
@@ -208,10 +222,18 @@ func setup(o options, h host, out io.Writer) error {
 		fmt.Fprintf(out, "Copy %s to every other host of the cluster (root's only, mode 0600), then set each up with it:\n", keyPath)
 		fmt.Fprintf(out, "  scp %s HOST:/root/cluster.key\n", keyPath)
 		fmt.Fprintf(out, "  ssh HOST pbs_setup execution --server %s --key /root/cluster.key\n", serverOf(o))
+		fmt.Fprintf(out, "A login host (no server, no mom) gets a key of its own, never the cluster key:\n")
+		fmt.Fprintf(out, "  pbs_setup login-key LOGINHOST --out /root/LOGINHOST.login.key\n")
+		fmt.Fprintf(out, "  scp /root/LOGINHOST.login.key LOGINHOST:/root/login.key\n")
+		fmt.Fprintf(out, "  ssh LOGINHOST pbs_setup login --server %s --key /root/login.key\n", serverOf(o))
 		fmt.Fprintf(out, "Then start pbs_server and pbs_sched here.\n")
 	case roleExecution:
 		fmt.Fprintf(out, "Create the node on the server, then start pbs_mom here:\n")
 		fmt.Fprintf(out, "  qmgr -c \"create node %s\"\n", o.node)
+	case roleLogin:
+		fmt.Fprintf(out, "Start pbs_login here (systemctl enable --now pbs_login): the commands then reach the server through it, as %s.\n", o.node)
+	case roleClient:
+		fmt.Fprintf(out, "The commands here reach the server through this host's pbs_server, pbs_mom or pbs_login; a host that runs none of them is set up as login.\n")
 	}
 	return nil
 }
@@ -232,6 +254,9 @@ func installKey(o options, path string) (bool, error) {
 	if o.key == "" {
 		if o.role != roleServer {
 			if _, err := proto.LoadKey(path); err != nil {
+				if o.role == roleLogin {
+					return false, fmt.Errorf("role login needs --key FILE, this host's login key, made on a server host with pbs_setup login-key %s (%v)", o.node, err)
+				}
 				return false, fmt.Errorf("role %s needs the cluster key: --key FILE, a copy of the server's PBS_HOME/auth/cluster.key (%v)", o.role, err)
 			}
 			return false, nil
@@ -251,7 +276,7 @@ func installKey(o options, path string) (bool, error) {
 	}
 	if cur, err := os.ReadFile(path); err == nil {
 		if !bytes.Equal(cur, given) {
-			return false, fmt.Errorf("%s holds another cluster key than %s: remove it first if it is to be replaced (every host must then get the new one)", path, o.key)
+			return false, fmt.Errorf("%s holds another key than %s: remove it first if it is to be replaced", path, o.key)
 		}
 		return false, os.Chmod(path, 0o600)
 	}
@@ -260,7 +285,7 @@ func installKey(o options, path string) (bool, error) {
 
 // confKeys are the pbs.conf keys pbs_setup writes, in the order a new
 // file lists them.
-var confKeys = []string{config.KeyHome, config.KeyExec, config.KeyServer, config.KeyServerPeers, config.KeyMomNodeName}
+var confKeys = []string{config.KeyHome, config.KeyExec, config.KeyServer, config.KeyServerPeers, config.KeyMomNodeName, config.KeyLoginHostName}
 
 // writeConf writes o into pbs.conf, keeping its other lines, and checks
 // that the result loads.
@@ -279,6 +304,9 @@ func writeConf(o options) error {
 	if o.role == roleExecution && o.node != "" {
 		set[config.KeyMomNodeName] = o.node
 	}
+	if o.role == roleLogin && o.node != "" {
+		set[config.KeyLoginHostName] = o.node
+	}
 	next := config.Update(old, set, confKeys)
 	vals, err := config.Parse(bytes.NewReader(next))
 	if err != nil {
@@ -294,4 +322,49 @@ func writeConf(o options) error {
 		return nil
 	}
 	return atomicfile.Write(o.conf, next, 0o644)
+}
+
+// makeLoginKey is pbs_setup login-key HOST: on a server host, it writes
+// HOST's login key (proto.LoginKey of the cluster key) to --out, mode
+// 0600, for the admin to copy to HOST and install with pbs_setup login.
+func makeLoginKey(args []string, out io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return errors.New("login-key needs the login host's name first")
+	}
+	name := args[0]
+	if strings.ContainsAny(name, " \t/:") {
+		return fmt.Errorf("login-key %q: want a host name", name)
+	}
+	fs := flag.NewFlagSet("pbs_setup login-key", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	home := fs.String("home", config.DefaultHome, "")
+	dest := fs.String("out", name+".login.key", "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return flagError(err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	cluster, err := proto.LoadKey(filepath.Join(*home, "auth", "cluster.key"))
+	if err != nil {
+		return fmt.Errorf("login-key is run on a server host, which has the cluster key: %w", err)
+	}
+	if err := atomicfile.Write(*dest, proto.LoginKey(cluster, name), 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s's login key is in %s. Copy it there (root's only, mode 0600) and set the host up with it:\n", name, *dest)
+	fmt.Fprintf(out, "  scp %s %s:/root/login.key\n", *dest, name)
+	fmt.Fprintf(out, "  ssh %s pbs_setup login --server SERVER --key /root/login.key --node %s\n", name, name)
+	return nil
+}
+
+// flagError names the option a flag package error is about.
+func flagError(err error) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: "); ok {
+		return fmt.Errorf("unknown option --%s", strings.TrimLeft(name, "-"))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "flag needs an argument: "); ok {
+		return fmt.Errorf("option --%s needs a value", strings.TrimLeft(name, "-"))
+	}
+	return err
 }

@@ -122,8 +122,68 @@ func TestSetupServerThenExecution(t *testing.T) {
 	other := filepath.Join(root, "other.key")
 	os.WriteFile(other, bytes.Repeat([]byte{1}, proto.KeySize), 0o600)
 	args[len(args)-3] = other
-	if r := runIn(t, args...); r.code != 1 || !strings.Contains(r.stderr, "holds another cluster key") {
+	if r := runIn(t, args...); r.code != 1 || !strings.Contains(r.stderr, "holds another key than") {
 		t.Errorf("a different key: %+v", r)
+	}
+}
+
+// A login host: its key made on the server host from the cluster key
+// (never the cluster key itself), installed by pbs_setup login with the
+// host's name in pbs.conf; set up twice it ends the same. A client host
+// gets pbs.conf and no key.
+func TestSetupLoginAndClient(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	srv := filepath.Join(root, "srv")
+	if r := runIn(t, "server", "--home", srv, "--conf", filepath.Join(root, "srv.conf")); r.code != 0 {
+		t.Fatalf("server: %+v", r)
+	}
+	if !strings.Contains(runIn(t, "server", "--home", srv, "--conf", filepath.Join(root, "srv.conf")).stdout, "pbs_setup login-key LOGINHOST") {
+		t.Errorf("the server's instructions do not tell how to set up a login host")
+	}
+	keyOut := filepath.Join(root, "l1.key")
+	r := runIn(t, "login-key", "l1", "--home", srv, "--out", keyOut)
+	if r.code != 0 || !strings.Contains(r.stdout, "pbs_setup login --server SERVER --key /root/login.key --node l1") {
+		t.Fatalf("login-key: %+v", r)
+	}
+	cluster, _ := proto.LoadKey(filepath.Join(srv, "auth", "cluster.key"))
+	got, err := proto.LoadKey(keyOut)
+	if err != nil || !bytes.Equal(got, proto.LoginKey(cluster, "l1")) || bytes.Equal(got, cluster) {
+		t.Fatalf("the login key: %v (want LoginKey(cluster, l1))", err)
+	}
+	home, conf := filepath.Join(root, "login"), filepath.Join(root, "login.conf")
+	args := []string{"login", "--server", "h1", "--key", keyOut, "--node", "l1", "--home", home, "--conf", conf}
+	if r := runIn(t, args...); r.code != 0 || !strings.Contains(r.stdout, "Start pbs_login here") {
+		t.Fatalf("login: %+v", r)
+	}
+	if vals := parseConf(t, conf); vals[config.KeyLoginHostName] != "l1" || vals[config.KeyServer] != "h1" {
+		t.Errorf("the login host's pbs.conf: %v", vals)
+	}
+	if b, err := proto.LoadKey(filepath.Join(home, "auth", "login.key")); err != nil || !bytes.Equal(b, got) {
+		t.Errorf("auth/login.key: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "auth", "cluster.key")); err == nil {
+		t.Errorf("a login host got the cluster key")
+	}
+	before := snapshot(t, home)
+	// Again without --key: the installed one stands.
+	again := append([]string{"login", "--server", "h1", "--node", "l1"}, args[len(args)-4:]...)
+	if r := runIn(t, again...); r.code != 0 {
+		t.Errorf("login again: %+v", r)
+	}
+	if after := snapshot(t, home); !equalMaps(before, after) {
+		t.Errorf("a second setup changed the login host")
+	}
+
+	chome, cconf := filepath.Join(root, "client"), filepath.Join(root, "client.conf")
+	if r := runIn(t, "client", "--server", "h1", "--home", chome, "--conf", cconf); r.code != 0 || !strings.Contains(r.stdout, "set up as login") {
+		t.Fatalf("client: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(chome, "auth")); err == nil {
+		t.Errorf("a client host got an auth directory")
+	}
+	if vals := parseConf(t, cconf); vals[config.KeyServer] != "h1" {
+		t.Errorf("the client's pbs.conf: %v", vals)
 	}
 }
 
@@ -136,24 +196,29 @@ func TestSetupRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, 2, "no role: give server or execution first"},
+		{nil, 2, "no role: give server, execution, client or login first"},
 		{[]string{"--server", "x"}, 2, "no role"},
 		{[]string{"compute"}, 2, `unknown role "compute"`},
-		{[]string{"login"}, 2, "role login is not available yet"},
-		{[]string{"client", "--server", "h"}, 2, "role client is not available yet"},
+		{[]string{"login", "--home", home}, 2, "role login needs --server HOST"},
+		{[]string{"login", "--server", "h", "--home", home, "--conf", filepath.Join(home, "pbs.conf")}, 1, "role login needs --key FILE, this host's login key, made on a server host with pbs_setup login-key h1"},
+		{[]string{"client", "--server", "h", "--key", "/k", "--home", home}, 2, "--key is not for role client"},
+		{[]string{"login-key"}, 2, "login-key needs the login host's name first"},
+		{[]string{"login-key", "a/b"}, 2, `login-key "a/b": want a host name`},
+		{[]string{"login-key", "l1", "--home", home, "--size", "3"}, 2, "unknown option --size"},
+		{[]string{"login-key", "l1", "--home", home}, 2, "login-key is run on a server host, which has the cluster key"},
 		{[]string{"server", "--frobnicate"}, 2, "unknown option --frobnicate"},
 		{[]string{"server", "--home"}, 2, "option --home needs a value"},
 		{[]string{"server", "--home", "relative/dir"}, 2, `--home "relative/dir": want an absolute path`},
 		{[]string{"execution", "--home", home}, 2, "role execution needs --server HOST"},
 		{[]string{"execution", "--peers", "a:1,b", "--home", home}, 2, `--peers "a:1,b": want host:port`},
 		{[]string{"server", "--server", "a/b", "--home", home}, 2, `--server "a/b": want a host name`},
-		{[]string{"server", "--node", "n1", "--home", home}, 2, "--node is for role execution"},
+		{[]string{"server", "--node", "n1", "--home", home}, 2, "--node is for roles execution and login"},
 		{[]string{"server", "stray", "--home", home}, 2, `unexpected argument "stray"`},
 		{[]string{"server", "--home", home, "--key", filepath.Join(home, "none")}, 1, "--key: open"},
 	}
 	for _, tt := range tests {
 		args := tt.args
-		if tt.code == 1 {
+		if tt.code == 1 && !strings.Contains(strings.Join(args, " "), "--conf") {
 			args = append(args, "--conf", filepath.Join(home, "pbs.conf"))
 		}
 		r := runIn(t, args...)

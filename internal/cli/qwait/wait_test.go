@@ -52,7 +52,7 @@ func (f *fakeServer) start(t *testing.T) string {
 func (f *fakeServer) serve(nc net.Conn) {
 	defer nc.Close()
 	c := proto.NewConn(nc, 0)
-	if _, err := proto.ServerHandshake(c, "srv", func(proto.Role) ([]byte, error) { return nil, nil }); err != nil {
+	if _, err := proto.ServerHandshake(c, "srv", func(proto.Hello) ([]byte, error) { return nil, nil }); err != nil {
 		return
 	}
 	for {
