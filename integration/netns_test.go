@@ -176,6 +176,12 @@ func (nc *netCluster) run(h *netHost, stdin string, name string, args ...string)
 	cmd := exec.Command("ip", append([]string{"netns", "exec", h.ns, filepath.Join(nc.bin, name)}, args...)...)
 	cmd.Env = []string{"PBS_CONF_FILE=" + h.conf, "PATH=" + nc.bin + ":/usr/bin:/bin", "LANG=C", "HOME=" + nc.dir}
 	cmd.Dir = nc.dir
+	return runResult(cmd, stdin)
+}
+
+// runResult runs cmd with stdin and returns what it printed and its exit
+// status (-1 when it could not run).
+func runResult(cmd *exec.Cmd, stdin string) testcluster.Result {
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

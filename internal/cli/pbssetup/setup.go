@@ -141,14 +141,27 @@ func parse(args []string, h host) (options, error) {
 	if strings.ContainsAny(o.server, " \t/:") {
 		return o, fmt.Errorf("--server %q: want a host name", o.server)
 	}
-	if o.node != "" && o.role != roleExecution && o.role != roleLogin {
-		return o, errors.New("--node is for roles execution and login")
+	if o.node != "" && o.role == roleClient {
+		return o, errors.New("--node is for roles server (with --peers), execution and login")
+	}
+	if o.node != "" && o.role == roleServer && len(o.peers) == 0 {
+		return o, errors.New("--node on a server names it in --peers: give --peers too")
 	}
 	if o.key != "" && o.role == roleClient {
 		return o, errors.New("--key is not for role client: its commands need no key (a login host's do: role login)")
 	}
 	if o.node == "" {
 		o.node = h.name
+	}
+	if o.role == roleServer && len(o.peers) > 0 {
+		member := false
+		for _, p := range o.peers {
+			host, _, _ := net.SplitHostPort(p)
+			member = member || host == o.node
+		}
+		if !member {
+			return o, fmt.Errorf("this server is %q, which --peers does not list: give its name there with --node NAME", o.node)
+		}
 	}
 	return o, nil
 }
@@ -285,7 +298,7 @@ func installKey(o options, path string) (bool, error) {
 
 // confKeys are the pbs.conf keys pbs_setup writes, in the order a new
 // file lists them.
-var confKeys = []string{config.KeyHome, config.KeyExec, config.KeyServer, config.KeyServerPeers, config.KeyMomNodeName, config.KeyLoginHostName}
+var confKeys = []string{config.KeyHome, config.KeyExec, config.KeyServer, config.KeyServerPeers, config.KeyMomNodeName, config.KeyLoginHostName, config.KeyServerHostName}
 
 // writeConf writes o into pbs.conf, keeping its other lines, and checks
 // that the result loads.
@@ -306,6 +319,9 @@ func writeConf(o options) error {
 	}
 	if o.role == roleLogin && o.node != "" {
 		set[config.KeyLoginHostName] = o.node
+	}
+	if o.role == roleServer && len(o.peers) > 0 && o.node != "" {
+		set[config.KeyServerHostName] = o.node
 	}
 	next := config.Update(old, set, confKeys)
 	vals, err := config.Parse(bytes.NewReader(next))

@@ -212,7 +212,9 @@ func TestSetupRefusals(t *testing.T) {
 		{[]string{"execution", "--home", home}, 2, "role execution needs --server HOST"},
 		{[]string{"execution", "--peers", "a:1,b", "--home", home}, 2, `--peers "a:1,b": want host:port`},
 		{[]string{"server", "--server", "a/b", "--home", home}, 2, `--server "a/b": want a host name`},
-		{[]string{"server", "--node", "n1", "--home", home}, 2, "--node is for roles execution and login"},
+		{[]string{"server", "--node", "n1", "--home", home}, 2, "--node on a server names it in --peers: give --peers too"},
+		{[]string{"client", "--server", "s", "--node", "n1", "--home", home}, 2, "--node is for roles server (with --peers), execution and login"},
+		{[]string{"server", "--peers", "s1:15001,s2:15001", "--home", home}, 2, `this server is "h1", which --peers does not list`},
 		{[]string{"server", "stray", "--home", home}, 2, `unexpected argument "stray"`},
 		{[]string{"server", "--home", home, "--key", filepath.Join(home, "none")}, 1, "--key: open"},
 	}
@@ -252,4 +254,20 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// A member of a server group: --peers and its name there (--node) go
+// into pbs.conf, PBS_SERVER the name of the cluster in job ids.
+func TestSetupGroupMember(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home, conf := filepath.Join(root, "spool"), filepath.Join(root, "pbs.conf")
+	r := runIn(t, "server", "--server", "gopbs", "--peers", "s1:15001,s2:15001,s3:15001", "--node", "s2", "--home", home, "--conf", conf)
+	if r.code != 0 {
+		t.Fatalf("server --peers: %+v", r)
+	}
+	vals := parseConf(t, conf)
+	if vals[config.KeyServerHostName] != "s2" || vals[config.KeyServerPeers] != "s1:15001,s2:15001,s3:15001" || vals[config.KeyServer] != "gopbs" {
+		t.Errorf("a member's pbs.conf: %v", vals)
+	}
 }
