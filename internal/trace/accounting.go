@@ -2,13 +2,13 @@ package trace
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/resc"
 )
 
@@ -54,15 +54,11 @@ func ReadAccounting(r io.Reader) (*Workload, error) {
 		if len(t) == 0 || t[0] == ';' {
 			continue
 		}
-		stamp, rest, ok1 := bytes.Cut(t, []byte{';'})
-		kind, rest, ok2 := bytes.Cut(rest, []byte{';'})
-		id, body, _ := bytes.Cut(rest, []byte{';'})
-		if !ok1 || !ok2 || len(kind) != 1 {
-			return nil, fmt.Errorf("line %d: not an accounting record (date;type;id;message)", ls.n)
+		rl, err := accounting.Split(t, time.UTC)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %w", ls.n, err)
 		}
-		if _, err := time.Parse("01/02/2006 15:04:05", string(stamp)); err != nil {
-			return nil, fmt.Errorf("line %d: bad date %q", ls.n, stamp)
-		}
+		kind, id, body := []byte{rl.Kind}, rl.ID, rl.Body
 		switch kind[0] {
 		case 'Q', 'S', 'E', 'D', 'R':
 		default:
@@ -96,7 +92,7 @@ func ReadAccounting(r io.Reader) (*Workload, error) {
 		}
 		rec := acctRecord{ctime: -1, qtime: -1, etime: -1, start: -1, end: -1, ncpus: -1, selCPUs: -1,
 			nodesCPUs: -1, assigned: -1, used: -1, walltime: -1, mem: -1}
-		err := eachKV(body, &scratch, func(k, v []byte) error { return rec.set(a, names, k, v) })
+		err = accounting.EachKV(body, &scratch, func(k, v []byte) error { return rec.set(a, names, k, v) })
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", ls.n, err)
 		}
@@ -278,61 +274,4 @@ func acctWorkload(as []acctJob) *Workload {
 		w.Jobs[i].ID = int64(i + 1)
 	}
 	return w
-}
-
-// errKV is a body that is not key=value ... .
-var errKV = errors.New("want key=value")
-
-// eachKV calls fn with every key=value of a record body, in order: a
-// value is bare (up to the next blank) or in double quotes with \" and \\
-// escaped, exactly as accounting.Format writes a value holding a blank, a
-// quote or a backslash. Single quotes are ordinary characters (OpenPBS's
-// '{}' reads as '{}'): a bare value this server writes may begin with one.
-// The value passed to fn is valid only during the call.
-func eachKV(b []byte, scratch *[]byte, fn func(k, v []byte) error) error {
-	for {
-		b = bytes.TrimLeft(b, " ")
-		if len(b) == 0 {
-			return nil
-		}
-		eq := bytes.IndexByte(b, '=')
-		sp := bytes.IndexByte(b, ' ')
-		if eq <= 0 || sp >= 0 && sp < eq || bytes.IndexByte(b[:eq], '"') >= 0 {
-			tok := b
-			if sp >= 0 {
-				tok = b[:sp]
-			}
-			return fmt.Errorf("%w, got %q", errKV, tok)
-		}
-		k := b[:eq]
-		b = b[eq+1:]
-		var v []byte
-		switch {
-		case len(b) > 0 && b[0] == '"':
-			buf := (*scratch)[:0]
-			i := 1
-			for ; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' && i+1 < len(b) && (b[i+1] == '"' || b[i+1] == '\\') {
-					i++
-				}
-				buf = append(buf, b[i])
-			}
-			if i >= len(b) {
-				return fmt.Errorf("%s: unterminated quoted value", k)
-			}
-			v, *scratch, b = buf, buf, b[i+1:]
-		default:
-			j := bytes.IndexByte(b, ' ')
-			if j < 0 {
-				j = len(b)
-			}
-			v, b = b[:j], b[j:]
-		}
-		if len(b) > 0 && b[0] != ' ' {
-			return fmt.Errorf("%s: text after the closing quote", k)
-		}
-		if err := fn(k, v); err != nil {
-			return err
-		}
-	}
 }

@@ -83,46 +83,6 @@ func TestReadAccounting(t *testing.T) {
 	}
 }
 
-// TestEachKV: values bare, double-quoted with escapes (what
-// accounting.Format writes) and single-quoted (what OpenPBS writes).
-func TestEachKV(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in   string
-		want []string // key, value, key, value...
-		err  string
-	}{
-		{`a=1 b=x`, []string{"a", "1", "b", "x"}, ""},
-		{`  a=1    b=  `, []string{"a", "1", "b", ""}, ""},
-		{`a="x y" b="say \"hi\"" c="c:\\d\e"`, []string{"a", "x y", "b", `say "hi"`, "c", `c:\d\e`}, ""},
-		{`d='{}' e='x f=it's'`, []string{"d", "'{}'", "e", "'x", "f", "it's'"}, ""},
-		{`a=b=c`, []string{"a", "b=c"}, ""},
-		{`a="x`, nil, "a: unterminated quoted value"},
-		{`a="x\"`, nil, "a: unterminated quoted value"},
-		{`a="x"y`, nil, "a: text after the closing quote"},
-		{`novalue b=1`, nil, `want key=value, got "novalue"`},
-		{`=1`, nil, `want key=value, got "=1"`},
-		{`a"b=1`, nil, `want key=value`},
-	}
-	for _, tc := range tests {
-		var got []string
-		var scratch []byte
-		err := eachKV([]byte(tc.in), &scratch, func(k, v []byte) error {
-			got = append(got, string(k), string(v))
-			return nil
-		})
-		if tc.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s: %q %v, want %q", tc.in, got, err, tc.want)
-		}
-	}
-}
-
 // TestReadAccountingRoundTrip: whatever value pbs_server writes reads
 // back as written (line breaks become blanks, as Format does).
 func TestReadAccountingRoundTrip(t *testing.T) {

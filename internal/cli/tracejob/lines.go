@@ -3,6 +3,8 @@ package tracejob
 import (
 	"strings"
 	"time"
+
+	"github.com/gopbs/gopbs/internal/accounting"
 )
 
 // entry is one line of a job's history: when, which source (S server,
@@ -56,13 +58,9 @@ func logLine(line, id string, loc *time.Location) (time.Time, string, bool) {
 // acctLine reads one accounting record ("MM/DD/YYYY HH:MM:SS;E;id;k=v
 // ...") about job id: its time (local) and "E: k=v ..." as the message.
 func acctLine(line, id string, loc *time.Location) (time.Time, string, bool) {
-	parts := strings.SplitN(line, ";", 4)
-	if len(parts) != 4 || parts[2] != id || len(parts[1]) != 1 {
+	l, err := accounting.Split([]byte(line), loc)
+	if err != nil || string(l.ID) != id {
 		return time.Time{}, "", false
 	}
-	at, err := time.ParseInLocation("01/02/2006 15:04:05", parts[0], loc)
-	if err != nil {
-		return time.Time{}, "", false
-	}
-	return at, parts[1] + " " + strings.TrimSpace(parts[3]), true
+	return l.At, string(l.Kind) + " " + strings.TrimSpace(string(l.Body)), true
 }
