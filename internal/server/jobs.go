@@ -1,6 +1,8 @@
 package server
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -73,14 +75,57 @@ func (s *Server) account(kind byte, j *model.Job, kvs []accounting.KV) {
 
 // queuedRecord is the body of a Q record, as in OpenPBS logs.
 func (s *Server) queuedRecord(j *model.Job) []accounting.KV {
-	kvs := []accounting.KV{
-		{Key: "user", Value: j.EUser}, {Key: "group", Value: j.EGroup}, {Key: "project", Value: j.Project},
-		{Key: "jobname", Value: j.Name}, {Key: "queue", Value: j.Queue},
-		{Key: "ctime", Value: strconv.FormatInt(j.Ctime, 10)}, {Key: "qtime", Value: strconv.FormatInt(j.Qtime, 10)},
-		{Key: "etime", Value: strconv.FormatInt(j.Etime, 10)},
+	return appendResourceList(jobRecordHead(j), j)
+}
+
+// jobRecordHead is what every record of a job's run begins with, in
+// OpenPBS's order: who, what, where, and its times so far.
+func jobRecordHead(j *model.Job) []accounting.KV {
+	kvs := []accounting.KV{{Key: "user", Value: j.EUser}, {Key: "group", Value: j.EGroup}}
+	if j.Account != "" {
+		kvs = append(kvs, accounting.KV{Key: "account", Value: j.Account})
 	}
+	return append(kvs, accounting.KV{Key: "project", Value: j.Project},
+		accounting.KV{Key: "jobname", Value: j.Name}, accounting.KV{Key: "queue", Value: j.Queue},
+		accounting.KV{Key: "ctime", Value: strconv.FormatInt(j.Ctime, 10)}, accounting.KV{Key: "qtime", Value: strconv.FormatInt(j.Qtime, 10)},
+		accounting.KV{Key: "etime", Value: strconv.FormatInt(j.Etime, 10)})
+}
+
+// appendResourceList appends the job's Resource_List.* in its order.
+func appendResourceList(kvs []accounting.KV, j *model.Job) []accounting.KV {
 	for _, p := range j.ResourceList {
 		kvs = append(kvs, accounting.KV{Key: "Resource_List." + p.Name, Value: p.Value})
+	}
+	return kvs
+}
+
+// runRecordHead is the beginning of an S or E record, as OpenPBS writes
+// it: the head, the start and where it runs, then Resource_List.*.
+func runRecordHead(j *model.Job, start int64, alloc resc.Alloc) []accounting.KV {
+	kvs := append(jobRecordHead(j),
+		accounting.KV{Key: "start", Value: strconv.FormatInt(start, 10)},
+		accounting.KV{Key: "exec_host", Value: alloc.ExecHost()}, accounting.KV{Key: "exec_vnode", Value: alloc.ExecVnode()})
+	return appendResourceList(kvs, j)
+}
+
+// assignedRecord is an S record's resource_assigned.*: the consumable
+// resources the allocation takes, summed over its chunks, by name, sizes
+// in kb (as OpenPBS writes them).
+func assignedRecord(alloc resc.Alloc, t *resc.Table) []accounting.KV {
+	total := resc.Amounts{}
+	for _, am := range alloc.Amounts(t) {
+		for k, v := range am {
+			total[k] += v
+		}
+	}
+	names := slices.Sorted(maps.Keys(total))
+	kvs := make([]accounting.KV, 0, len(names))
+	for _, n := range names {
+		v := t.Format(n, total[n])
+		if t.Lookup(n).Type == resc.TypeSize {
+			v = resc.FormatKB(int64(total[n]))
+		}
+		kvs = append(kvs, accounting.KV{Key: "resource_assigned." + n, Value: v})
 	}
 	return kvs
 }

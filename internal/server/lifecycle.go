@@ -266,11 +266,8 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 
 // endRecord is the body of an E accounting record.
 func (s *Server) endRecord(j *model.Job, ob *proto.JobObit) []accounting.KV {
-	kvs := s.queuedRecord(j)
+	kvs := runRecordHead(j, j.Stime, j.Alloc)
 	kvs = append(kvs,
-		accounting.KV{Key: "start", Value: strconv.FormatInt(j.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: j.ExecHost()},
-		accounting.KV{Key: "exec_vnode", Value: j.ExecVnode()},
 		accounting.KV{Key: "session", Value: strconv.Itoa(j.SessionID)},
 		accounting.KV{Key: "end", Value: strconv.FormatInt(ob.End, 10)},
 		accounting.KV{Key: "Exit_status", Value: strconv.Itoa(j.ExitStatus)},

@@ -426,10 +426,9 @@ func (s *Server) runnable(id string, now int64) (j, parent *model.Job, err error
 // startRecord is the body of an S accounting record.
 func (s *Server) startRecord(st *startRequest) []accounting.KV {
 	s.mu.RLock()
-	rec := s.queuedRecord(st.job)
+	rec := runRecordHead(st.job, st.job.Stime, st.alloc)
 	s.mu.RUnlock()
-	return append(rec, accounting.KV{Key: "start", Value: strconv.FormatInt(st.job.Stime, 10)},
-		accounting.KV{Key: "exec_host", Value: st.alloc.ExecHost()}, accounting.KV{Key: "exec_vnode", Value: st.alloc.ExecVnode()})
+	return append(rec, assignedRecord(st.alloc, s.resources.Load())...)
 }
 
 func toPBSE(err error) *proto.Error {
