@@ -14,7 +14,7 @@ func TestCommandsHelp(t *testing.T) {
 	t.Parallel()
 	c := testcluster.New(t, testcluster.Options{})
 	for _, cmd := range []string{"qsub", "qstat", "qmgr", "qalter", "qdel", "qhold", "qrls", "qselect",
-		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "qorder", "printjob", "pbs_setup"} {
+		"qrun", "qrerun", "qmove", "qsig", "pbsnodes", "pbsfs", "tracejob", "qterm", "pbs_simulate", "pbsdsh", "qwait", "qwatch", "pbs_webtoken", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", "qorder", "printjob", "pbs_setup", "qacct"} {
 		r := c.Run(cmd, "--help")
 		if r.Code != 0 || !isUsage(r.Stdout, cmd) || r.Stderr != "" {
 			t.Errorf("%s --help: %s", cmd, r)

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,44 @@ func FuzzFormat(f *testing.F) {
 				t.Fatalf("record %q: field %d reads as %q, want %q", line, i, got[i], want)
 			}
 		}
+		// The readers' own parser (Split, EachKV) reads it the same.
+		l, err := Split([]byte(line), time.UTC)
+		if err != nil || l.Kind != Ended || string(l.ID) != gotID {
+			t.Fatalf("Split(%q): %+v %v", line, l, err)
+		}
+		n := 0
+		var scratch []byte
+		err = EachKV(l.Body, &scratch, func(k, v []byte) error {
+			if n >= len(got) || (KV{string(k), string(v)}) != got[n] {
+				return fmt.Errorf("field %d reads as %q=%q", n, k, v)
+			}
+			n++
+			return nil
+		})
+		if err != nil || n != len(got) {
+			t.Fatalf("EachKV of %q: %v (%d fields)", line, err, n)
+		}
+	})
+}
+
+// FuzzSplit: any line is a record or an error, never a panic; a record's
+// body is read by EachKV or refused.
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte("12/21/2024 18:28:15;E;1.s;user=a run_count=1 "))
+	f.Add([]byte(`12/21/2024 18:28:15;Q;1.s;a="x \" y" b='{}'`))
+	f.Add([]byte(";;;"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		l, err := Split(line, time.UTC)
+		if err != nil {
+			return
+		}
+		var scratch []byte
+		EachKV(l.Body, &scratch, func(k, v []byte) error {
+			if len(k) == 0 {
+				t.Fatalf("an empty key from %q", line)
+			}
+			return nil
+		})
 	})
 }
 

@@ -26,7 +26,7 @@ var pure = []string{
 	"resc", "sched/core", "sched/schedpriv",
 	"internal/place", "sched/fifo", "sched/fairshare", "sched/formula",
 	"sched/sim", "internal/model", "internal/qmgrparse", "internal/stage", "internal/mailer",
-	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/rrule", "internal/events", "internal/entlim", "internal/vnodedef", "internal/resvspec",
+	"internal/jobjson", "internal/display", "internal/getopt", "internal/msgp", "internal/rrule", "internal/events", "internal/entlim", "internal/vnodedef", "internal/resvspec", "internal/acctsum",
 	"internal/server/state", "internal/server/nodes", "internal/server/jobs", "internal/server/resvs", "internal/server/admit", "internal/server/starts", "internal/server/state/statetest",
 }
 

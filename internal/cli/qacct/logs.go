@@ -1,0 +1,356 @@
+package qacct
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/acctsum"
+	"github.com/gopbs/gopbs/internal/atomicfile"
+)
+
+// dayFile is one file of the accounting directory: YYYYMMDD, or a
+// compressed YYYYMMDD.gz.
+type dayFile struct {
+	path string
+	day  time.Time // its midnight, local
+}
+
+// dayFiles lists dir's day files in date order (a single file given with
+// -f is one of its own, of no particular day).
+func dayFiles(dir string, loc *time.Location) ([]dayFile, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []dayFile{{path: dir}}, nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []dayFile
+	for _, e := range ents {
+		name := strings.TrimSuffix(e.Name(), ".gz")
+		if e.IsDir() || len(name) != 8 {
+			continue
+		}
+		day, err := time.ParseInLocation("20060102", name, loc)
+		if err != nil {
+			continue
+		}
+		out = append(out, dayFile{path: filepath.Join(dir, e.Name()), day: day})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].day.Before(out[j].day) })
+	return out, nil
+}
+
+// summary is what one file holds, as qacct's cache keeps it: the ended
+// jobs' usage, the range of job numbers its records name (for -j), and
+// its damaged lines.
+type summary struct {
+	Version     int
+	Size, Mod   int64 // the file's, when it was read
+	Records     int64
+	Ended       int64
+	Damaged     int64
+	FirstDamage string
+	MinSeq      int64
+	MaxSeq      int64
+	// Tables are the usage as the cache keeps it: [0] by every key but
+	// its host, [1+d] by dimension d alone. A day's jobs have nearly as
+	// many hosts as jobs: by host with anything else, the log is read.
+	Tables []table
+
+	sums         acctsum.Sums   // by whole key, when read from the log in this run
+	tables       []acctsum.Sums // Tables decoded
+	unreadReason string
+}
+
+// table is one of a summary's tables, as arrays (msgpack).
+type table struct {
+	Keys []acctsum.Key
+	Sums []acctsum.Sum
+}
+
+// view is the usage to group by need's dimensions: the whole keys when
+// the log was read in this run, else the cached table that answers; false
+// when none does.
+func (s *summary) view(need []acctsum.Dim) (acctsum.Sums, bool) {
+	switch {
+	case s.sums != nil:
+		return s.sums, true
+	case len(s.tables) != 1+len(acctsum.Dims):
+		return nil, false
+	case len(need) == 0:
+		return s.tables[1+int(acctsum.ByQueue)], true
+	case len(need) == 1:
+		return s.tables[1+int(need[0])], true
+	case !slices.Contains(need, acctsum.ByHost):
+		return s.tables[0], true
+	}
+	return nil, false
+}
+
+// cacheVersion changes when summary's meaning does: older caches are
+// read again from their logs.
+const cacheVersion = 2
+
+// cacheDir is where qacct keeps each file's summary: beside the logs, so
+// that a copy of the directory carries its cache.
+func cacheDir(dir string) string { return filepath.Join(dir, ".qacct") }
+
+// window is the part of time a report covers: [from, to), zero for open.
+type window struct{ from, to time.Time }
+
+func (w window) has(t time.Time) bool {
+	return (w.from.IsZero() || !t.Before(w.from)) && (w.to.IsZero() || t.Before(w.to))
+}
+
+// covers reports whether every record of f's day is inside w, and
+// misses whether none is.
+func (w window) covers(f dayFile) (all, none bool) {
+	if f.day.IsZero() {
+		return w.from.IsZero() && w.to.IsZero(), false
+	}
+	end := f.day.AddDate(0, 0, 1)
+	all = (w.from.IsZero() || !f.day.Before(w.from)) && (w.to.IsZero() || !end.After(w.to))
+	none = !w.from.IsZero() && !end.After(w.from) || !w.to.IsZero() && !f.day.Before(w.to)
+	return all, none
+}
+
+// summarize gives every file's summary over w, from the cache where a
+// whole day is in w, the cache is the file's and one of its tables
+// answers need, otherwise by reading it (and caching what it read, when
+// the directory lets it). Files are read on every cpu.
+func summarize(files []dayFile, dir string, w window, need []acctsum.Dim, loc *time.Location) []*summary {
+	out := make([]*summary, len(files))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i] = summarizeOne(files[i], dir, w, need, loc)
+			}
+		}()
+	}
+	for i, f := range files {
+		if _, none := w.covers(f); none {
+			out[i] = &summary{sums: acctsum.Sums{}}
+			continue
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
+func summarizeOne(f dayFile, dir string, w window, need []acctsum.Dim, loc *time.Location) *summary {
+	st, err := os.Stat(f.path)
+	if err != nil {
+		return &summary{sums: acctsum.Sums{}, unreadReason: err.Error()}
+	}
+	whole, _ := w.covers(f)
+	cache := filepath.Join(cacheDir(dir), filepath.Base(f.path)+".sum")
+	if whole {
+		if s := readCache(cache, st); s != nil {
+			if _, ok := s.view(need); ok {
+				return s
+			}
+		}
+	}
+	s, err := readLog(f.path, loc, func(t time.Time) bool { return whole || w.has(t) })
+	if err != nil {
+		return &summary{sums: acctsum.Sums{}, unreadReason: err.Error()}
+	}
+	s.Size, s.Mod = st.Size(), st.ModTime().UnixNano()
+	if whole {
+		writeCache(cache, s)
+	}
+	return s
+}
+
+// readCache is the cached summary of the file st describes, nil when
+// there is none or it is not of the file as it is now.
+func readCache(path string, st os.FileInfo) *summary {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var s summary
+	if msgpack.Unmarshal(b, &s) != nil || s.Version != cacheVersion || s.Size != st.Size() || s.Mod != st.ModTime().UnixNano() || len(s.Tables) != 1+len(acctsum.Dims) {
+		return nil
+	}
+	for _, t := range s.Tables {
+		if len(t.Keys) != len(t.Sums) {
+			return nil
+		}
+		ss := make(acctsum.Sums, len(t.Keys))
+		for i, k := range t.Keys {
+			ss[k] = &t.Sums[i]
+		}
+		s.tables = append(s.tables, ss)
+	}
+	s.Tables = nil
+	return &s
+}
+
+// writeCache keeps s for next time; a directory qacct may not write to
+// (a user's run over root's logs) keeps none.
+func writeCache(path string, s *summary) {
+	s.Version = cacheVersion
+	s.Tables = nil
+	for _, ss := range append([]acctsum.Sums{s.sums.Without(acctsum.ByHost)}, onlyEach(s.sums)...) {
+		var t table
+		for k, sum := range ss {
+			t.Keys = append(t.Keys, k)
+			t.Sums = append(t.Sums, *sum)
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	b, err := msgpack.Marshal(s)
+	s.Tables = nil
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	atomicfile.Write(path, b, 0o644)
+}
+
+// onlyEach is ss by each dimension alone, in acctsum.Dims's order.
+func onlyEach(ss acctsum.Sums) []acctsum.Sums {
+	out := make([]acctsum.Sums, len(acctsum.Dims))
+	for i, d := range acctsum.Dims {
+		out[i] = ss.Only(d)
+	}
+	return out
+}
+
+// maxLine bounds one record: longer is a damaged line.
+const maxLine = 1 << 20
+
+// eachLine calls fn with every line of the log at path (decompressed
+// when it is gzip's), with its number; a line longer than maxLine is
+// passed as nil.
+func eachLine(path string, fn func(n int, line []byte)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReaderSize(f, 256<<10)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line past the buffer: read to its end, then judge.
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				if len(long) <= maxLine {
+					long = append(long, line...)
+				}
+			}
+			line = long
+			if len(long) > maxLine {
+				line = nil
+			}
+		}
+		if len(line) > 0 || line == nil && err == nil {
+			fn(n, line)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+}
+
+// readLog reads the log at path: the E records whose time keep passes
+// summed, every record's job number in the range.
+func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*summary, error) {
+	s := &summary{sums: acctsum.Sums{}, MinSeq: -1, MaxSeq: -1}
+	var scratch []byte
+	damaged := func(n int, why string) {
+		s.Damaged++
+		if s.FirstDamage == "" {
+			s.FirstDamage = fmt.Sprintf("%s line %d: %s", filepath.Base(path), n, why)
+		}
+	}
+	err := eachLine(path, func(n int, line []byte) {
+		if line == nil {
+			damaged(n, fmt.Sprintf("longer than %d bytes", maxLine))
+			return
+		}
+		t := bytes.TrimRight(line, " \t\r\n")
+		if len(t) == 0 || t[0] == ';' {
+			return
+		}
+		l, err := accounting.Split(t, loc)
+		if err != nil {
+			damaged(n, err.Error())
+			return
+		}
+		s.Records++
+		if seq, ok := jobSeq(l.ID); ok {
+			if s.MinSeq < 0 || seq < s.MinSeq {
+				s.MinSeq = seq
+			}
+			s.MaxSeq = max(s.MaxSeq, seq)
+		}
+		if l.Kind != accounting.Ended || !keep(l.At) {
+			return
+		}
+		j, err := acctsum.Read(l.ID, l.At.Unix(), l.Body, &scratch)
+		if err != nil {
+			damaged(n, err.Error())
+			return
+		}
+		s.Ended++
+		s.sums.Add(j)
+	})
+	return s, err
+}
+
+// jobSeq is the number a job id begins with ("12" of "12[3].srv").
+func jobSeq(id []byte) (int64, bool) {
+	i := 0
+	for i < len(id) && id[i] >= '0' && id[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 18 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(id[:i]), 10, 64)
+	return n, err == nil
+}
