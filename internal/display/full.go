@@ -23,7 +23,8 @@ func (o Options) lineLimit() int {
 }
 
 // FullJobs writes the -f listing: "Job Id: <id>", one indented
-// "name = value" line per attribute (times as ctime strings), and a blank
+// "name = value" line per attribute (times as ctime strings), a finished
+// job's efficiency.cpu, .mem and .walltime (efficiencyLines), and a blank
 // line after each job.
 func FullJobs(w io.Writer, jobs []proto.Status, o Options) error {
 	e := &errWriter{w: w}
@@ -35,6 +36,9 @@ func FullJobs(w io.Writer, jobs []proto.Status, o Options) error {
 				v = showTime(a, o.loc())
 			}
 			e.print(AttrLine(a.FullName(), v, o.lineLimit(), o.OneLine))
+		}
+		for _, a := range efficiencyLines(j.Attrs) {
+			e.print(AttrLine(a.FullName(), a.Value, o.lineLimit(), o.OneLine))
 		}
 		e.print("\n")
 	}
