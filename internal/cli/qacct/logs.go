@@ -75,10 +75,10 @@ type summary struct {
 	// Tables are the usage as the cache keeps it: [0] by every key but
 	// its host, [1+d] by dimension d alone. A day's jobs have nearly as
 	// many hosts as jobs: by host with anything else, the log is read.
-	Tables []table
+	// Each is encoded apart, and decoded only when a report needs it.
+	Tables []msgpack.RawMessage
 
-	sums         acctsum.Sums   // by whole key, when read from the log in this run
-	tables       []acctsum.Sums // Tables decoded
+	sums         acctsum.Sums // by whole key, when read from the log in this run
 	unreadReason string
 }
 
@@ -95,21 +95,35 @@ func (s *summary) view(need []acctsum.Dim) (acctsum.Sums, bool) {
 	switch {
 	case s.sums != nil:
 		return s.sums, true
-	case len(s.tables) != 1+len(acctsum.Dims):
+	case len(s.Tables) != 1+len(acctsum.Dims):
 		return nil, false
 	case len(need) == 0:
-		return s.tables[1+int(acctsum.ByQueue)], true
+		return s.table(1 + int(acctsum.ByQueue))
 	case len(need) == 1:
-		return s.tables[1+int(need[0])], true
+		return s.table(1 + int(need[0]))
 	case !slices.Contains(need, acctsum.ByHost):
-		return s.tables[0], true
+		return s.table(0)
 	}
 	return nil, false
 }
 
+// table decodes the cached table i (once: it replaces sums).
+func (s *summary) table(i int) (acctsum.Sums, bool) {
+	var t table
+	if msgpack.Unmarshal(s.Tables[i], &t) != nil || len(t.Keys) != len(t.Sums) {
+		return nil, false
+	}
+	ss := make(acctsum.Sums, len(t.Keys))
+	for i, k := range t.Keys {
+		ss[k] = &t.Sums[i]
+	}
+	s.sums, s.Tables = ss, nil
+	return ss, true
+}
+
 // cacheVersion changes when summary's meaning does: older caches are
 // read again from their logs.
-const cacheVersion = 2
+const cacheVersion = 3
 
 // cacheDir is where qacct keeps each file's summary: beside the logs, so
 // that a copy of the directory carries its cache.
@@ -185,6 +199,16 @@ func summarizeOne(f dayFile, dir string, w window, need []acctsum.Dim, loc *time
 	if whole {
 		writeCache(cache, s)
 	}
+	// Only what the report groups by stays in memory: a year of logs
+	// holds nearly as many whole keys as jobs.
+	switch {
+	case len(need) == 0:
+		s.sums = s.sums.Only(acctsum.ByQueue)
+	case len(need) == 1:
+		s.sums = s.sums.Only(need[0])
+	case !slices.Contains(need, acctsum.ByHost):
+		s.sums = s.sums.Without(acctsum.ByHost)
+	}
 	return s
 }
 
@@ -199,17 +223,6 @@ func readCache(path string, st os.FileInfo) *summary {
 	if msgpack.Unmarshal(b, &s) != nil || s.Version != cacheVersion || s.Size != st.Size() || s.Mod != st.ModTime().UnixNano() || len(s.Tables) != 1+len(acctsum.Dims) {
 		return nil
 	}
-	for _, t := range s.Tables {
-		if len(t.Keys) != len(t.Sums) {
-			return nil
-		}
-		ss := make(acctsum.Sums, len(t.Keys))
-		for i, k := range t.Keys {
-			ss[k] = &t.Sums[i]
-		}
-		s.tables = append(s.tables, ss)
-	}
-	s.Tables = nil
 	return &s
 }
 
@@ -224,7 +237,11 @@ func writeCache(path string, s *summary) {
 			t.Keys = append(t.Keys, k)
 			t.Sums = append(t.Sums, *sum)
 		}
-		s.Tables = append(s.Tables, t)
+		b, err := msgpack.Marshal(t)
+		if err != nil {
+			return
+		}
+		s.Tables = append(s.Tables, b)
 	}
 	b, err := msgpack.Marshal(s)
 	s.Tables = nil
