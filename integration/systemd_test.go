@@ -222,7 +222,7 @@ func TestPackages(t *testing.T) {
 				t.Errorf("%s lacks %s:\n%s", name, f, list)
 			}
 		}
-		for _, bad := range []string{"pbsbench", "swfsynth", "/var/spool/pbs", "etc/pbs.conf"} {
+		for _, bad := range []string{"pbsbench", "swfsynth", "acctsynth", "/var/spool/pbs", "etc/pbs.conf"} {
 			if strings.Contains(string(list), bad) {
 				t.Errorf("%s ships %s", name, bad)
 			}

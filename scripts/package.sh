@@ -49,7 +49,7 @@ fi
 
 daemons=(pbs_server pbs_sched pbs_mom pbs_shepherd)
 admin=(pbs_setup pbs_login)
-not_shipped=(pbsbench swfsynth swf_sched site_ranking) # tools and examples
+not_shipped=(pbsbench swfsynth acctsynth swf_sched site_ranking) # tools and examples
 
 # pkg NAME DESCRIPTION DEPENDS: a package tree in $work/NAME.
 pkg() {
