@@ -71,7 +71,7 @@ func TestJobMail(t *testing.T) {
 	}
 
 	// b and e, to Mail_Users, from the default sender adm.
-	be := c.Submit("#!/bin/sh\nexit 3\n", "-N", "mailbe", "-m", "be", "-M", "u1@example.org,u2")
+	be := c.Submit("#!/bin/sh\nexit 3\n", "-N", "mailbe", "-m", "be", "-M", "u1@example.org,u2", "-l", "walltime=00:10:00")
 	c.MustRun("qrun", be)
 	c.WaitJobState(be, "F", 20*time.Second)
 	m := waitMails(be, 2)
@@ -80,7 +80,9 @@ func TestJobMail(t *testing.T) {
 		!strings.Contains(begin, "Job Name:   mailbe\nExec host:  n1/0\nBegun execution\n") {
 		t.Errorf("begin mail:\n%s", begin)
 	}
-	if !strings.Contains(end, "Execution terminated\nExit_status=3\n") || !regexp.MustCompile(`(?m)^resources_used\.walltime=\d\d:\d\d:\d\d$`).MatchString(end) {
+	// With the job's efficiency, as qacct -j shows it.
+	if !strings.Contains(end, "Execution terminated\nExit_status=3\n") || !regexp.MustCompile(`(?m)^resources_used\.walltime=\d\d:\d\d:\d\d$`).MatchString(end) ||
+		!regexp.MustCompile(`(?m)^efficiency\.walltime=\d+\.\d%$`).MatchString(end) {
 		t.Errorf("end mail:\n%s", end)
 	}
 

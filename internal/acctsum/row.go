@@ -132,3 +132,56 @@ func (j Job) Efficiency() Efficiency {
 	}
 	return e
 }
+
+// FromResources is a job as its resources_used (used) and Resource_List
+// (req) give it, for its efficiency: what qstat -x -f and the end mail
+// show. A value that does not parse counts as unknown.
+func FromResources(used, req func(name string) (string, bool)) Job {
+	j := Job{Wall: -1, Cput: -1, Mem: -1, Exit: -1}
+	dur := func(get func(string) (string, bool), name string) int64 {
+		v, ok := get(name)
+		if !ok {
+			return -1
+		}
+		n, err := resc.ParseDuration(v)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	size := func(get func(string) (string, bool), name string) int64 {
+		v, ok := get(name)
+		if !ok {
+			return -1
+		}
+		n, err := resc.ParseSize(v)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	count := func(get func(string) (string, bool), name string) int64 {
+		v, _ := get(name)
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	j.Wall, j.Cput, j.Mem = dur(used, "walltime"), dur(used, "cput"), size(used, "mem")
+	j.ReqWall, j.ReqMem = max(dur(req, "walltime"), 0), max(size(req, "mem"), 0)
+	j.Ncpus = max(count(req, "ncpus"), count(used, "ncpus"), 0)
+	return j
+}
+
+// Lines are e's parts as "cpu 91.7%"-style pairs (name, percent), the
+// unknown ones left out, in the order cpu, mem, walltime.
+func (e Efficiency) Lines() [][2]string {
+	var out [][2]string
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"cpu", e.CPU}, {"mem", e.Mem}, {"walltime", e.Wall}} {
+		if p.v >= 0 {
+			out = append(out, [2]string{p.name, strconv.FormatFloat(100*p.v, 'f', 1, 64) + "%"})
+		}
+	}
+	return out
+}

@@ -45,6 +45,9 @@ type Job struct {
 	// order) are for an end.
 	ExitStatus int
 	Used       [][2]string
+	// Efficiency is an end's cpu, mem and walltime efficiency (name,
+	// percent), as qacct -j shows it.
+	Efficiency [][2]string
 }
 
 // Message is one mail ready for the mailer.
@@ -135,6 +138,9 @@ func Compose(from string, j Job, ev Event, text string) Message {
 		b.WriteString("Exit_status=" + strconv.Itoa(j.ExitStatus) + "\n")
 		for _, u := range j.Used {
 			b.WriteString("resources_used." + u[0] + "=" + u[1] + "\n")
+		}
+		for _, e := range j.Efficiency {
+			b.WriteString("efficiency." + e[0] + "=" + e[1] + "\n")
 		}
 	case Abort:
 		b.WriteString("Aborted by PBS Server\n")

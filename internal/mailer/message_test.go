@@ -62,7 +62,7 @@ func TestRecipientsAndAddresses(t *testing.T) {
 
 func TestCompose(t *testing.T) {
 	j := Job{ID: "12.srv", Name: "sim", Owner: "alice@h1", ExecHost: "n1/0*2", ExitStatus: 3,
-		Used: [][2]string{{"cput", "00:00:01"}, {"walltime", "00:00:05"}}}
+		Used: [][2]string{{"cput", "00:00:01"}, {"walltime", "00:00:05"}}, Efficiency: [][2]string{{"cpu", "10.0%"}, {"walltime", "8.3%"}}}
 	for _, tt := range []struct {
 		name string
 		ev   Event
@@ -70,7 +70,7 @@ func TestCompose(t *testing.T) {
 		want string
 	}{
 		{"begin", Begin, "", "To: alice@h1\nSubject: PBS JOB 12.srv\n\nPBS Job Id: 12.srv\nJob Name:   sim\nExec host:  n1/0*2\nBegun execution\n"},
-		{"end", End, "", "To: alice@h1\nSubject: PBS JOB 12.srv\n\nPBS Job Id: 12.srv\nJob Name:   sim\nExecution terminated\nExit_status=3\nresources_used.cput=00:00:01\nresources_used.walltime=00:00:05\n"},
+		{"end", End, "", "To: alice@h1\nSubject: PBS JOB 12.srv\n\nPBS Job Id: 12.srv\nJob Name:   sim\nExecution terminated\nExit_status=3\nresources_used.cput=00:00:01\nresources_used.walltime=00:00:05\nefficiency.cpu=10.0%\nefficiency.walltime=8.3%\n"},
 		{"abort", Abort, "Job deleted at request of root@h1\n", "To: alice@h1\nSubject: PBS JOB 12.srv\n\nPBS Job Id: 12.srv\nJob Name:   sim\nAborted by PBS Server\nJob deleted at request of root@h1\n"},
 	} {
 		m := Compose("adm", j, tt.ev, tt.text)

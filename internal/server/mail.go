@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/gopbs/gopbs/internal/acctsum"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/store"
@@ -47,6 +48,9 @@ func (s *Server) composeMail(j *model.Job, ev mailer.Event, text string) mailer.
 	mj := mailer.Job{ID: j.ID, Name: j.Name, Owner: j.Owner, MailUsers: j.MailUsers, ExecHost: j.ExecHost(), ExitStatus: j.ExitStatus}
 	for _, p := range j.ResourcesUsed {
 		mj.Used = append(mj.Used, [2]string{p.Name, p.Value})
+	}
+	if ev == mailer.End {
+		mj.Efficiency = acctsum.FromResources(j.ResourcesUsed.Get, j.ResourceList.Get).Efficiency().Lines()
 	}
 	return mailer.Compose(from, mj, ev, text)
 }
