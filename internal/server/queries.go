@@ -11,10 +11,12 @@ import (
 // statusJobs answers qstat and the schedulers' job fetches.
 func (s *Server) statusJobs(who *caller, req *proto.StatusRequest, to answerTo) (*statusAnswer, error) {
 	c := s.jobCaller(who)
+	logged := s.loggedHistory(req, c)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	answer := newStatusAnswer(to, s.mu.RLocker())
 	s.jobView().Status(req, c, s.nowUnix(), answer.frames, &answer.tail)
+	addLogged(answer, logged)
 	return answer, nil
 }
 

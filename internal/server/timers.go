@@ -77,10 +77,12 @@ func (s *Server) releaseWaiting(now int64) {
 	s.schedEvent(proto.SchedNew)
 }
 
-// expireHistory purges finished jobs older than the retention.
+// expireHistory purges finished jobs older than the retention from
+// memory and the store, or older than historyInMemory when the retention
+// is longer (history.go: the accounting logs answer for those).
 func (s *Server) expireHistory(now int64) {
 	s.mu.RLock()
-	keep := int64(s.retention() / time.Second)
+	keep := int64(s.keptInMemory() / time.Second)
 	var old []int64
 	for _, j := range s.jobs.List() {
 		if j.Finished() && now-j.HistoryTime >= keep {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/acctlog"
 	"github.com/gopbs/gopbs/internal/acctsum"
 	"github.com/gopbs/gopbs/internal/config"
 	"github.com/gopbs/gopbs/internal/qsubopt"
@@ -32,7 +33,7 @@ func Main() {
 type options struct {
 	dims   []acctsum.Dim
 	filter acctsum.Filter
-	w      window
+	w      acctlog.Window
 	job    string
 	file   string
 	format string // "", "json" or "csv"
@@ -105,9 +106,9 @@ func parse(args []string, now time.Time) (options, error) {
 				return o, fmt.Errorf("%s %q: %v", a, v, err)
 			}
 			if a == "-b" {
-				o.w.from = t
+				o.w.From = t
 			} else {
-				o.w.to = t
+				o.w.To = t
 			}
 		case "-d":
 			if v, err = value(&i, a); err != nil {
@@ -124,13 +125,13 @@ func parse(args []string, now time.Time) (options, error) {
 		}
 	}
 	if days > 0 {
-		if !o.w.from.IsZero() {
+		if !o.w.From.IsZero() {
 			return o, errors.New("give -b or -d, not both")
 		}
-		o.w.from = now.AddDate(0, 0, -days)
+		o.w.From = now.AddDate(0, 0, -days)
 	}
-	if !o.w.from.IsZero() && !o.w.to.IsZero() && !o.w.from.Before(o.w.to) {
-		return o, fmt.Errorf("-b %s is not before -e %s", o.w.from.Format(time.DateTime), o.w.to.Format(time.DateTime))
+	if !o.w.From.IsZero() && !o.w.To.IsZero() && !o.w.From.Before(o.w.To) {
+		return o, fmt.Errorf("-b %s is not before -e %s", o.w.From.Format(time.DateTime), o.w.To.Format(time.DateTime))
 	}
 	if o.job != "" && (len(o.dims) > 0 || o.format == "csv") {
 		return o, errors.New("-j shows one job: it takes no grouping option nor --csv")
@@ -175,29 +176,29 @@ func run(args []string, stdout, stderr io.Writer, now time.Time) int {
 		dir = filepath.Join(cfg.ServerPriv(), "accounting")
 	}
 	loc := now.Location()
-	files, err := dayFiles(dir, loc)
+	files, err := acctlog.DayFiles(dir, loc)
 	if err != nil {
 		fmt.Fprintln(stderr, "qacct:", err)
 		return 1
 	}
 	cache := dir
-	if len(files) == 1 && files[0].day.IsZero() {
+	if len(files) == 1 && files[0].Day.IsZero() {
 		cache = filepath.Dir(dir)
 	}
 	if o.job != "" {
 		return showJob(o, files, cache, loc, stdout, stderr)
 	}
-	sums := summarize(files, cache, o.w, o.need(), loc)
+	sums := acctlog.Summarize(files, cache, o.w, o.need(), loc)
 	return report(o, sums, stdout, stderr)
 }
 
 // warnDamage tells of what could not be read: every total printed
 // leaves it out, and says so.
-func warnDamage(sums []*summary, stderr io.Writer) (damaged int64) {
+func warnDamage(sums []*acctlog.Summary, stderr io.Writer) (damaged int64) {
 	first := ""
 	for _, s := range sums {
-		if s.unreadReason != "" {
-			fmt.Fprintf(stderr, "qacct: cannot read a log: %s\n", s.unreadReason)
+		if s.Unread != "" {
+			fmt.Fprintf(stderr, "qacct: cannot read a log: %s\n", s.Unread)
 		}
 		damaged += s.Damaged
 		if first == "" {

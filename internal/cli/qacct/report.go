@@ -1,7 +1,6 @@
 package qacct
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -11,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gopbs/gopbs/internal/accounting"
+	"github.com/gopbs/gopbs/internal/acctlog"
 	"github.com/gopbs/gopbs/internal/acctsum"
 	"github.com/gopbs/gopbs/resc"
 )
@@ -23,12 +22,12 @@ var dimNames = map[acctsum.Dim]string{
 }
 
 // report prints the usage summed over sums, grouped as o asks.
-func report(o options, sums []*summary, stdout, stderr io.Writer) int {
+func report(o options, sums []*acctlog.Summary, stdout, stderr io.Writer) int {
 	damaged := warnDamage(sums, stderr)
 	all := acctsum.Sums{}
 	var records int64
 	for _, s := range sums {
-		v, _ := s.view(o.need()) // summarize made sure one answers
+		v, _ := s.View(o.need()) // summarize made sure one answers
 		all.Merge(v)
 		records += s.Records
 	}
@@ -168,102 +167,16 @@ func reportCSV(o options, rows []acctsum.Row, w io.Writer) int {
 	return 0
 }
 
-// jobQuery is what -j names: a job number, whether the id named an array
-// ("12[]", its subjobs too) or one subjob ("12[3]"), and the server when
-// given.
-type jobQuery struct {
-	seq    int64
-	index  string // "" none, "[]" the whole array, "[3]" one subjob
-	server string
-}
-
-func parseJobQuery(id string) (jobQuery, error) {
-	q := jobQuery{}
-	rest := id
-	if i := strings.IndexByte(rest, '.'); i >= 0 {
-		rest, q.server = rest[:i], rest[i+1:]
-	}
-	if i := strings.IndexByte(rest, '['); i >= 0 {
-		if !strings.HasSuffix(rest, "]") {
-			return q, fmt.Errorf("-j %q: want a job id (12, 12.server, 12[] or 12[3])", id)
-		}
-		rest, q.index = rest[:i], rest[i:]
-	}
-	n, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || n < 0 {
-		return q, fmt.Errorf("-j %q: want a job id (12, 12.server, 12[] or 12[3])", id)
-	}
-	q.seq = n
-	return q, nil
-}
-
-// matches reports whether a record's id is one the query names: the
-// job, or for an array every subjob of it unless one is named.
-func (q jobQuery) matches(id []byte) bool {
-	s := string(id)
-	rest, server, _ := strings.Cut(s, ".")
-	if q.server != "" && server != q.server {
-		return false
-	}
-	num, index, _ := strings.Cut(rest, "[")
-	if num != strconv.FormatInt(q.seq, 10) {
-		return false
-	}
-	if q.index == "" || q.index == "[]" {
-		return true
-	}
-	return "["+index == q.index
-}
-
-// jobRecords is one job's records, in order, and its E records read.
-type jobRecords struct {
-	id    string
-	lines []accounting.Line
-	ends  []acctsum.Job
-}
-
 // showJob prints every record of the job o.job names, found in the files
 // whose job numbers cover it, and each ended job's efficiency.
-func showJob(o options, files []dayFile, dir string, loc *time.Location, stdout, stderr io.Writer) int {
-	q, err := parseJobQuery(o.job)
+func showJob(o options, files []acctlog.DayFile, dir string, loc *time.Location, stdout, stderr io.Writer) int {
+	q, err := acctlog.ParseJobQuery(o.job)
 	if err != nil {
 		fmt.Fprintf(stderr, "qacct: %v\n", err)
 		return 2
 	}
-	sums := summarize(files, dir, window{}, nil, loc)
+	order, byID, sums := acctlog.FindJob(files, dir, q, loc)
 	warnDamage(sums, stderr)
-	byID := map[string]*jobRecords{}
-	var order []string
-	var scratch []byte
-	for i, f := range files {
-		s := sums[i]
-		if s.MinSeq < 0 || q.seq < s.MinSeq || q.seq > s.MaxSeq {
-			continue
-		}
-		eachLine(f.path, func(_ int, line []byte) {
-			if line == nil {
-				return
-			}
-			l, err := accounting.Split(bytes.TrimRight(line, " \t\r\n"), loc)
-			if err != nil || !q.matches(l.ID) {
-				return
-			}
-			id := string(l.ID)
-			jr := byID[id]
-			if jr == nil {
-				jr = &jobRecords{id: id}
-				byID[id] = jr
-				order = append(order, id)
-			}
-			l.Body = append([]byte(nil), l.Body...)
-			jr.lines = append(jr.lines, l)
-			if l.Kind == accounting.Ended {
-				if j, err := acctsum.Read(l.ID, l.At.Unix(), l.Body, &scratch); err == nil {
-					jr.ends = append(jr.ends, j)
-				}
-			}
-		})
-	}
 	if len(order) == 0 {
 		fmt.Fprintf(stderr, "qacct: job %s not found in the accounting logs\n", o.job)
 		return 1
@@ -275,10 +188,10 @@ func showJob(o options, files []dayFile, dir string, loc *time.Location, stdout,
 		jr := byID[id]
 		fmt.Fprintln(stdout, strings.Repeat("=", 62))
 		fmt.Fprintf(stdout, "%-16s%s\n", "jobid", id)
-		for _, l := range jr.lines {
+		for _, l := range jr.Lines {
 			fmt.Fprintf(stdout, "%-16s%s %s\n", "record "+string(l.Kind), l.At.Format("01/02/2006 15:04:05"), strings.TrimSpace(string(l.Body)))
 		}
-		for _, j := range jr.ends {
+		for _, j := range jr.Ends {
 			printEnded(stdout, j)
 		}
 	}
@@ -316,7 +229,7 @@ func ofRequested(used, req int64, format func(int64) string) string {
 	return format(used)
 }
 
-func showJobJSON(order []string, byID map[string]*jobRecords, w io.Writer) int {
+func showJobJSON(order []string, byID map[string]*acctlog.JobRecords, w io.Writer) int {
 	type rec struct {
 		Type string `json:"type"`
 		Time int64  `json:"time"`
@@ -345,11 +258,11 @@ func showJobJSON(order []string, byID map[string]*jobRecords, w io.Writer) int {
 	for _, id := range order {
 		jr := byID[id]
 		j := job{ID: id}
-		for _, l := range jr.lines {
+		for _, l := range jr.Lines {
 			j.Records = append(j.Records, rec{Type: string(l.Kind), Time: l.At.Unix(), Body: strings.TrimSpace(string(l.Body))})
 		}
-		if n := len(jr.ends); n > 0 {
-			e := jr.ends[n-1]
+		if n := len(jr.Ends); n > 0 {
+			e := jr.Ends[n-1]
 			eff := e.Efficiency()
 			exit := e.Exit
 			j.Owner, j.ExitStatus, j.Ncpus = e.Key.Owner, &exit, e.Ncpus

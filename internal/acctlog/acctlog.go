@@ -1,4 +1,4 @@
-package qacct
+package acctlog
 
 import (
 	"bufio"
@@ -23,28 +23,28 @@ import (
 	"github.com/gopbs/gopbs/internal/atomicfile"
 )
 
-// dayFile is one file of the accounting directory: YYYYMMDD, or a
+// DayFile is one file of the accounting directory: YYYYMMDD, or a
 // compressed YYYYMMDD.gz.
-type dayFile struct {
-	path string
-	day  time.Time // its midnight, local
+type DayFile struct {
+	Path string
+	Day  time.Time // its midnight, local; zero for a file given alone
 }
 
-// dayFiles lists dir's day files in date order (a single file given with
+// DayFiles lists dir's day files in date order (a single file given with
 // -f is one of its own, of no particular day).
-func dayFiles(dir string, loc *time.Location) ([]dayFile, error) {
+func DayFiles(dir string, loc *time.Location) ([]DayFile, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
 	}
 	if !st.IsDir() {
-		return []dayFile{{path: dir}}, nil
+		return []DayFile{{Path: dir}}, nil
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	var out []dayFile
+	var out []DayFile
 	for _, e := range ents {
 		name := strings.TrimSuffix(e.Name(), ".gz")
 		if e.IsDir() || len(name) != 8 {
@@ -54,16 +54,16 @@ func dayFiles(dir string, loc *time.Location) ([]dayFile, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, dayFile{path: filepath.Join(dir, e.Name()), day: day})
+		out = append(out, DayFile{Path: filepath.Join(dir, e.Name()), Day: day})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].day.Before(out[j].day) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Day.Before(out[j].Day) })
 	return out, nil
 }
 
 // summary is what one file holds, as qacct's cache keeps it: the ended
 // jobs' usage, the range of job numbers its records name (for -j), and
 // its damaged lines.
-type summary struct {
+type Summary struct {
 	Version     int
 	Size, Mod   int64 // the file's, when it was read
 	Records     int64
@@ -78,8 +78,8 @@ type summary struct {
 	// Each is encoded apart, and decoded only when a report needs it.
 	Tables []msgpack.RawMessage
 
-	sums         acctsum.Sums // by whole key, when read from the log in this run
-	unreadReason string
+	sums   acctsum.Sums // by whole key, when read from the log in this run
+	Unread string
 }
 
 // table is one of a summary's tables, as arrays (msgpack).
@@ -91,7 +91,7 @@ type table struct {
 // view is the usage to group by need's dimensions: the whole keys when
 // the log was read in this run, else the cached table that answers; false
 // when none does.
-func (s *summary) view(need []acctsum.Dim) (acctsum.Sums, bool) {
+func (s *Summary) View(need []acctsum.Dim) (acctsum.Sums, bool) {
 	switch {
 	case s.sums != nil:
 		return s.sums, true
@@ -108,7 +108,7 @@ func (s *summary) view(need []acctsum.Dim) (acctsum.Sums, bool) {
 }
 
 // table decodes the cached table i (once: it replaces sums).
-func (s *summary) table(i int) (acctsum.Sums, bool) {
+func (s *Summary) table(i int) (acctsum.Sums, bool) {
 	var t table
 	if msgpack.Unmarshal(s.Tables[i], &t) != nil || len(t.Keys) != len(t.Sums) {
 		return nil, false
@@ -130,21 +130,21 @@ const cacheVersion = 3
 func cacheDir(dir string) string { return filepath.Join(dir, ".qacct") }
 
 // window is the part of time a report covers: [from, to), zero for open.
-type window struct{ from, to time.Time }
+type Window struct{ From, To time.Time }
 
-func (w window) has(t time.Time) bool {
-	return (w.from.IsZero() || !t.Before(w.from)) && (w.to.IsZero() || t.Before(w.to))
+func (w Window) Has(t time.Time) bool {
+	return (w.From.IsZero() || !t.Before(w.From)) && (w.To.IsZero() || t.Before(w.To))
 }
 
 // covers reports whether every record of f's day is inside w, and
 // misses whether none is.
-func (w window) covers(f dayFile) (all, none bool) {
-	if f.day.IsZero() {
-		return w.from.IsZero() && w.to.IsZero(), false
+func (w Window) Covers(f DayFile) (all, none bool) {
+	if f.Day.IsZero() {
+		return w.From.IsZero() && w.To.IsZero(), false
 	}
-	end := f.day.AddDate(0, 0, 1)
-	all = (w.from.IsZero() || !f.day.Before(w.from)) && (w.to.IsZero() || !end.After(w.to))
-	none = !w.from.IsZero() && !end.After(w.from) || !w.to.IsZero() && !f.day.Before(w.to)
+	end := f.Day.AddDate(0, 0, 1)
+	all = (w.From.IsZero() || !f.Day.Before(w.From)) && (w.To.IsZero() || !end.After(w.To))
+	none = !w.From.IsZero() && !end.After(w.From) || !w.To.IsZero() && !f.Day.Before(w.To)
 	return all, none
 }
 
@@ -152,8 +152,8 @@ func (w window) covers(f dayFile) (all, none bool) {
 // whole day is in w, the cache is the file's and one of its tables
 // answers need, otherwise by reading it (and caching what it read, when
 // the directory lets it). Files are read on every cpu.
-func summarize(files []dayFile, dir string, w window, need []acctsum.Dim, loc *time.Location) []*summary {
-	out := make([]*summary, len(files))
+func Summarize(files []DayFile, dir string, w Window, need []acctsum.Dim, loc *time.Location) []*Summary {
+	out := make([]*Summary, len(files))
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -166,8 +166,8 @@ func summarize(files []dayFile, dir string, w window, need []acctsum.Dim, loc *t
 		}()
 	}
 	for i, f := range files {
-		if _, none := w.covers(f); none {
-			out[i] = &summary{sums: acctsum.Sums{}}
+		if _, none := w.Covers(f); none {
+			out[i] = &Summary{sums: acctsum.Sums{}}
 			continue
 		}
 		work <- i
@@ -177,23 +177,23 @@ func summarize(files []dayFile, dir string, w window, need []acctsum.Dim, loc *t
 	return out
 }
 
-func summarizeOne(f dayFile, dir string, w window, need []acctsum.Dim, loc *time.Location) *summary {
-	st, err := os.Stat(f.path)
+func summarizeOne(f DayFile, dir string, w Window, need []acctsum.Dim, loc *time.Location) *Summary {
+	st, err := os.Stat(f.Path)
 	if err != nil {
-		return &summary{sums: acctsum.Sums{}, unreadReason: err.Error()}
+		return &Summary{sums: acctsum.Sums{}, Unread: err.Error()}
 	}
-	whole, _ := w.covers(f)
-	cache := filepath.Join(cacheDir(dir), filepath.Base(f.path)+".sum")
+	whole, _ := w.Covers(f)
+	cache := filepath.Join(cacheDir(dir), filepath.Base(f.Path)+".sum")
 	if whole {
 		if s := readCache(cache, st); s != nil {
-			if _, ok := s.view(need); ok {
+			if _, ok := s.View(need); ok {
 				return s
 			}
 		}
 	}
-	s, err := readLog(f.path, loc, func(t time.Time) bool { return whole || w.has(t) })
+	s, err := readLog(f.Path, loc, func(t time.Time) bool { return whole || w.Has(t) })
 	if err != nil {
-		return &summary{sums: acctsum.Sums{}, unreadReason: err.Error()}
+		return &Summary{sums: acctsum.Sums{}, Unread: err.Error()}
 	}
 	s.Size, s.Mod = st.Size(), st.ModTime().UnixNano()
 	if whole {
@@ -214,12 +214,12 @@ func summarizeOne(f dayFile, dir string, w window, need []acctsum.Dim, loc *time
 
 // readCache is the cached summary of the file st describes, nil when
 // there is none or it is not of the file as it is now.
-func readCache(path string, st os.FileInfo) *summary {
+func readCache(path string, st os.FileInfo) *Summary {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	var s summary
+	var s Summary
 	if msgpack.Unmarshal(b, &s) != nil || s.Version != cacheVersion || s.Size != st.Size() || s.Mod != st.ModTime().UnixNano() || len(s.Tables) != 1+len(acctsum.Dims) {
 		return nil
 	}
@@ -228,7 +228,7 @@ func readCache(path string, st os.FileInfo) *summary {
 
 // writeCache keeps s for next time; a directory qacct may not write to
 // (a user's run over root's logs) keeps none.
-func writeCache(path string, s *summary) {
+func writeCache(path string, s *Summary) {
 	s.Version = cacheVersion
 	s.Tables = nil
 	for _, ss := range append([]acctsum.Sums{s.sums.Without(acctsum.ByHost)}, onlyEach(s.sums)...) {
@@ -269,7 +269,7 @@ const maxLine = 1 << 20
 // eachLine calls fn with every line of the log at path (decompressed
 // when it is gzip's), with its number; a line longer than maxLine is
 // passed as nil.
-func eachLine(path string, fn func(n int, line []byte)) error {
+func EachLine(path string, fn func(n int, line []byte)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -315,8 +315,8 @@ func eachLine(path string, fn func(n int, line []byte)) error {
 
 // readLog reads the log at path: the E records whose time keep passes
 // summed, every record's job number in the range.
-func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*summary, error) {
-	s := &summary{sums: acctsum.Sums{}, MinSeq: -1, MaxSeq: -1}
+func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*Summary, error) {
+	s := &Summary{sums: acctsum.Sums{}, MinSeq: -1, MaxSeq: -1}
 	var scratch []byte
 	damaged := func(n int, why string) {
 		s.Damaged++
@@ -324,7 +324,7 @@ func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*summa
 			s.FirstDamage = fmt.Sprintf("%s line %d: %s", filepath.Base(path), n, why)
 		}
 	}
-	err := eachLine(path, func(n int, line []byte) {
+	err := EachLine(path, func(n int, line []byte) {
 		if line == nil {
 			damaged(n, fmt.Sprintf("longer than %d bytes", maxLine))
 			return
@@ -339,7 +339,7 @@ func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*summa
 			return
 		}
 		s.Records++
-		if seq, ok := jobSeq(l.ID); ok {
+		if seq, ok := JobSeq(l.ID); ok {
 			if s.MinSeq < 0 || seq < s.MinSeq {
 				s.MinSeq = seq
 			}
@@ -360,7 +360,7 @@ func readLog(path string, loc *time.Location, keep func(time.Time) bool) (*summa
 }
 
 // jobSeq is the number a job id begins with ("12" of "12[3].srv").
-func jobSeq(id []byte) (int64, bool) {
+func JobSeq(id []byte) (int64, bool) {
 	i := 0
 	for i < len(id) && id[i] >= '0' && id[i] <= '9' {
 		i++
@@ -370,4 +370,99 @@ func jobSeq(id []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(id[:i]), 10, 64)
 	return n, err == nil
+}
+
+// JobQuery is what -j names: a job number, whether the id named an array
+// ("12[]", its subjobs too) or one subjob ("12[3]"), and the server when
+// given.
+type JobQuery struct {
+	Seq    int64
+	Index  string // "" none, "[]" the whole array, "[3]" one subjob
+	Server string
+}
+
+func ParseJobQuery(id string) (JobQuery, error) {
+	q := JobQuery{}
+	rest := id
+	if i := strings.IndexByte(rest, '.'); i >= 0 {
+		rest, q.Server = rest[:i], rest[i+1:]
+	}
+	if i := strings.IndexByte(rest, '['); i >= 0 {
+		if !strings.HasSuffix(rest, "]") {
+			return q, fmt.Errorf("-j %q: want a job id (12, 12.server, 12[] or 12[3])", id)
+		}
+		rest, q.Index = rest[:i], rest[i:]
+	}
+	n, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil || n < 0 {
+		return q, fmt.Errorf("-j %q: want a job id (12, 12.server, 12[] or 12[3])", id)
+	}
+	q.Seq = n
+	return q, nil
+}
+
+// matches reports whether a record's id is one the query names: the
+// job, or for an array every subjob of it unless one is named.
+func (q JobQuery) Matches(id []byte) bool {
+	s := string(id)
+	rest, server, _ := strings.Cut(s, ".")
+	if q.Server != "" && server != q.Server {
+		return false
+	}
+	num, index, _ := strings.Cut(rest, "[")
+	if num != strconv.FormatInt(q.Seq, 10) {
+		return false
+	}
+	if q.Index == "" || q.Index == "[]" {
+		return true
+	}
+	return "["+index == q.Index
+}
+
+// JobRecords is one job's records, in order, and its E records read.
+type JobRecords struct {
+	ID    string
+	Lines []accounting.Line
+	Ends  []acctsum.Job
+}
+
+// FindJob is every record of the jobs q names, in the files whose job
+// numbers cover it (from each day's cache, made where missing), by id in
+// the order first seen, with each E record read; and the files'
+// summaries, for their damage.
+func FindJob(files []DayFile, dir string, q JobQuery, loc *time.Location) ([]string, map[string]*JobRecords, []*Summary) {
+	sums := Summarize(files, dir, Window{}, []acctsum.Dim{}, loc)
+	byID := map[string]*JobRecords{}
+	var order []string
+	var scratch []byte
+	for i, f := range files {
+		s := sums[i]
+		if s.MinSeq < 0 || q.Seq < s.MinSeq || q.Seq > s.MaxSeq {
+			continue
+		}
+		EachLine(f.Path, func(_ int, line []byte) {
+			if line == nil {
+				return
+			}
+			l, err := accounting.Split(bytes.TrimRight(line, " \t\r\n"), loc)
+			if err != nil || !q.Matches(l.ID) {
+				return
+			}
+			id := string(l.ID)
+			jr := byID[id]
+			if jr == nil {
+				jr = &JobRecords{ID: id}
+				byID[id] = jr
+				order = append(order, id)
+			}
+			l.Body = append([]byte(nil), l.Body...)
+			jr.Lines = append(jr.Lines, l)
+			if l.Kind == accounting.Ended {
+				if j, err := acctsum.Read(l.ID, l.At.Unix(), l.Body, &scratch); err == nil {
+					jr.Ends = append(jr.Ends, j)
+				}
+			}
+		})
+	}
+	return order, byID, sums
 }
