@@ -164,3 +164,25 @@ func shape(line string) string {
 	}
 	return strings.Join(keys, " ")
 }
+
+// A job on two nodes: the mother superior reports what it used on each,
+// the server writes an n record for each after the E record, and qacct -j
+// shows each node's part and cpu efficiency (the sister's burnt by a
+// task pbsdsh started there).
+func TestQacctByNode(t *testing.T) {
+	t.Parallel()
+	c, _, _ := twoMoms(t)
+	burn := "i=0; while [ $i -lt 1500000 ]; do i=$((i+1)); done"
+	id := c.Submit("#!/bin/sh\npbsdsh -n 1 -- /bin/sh -c '"+burn+"'\n", "-l", "select=2:ncpus=1", "-l", "place=scatter")
+	c.MustRun("qrun", id)
+	c.WaitJobState(id, "F", 90*time.Second)
+	acct := c.WaitAccounting(";E;"+id+";", ";n;"+id+";node=n1", ";n;"+id+";node=n2")
+	if strings.Index(acct, ";E;"+id+";") > strings.Index(acct, ";n;"+id+";") {
+		t.Errorf("the n records come before the E record:\n%s", acct)
+	}
+	out := c.MustRun("qacct", "-j", id)
+	m := regexp.MustCompile(`(?m)^node\s+n2: ncpus 1, cpu_time (\d\d):(\d\d):(\d\d), mem_peak \S+, cpu_efficiency (\S+)$`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "node            n1: ncpus 1, ") || m[2]+m[3] == "0000" && m[1] == "00" {
+		t.Errorf("qacct -j %s by node (n2 burnt a second of cpu or more):\n%s", id, out)
+	}
+}

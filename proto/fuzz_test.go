@@ -97,7 +97,7 @@ func bodySamples() []any {
 			RemoteCopy: true, Staging: []string{"9.srv"}, Health: "ERROR: /scratch is full",
 		},
 		&MomStatusReply{Interval: 45, Kill: []string{"5.srv"}},
-		&JobObit{JobID: "7.srv", RunCount: 1, ExitStatus: 271, Used: used, Start: 1700000000, End: 1700000030, Comment: "walltime exceeded", SessionID: 4242, StageOutSpool: "/var/spool/pbs/undelivered/7.srv"},
+		&JobObit{JobID: "7.srv", RunCount: 1, ExitStatus: 271, Used: used, Start: 1700000000, End: 1700000030, Comment: "walltime exceeded", SessionID: 4242, StageOutSpool: "/var/spool/pbs/undelivered/7.srv", ByNode: []NodeUsage{{Node: "n1", Used: used}, {Node: "n2", Used: used}}},
 		&job,
 		&MomSignal{JobID: "7.srv", Signal: "SIGUSR1", KillDelay: 10},
 		&MomJobs{Jobs: []MomJob{job, {JobID: "8.srv", Name: "b"}}},

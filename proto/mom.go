@@ -152,6 +152,22 @@ type Usage struct {
 	CPUPercent int64
 }
 
+// NodeUsage is what a job used on one of its nodes.
+type NodeUsage struct {
+	_msgpack struct{} `msgpack:",as_array"`
+	Node     string
+	Used     Usage
+}
+
+// SumUsage is the usage of every node, summed as Plus does.
+func SumUsage(nodes []NodeUsage) Usage {
+	var sum Usage
+	for _, n := range nodes {
+		sum = sum.Plus(n.Used)
+	}
+	return sum
+}
+
 // Plus is u with what a job used on one more node added (OpenPBS sums
 // cpu time and memory over the nodes; wall time is the job's own).
 func (u Usage) Plus(v Usage) Usage {
@@ -203,6 +219,9 @@ type JobObit struct {
 	// StageOutSpool is where the files whose stage-out failed were kept
 	// ("" when every stage-out copy worked); Comment says which and why.
 	StageOutSpool string
+	// ByNode is Used node by node, the mother superior's first, for a
+	// job that ran on sisters too (nil otherwise, and from older moms).
+	ByNode []NodeUsage
 }
 
 // StageFile is one file of a job's stage-in or stage-out list as the

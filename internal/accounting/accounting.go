@@ -4,7 +4,8 @@
 //	MM/DD/YYYY HH:MM:SS;<type>;<job id>;key=value key=value ...
 //
 // Record types: Q queued, S started, E ended, D deleted, A aborted, R rerun,
-// u updated, z suspended, r resumed, C checkpointed.
+// u updated, z suspended, r resumed, C checkpointed, n a multi-node job's
+// usage on one node.
 package accounting
 
 import (
@@ -31,6 +32,9 @@ const (
 	Suspended    = 'z'
 	Resumed      = 'r'
 	Checkpointed = 'C'
+	// NodeUsage follows the E record of a job that ran on several nodes:
+	// one for each node, with what the job used there (not OpenPBS's).
+	NodeUsage = 'n'
 )
 
 // Writer appends records to the day's file. Records are written with one

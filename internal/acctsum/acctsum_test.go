@@ -120,3 +120,22 @@ func TestOnlyWithout(t *testing.T) {
 		}
 	}
 }
+
+// An n record: one node's part of a multi-node job.
+func TestReadNode(t *testing.T) {
+	t.Parallel()
+	var scratch []byte
+	n, err := ReadNode([]byte("node=n2 ncpus=2 resources_used.cput=00:01:00 resources_used.mem=10kb resources_used.walltime=00:01:00"), &scratch)
+	if err != nil || n != (Node{Node: "n2", Ncpus: 2, Cput: 60, Mem: 10 << 10}) || n.CPUEfficiency(60) != 0.5 {
+		t.Fatalf("%+v %v", n, err)
+	}
+	if _, err := ReadNode([]byte("ncpus=1"), &scratch); err == nil || !strings.Contains(err.Error(), "no node=") {
+		t.Errorf("without node=: %v", err)
+	}
+	if _, err := ReadNode([]byte("node=a resources_used.cput=x"), &scratch); err == nil {
+		t.Errorf("a bad cput read")
+	}
+	if (Node{Node: "a", Cput: 5}).CPUEfficiency(10) != -1 {
+		t.Errorf("no cpus: an efficiency")
+	}
+}

@@ -185,3 +185,46 @@ func (e Efficiency) Lines() [][2]string {
 	}
 	return out
 }
+
+// Node is what a multi-node job used on one of its nodes (an n record).
+type Node struct {
+	Node  string
+	Ncpus int64
+	Cput  int64 // -1 unknown
+	Mem   int64 // -1 unknown
+}
+
+// ReadNode reads an n record's body.
+func ReadNode(body []byte, scratch *[]byte) (Node, error) {
+	n := Node{Cput: -1, Mem: -1}
+	err := accounting.EachKV(body, scratch, func(k, v []byte) error {
+		var err error
+		switch string(k) {
+		case "node":
+			n.Node = string(v)
+		case "ncpus":
+			n.Ncpus, err = strconv.ParseInt(string(v), 10, 64)
+		case "resources_used.cput":
+			n.Cput, err = resc.ParseDuration(string(v))
+		case "resources_used.mem":
+			n.Mem, err = resc.ParseSize(string(v))
+		}
+		if err != nil {
+			return fmt.Errorf("%s=%q: %w", k, v, err)
+		}
+		return nil
+	})
+	if err == nil && n.Node == "" {
+		err = fmt.Errorf("no node= in the record")
+	}
+	return n, err
+}
+
+// CPUEfficiency is the node's cpu time over its cpus × the job's
+// walltime, -1 when a part is unknown.
+func (n Node) CPUEfficiency(wall int64) float64 {
+	if n.Cput < 0 || n.Ncpus <= 0 || wall <= 0 {
+		return -1
+	}
+	return float64(n.Cput) / float64(n.Ncpus*wall)
+}

@@ -178,6 +178,11 @@ type momJob struct {
 	// what they used: its end is reported only then.
 	woundDown, windingDown bool
 	extraUsed              proto.Usage
+	// localUsed and sisterUsed are extraUsed's parts: this node's tasks
+	// (and the nodes a shrink released), and each sister's, for the
+	// end's usage by node.
+	localUsed  proto.Usage
+	sisterUsed []proto.NodeUsage
 	// epilogue is set while the execjob_epilogue hooks run over the
 	// ended job (hooks.go): its end is reported after them.
 	epilogue bool
@@ -193,6 +198,8 @@ type jobView struct {
 	result  *shepherd.Result // shared, never modified once set
 	used    proto.Usage
 	extra   proto.Usage // what its tasks and sisters used (momJob.extraUsed)
+	local   proto.Usage // of that, its tasks here (momJob.localUsed)
+	sisters []proto.NodeUsage
 }
 
 // view copies j's changing fields under mu.

@@ -196,7 +196,7 @@ func (m *Mom) sendObits(c *proto.Client) error {
 	for _, j := range m.jobs {
 		if j.result != nil && m.endReportable(j, checksEnds) {
 			done = append(done, j)
-			views = append(views, jobView{session: j.session, result: j.result, used: j.used, extra: j.extraUsed})
+			views = append(views, jobView{session: j.session, result: j.result, used: j.used, extra: j.extraUsed, local: j.localUsed, sisters: j.sisterUsed})
 		}
 	}
 	m.mu.Unlock()
@@ -207,11 +207,17 @@ func (m *Mom) sendObits(c *proto.Client) error {
 		used.CPUSecs = max(used.CPUSecs, v.used.CPUSecs)
 		used.MemBytes = max(used.MemBytes, v.used.MemBytes)
 		used.VmemBytes = max(used.VmemBytes, v.used.VmemBytes)
+		// By node, when it ran on sisters too: this node's part (its
+		// tasks here with it), then each sister's.
+		var byNode []proto.NodeUsage
+		if len(v.sisters) > 0 {
+			byNode = append([]proto.NodeUsage{{Node: m.cfg.NodeName, Used: m.scaleUsage(used.Plus(v.local))}}, v.sisters...)
+		}
 		// Its tasks here and its parts on the sisters (already scaled
 		// by their moms).
 		used = used.Plus(v.extra)
 		obit := &proto.JobObit{JobID: j.spec.JobID, RunCount: j.spec.RunCount, ExitStatus: r.ExitStatus, Used: m.scaleUsage(used), Start: r.Start, End: r.End, Comment: r.Comment, SessionID: v.session.Pgid, Fenced: r.Fenced,
-			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool}
+			StageInFailed: r.StageInFailed, StageOutSpool: r.StageOutSpool, ByNode: byNode}
 		if err := fault.Hit(fault.MomBeforeObit); err != nil {
 			return err
 		}

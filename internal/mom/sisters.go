@@ -130,14 +130,14 @@ func errText(err error) string {
 // endSisters asks sisters to end their part of a job and adds up what the
 // job used there; a sister that cannot be reached is left to the server
 // (see the file comment).
-func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) proto.Usage {
-	return m.endSistersGrace(job, sisters, 0)
+func (m *Mom) endSisters(job *proto.MomJob, sisters []proto.NodeMom) []proto.NodeUsage {
+	return m.endSistersAs(job, sisters, 0, false)
 }
 
 // endSistersGrace is endSisters letting the tasks on the sisters end by
 // themselves for grace seconds first (a graceful shrink).
 func (m *Mom) endSistersGrace(job *proto.MomJob, sisters []proto.NodeMom, grace int) proto.Usage {
-	return m.endSistersAs(job, sisters, grace, false)
+	return proto.SumUsage(m.endSistersAs(job, sisters, grace, false))
 }
 
 // abortSisters ends the job's part on sisters that joined a start given
@@ -146,10 +146,11 @@ func (m *Mom) abortSisters(job *proto.MomJob, sisters []proto.NodeMom) {
 	m.endSistersAs(job, sisters, 0, true)
 }
 
-// endSistersAs is endSistersGrace, the sisters told whether the start was
-// given up (aborted).
-func (m *Mom) endSistersAs(job *proto.MomJob, sisters []proto.NodeMom, grace int, aborted bool) proto.Usage {
-	used := make([]proto.Usage, len(sisters))
+// endSistersAs ends the job's part on sisters, each told whether the
+// start was given up (aborted), after grace seconds, and returns what
+// each used there (a sister that did not answer is left out).
+func (m *Mom) endSistersAs(job *proto.MomJob, sisters []proto.NodeMom, grace int, aborted bool) []proto.NodeUsage {
+	used := make([]*proto.NodeUsage, len(sisters))
 	var wg sync.WaitGroup
 	for i, s := range sisters {
 		wg.Add(1)
@@ -162,7 +163,7 @@ func (m *Mom) endSistersAs(job *proto.MomJob, sisters []proto.NodeMom, grace int
 			var pe *proto.Error
 			switch {
 			case err == nil:
-				used[i] = reply.Used
+				used[i] = &proto.NodeUsage{Node: s.Node, Used: reply.Used}
 			case errors.As(err, &pe) && pe.Code == proto.PBSE_UNKJOBID:
 				// Gone already (ended by the server's word, or never joined).
 			default:
@@ -171,11 +172,13 @@ func (m *Mom) endSistersAs(job *proto.MomJob, sisters []proto.NodeMom, grace int
 		}()
 	}
 	wg.Wait()
-	var sum proto.Usage
+	var out []proto.NodeUsage
 	for _, u := range used {
-		sum = sum.Plus(u)
+		if u != nil {
+			out = append(out, *u)
+		}
 	}
-	return sum
+	return out
 }
 
 // windDown, once a job's shepherd has its result on the mother superior,
@@ -189,7 +192,8 @@ func (m *Mom) windDown(j *momJob) {
 		// The job's cgroup counted its tasks' cpu here already.
 		local.CPUSecs = 0
 	}
-	j.extraUsed = local.Plus(sisters).Plus(j.releasedUsed)
+	j.extraUsed = local.Plus(proto.SumUsage(sisters)).Plus(j.releasedUsed)
+	j.localUsed, j.sisterUsed = local.Plus(j.releasedUsed), sisters
 	j.woundDown = true
 	m.mu.Unlock()
 	m.wakeLink()

@@ -199,6 +199,9 @@ func (s *Server) jobObit(who *caller, ob *proto.JobObit) error {
 			s.log.Warn("stage-out failed; files kept in the spool", "job", ended.ID, "node", who.name, "spool", ob.StageOutSpool, "comment", ob.Comment)
 		}
 		s.account(accounting.Ended, ended, s.endRecord(ended, ob))
+		for _, nu := range ob.ByNode {
+			s.account(accounting.NodeUsage, ended, nodeUsageRecord(ended, nu))
+		}
 		s.schedEvent(proto.SchedTerm)
 		s.jobobitHooks(ended)
 	}
@@ -262,6 +265,27 @@ func (s *Server) requeueJob(key model.JobKey, reason string, opts requeueOpts) {
 			s.account(accounting.Rerun, j2, nil)
 		}
 	}
+}
+
+// nodeUsageRecord is the body of an n record: what a job that ran on
+// several nodes used on one of them, with the cpus it held there, for
+// its efficiency node by node (qacct -j). OpenPBS writes no such record:
+// its readers skip a type they do not know.
+func nodeUsageRecord(j *model.Job, nu proto.NodeUsage) []accounting.KV {
+	ncpus := int64(0)
+	for _, h := range j.Alloc {
+		if h.Host == nu.Node {
+			ncpus += h.Ncpus
+		}
+	}
+	kvs := []accounting.KV{{Key: "node", Value: nu.Node}, {Key: "ncpus", Value: strconv.FormatInt(ncpus, 10)}}
+	for _, p := range usageResources(j, nu.Used) {
+		if p.Name == proto.ResNcpus {
+			continue // the job's, not the node's
+		}
+		kvs = append(kvs, accounting.KV{Key: proto.AttrResourcesUsed + "." + p.Name, Value: p.Value})
+	}
+	return kvs
 }
 
 // endRecord is the body of an E accounting record.

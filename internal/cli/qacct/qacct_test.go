@@ -37,6 +37,8 @@ func logDir(t *testing.T, loc *time.Location) string {
 		eRec("1.s", "alice", "workq", "n1", d1, 600, 600, 1024, 0) +
 		"this is no record\n" +
 		eRec("2.s", "bob", "long", "n2", d1.Add(8*time.Hour), 1200, 2400, 2048, 1) +
+		accounting.Format(d1.Add(8*time.Hour), accounting.NodeUsage, "2.s", []accounting.KV{{Key: "node", Value: "n2"}, {Key: "ncpus", Value: "1"}, {Key: "resources_used.cput", Value: "00:20:00"}}) +
+		accounting.Format(d1.Add(8*time.Hour), accounting.NodeUsage, "2.s", []accounting.KV{{Key: "node", Value: "n3"}, {Key: "ncpus", Value: "1"}, {Key: "resources_used.cput", Value: "00:10:00"}, {Key: "resources_used.mem", Value: "5kb"}}) +
 		accounting.Format(d1, accounting.Deleted, "3.s", []accounting.KV{{Key: "requestor", Value: "bob@h"}})
 	day2 := eRec("4[1].s", "alice", "workq", "n1", d2, 60, 30, 512, 0) + eRec("4[2].s", "alice", "workq", "n2", d2, 60, 30, 512, 0)
 	os.WriteFile(filepath.Join(dir, "20261101"), []byte(day1), 0o644)
@@ -130,6 +132,16 @@ func TestJob(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "record Q") || !strings.Contains(out, "record E") || !strings.Contains(out, "cpu_efficiency  50.0%") ||
 		!strings.Contains(out, "walltime        00:10:00 of 01:00:00 requested") {
 		t.Errorf("-j 1: %d %s\n%s", code, errs, out)
+	}
+	// A job of two nodes: each one's part and efficiency.
+	_, out, _ = qacct(t, now, "-f", dir, "-j", "2")
+	if !strings.Contains(out, "node            n2: ncpus 1, cpu_time 00:20:00, mem_peak -, cpu_efficiency 100.0%") ||
+		!strings.Contains(out, "node            n3: ncpus 1, cpu_time 00:10:00, mem_peak 5kb, cpu_efficiency 50.0%") {
+		t.Errorf("-j 2, by node:\n%s", out)
+	}
+	_, out, _ = qacct(t, now, "-f", dir, "-j", "2", "--json")
+	if !strings.Contains(out, `"node": "n3"`) || !strings.Contains(out, `"cpu_efficiency": 0.5`) {
+		t.Errorf("-j 2 --json, by node:\n%s", out)
 	}
 	_, out, _ = qacct(t, now, "-f", dir, "-j", "4[]")
 	if strings.Count(out, "jobid") != 2 || !strings.Contains(out, "4[1].s") || !strings.Contains(out, "4[2].s") {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/acctlog"
 	"github.com/gopbs/gopbs/internal/acctsum"
 	"github.com/gopbs/gopbs/resc"
@@ -194,8 +195,38 @@ func showJob(o options, files []acctlog.DayFile, dir string, loc *time.Location,
 		for _, j := range jr.Ends {
 			printEnded(stdout, j)
 		}
+		for _, n := range lastNodes(jr) {
+			fmt.Fprintf(stdout, "%-16s%s: ncpus %d, cpu_time %s, mem_peak %s, cpu_efficiency %s\n", "node", n.Node, n.Ncpus,
+				ofRequested(n.Cput, 0, resc.FormatDuration), ofRequested(n.Mem, 0, resc.FormatKB), percent(n.CPUEfficiency(lastWall(jr))))
+		}
 	}
 	return 0
+}
+
+// lastNodes are the n records after the job's last E record: its last
+// run's usage on each of its nodes.
+func lastNodes(jr *acctlog.JobRecords) []acctsum.Node {
+	var out []acctsum.Node
+	var scratch []byte
+	for _, l := range jr.Lines {
+		switch l.Kind {
+		case accounting.Ended:
+			out = out[:0]
+		case accounting.NodeUsage:
+			if n, err := acctsum.ReadNode(l.Body, &scratch); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// lastWall is the walltime of the job's last run, -1 unknown.
+func lastWall(jr *acctlog.JobRecords) int64 {
+	if n := len(jr.Ends); n > 0 {
+		return jr.Ends[n-1].Wall
+	}
+	return -1
 }
 
 // printEnded is an ended job's usage and efficiency, as seff shows it.
@@ -235,6 +266,13 @@ func showJobJSON(order []string, byID map[string]*acctlog.JobRecords, w io.Write
 		Time int64  `json:"time"`
 		Body string `json:"body"`
 	}
+	type node struct {
+		Node          string   `json:"node"`
+		Ncpus         int64    `json:"ncpus"`
+		CPUSeconds    *int64   `json:"cpu_seconds"`
+		MemPeakBytes  *int64   `json:"mem_peak_bytes"`
+		CPUEfficiency *float64 `json:"cpu_efficiency"`
+	}
 	type job struct {
 		ID            string   `json:"id"`
 		Records       []rec    `json:"records"`
@@ -247,6 +285,7 @@ func showJobJSON(order []string, byID map[string]*acctlog.JobRecords, w io.Write
 		CPUEfficiency *float64 `json:"cpu_efficiency"`
 		MemEfficiency *float64 `json:"mem_efficiency"`
 		WallUse       *float64 `json:"wall_use"`
+		Nodes         []node   `json:"nodes,omitempty"`
 	}
 	nonNeg := func(v int64) *int64 {
 		if v < 0 {
@@ -268,6 +307,9 @@ func showJobJSON(order []string, byID map[string]*acctlog.JobRecords, w io.Write
 			j.Owner, j.ExitStatus, j.Ncpus = e.Key.Owner, &exit, e.Ncpus
 			j.WallSeconds, j.CPUSeconds, j.MemPeakBytes = nonNeg(e.Wall), nonNeg(e.Cput), nonNeg(e.Mem)
 			j.CPUEfficiency, j.MemEfficiency, j.WallUse = fraction(eff.CPU), fraction(eff.Mem), fraction(eff.Wall)
+		}
+		for _, n := range lastNodes(jr) {
+			j.Nodes = append(j.Nodes, node{Node: n.Node, Ncpus: n.Ncpus, CPUSeconds: nonNeg(n.Cput), MemPeakBytes: nonNeg(n.Mem), CPUEfficiency: fraction(n.CPUEfficiency(lastWall(jr)))})
 		}
 		out = append(out, j)
 	}
