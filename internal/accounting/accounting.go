@@ -5,7 +5,7 @@
 //
 // Record types: Q queued, S started, E ended, D deleted, A aborted, R rerun,
 // u updated, z suspended, r resumed, C checkpointed, n a multi-node job's
-// usage on one node.
+// usage on one node; for reservations U, Y, B, F, K and k.
 package accounting
 
 import (
@@ -32,6 +32,18 @@ const (
 	Suspended    = 'z'
 	Resumed      = 'r'
 	Checkpointed = 'C'
+	// A reservation's records, OpenPBS's: it enters unconfirmed, is
+	// confirmed, its period begins, the scheduler or the server removes
+	// it (denied, not confirmed in time, its period over) or another
+	// client than its owner deletes it, its owner deletes it. F (period
+	// finished) is OpenPBS's name for a record neither it nor we write:
+	// a period's end is a K.
+	ResvUnconfirmed = 'U'
+	ResvConfirmed   = 'Y'
+	ResvBegin       = 'B'
+	ResvFinished    = 'F'
+	ResvRemoved     = 'K'
+	ResvDeleted     = 'k'
 	// NodeUsage follows the E record of a job that ran on several nodes:
 	// one for each node, with what the job used there (not OpenPBS's).
 	NodeUsage = 'n'

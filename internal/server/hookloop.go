@@ -5,6 +5,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/hookrun"
 	"github.com/gopbs/gopbs/internal/model"
@@ -193,7 +194,8 @@ func (s *Server) watchVnodes(seen map[string]map[string]any) {
 // resvEvents are the hook events of a reservation's accounting records:
 // confirmed (Y), its period began (B), it finished (F) or was deleted or
 // denied (K), as OpenPBS raises resv_confirm, resv_begin and resv_end.
-var resvEvents = map[byte]hook.Event{'Y': hook.ResvConfirm, 'B': hook.ResvBegin, 'F': hook.ResvEnd, 'K': hook.ResvEnd}
+var resvEvents = map[byte]hook.Event{accounting.ResvConfirmed: hook.ResvConfirm, accounting.ResvBegin: hook.ResvBegin,
+	accounting.ResvFinished: hook.ResvEnd, accounting.ResvRemoved: hook.ResvEnd, accounting.ResvDeleted: hook.ResvEnd}
 
 // resvEventHooks queues the hooks' run of the event of a reservation's
 // record kind, over the reservation as it is then.

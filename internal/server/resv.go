@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/server/resvs"
@@ -111,9 +112,9 @@ func (s *Server) submitResv(who *caller, req *proto.ResvSubmitRequest) (*proto.R
 		return nil, err
 	}
 	s.log.Info("reservation submitted", "resv", out.ID, "owner", r.Owner, "state", r.State.String(), "start", r.Start(), "end", r.End(), "occurrences", r.Count)
-	s.resvAccount('U', r, who)
+	s.resvAccount(accounting.ResvUnconfirmed, r, who)
 	if r.State == proto.ResvConfirmed {
-		s.resvAccount('Y', r, who)
+		s.resvAccount(accounting.ResvConfirmed, r, who)
 	}
 	s.sendMail(mail)
 	s.schedEvent(proto.SchedNew)

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/hook"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
@@ -38,7 +39,12 @@ func (s *Server) deleteResv(who *caller, id string) error {
 		return err
 	}
 	s.log.Info("reservation deleted", "resv", r.ID(s.cfg.ServerName), "by", who.user+"@"+who.host, "jobs", len(jobs))
-	s.resvAccount('K', r, who)
+	// OpenPBS's k when its owner deletes it, K when another does.
+	kind := byte(accounting.ResvRemoved)
+	if who.user+"@"+who.host == r.Owner {
+		kind = accounting.ResvDeleted
+	}
+	s.resvAccount(kind, r, who)
 	s.sendMail(mail)
 	s.endResvJobs(jobs)
 	s.resvSweep()

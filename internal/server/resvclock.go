@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/server/resvs"
@@ -82,20 +83,21 @@ func (s *Server) resvTick(t time.Time) {
 			case resvs.StepEnd:
 				if r.State != proto.ResvUnconfirmed {
 					mail = append(mail, s.resvMail(r, resvMailEnd, "Reservation period ended", false)...)
-					records = append(records, acct{'F', *r})
+					records = append(records, acct{accounting.ResvRemoved, *r})
 				}
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation ended")...)
 				s.log.Info("reservation ended", "resv", id)
 			case resvs.StepNotConfirmed:
 				s.resvs.Deny(id, "not confirmed before its start", t)
 				mail = append(mail, s.resvMail(r, resvMailAbort, "Reservation not confirmed before its start", false)...)
+				records = append(records, acct{accounting.ResvRemoved, *r})
 				jobs = append(jobs, s.beginResvDelete(b, r, "Job deleted: the reservation was not confirmed before its start")...)
 			case resvs.StepBegin:
 				b.PutResv(r)
 				s.setQueueStarted(b, r, true)
 				started = true
 				mail = append(mail, s.resvMail(r, resvMailBegin, "Reservation period starting", false)...)
-				records = append(records, acct{'B', *r})
+				records = append(records, acct{accounting.ResvBegin, *r})
 				s.log.Info("reservation running", "resv", id, "nodes", r.Nodes())
 			}
 		}
@@ -106,7 +108,11 @@ func (s *Server) resvTick(t time.Time) {
 		return
 	}
 	for _, a := range records {
-		s.resvAccount(a.kind, &a.r, nil)
+		var by *caller
+		if a.kind == accounting.ResvRemoved {
+			by = s.resvRemovedBy()
+		}
+		s.resvAccount(a.kind, &a.r, by)
 	}
 	s.sendMail(mail)
 	s.endResvJobs(jobs)

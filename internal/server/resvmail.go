@@ -4,6 +4,8 @@
 package server
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,20 +57,77 @@ func (s *Server) sendMail(msgs []mailer.Message) {
 	}
 }
 
-// resvAccount writes a reservation's accounting record, OpenPBS's kinds:
-// U submitted, Y confirmed, B its period began, F it finished, K deleted
-// (or denied).
+// resvAccount writes a reservation's accounting record with OpenPBS's
+// type and body: U when it enters (who asked, and a standing one's rule),
+// Y confirmed (its times and nodes; count for a standing one), B its
+// period began (owner, name, queue, times, nodes, who may use it, what it
+// holds), K removed by the scheduler or the server (denied, not confirmed
+// in time, its period over), k deleted by its owner; who is the
+// requestor. OpenPBS writes no F record at a period's end but a K, and so
+// do we. The reservation's hooks of that event run after.
 func (s *Server) resvAccount(kind byte, r *model.Resv, who *caller) {
-	kvs := []accounting.KV{
-		{Key: "owner", Value: r.Owner}, {Key: "name", Value: r.Name}, {Key: "queue", Value: r.Queue()},
-		{Key: "start", Value: strconv.FormatInt(r.Start(), 10)}, {Key: "end", Value: strconv.FormatInt(r.End(), 10)},
-		{Key: "duration", Value: strconv.FormatInt(r.Duration, 10)}, {Key: "nodes", Value: r.Nodes()},
-	}
+	var requestor string
 	if who != nil {
-		kvs = append(kvs, accounting.KV{Key: "requestor", Value: who.user + "@" + who.host})
+		requestor = who.user + "@" + who.host
 	}
+	kvs := resvRecord(kind, r, requestor)
 	if err := s.acct.Write(s.now(), kind, r.ID(s.cfg.ServerName), kvs); err != nil {
 		s.log.Error("accounting write failed", "resv", r.ID(s.cfg.ServerName), "error", err)
 	}
 	s.resvEventHooks(kind, r)
+}
+
+// resvRemovedBy is the requestor of a removal the server itself makes, as
+// OpenPBS names it: the scheduler's denial or the server's own clock.
+func (s *Server) resvRemovedBy() *caller {
+	return &caller{user: "Server", host: s.cfg.Host}
+}
+
+// resvRecord is the body of a reservation's record of kind.
+func resvRecord(kind byte, r *model.Resv, requestor string) []accounting.KV {
+	n := strconv.FormatInt
+	switch kind {
+	case accounting.ResvUnconfirmed:
+		kvs := []accounting.KV{{Key: "requestor", Value: requestor}}
+		if r.Kind == model.ResvStanding {
+			kvs = append(kvs, accounting.KV{Key: "recurrence_rrule", Value: r.Rrule}, accounting.KV{Key: "timezone", Value: r.TZ})
+		}
+		return kvs
+	case accounting.ResvConfirmed:
+		kvs := []accounting.KV{{Key: "requestor", Value: requestor}, {Key: "start", Value: n(r.Start(), 10)},
+			{Key: "end", Value: n(r.End(), 10)}, {Key: "nodes", Value: r.Nodes()}}
+		if r.Kind == model.ResvStanding {
+			kvs = append(kvs, accounting.KV{Key: "count", Value: strconv.Itoa(r.Count)})
+		}
+		return kvs
+	case accounting.ResvBegin:
+		kvs := []accounting.KV{{Key: "owner", Value: r.Owner}}
+		if r.Name != "" {
+			kvs = append(kvs, accounting.KV{Key: "name", Value: r.Name})
+		}
+		kvs = append(kvs, accounting.KV{Key: "queue", Value: r.Queue()}, accounting.KV{Key: "ctime", Value: n(r.Ctime, 10)},
+			accounting.KV{Key: "start", Value: n(r.Start(), 10)}, accounting.KV{Key: "end", Value: n(r.End(), 10)},
+			accounting.KV{Key: "duration", Value: n(r.Duration, 10)})
+		if nodes := r.Nodes(); nodes != "" {
+			kvs = append(kvs, accounting.KV{Key: "nodes", Value: nodes})
+		}
+		for _, a := range []struct{ key, v string }{{proto.AttrAuthUsers, r.AuthUsers}, {proto.AttrAuthGroups, r.AuthGroups}, {proto.AttrAuthHosts, r.AuthHosts}} {
+			if a.v != "" {
+				kvs = append(kvs, accounting.KV{Key: a.key, Value: a.v})
+			}
+		}
+		res := map[string]string{}
+		maps.Copy(res, r.Resources)
+		if r.Select != "" {
+			res["select"] = r.Select
+		}
+		if p := r.Place.String(); p != "" {
+			res["place"] = p
+		}
+		for _, k := range slices.Sorted(maps.Keys(res)) {
+			kvs = append(kvs, accounting.KV{Key: proto.AttrResourceList + "." + k, Value: res[k]})
+		}
+		return kvs
+	}
+	return []accounting.KV{{Key: "requestor", Value: requestor}}
 }

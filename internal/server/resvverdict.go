@@ -8,6 +8,7 @@ package server
 import (
 	"strings"
 
+	"github.com/gopbs/gopbs/internal/accounting"
 	"github.com/gopbs/gopbs/internal/mailer"
 	"github.com/gopbs/gopbs/internal/model"
 	"github.com/gopbs/gopbs/internal/server/resvs"
@@ -58,9 +59,9 @@ func (s *Server) confirmResv(who *caller, req *proto.ResvConfirm) error {
 	s.log.Info("reservation "+verdict.String(), "resv", id, "nodes", r.Nodes(), "reason", req.Reason)
 	switch verdict {
 	case resvs.Confirmed:
-		s.resvAccount('Y', r, who)
+		s.resvAccount(accounting.ResvConfirmed, r, &caller{user: "Scheduler", host: s.cfg.Host})
 	case resvs.Denied:
-		s.resvAccount('K', r, who)
+		s.resvAccount(accounting.ResvRemoved, r, s.resvRemovedBy())
 	}
 	s.sendMail(mail)
 	if verdict != resvs.Denied {
