@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -274,7 +275,10 @@ func TestSuspendedTimeIsNotWalltime(t *testing.T) {
 	c.WaitJobState(id, "R", 20*time.Second)
 	pid := waitPid(t, dir, "short")
 	c.MustRun("qsig", "-s", "suspend", id)
-	waitFor(t, "the job's process to be stopped", 10*time.Second, func() bool { return procState(pid) == "T" })
+	testcluster.WaitFor(t, "the job's process to be stopped", 20*time.Second, func() (bool, string) {
+		st := procState(pid)
+		return st == "T", fmt.Sprintf("process %s in state %q, job %s\n%s", pid, st, attr(t, c, id, "job_state"), c.Mom("n1").Log())
+	})
 	// Suspended well past the 4 s limit: the shepherd must not kill it.
 	suspendedAt := time.Now()
 	waitFor(t, "six seconds of suspension", 20*time.Second, func() bool {
