@@ -97,6 +97,9 @@ func TestAccountingAsOpenPBS(t *testing.T) {
 		if shape(ours) != shape(theirs) {
 			t.Errorf("%s record's keys:\nours    %s\nOpenPBS %s", kind, shape(ours), shape(theirs))
 		}
+		if strings.HasSuffix(ours, " ") != strings.HasSuffix(theirs, " ") {
+			t.Errorf("%s record's end: ours %q, OpenPBS's %q", kind, ours[max(len(ours)-12, 0):], theirs[max(len(theirs)-12, 0):])
+		}
 	}
 	// The values are the job's.
 	var e map[string]string

@@ -107,6 +107,11 @@ func appendRecord(b []byte, stamp string, kind byte, id string, kvs []KV) []byte
 			b = append(b, v...)
 		}
 	}
+	if kind == Ended {
+		// OpenPBS ends an E record with its last value, every other
+		// record with a blank.
+		return append(b, '\n')
+	}
 	return append(b, " \n"...)
 }
 

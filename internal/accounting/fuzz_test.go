@@ -141,6 +141,9 @@ func formatReference(at time.Time, kind byte, id string, kvs []KV) string {
 		}
 		b.WriteString(v)
 	}
-	b.WriteString(" \n")
+	if kind != Ended {
+		b.WriteByte(' ')
+	}
+	b.WriteByte('\n')
 	return b.String()
 }
