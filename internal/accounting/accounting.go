@@ -138,6 +138,20 @@ type Record struct {
 	KVs  []KV
 }
 
+// FormatText renders a record whose body is a free text, OpenPBS's A
+// (a job the server deleted, and why): line breaks become blanks.
+func FormatText(at time.Time, kind byte, id, text string) string {
+	b := append([]byte(at.Format(stampLayout)), ';', kind, ';')
+	b = appendReplaced(b, id, fieldSafe, ";\n\r\x00")
+	b = append(b, ';')
+	return string(append(append(b, lineBreaks.Replace(text)...), '\n'))
+}
+
+// WriteText appends a record with a free text body stamped at.
+func (w *Writer) WriteText(at time.Time, kind byte, id, text string) error {
+	return w.writeLine(at, []byte(FormatText(at, kind, id, text)))
+}
+
 // Write appends a record stamped at.
 func (w *Writer) Write(at time.Time, kind byte, id string, kvs []KV) error {
 	return w.WriteAll(at, []Record{{kind, id, kvs}})
@@ -154,6 +168,11 @@ func (w *Writer) WriteAll(at time.Time, recs []Record) error {
 			line = append(make([]byte, 0, len(line)*len(recs)+len(line)), line...)
 		}
 	}
+	return w.writeLine(at, line)
+}
+
+// writeLine appends line to at's day file.
+func (w *Writer) writeLine(at time.Time, line []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	day := at.Format("20060102")

@@ -76,3 +76,18 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// A free-text record (OpenPBS's A) is one line, whatever its text holds,
+// and reads back through Split.
+func TestFormatText(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 8, 1, 2, 3, 0, time.UTC)
+	line := FormatText(at, Aborted, "7.s;x", "Job deleted: dependency afterok:6.s\ncan never be met")
+	if line != "12/08/2026 01:02:03;A;7.s_x;Job deleted: dependency afterok:6.s can never be met\n" {
+		t.Fatalf("FormatText: %q", line)
+	}
+	l, err := Split([]byte(line), time.UTC)
+	if err != nil || l.Kind != Aborted || string(l.ID) != "7.s_x" || !strings.HasPrefix(string(l.Body), "Job deleted") {
+		t.Errorf("Split: %+v %v", l, err)
+	}
+}

@@ -150,6 +150,9 @@ func (s *Server) deleteUnmet(b *store.Batch, j *model.Job, comment string, now i
 	s.mailJob(b, j, mailer.Abort, comment)
 	b.After(func() {
 		s.log.Info("job deleted: dependency never met", "job", j.ID, "comment", comment)
-		s.account(accounting.Deleted, j, []accounting.KV{{Key: "requestor", Value: "Server@" + s.cfg.ServerName}})
+		// OpenPBS's A record: the server deleted it, and why.
+		if err := s.acct.WriteText(s.now(), accounting.Aborted, j.ID, comment); err != nil {
+			s.log.Error("accounting write failed", "job", j.ID, "error", err)
+		}
 	})
 }

@@ -60,7 +60,7 @@ func ReadAccounting(r io.Reader) (*Workload, error) {
 		}
 		kind, id, body := []byte{rl.Kind}, rl.ID, rl.Body
 		switch kind[0] {
-		case 'Q', 'S', 'E', 'D', 'R':
+		case 'Q', 'S', 'E', 'D', 'A', 'R':
 		default:
 			continue // L (license), A, B, ...: not about a job's run
 		}
@@ -69,7 +69,7 @@ func ReadAccounting(r io.Reader) (*Workload, error) {
 		}
 		i, seen := byID[string(id)]
 		if !seen {
-			if kind[0] == 'D' || kind[0] == 'R' {
+			if kind[0] == 'D' || kind[0] == 'A' || kind[0] == 'R' {
 				continue // nothing to replay about a job never queued nor run here
 			}
 			i = len(jobs)
@@ -81,7 +81,7 @@ func ReadAccounting(r io.Reader) (*Workload, error) {
 		}
 		a := &jobs[i]
 		switch kind[0] {
-		case 'D':
+		case 'D', 'A': // deleted by a request, or by the server
 			if !a.ended {
 				a.deleted = true
 			}
