@@ -450,7 +450,18 @@ func TestGroupFromEmptyHomes(t *testing.T) {
 	if st.Mode().Perm() != 0o700 {
 		t.Errorf("auth directory mode %#o, want 0700", st.Mode().Perm())
 	}
-	testcluster.WaitFor(t, "a leader", 20*time.Second, func() (bool, string) { return g.Leader(1) >= 0, "" })
+	// An election on a loaded host (the whole suite beside it) can take
+	// a few rounds; the members' logs say why when none comes.
+	testcluster.WaitFor(t, "a leader", 40*time.Second, func() (bool, string) {
+		if g.Leader(1) >= 0 {
+			return true, ""
+		}
+		var logs strings.Builder
+		for i, m := range g.Members {
+			fmt.Fprintf(&logs, "member %d:\n%s\n", i+1, m.ServerLog())
+		}
+		return false, logs.String()
+	})
 	g.Members[0].MustRun("qmgr", "-c", "set server scheduling = False")
 	id := g.Members[2].Submit("#!/bin/sh\n")
 	if got, ok := g.Members[1].JobAttr(id, "job_state"); !ok || got != "Q" {
