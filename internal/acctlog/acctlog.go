@@ -251,7 +251,49 @@ func writeCache(path string, s *Summary) {
 	if os.MkdirAll(filepath.Dir(path), 0o755) != nil {
 		return
 	}
-	atomicfile.Write(path, b, 0o644)
+	if atomicfile.Write(path, b, 0o644) != nil {
+		return
+	}
+	writeSeqIndex(strings.TrimSuffix(path, ".sum")+".seq", s)
+}
+
+// writeSeqIndex keeps s's job-number range at path (when it may).
+func writeSeqIndex(path string, s *Summary) {
+	if ix, err := msgpack.Marshal(&seqIndex{Size: s.Size, Mod: s.Mod, MinSeq: s.MinSeq, MaxSeq: s.MaxSeq}); err == nil {
+		atomicfile.Write(path, ix, 0o644)
+	}
+}
+
+// seqIndex is a day's job-number range, kept beside its summary in a file
+// of a few bytes, so that finding one job (FindJob, the server's qstat -x
+// of an old job) reads no summary.
+type seqIndex struct {
+	_msgpack       struct{} `msgpack:",as_array"`
+	Size, Mod      int64
+	MinSeq, MaxSeq int64
+}
+
+func seqIndexPath(dir string, f DayFile) string {
+	return filepath.Join(cacheDir(dir), filepath.Base(f.Path)+".seq")
+}
+
+// readSeqIndex is the range of the log at logPath as its index keeps it,
+// as a summary with only that; nil when the index is missing or not of
+// the log as it is now.
+func readSeqIndex(path, logPath string) *Summary {
+	st, err := os.Stat(logPath)
+	if err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 256 {
+		return nil
+	}
+	var ix seqIndex
+	if msgpack.Unmarshal(b, &ix) != nil || ix.Size != st.Size() || ix.Mod != st.ModTime().UnixNano() {
+		return nil
+	}
+	return &Summary{Size: ix.Size, Mod: ix.Mod, MinSeq: ix.MinSeq, MaxSeq: ix.MaxSeq, sums: acctsum.Sums{}}
 }
 
 // onlyEach is ss by each dimension alone, in acctsum.Dims's order.
@@ -431,7 +473,29 @@ type JobRecords struct {
 // the order first seen, with each E record read; and the files'
 // summaries, for their damage.
 func FindJob(files []DayFile, dir string, q JobQuery, loc *time.Location) ([]string, map[string]*JobRecords, []*Summary) {
-	sums := Summarize(files, dir, Window{}, []acctsum.Dim{}, loc)
+	// Each day's job-number range from its small index, the summary only
+	// where there is none (it writes one).
+	sums := make([]*Summary, len(files))
+	var unindexed []int
+	for i, f := range files {
+		if s := readSeqIndex(seqIndexPath(dir, f), f.Path); s != nil {
+			sums[i] = s
+		} else {
+			unindexed = append(unindexed, i)
+		}
+	}
+	if len(unindexed) > 0 {
+		missing := make([]DayFile, len(unindexed))
+		for k, i := range unindexed {
+			missing[k] = files[i]
+		}
+		for k, s := range Summarize(missing, dir, Window{}, []acctsum.Dim{}, loc) {
+			sums[unindexed[k]] = s
+			if s.Unread == "" && s.Size > 0 {
+				writeSeqIndex(seqIndexPath(dir, missing[k]), s)
+			}
+		}
+	}
 	byID := map[string]*JobRecords{}
 	var order []string
 	var scratch []byte

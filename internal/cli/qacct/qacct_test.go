@@ -133,6 +133,10 @@ func TestJob(t *testing.T) {
 		!strings.Contains(out, "walltime        00:10:00 of 01:00:00 requested") {
 		t.Errorf("-j 1: %d %s\n%s", code, errs, out)
 	}
+	// Each day's job-number range is indexed apart for -j.
+	if _, err := os.Stat(filepath.Join(dir, ".qacct", "20261101.seq")); err != nil {
+		t.Errorf("no job-number index: %v", err)
+	}
 	// A job of two nodes: each one's part and efficiency.
 	_, out, _ = qacct(t, now, "-f", dir, "-j", "2")
 	if !strings.Contains(out, "node            n2: ncpus 1, cpu_time 00:20:00, mem_peak -, cpu_efficiency 100.0%") ||
