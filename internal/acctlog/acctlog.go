@@ -92,19 +92,37 @@ type table struct {
 // the log was read in this run, else the cached table that answers; false
 // when none does.
 func (s *Summary) View(need []acctsum.Dim) (acctsum.Sums, bool) {
-	switch {
-	case s.sums != nil:
+	if s.sums != nil {
 		return s.sums, true
-	case len(s.Tables) != 1+len(acctsum.Dims):
-		return nil, false
-	case len(need) == 0:
-		return s.table(1 + int(acctsum.ByQueue))
-	case len(need) == 1:
-		return s.table(1 + int(need[0]))
-	case !slices.Contains(need, acctsum.ByHost):
-		return s.table(0)
 	}
-	return nil, false
+	i, ok := tableFor(need)
+	if !ok || len(s.Tables) != 1+len(acctsum.Dims) {
+		return nil, false
+	}
+	return s.table(i)
+}
+
+// tableFor is the table that answers a report grouping by need: [0] by
+// every key but the host, [1+d] by dimension d alone (no dimension: any
+// one sums to the total). By the host with anything else, none does.
+func tableFor(need []acctsum.Dim) (int, bool) {
+	switch {
+	case len(need) == 0:
+		return 1 + int(acctsum.ByQueue), true
+	case len(need) == 1:
+		return 1 + int(need[0]), true
+	case !slices.Contains(need, acctsum.ByHost):
+		return 0, true
+	}
+	return 0, false
+}
+
+// tableOf is ss summed as table i keeps it (tableFor).
+func tableOf(ss acctsum.Sums, i int) acctsum.Sums {
+	if i == 0 {
+		return ss.Without(acctsum.ByHost)
+	}
+	return ss.Only(acctsum.Dims[i-1])
 }
 
 // table decodes the cached table i (once: it replaces sums).
@@ -201,13 +219,8 @@ func summarizeOne(f DayFile, dir string, w Window, need []acctsum.Dim, loc *time
 	}
 	// Only what the report groups by stays in memory: a year of logs
 	// holds nearly as many whole keys as jobs.
-	switch {
-	case len(need) == 0:
-		s.sums = s.sums.Only(acctsum.ByQueue)
-	case len(need) == 1:
-		s.sums = s.sums.Only(need[0])
-	case !slices.Contains(need, acctsum.ByHost):
-		s.sums = s.sums.Without(acctsum.ByHost)
+	if i, ok := tableFor(need); ok {
+		s.sums = tableOf(s.sums, i)
 	}
 	return s
 }
@@ -231,7 +244,8 @@ func readCache(path string, st os.FileInfo) *Summary {
 func writeCache(path string, s *Summary) {
 	s.Version = cacheVersion
 	s.Tables = nil
-	for _, ss := range append([]acctsum.Sums{s.sums.Without(acctsum.ByHost)}, onlyEach(s.sums)...) {
+	for i := range 1 + len(acctsum.Dims) {
+		ss := tableOf(s.sums, i)
 		var t table
 		for k, sum := range ss {
 			t.Keys = append(t.Keys, k)
@@ -294,15 +308,6 @@ func readSeqIndex(path, logPath string) *Summary {
 		return nil
 	}
 	return &Summary{Size: ix.Size, Mod: ix.Mod, MinSeq: ix.MinSeq, MaxSeq: ix.MaxSeq, sums: acctsum.Sums{}}
-}
-
-// onlyEach is ss by each dimension alone, in acctsum.Dims's order.
-func onlyEach(ss acctsum.Sums) []acctsum.Sums {
-	out := make([]acctsum.Sums, len(acctsum.Dims))
-	for i, d := range acctsum.Dims {
-		out[i] = ss.Only(d)
-	}
-	return out
 }
 
 // maxLine bounds one record: longer is a damaged line.

@@ -180,7 +180,7 @@ func (e Efficiency) Lines() [][2]string {
 		v    float64
 	}{{"cpu", e.CPU}, {"mem", e.Mem}, {"walltime", e.Wall}} {
 		if p.v >= 0 {
-			out = append(out, [2]string{p.name, strconv.FormatFloat(100*p.v, 'f', 1, 64) + "%"})
+			out = append(out, [2]string{p.name, Percent(p.v)})
 		}
 	}
 	return out
@@ -228,3 +228,7 @@ func (n Node) CPUEfficiency(wall int64) float64 {
 	}
 	return float64(n.Cput) / float64(n.Ncpus*wall)
 }
+
+// Percent renders a fraction as qacct, qstat and the mail show it
+// ("91.7%").
+func Percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }

@@ -27,8 +27,9 @@ func report(o options, sums []*acctlog.Summary, stdout, stderr io.Writer) int {
 	damaged := warnDamage(sums, stderr)
 	all := acctsum.Sums{}
 	var records int64
+	need := o.need()
 	for _, s := range sums {
-		v, _ := s.View(o.need()) // summarize made sure one answers
+		v, _ := s.View(need) // Summarize made sure one answers
 		all.Merge(v)
 		records += s.Records
 	}
@@ -87,7 +88,7 @@ func percent(f float64) string {
 	if f < 0 {
 		return "-"
 	}
-	return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
+	return acctsum.Percent(f)
 }
 
 // jsonRow is one row of --json: the dimensions' values by name, the
